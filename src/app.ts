@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { auditRoutes } from './audit/audit.routes.ts';
+import { availabilityRoutes } from './availability/availability.routes.ts';
+import { blockRoutes } from './availability/blocks.routes.ts';
+import { bookingRoutes } from './bookings/bookings.routes.ts';
+import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
+import type { Config } from './config.ts';
+import { customerRoutes } from './customers/customers.routes.ts';
+import { apiKeyRoutes } from './developers/api-keys.routes.ts';
+import { businessRoutes } from './developers/business.routes.ts';
+import { developerRoutes } from './developers/developers.routes.ts';
+import { staffRoutes } from './developers/staff.routes.ts';
+import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
+import type { Database, Db } from './platform/db.ts';
+import { registerErrorHandler } from './platform/errors.ts';
+import { healthRoutes } from './platform/health.ts';
+import { registerIdempotency } from './platform/idempotency.ts';
+import { registerRateLimit } from './platform/rate-limit.ts';
+import { publicRoutes } from './public/public.routes.ts';
+import { resourceRoutes } from './resources/resources.routes.ts';
+import { serviceRoutes } from './services/services.routes.ts';
+import { blackoutRoutes } from './settings/blackouts.routes.ts';
+import { hoursRoutes } from './settings/hours.routes.ts';
+import { settingsRoutes } from './settings/settings.routes.ts';
+import { waitlistRoutes } from './waitlist/waitlist.routes.ts';
+
+export const API_VERSION = '2.0.0';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    database: Database;
+    config: Config;
+    tokens: TokenService;
+  }
+}
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  logger?: boolean | object;
+}
+
+export async function buildApp({ config, database, logger = false }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: 256 * 1024,
+    ajv: {
+      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const tokens = new TokenService(config.jwtSecret);
+  const keyUsage = new KeyUsageRecorder(database.db);
+  app.decorate('db', database.db);
+  app.decorate('database', database);
+  app.decorate('config', config);
+  app.decorate('tokens', tokens);
+  app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage));
+  app.decorateRequest('principal', null);
+  app.addHook('onClose', () => keyUsage.stop());
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('API-Version', API_VERSION);
+    reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandler(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Slotwise API',
+        version: API_VERSION,
+        description:
+          'Multi-tenant booking and availability engine. Send credentials as `Authorization: Bearer <API key or JWT>`.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerRateLimit(app);
+  await registerIdempotency(app);
+
+  await app.register(healthRoutes);
+  await app.register(developerRoutes);
+  await app.register(staffRoutes);
+  await app.register(apiKeyRoutes);
+  await app.register(businessRoutes);
+  await app.register(auditRoutes);
+  await app.register(resourceRoutes);
+  await app.register(serviceRoutes);
+  await app.register(settingsRoutes);
+  await app.register(hoursRoutes);
+  await app.register(blackoutRoutes);
+  await app.register(publicRoutes);
+  await app.register(availabilityRoutes);
+  await app.register(blockRoutes);
+  await app.register(bookingRoutes);
+  await app.register(staffBookingRoutes);
+  await app.register(customerRoutes);
+  await app.register(waitlistRoutes);
+
+  return app;
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  logLevel: string;
+  publicBaseUrl: string;
+  paymentsWebhookSecret: string | undefined;
+  stripeSecretKey: string | undefined;
+  smtpUrl: string | undefined;
+  webhookAllowPrivateUrls: boolean;
+}
+
+/** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 8080;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+function parseUrl(name: string, raw: string | undefined, protocols: string[]): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+function parseBool(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** The embedded default keeps its generated JWT secret beside the data so tokens survive restarts. */
+function embeddedJwtSecret(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = parsePort(env.PORT);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = parseUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']);
+  const redisUrl = parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  if (env.JWT_SECRET !== undefined && env.JWT_SECRET !== '' && env.JWT_SECRET.length < 32) {
+    throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  }
+  let jwtSecret = env.JWT_SECRET || '';
+  if (!jwtSecret) {
+    if (databaseUrl) throw new ConfigError('JWT_SECRET is required when DATABASE_URL is set');
+    jwtSecret = embeddedJwtSecret(dataDir);
+  }
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicBaseUrl =
+    parseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL, ['http:', 'https:']) ?? `http://${displayHost}:${port}`;
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    jwtSecret,
+    logLevel,
+    publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
+    paymentsWebhookSecret: env.PAYMENTS_WEBHOOK_SECRET || undefined,
+    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+    smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
+    webhookAllowPrivateUrls: parseBool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS),
+  };
+}

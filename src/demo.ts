@@ -1,0 +1,1 @@
+export async function runDemo(_config: unknown): Promise<void> {}

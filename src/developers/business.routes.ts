@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { notFound } from '../platform/errors.ts';
+import { ErrorResponses, Uuid } from '../platform/schemas.ts';
+
+const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
+
+export const businessRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const handler = async (businessId: string) => {
+    const business = await app.db
+      .selectFrom('businesses')
+      .select(['id', 'name', 'slug'])
+      .where('id', '=', businessId)
+      .executeTakeFirst();
+    if (!business) throw notFound('business');
+    return business;
+  };
+
+  app.get(
+    '/v1/manage/business',
+    {
+      onRequest: requireBusiness({ scope: 'read' }),
+      schema: {
+        tags: ['Business'],
+        summary: 'The business the credential acts on',
+        response: { 200: BusinessInfo, ...ErrorResponses },
+      },
+    },
+    async (request) => handler(principalOf(request).businessId),
+  );
+
+  app.get(
+    '/v1/manage/restaurant',
+    {
+      onRequest: requireBusiness({ scope: 'read' }),
+      schema: {
+        tags: ['Business'],
+        summary: 'Deprecated: use GET /v1/manage/business',
+        deprecated: true,
+        response: { 200: BusinessInfo, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Deprecation', 'true');
+      reply.header('Link', '</v1/manage/business>; rel="successor-version"');
+      return handler(principalOf(request).businessId);
+    },
+  );
+};

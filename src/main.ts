@@ -1,0 +1,77 @@
+import { buildApp } from './app.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Database, DataDirLockedError, openPGlite, openPostgres } from './platform/db.ts';
+import { migrate } from './platform/migrate.ts';
+
+export async function openDatabase(config: Config): Promise<Database> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPGlite(config.dataDir);
+}
+
+async function serve(config: Config): Promise<void> {
+  const database = await openDatabase(config);
+  await migrate(database);
+  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    try {
+      await app.close();
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = config.publicBaseUrl.replace(`:${config.port}`, `:${port}`);
+  const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
+  process.stdout.write(
+    [
+      '',
+      `Slotwise is running at ${base} on ${storage}`,
+      `API reference: ${base}/docs   OpenAPI: ${base}/openapi.json`,
+      `Next: register a developer with POST ${base}/v1/auth/developer/register (see README "First session"),`,
+      '      or stop and run `npm run demo` for a ready-made sandbox restaurant.',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function runMigrations(config: Config): Promise<void> {
+  const database = await openDatabase(config);
+  try {
+    const ran = await migrate(database);
+    process.stdout.write(ran.length ? `applied ${ran.join(', ')}\n` : 'database is up to date\n');
+  } finally {
+    await database.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const command = process.argv[2] ?? 'serve';
+  const config = loadConfig();
+  if (command === 'serve') return serve(config);
+  if (command === 'migrate') return runMigrations(config);
+  if (command === 'demo') {
+    const { runDemo } = await import('./demo.ts');
+    return runDemo(config);
+  }
+  throw new ConfigError(`unknown command "${command}"; use serve, migrate or demo`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    process.stderr.write(`slotwise: ${error.message}\n`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`slotwise: could not start: ${message}\n`);
+  }
+  process.exit(1);
+});

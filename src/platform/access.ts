@@ -1,0 +1,70 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Authenticator, Principal, Scope } from './auth.ts';
+import { AppError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    authenticator: Authenticator;
+  }
+}
+
+export interface BusinessAccess {
+  scope: Scope;
+  /** Whether a `staff_member` may call it: bookings, customers, waitlist, availability (reads always). */
+  staff?: boolean;
+  /** Billing stays reachable while the developer's subscription is past due. */
+  allowPastDue?: boolean;
+}
+
+const missingCredentials = () =>
+  new AppError(401, 'invalid_token', 'send credentials as "Authorization: Bearer <token>"');
+const insufficient = (message: string) => new AppError(403, 'insufficient_permissions', message);
+
+/** The hook of every `/v1/manage/*` route and of authenticated business calls. */
+export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandler {
+  return async (request) => {
+    const principal = await request.server.authenticator.resolve(request);
+    if (!principal) throw missingCredentials();
+    if (!principal.businessId) {
+      throw insufficient('a developer token must name one of its businesses in the X-Business-Id header');
+    }
+    if (principal.developerPastDue && !access.allowPastDue) {
+      throw new AppError(
+        402,
+        'payment_required',
+        'the developer subscription is past due; update billing to continue',
+      );
+    }
+    if (
+      principal.role === 'staff_member' &&
+      access.scope !== 'read' &&
+      !(access.staff && access.scope === 'write')
+    ) {
+      throw insufficient('staff members may not do this; ask a business owner');
+    }
+    if (!principal.scopes.has(access.scope)) {
+      throw new AppError(403, 'missing_scope', `this call needs the "${access.scope}" scope`);
+    }
+    request.principal = principal;
+  };
+}
+
+/** Developer surface: only a developer's JWT. */
+export const requireDeveloper: onRequestAsyncHookHandler = async (request) => {
+  const principal = await request.server.authenticator.resolve(request);
+  if (!principal) throw missingCredentials();
+  if (principal.kind !== 'developer') throw insufficient('this call needs a developer token');
+  request.principal = principal;
+};
+
+/** Public reads: no credential needed, but one that is sent must be valid. */
+export const optionalCredential: onRequestAsyncHookHandler = async (request) => {
+  request.principal = await request.server.authenticator.resolve(request);
+};
+
+/** The principal of a route guarded by `requireBusiness`. */
+export function principalOf(request: FastifyRequest): Principal & { businessId: string } {
+  const principal = request.principal;
+  if (!principal?.businessId) throw missingCredentials();
+  return principal as Principal & { businessId: string };
+}

@@ -1,0 +1,289 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import type { FastifyRequest } from 'fastify';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Db } from './db.ts';
+import { AppError, notFound } from './errors.ts';
+import { isUuid } from './schemas.ts';
+
+export type Scope = 'read' | 'write' | 'admin';
+export type Role = 'business_owner' | 'staff_member' | 'developer';
+
+/** Who is calling, resolved once per request from the Bearer credential. */
+export interface Principal {
+  kind: 'api_key' | 'user' | 'developer';
+  /** The business the call acts on; null for a developer JWT without `X-Business-Id`. */
+  businessId: string | null;
+  developerId: string | null;
+  scopes: ReadonlySet<Scope>;
+  role: Role | null;
+  /** Written into audit rows: a user's email or `api_key:<name>`. */
+  actor: string;
+  /** Stable id of the credential: idempotency keys and rate limits are scoped to it. */
+  credentialId: string;
+  rateLimitPerMinute: number | null;
+  developerPastDue: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export const ALL_SCOPES: Scope[] = ['read', 'write', 'admin'];
+const IMPLIED: Record<Scope, Scope[]> = {
+  admin: ['admin', 'write', 'read'],
+  write: ['write', 'read'],
+  read: ['read'],
+};
+export const expandScopes = (scopes: readonly Scope[]): Set<Scope> =>
+  new Set(scopes.flatMap((s) => IMPLIED[s]));
+
+export const MIN_PASSWORD_LENGTH = 10;
+export const ACCESS_TOKEN_SECONDS = 3600;
+const REFRESH_TOKEN_DAYS = 30;
+
+export const hashPassword = (password: string) => hash(password);
+export const verifyPassword = (passwordHash: string, password: string) => verify(passwordHash, password);
+/** Compared against when an email is unknown, so both failures take the same time. */
+let decoyHash: Promise<string> | undefined;
+export const decoyPasswordHash = () => {
+  decoyHash ??= hash(randomBytes(16).toString('hex'));
+  return decoyHash;
+};
+
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Length of the key head stored in clear and indexed: `svc_live_` plus 11 random characters. */
+const LOOKUP_LENGTH = 20;
+export const DISPLAY_PREFIX_LENGTH = 12;
+
+function randomToken(length: number): string {
+  const bytes = randomBytes(length * 2);
+  let out = '';
+  for (let i = 0; i < bytes.length && out.length < length; i++) {
+    // 62 * 4 = 248: rejecting bytes >= 248 keeps every character equally likely.
+    if (bytes[i]! < 248) out += KEY_ALPHABET[bytes[i]! % 62];
+  }
+  return out.length === length ? out : randomToken(length);
+}
+
+export interface NewApiKey {
+  key: string;
+  prefix: string;
+  lookup: string;
+  keyHash: string;
+}
+
+export function generateApiKey(environment: 'live' | 'test'): NewApiKey {
+  const key = `svc_${environment}_${randomToken(40)}`;
+  return {
+    key,
+    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    lookup: key.slice(0, LOOKUP_LENGTH),
+    keyHash: sha256(key),
+  };
+}
+
+export const generateRefreshToken = () => `rt_${randomToken(48)}`;
+export const refreshTokenExpiry = () => new Date(Date.now() + REFRESH_TOKEN_DAYS * 86_400_000);
+
+export interface TokenClaims {
+  sub: string;
+  email: string;
+  role: Role;
+  businessId?: string;
+}
+
+export class TokenService {
+  private readonly key: Uint8Array;
+
+  constructor(secret: string) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  sign(claims: TokenClaims): Promise<string> {
+    const appMetadata: Record<string, string> = { role: claims.role };
+    if (claims.businessId) appMetadata.business_id = claims.businessId;
+    return new SignJWT({ email: claims.email, app_metadata: appMetadata })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(claims.sub)
+      .setIssuedAt()
+      .setExpirationTime(`${ACCESS_TOKEN_SECONDS}s`)
+      .sign(this.key);
+  }
+
+  async verify(token: string): Promise<TokenClaims | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      const meta = payload.app_metadata as { role?: string; business_id?: string } | undefined;
+      const role = meta?.role;
+      if (!payload.sub || typeof payload.email !== 'string') return null;
+      if (role !== 'business_owner' && role !== 'staff_member' && role !== 'developer') return null;
+      return { sub: payload.sub, email: payload.email, role, businessId: meta?.business_id };
+    } catch {
+      return null;
+    }
+  }
+}
+
+const invalidToken = (message = 'missing or invalid credentials') =>
+  new AppError(401, 'invalid_token', message);
+
+/**
+ * Keeps `last_used_at` without a write on the request path: uses are remembered here and written
+ * in one statement every few seconds (and at shutdown).
+ */
+export class KeyUsageRecorder {
+  private pending = new Map<string, Date>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly db: Db;
+
+  constructor(db: Db, intervalMs = 5000) {
+    this.db = db;
+    this.timer = setInterval(() => void this.flush().catch(() => {}), intervalMs);
+    this.timer.unref();
+  }
+
+  touch(keyId: string): void {
+    this.pending.set(keyId, new Date());
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    for (const [id, at] of batch) {
+      await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
+
+export class Authenticator {
+  private readonly db: Db;
+  private readonly tokens: TokenService;
+  private readonly usage: KeyUsageRecorder;
+
+  constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder) {
+    this.db = db;
+    this.tokens = tokens;
+    this.usage = usage;
+  }
+
+  /** Returns null when no credential is sent; throws 401 when one is sent and is not valid. */
+  async resolve(request: FastifyRequest): Promise<Principal | null> {
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') return null;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw invalidToken('the Authorization header must be "Bearer <token>"');
+    const token = match[1]!;
+    if (token.startsWith('svc_live_') || token.startsWith('svc_test_')) return this.resolveApiKey(token);
+    return this.resolveJwt(token, request);
+  }
+
+  private async resolveApiKey(key: string): Promise<Principal> {
+    const candidates = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
+      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
+      .select([
+        'api_keys.id',
+        'api_keys.name',
+        'api_keys.key_hash',
+        'api_keys.scopes',
+        'api_keys.rate_limit_per_minute',
+        'api_keys.business_id',
+        'businesses.developer_id',
+        'developers.subscription_status',
+      ])
+      .where('api_keys.lookup', '=', key.slice(0, LOOKUP_LENGTH))
+      .where('api_keys.is_active', '=', true)
+      .execute();
+    const presented = Buffer.from(sha256(key), 'hex');
+    const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.key_hash, 'hex'), presented));
+    if (!row) throw invalidToken('the API key is unknown or revoked');
+    this.usage.touch(row.id);
+    return {
+      kind: 'api_key',
+      businessId: row.business_id,
+      developerId: row.developer_id,
+      scopes: expandScopes(row.scopes as Scope[]),
+      role: null,
+      actor: `api_key:${row.name}`,
+      credentialId: `key:${row.id}`,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      developerPastDue: row.subscription_status === 'past_due',
+    };
+  }
+
+  private async resolveJwt(token: string, request: FastifyRequest): Promise<Principal> {
+    const claims = await this.tokens.verify(token);
+    if (!claims) throw invalidToken('the access token is malformed or expired');
+    if (claims.role === 'developer') {
+      const developer = await this.db
+        .selectFrom('developers')
+        .select(['id', 'email', 'subscription_status'])
+        .where('id', '=', claims.sub)
+        .executeTakeFirst();
+      if (!developer) throw invalidToken('the account no longer exists');
+      const named = request.headers['x-business-id'];
+      let businessId: string | null = null;
+      if (typeof named === 'string' && named !== '') {
+        if (!isUuid(named)) throw notFound('business');
+        const owned = await this.db
+          .selectFrom('businesses')
+          .select('id')
+          .where('id', '=', named)
+          .where('developer_id', '=', developer.id)
+          .executeTakeFirst();
+        if (!owned) throw notFound('business');
+        businessId = owned.id;
+      }
+      return {
+        kind: 'developer',
+        businessId,
+        developerId: developer.id,
+        scopes: expandScopes(['admin']),
+        role: 'developer',
+        actor: developer.email,
+        credentialId: `developer:${developer.id}`,
+        rateLimitPerMinute: null,
+        developerPastDue: developer.subscription_status === 'past_due',
+      };
+    }
+    const user = await this.db
+      .selectFrom('users')
+      .innerJoin('businesses', 'businesses.id', 'users.business_id')
+      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
+      .select([
+        'users.id',
+        'users.email',
+        'users.role',
+        'users.business_id',
+        'businesses.developer_id',
+        'developers.subscription_status',
+      ])
+      .where('users.id', '=', claims.sub)
+      .executeTakeFirst();
+    if (!user) throw invalidToken('the account no longer exists');
+    const role = user.role as Role;
+    return {
+      kind: 'user',
+      businessId: user.business_id,
+      developerId: user.developer_id,
+      scopes: expandScopes(role === 'business_owner' ? ['admin'] : ['write']),
+      role,
+      actor: user.email,
+      credentialId: `user:${user.id}`,
+      rateLimitPerMinute: null,
+      developerPastDue: user.subscription_status === 'past_due',
+    };
+  }
+}

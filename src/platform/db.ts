@@ -1,0 +1,188 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import {
+  Kysely,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type Transaction,
+} from 'kysely';
+import pg from 'pg';
+import type { DB } from '../schema.ts';
+
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+/** Anything a query can run on: the database or an open transaction. */
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface Database {
+  db: Db;
+  engine: 'pglite' | 'postgres';
+  /** Runs a multi-statement SQL script (migrations) outside Kysely. */
+  runScript(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const OID_INT8 = 20;
+const OID_DATE = 1082;
+const OID_NUMERIC = 1700;
+
+/** Dates stay `YYYY-MM-DD` strings: a JS Date would drag in the server's time zone. */
+const keepDate = (value: string) => value;
+const toNumber = (value: string) => Number(value);
+
+export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+        if (oid === OID_DATE) return keepDate;
+        if (oid === OID_INT8 || oid === OID_NUMERIC) return toNumber;
+        return pg.types.getTypeParser(oid, format);
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const client = await pool.connect();
+  client.release();
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    engine: 'postgres',
+    async runScript(sql) {
+      await pool.query(sql);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function commandOf(sql: string): 'UPDATE' | 'DELETE' | 'INSERT' | 'SELECT' | 'MERGE' {
+  const match = /^\s*(?:with\b[\s\S]*?\)\s*)?(insert|update|delete|merge)\b/i.exec(sql);
+  return match ? (match[1]!.toUpperCase() as 'INSERT' | 'UPDATE' | 'DELETE' | 'MERGE') : 'SELECT';
+}
+
+/**
+ * PGlite is a single connection: this pool hands it to one borrower at a time, so a
+ * transaction owns it from BEGIN to COMMIT and other requests queue behind it.
+ */
+class PGlitePool implements PostgresPool {
+  options = {};
+  private queue: Promise<void> = Promise.resolve();
+  private readonly pglite: PGlite;
+
+  constructor(pglite: PGlite) {
+    this.pglite = pglite;
+  }
+
+  connect(): Promise<PostgresPoolClient> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const turn = this.queue.then(() => client);
+    this.queue = this.queue.then(() => released);
+    const pglite = this.pglite;
+    const client = {
+      async query<R>(sql: string, parameters: ReadonlyArray<unknown>) {
+        const result = await pglite.query<R>(sql, parameters as unknown[]);
+        return {
+          command: commandOf(sql),
+          rowCount: result.affectedRows ?? result.rows.length,
+          rows: result.rows,
+        };
+      },
+      release() {
+        release();
+      },
+    } as unknown as PostgresPoolClient;
+    return turn;
+  }
+
+  async end(): Promise<void> {}
+}
+
+/** One process per data folder: PGlite would corrupt files shared by two writers. */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockFile = join(dataDir, 'slotwise.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockFile, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lockFile, 'utf8'));
+      if (holder && holder !== process.pid && isAlive(holder)) {
+        throw new DataDirLockedError(
+          `the data folder ${dataDir} is in use by another Slotwise process (pid ${holder}); stop it or set another DATA_DIR`,
+        );
+      }
+      rmSync(lockFile, { force: true });
+    }
+  }
+  throw new DataDirLockedError(`could not lock the data folder ${dataDir}`);
+}
+
+export class DataDirLockedError extends Error {}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `dataDir` undefined keeps everything in memory (tests, benchmarks). */
+export async function openPGlite(dataDir?: string): Promise<Database> {
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      dataDir: dataDir ? join(dataDir, 'pglite') : undefined,
+      extensions: { btree_gist, pg_trgm },
+      parsers: { [OID_DATE]: keepDate, [OID_INT8]: toNumber, [OID_NUMERIC]: toNumber },
+    });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
+  return {
+    db,
+    engine: 'pglite',
+    async runScript(sql) {
+      await pglite.exec(sql);
+    },
+    async close() {
+      await db.destroy();
+      await pglite.close();
+      unlock();
+    },
+  };
+}
+
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/** One transaction per request; serialization failures and deadlocks are retried a few times. */
+export async function withTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(fn);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (!code || !RETRYABLE.has(code) || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 10 + Math.random() * 20));
+    }
+  }
+}

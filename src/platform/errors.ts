@@ -1,0 +1,134 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Every client-facing failure: a status, a machine code from the contract, and a human message. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly fields?: FieldError[];
+  /** Some endpoints of the contract answer `{detail}` instead of `{error:{...}}`. */
+  readonly detailBody: boolean;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { fields?: FieldError[]; detail?: boolean } = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.fields = options.fields;
+    this.detailBody = options.detail ?? false;
+  }
+}
+
+export const notFound = (what = 'resource') => new AppError(404, 'not_found', `${what} not found`);
+export const conflict = (message: string) => new AppError(409, 'conflict', message);
+export const validationError = (fields: FieldError[]) =>
+  new AppError(422, 'validation_error', fields.map((f) => `${f.field}: ${f.message}`).join('; '), { fields });
+export const invalidField = (field: string, message: string) => validationError([{ field, message }]);
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns Ajv's issues into `{field, message}` rows named by their JSON path (`customer.phone`, `hours[2].open_time`). */
+export function fieldsFromValidation(issues: AjvIssue[], context: string | undefined): FieldError[] {
+  const fields: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    let path = issue.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+      .join('')
+      .replace(/^\./, '');
+    let message = issue.message ?? 'is invalid';
+    if (issue.keyword === 'required') {
+      path = path ? `${path}.${issue.params.missingProperty}` : String(issue.params.missingProperty);
+      message = 'is required';
+    } else if (issue.keyword === 'additionalProperties') {
+      path = path ? `${path}.${issue.params.additionalProperty}` : String(issue.params.additionalProperty);
+      message = 'is not a known field';
+    } else if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') {
+      continue;
+    }
+    if (!path) path = context ?? 'body';
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fields.push({ field: path, message });
+  }
+  if (fields.length === 0) fields.push({ field: context ?? 'body', message: 'is invalid' });
+  return fields;
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.detailBody) return reply.status(error.status).send({ detail: error.message });
+  const body: { error: { code: string; message: string; fields?: FieldError[] } } = {
+    error: { code: error.code, message: error.message },
+  };
+  if (error.fields) body.error.fields = error.fields;
+  return reply.status(error.status).send(body);
+}
+
+const PG_EXCLUSION_VIOLATION = '23P01';
+const PG_UNIQUE_VIOLATION = '23505';
+
+/** The one error handler: every failure leaves as `{error:{code,message}}` with no stack, SQL or internals. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { code?: string }, request, reply) => {
+    if (error instanceof AppError) return sendError(reply, error);
+    if (error.validation) {
+      // Path parameters are all ids: one that is not even a UUID names nothing that exists.
+      if (error.validationContext === 'params') return sendError(reply, notFound());
+      const fields = fieldsFromValidation(error.validation as AjvIssue[], error.validationContext);
+      return sendError(reply, validationError(fields));
+    }
+    if (error.code === PG_EXCLUSION_VIOLATION) {
+      return sendError(reply, new AppError(409, 'slot_unavailable', 'the slot is no longer available'));
+    }
+    if (error.code === PG_UNIQUE_VIOLATION)
+      return sendError(reply, conflict('a record with these values exists'));
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(
+        reply,
+        new AppError(415, 'unsupported_media_type', 'send the body as application/json'),
+      );
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, new AppError(413, 'payload_too_large', 'the request body is too large'));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const message =
+        error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
+          ? 'malformed JSON body'
+          : 'bad request';
+      return sendError(
+        reply,
+        new AppError(status === 404 ? 404 : 400, status === 404 ? 'not_found' : 'bad_request', message),
+      );
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(
+      reply,
+      new AppError(500, 'internal_error', 'something went wrong on our side; try again'),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      new AppError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+    ),
+  );
+}

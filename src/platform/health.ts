@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import { AppError } from './errors.ts';
+
+const Status = Type.Object({ status: Type.String() });
+
+export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/healthz',
+    { schema: { tags: ['Health'], summary: 'The process is up', security: [], response: { 200: Status } } },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: { tags: ['Health'], summary: 'The database answers', security: [], response: { 200: Status } },
+    },
+    async () => {
+      try {
+        await sql`SELECT 1`.execute(app.db);
+      } catch {
+        throw new AppError(503, 'not_ready', 'the database is not reachable');
+      }
+      return { status: 'ready' };
+    },
+  );
+};

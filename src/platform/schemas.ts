@@ -1,0 +1,47 @@
+import { Type } from 'typebox';
+
+/** Shared TypeBox pieces: one definition of each wire format. */
+export const Uuid = Type.String({ format: 'uuid' });
+export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+export const TimeString = Type.String({
+  pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
+  description: 'HH:MM (24-hour)',
+});
+export const Timestamp = Type.String({ format: 'date-time' });
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Optional(
+      Type.Object({
+        code: Type.String(),
+        message: Type.String(),
+        fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+      }),
+    ),
+    detail: Type.Optional(Type.String()),
+  },
+  { description: 'Error: `{error:{code,message,fields?}}` (a few endpoints answer `{detail}`)' },
+);
+
+/** Error statuses documented on authenticated routes. */
+export const ErrorResponses = {
+  400: ErrorBody,
+  401: ErrorBody,
+  402: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  422: ErrorBody,
+  429: ErrorBody,
+};
+
+export const IdParams = <K extends string>(name: K) =>
+  Type.Object({ [name]: Uuid } as { [P in K]: typeof Uuid }, { additionalProperties: false });
+
+/** `HH:MM:SS` from the database -> `HH:MM` on the wire. */
+export const hhmm = (time: string) => time.slice(0, 5);
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID_RE.test(value);

@@ -1,0 +1,220 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Kysely's view of the tables in `migrations/`. Dates are `YYYY-MM-DD` and times `HH:MM:SS` strings. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<unknown, string | null | undefined, string | null>;
+
+export interface DevelopersTable {
+  id: Generated<string>;
+  email: string;
+  password_hash: string;
+  first_name: string;
+  last_name: string;
+  subscription_status: Generated<string>;
+  subscription_plan_id: Generated<string>;
+  trial_ends_at: Generated<Date>;
+  created_at: Generated<Date>;
+}
+
+export interface BusinessesTable {
+  id: Generated<string>;
+  developer_id: string;
+  name: string;
+  slug: string;
+  business_type: string | null;
+  is_dev: Generated<boolean>;
+  created_at: Generated<Date>;
+  timezone: Generated<string>;
+  default_slot_interval_minutes: Generated<number>;
+  default_slot_duration_minutes: Generated<number>;
+  booking_window_days: Generated<number>;
+  min_notice_hours: Generated<number>;
+  min_capacity: Generated<number>;
+  max_capacity: Generated<number>;
+  auto_confirm_bookings: Generated<boolean>;
+  default_deposit_amount_cents: Generated<number>;
+  booking_mode: Generated<string>;
+  buffer_minutes: Generated<number>;
+  deposit_type: Generated<string>;
+}
+
+export interface UsersTable {
+  id: Generated<string>;
+  business_id: string;
+  email: string;
+  password_hash: string;
+  role: string;
+  created_at: Generated<Date>;
+}
+
+export interface RefreshTokensTable {
+  id: Generated<string>;
+  token_hash: string;
+  subject_kind: 'developer' | 'user';
+  subject_id: string;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  created_at: Generated<Date>;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  business_id: string;
+  name: string;
+  prefix: string;
+  lookup: string;
+  key_hash: string;
+  scopes: string[];
+  environment: 'live' | 'test';
+  rate_limit_per_minute: number | null;
+  is_active: Generated<boolean>;
+  created_at: Generated<Date>;
+  last_used_at: Timestamp | null;
+}
+
+export interface AuditLogsTable {
+  id: Generated<string>;
+  seq: Generated<number>;
+  business_id: string;
+  user_email: string;
+  action: string;
+  entity_type: string;
+  entity_id: string | null;
+  before_state: Json;
+  after_state: Json;
+  meta: ColumnType<unknown, string | undefined, string>;
+  created_at: Generated<Date>;
+}
+
+export interface ResourcesTable {
+  id: Generated<string>;
+  business_id: string;
+  name: string;
+  resource_type: string | null;
+  capacity_min: number;
+  capacity_max: number;
+  section: string | null;
+  display_order: number;
+  is_active: Generated<boolean>;
+  created_at: Generated<Date>;
+  deleted_at: Timestamp | null;
+}
+
+export interface ServicesTable {
+  id: Generated<string>;
+  business_id: string;
+  name: string;
+  description: string | null;
+  duration_minutes: number;
+  buffer_before_minutes: Generated<number>;
+  buffer_after_minutes: Generated<number>;
+  price_cents: number | null;
+  resource_ids: Generated<string[]>;
+  is_active: Generated<boolean>;
+  created_at: Generated<Date>;
+  deleted_at: Timestamp | null;
+}
+
+export interface OperatingHoursTable {
+  business_id: string;
+  day_of_week: number;
+  is_open: boolean;
+  open_time: string | null;
+  close_time: string | null;
+  last_booking_time: string | null;
+}
+
+export interface BlackoutDatesTable {
+  id: Generated<string>;
+  business_id: string;
+  start_date: string;
+  end_date: string;
+  reason: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface CustomersTable {
+  id: Generated<string>;
+  business_id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  phone_normalized: string;
+  email: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ResourceBlocksTable {
+  id: Generated<string>;
+  business_id: string;
+  resource_id: string;
+  /** A tstzrange literal such as `[2026-01-01 10:00+00,2026-01-01 11:00+00)`. */
+  during: string;
+  reason: string | null;
+  source: string | null;
+  created_at: Generated<Date>;
+}
+
+export type BookingStatus = 'pending' | 'confirmed' | 'checked_in' | 'completed' | 'cancelled' | 'no_show';
+
+export interface BookingsTable {
+  id: Generated<string>;
+  business_id: string;
+  customer_id: string;
+  resource_id: string;
+  service_id: string | null;
+  booking_date: string;
+  start_time: string;
+  end_time: string;
+  duration_minutes: number;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  during: string;
+  status: BookingStatus;
+  confirmation_code: string;
+  capacity: number;
+  source: 'online' | 'staff' | 'sandbox';
+  customer_notes: string | null;
+  staff_notes: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WaitlistEntriesTable {
+  id: Generated<string>;
+  business_id: string;
+  customer_id: string;
+  preferred_date: string | null;
+  service_id: string | null;
+  capacity: Generated<number>;
+  notes: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface IdempotencyKeysTable {
+  credential: string;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface DB {
+  developers: DevelopersTable;
+  businesses: BusinessesTable;
+  users: UsersTable;
+  refresh_tokens: RefreshTokensTable;
+  api_keys: ApiKeysTable;
+  audit_logs: AuditLogsTable;
+  resources: ResourcesTable;
+  services: ServicesTable;
+  operating_hours: OperatingHoursTable;
+  blackout_dates: BlackoutDatesTable;
+  customers: CustomersTable;
+  resource_blocks: ResourceBlocksTable;
+  bookings: BookingsTable;
+  waitlist_entries: WaitlistEntriesTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
