@@ -1,0 +1,105 @@
+/**
+ * The pure availability engine's inputs and outputs. No I/O, no clock, no environment: callers
+ * pass `now` and everything the day needs. Instants are epoch milliseconds; dates are
+ * `YYYY-MM-DD` and times `HH:MM` (or `HH:MM:SS`) wall-clock values in `timezone`.
+ */
+
+export interface HoursRow {
+  dayOfWeek: number; // 0 = Sunday ... 6 = Saturday
+  isOpen: boolean;
+  openTime: string | null;
+  /** Earlier than or equal to `openTime` means the window runs past midnight into the next day. */
+  closeTime: string | null;
+  /** Latest start; null means closeTime minus the booking length. */
+  lastBookingTime: string | null;
+}
+
+export interface EngineResource {
+  id: string;
+  name: string;
+  capacityMin: number;
+  capacityMax: number;
+  displayOrder: number;
+  isActive: boolean;
+}
+
+/** A period a resource is not free: an existing booking's held range (buffers included) or an external block. */
+export interface BusyPeriod {
+  resourceId: string;
+  start: number;
+  end: number;
+}
+
+export interface BlackoutRange {
+  startDate: string;
+  endDate: string;
+}
+
+export interface DayRules {
+  /** The business day asked about: the day a window opens on (an overnight window belongs to it). */
+  date: string;
+  timezone: string;
+  now: number;
+  /** Up to seven rows; a missing day is closed. */
+  hours: HoursRow[];
+  blackouts: BlackoutRange[];
+  intervalMinutes: number;
+  /** Real elapsed minutes of the booking. */
+  durationMinutes: number;
+  /** Held before the start (service `buffer_before_minutes`). */
+  bufferBeforeMinutes: number;
+  /** Held after the end (business `buffer_minutes` + service `buffer_after_minutes`). */
+  bufferAfterMinutes: number;
+  minNoticeHours: number;
+  bookingWindowDays: number;
+  partySize: number;
+  resources: EngineResource[];
+  /** A service's `resource_ids`; empty or absent means any resource. */
+  allowedResourceIds?: readonly string[] | null;
+  /** Only this resource is considered. */
+  resourceId?: string | null;
+  busy: BusyPeriod[];
+}
+
+export interface Slot {
+  /** Wall-clock start, `HH:MM`. */
+  time: string;
+  start: number;
+  end: number;
+  /** Free resources that fit the party, best fit first (smallest capacityMax, then displayOrder, then id). */
+  freeResourceIds: string[];
+}
+
+export type DayClosure = 'blackout' | 'closed' | 'outside_booking_window' | null;
+
+export interface DaySlots {
+  /** Why the day has no slots at all, when that is the reason. */
+  closure: DayClosure;
+  /** Every slot of the grid that is inside hours, notice and window, free or not. */
+  slots: Slot[];
+}
+
+export type StartCheckFailure =
+  | 'outside_operating_hours' // closed day, blackout, outside the window, after last_booking_time, DST gap
+  | 'off_grid' // not on the slot grid (scheduled mode only)
+  | 'outside_booking_window' // inside minimum notice or beyond the booking window
+  | 'slot_unavailable'; // no fitting resource is free
+
+export type StartCheck =
+  | {
+      ok: true;
+      start: number;
+      end: number;
+      /** The range the resource is held for: start - bufferBefore to end + bufferAfter. */
+      heldStart: number;
+      heldEnd: number;
+      freeResourceIds: string[];
+    }
+  | { ok: false; reason: StartCheckFailure; message: string };
+
+export interface StartOptions {
+  /** Scheduled mode: the start must be on the slot grid. Staff and dynamic bookings take any minute. */
+  onGrid: boolean;
+  /** Staff bookings ignore minimum notice and the booking window. */
+  ignoreNoticeAndWindow: boolean;
+}
