@@ -48,7 +48,11 @@ async function openTestDatabase(): Promise<{ database: Database; drop: () => Pro
   };
 }
 
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestContext> {
+/** `extend` may add routes or hooks to the app before it is ready (e.g. a route that throws). */
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  extend?: (app: FastifyInstance) => void,
+): Promise<TestContext> {
   const { database, drop } = await openTestDatabase();
   await migrate(database);
   const config = {
@@ -56,6 +60,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
     ...overrides,
   };
   const app = await buildApp({ config, database });
+  extend?.(app);
   await app.ready();
   const { rows } = await sql<{ tablename: string }>`
     SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`.execute(
