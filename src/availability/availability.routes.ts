@@ -1,3 +1,143 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
+import { invalidField } from '../platform/errors.ts';
+import { DateString, ErrorResponses, IdParams, Uuid } from '../platform/schemas.ts';
+import { assertPartySize, loadDay, toDayRules } from './availability.service.ts';
+import { daySlots } from './engine/index.ts';
 
-export const availabilityRoutes: FastifyPluginAsyncTypebox = async () => {};
+const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
+
+const SlotSchema = Type.Object({
+  time: Type.String(),
+  available: Type.Boolean(),
+  remaining_resources: Type.Optional(Type.Integer()),
+  resource_id: Type.Optional(Uuid),
+  resource_name: Type.Optional(Type.String()),
+});
+
+const AvailabilityResponse = Type.Object({
+  business_id: Uuid,
+  booking_date: DateString,
+  capacity: Type.Integer(),
+  slots: Type.Array(SlotSchema),
+});
+
+interface SlotQuery {
+  businessId: string;
+  date: string;
+  partySize: number;
+  serviceId?: string;
+  resourceId?: string;
+  perResource: boolean;
+}
+
+export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const slotsFor = async (query: SlotQuery) => {
+    const ctx = await loadDay(app.db, query.businessId, {
+      date: query.date,
+      partySize: query.partySize,
+      serviceId: query.serviceId,
+      resourceId: query.resourceId,
+    });
+    assertPartySize(ctx, query.partySize);
+    const { slots } = daySlots(toDayRules(ctx, query, Date.now()));
+    if (!query.perResource) {
+      return slots.map((slot) => ({
+        time: slot.time,
+        available: slot.freeResourceIds.length > 0,
+        remaining_resources: slot.freeResourceIds.length,
+      }));
+    }
+    const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
+    return slots.flatMap((slot) =>
+      slot.freeResourceIds.map((id) => ({
+        time: slot.time,
+        available: true,
+        resource_id: id,
+        resource_name: names.get(id)!,
+      })),
+    );
+  };
+
+  app.get(
+    '/v1/availability/:business_id',
+    {
+      onRequest: optionalCredential,
+      schema: {
+        tags: ['Availability'],
+        summary: 'Bookable slots of one day (public)',
+        description:
+          'Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party. `view=resources` lists one entry per free (time, resource) pair instead.',
+        security: [],
+        params: IdParams('business_id'),
+        querystring: Type.Object(
+          {
+            booking_date: Type.Optional(DateString),
+            date: Type.Optional(DateString),
+            capacity: Type.Optional(PartySize),
+            service_id: Type.Optional(Uuid),
+            resource_id: Type.Optional(Uuid),
+            view: Type.Optional(Type.Union([Type.Literal('slots'), Type.Literal('resources')])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: AvailabilityResponse, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const date = q.booking_date ?? q.date;
+      if (!date) throw invalidField('booking_date', 'is required');
+      const partySize = q.capacity ?? 1;
+      const businessId = request.params.business_id;
+      const slots = await slotsFor({
+        businessId,
+        date,
+        partySize,
+        serviceId: q.service_id,
+        resourceId: q.resource_id,
+        perResource: q.view === 'resources',
+      });
+      return { business_id: businessId, booking_date: date, capacity: partySize, slots };
+    },
+  );
+
+  app.get(
+    '/v1/manage/availability',
+    {
+      onRequest: requireBusiness({ scope: 'read', staff: true }),
+      schema: {
+        tags: ['Availability'],
+        summary: "Slots of one day for the staff's own business",
+        querystring: Type.Object(
+          {
+            booking_date: Type.Optional(DateString),
+            date: Type.Optional(DateString),
+            capacity: PartySize,
+            service_id: Type.Optional(Uuid),
+            resource_id: Type.Optional(Uuid),
+            view: Type.Optional(Type.Union([Type.Literal('slots'), Type.Literal('resources')])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: AvailabilityResponse, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const date = q.booking_date ?? q.date;
+      if (!date) throw invalidField('booking_date', 'is required');
+      const { businessId } = principalOf(request);
+      const slots = await slotsFor({
+        businessId,
+        date,
+        partySize: q.capacity,
+        serviceId: q.service_id,
+        resourceId: q.resource_id,
+        perResource: q.view === 'resources',
+      });
+      return { business_id: businessId, booking_date: date, capacity: q.capacity, slots };
+    },
+  );
+};

@@ -1,3 +1,267 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import type { CustomerInput } from '../customers/customers.service.ts';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { withTx } from '../platform/db.ts';
+import { type FieldError, notFound, validationError } from '../platform/errors.ts';
+import { decodeCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
+import { DateString, ErrorResponses, IdParams, isUuid, TimeString, Uuid } from '../platform/schemas.ts';
+import type { BookingStatus } from '../schema.ts';
+import {
+  availableResources,
+  changeBooking,
+  createBooking,
+  findBooking,
+  saveStaffNotes,
+} from './bookings.service.ts';
+import { BookingSchema, selectBookingRows, toBookingView } from './bookings.view.ts';
+import { BOOKING_STATUSES } from './status.ts';
 
-export const bookingRoutes: FastifyPluginAsyncTypebox = async () => {};
+const FirstName = Type.String({ minLength: 1, maxLength: 100 });
+const Phone = Type.String({ minLength: 7, maxLength: 20 });
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const StatusSchema = Type.Union(BOOKING_STATUSES.map((s) => Type.Literal(s)));
+
+const PublicBookingBody = Type.Object(
+  {
+    business_id: Uuid,
+    booking_date: DateString,
+    start_time: TimeString,
+    capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+    first_name: Type.Optional(FirstName),
+    last_name: Type.Optional(FirstName),
+    email: Type.Optional(Email),
+    phone: Type.Optional(Phone),
+    customer: Type.Optional(
+      Type.Object(
+        { first_name: FirstName, last_name: FirstName, email: Email, phone: Phone },
+        { additionalProperties: false },
+      ),
+    ),
+    customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+    service_id: Type.Optional(Uuid),
+    resource_id: Type.Optional(Uuid),
+  },
+  { additionalProperties: false, description: 'Customer fields flat, or nested in `customer`.' },
+);
+
+const ResourceOption = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  resource_type: Type.Union([Type.String(), Type.Null()]),
+  capacity_min: Type.Integer(),
+  capacity_max: Type.Integer(),
+  section: Type.Union([Type.String(), Type.Null()]),
+  display_order: Type.Integer(),
+});
+
+export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/bookings',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        tags: ['Bookings'],
+        summary: 'Book a slot (API key with the write scope)',
+        description:
+          'Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless `resource_id` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 `slot_unavailable`.',
+        body: PublicBookingBody,
+        response: { 201: Type.Object({ booking: BookingSchema }), ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      if (body.business_id !== principal.businessId) throw notFound('business');
+      const customer = {
+        first_name: body.customer?.first_name ?? body.first_name,
+        last_name: body.customer?.last_name ?? body.last_name,
+        email: body.customer?.email ?? body.email,
+        phone: body.customer?.phone ?? body.phone,
+      };
+      const missing: FieldError[] = Object.entries(customer)
+        .filter(([, value]) => value === undefined)
+        .map(([field]) => ({ field, message: 'is required' }));
+      if (missing.length > 0) throw validationError(missing);
+      const booking = await withTx(app.db, (tx) =>
+        createBooking(
+          tx,
+          principal,
+          {
+            date: body.booking_date,
+            time: body.start_time,
+            partySize: body.capacity ?? 1,
+            serviceId: body.service_id,
+            resourceId: body.resource_id,
+            customer: customer as CustomerInput,
+            customerNotes: body.customer_notes,
+            source: 'online',
+          },
+          Date.now(),
+        ),
+      );
+      return reply.status(201).send({ booking });
+    },
+  );
+
+  app.get(
+    '/v1/manage/bookings',
+    {
+      onRequest: requireBusiness({ scope: 'read', staff: true }),
+      schema: {
+        tags: ['Bookings'],
+        summary: 'List bookings',
+        description:
+          'Ordered by booking_date, start_time, id; `latest=true` orders newest created first. `code` matches confirmation codes case-insensitively and partially. `status` takes one status or a comma-separated list.',
+        querystring: Type.Object(
+          {
+            ...PageQuery,
+            res_date: Type.Optional(DateString),
+            booking_date: Type.Optional(DateString),
+            from_date: Type.Optional(DateString),
+            to_date: Type.Optional(DateString),
+            status: Type.Optional(
+              Type.String({
+                pattern: `^(${BOOKING_STATUSES.join('|')})(,(${BOOKING_STATUSES.join('|')}))*$`,
+              }),
+            ),
+            code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+            latest: Type.Optional(Type.Boolean({ default: false })),
+            resource_id: Type.Optional(Uuid),
+            customer_id: Type.Optional(Uuid),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: pageEnvelope(BookingSchema), ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const { businessId } = principalOf(request);
+      const q = request.query;
+      const limit = q.limit ?? 50;
+      const date = q.res_date ?? q.booking_date;
+      let query = selectBookingRows(app.db)
+        .where('b.business_id', '=', businessId)
+        .limit(limit + 1);
+      if (date) query = query.where('b.booking_date', '=', date);
+      if (q.from_date) query = query.where('b.booking_date', '>=', q.from_date);
+      if (q.to_date) query = query.where('b.booking_date', '<=', q.to_date);
+      if (q.status) query = query.where('b.status', 'in', q.status.split(',') as BookingStatus[]);
+      if (q.code)
+        query = query.where('b.confirmation_code', 'ilike', `%${q.code.replace(/[\\%_]/g, '\\$&')}%`);
+      if (q.resource_id) query = query.where('b.resource_id', '=', q.resource_id);
+      if (q.customer_id) query = query.where('b.customer_id', '=', q.customer_id);
+      if (q.latest) {
+        const after = decodeCursor(q.cursor, 1);
+        if (after) {
+          if (typeof after[0] !== 'string' || !isUuid(after[0]))
+            throw validationError([{ field: 'cursor', message: 'is not a cursor returned by this list' }]);
+          query = query.where(
+            sql<boolean>`(b.created_at, b.id) < (SELECT created_at, id FROM bookings WHERE id = ${after[0]})`,
+          );
+        }
+        const rows = await query.orderBy('b.created_at', 'desc').orderBy('b.id', 'desc').execute();
+        return toPage(rows, limit, (row) => [row.id], toBookingView);
+      }
+      const after = decodeCursor(q.cursor, 3);
+      if (after) {
+        const [afterDate, afterTime, afterId] = after;
+        if (
+          typeof afterId !== 'string' ||
+          !isUuid(afterId) ||
+          typeof afterDate !== 'string' ||
+          typeof afterTime !== 'string'
+        ) {
+          throw validationError([{ field: 'cursor', message: 'is not a cursor returned by this list' }]);
+        }
+        query = query.where(
+          sql<boolean>`(b.booking_date, b.start_time, b.id) > (${afterDate}::date, ${afterTime}::time, ${afterId}::uuid)`,
+        );
+      }
+      const rows = await query.orderBy('b.booking_date').orderBy('b.start_time').orderBy('b.id').execute();
+      return toPage(rows, limit, (row) => [row.booking_date, row.start_time, row.id], toBookingView);
+    },
+  );
+
+  app.get(
+    '/v1/manage/bookings/:booking_id',
+    {
+      onRequest: requireBusiness({ scope: 'read', staff: true }),
+      schema: {
+        tags: ['Bookings'],
+        summary: 'One booking',
+        params: IdParams('booking_id'),
+        response: { 200: BookingSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => findBooking(app.db, principalOf(request).businessId, request.params.booking_id),
+  );
+
+  app.patch(
+    '/v1/manage/bookings/:booking_id',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        tags: ['Bookings'],
+        summary: 'Change status, resource, party size or time of a booking',
+        description:
+          'Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one.',
+        params: IdParams('booking_id'),
+        body: Type.Object(
+          {
+            status: Type.Optional(StatusSchema),
+            resource_id: Type.Optional(Uuid),
+            capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+            booking_date: Type.Optional(DateString),
+            start_time: Type.Optional(TimeString),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: BookingSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return withTx(app.db, (tx) =>
+        changeBooking(tx, principal, request.params.booking_id, request.body, Date.now()),
+      );
+    },
+  );
+
+  app.patch(
+    '/v1/manage/bookings/:booking_id/notes',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        tags: ['Bookings'],
+        summary: "Save the staff's notes on a booking (kept after it closes)",
+        params: IdParams('booking_id'),
+        body: Type.Object({ staff_notes: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
+        response: { 200: BookingSchema, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return withTx(app.db, (tx) =>
+        saveStaffNotes(tx, principal, request.params.booking_id, request.body.staff_notes),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/manage/bookings/:booking_id/available-resources',
+    {
+      onRequest: requireBusiness({ scope: 'read', staff: true }),
+      schema: {
+        tags: ['Bookings'],
+        summary: 'Resources the booking could move to',
+        description:
+          'Active resources that fit the party and are free for the whole booking (buffers included), excluding its current one.',
+        params: IdParams('booking_id'),
+        response: { 200: Type.Array(ResourceOption), ...ErrorResponses },
+      },
+    },
+    async (request) => availableResources(app.db, principalOf(request).businessId, request.params.booking_id),
+  );
+};

@@ -1,3 +1,72 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { withTx } from '../platform/db.ts';
+import { invalidField } from '../platform/errors.ts';
+import { DateString, ErrorResponses, TimeString, Uuid } from '../platform/schemas.ts';
+import { createBooking } from './bookings.service.ts';
+import { BookingSchema } from './bookings.view.ts';
 
-export const staffBookingRoutes: FastifyPluginAsyncTypebox = async () => {};
+export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/manage/bookings/staff',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        tags: ['Bookings'],
+        summary: 'Staff booking (walk-ins, phone calls): any minute inside hours, auto-assigned resource',
+        description:
+          'No minimum notice or booking window; always confirmed; 409 `slot_unavailable` when nothing is free.',
+        body: Type.Object(
+          {
+            date: Type.Optional(DateString),
+            booking_date: Type.Optional(DateString),
+            time: Type.Optional(TimeString),
+            start_time: Type.Optional(TimeString),
+            capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+            first_name: Type.String({ minLength: 1, maxLength: 100 }),
+            last_name: Type.String({ minLength: 1, maxLength: 100 }),
+            phone: Type.String({ minLength: 7, maxLength: 20 }),
+            email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
+            notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+            service_id: Type.Optional(Uuid),
+            resource_id: Type.Optional(Uuid),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Type.Object({ booking: BookingSchema }), ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      const date = body.date ?? body.booking_date;
+      const time = body.time ?? body.start_time;
+      if (!date) throw invalidField('date', 'is required');
+      if (!time) throw invalidField('time', 'is required');
+      const booking = await withTx(app.db, (tx) =>
+        createBooking(
+          tx,
+          principal,
+          {
+            date,
+            time,
+            partySize: body.capacity ?? 1,
+            serviceId: body.service_id,
+            resourceId: body.resource_id,
+            customer: {
+              first_name: body.first_name,
+              last_name: body.last_name,
+              phone: body.phone,
+              email: body.email || null,
+            },
+            customerNotes: body.notes,
+            source: 'staff',
+          },
+          Date.now(),
+        ),
+      );
+      return reply.status(201).send({ booking });
+    },
+  );
+};

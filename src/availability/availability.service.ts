@@ -1,0 +1,71 @@
+import type { Executor } from '../platform/db.ts';
+import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import { type DayContext, loadDayContext } from './availability.queries.ts';
+import type { DayRules, StartCheck, StartCheckFailure } from './engine/types.ts';
+
+export interface DayQuery {
+  date: string;
+  partySize: number;
+  serviceId?: string | null;
+  resourceId?: string | null;
+  /** A booking being changed does not block itself. */
+  excludeBookingId?: string | null;
+}
+
+/** The engine's input for one day: the business's settings, the service's length and buffers, the busy periods. */
+export function toDayRules(ctx: DayContext, query: DayQuery, now: number): DayRules {
+  const { business, service } = ctx;
+  return {
+    date: query.date,
+    timezone: business.timezone,
+    now,
+    hours: ctx.hours,
+    blackouts: ctx.blackouts,
+    intervalMinutes: business.default_slot_interval_minutes,
+    durationMinutes: service?.duration_minutes ?? business.default_slot_duration_minutes,
+    bufferBeforeMinutes: service?.buffer_before_minutes ?? 0,
+    bufferAfterMinutes: business.buffer_minutes + (service?.buffer_after_minutes ?? 0),
+    minNoticeHours: business.min_notice_hours,
+    bookingWindowDays: business.booking_window_days,
+    partySize: query.partySize,
+    resources: ctx.resources,
+    allowedResourceIds: service?.resource_ids ?? null,
+    resourceId: query.resourceId ?? null,
+    busy: ctx.busy,
+  };
+}
+
+/** Loads a day and checks what the caller asked for exists: the business (404), the service and resource (422). */
+export async function loadDay(executor: Executor, businessId: string, query: DayQuery) {
+  const ctx = await loadDayContext(executor, businessId, query.date, {
+    serviceId: query.serviceId,
+    excludeBookingId: query.excludeBookingId,
+  });
+  if (!ctx) throw notFound('business');
+  if (query.serviceId && !ctx.service)
+    throw invalidField('service_id', 'is not an active service of this business');
+  if (query.resourceId && !ctx.resources.some((r) => r.id === query.resourceId)) {
+    throw invalidField('resource_id', 'is not an active resource of this business');
+  }
+  return ctx;
+}
+
+/** Party size must fit the business's own limits before any resource is looked at. */
+export function assertPartySize(ctx: DayContext, partySize: number): void {
+  const { min_capacity, max_capacity } = ctx.business;
+  if (partySize < min_capacity || partySize > max_capacity) {
+    throw invalidField('capacity', `must be between ${min_capacity} and ${max_capacity} for this business`);
+  }
+}
+
+const FAILURES: Record<StartCheckFailure, (message: string) => AppError> = {
+  outside_operating_hours: (message) => new AppError(422, 'outside_operating_hours', message),
+  off_grid: (message) => invalidField('start_time', message),
+  outside_booking_window: (message) => new AppError(422, 'outside_booking_window', message),
+  slot_unavailable: (message) => new AppError(409, 'slot_unavailable', message),
+};
+
+/** The contract's error for a start the engine refused. */
+export function startFailure(check: Extract<StartCheck, { ok: false }>): AppError {
+  return FAILURES[check.reason](check.message);
+}
