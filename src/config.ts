@@ -8,6 +8,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Prepended to every Redis key, so deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   jwtSecret: string;
   logLevel: string;
   publicBaseUrl: string;
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     redisUrl,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'slotwise:',
     jwtSecret,
     logLevel,
     publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
