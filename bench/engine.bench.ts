@@ -1,0 +1,89 @@
+import { performance } from 'node:perf_hooks';
+import type { BusyPeriod, DayRules, EngineResource, HoursRow } from '../src/availability/engine/index.ts';
+import { daySlots } from '../src/availability/engine/index.ts';
+
+const RESOURCES = 200;
+const BUSY_PERIODS = 2000;
+const WARMUP_ITERATIONS = 200;
+const ITERATIONS = 2000;
+
+// mulberry32: a small seeded generator, so every run measures the same day.
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** A busy Saturday of one business: 200 resources, 2,000 held ranges and blocks (about two thirds of opening hours), a 15-minute grid. */
+export function buildBenchDay(): DayRules {
+  const random = seededRandom(20_260_613);
+  const pick = (n: number) => Math.floor(random() * n);
+  const resources: EngineResource[] = [];
+  for (let i = 0; i < RESOURCES; i++) {
+    const capacityMax = 2 + pick(9);
+    resources.push({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      name: `Table ${i + 1}`,
+      capacityMin: 1 + pick(2),
+      capacityMax,
+      displayOrder: pick(50),
+      isActive: random() > 0.03,
+    });
+  }
+  // 2026-06-13 10:00 to 23:00 in Europe/Berlin (UTC+2) is 08:00Z to 21:00Z.
+  const opens = Date.UTC(2026, 5, 13, 8, 0);
+  const quarter = 15 * 60_000;
+  const busy: BusyPeriod[] = [];
+  for (let i = 0; i < BUSY_PERIODS; i++) {
+    const start = opens + pick(48) * quarter;
+    busy.push({ resourceId: resources[pick(RESOURCES)]!.id, start, end: start + (2 + pick(4)) * quarter });
+  }
+  const hours: HoursRow[] = [];
+  for (let day = 0; day < 7; day++) {
+    hours.push({
+      dayOfWeek: day,
+      isOpen: true,
+      openTime: '10:00:00',
+      closeTime: '23:00:00',
+      lastBookingTime: null,
+    });
+  }
+  return {
+    date: '2026-06-13',
+    timezone: 'Europe/Berlin',
+    now: Date.UTC(2026, 5, 12, 9, 0),
+    hours,
+    blackouts: [{ startDate: '2026-12-24', endDate: '2026-12-26' }],
+    intervalMinutes: 15,
+    durationMinutes: 90,
+    bufferBeforeMinutes: 10,
+    bufferAfterMinutes: 15,
+    minNoticeHours: 2,
+    bookingWindowDays: 60,
+    partySize: 2,
+    resources,
+    allowedResourceIds: null,
+    resourceId: null,
+    busy,
+  };
+}
+
+/** Times daySlots for the bench day: milliseconds per computed day. */
+export function benchEngine(): { iterations: number; msPerDay: number } {
+  const rules = buildBenchDay();
+  let freePairs = 0;
+  for (let i = 0; i < WARMUP_ITERATIONS; i++) freePairs += daySlots(rules).slots.length;
+  const started = performance.now();
+  for (let i = 0; i < ITERATIONS; i++) {
+    for (const slot of daySlots(rules).slots) freePairs += slot.freeResourceIds.length;
+  }
+  const elapsed = performance.now() - started;
+  // Using the result keeps the work from being optimised away.
+  if (freePairs === 0) throw new Error('The bench day has no free slots');
+  return { iterations: ITERATIONS, msPerDay: elapsed / ITERATIONS };
+}

@@ -1,0 +1,12 @@
+export { checkStart, daySlots } from './slots.ts';
+export {
+  addDays,
+  dayOfWeek,
+  formatMinutes,
+  instantToWall,
+  minutesOf,
+  todayIn,
+  type WallTime,
+  wallTimeToInstant,
+} from './time.ts';
+export type * from './types.ts';

@@ -1,0 +1,336 @@
+import {
+  addDays,
+  dayOfWeek,
+  formatMinutes,
+  MINUTE_MS,
+  minutesOf,
+  resolveWall,
+  resolveWallBoundary,
+  todayIn,
+  wallMidnight,
+  type ZoneSpan,
+  zoneSpan,
+} from './time.ts';
+import type {
+  BusyPeriod,
+  DayRules,
+  DaySlots,
+  EngineResource,
+  Slot,
+  StartCheck,
+  StartCheckFailure,
+  StartOptions,
+} from './types.ts';
+
+const HOUR_MS = 3_600_000;
+const MINUTES_PER_DAY = 1440;
+
+/**
+ * The opening window of the asked-for date. Minutes count from midnight starting `date`, so a
+ * window that runs past midnight has `closeMinute` above 1440.
+ */
+interface OpenWindow {
+  openMinute: number;
+  closeMinute: number;
+  /** Latest start minute allowed by `lastBookingTime`; Infinity when only closing time limits it. */
+  lastStartMinute: number;
+  /** Wall-clock milliseconds (read as UTC) of midnight starting `date`. */
+  midnight: number;
+  span: ZoneSpan;
+  closeInstant: number;
+}
+
+function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' {
+  const { date } = rules;
+  for (const blackout of rules.blackouts) {
+    if (blackout.startDate <= date && date <= blackout.endDate) return 'blackout';
+  }
+  const weekday = dayOfWeek(date);
+  const row = rules.hours.find((hours) => hours.dayOfWeek === weekday);
+  if (!row?.isOpen || row.openTime === null || row.closeTime === null) return 'closed';
+  const openMinute = minutesOf(row.openTime);
+  let closeMinute = minutesOf(row.closeTime);
+  if (openMinute === null || closeMinute === null) return 'closed';
+  if (closeMinute <= openMinute) closeMinute += MINUTES_PER_DAY;
+  let lastStartMinute = row.lastBookingTime === null ? null : minutesOf(row.lastBookingTime);
+  if (lastStartMinute !== null && lastStartMinute < openMinute) lastStartMinute += MINUTES_PER_DAY;
+  const midnight = wallMidnight(date);
+  const closeWall = midnight + closeMinute * MINUTE_MS;
+  const span = zoneSpan(rules.timezone, midnight + openMinute * MINUTE_MS, closeWall);
+  return {
+    openMinute,
+    closeMinute,
+    lastStartMinute: lastStartMinute ?? Number.POSITIVE_INFINITY,
+    midnight,
+    span,
+    closeInstant: resolveWallBoundary(span, closeWall),
+  };
+}
+
+interface BookableRange {
+  today: string;
+  lastDate: string;
+  /** Earliest start instant minimum notice allows. */
+  earliestStart: number;
+}
+
+function bookableRange(rules: DayRules): BookableRange {
+  const today = todayIn(rules.timezone, rules.now);
+  return {
+    today,
+    lastDate: addDays(today, rules.bookingWindowDays),
+    earliestStart: rules.now + Math.max(0, rules.minNoticeHours) * HOUR_MS,
+  };
+}
+
+function bestFirst(a: EngineResource, b: EngineResource): number {
+  if (a.capacityMax !== b.capacityMax) return a.capacityMax - b.capacityMax;
+  if (a.displayOrder !== b.displayOrder) return a.displayOrder - b.displayOrder;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Resources that may take this booking at all, best fit first. */
+function candidateResources(rules: DayRules): EngineResource[] {
+  const allowed =
+    rules.allowedResourceIds && rules.allowedResourceIds.length > 0
+      ? new Set(rules.allowedResourceIds)
+      : null;
+  const only = rules.resourceId ?? null;
+  const { partySize } = rules;
+  const candidates: EngineResource[] = [];
+  for (const resource of rules.resources) {
+    if (!resource.isActive) continue;
+    if (partySize < resource.capacityMin || partySize > resource.capacityMax) continue;
+    if (allowed && !allowed.has(resource.id)) continue;
+    if (only !== null && resource.id !== only) continue;
+    candidates.push(resource);
+  }
+  return candidates.sort(bestFirst);
+}
+
+/**
+ * Busy periods grouped by candidate resource, each group sorted by start, with the running
+ * maximum of ends: a held range [from, to) is free on resource r exactly when no period of r
+ * starting before `to` ends after `from`, that is when the running maximum end of the periods
+ * starting before `to` is at most `from`. Overlapping and nested periods need no merging.
+ */
+interface BusyIndex {
+  /** Periods of candidate r are positions offsets[r] up to offsets[r + 1]. */
+  offsets: Int32Array;
+  starts: Float64Array;
+  maxEnds: Float64Array;
+}
+
+function indexBusy(
+  busy: readonly BusyPeriod[],
+  candidates: readonly EngineResource[],
+  from: number,
+  to: number,
+): BusyIndex {
+  const positionOf = new Map<string, number>();
+  for (let r = 0; r < candidates.length; r++) positionOf.set(candidates[r]!.id, r);
+  const owner = new Int32Array(busy.length);
+  const offsets = new Int32Array(candidates.length + 1);
+  for (let i = 0; i < busy.length; i++) {
+    const period = busy[i]!;
+    const r = positionOf.get(period.resourceId);
+    // Periods outside the day's held ranges, or empty ones, cannot block anything.
+    if (r === undefined || period.start >= period.end || period.start >= to || period.end <= from) {
+      owner[i] = -1;
+      continue;
+    }
+    owner[i] = r;
+    offsets[r + 1]!++;
+  }
+  for (let r = 0; r < candidates.length; r++) offsets[r + 1]! += offsets[r]!;
+  const total = offsets[candidates.length]!;
+  const starts = new Float64Array(total);
+  const ends = new Float64Array(total);
+  const fill = offsets.slice(0, candidates.length);
+  for (let i = 0; i < busy.length; i++) {
+    const r = owner[i]!;
+    if (r < 0) continue;
+    const at = fill[r]!++;
+    starts[at] = busy[i]!.start;
+    ends[at] = busy[i]!.end;
+  }
+  for (let r = 0; r < candidates.length; r++) sortByStart(starts, ends, offsets[r]!, offsets[r + 1]!);
+  const maxEnds = ends;
+  for (let r = 0; r < candidates.length; r++) {
+    for (let p = offsets[r]! + 1; p < offsets[r + 1]!; p++) {
+      if (maxEnds[p]! < maxEnds[p - 1]!) maxEnds[p] = maxEnds[p - 1]!;
+    }
+  }
+  return { offsets, starts, maxEnds };
+}
+
+const INSERTION_SORT_LIMIT = 24;
+
+/** Sorts the pairs (starts[i], ends[i]) of positions from..to by start. */
+function sortByStart(starts: Float64Array, ends: Float64Array, from: number, to: number): void {
+  if (to - from <= INSERTION_SORT_LIMIT) {
+    for (let i = from + 1; i < to; i++) {
+      const start = starts[i]!;
+      const end = ends[i]!;
+      let j = i - 1;
+      while (j >= from && starts[j]! > start) {
+        starts[j + 1] = starts[j]!;
+        ends[j + 1] = ends[j]!;
+        j--;
+      }
+      starts[j + 1] = start;
+      ends[j + 1] = end;
+    }
+    return;
+  }
+  const order = Array.from({ length: to - from }, (_, k) => from + k).sort((a, b) => starts[a]! - starts[b]!);
+  const sortedStarts = order.map((p) => starts[p]!);
+  const sortedEnds = order.map((p) => ends[p]!);
+  starts.set(sortedStarts, from);
+  ends.set(sortedEnds, from);
+}
+
+/**
+ * Every start of the grid for `rules.date` that is inside opening hours, minimum notice and
+ * the booking window, with the resources free for it.
+ */
+export function daySlots(rules: DayRules): DaySlots {
+  if (!(rules.intervalMinutes >= 1)) throw new RangeError(`intervalMinutes must be at least 1`);
+  const window = openWindow(rules);
+  if (window === 'blackout' || window === 'closed') return { closure: window, slots: [] };
+  const range = bookableRange(rules);
+  if (rules.date < range.today || rules.date > range.lastDate) {
+    return { closure: 'outside_booking_window', slots: [] };
+  }
+  const { openMinute, closeMinute, lastStartMinute, midnight, span, closeInstant } = window;
+  const durationMs = rules.durationMinutes * MINUTE_MS;
+  const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
+  const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
+  const candidates = candidateResources(rules);
+  const openInstant = resolveWallBoundary(span, midnight + openMinute * MINUTE_MS);
+  const { offsets, starts, maxEnds } = indexBusy(
+    rules.busy,
+    candidates,
+    openInstant - beforeMs,
+    closeInstant + afterMs,
+  );
+  // Grid starts only grow, so each resource's scan position only moves forward.
+  const scanned = offsets.slice(0, candidates.length);
+  const slots: Slot[] = [];
+  for (
+    let minute = openMinute;
+    minute < closeMinute && minute <= lastStartMinute;
+    minute += rules.intervalMinutes
+  ) {
+    const start = resolveWall(span, midnight + minute * MINUTE_MS);
+    if (start === null) continue;
+    const end = start + durationMs;
+    if (end > closeInstant) break;
+    if (start < range.earliestStart) continue;
+    const heldStart = start - beforeMs;
+    const heldEnd = end + afterMs;
+    const freeResourceIds: string[] = [];
+    for (let r = 0; r < candidates.length; r++) {
+      const first = offsets[r]!;
+      const last = offsets[r + 1]!;
+      let p = scanned[r]!;
+      while (p < last && starts[p]! < heldEnd) p++;
+      scanned[r] = p;
+      if (p === first || maxEnds[p - 1]! <= heldStart) freeResourceIds.push(candidates[r]!.id);
+    }
+    slots.push({ time: formatMinutes(minute), start, end, freeResourceIds });
+  }
+  return { closure: null, slots };
+}
+
+function plural(count: number, unit: string): string {
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+function failure(reason: StartCheckFailure, message: string): StartCheck {
+  return { ok: false, reason, message };
+}
+
+/**
+ * Whether a booking may start at wall-clock `time` on `rules.date`, and which resources are
+ * free for it. Checks run in the order of the failures' precedence: hours, grid, notice and
+ * window, then resources.
+ */
+export function checkStart(rules: DayRules, time: string, options: StartOptions): StartCheck {
+  const asked = minutesOf(time);
+  if (asked === null) return failure('outside_operating_hours', `${time} is not a valid HH:MM time.`);
+  const { date } = rules;
+  const window = openWindow(rules);
+  if (window === 'blackout') return failure('outside_operating_hours', `The business is closed on ${date}.`);
+  if (window === 'closed') return failure('outside_operating_hours', `The business is not open on ${date}.`);
+  const { openMinute, closeMinute, lastStartMinute, midnight, span, closeInstant } = window;
+  const hoursText = `${formatMinutes(openMinute)}-${formatMinutes(closeMinute)}`;
+  const minute = closeMinute > MINUTES_PER_DAY && asked < openMinute ? asked + MINUTES_PER_DAY : asked;
+  const shown = formatMinutes(minute);
+  if (minute < openMinute || minute >= closeMinute) {
+    return failure('outside_operating_hours', `${shown} is outside opening hours (${hoursText}) on ${date}.`);
+  }
+  if (minute > lastStartMinute) {
+    return failure(
+      'outside_operating_hours',
+      `The last booking on ${date} starts at ${formatMinutes(lastStartMinute)}; ${shown} is later.`,
+    );
+  }
+  const start = resolveWall(span, midnight + minute * MINUTE_MS);
+  if (start === null) {
+    return failure(
+      'outside_operating_hours',
+      `${shown} does not exist on that night in ${rules.timezone}: the clocks skip it.`,
+    );
+  }
+  const end = start + rules.durationMinutes * MINUTE_MS;
+  if (end > closeInstant) {
+    return failure(
+      'outside_operating_hours',
+      `A ${rules.durationMinutes}-minute booking at ${shown} would end after closing time (${formatMinutes(closeMinute)}).`,
+    );
+  }
+  if (options.onGrid && (minute - openMinute) % rules.intervalMinutes !== 0) {
+    return failure(
+      'off_grid',
+      `${shown} is not a slot start: slots start every ${rules.intervalMinutes} minutes from ${formatMinutes(openMinute)}.`,
+    );
+  }
+  if (!options.ignoreNoticeAndWindow) {
+    const range = bookableRange(rules);
+    if (date < range.today || start < rules.now) {
+      return failure('outside_booking_window', `${date} ${shown} is in the past.`);
+    }
+    if (date > range.lastDate) {
+      return failure(
+        'outside_booking_window',
+        `Bookings open ${plural(rules.bookingWindowDays, 'day')} ahead; ${date} is after ${range.lastDate}.`,
+      );
+    }
+    if (start < range.earliestStart) {
+      return failure(
+        'outside_booking_window',
+        `Bookings need ${plural(rules.minNoticeHours, 'hour')} notice; ${date} ${shown} is too soon.`,
+      );
+    }
+  }
+  const heldStart = start - rules.bufferBeforeMinutes * MINUTE_MS;
+  const heldEnd = end + rules.bufferAfterMinutes * MINUTE_MS;
+  const blocked = new Set<string>();
+  for (const period of rules.busy) {
+    if (period.start < period.end && period.start < heldEnd && period.end > heldStart) {
+      blocked.add(period.resourceId);
+    }
+  }
+  const freeResourceIds: string[] = [];
+  for (const resource of candidateResources(rules)) {
+    if (!blocked.has(resource.id)) freeResourceIds.push(resource.id);
+  }
+  if (freeResourceIds.length === 0) {
+    return failure(
+      'slot_unavailable',
+      `No resource for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
+    );
+  }
+  return { ok: true, start, end, heldStart, heldEnd, freeResourceIds };
+}
