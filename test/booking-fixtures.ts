@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import { createTenant, type Tenant } from './helpers.ts';
+
+/** `YYYY-MM-DD` a number of days from today (UTC). */
+export function daysFromNow(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export interface BookableBusiness {
+  tenant: Tenant;
+  /** Resource ids by name. */
+  resources: Record<string, string>;
+}
+
+export interface BookableOptions {
+  settings?: Record<string, unknown>;
+  /** Opening hours of every day of the week. */
+  open?: string;
+  close?: string;
+  resources?: { name: string; capacity_min: number; capacity_max: number; section?: string }[];
+}
+
+/** A business open every day with a few tables: what booking tests start from. */
+export async function setupBookable(
+  app: FastifyInstance,
+  options: BookableOptions = {},
+): Promise<BookableBusiness> {
+  const tenant = await createTenant(app, { name: 'Bistro Race' });
+  const call = async (method: 'PUT' | 'PATCH' | 'POST', url: string, payload: unknown) => {
+    const response = await app.inject({ method, url, headers: tenant.headers, payload: payload as object });
+    assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response.json();
+  };
+  if (options.settings) await call('PATCH', '/v1/manage/settings', options.settings);
+  await call(
+    'PUT',
+    '/v1/manage/hours',
+    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+      day_of_week: day,
+      is_open: true,
+      open_time: options.open ?? '09:00',
+      close_time: options.close ?? '17:00',
+    })),
+  );
+  const resources: Record<string, string> = {};
+  for (const resource of options.resources ?? [
+    { name: 'T2', capacity_min: 1, capacity_max: 2 },
+    { name: 'T4', capacity_min: 1, capacity_max: 4 },
+    { name: 'T6', capacity_min: 2, capacity_max: 6 },
+  ]) {
+    resources[resource.name] = (await call('POST', '/v1/manage/resources', resource)).id;
+  }
+  return { tenant, resources };
+}
+
+let phoneCounter = 1000;
+export function guest(overrides: Record<string, unknown> = {}) {
+  phoneCounter++;
+  return {
+    first_name: 'Grace',
+    last_name: 'Hopper',
+    email: 'grace@example.com',
+    phone: `+49 30 555 ${phoneCounter}`,
+    ...overrides,
+  };
+}
