@@ -1,0 +1,384 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { BookingStatus } from '../schema.ts';
+import {
+  bearer,
+  createKey,
+  createTenant,
+  createTestApp,
+  dashboardToken,
+  itChecksAuth,
+  type Tenant,
+  type TestContext,
+} from '../../test/helpers.ts';
+import { upsertCustomer } from './customers.service.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const db = () => ctx.database.db;
+
+async function insertResource(businessId: string, name = 'Table 1') {
+  const row = await db()
+    .insertInto('resources')
+    .values({ business_id: businessId, name, capacity_min: 1, capacity_max: 6, display_order: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+let codes = 0;
+
+/** A booking row written directly: `date` and `start` are UTC wall-clock (the business's default zone). */
+async function insertBooking(
+  tenant: Tenant,
+  resourceId: string,
+  customerId: string,
+  booking: { date: string; start: string; status?: BookingStatus; capacity?: number },
+) {
+  const [hour, minute] = booking.start.split(':').map(Number) as [number, number];
+  const startsAt = new Date(`${booking.date}T${booking.start}:00Z`);
+  const endsAt = new Date(startsAt.getTime() + 3_600_000);
+  const end = `${String((hour + 1) % 24).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+  const row = await db()
+    .insertInto('bookings')
+    .values({
+      business_id: tenant.businessId,
+      customer_id: customerId,
+      resource_id: resourceId,
+      booking_date: booking.date,
+      start_time: booking.start,
+      end_time: end,
+      duration_minutes: 60,
+      starts_at: startsAt,
+      ends_at: endsAt,
+      during: `[${startsAt.toISOString()},${endsAt.toISOString()})`,
+      status: booking.status ?? 'confirmed',
+      confirmation_code: `CODE${String(++codes).padStart(4, '0')}`,
+      capacity: booking.capacity ?? 2,
+      source: 'staff',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+const addCustomer = (tenant: Tenant, first: string, last: string, phone: string, email: string | null = null) =>
+  upsertCustomer(db(), tenant.businessId, { first_name: first, last_name: last, phone, email });
+
+const list = (tenant: Tenant, query = '', headers = tenant.headers) =>
+  ctx.app.inject({ method: 'GET', url: `/v1/manage/customers${query}`, headers });
+
+const detail = (tenant: Tenant, id: string, headers = tenant.headers) =>
+  ctx.app.inject({ method: 'GET', url: `/v1/manage/customers/${id}`, headers });
+
+describe('GET /v1/manage/customers', () => {
+  describe('200', () => {
+    it('lists the business’s customers by last name, first name and id', async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Zoe', 'Meyer', '+49 30 1111111', 'zoe@example.com');
+      await addCustomer(tenant, 'Anna', 'Meyer', '+49 30 2222222');
+      await addCustomer(tenant, 'Carl', 'Bauer', '+49 30 3333333');
+      await addCustomer(other, 'Otto', 'Abel', '+49 30 4444444');
+
+      const response = await list(tenant);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.deepEqual(
+        body.items.map((c: { first_name: string; last_name: string }) => `${c.first_name} ${c.last_name}`),
+        ['Carl Bauer', 'Anna Meyer', 'Zoe Meyer'],
+      );
+      assert.equal(body.has_more, false);
+      assert.equal(body.next_cursor, null);
+      const zoe = body.items[2];
+      assert.deepEqual(Object.keys(zoe).sort(), [
+        'created_at',
+        'email',
+        'first_name',
+        'id',
+        'last_name',
+        'phone',
+        'updated_at',
+      ]);
+      assert.equal(zoe.phone, '+49 30 1111111');
+      assert.equal(zoe.email, 'zoe@example.com');
+      assert.equal(body.items[1].email, null);
+      assert.match(zoe.created_at, /Z$/);
+    });
+
+    it('pages with the cursor without repeating or skipping anyone', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (const [first, last, phone] of [
+        ['Eve', 'Adams', '5550001'],
+        ['Bob', 'Adams', '5550002'],
+        ['Ann', 'Clark', '5550003'],
+        ['Dan', 'Brown', '5550004'],
+        ['Cid', 'Clark', '5550005'],
+      ] as const) {
+        await addCustomer(tenant, first, last, phone);
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const query: string = `?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+        const response = await list(tenant, query);
+        assert.equal(response.statusCode, 200, response.body);
+        const page = response.json();
+        seen.push(...page.items.map((c: { first_name: string }) => c.first_name));
+        assert.equal(page.has_more, page.next_cursor !== null);
+        cursor = page.next_cursor;
+        pages++;
+      } while (cursor);
+      assert.equal(pages, 3);
+      assert.deepEqual(seen, ['Bob', 'Eve', 'Dan', 'Ann', 'Cid']);
+    });
+
+    it('searches first name, last name, phone and email, case-insensitively and partially', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Johanna', 'Schmidt', '+49 30 1234 567', 'jo@mail.example');
+      await addCustomer(tenant, 'Peter', 'Johnson', '0171 999 888', 'peter@corp.example');
+      await addCustomer(tenant, 'Maria', 'Lopez', '+34 600 111 222', null);
+
+      const names = async (search: string) => {
+        const response = await list(tenant, `?search=${encodeURIComponent(search)}`);
+        assert.equal(response.statusCode, 200, response.body);
+        return response.json().items.map((c: { first_name: string }) => c.first_name);
+      };
+      assert.deepEqual(await names('JOH'), ['Peter', 'Johanna']);
+      assert.deepEqual(await names('schMI'), ['Johanna']);
+      assert.deepEqual(await names('corp.exam'), ['Peter']);
+      assert.deepEqual(await names('lopez'), ['Maria']);
+      assert.deepEqual(await names('nobody'), []);
+      assert.deepEqual(await names('  maria  '), ['Maria']);
+    });
+
+    it('matches digits against the phone whatever its formatting', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Johanna', 'Schmidt', '+49 30 1234 567');
+      await addCustomer(tenant, 'Peter', 'Johnson', '0171-999-888');
+
+      const names = async (search: string) => {
+        const response = await list(tenant, `?search=${encodeURIComponent(search)}`);
+        assert.equal(response.statusCode, 200, response.body);
+        return response.json().items.map((c: { first_name: string }) => c.first_name);
+      };
+      assert.deepEqual(await names('30 1234'), ['Johanna']);
+      assert.deepEqual(await names('301234567'), ['Johanna']);
+      assert.deepEqual(await names('+4930'), ['Johanna']);
+      assert.deepEqual(await names('(0171) 999 888'), ['Peter']);
+      assert.deepEqual(await names('999888'), ['Peter']);
+      assert.deepEqual(await names('Peter 999'), []);
+    });
+
+    it('treats % and _ in a search as plain characters', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Ann_a', 'Percent', '5551111', '100%@example.com');
+      await addCustomer(tenant, 'Annxa', 'Other', '5552222');
+
+      const names = async (search: string) =>
+        (await list(tenant, `?search=${encodeURIComponent(search)}`))
+          .json()
+          .items.map((c: { first_name: string }) => c.first_name);
+      assert.deepEqual(await names('ann_a'), ['Ann_a']);
+      assert.deepEqual(await names('100%'), ['Ann_a']);
+      assert.deepEqual(await names('%'), ['Ann_a']);
+    });
+
+    it('pages through search results', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (let i = 1; i <= 3; i++) await addCustomer(tenant, `Kim${i}`, 'Lee', `555000${i}`);
+      await addCustomer(tenant, 'Someone', 'Else', '5559999');
+      const first = (await list(tenant, '?search=kim&limit=2')).json();
+      assert.equal(first.items.length, 2);
+      assert.equal(first.has_more, true);
+      const second = (await list(tenant, `?search=kim&limit=2&cursor=${first.next_cursor}`)).json();
+      assert.deepEqual(
+        second.items.map((c: { first_name: string }) => c.first_name),
+        ['Kim3'],
+      );
+      assert.equal(second.has_more, false);
+    });
+
+    it('lets a staff member read', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Anna', 'Meyer', '5551234');
+      const token = await dashboardToken(ctx.app, tenant, 'staff_member');
+      const response = await list(tenant, '', bearer(token));
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().items.length, 1);
+    });
+
+    it('accepts a read-only key', async () => {
+      const tenant = await createTenant(ctx.app);
+      const key = await createKey(ctx.app, tenant, ['read']);
+      const response = await list(tenant, '', bearer(key));
+      assert.equal(response.statusCode, 200, response.body);
+    });
+  });
+
+  describe('422', () => {
+    it('rejects a bad search, limit, cursor or unknown parameter', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (const [query, field] of [
+        [`?search=${'a'.repeat(101)}`, 'search'],
+        ['?search=', 'search'],
+        ['?limit=0', 'limit'],
+        ['?limit=201', 'limit'],
+        ['?cursor=garbage', 'cursor'],
+        [`?cursor=${Buffer.from(JSON.stringify(['a', 'b', 'not-a-uuid'])).toString('base64url')}`, 'cursor'],
+        ['?sort=name', 'sort'],
+      ]) {
+        const response = await list(tenant, query);
+        assert.equal(response.statusCode, 422, `${query} -> ${response.body}`);
+        const { error } = response.json();
+        assert.equal(error.code, 'validation_error');
+        assert.equal(error.fields[0].field, field, query);
+      }
+    });
+  });
+
+  describe('401 and 403', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => ({
+        tenant: await createTenant(ctx.app),
+        route: { method: 'GET', url: '/v1/manage/customers', scope: 'read', staff: true },
+      }),
+    );
+  });
+});
+
+describe('GET /v1/manage/customers/{customer_id}', () => {
+  describe('200', () => {
+    it('returns the customer, their last 20 bookings newest first, and their stats', async () => {
+      const tenant = await createTenant(ctx.app);
+      const resourceId = await insertResource(tenant.businessId);
+      const customer = await addCustomer(tenant, 'Anna', 'Meyer', '+49 171 555', 'anna@example.com');
+      const someoneElse = await addCustomer(tenant, 'Bert', 'Other', '+49 171 666');
+      await insertBooking(tenant, resourceId, someoneElse.id, { date: '2031-01-01', start: '12:00' });
+
+      // 18 completed visits in the past, one per day of 2024-03.
+      for (let day = 1; day <= 18; day++) {
+        const date = `2024-03-${String(day).padStart(2, '0')}`;
+        await insertBooking(tenant, resourceId, customer.id, { date, start: '19:00', status: 'completed' });
+      }
+      await insertBooking(tenant, resourceId, customer.id, {
+        date: '2024-02-10',
+        start: '18:00',
+        status: 'no_show',
+        capacity: 4,
+      });
+      await insertBooking(tenant, resourceId, customer.id, {
+        date: '2030-05-01',
+        start: '18:00',
+        status: 'cancelled',
+        capacity: 6,
+      });
+      await insertBooking(tenant, resourceId, customer.id, { date: '2030-05-02', start: '18:00' });
+      await insertBooking(tenant, resourceId, customer.id, { date: '2030-05-02', start: '20:30' });
+      await insertBooking(tenant, resourceId, customer.id, {
+        date: '2030-06-01',
+        start: '12:00',
+        status: 'pending',
+        capacity: 3,
+      });
+      // Not yet closed but in the past: not upcoming.
+      await insertBooking(tenant, resourceId, customer.id, { date: '2024-01-05', start: '12:00' });
+
+      const response = await detail(tenant, customer.id);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.equal(body.id, customer.id);
+      assert.equal(body.first_name, 'Anna');
+      assert.equal(body.last_name, 'Meyer');
+      assert.equal(body.phone, '+49 171 555');
+      assert.equal(body.email, 'anna@example.com');
+      assert.equal(body.bookings.length, 20);
+      assert.deepEqual(
+        body.bookings.slice(0, 5).map((b: { booking_date: string; start_time: string }) => {
+          return `${b.booking_date} ${b.start_time}`;
+        }),
+        ['2030-06-01 12:00', '2030-05-02 20:30', '2030-05-02 18:00', '2030-05-01 18:00', '2024-03-18 19:00'],
+      );
+      assert.equal(body.bookings.at(-1).booking_date, '2024-03-03');
+      const first = body.bookings[0];
+      assert.equal(first.status, 'pending');
+      assert.equal(first.capacity, 3);
+      assert.equal(first.end_time, '13:00');
+      assert.equal(first.customer.id, customer.id);
+      assert.equal(first.resource.id, resourceId);
+      assert.equal(first.resource.name, 'Table 1');
+      assert.equal(first.starts_at, '2030-06-01T12:00:00.000Z');
+      assert.deepEqual(body.stats, {
+        total_bookings: 24,
+        completed: 18,
+        cancelled: 1,
+        no_shows: 1,
+        upcoming: 3,
+        total_covers: 18 * 2 + 4 + 2 + 2 + 3 + 2,
+        first_booking_date: '2024-01-05',
+        last_booking_date: '2030-06-01',
+      });
+    });
+
+    it('returns empty bookings, zero counts and null dates for a customer without bookings', async () => {
+      const tenant = await createTenant(ctx.app);
+      const customer = await addCustomer(tenant, 'New', 'Comer', '5550000');
+      const response = await detail(tenant, customer.id);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.deepEqual(body.bookings, []);
+      assert.deepEqual(body.stats, {
+        total_bookings: 0,
+        completed: 0,
+        cancelled: 0,
+        no_shows: 0,
+        upcoming: 0,
+        total_covers: 0,
+        first_booking_date: null,
+        last_booking_date: null,
+      });
+    });
+
+    it('lets a staff member read', async () => {
+      const tenant = await createTenant(ctx.app);
+      const customer = await addCustomer(tenant, 'Anna', 'Meyer', '5551234');
+      const token = await dashboardToken(ctx.app, tenant, 'staff_member');
+      const response = await detail(tenant, customer.id, bearer(token));
+      assert.equal(response.statusCode, 200, response.body);
+    });
+  });
+
+  describe('404', () => {
+    it('answers not_found for an unknown id, a non-UUID and another business’s customer', async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      const theirs = await addCustomer(other, 'Their', 'Customer', '5551234');
+      for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', theirs.id]) {
+        const response = await detail(tenant, id);
+        assert.equal(response.statusCode, 404, `${id} -> ${response.body}`);
+        assert.equal(response.json().error.code, 'not_found');
+      }
+    });
+  });
+
+  describe('401 and 403', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        const customer = await addCustomer(tenant, 'Anna', 'Meyer', '5551234');
+        return {
+          tenant,
+          route: { method: 'GET', url: `/v1/manage/customers/${customer.id}`, scope: 'read', staff: true },
+        };
+      },
+    );
+  });
+});
