@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import {
   ACCESS_TOKEN_SECONDS,
   ALL_SCOPES,
@@ -11,7 +12,7 @@ import {
   type TokenService,
   verifyPassword,
 } from '../platform/auth.ts';
-import type { Executor } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
 
 export interface TokenPair {
@@ -110,10 +111,15 @@ export function slugify(name: string): string {
   return base || 'business';
 }
 
-/** The first free slug among `base`, `base-2`, `base-3`, ... */
-export async function uniqueSlug(executor: Executor, name: string): Promise<string> {
+/**
+ * The first free slug among `base`, `base-2`, `base-3`, ... Call it inside the transaction that
+ * inserts the business: the lock makes a concurrent creation of the same name wait for this one to
+ * commit, so the two cannot pick the same slug.
+ */
+export async function uniqueSlug(tx: Tx, name: string): Promise<string> {
   const base = slugify(name);
-  const taken = await executor
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`business-slug:${base}`}))`.execute(tx);
+  const taken = await tx
     .selectFrom('businesses')
     .select('slug')
     .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))

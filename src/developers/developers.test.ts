@@ -1,0 +1,395 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
+import {
+  bearer,
+  createTenant,
+  createTestApp,
+  dashboardToken,
+  signUpDeveloper,
+  type TestContext,
+  uniqueEmail,
+} from '../../test/helpers.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const PASSWORD = 'a long enough password';
+
+const register = (payload: Record<string, unknown>) =>
+  ctx.app.inject({ method: 'POST', url: '/v1/auth/developer/register', payload });
+const login = (email: string, password: string) =>
+  ctx.app.inject({ method: 'POST', url: '/v1/auth/developer/login', payload: { email, password } });
+const refresh = (refresh_token: string) =>
+  ctx.app.inject({ method: 'POST', url: '/v1/auth/refresh', payload: { refresh_token } });
+const createBusiness = (token: string, payload: Record<string, unknown>) =>
+  ctx.app.inject({ method: 'POST', url: '/v1/developer/businesses', headers: bearer(token), payload });
+const listBusinesses = (token: string, query = '') =>
+  ctx.app.inject({ method: 'GET', url: `/v1/developer/businesses${query}`, headers: bearer(token) });
+
+async function registered(email = uniqueEmail()) {
+  const response = await register({ email, password: PASSWORD, first_name: 'Grace', last_name: 'Hopper' });
+  assert.equal(response.statusCode, 201, response.body);
+  return { email, id: response.json().id as string };
+}
+
+describe('POST /v1/auth/developer/register', () => {
+  describe('201', () => {
+    it('creates the developer and returns it without any secret', async () => {
+      const email = uniqueEmail();
+      const response = await register({
+        email,
+        password: PASSWORD,
+        first_name: 'Grace',
+        last_name: 'Hopper',
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      const body = response.json();
+      assert.match(body.id, /^[0-9a-f-]{36}$/);
+      assert.equal(body.email, email);
+      assert.equal(body.first_name, 'Grace');
+      assert.equal(body.last_name, 'Hopper');
+      assert.ok(!Number.isNaN(Date.parse(body.created_at)));
+      assert.doesNotMatch(response.body, /password|argon/i);
+    });
+  });
+
+  describe('409', () => {
+    it('refuses an email that is taken, whatever its case', async () => {
+      const { email } = await registered('Grace.Hopper@Example.com');
+      for (const again of [email, email.toLowerCase(), email.toUpperCase()]) {
+        const response = await register({
+          email: again,
+          password: PASSWORD,
+          first_name: 'G',
+          last_name: 'H',
+        });
+        assert.equal(response.statusCode, 409, response.body);
+        assert.equal(response.json().error.code, 'conflict');
+      }
+    });
+  });
+
+  describe('422', () => {
+    it('refuses a password shorter than 10 characters', async () => {
+      const response = await register({
+        email: uniqueEmail(),
+        password: '123456789',
+        first_name: 'G',
+        last_name: 'H',
+      });
+      assert.equal(response.statusCode, 422);
+      const { error } = response.json();
+      assert.equal(error.code, 'validation_error');
+      assert.deepEqual(
+        error.fields.map((f: { field: string }) => f.field),
+        ['password'],
+      );
+      assert.match(error.message, /password/);
+    });
+
+    it('refuses an invalid email, missing names and unknown fields, naming each', async () => {
+      const response = await register({ email: 'not-an-email', password: PASSWORD, nickname: 'x' });
+      assert.equal(response.statusCode, 422);
+      const fields = response.json().error.fields.map((f: { field: string }) => f.field);
+      for (const field of ['email', 'first_name', 'last_name', 'nickname']) {
+        assert.ok(fields.includes(field), `${field} in ${fields}`);
+      }
+    });
+  });
+});
+
+describe('POST /v1/auth/developer/login', () => {
+  describe('200', () => {
+    it('returns a one-hour developer access token and a refresh token', async () => {
+      const { email, id } = await registered();
+      const response = await login(email.toUpperCase(), PASSWORD);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.equal(body.token_type, 'bearer');
+      assert.equal(body.expires_in, 3600);
+      assert.ok(body.refresh_token.length > 20);
+      const claims = decodeJwt(body.access_token);
+      assert.equal(claims.sub, id);
+      assert.equal(claims.email, email);
+      assert.deepEqual(claims.app_metadata, { role: 'developer' });
+      assert.equal(claims.exp! - claims.iat!, 3600);
+    });
+  });
+
+  describe('401', () => {
+    it('gives the same invalid_token answer for a wrong password and an unknown email', async () => {
+      const { email } = await registered();
+      const wrongPassword = await login(email, 'not the password at all');
+      const unknownEmail = await login(uniqueEmail(), PASSWORD);
+      for (const response of [wrongPassword, unknownEmail]) {
+        assert.equal(response.statusCode, 401);
+        assert.equal(response.json().error.code, 'invalid_token');
+      }
+      assert.deepEqual(wrongPassword.json(), unknownEmail.json());
+    });
+  });
+
+  describe('422', () => {
+    it('needs an email and a password', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/developer/login',
+        payload: {},
+      });
+      assert.equal(response.statusCode, 422);
+      const fields = response.json().error.fields.map((f: { field: string }) => f.field);
+      assert.deepEqual(fields.sort(), ['email', 'password']);
+    });
+  });
+});
+
+describe('POST /v1/auth/refresh', () => {
+  describe('200', () => {
+    it('exchanges a refresh token for a new pair that works', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const first = (await login(developer.email, developer.password)).json();
+      const response = await refresh(first.refresh_token);
+      assert.equal(response.statusCode, 200, response.body);
+      const pair = response.json();
+      assert.notEqual(pair.refresh_token, first.refresh_token);
+      assert.equal(pair.expires_in, 3600);
+      assert.equal(decodeJwt(pair.access_token).sub, developer.id);
+      const listed = await listBusinesses(pair.access_token);
+      assert.equal(listed.statusCode, 200);
+    });
+
+    it('refreshes a dashboard user with their current role and business', async () => {
+      const tenant = await createTenant(ctx.app);
+      const email = uniqueEmail('owner');
+      const invited = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: tenant.headers,
+        payload: { email, role: 'business_owner', password: PASSWORD },
+      });
+      assert.equal(invited.statusCode, 201);
+      const loggedIn = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email, password: PASSWORD },
+      });
+      const response = await refresh(loggedIn.json().refresh_token);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(decodeJwt(response.json().access_token).app_metadata, {
+        role: 'business_owner',
+        business_id: tenant.businessId,
+      });
+    });
+  });
+
+  describe('401', () => {
+    it('rotates: a spent refresh token fails the second time', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const { refresh_token } = (await login(developer.email, developer.password)).json();
+      assert.equal((await refresh(refresh_token)).statusCode, 200);
+      const again = await refresh(refresh_token);
+      assert.equal(again.statusCode, 401);
+      assert.equal(again.json().error.code, 'invalid_token');
+    });
+
+    it('refuses an unknown refresh token', async () => {
+      const response = await refresh('rt_unknown');
+      assert.equal(response.statusCode, 401);
+      assert.equal(response.json().error.code, 'invalid_token');
+    });
+  });
+
+  describe('422', () => {
+    it('needs refresh_token', async () => {
+      const response = await ctx.app.inject({ method: 'POST', url: '/v1/auth/refresh', payload: {} });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.fields[0].field, 'refresh_token');
+    });
+  });
+});
+
+describe('POST /v1/developer/businesses', () => {
+  describe('201', () => {
+    it('creates a live business with an all-scope live key that reaches the business', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const response = await createBusiness(developer.token, {
+        name: 'Salon Lumière',
+        business_type: 'salon',
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      const body = response.json();
+      assert.equal(body.name, 'Salon Lumière');
+      assert.equal(body.slug, 'salon-lumiere');
+      assert.equal(body.business_type, 'salon');
+      assert.equal(body.is_dev, false);
+      assert.deepEqual(body.scopes, ['read', 'write', 'admin']);
+      assert.match(body.api_key, /^svc_live_[A-Za-z0-9]{40}$/);
+      const own = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/manage/business',
+        headers: bearer(body.api_key),
+      });
+      assert.equal(own.statusCode, 200);
+      assert.deepEqual(own.json(), { id: body.business_id, name: 'Salon Lumière', slug: 'salon-lumiere' });
+    });
+
+    it('gives a sandbox business (is_dev) a test key', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const response = await createBusiness(developer.token, { name: 'Sandbox', is_dev: true });
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(response.json().is_dev, true);
+      assert.match(response.json().api_key, /^svc_test_/);
+    });
+
+    it('derives a unique slug from the name, across developers', async () => {
+      const first = await signUpDeveloper(ctx.app);
+      const second = await signUpDeveloper(ctx.app);
+      const slugs = [];
+      for (const token of [first.token, first.token, second.token]) {
+        const response = await createBusiness(token, { name: 'Café Nord' });
+        assert.equal(response.statusCode, 201, response.body);
+        slugs.push(response.json().slug);
+      }
+      assert.deepEqual(slugs, ['cafe-nord', 'cafe-nord-2', 'cafe-nord-3']);
+    });
+
+    it('gives different slugs to businesses of the same name created at the same moment', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const responses = await Promise.all(
+        Array.from({ length: 5 }, () => createBusiness(developer.token, { name: 'Café Nord' })),
+      );
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        [201, 201, 201, 201, 201],
+      );
+      assert.equal(new Set(responses.map((r) => r.json().slug)).size, 5);
+    });
+
+    it('still makes a slug of a name without any letter or digit', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const response = await createBusiness(developer.token, { name: '★★★' });
+      assert.equal(response.statusCode, 201);
+      assert.equal(response.json().slug, 'business');
+    });
+  });
+
+  describe('401', () => {
+    it('needs a valid developer token', async () => {
+      for (const headers of [{}, bearer('not.a.jwt'), bearer('svc_live_unknown')]) {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url: '/v1/developer/businesses',
+          headers,
+          payload: { name: 'X' },
+        });
+        assert.equal(response.statusCode, 401);
+        assert.equal(response.json().error.code, 'invalid_token');
+      }
+    });
+  });
+
+  describe('403', () => {
+    it('refuses an API key and a dashboard user', async () => {
+      const tenant = await createTenant(ctx.app);
+      const owner = await dashboardToken(ctx.app, tenant, 'business_owner');
+      for (const token of [tenant.apiKey, owner]) {
+        const response = await createBusiness(token, { name: 'X' });
+        assert.equal(response.statusCode, 403);
+        assert.equal(response.json().error.code, 'insufficient_permissions');
+      }
+    });
+  });
+
+  describe('422', () => {
+    it('needs a name and refuses unknown fields', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const response = await createBusiness(developer.token, { name: '', colour: 'blue' });
+      assert.equal(response.statusCode, 422);
+      const fields = response.json().error.fields.map((f: { field: string }) => f.field);
+      assert.deepEqual(fields.sort(), ['colour', 'name']);
+    });
+  });
+});
+
+describe('GET /v1/developer/businesses', () => {
+  describe('200', () => {
+    it("lists only the developer's own businesses, oldest first, with id and business_id", async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const other = await signUpDeveloper(ctx.app);
+      await createBusiness(other.token, { name: 'Not Mine' });
+      const ids = [];
+      for (const name of ['One', 'Two', 'Three']) {
+        ids.push(
+          (await createBusiness(developer.token, { name, is_dev: name === 'Two' })).json().business_id,
+        );
+      }
+      const response = await listBusinesses(developer.token);
+      assert.equal(response.statusCode, 200);
+      const body = response.json();
+      assert.equal(body.has_more, false);
+      assert.equal(body.next_cursor, null);
+      assert.deepEqual(
+        body.items.map((b: { id: string }) => b.id),
+        ids,
+      );
+      const [first, second] = body.items;
+      assert.equal(first.business_id, first.id);
+      assert.equal(first.name, 'One');
+      assert.equal(first.slug, 'one');
+      assert.equal(first.is_dev, false);
+      assert.equal(second.is_dev, true);
+      assert.ok(!Number.isNaN(Date.parse(first.created_at)));
+    });
+
+    it('pages with limit and cursor', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      for (const name of ['A', 'B', 'C']) await createBusiness(developer.token, { name });
+      const page1 = (await listBusinesses(developer.token, '?limit=2')).json();
+      assert.deepEqual(
+        page1.items.map((b: { name: string }) => b.name),
+        ['A', 'B'],
+      );
+      assert.equal(page1.has_more, true);
+      const page2 = (await listBusinesses(developer.token, `?limit=2&cursor=${page1.next_cursor}`)).json();
+      assert.deepEqual(
+        page2.items.map((b: { name: string }) => b.name),
+        ['C'],
+      );
+      assert.equal(page2.has_more, false);
+      assert.equal(page2.next_cursor, null);
+    });
+  });
+
+  describe('401', () => {
+    it('needs a credential', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/v1/developer/businesses' });
+      assert.equal(response.statusCode, 401);
+      assert.equal(response.json().error.code, 'invalid_token');
+    });
+  });
+
+  describe('403', () => {
+    it('refuses an API key', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await listBusinesses(tenant.apiKey);
+      assert.equal(response.statusCode, 403);
+      assert.equal(response.json().error.code, 'insufficient_permissions');
+    });
+  });
+
+  describe('422', () => {
+    it('refuses a limit over 200 and a garbage cursor', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      for (const query of ['?limit=201', '?cursor=garbage']) {
+        const response = await listBusinesses(developer.token, query);
+        assert.equal(response.statusCode, 422, query);
+        assert.equal(response.json().error.code, 'validation_error');
+      }
+    });
+  });
+});
