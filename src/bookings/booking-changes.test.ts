@@ -1,0 +1,391 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const DAY = daysFromNow(7);
+
+async function book(biz: BookableBusiness, body: Record<string, unknown> = {}) {
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/v1/bookings',
+    headers: biz.tenant.headers,
+    payload: {
+      business_id: biz.tenant.businessId,
+      booking_date: DAY,
+      start_time: '12:00',
+      capacity: 2,
+      ...guest(),
+      ...body,
+    },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json().booking;
+}
+
+const patch = (biz: BookableBusiness, id: string, payload: Record<string, unknown>) =>
+  ctx.app.inject({ method: 'PATCH', url: `/v1/manage/bookings/${id}`, headers: biz.tenant.headers, payload });
+
+const list = (biz: BookableBusiness, query = '') =>
+  ctx.app.inject({ method: 'GET', url: `/v1/manage/bookings${query}`, headers: biz.tenant.headers });
+
+async function auditActions(id: string) {
+  const rows = await ctx.database.db
+    .selectFrom('audit_logs')
+    .select('action')
+    .where('entity_id', '=', id)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => r.action);
+}
+
+describe('GET /v1/manage/bookings', () => {
+  describe('200', () => {
+    it('lists by date and time with customer and resource, filters, and pages with a cursor', async () => {
+      const biz = await setupBookable(ctx.app);
+      const late = await book(biz, { start_time: '15:00' });
+      const early = await book(biz, { start_time: '10:00' });
+      const otherDay = await book(biz, { booking_date: daysFromNow(8) });
+      const all = await list(biz);
+      assert.equal(all.statusCode, 200);
+      assert.deepEqual(
+        all.json().items.map((b: { id: string }) => b.id),
+        [early.id, late.id, otherDay.id],
+      );
+      assert.equal(all.json().items[0].customer.first_name, 'Grace');
+      assert.equal(all.json().items[0].resource.name, 'T2');
+      const byDate = await list(biz, `?res_date=${DAY}`);
+      assert.equal(byDate.json().items.length, 2);
+      const byAlias = await list(biz, `?booking_date=${DAY}`);
+      assert.equal(byAlias.json().items.length, 2);
+      const page1 = await list(biz, '?limit=2');
+      assert.equal(page1.json().has_more, true);
+      const page2 = await list(biz, `?limit=2&cursor=${page1.json().next_cursor}`);
+      assert.deepEqual(
+        page2.json().items.map((b: { id: string }) => b.id),
+        [otherDay.id],
+      );
+      assert.equal(page2.json().has_more, false);
+      const latest = await list(biz, '?latest=true&limit=1');
+      assert.equal(latest.json().items[0].id, otherDay.id);
+      const latest2 = await list(biz, `?latest=true&limit=1&cursor=${latest.json().next_cursor}`);
+      assert.equal(latest2.json().items[0].id, early.id);
+    });
+
+    it('finds by partial, case-insensitive code, by status, resource and customer', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      await book(biz, { start_time: '14:00' });
+      const part = booking.confirmation_code.slice(2, 6).toLowerCase();
+      const byCode = await list(biz, `?code=${part}`);
+      assert.ok(byCode.json().items.some((b: { id: string }) => b.id === booking.id));
+      await patch(biz, booking.id, { status: 'cancelled' });
+      assert.equal((await list(biz, '?status=cancelled')).json().items.length, 1);
+      assert.equal((await list(biz, '?status=confirmed,cancelled')).json().items.length, 2);
+      assert.equal((await list(biz, `?resource_id=${booking.resource_id}`)).json().items.length, 2);
+      assert.equal((await list(biz, `?customer_id=${booking.customer_id}`)).json().items.length, 1);
+    });
+
+    it("never shows another business's bookings", async () => {
+      const biz = await setupBookable(ctx.app);
+      await book(biz);
+      const other = await createTenant(ctx.app);
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/manage/bookings',
+        headers: other.headers,
+      });
+      assert.deepEqual(response.json().items, []);
+    });
+  });
+
+  describe('422', () => {
+    it('refuses a bad status, date and cursor', async () => {
+      const biz = await setupBookable(ctx.app);
+      for (const query of ['?status=lost', '?res_date=2026-13-01', '?cursor=garbage', '?limit=201']) {
+        const response = await list(biz, query);
+        assert.equal(response.statusCode, 422, query);
+        assert.equal(response.json().error.code, 'validation_error');
+      }
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const biz = await setupBookable(ctx.app);
+        return {
+          tenant: biz.tenant,
+          route: { method: 'GET', url: '/v1/manage/bookings', scope: 'read', staff: true },
+        };
+      },
+    );
+  });
+});
+
+describe('PATCH /v1/manage/bookings/{id}', () => {
+  describe('200', () => {
+    it('walks the status machine and audits each move', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      for (const status of ['checked_in', 'completed']) {
+        const response = await patch(biz, booking.id, { status });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.equal(response.json().status, status);
+      }
+      assert.deepEqual(await auditActions(booking.id), [
+        'booking.created',
+        'booking.status_changed',
+        'booking.status_changed',
+      ]);
+    });
+
+    it('frees the slot when a booking is cancelled', async () => {
+      const biz = await setupBookable(ctx.app, {
+        resources: [{ name: 'Only', capacity_min: 1, capacity_max: 4 }],
+      });
+      const booking = await book(biz);
+      await patch(biz, booking.id, { status: 'cancelled' });
+      await book(biz);
+    });
+
+    it('moves a booking to a free resource that fits, and changes the party size within its range', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      const moved = await patch(biz, booking.id, { resource_id: biz.resources.T6 });
+      assert.equal(moved.statusCode, 200, moved.body);
+      assert.equal(moved.json().resource_id, biz.resources.T6);
+      const bigger = await patch(biz, booking.id, { capacity: 5 });
+      assert.equal(bigger.json().capacity, 5);
+      assert.deepEqual(await auditActions(booking.id), [
+        'booking.created',
+        'booking.resource_moved',
+        'booking.capacity_changed',
+      ]);
+    });
+
+    it('reschedules with the rules of a new booking', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      const response = await patch(biz, booking.id, { booking_date: daysFromNow(9), start_time: '09:30' });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().booking_date, daysFromNow(9));
+      assert.equal(response.json().start_time, '09:30');
+      assert.equal(response.json().end_time, '10:30');
+      assert.deepEqual(await auditActions(booking.id), ['booking.created', 'booking.rescheduled']);
+      const later = await patch(biz, booking.id, { start_time: '10:00' });
+      assert.equal(later.statusCode, 200, 'overlapping its own old time is fine');
+    });
+  });
+
+  describe('409', () => {
+    it('refuses moves the status machine does not allow', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      await patch(biz, booking.id, { status: 'cancelled' });
+      for (const status of ['confirmed', 'checked_in', 'completed']) {
+        const response = await patch(biz, booking.id, { status });
+        assert.equal(response.statusCode, 409, status);
+        assert.equal(response.json().error.code, 'conflict');
+      }
+      const fresh = await book(biz);
+      const skip = await patch(biz, fresh.id, { status: 'completed' });
+      assert.equal(skip.statusCode, 409);
+      const terminal = await patch(biz, booking.id, { capacity: 3 });
+      assert.equal(terminal.statusCode, 409);
+    });
+
+    it('refuses a move onto a resource that is taken or blocked', async () => {
+      const biz = await setupBookable(ctx.app);
+      const first = await book(biz);
+      const second = await book(biz);
+      const clash = await patch(biz, first.id, { resource_id: second.resource_id });
+      assert.equal(clash.statusCode, 409);
+      assert.equal(clash.json().error.code, 'slot_unavailable');
+      await ctx.app.inject({
+        method: 'POST',
+        url: `/v1/manage/resources/${biz.resources.T6}/blocks`,
+        headers: biz.tenant.headers,
+        payload: { start_at: `${DAY}T11:30:00Z`, end_at: `${DAY}T12:30:00Z`, reason: 'repair' },
+      });
+      const blocked = await patch(biz, first.id, { resource_id: biz.resources.T6 });
+      assert.equal(blocked.statusCode, 409);
+    });
+
+    it('refuses a reschedule onto a taken slot', async () => {
+      const biz = await setupBookable(ctx.app, {
+        resources: [{ name: 'Only', capacity_min: 1, capacity_max: 4 }],
+      });
+      const first = await book(biz, { start_time: '10:00' });
+      await book(biz, { start_time: '12:00' });
+      const response = await patch(biz, first.id, { start_time: '11:30' });
+      assert.equal(response.statusCode, 409);
+      assert.equal(response.json().error.code, 'slot_unavailable');
+    });
+  });
+
+  describe('422', () => {
+    it('refuses a party size outside the resource range, an unknown status and an empty body', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      const tooBig = await patch(biz, booking.id, { capacity: 3 });
+      assert.equal(tooBig.statusCode, 422);
+      assert.equal(tooBig.json().error.fields[0].field, 'capacity');
+      assert.equal((await patch(biz, booking.id, { status: 'lost' })).statusCode, 422);
+      assert.equal((await patch(biz, booking.id, {})).statusCode, 422);
+      assert.equal((await patch(biz, booking.id, { capacity: 51 })).statusCode, 422);
+      const offGrid = await patch(biz, booking.id, { start_time: '12:05' });
+      assert.equal(offGrid.json().error.code, 'validation_error');
+      const closed = await patch(biz, booking.id, { start_time: '20:00' });
+      assert.equal(closed.json().error.code, 'outside_operating_hours');
+    });
+  });
+
+  describe('404', () => {
+    it("answers not_found for another business's booking and a malformed id", async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      const other = await createTenant(ctx.app);
+      const response = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/bookings/${booking.id}`,
+        headers: other.headers,
+        payload: { status: 'cancelled' },
+      });
+      assert.equal(response.statusCode, 404);
+      assert.equal((await patch(biz, 'nope', { status: 'cancelled' })).statusCode, 404);
+      const unchanged = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/bookings/${booking.id}`,
+        headers: biz.tenant.headers,
+      });
+      assert.equal(unchanged.json().status, 'confirmed');
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const biz = await setupBookable(ctx.app);
+        const booking = await book(biz);
+        return {
+          tenant: biz.tenant,
+          route: {
+            method: 'PATCH',
+            url: `/v1/manage/bookings/${booking.id}`,
+            payload: { status: 'checked_in' },
+            scope: 'write',
+            staff: true,
+          },
+        };
+      },
+    );
+  });
+});
+
+describe('PATCH /v1/manage/bookings/{id}/notes', () => {
+  it('200: saves staff notes, kept after the booking closes, audited', async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    await patch(biz, booking.id, { status: 'cancelled' });
+    const response = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/manage/bookings/${booking.id}/notes`,
+      headers: biz.tenant.headers,
+      payload: { staff_notes: 'called to cancel, rebook next week' },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().staff_notes, 'called to cancel, rebook next week');
+    assert.ok((await auditActions(booking.id)).includes('booking.notes_saved'));
+  });
+
+  it('422: refuses notes over 2000 characters and a missing field', async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    for (const payload of [{ staff_notes: 'x'.repeat(2001) }, {}]) {
+      const response = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/bookings/${booking.id}/notes`,
+        headers: biz.tenant.headers,
+        payload,
+      });
+      assert.equal(response.statusCode, 422);
+    }
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const biz = await setupBookable(ctx.app);
+        const booking = await book(biz);
+        return {
+          tenant: biz.tenant,
+          route: {
+            method: 'PATCH',
+            url: `/v1/manage/bookings/${booking.id}/notes`,
+            payload: { staff_notes: 'hi' },
+            scope: 'write',
+            staff: true,
+          },
+        };
+      },
+    );
+  });
+});
+
+describe('GET /v1/manage/bookings/{id}/available-resources', () => {
+  it('200: lists free fitting resources except the current one', async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz, { capacity: 2 });
+    await book(biz, { capacity: 2 });
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/manage/bookings/${booking.id}/available-resources`,
+      headers: biz.tenant.headers,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(
+      response.json().map((r: { name: string }) => r.name),
+      ['T6'],
+    );
+  });
+
+  it("404: another business's booking", async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    const other = await createTenant(ctx.app);
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/manage/bookings/${booking.id}/available-resources`,
+      headers: other.headers,
+    });
+    assert.equal(response.statusCode, 404);
+  });
+});
+
+describe('DELETE /v1/manage/resources/{id} with bookings', () => {
+  it('409 while the resource has upcoming bookings, 204 once they are cancelled', async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    const del = () =>
+      ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/resources/${booking.resource_id}`,
+        headers: biz.tenant.headers,
+      });
+    const refused = await del();
+    assert.equal(refused.statusCode, 409);
+    await patch(biz, booking.id, { status: 'cancelled' });
+    assert.equal((await del()).statusCode, 204);
+  });
+});
