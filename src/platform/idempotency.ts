@@ -1,3 +1,162 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { sha256 } from './auth.ts';
+import type { Executor } from './db.ts';
+import { AppError, conflict, invalidField } from './errors.ts';
 
-export async function registerIdempotency(_app: FastifyInstance): Promise<void> {}
+const HEADER = 'idempotency-key';
+const MAX_KEY_LENGTH = 255;
+const RETENTION = sql<Date>`now() - interval '24 hours'`;
+/**
+ * A claim still without a response after this long belongs to a process that died mid-request;
+ * the key is handed to the next caller instead of answering 409 for the rest of the day.
+ */
+const ABANDONED = sql<Date>`now() - interval '5 minutes'`;
+const CLAIM_ATTEMPTS = 3;
+const SWEEP_INTERVAL_MS = 3_600_000;
+
+interface Claim {
+  credential: string;
+  key: string;
+}
+
+/** Object keys sorted, so the same body sent with its fields in another order is the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Method, path (trailing slash ignored, like the router does), query and body. */
+function fingerprint(request: FastifyRequest): string {
+  const [path = '', query] = request.url.split('?', 2);
+  const route = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  const target = query === undefined ? route : `${route}?${query}`;
+  return sha256(`${request.method} ${target}\n${canonicalJson(request.body ?? null)}`);
+}
+
+/** Takes the key when it is free, expired or abandoned; returns whether this request now owns it. */
+async function claimKey(db: Executor, claim: Claim, requestHash: string): Promise<boolean> {
+  const claimed = await db
+    .insertInto('idempotency_keys')
+    .values({ credential: claim.credential, key: claim.key, request_hash: requestHash })
+    .onConflict((oc) =>
+      oc
+        .columns(['credential', 'key'])
+        .doUpdateSet({
+          request_hash: requestHash,
+          status_code: null,
+          response_body: null,
+          created_at: sql`now()`,
+        })
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.created_at', '<', RETENTION),
+            eb.and([
+              eb('idempotency_keys.status_code', 'is', null),
+              eb('idempotency_keys.created_at', '<', ABANDONED),
+            ]),
+          ]),
+        ),
+    )
+    .returning('key')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+const findKey = (db: Executor, claim: Claim) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'status_code', 'response_body'])
+    .where('credential', '=', claim.credential)
+    .where('key', '=', claim.key)
+    .where('created_at', '>=', RETENTION)
+    .executeTakeFirst();
+
+const releaseKey = (db: Executor, claim: Claim) =>
+  db
+    .deleteFrom('idempotency_keys')
+    .where('credential', '=', claim.credential)
+    .where('key', '=', claim.key)
+    .execute();
+
+const storeResponse = (db: Executor, claim: Claim, statusCode: number, body: string | null) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({ status_code: statusCode, response_body: body })
+    .where('credential', '=', claim.credential)
+    .where('key', '=', claim.key)
+    .execute();
+
+const deleteExpiredKeys = (db: Executor) =>
+  db.deleteFrom('idempotency_keys').where('created_at', '<', RETENTION).execute();
+
+/**
+ * `Idempotency-Key` on POST and PATCH, scoped to the credential (the client IP without one).
+ * The key is claimed in `preHandler`, after the route's auth and body validation, by one atomic
+ * insert; the response is stored in `onSend`, before the client can see it and retry. A 5xx frees
+ * the key, so the client may try again.
+ */
+export async function registerIdempotency(app: FastifyInstance): Promise<void> {
+  const claims = new WeakMap<FastifyRequest, Claim>();
+
+  app.addHook('preHandler', async (request, reply) => {
+    if ((request.method !== 'POST' && request.method !== 'PATCH') || request.is404) return;
+    const key = request.headers[HEADER];
+    if (key === undefined) return;
+    if (typeof key !== 'string' || key.length < 1 || key.length > MAX_KEY_LENGTH) {
+      throw invalidField('Idempotency-Key', `must be 1 to ${MAX_KEY_LENGTH} characters`);
+    }
+    const claim: Claim = { credential: request.principal?.credentialId ?? `ip:${request.ip}`, key };
+    const requestHash = fingerprint(request);
+    // A row freed by a 5xx between the claim and the read is simply claimed again.
+    for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+      if (await claimKey(app.db, claim, requestHash)) {
+        claims.set(request, claim);
+        return;
+      }
+      const stored = await findKey(app.db, claim);
+      if (!stored) continue;
+      if (stored.request_hash !== requestHash) {
+        throw new AppError(
+          409,
+          'idempotency_mismatch',
+          'this Idempotency-Key was already used with a different request; use a new key',
+        );
+      }
+      if (stored.status_code === null) {
+        throw conflict('a request with this Idempotency-Key is still in progress; retry later');
+      }
+      reply
+        .code(stored.status_code)
+        .header('content-type', 'application/json; charset=utf-8')
+        .header('Idempotent-Replayed', 'true');
+      return reply.send(stored.response_body ?? undefined);
+    }
+    throw conflict('a request with this Idempotency-Key is still in progress; retry later');
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = claims.get(request);
+    if (!claim) return payload;
+    claims.delete(request);
+    try {
+      if (reply.statusCode >= 500) await releaseKey(app.db, claim);
+      else await storeResponse(app.db, claim, reply.statusCode, typeof payload === 'string' ? payload : null);
+    } catch (error) {
+      request.log.error({ err: error }, 'could not record the response of an idempotent request');
+    }
+    return payload;
+  });
+
+  const sweep = setInterval(() => {
+    deleteExpiredKeys(app.db).catch((error) =>
+      app.log.warn({ err: error }, 'could not delete expired idempotency keys'),
+    );
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+}

@@ -1,0 +1,361 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { sql } from 'kysely';
+import {
+  bearer,
+  createKey,
+  createTenant,
+  createTestApp,
+  type TestContext,
+  uniqueEmail,
+} from '../../test/helpers.ts';
+
+/** Routes with a visible side effect (a counter) that the tests can also hold open or make fail. */
+function addProbeRoutes(app: FastifyInstance) {
+  const probe = {
+    calls: 0,
+    failNext: false,
+    gate: null as Promise<void> | null,
+    entered: () => {},
+  };
+  const handler = async () => {
+    probe.calls++;
+    probe.entered();
+    if (probe.gate) await probe.gate;
+    if (probe.failNext) {
+      probe.failNext = false;
+      throw new Error('the probe failed on purpose');
+    }
+    return { call: probe.calls };
+  };
+  app.post('/test/probe', handler);
+  app.patch('/test/probe', handler);
+  return probe;
+}
+
+let ctx: TestContext;
+let probe: ReturnType<typeof addProbeRoutes>;
+
+before(async () => {
+  ctx = await createTestApp({}, (app) => {
+    probe = addProbeRoutes(app);
+  });
+});
+after(() => ctx.close());
+beforeEach(async () => {
+  await ctx.reset();
+  probe.calls = 0;
+  probe.failNext = false;
+  probe.gate = null;
+  probe.entered = () => {};
+});
+
+const withKey = (key: string, headers: Record<string, string> = {}) => ({
+  ...headers,
+  'idempotency-key': key,
+});
+
+const createApiKey = (headers: Record<string, string>, payload: unknown) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: '/v1/manage/api-keys',
+    headers,
+    payload: payload as InjectOptions['payload'],
+  });
+
+async function countKeys(businessId: string): Promise<number> {
+  const row = await ctx.app.db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('business_id', '=', businessId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+describe('replay: same key, same request', () => {
+  it('answers the stored status and body with Idempotent-Replayed and creates nothing more', async () => {
+    const tenant = await createTenant(ctx.app);
+    const first = await createApiKey(withKey('create-key-1', tenant.headers), { name: 'Shop' });
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+
+    const again = await createApiKey(withKey('create-key-1', tenant.headers), { name: 'Shop' });
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.match(String(again.headers['content-type']), /^application\/json/);
+    assert.deepEqual(again.json(), first.json());
+    assert.equal(await countKeys(tenant.businessId), 2);
+  });
+
+  it('treats the same body with its fields in another order, and a trailing slash, as the same request', async () => {
+    const tenant = await createTenant(ctx.app);
+    const first = await createApiKey(withKey('k', tenant.headers), { name: 'Shop', scopes: ['read'] });
+    const reordered = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/api-keys/',
+      headers: withKey('k', tenant.headers),
+      payload: { scopes: ['read'], name: 'Shop' },
+    });
+    assert.equal(reordered.statusCode, 201);
+    assert.equal(reordered.headers['idempotent-replayed'], 'true');
+    assert.equal(reordered.json().id, first.json().id);
+  });
+
+  it('honours the key on PATCH', async () => {
+    const first = await ctx.app.inject({
+      method: 'PATCH',
+      url: '/test/probe',
+      headers: withKey('p'),
+      payload: {},
+    });
+    const again = await ctx.app.inject({
+      method: 'PATCH',
+      url: '/test/probe',
+      headers: withKey('p'),
+      payload: {},
+    });
+    assert.deepEqual(first.json(), { call: 1 });
+    assert.deepEqual(again.json(), { call: 1 });
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(probe.calls, 1);
+  });
+
+  it('stores and replays a client error the handler answered', async () => {
+    const tenant = await createTenant(ctx.app, { is_dev: true });
+    const body = { name: 'Live on sandbox', environment: 'live' };
+    const first = await createApiKey(withKey('sandbox-live', tenant.headers), body);
+    assert.equal(first.statusCode, 422, first.body);
+    const again = await createApiKey(withKey('sandbox-live', tenant.headers), body);
+    assert.equal(again.statusCode, 422);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(again.json(), first.json());
+  });
+
+  it('scopes calls without a credential to the client IP', async () => {
+    const body = {
+      email: uniqueEmail(),
+      password: 'correct horse battery',
+      first_name: 'Ada',
+      last_name: 'Byron',
+    };
+    const register = (remoteAddress: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/developer/register',
+        headers: withKey('sign-up'),
+        payload: body,
+        remoteAddress,
+      });
+    const first = await register('198.51.100.1');
+    assert.equal(first.statusCode, 201, first.body);
+    const replayed = await register('198.51.100.1');
+    assert.equal(replayed.statusCode, 201);
+    assert.equal(replayed.headers['idempotent-replayed'], 'true');
+    const otherClient = await register('198.51.100.2');
+    assert.equal(otherClient.headers['idempotent-replayed'], undefined);
+    assert.equal(otherClient.statusCode, 409, otherClient.body);
+  });
+
+  it('ignores the header on GET', async () => {
+    const tenant = await createTenant(ctx.app);
+    const listed = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/api-keys',
+      headers: withKey('g', tenant.headers),
+    });
+    assert.equal(listed.statusCode, 200);
+    const rows = await ctx.app.db.selectFrom('idempotency_keys').select('key').execute();
+    assert.deepEqual(rows, []);
+  });
+});
+
+describe('a fresh request: the key is free again', () => {
+  it('keeps keys of different credentials apart (another business never sees the stored response)', async () => {
+    const tenant = await createTenant(ctx.app);
+    const other = await createTenant(ctx.app);
+    const ours = await createApiKey(withKey('shared-key', tenant.headers), { name: 'Shop' });
+    const theirs = await createApiKey(withKey('shared-key', other.headers), { name: 'Shop' });
+    assert.equal(theirs.statusCode, 201);
+    assert.equal(theirs.headers['idempotent-replayed'], undefined);
+    assert.notEqual(theirs.json().id, ours.json().id);
+    const secondKeyOfOurs = await createKey(ctx.app, tenant, ['admin']);
+    const sameBusinessOtherKey = await createApiKey(withKey('shared-key', bearer(secondKeyOfOurs)), {
+      name: 'Shop',
+    });
+    assert.equal(sameBusinessOtherKey.headers['idempotent-replayed'], undefined);
+    assert.equal(await countKeys(tenant.businessId), 4);
+  });
+
+  it('does not store a 422 from body validation, so the corrected request runs', async () => {
+    const tenant = await createTenant(ctx.app);
+    const invalid = await createApiKey(withKey('fix-me', tenant.headers), { name: '' });
+    assert.equal(invalid.statusCode, 422);
+    const fixed = await createApiKey(withKey('fix-me', tenant.headers), { name: 'Shop' });
+    assert.equal(fixed.statusCode, 201, fixed.body);
+    assert.equal(fixed.headers['idempotent-replayed'], undefined);
+  });
+
+  it('frees the key after a 5xx: the retry runs the handler again', async () => {
+    probe.failNext = true;
+    const failed = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('flaky'),
+      payload: {},
+    });
+    assert.equal(failed.statusCode, 500);
+    const retried = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('flaky'),
+      payload: {},
+    });
+    assert.equal(retried.statusCode, 200);
+    assert.equal(retried.headers['idempotent-replayed'], undefined);
+    assert.deepEqual(retried.json(), { call: 2 });
+  });
+
+  it('treats a stored response older than 24 hours as absent', async () => {
+    const first = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('old'),
+      payload: {},
+    });
+    assert.deepEqual(first.json(), { call: 1 });
+    await sql`UPDATE idempotency_keys SET created_at = now() - interval '25 hours'`.execute(ctx.app.db);
+    const later = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('old'),
+      payload: { different: true },
+    });
+    assert.equal(later.statusCode, 200);
+    assert.deepEqual(later.json(), { call: 2 });
+  });
+
+  it('hands over a key whose first request never finished (its process died) after 5 minutes', async () => {
+    await ctx.app.db
+      .insertInto('idempotency_keys')
+      .values({
+        credential: 'ip:127.0.0.1',
+        key: 'orphan',
+        request_hash: 'of a request that never answered',
+        created_at: sql<Date>`now() - interval '6 minutes'`,
+      })
+      .execute();
+    const taken = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('orphan'),
+      payload: {},
+    });
+    assert.equal(taken.statusCode, 200);
+    assert.deepEqual(taken.json(), { call: 1 });
+  });
+});
+
+describe('409 idempotency_mismatch', () => {
+  it('answers it for the same key with another body, path or method, and runs nothing', async () => {
+    const tenant = await createTenant(ctx.app);
+    await createApiKey(withKey('once', tenant.headers), { name: 'Shop' });
+    const otherBody = await createApiKey(withKey('once', tenant.headers), { name: 'Other shop' });
+    assert.equal(otherBody.statusCode, 409);
+    assert.equal(otherBody.json().error.code, 'idempotency_mismatch');
+
+    const first = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('m'),
+      payload: {},
+    });
+    assert.equal(first.statusCode, 200);
+    for (const method of ['PATCH', 'POST'] as const) {
+      const url = method === 'POST' ? '/test/probe?x=1' : '/test/probe';
+      const response = await ctx.app.inject({ method, url, headers: withKey('m'), payload: {} });
+      assert.equal(response.statusCode, 409, `${method} ${url}`);
+      assert.equal(response.json().error.code, 'idempotency_mismatch');
+    }
+    assert.equal(probe.calls, 1);
+    assert.equal(await countKeys(tenant.businessId), 2);
+  });
+});
+
+describe('409 conflict', () => {
+  it('answers it while the first request with the key is still running, then replays', async () => {
+    let open!: () => void;
+    probe.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const entered = new Promise<void>((resolve) => {
+      probe.entered = resolve;
+    });
+    const first = ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('slow'),
+      payload: {},
+    });
+    await entered;
+    const duplicate = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('slow'),
+      payload: {},
+    });
+    assert.equal(duplicate.statusCode, 409);
+    assert.equal(duplicate.json().error.code, 'conflict');
+    open();
+    assert.equal((await first).statusCode, 200);
+    const after = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('slow'),
+      payload: {},
+    });
+    assert.equal(after.headers['idempotent-replayed'], 'true');
+    assert.equal(probe.calls, 1);
+  });
+
+  it('lets 50 simultaneous identical requests with one key create exactly one API key', async () => {
+    const tenant = await createTenant(ctx.app);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => createApiKey(withKey('burst', tenant.headers), { name: 'Burst' })),
+    );
+    const fresh = responses.filter((r) => r.statusCode === 201 && !r.headers['idempotent-replayed']);
+    const replayed = responses.filter(
+      (r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === 'true',
+    );
+    const inFlight = responses.filter((r) => r.statusCode === 409);
+    assert.equal(fresh.length, 1);
+    assert.equal(replayed.length + inFlight.length, 49);
+    for (const r of inFlight) assert.equal(r.json().error.code, 'conflict');
+    for (const r of replayed) assert.equal(r.json().id, fresh[0]!.json().id);
+    assert.equal(await countKeys(tenant.businessId), 2);
+  });
+});
+
+describe('422 validation_error', () => {
+  it('names the header when the key is empty or longer than 255 characters', async () => {
+    for (const key of ['', 'k'.repeat(256)]) {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/probe',
+        headers: withKey(key),
+        payload: {},
+      });
+      assert.equal(response.statusCode, 422, `length ${key.length}`);
+      assert.equal(response.json().error.code, 'validation_error');
+      assert.equal(response.json().error.fields[0].field, 'Idempotency-Key');
+    }
+    const longest = await ctx.app.inject({
+      method: 'POST',
+      url: '/test/probe',
+      headers: withKey('k'.repeat(255)),
+      payload: {},
+    });
+    assert.equal(longest.statusCode, 200);
+    assert.equal(probe.calls, 1);
+  });
+});
