@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
+import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const DAY = daysFromNow(5);
+const period = { start_at: `${DAY}T10:00:00+02:00`, end_at: `${DAY}T12:00:00+02:00` };
+
+async function withResource() {
+  const biz = await setupBookable(ctx.app, {
+    resources: [{ name: 'Chair', capacity_min: 1, capacity_max: 1 }],
+  });
+  return { biz, url: `/v1/manage/resources/${biz.resources.Chair}/blocks` };
+}
+
+describe('resource blocks', () => {
+  describe('201', () => {
+    it('stores the block in absolute time and audits it', async () => {
+      const { biz, url } = await withResource();
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: biz.tenant.headers,
+        payload: { ...period, reason: 'Dentist', source: 'google' },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      const block = response.json();
+      assert.equal(block.start_at, `${DAY}T08:00:00.000Z`);
+      assert.equal(block.end_at, `${DAY}T10:00:00.000Z`);
+      assert.equal(block.source, 'google');
+      const audit = await ctx.database.db.selectFrom('audit_logs').select('action').execute();
+      assert.ok(audit.some((a) => a.action === 'resource.block_added'));
+    });
+  });
+
+  describe('200', () => {
+    it('lists blocks, filtered by period, and DELETE removes one (204)', async () => {
+      const { biz, url } = await withResource();
+      const created = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: biz.tenant.headers,
+        payload: period,
+      });
+      const listed = await ctx.app.inject({ method: 'GET', url, headers: biz.tenant.headers });
+      assert.equal(listed.statusCode, 200);
+      assert.equal(listed.json().items.length, 1);
+      const outside = await ctx.app.inject({
+        method: 'GET',
+        url: `${url}?from=${encodeURIComponent(`${DAY}T12:00:00+02:00`)}`,
+        headers: biz.tenant.headers,
+      });
+      assert.equal(outside.json().items.length, 0);
+      const removed = await ctx.app.inject({
+        method: 'DELETE',
+        url: `${url}/${created.json().id}`,
+        headers: biz.tenant.headers,
+      });
+      assert.equal(removed.statusCode, 204);
+      const again = await ctx.app.inject({
+        method: 'DELETE',
+        url: `${url}/${created.json().id}`,
+        headers: biz.tenant.headers,
+      });
+      assert.equal(again.statusCode, 404);
+    });
+  });
+
+  describe('422', () => {
+    it('refuses an end before the start, a timestamp without offset and unknown fields', async () => {
+      const { biz, url } = await withResource();
+      for (const payload of [
+        { start_at: period.end_at, end_at: period.start_at },
+        { start_at: 'tomorrow', end_at: period.end_at },
+        { ...period, colour: 'red' },
+        { start_at: period.start_at },
+      ]) {
+        const response = await ctx.app.inject({ method: 'POST', url, headers: biz.tenant.headers, payload });
+        assert.equal(response.statusCode, 422, JSON.stringify(payload));
+      }
+    });
+  });
+
+  describe('404', () => {
+    it("answers not_found for another business's resource", async () => {
+      const { url } = await withResource();
+      const other = await createTenant(ctx.app);
+      for (const method of ['GET', 'POST'] as const) {
+        const response = await ctx.app.inject({
+          method,
+          url,
+          headers: other.headers,
+          payload: method === 'POST' ? period : undefined,
+        });
+        assert.equal(response.statusCode, 404, method);
+      }
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const { biz, url } = await withResource();
+        return {
+          tenant: biz.tenant,
+          route: { method: 'POST', url, payload: period, scope: 'write', staff: false },
+        };
+      },
+    );
+  });
+});
