@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 
 /** Shared TypeBox pieces: one definition of each wire format. */
 export const Uuid = Type.String({ format: 'uuid' });
@@ -8,8 +8,17 @@ export const TimeString = Type.String({
   description: 'HH:MM (24-hour)',
 });
 export const Timestamp = Type.String({ format: 'date-time' });
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+/**
+ * `T` or null. A plain-typed schema becomes `type: [T, 'null']` rather than `anyOf`: with type
+ * coercion on, Ajv would otherwise coerce a null into the first branch (`""`, `0`) before trying null.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const type = (schema as { type?: unknown }).type;
+  const plain = typeof type === 'string' && !('const' in schema) && !('enum' in schema);
+  return Type.Unsafe<Static<T> | null>(
+    plain ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]),
+  );
+};
 
 export const ErrorBody = Type.Object(
   {

@@ -1,3 +1,97 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { optionalCredential } from '../platform/access.ts';
+import { notFound } from '../platform/errors.ts';
+import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { findBlackoutsEndingFrom } from '../settings/blackouts.queries.ts';
+import { HoursRowView, loadHours, toWeek } from '../settings/hours.queries.ts';
+import { todayIn } from '../settings/timezone.ts';
+import { cachePublicRead } from './http-cache.ts';
 
-export const publicRoutes: FastifyPluginAsyncTypebox = async () => {};
+const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
+const PublicBlackout = Type.Object({
+  start_date: DateString,
+  end_date: DateString,
+  reason: Nullable(Type.String()),
+});
+
+const NotModified = Type.Null({ description: 'Not modified: the ETag sent in If-None-Match is current' });
+const PUBLIC_READ = { onRequest: optionalCredential, onSend: cachePublicRead };
+const PUBLIC_SCHEMA = { tags: ['Public'], security: [] };
+
+/** Reads a booking widget makes without credentials; a credential that is sent must still be valid. */
+export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  /** The business's time zone; 404 when no such business exists. */
+  const timezoneOf = async (businessId: string) => {
+    const business = await app.db
+      .selectFrom('businesses')
+      .select('timezone')
+      .where('id', '=', businessId)
+      .executeTakeFirst();
+    if (!business) throw notFound('business');
+    return business.timezone;
+  };
+
+  app.get(
+    '/v1/public/business/:slug',
+    {
+      ...PUBLIC_READ,
+      schema: {
+        ...PUBLIC_SCHEMA,
+        summary: 'A business by its slug: id, name and slug',
+        params: Type.Object(
+          { slug: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: BusinessInfo, 304: NotModified, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const business = await app.db
+        .selectFrom('businesses')
+        .select(['id', 'name', 'slug'])
+        .where('slug', '=', request.params.slug.toLowerCase())
+        .executeTakeFirst();
+      if (!business) throw notFound('business');
+      return business;
+    },
+  );
+
+  for (const path of ['/v1/public/hours/:business_id', '/v1/availability/hours/:business_id']) {
+    app.get(
+      path,
+      {
+        ...PUBLIC_READ,
+        schema: {
+          ...PUBLIC_SCHEMA,
+          summary: 'Weekly operating hours: seven rows, Sunday (0) first',
+          params: IdParams('business_id'),
+          response: { 200: Type.Array(HoursRowView), 304: NotModified, ...ErrorResponses },
+        },
+      },
+      async (request) => {
+        const businessId = request.params.business_id;
+        await timezoneOf(businessId);
+        return toWeek(await loadHours(app.db, businessId));
+      },
+    );
+  }
+
+  app.get(
+    '/v1/public/blackout-dates/:business_id',
+    {
+      ...PUBLIC_READ,
+      schema: {
+        ...PUBLIC_SCHEMA,
+        summary: "Blackout ranges ending today or later in the business's time zone, by start date",
+        params: IdParams('business_id'),
+        response: { 200: Type.Array(PublicBlackout), 304: NotModified, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const businessId = request.params.business_id;
+      const timezone = await timezoneOf(businessId);
+      return findBlackoutsEndingFrom(app.db, businessId, todayIn(timezone));
+    },
+  );
+};

@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import type { Executor } from '../platform/db.ts';
+import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+
+export const ResourceView = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  resource_type: Nullable(Type.String()),
+  capacity_min: Type.Integer(),
+  capacity_max: Type.Integer(),
+  section: Nullable(Type.String()),
+  display_order: Type.Integer(),
+  is_active: Type.Boolean(),
+  created_at: Timestamp,
+});
+
+export const RESOURCE_COLUMNS = [
+  'id',
+  'name',
+  'resource_type',
+  'capacity_min',
+  'capacity_max',
+  'section',
+  'display_order',
+  'is_active',
+  'created_at',
+] as const;
+
+export interface ResourceRow {
+  id: string;
+  name: string;
+  resource_type: string | null;
+  capacity_min: number;
+  capacity_max: number;
+  section: string | null;
+  display_order: number;
+  is_active: boolean;
+  created_at: Date;
+}
+
+export const toResourceView = (row: ResourceRow) => ({ ...row, created_at: row.created_at.toISOString() });
+
+/** A live (not deleted) resource of the business, locked for the rest of the transaction. */
+export async function lockResource(executor: Executor, businessId: string, resourceId: string) {
+  return executor
+    .selectFrom('resources')
+    .select(RESOURCE_COLUMNS)
+    .where('id', '=', resourceId)
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Where a resource created without a `display_order` goes: after the last live one. */
+export async function nextDisplayOrder(executor: Executor, businessId: string): Promise<number> {
+  const { last } = await executor
+    .selectFrom('resources')
+    .select((eb) => eb.fn.max<number | null>('display_order').as('last'))
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return (last ?? 0) + 1;
+}
+
+/** Whether bookings still to come hold this resource; such a resource must not disappear. */
+export async function hasUpcomingBookings(executor: Executor, resourceId: string): Promise<boolean> {
+  const row = await executor
+    .selectFrom('bookings')
+    .select('id')
+    .where('resource_id', '=', resourceId)
+    .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
+    .where('ends_at', '>', sql<Date>`now()`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The ids among `ids` that are not live resources of the business. */
+export async function unknownResourceIds(
+  executor: Executor,
+  businessId: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await executor
+    .selectFrom('resources')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .where('id', 'in', ids)
+    .execute();
+  const known = new Set(found.map((row) => row.id));
+  return ids.filter((id) => !known.has(id));
+}
