@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
+import { sql } from 'kysely';
 import type { Db } from './db.ts';
 import { AppError, notFound } from './errors.ts';
 import { isUuid } from './schemas.ts';
@@ -155,9 +156,12 @@ export class KeyUsageRecorder {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    for (const [id, at] of batch) {
-      await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
-    }
+    const used = [...batch].map(([id, at]) => sql`(${id}::uuid, ${at.toISOString()}::timestamptz)`);
+    // GREATEST: several API processes may flush the same key in any order.
+    await sql`
+      UPDATE api_keys SET last_used_at = GREATEST(api_keys.last_used_at, used.at)
+      FROM (VALUES ${sql.join(used)}) AS used (id, at)
+      WHERE api_keys.id = used.id`.execute(this.db);
   }
 
   async stop(): Promise<void> {

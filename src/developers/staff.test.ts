@@ -1,0 +1,382 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
+import {
+  bearer,
+  createTenant,
+  createTestApp,
+  dashboardToken,
+  itChecksAuth,
+  type Tenant,
+  type TestContext,
+  uniqueEmail,
+} from '../../test/helpers.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const PASSWORD = 'staff password 123';
+
+async function invite(tenant: Tenant, role: 'business_owner' | 'staff_member', email = uniqueEmail(role)) {
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/v1/manage/staff',
+    headers: tenant.headers,
+    payload: { email, role, password: PASSWORD },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return { ...(response.json() as { id: string; email: string; role: string }), email };
+}
+
+const loginAs = (email: string, password = PASSWORD) =>
+  ctx.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
+
+const get = (url: string, token: string) => ctx.app.inject({ method: 'GET', url, headers: bearer(token) });
+
+describe('POST /v1/auth/login', () => {
+  describe('200', () => {
+    it('logs a staff member in with a token naming the role and the business', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'staff_member');
+      const response = await loginAs(user.email.toUpperCase());
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.equal(body.expires_in, 3600);
+      assert.equal(body.token_type, 'bearer');
+      assert.ok(body.refresh_token);
+      const claims = decodeJwt(body.access_token);
+      assert.equal(claims.sub, user.id);
+      assert.equal(claims.email, user.email);
+      assert.deepEqual(claims.app_metadata, { role: 'staff_member', business_id: tenant.businessId });
+      const business = await get('/v1/manage/business', body.access_token);
+      assert.equal(business.statusCode, 200);
+      assert.equal(business.json().id, tenant.businessId);
+    });
+  });
+
+  describe('401', () => {
+    it('answers the same to a wrong password and an unknown email', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'business_owner');
+      const wrong = await loginAs(user.email, 'wrong password!');
+      const unknown = await loginAs(uniqueEmail());
+      for (const response of [wrong, unknown]) {
+        assert.equal(response.statusCode, 401);
+        assert.equal(response.json().error.code, 'invalid_token');
+      }
+      assert.deepEqual(wrong.json(), unknown.json());
+    });
+
+    it('does not let a developer log in here', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await loginAs(tenant.developer.email, tenant.developer.password);
+      assert.equal(response.statusCode, 401);
+    });
+  });
+
+  describe('422', () => {
+    it('refuses unknown fields', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: 'a@example.com', password: PASSWORD, remember: true },
+      });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.fields[0].field, 'remember');
+    });
+  });
+});
+
+describe('GET /v1/manage/staff', () => {
+  describe('200', () => {
+    it("lists the business's dashboard users, oldest first", async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      await invite(other, 'staff_member');
+      const owner = await invite(tenant, 'business_owner');
+      const staff = await invite(tenant, 'staff_member');
+      const response = await get('/v1/manage/staff', tenant.apiKey);
+      assert.equal(response.statusCode, 200);
+      const body = response.json();
+      assert.deepEqual(
+        body.items.map((u: { id: string; role: string }) => [u.id, u.role]),
+        [
+          [owner.id, 'business_owner'],
+          [staff.id, 'staff_member'],
+        ],
+      );
+      assert.equal(body.has_more, false);
+      assert.doesNotMatch(response.body, /password/);
+    });
+
+    it('pages with limit and cursor', async () => {
+      const tenant = await createTenant(ctx.app);
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push((await invite(tenant, 'staff_member')).id);
+      const page1 = (await get('/v1/manage/staff?limit=2', tenant.apiKey)).json();
+      assert.equal(page1.has_more, true);
+      const page2 = (await get(`/v1/manage/staff?limit=2&cursor=${page1.next_cursor}`, tenant.apiKey)).json();
+      assert.deepEqual(
+        [...page1.items, ...page2.items].map((u: { id: string }) => u.id),
+        ids,
+      );
+      assert.equal(page2.has_more, false);
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        return { tenant, route: { method: 'GET', url: '/v1/manage/staff', scope: 'admin', staff: false } };
+      },
+    );
+  });
+});
+
+describe('POST /v1/manage/staff', () => {
+  describe('201', () => {
+    it('lets an owner invite a user who can then log in', async () => {
+      const tenant = await createTenant(ctx.app);
+      const ownerToken = await dashboardToken(ctx.app, tenant, 'business_owner');
+      const email = uniqueEmail('new');
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: bearer(ownerToken),
+        payload: { email, role: 'staff_member', password: PASSWORD },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      const body = response.json();
+      assert.equal(body.email, email);
+      assert.equal(body.role, 'staff_member');
+      assert.ok(!Number.isNaN(Date.parse(body.created_at)));
+      assert.equal((await loginAs(email)).statusCode, 200);
+    });
+
+    it("lets a developer invite through X-Business-Id and records the developer's email", async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: { ...bearer(tenant.developer.token), 'x-business-id': tenant.businessId },
+        payload: { email: uniqueEmail(), role: 'business_owner', password: PASSWORD },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      const audit = (await get('/v1/manage/audit-logs', tenant.apiKey)).json();
+      assert.equal(audit.items[0].action, 'staff.invited');
+      assert.equal(audit.items[0].user_email, tenant.developer.email);
+      assert.equal(audit.items[0].entity_id, response.json().id);
+    });
+  });
+
+  describe('403', () => {
+    it('blocks a staff member from inviting', async () => {
+      const tenant = await createTenant(ctx.app);
+      const staffToken = await dashboardToken(ctx.app, tenant, 'staff_member');
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: bearer(staffToken),
+        payload: { email: uniqueEmail(), role: 'business_owner', password: PASSWORD },
+      });
+      assert.equal(response.statusCode, 403);
+      assert.equal(response.json().error.code, 'insufficient_permissions');
+    });
+  });
+
+  describe('409', () => {
+    it('refuses an email any dashboard user already has, whatever its case', async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      const existing = await invite(other, 'staff_member');
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: tenant.headers,
+        payload: { email: existing.email.toUpperCase(), role: 'staff_member', password: PASSWORD },
+      });
+      assert.equal(response.statusCode, 409);
+      assert.equal(response.json().error.code, 'conflict');
+    });
+  });
+
+  describe('422', () => {
+    it('names every bad field: email, role, short password, unknown field', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: tenant.headers,
+        payload: { email: 'nope', role: 'developer', password: 'short', team: 'x' },
+      });
+      assert.equal(response.statusCode, 422);
+      const fields = response.json().error.fields.map((f: { field: string }) => f.field);
+      for (const field of ['email', 'role', 'password', 'team']) assert.ok(fields.includes(field), field);
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        return {
+          tenant,
+          route: {
+            method: 'POST',
+            url: '/v1/manage/staff',
+            payload: { email: uniqueEmail(), role: 'staff_member', password: PASSWORD },
+            scope: 'admin',
+            staff: false,
+          },
+        };
+      },
+    );
+  });
+});
+
+describe('PATCH /v1/manage/staff/:user_id', () => {
+  describe('200', () => {
+    it('changes the role, which takes effect on the tokens already issued', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'staff_member');
+      const token = (await loginAs(user.email)).json().access_token;
+      assert.equal((await get('/v1/manage/staff', token)).statusCode, 403);
+      const response = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/staff/${user.id}`,
+        headers: tenant.headers,
+        payload: { role: 'business_owner' },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().role, 'business_owner');
+      assert.equal((await get('/v1/manage/staff', token)).statusCode, 200);
+      const audit = (await get('/v1/manage/audit-logs', tenant.apiKey)).json();
+      assert.equal(audit.items[0].action, 'staff.role_changed');
+      assert.equal(audit.items[0].before_state.role, 'staff_member');
+      assert.equal(audit.items[0].after_state.role, 'business_owner');
+    });
+  });
+
+  describe('404', () => {
+    it("answers not_found for another business's user, an unknown id and a malformed id", async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      const foreign = await invite(other, 'staff_member');
+      for (const id of [foreign.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+        const response = await ctx.app.inject({
+          method: 'PATCH',
+          url: `/v1/manage/staff/${id}`,
+          headers: tenant.headers,
+          payload: { role: 'business_owner' },
+        });
+        assert.equal(response.statusCode, 404, id);
+        assert.equal(response.json().error.code, 'not_found');
+      }
+      const untouched = (await get('/v1/manage/staff', other.apiKey)).json();
+      assert.equal(untouched.items[0].role, 'staff_member');
+    });
+  });
+
+  describe('422', () => {
+    it('refuses an unknown role', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'staff_member');
+      const response = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/staff/${user.id}`,
+        headers: tenant.headers,
+        payload: { role: 'developer' },
+      });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.fields[0].field, 'role');
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        const user = await invite(tenant, 'staff_member');
+        return {
+          tenant,
+          route: {
+            method: 'PATCH',
+            url: `/v1/manage/staff/${user.id}`,
+            payload: { role: 'staff_member' },
+            scope: 'admin',
+            staff: false,
+          },
+        };
+      },
+    );
+  });
+});
+
+describe('DELETE /v1/manage/staff/:user_id', () => {
+  describe('204', () => {
+    it('removes the user: their access and refresh tokens stop working at once', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'business_owner');
+      const { access_token, refresh_token } = (await loginAs(user.email)).json();
+      assert.equal((await get('/v1/manage/business', access_token)).statusCode, 200);
+      const response = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/staff/${user.id}`,
+        headers: tenant.headers,
+      });
+      assert.equal(response.statusCode, 204);
+      assert.equal(response.body, '');
+      const after = await get('/v1/manage/business', access_token);
+      assert.equal(after.statusCode, 401);
+      assert.equal(after.json().error.code, 'invalid_token');
+      const refreshed = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/refresh',
+        payload: { refresh_token },
+      });
+      assert.equal(refreshed.statusCode, 401);
+      assert.equal((await loginAs(user.email)).statusCode, 401);
+      const audit = (await get('/v1/manage/audit-logs', tenant.apiKey)).json();
+      assert.equal(audit.items[0].action, 'staff.removed');
+      assert.equal(audit.items[0].before_state.email, user.email);
+    });
+  });
+
+  describe('404', () => {
+    it("answers not_found for another business's user and leaves it alone", async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      const foreign = await invite(other, 'staff_member');
+      const response = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/staff/${foreign.id}`,
+        headers: tenant.headers,
+      });
+      assert.equal(response.statusCode, 404);
+      assert.equal(response.json().error.code, 'not_found');
+      assert.equal((await loginAs(foreign.email)).statusCode, 200);
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        const user = await invite(tenant, 'staff_member');
+        return {
+          tenant,
+          route: { method: 'DELETE', url: `/v1/manage/staff/${user.id}`, scope: 'admin', staff: false },
+        };
+      },
+    );
+  });
+});
