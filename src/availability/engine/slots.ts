@@ -151,8 +151,9 @@ function indexBusy(
     const r = owner[i]!;
     if (r < 0) continue;
     const at = fill[r]!++;
-    starts[at] = busy[i]!.start;
-    ends[at] = busy[i]!.end;
+    // Clipping to [from, to) keeps every overlap answer and keeps infinite ends out of the sort.
+    starts[at] = Math.max(busy[i]!.start, from);
+    ends[at] = Math.min(busy[i]!.end, to);
   }
   for (let r = 0; r < candidates.length; r++) sortByStart(starts, ends, offsets[r]!, offsets[r + 1]!);
   const maxEnds = ends;

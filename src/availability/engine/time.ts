@@ -5,7 +5,7 @@
  */
 
 export const MINUTE_MS = 60_000;
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 const SECOND_MS = 1000;
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -62,7 +62,7 @@ function isLeapYear(year: number): boolean {
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Days since 1970-01-01, or NaN when `date` is not a real `YYYY-MM-DD` calendar date. */
-export function dayNumber(date: string): number {
+function dayNumber(date: string): number {
   const match = DATE_RE.exec(date);
   if (!match) return Number.NaN;
   const year = Number(match[1]);

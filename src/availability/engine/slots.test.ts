@@ -1,0 +1,663 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkStart, daySlots } from './slots.ts';
+import type { BusyPeriod, DayRules, EngineResource, HoursRow, StartCheck, StartOptions } from './types.ts';
+
+const at = (instant: string) => Date.parse(instant);
+const iso = (instant: number) => new Date(instant).toISOString();
+
+const SCHEDULED: StartOptions = { onGrid: true, ignoreNoticeAndWindow: false };
+const ANY_MINUTE: StartOptions = { onGrid: false, ignoreNoticeAndWindow: false };
+const STAFF: StartOptions = { onGrid: false, ignoreNoticeAndWindow: true };
+
+function resource(id: string, capacityMin: number, capacityMax: number, displayOrder = 0): EngineResource {
+  return { id, name: `Resource ${id}`, capacityMin, capacityMax, displayOrder, isActive: true };
+}
+
+function everyDay(openTime: string, closeTime: string, lastBookingTime: string | null = null): HoursRow[] {
+  return [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+    dayOfWeek,
+    isOpen: true,
+    openTime,
+    closeTime,
+    lastBookingTime,
+  }));
+}
+
+function busy(resourceId: string, start: string, end: string): BusyPeriod {
+  return { resourceId, start: at(start), end: at(end) };
+}
+
+/** Wednesday 2026-06-10 in UTC, open 10:00-16:00, one resource for 1-4, booked a week ahead. */
+function rules(overrides: Partial<DayRules> = {}): DayRules {
+  return {
+    date: '2026-06-10',
+    timezone: 'UTC',
+    now: at('2026-06-01T00:00:00Z'),
+    hours: everyDay('10:00:00', '16:00:00'),
+    blackouts: [],
+    intervalMinutes: 30,
+    durationMinutes: 60,
+    bufferBeforeMinutes: 0,
+    bufferAfterMinutes: 0,
+    minNoticeHours: 0,
+    bookingWindowDays: 60,
+    partySize: 2,
+    resources: [resource('r1', 1, 4)],
+    allowedResourceIds: null,
+    resourceId: null,
+    busy: [],
+    ...overrides,
+  };
+}
+
+const times = (day: DayRules) => daySlots(day).slots.map((slot) => slot.time);
+
+/** time -> [start, end] as ISO instants. */
+const instants = (day: DayRules) =>
+  Object.fromEntries(daySlots(day).slots.map((slot) => [slot.time, [iso(slot.start), iso(slot.end)]]));
+
+/** time -> free resource ids. */
+const freeByTime = (day: DayRules) =>
+  Object.fromEntries(daySlots(day).slots.map((slot) => [slot.time, slot.freeResourceIds]));
+
+function failureOf(check: StartCheck) {
+  assert.equal(check.ok, false, 'expected the start to be refused');
+  if (check.ok) throw new Error('unreachable');
+  assert.ok(check.message.length > 0);
+  return check.reason;
+}
+
+describe('DST in Europe/Berlin', () => {
+  it('skips the missing hour of the spring-forward night in an overnight window', () => {
+    // Saturday 2026-03-28 20:00 CET to 04:00 CEST; clocks jump from 02:00 to 03:00 at 01:00Z.
+    const day = rules({
+      date: '2026-03-28',
+      timezone: 'Europe/Berlin',
+      now: at('2026-03-01T00:00:00Z'),
+      hours: everyDay('20:00', '04:00'),
+    });
+    assert.deepEqual(times(day), [
+      '20:00',
+      '20:30',
+      '21:00',
+      '21:30',
+      '22:00',
+      '22:30',
+      '23:00',
+      '23:30',
+      '00:00',
+      '00:30',
+      '01:00',
+      '01:30',
+      '03:00',
+    ]);
+    const slots = instants(day);
+    assert.deepEqual(slots['20:00'], ['2026-03-28T19:00:00.000Z', '2026-03-28T20:00:00.000Z']);
+    // 60 real minutes from 01:30 CET end at 03:30 CEST.
+    assert.deepEqual(slots['01:30'], ['2026-03-29T00:30:00.000Z', '2026-03-29T01:30:00.000Z']);
+    assert.deepEqual(slots['03:00'], ['2026-03-29T01:00:00.000Z', '2026-03-29T02:00:00.000Z']);
+  });
+
+  it('skips the missing hour in a daytime window on 2026-03-29', () => {
+    const day = rules({
+      date: '2026-03-29',
+      timezone: 'Europe/Berlin',
+      now: at('2026-03-01T00:00:00Z'),
+      hours: everyDay('01:00', '05:00'),
+      durationMinutes: 30,
+    });
+    assert.deepEqual(instants(day), {
+      '01:00': ['2026-03-29T00:00:00.000Z', '2026-03-29T00:30:00.000Z'],
+      '01:30': ['2026-03-29T00:30:00.000Z', '2026-03-29T01:00:00.000Z'],
+      '03:00': ['2026-03-29T01:00:00.000Z', '2026-03-29T01:30:00.000Z'],
+      '03:30': ['2026-03-29T01:30:00.000Z', '2026-03-29T02:00:00.000Z'],
+      '04:00': ['2026-03-29T02:00:00.000Z', '2026-03-29T02:30:00.000Z'],
+      '04:30': ['2026-03-29T02:30:00.000Z', '2026-03-29T03:00:00.000Z'],
+    });
+  });
+
+  it('refuses a start inside the gap, on the grid or not', () => {
+    const day = rules({
+      date: '2026-03-29',
+      timezone: 'Europe/Berlin',
+      now: at('2026-03-01T00:00:00Z'),
+      hours: everyDay('01:00', '05:00'),
+    });
+    assert.equal(failureOf(checkStart(day, '02:00', SCHEDULED)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(day, '02:30', SCHEDULED)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(day, '02:17', STAFF)), 'outside_operating_hours');
+    const walkIn = checkStart(day, '01:45', STAFF);
+    assert.ok(walkIn.ok);
+    // 60 real minutes across the jump: 01:45 CET to 03:45 CEST.
+    assert.equal(iso(walkIn.start), '2026-03-29T00:45:00.000Z');
+    assert.equal(iso(walkIn.end), '2026-03-29T01:45:00.000Z');
+  });
+
+  it('offers the repeated hour of the fall-back night once, at its first occurrence', () => {
+    // Saturday 2026-10-24 20:00 CEST to 04:00 CET; 03:00 CEST becomes 02:00 CET at 01:00Z.
+    const day = rules({
+      date: '2026-10-24',
+      timezone: 'Europe/Berlin',
+      now: at('2026-10-01T00:00:00Z'),
+      hours: everyDay('20:00', '04:00'),
+    });
+    assert.deepEqual(times(day), [
+      '20:00',
+      '20:30',
+      '21:00',
+      '21:30',
+      '22:00',
+      '22:30',
+      '23:00',
+      '23:30',
+      '00:00',
+      '00:30',
+      '01:00',
+      '01:30',
+      '02:00',
+      '02:30',
+      '03:00',
+    ]);
+    const slots = instants(day);
+    assert.deepEqual(slots['02:00'], ['2026-10-25T00:00:00.000Z', '2026-10-25T01:00:00.000Z']);
+    // First 02:30 (CEST); 60 real minutes later the clock shows 02:30 again (CET).
+    assert.deepEqual(slots['02:30'], ['2026-10-25T00:30:00.000Z', '2026-10-25T01:30:00.000Z']);
+    // The last start ends exactly at closing, 04:00 CET.
+    assert.deepEqual(slots['03:00'], ['2026-10-25T02:00:00.000Z', '2026-10-25T03:00:00.000Z']);
+  });
+
+  it('takes the first occurrence for a walk-in in the repeated hour', () => {
+    const day = rules({
+      date: '2026-10-24',
+      timezone: 'Europe/Berlin',
+      now: at('2026-10-01T00:00:00Z'),
+      hours: everyDay('20:00', '04:00'),
+    });
+    const walkIn = checkStart(day, '02:15', STAFF);
+    assert.ok(walkIn.ok);
+    assert.equal(iso(walkIn.start), '2026-10-25T00:15:00.000Z');
+    assert.equal(failureOf(checkStart(day, '03:30', STAFF)), 'outside_operating_hours');
+  });
+});
+
+describe('DST in America/New_York', () => {
+  it('skips the missing hour of 2026-03-08', () => {
+    const day = rules({
+      date: '2026-03-08',
+      timezone: 'America/New_York',
+      now: at('2026-03-01T00:00:00Z'),
+      hours: everyDay('01:00', '05:00'),
+      durationMinutes: 30,
+    });
+    assert.deepEqual(instants(day), {
+      '01:00': ['2026-03-08T06:00:00.000Z', '2026-03-08T06:30:00.000Z'],
+      '01:30': ['2026-03-08T06:30:00.000Z', '2026-03-08T07:00:00.000Z'],
+      '03:00': ['2026-03-08T07:00:00.000Z', '2026-03-08T07:30:00.000Z'],
+      '03:30': ['2026-03-08T07:30:00.000Z', '2026-03-08T08:00:00.000Z'],
+      '04:00': ['2026-03-08T08:00:00.000Z', '2026-03-08T08:30:00.000Z'],
+      '04:30': ['2026-03-08T08:30:00.000Z', '2026-03-08T09:00:00.000Z'],
+    });
+  });
+
+  it('offers the repeated hour of 2026-11-01 once and counts real minutes to closing', () => {
+    // Open 00:00 EDT to 03:00 EST (08:00Z); 02:00 EDT becomes 01:00 EST at 06:00Z.
+    const day = rules({
+      date: '2026-11-01',
+      timezone: 'America/New_York',
+      now: at('2026-10-01T00:00:00Z'),
+      hours: everyDay('00:00', '03:00'),
+    });
+    assert.deepEqual(instants(day), {
+      '00:00': ['2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z'],
+      '00:30': ['2026-11-01T04:30:00.000Z', '2026-11-01T05:30:00.000Z'],
+      '01:00': ['2026-11-01T05:00:00.000Z', '2026-11-01T06:00:00.000Z'],
+      '01:30': ['2026-11-01T05:30:00.000Z', '2026-11-01T06:30:00.000Z'],
+      '02:00': ['2026-11-01T07:00:00.000Z', '2026-11-01T08:00:00.000Z'],
+    });
+  });
+
+  it('blocks by real instants across the repeated hour', () => {
+    // A block over the second 01:00-02:00 (EST) leaves the first one (EDT) free.
+    const day = rules({
+      date: '2026-11-01',
+      timezone: 'America/New_York',
+      now: at('2026-10-01T00:00:00Z'),
+      hours: everyDay('00:00', '03:00'),
+      durationMinutes: 30,
+      busy: [busy('r1', '2026-11-01T06:00:00Z', '2026-11-01T07:00:00Z')],
+    });
+    assert.deepEqual(freeByTime(day), {
+      '00:00': ['r1'],
+      '00:30': ['r1'],
+      '01:00': ['r1'],
+      '01:30': ['r1'],
+      '02:00': ['r1'],
+      '02:30': ['r1'],
+    });
+  });
+});
+
+describe('an overnight bar, 20:00-02:00', () => {
+  const bar = (overrides: Partial<DayRules> = {}) =>
+    rules({ date: '2026-06-12', hours: everyDay('20:00', '02:00'), ...overrides });
+
+  it('puts starts after midnight on the next day but in the opening day', () => {
+    const slots = instants(bar());
+    assert.deepEqual(Object.keys(slots), [
+      '20:00',
+      '20:30',
+      '21:00',
+      '21:30',
+      '22:00',
+      '22:30',
+      '23:00',
+      '23:30',
+      '00:00',
+      '00:30',
+      '01:00',
+    ]);
+    assert.deepEqual(slots['00:30'], ['2026-06-13T00:30:00.000Z', '2026-06-13T01:30:00.000Z']);
+    assert.deepEqual(slots['01:00'], ['2026-06-13T01:00:00.000Z', '2026-06-13T02:00:00.000Z']);
+  });
+
+  it('stops at last_booking_time past midnight', () => {
+    assert.deepEqual(times(bar({ hours: everyDay('20:00', '02:00', '00:30') })).slice(-2), [
+      '00:00',
+      '00:30',
+    ]);
+  });
+
+  it('accepts a start after midnight and refuses one outside the window', () => {
+    const check = checkStart(bar(), '00:30', SCHEDULED);
+    assert.ok(check.ok);
+    assert.equal(iso(check.start), '2026-06-13T00:30:00.000Z');
+    assert.equal(failureOf(checkStart(bar(), '01:30', SCHEDULED)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(bar(), '01:30', STAFF)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(bar(), '02:00', STAFF)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(bar(), '19:30', STAFF)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(bar(), '12:00', STAFF)), 'outside_operating_hours');
+  });
+
+  it('treats close equal to open as a 24-hour window', () => {
+    const day = rules({ hours: everyDay('06:00', '06:00'), intervalMinutes: 60 });
+    const all = times(day);
+    assert.equal(all.length, 24);
+    assert.equal(all[0], '06:00');
+    assert.equal(all.at(-1), '05:00');
+  });
+});
+
+describe('buffers', () => {
+  it('keeps both buffers clear of existing held ranges (half-open)', () => {
+    const day = rules({
+      intervalMinutes: 15,
+      bufferBeforeMinutes: 15,
+      bufferAfterMinutes: 15,
+      busy: [busy('r1', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
+    });
+    const free = freeByTime(day);
+    const freeTimes = Object.keys(free).filter((time) => free[time]!.length > 0);
+    assert.deepEqual(freeTimes, [
+      '10:00',
+      '10:15',
+      '10:30',
+      '10:45',
+      '13:15',
+      '13:30',
+      '13:45',
+      '14:00',
+      '14:15',
+      '14:30',
+      '14:45',
+      '15:00',
+    ]);
+    assert.deepEqual(free['11:00'], []);
+    assert.deepEqual(free['13:00'], []);
+  });
+
+  it('reports the held range of an accepted start', () => {
+    const day = rules({ bufferBeforeMinutes: 10, bufferAfterMinutes: 20 });
+    const check = checkStart(day, '11:00', SCHEDULED);
+    assert.ok(check.ok);
+    assert.equal(iso(check.heldStart), '2026-06-10T10:50:00.000Z');
+    assert.equal(iso(check.heldEnd), '2026-06-10T12:20:00.000Z');
+  });
+
+  it('does not count buffers against closing time', () => {
+    const day = rules({ bufferBeforeMinutes: 30, bufferAfterMinutes: 30 });
+    assert.deepEqual(times(day).slice(-1), ['15:00']);
+    assert.ok(checkStart(day, '10:00', SCHEDULED).ok);
+  });
+});
+
+describe('resources', () => {
+  const big = resource('big', 2, 8, 1);
+  const small = resource('small', 1, 2, 5);
+  const midLate = resource('mid-b', 1, 4, 2);
+  const midEarly = resource('mid-a', 1, 4, 1);
+  const midTwin = resource('mid-c', 1, 4, 1);
+  const inactive = { ...resource('inactive', 1, 4, 0), isActive: false };
+  const largeOnly = resource('large-only', 4, 10, 0);
+  const all = [big, small, midLate, midEarly, midTwin, inactive, largeOnly];
+
+  const cases: [name: string, overrides: Partial<DayRules>, free: string[]][] = [
+    [
+      'orders by capacity, then display order, then id',
+      { partySize: 2 },
+      ['small', 'mid-a', 'mid-c', 'mid-b', 'big'],
+    ],
+    ['drops resources the party does not fit', { partySize: 5 }, ['big', 'large-only']],
+    ['leaves nothing for a party larger than every resource', { partySize: 11 }, []],
+    ['keeps to the service resource_ids', { allowedResourceIds: ['big', 'mid-b'] }, ['mid-b', 'big']],
+    [
+      'treats empty resource_ids as any resource',
+      { allowedResourceIds: [], partySize: 3 },
+      ['mid-a', 'mid-c', 'mid-b', 'big'],
+    ],
+    ['considers only the asked-for resource', { resourceId: 'big' }, ['big']],
+    [
+      'finds nothing when the asked-for resource is not allowed',
+      { resourceId: 'big', allowedResourceIds: ['small'] },
+      [],
+    ],
+    ['finds nothing when the asked-for resource does not fit', { resourceId: 'small', partySize: 3 }, []],
+    ['ignores an inactive resource even when asked for', { resourceId: 'inactive' }, []],
+  ];
+  for (const [name, overrides, free] of cases) {
+    it(name, () => {
+      const day = rules({ resources: all, ...overrides });
+      for (const slot of daySlots(day).slots) assert.deepEqual(slot.freeResourceIds, free, slot.time);
+    });
+  }
+
+  it('frees another resource when one is blocked by an external block', () => {
+    const day = rules({
+      resources: [resource('a', 1, 4, 1), resource('b', 1, 4, 2)],
+      busy: [busy('a', '2026-06-10T14:00:00Z', '2026-06-10T16:00:00Z')],
+    });
+    const free = freeByTime(day);
+    assert.deepEqual(free['13:00'], ['a', 'b']);
+    assert.deepEqual(free['13:30'], ['b']);
+    assert.deepEqual(free['14:00'], ['b']);
+    assert.deepEqual(free['15:00'], ['b']);
+  });
+
+  it('handles overlapping, nested and unbounded busy periods', () => {
+    const day = rules({
+      resources: [resource('a', 1, 4), resource('b', 1, 4), resource('c', 1, 4)],
+      busy: [
+        busy('a', '2026-06-10T10:00:00Z', '2026-06-10T14:00:00Z'),
+        busy('a', '2026-06-10T11:00:00Z', '2026-06-10T11:30:00Z'),
+        busy('b', '2026-06-10T12:00:00Z', '2026-06-10T12:00:00Z'),
+        { resourceId: 'c', start: Number.NEGATIVE_INFINITY, end: at('2026-06-10T11:00:00Z') },
+        busy('ghost', '2026-06-10T10:00:00Z', '2026-06-10T16:00:00Z'),
+      ],
+    });
+    const free = freeByTime(day);
+    assert.deepEqual(free['10:00'], ['b']);
+    assert.deepEqual(free['11:00'], ['b', 'c']);
+    assert.deepEqual(free['13:30'], ['b', 'c']);
+    assert.deepEqual(free['14:00'], ['a', 'b', 'c']);
+  });
+
+  it('answers slot_unavailable when no fitting resource is free', () => {
+    const day = rules({ busy: [busy('r1', '2026-06-10T11:30:00Z', '2026-06-10T12:00:00Z')] });
+    assert.equal(failureOf(checkStart(day, '11:00', SCHEDULED)), 'slot_unavailable');
+    assert.equal(failureOf(checkStart(day, '11:15', STAFF)), 'slot_unavailable');
+    assert.equal(failureOf(checkStart({ ...day, partySize: 5 }, '14:00', SCHEDULED)), 'slot_unavailable');
+    const check = checkStart(day, '12:00', SCHEDULED);
+    assert.ok(check.ok);
+    assert.deepEqual(check.freeResourceIds, ['r1']);
+  });
+});
+
+describe('minimum notice and booking window', () => {
+  // 2026-06-10 09:10 UTC, two hours' notice, a week ahead; open 09:00-17:00, hourly.
+  const window = (overrides: Partial<DayRules> = {}) =>
+    rules({
+      now: at('2026-06-10T09:10:00Z'),
+      hours: everyDay('09:00', '17:00'),
+      intervalMinutes: 60,
+      minNoticeHours: 2,
+      bookingWindowDays: 7,
+      ...overrides,
+    });
+
+  it('leaves out starts inside the notice today', () => {
+    assert.deepEqual(times(window()), ['12:00', '13:00', '14:00', '15:00', '16:00']);
+    assert.deepEqual(daySlots(window()).closure, null);
+  });
+
+  it('leaves out past starts even without notice', () => {
+    assert.deepEqual(times(window({ minNoticeHours: 0 })), [
+      '10:00',
+      '11:00',
+      '12:00',
+      '13:00',
+      '14:00',
+      '15:00',
+      '16:00',
+    ]);
+  });
+
+  it('has no closure when notice removes every start of an open day', () => {
+    assert.deepEqual(daySlots(window({ minNoticeHours: 24 })), { closure: null, slots: [] });
+  });
+
+  const dates: [date: string, closure: string | null, count: number][] = [
+    ['2026-06-09', 'outside_booking_window', 0],
+    ['2026-06-11', null, 8],
+    ['2026-06-17', null, 8],
+    ['2026-06-18', 'outside_booking_window', 0],
+  ];
+  for (const [date, closure, count] of dates) {
+    it(`${date} has closure ${closure} and ${count} slots`, () => {
+      const day = daySlots(window({ date }));
+      assert.equal(day.closure, closure);
+      assert.equal(day.slots.length, count);
+    });
+  }
+
+  it("uses the business's today, not UTC's", () => {
+    // 23:30 UTC on 2026-06-10 is already 2026-06-11 in Auckland.
+    const late = { now: at('2026-06-10T23:30:00Z'), minNoticeHours: 0 };
+    assert.equal(
+      daySlots(window({ ...late, timezone: 'Pacific/Auckland' })).closure,
+      'outside_booking_window',
+    );
+    assert.equal(
+      daySlots(window({ ...late, timezone: 'Pacific/Auckland', date: '2026-06-18' })).closure,
+      null,
+    );
+    assert.equal(daySlots(window({ ...late, timezone: 'America/Los_Angeles' })).slots.length, 0);
+    assert.equal(daySlots(window({ ...late, timezone: 'America/Los_Angeles' })).closure, null);
+  });
+
+  it('refuses starts inside notice, in the past and beyond the window', () => {
+    assert.equal(failureOf(checkStart(window(), '11:00', SCHEDULED)), 'outside_booking_window');
+    assert.equal(failureOf(checkStart(window(), '09:00', SCHEDULED)), 'outside_booking_window');
+    assert.equal(
+      failureOf(checkStart(window({ date: '2026-06-09' }), '12:00', SCHEDULED)),
+      'outside_booking_window',
+    );
+    assert.equal(
+      failureOf(checkStart(window({ date: '2026-06-18' }), '12:00', SCHEDULED)),
+      'outside_booking_window',
+    );
+    assert.ok(checkStart(window(), '12:00', SCHEDULED).ok);
+  });
+
+  it('lets staff ignore notice and window', () => {
+    assert.ok(checkStart(window(), '09:30', STAFF).ok);
+    assert.ok(checkStart(window({ date: '2026-06-18' }), '12:00', STAFF).ok);
+    assert.ok(checkStart(window({ date: '2026-06-09' }), '12:00', STAFF).ok);
+  });
+});
+
+describe('last_booking_time', () => {
+  const cases: [name: string, hours: HoursRow[], last: string][] = [
+    ['defaults to close minus the booking length', everyDay('10:00', '22:00'), '21:00'],
+    ['stops at last_booking_time', everyDay('10:00', '22:00', '20:00'), '20:00'],
+    ['still never ends after close', everyDay('10:00', '22:00', '21:30'), '21:00'],
+  ];
+  for (const [name, hours, last] of cases) {
+    it(name, () => {
+      assert.equal(times(rules({ hours, intervalMinutes: 60 })).at(-1), last);
+    });
+  }
+
+  it('refuses a later start, on the grid or not', () => {
+    const day = rules({ hours: everyDay('10:00', '22:00', '20:00') });
+    assert.ok(checkStart(day, '20:00', SCHEDULED).ok);
+    assert.equal(failureOf(checkStart(day, '20:30', SCHEDULED)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(day, '20:01', STAFF)), 'outside_operating_hours');
+  });
+
+  it('refuses a start that would end after closing', () => {
+    const day = rules();
+    assert.ok(checkStart(day, '15:00', STAFF).ok);
+    assert.equal(failureOf(checkStart(day, '15:01', STAFF)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(day, '15:30', SCHEDULED)), 'outside_operating_hours');
+  });
+});
+
+describe('the slot grid', () => {
+  it('counts the grid from opening time', () => {
+    const day = rules({ hours: everyDay('10:15', '13:00') });
+    assert.deepEqual(times(day), ['10:15', '10:45', '11:15', '11:45']);
+    assert.equal(failureOf(checkStart(day, '10:30', SCHEDULED)), 'off_grid');
+    assert.ok(checkStart(day, '10:45', SCHEDULED).ok);
+  });
+
+  it('takes any minute inside hours off the grid', () => {
+    const day = rules();
+    assert.equal(failureOf(checkStart(day, '10:10', SCHEDULED)), 'off_grid');
+    const check = checkStart(day, '10:10', ANY_MINUTE);
+    assert.ok(check.ok);
+    assert.equal(iso(check.start), '2026-06-10T10:10:00.000Z');
+    assert.equal(iso(check.end), '2026-06-10T11:10:00.000Z');
+  });
+
+  it('reports hours before the grid', () => {
+    assert.equal(failureOf(checkStart(rules(), '09:45', SCHEDULED)), 'outside_operating_hours');
+  });
+
+  const malformed = ['25:00', '1000', '10:60', '', 'noon'];
+  for (const time of malformed) {
+    it(`refuses the malformed time ${JSON.stringify(time)}`, () => {
+      assert.equal(failureOf(checkStart(rules(), time, STAFF)), 'outside_operating_hours');
+    });
+  }
+
+  it('accepts HH:MM:SS', () => {
+    assert.ok(checkStart(rules(), '11:00:00', SCHEDULED).ok);
+  });
+});
+
+describe('closed days and blackouts', () => {
+  const blackouts = [{ startDate: '2026-06-10', endDate: '2026-06-12' }];
+  const closedDays: HoursRow[] = [
+    ...everyDay('10:00', '16:00').filter((row) => row.dayOfWeek !== 4 && row.dayOfWeek !== 5),
+    { dayOfWeek: 5, isOpen: false, openTime: null, closeTime: null, lastBookingTime: null },
+  ];
+  const cases: [date: string, closure: string | null][] = [
+    ['2026-06-09', null],
+    ['2026-06-10', 'blackout'],
+    ['2026-06-11', 'blackout'], // a Thursday with no hours row: the blackout is checked first
+    ['2026-06-12', 'blackout'],
+    ['2026-06-13', null],
+    ['2026-06-18', 'closed'], // Thursday, no row
+    ['2026-06-19', 'closed'], // Friday, is_open false
+  ];
+  for (const [date, closure] of cases) {
+    it(`${date} has closure ${closure}`, () => {
+      const day = rules({ date, blackouts, hours: closedDays });
+      const result = daySlots(day);
+      assert.equal(result.closure, closure);
+      assert.equal(result.slots.length === 0, closure !== null);
+      if (closure !== null)
+        assert.equal(failureOf(checkStart(day, '11:00', STAFF)), 'outside_operating_hours');
+    });
+  }
+
+  it('reports a blackout before the booking window', () => {
+    const day = rules({
+      date: '2027-01-10',
+      blackouts: [{ startDate: '2027-01-10', endDate: '2027-01-10' }],
+    });
+    assert.equal(daySlots(day).closure, 'blackout');
+  });
+});
+
+describe('daySlots and checkStart agree', () => {
+  const resources = [
+    resource('a', 1, 2, 3),
+    resource('b', 1, 6, 1),
+    resource('c', 2, 4, 2),
+    resource('d', 1, 4, 2),
+  ];
+  // Thirty periods on one resource exercise the sorted index beyond its small-group path.
+  const crowded: BusyPeriod[] = [];
+  for (let k = 29; k >= 0; k--) {
+    const start = at('2026-10-24T18:00:00Z') + ((k * 37) % 420) * 60_000;
+    crowded.push({ resourceId: 'b', start, end: start + 20 * 60_000 });
+  }
+  const days: [name: string, day: DayRules][] = [
+    [
+      'a UTC day with buffers and blocks',
+      rules({
+        resources,
+        intervalMinutes: 15,
+        bufferBeforeMinutes: 10,
+        bufferAfterMinutes: 5,
+        busy: [
+          busy('a', '2026-06-10T11:00:00Z', '2026-06-10T12:10:00Z'),
+          busy('c', '2026-06-10T10:00:00Z', '2026-06-10T10:45:00Z'),
+          busy('c', '2026-06-10T13:05:00Z', '2026-06-10T14:00:00Z'),
+          busy('d', '2026-06-10T14:20:00Z', '2026-06-10T14:30:00Z'),
+        ],
+      }),
+    ],
+    [
+      'the Berlin fall-back night with a crowded resource',
+      rules({
+        date: '2026-10-24',
+        timezone: 'Europe/Berlin',
+        now: at('2026-10-01T00:00:00Z'),
+        hours: everyDay('20:00', '04:00'),
+        intervalMinutes: 15,
+        durationMinutes: 45,
+        bufferAfterMinutes: 10,
+        resources,
+        busy: [
+          ...crowded,
+          busy('d', '2026-10-25T00:10:00Z', '2026-10-25T01:20:00Z'),
+          { resourceId: 'a', start: at('2026-10-25T01:30:00Z'), end: Number.POSITIVE_INFINITY },
+        ],
+      }),
+    ],
+  ];
+  for (const [name, day] of days) {
+    it(name, () => {
+      const { slots } = daySlots(day);
+      assert.ok(slots.length > 0);
+      let unavailable = 0;
+      for (const slot of slots) {
+        const check = checkStart(day, slot.time, SCHEDULED);
+        if (slot.freeResourceIds.length === 0) {
+          unavailable++;
+          assert.equal(failureOf(check), 'slot_unavailable', slot.time);
+          continue;
+        }
+        assert.ok(check.ok, slot.time);
+        assert.deepEqual(
+          [check.start, check.end, check.freeResourceIds],
+          [slot.start, slot.end, slot.freeResourceIds],
+          slot.time,
+        );
+      }
+      assert.ok(unavailable < slots.length);
+    });
+  }
+});
