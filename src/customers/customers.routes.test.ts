@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { BookingStatus } from '../schema.ts';
 import {
   bearer,
   createKey,
@@ -11,6 +10,7 @@ import {
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
+import type { BookingStatus } from '../schema.ts';
 import { upsertCustomer } from './customers.service.ts';
 
 let ctx: TestContext;
@@ -67,8 +67,13 @@ async function insertBooking(
   return row.id;
 }
 
-const addCustomer = (tenant: Tenant, first: string, last: string, phone: string, email: string | null = null) =>
-  upsertCustomer(db(), tenant.businessId, { first_name: first, last_name: last, phone, email });
+const addCustomer = (
+  tenant: Tenant,
+  first: string,
+  last: string,
+  phone: string,
+  email: string | null = null,
+) => upsertCustomer(db(), tenant.businessId, { first_name: first, last_name: last, phone, email });
 
 const list = (tenant: Tenant, query = '', headers = tenant.headers) =>
   ctx.app.inject({ method: 'GET', url: `/v1/manage/customers${query}`, headers });
