@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { invalidField } from '../platform/errors.ts';
 import { decodeCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
 import { ErrorResponses, Timestamp } from '../platform/schemas.ts';
 
@@ -32,13 +33,16 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { businessId } = principalOf(request);
       const limit = request.query.limit ?? 50;
       const after = decodeCursor(request.query.cursor, 1);
+      if (after && !Number.isSafeInteger(after[0])) {
+        throw invalidField('cursor', 'is not a cursor returned by this list');
+      }
       let query = app.db
         .selectFrom('audit_logs')
         .selectAll()
         .where('business_id', '=', businessId)
         .orderBy('seq', 'desc')
         .limit(limit + 1);
-      if (after) query = query.where('seq', '<', Number(after[0]));
+      if (after) query = query.where('seq', '<', after[0] as number);
       const rows = await query.execute();
       return toPage(
         rows,

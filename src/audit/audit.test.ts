@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import {
+  bearer,
+  createTenant,
+  createTestApp,
+  dashboardToken,
+  itChecksAuth,
+  type Tenant,
+  type TestContext,
+} from '../../test/helpers.ts';
+import { encodeCursor } from '../platform/pagination.ts';
+import { recordAudit } from './audit.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const auditLogs = (tenant: Tenant, query = '', headers = tenant.headers) =>
+  ctx.app.inject({ method: 'GET', url: `/v1/manage/audit-logs${query}`, headers });
+
+async function recordMany(tenant: Tenant, actions: string[]): Promise<void> {
+  for (const action of actions) {
+    await recordAudit(
+      ctx.database.db,
+      { businessId: tenant.businessId, actor: 'tester@example.com' },
+      { action, entityType: 'test', entityId: null, meta: { action } },
+    );
+  }
+}
+
+describe('recordAudit', () => {
+  it('writes nothing when the transaction of the change rolls back', async () => {
+    const tenant = await createTenant(ctx.app);
+    await assert.rejects(
+      ctx.database.db.transaction().execute(async (tx) => {
+        await recordAudit(
+          tx,
+          { businessId: tenant.businessId, actor: 'tester@example.com' },
+          { action: 'test.rolled_back', entityType: 'test', entityId: null },
+        );
+        throw new Error('the change failed');
+      }),
+    );
+    const { items } = (await auditLogs(tenant)).json();
+    assert.ok(!items.some((entry: { action: string }) => entry.action === 'test.rolled_back'));
+  });
+});
+
+describe('GET /v1/manage/audit-logs', () => {
+  describe('200', () => {
+    it('lists entries newest first with the full entry shape', async () => {
+      const tenant = await createTenant(ctx.app);
+      const created = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/api-keys',
+        headers: tenant.headers,
+        payload: { name: 'first' },
+      });
+      await ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/api-keys/${created.json().id}`,
+        headers: tenant.headers,
+      });
+      const response = await auditLogs(tenant);
+      assert.equal(response.statusCode, 200);
+      const { items, has_more, next_cursor } = response.json();
+      assert.deepEqual(
+        items.map((entry: { action: string }) => entry.action),
+        ['api_key.revoked', 'api_key.created'],
+      );
+      assert.equal(has_more, false);
+      assert.equal(next_cursor, null);
+      const [revoked, createdEntry] = items;
+      assert.deepEqual(Object.keys(revoked).sort(), [
+        'action',
+        'after_state',
+        'before_state',
+        'created_at',
+        'entity_id',
+        'entity_type',
+        'id',
+        'meta',
+        'user_email',
+      ]);
+      assert.equal(revoked.user_email, 'api_key:default');
+      assert.equal(revoked.entity_type, 'api_key');
+      assert.equal(revoked.entity_id, created.json().id);
+      assert.equal(revoked.before_state, null);
+      assert.equal(revoked.after_state.is_active, false);
+      assert.deepEqual(revoked.meta, {});
+      assert.equal(createdEntry.after_state.name, 'first');
+      assert.ok(Date.parse(revoked.created_at) >= Date.parse(createdEntry.created_at));
+    });
+
+    it('pages newest first through limit and cursor without gaps or repeats', async () => {
+      const tenant = await createTenant(ctx.app);
+      const actions = Array.from({ length: 5 }, (_, i) => `test.step_${i}`);
+      await recordMany(tenant, actions);
+      const seen: string[] = [];
+      let query = '?limit=2';
+      for (;;) {
+        const page = (await auditLogs(tenant, query)).json();
+        seen.push(...page.items.map((entry: { action: string }) => entry.action));
+        assert.equal(page.has_more, page.next_cursor !== null);
+        if (!page.has_more) break;
+        query = `?limit=2&cursor=${page.next_cursor}`;
+      }
+      assert.deepEqual(seen, [...actions].reverse());
+    });
+
+    it("never shows another business's entries", async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      await recordMany(other, ['test.secret']);
+      await recordMany(tenant, ['test.mine']);
+      const { items } = (await auditLogs(tenant)).json();
+      assert.deepEqual(
+        items.map((entry: { action: string }) => entry.action),
+        ['test.mine'],
+      );
+    });
+
+    it('names the acting user: a dashboard user by email', async () => {
+      const tenant = await createTenant(ctx.app);
+      const owner = await dashboardToken(ctx.app, tenant, 'business_owner');
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/api-keys',
+        headers: bearer(owner),
+        payload: { name: 'by owner' },
+      });
+      const { items } = (await auditLogs(tenant)).json();
+      assert.equal(items[0].action, 'api_key.created');
+      assert.match(items[0].user_email, /^business_owner-.*@example\.com$/);
+    });
+  });
+
+  describe('422', () => {
+    it('refuses a limit over 200 and cursors it did not make', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (const query of [
+        '?limit=201',
+        '?cursor=garbage',
+        `?cursor=${encodeCursor(['not a position'])}`,
+        `?cursor=${encodeCursor([1.5])}`,
+        `?cursor=${encodeCursor([1, 2])}`,
+      ]) {
+        const response = await auditLogs(tenant, query);
+        assert.equal(response.statusCode, 422, `${query}: ${response.body}`);
+        assert.equal(response.json().error.code, 'validation_error');
+      }
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        return { tenant, route: { method: 'GET', url: '/v1/manage/audit-logs', scope: 'read', staff: true } };
+      },
+    );
+  });
+});
