@@ -1,3 +1,121 @@
-import type { FastifyInstance } from 'fastify';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { AppError } from './errors.ts';
 
-export async function registerRateLimit(_app: FastifyInstance): Promise<void> {}
+/** Requests per fixed one-minute window. */
+export const RATE_LIMITS = { bookingCreation: 60, authenticated: 600, anonymousPerIp: 300 } as const;
+const WINDOW_MS = 60_000;
+
+interface Quota {
+  bucket: string;
+  max: number;
+}
+
+const pathOf = (request: FastifyRequest) => {
+  const path = request.url.split('?', 1)[0]!;
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+};
+
+/**
+ * Probes and the API reference must never be refused. Account sign-up, login and refresh are
+ * outside the contract's per-IP figure (it names public reads), and every one of them is
+ * already bounded by the cost of the password hash.
+ */
+function isUnlimited(request: FastifyRequest): boolean {
+  const path = pathOf(request);
+  return (
+    path === '/healthz' ||
+    path === '/readyz' ||
+    path === '/openapi.json' ||
+    path === '/docs' ||
+    path.startsWith('/docs/') ||
+    path.startsWith('/v1/auth/')
+  );
+}
+
+const isBookingCreation = (request: FastifyRequest) =>
+  request.method === 'POST' && request.routeOptions.url?.replace(/\/+$/, '') === '/v1/bookings';
+
+/**
+ * The counter a request is charged to. Booking creation has a bucket of its own so a burst of
+ * bookings cannot starve the key's other calls; a key with its own figure has one bucket for all.
+ */
+function quotaOf(request: FastifyRequest): Quota {
+  const principal = request.principal;
+  if (!principal) return { bucket: `ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.anonymousPerIp };
+  if (principal.rateLimitPerMinute !== null) {
+    return { bucket: principal.credentialId, max: principal.rateLimitPerMinute };
+  }
+  if (isBookingCreation(request)) {
+    return { bucket: `${principal.credentialId}:bookings`, max: RATE_LIMITS.bookingCreation };
+  }
+  return { bucket: principal.credentialId, max: RATE_LIMITS.authenticated };
+}
+
+/**
+ * Fixed one-minute windows per credential (per client IP without one), counted in Redis when
+ * `REDIS_URL` is set so that every process shares the limit, in memory otherwise. The check runs
+ * in `preValidation`, the first point where the route's own auth hook has named the principal;
+ * requests turned away before it (bad credentials, malformed bodies) are still counted, in `onSend`.
+ */
+export async function registerRateLimit(app: FastifyInstance): Promise<void> {
+  const { redisUrl, redisKeyPrefix } = app.config;
+  let redis: Redis | undefined;
+  if (redisUrl) {
+    // One retry keeps a Redis outage from stalling requests: the limiter then lets calls through.
+    redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    redis.on('error', (error) => app.log.warn({ err: error }, 'rate limit store unreachable'));
+    const connection = redis;
+    app.addHook('onClose', async () => {
+      await connection.quit();
+    });
+  }
+
+  await app.register(rateLimit, {
+    global: false,
+    timeWindow: WINDOW_MS,
+    keyGenerator: (request) => quotaOf(request).bucket,
+    max: (request) => quotaOf(request).max,
+    redis,
+    nameSpace: `${redisKeyPrefix}rate:`,
+    cache: 100_000,
+  });
+  const consume = app.createRateLimit();
+  const charged = new WeakSet<FastifyRequest>();
+
+  /** Counts the request and sets the RateLimit-* headers; returns the seconds to wait when over the limit. */
+  async function charge(request: FastifyRequest, reply: FastifyReply): Promise<number | null> {
+    charged.add(request);
+    let state: Awaited<ReturnType<typeof consume>>;
+    try {
+      state = await consume(request);
+    } catch (error) {
+      request.log.warn({ err: error }, 'rate limit store failed; the request is let through');
+      return null;
+    }
+    if (state.isAllowed) return null;
+    const resetSeconds = Math.max(1, state.ttlInSeconds);
+    reply.header('RateLimit-Limit', state.max);
+    reply.header('RateLimit-Remaining', state.remaining);
+    reply.header('RateLimit-Reset', resetSeconds);
+    return state.isExceeded ? resetSeconds : null;
+  }
+
+  app.addHook('preValidation', async (request, reply) => {
+    if (isUnlimited(request)) return;
+    const retryAfter = await charge(request, reply);
+    if (retryAfter === null) return;
+    reply.header('Retry-After', retryAfter);
+    throw new AppError(
+      429,
+      'rate_limit_exceeded',
+      `rate limit of ${quotaOf(request).max} requests per minute exceeded; retry in ${retryAfter} s`,
+    );
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!charged.has(request) && !isUnlimited(request)) await charge(request, reply);
+    return payload;
+  });
+}

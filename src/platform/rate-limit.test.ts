@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import {
+  bearer,
+  createKey,
+  createTenant,
+  createTestApp,
+  TEST_JWT_SECRET,
+  type TestContext,
+  uniqueEmail,
+} from '../../test/helpers.ts';
+import { RATE_LIMITS } from './rate-limit.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const getBusiness = (headers: Record<string, string>) =>
+  ctx.app.inject({ method: 'GET', url: '/v1/manage/business', headers });
+
+function assertLimitHeaders(response: LightMyRequestResponse, limit: number, remaining: number): void {
+  assert.equal(response.headers['ratelimit-limit'], String(limit));
+  assert.equal(response.headers['ratelimit-remaining'], String(remaining));
+  const reset = Number(response.headers['ratelimit-reset']);
+  assert.ok(reset >= 1 && reset <= 60, `RateLimit-Reset ${reset}`);
+}
+
+function assertRefused(response: LightMyRequestResponse, limit: number): void {
+  assert.equal(response.statusCode, 429, response.body);
+  assert.equal(response.json().error.code, 'rate_limit_exceeded');
+  const retryAfter = Number(response.headers['retry-after']);
+  assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+  assertLimitHeaders(response, limit, 0);
+}
+
+describe('RateLimit headers', () => {
+  it('are on every response of a credential, counting down from 600', async () => {
+    const tenant = await createTenant(ctx.app);
+    const first = await getBusiness(tenant.headers);
+    assert.equal(first.statusCode, 200);
+    assertLimitHeaders(first, RATE_LIMITS.authenticated, RATE_LIMITS.authenticated - 1);
+    const missing = await ctx.app.inject({
+      method: 'DELETE',
+      url: '/v1/manage/api-keys/00000000-0000-4000-8000-000000000000',
+      headers: tenant.headers,
+    });
+    assert.equal(missing.statusCode, 404);
+    assertLimitHeaders(missing, RATE_LIMITS.authenticated, RATE_LIMITS.authenticated - 2);
+  });
+
+  it('are on calls without a credential and on refused credentials, counted per client IP from 300', async () => {
+    const tenant = await createTenant(ctx.app);
+    const remoteAddress = '203.0.113.10';
+    const publicRead = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/availability/${tenant.businessId}?date=2030-01-07`,
+      remoteAddress,
+    });
+    assertLimitHeaders(publicRead, RATE_LIMITS.anonymousPerIp, RATE_LIMITS.anonymousPerIp - 1);
+    const badKey = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/business',
+      headers: bearer('svc_live_notakey'),
+      remoteAddress,
+    });
+    assert.equal(badKey.statusCode, 401);
+    assertLimitHeaders(badKey, RATE_LIMITS.anonymousPerIp, RATE_LIMITS.anonymousPerIp - 2);
+  });
+
+  it('are absent from probes, the API reference and the account endpoints, which are not limited', async () => {
+    for (const url of ['/healthz', '/readyz', '/openapi.json']) {
+      const response = await ctx.app.inject({ method: 'GET', url });
+      assert.equal(response.statusCode, 200, url);
+      assert.equal(response.headers['ratelimit-limit'], undefined, url);
+    }
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/auth/developer/login',
+      payload: { email: uniqueEmail(), password: 'not the password' },
+    });
+    assert.equal(login.headers['ratelimit-limit'], undefined);
+  });
+});
+
+describe('429 rate_limit_exceeded', () => {
+  it('refuses call N+1 of a key with rate_limit_per_minute N, with Retry-After, on every endpoint', async () => {
+    const tenant = await createTenant(ctx.app);
+    const key = await createKey(ctx.app, tenant, ['admin'], { rate_limit_per_minute: 3 });
+    for (let call = 1; call <= 3; call++) {
+      const response =
+        call === 2
+          ? await ctx.app.inject({ method: 'GET', url: '/v1/manage/api-keys', headers: bearer(key) })
+          : await getBusiness(bearer(key));
+      assert.equal(response.statusCode, 200, response.body);
+      assertLimitHeaders(response, 3, 3 - call);
+    }
+    assertRefused(await getBusiness(bearer(key)), 3);
+    assertRefused(
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/bookings',
+        headers: bearer(key),
+        payload: { business_id: tenant.businessId },
+      }),
+      3,
+    );
+  });
+
+  it('keeps separate counters for two keys', async () => {
+    const tenant = await createTenant(ctx.app);
+    const spent = await createKey(ctx.app, tenant, ['read'], { rate_limit_per_minute: 1 });
+    const fresh = await createKey(ctx.app, tenant, ['read'], { rate_limit_per_minute: 1 });
+    assert.equal((await getBusiness(bearer(spent))).statusCode, 200);
+    assertRefused(await getBusiness(bearer(spent)), 1);
+    const other = await getBusiness(bearer(fresh));
+    assert.equal(other.statusCode, 200);
+    assertLimitHeaders(other, 1, 0);
+  });
+
+  it('refuses the 61st public booking call of a key a minute, while its other calls go on', async () => {
+    const tenant = await createTenant(ctx.app);
+    const book = () =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/v1/bookings/',
+        headers: tenant.headers,
+        payload: { business_id: tenant.businessId },
+      });
+    for (let call = 1; call <= RATE_LIMITS.bookingCreation; call++) {
+      const response = await book();
+      assert.notEqual(response.statusCode, 429, `call ${call}`);
+      assertLimitHeaders(response, RATE_LIMITS.bookingCreation, RATE_LIMITS.bookingCreation - call);
+    }
+    assertRefused(await book(), RATE_LIMITS.bookingCreation);
+    const read = await getBusiness(tenant.headers);
+    assert.equal(read.statusCode, 200);
+    assert.equal(read.headers['ratelimit-limit'], String(RATE_LIMITS.authenticated));
+  });
+
+  it('refuses the 301st call without a credential from one client IP, not from another', async () => {
+    const tenant = await createTenant(ctx.app);
+    const read = (remoteAddress: string) =>
+      ctx.app.inject({
+        method: 'GET',
+        url: `/v1/availability/${tenant.businessId}?date=2030-01-07`,
+        remoteAddress,
+      });
+    for (let call = 1; call <= RATE_LIMITS.anonymousPerIp; call++) {
+      assert.notEqual((await read('203.0.113.20')).statusCode, 429, `call ${call}`);
+    }
+    assertRefused(await read('203.0.113.20'), RATE_LIMITS.anonymousPerIp);
+    assert.notEqual((await read('203.0.113.21')).statusCode, 429);
+  });
+});
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+const SERVER_URL = process.env.TEST_DATABASE_URL;
+
+interface Server {
+  child: ChildProcess;
+  base: string;
+}
+
+/** Starts `node src/main.ts` and resolves with its address once it says it is listening. */
+async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: new URL('../../', import.meta.url).pathname,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Slotwise is running at (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`the server exited with ${code} before listening:\n${output}`)),
+    );
+  });
+  return { child, base };
+}
+
+async function stopServer(server: Server): Promise<void> {
+  if (server.child.exitCode !== null || server.child.pid === undefined) return;
+  const exited = once(server.child, 'exit');
+  process.kill(server.child.pid, 'SIGTERM');
+  await exited;
+}
+
+async function call<Body = { error?: { code: string } }>(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Body };
+}
+
+describe('shared limit across processes (Redis)', {
+  skip:
+    REDIS_URL && SERVER_URL
+      ? false
+      : 'needs TEST_REDIS_URL and TEST_DATABASE_URL: two server processes share one PostgreSQL database and one Redis',
+}, () => {
+  const name = `slotwise_rate_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const servers: Server[] = [];
+
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: SERVER_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+
+  before(async () => {
+    await admin(`CREATE DATABASE ${name}`);
+    const databaseUrl = new URL(SERVER_URL!);
+    databaseUrl.pathname = `/${name}`;
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl.toString(),
+      REDIS_URL,
+      REDIS_KEY_PREFIX: `${name}:`,
+      JWT_SECRET: TEST_JWT_SECRET,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+    };
+    // One after the other: the first applies the migrations, the second finds them applied.
+    servers.push(await startServer(env));
+    servers.push(await startServer(env));
+  });
+
+  after(async () => {
+    await Promise.all(servers.map(stopServer));
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+
+  it('refuses the 6th call of a key limited to 5, with calls alternating between two processes', async () => {
+    const [a, b] = servers.map((server) => server.base) as [string, string];
+    assert.notEqual(a, b);
+    const email = uniqueEmail();
+    const password = 'correct horse battery';
+    const registered = await call(a, 'POST', '/v1/auth/developer/register', undefined, {
+      email,
+      password,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    });
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    const login = await call<{ access_token: string }>(b, 'POST', '/v1/auth/developer/login', undefined, {
+      email,
+      password,
+    });
+    const business = await call<{ api_key: string }>(
+      a,
+      'POST',
+      '/v1/developer/businesses',
+      login.body.access_token,
+      {
+        name: 'Two processes',
+      },
+    );
+    assert.equal(business.status, 201, JSON.stringify(business.body));
+    const limited = await call<{ key: string }>(b, 'POST', '/v1/manage/api-keys', business.body.api_key, {
+      name: 'limited',
+      scopes: ['read'],
+      rate_limit_per_minute: 5,
+    });
+    assert.equal(limited.status, 201, JSON.stringify(limited.body));
+
+    for (let n = 1; n <= 5; n++) {
+      const response = await call(n % 2 ? a : b, 'GET', '/v1/manage/business', limited.body.key);
+      assert.equal(response.status, 200, `call ${n}: ${JSON.stringify(response.body)}`);
+      assert.equal(response.headers.get('ratelimit-remaining'), String(5 - n));
+    }
+    const sixth = await call<{ error: { code: string } }>(b, 'GET', '/v1/manage/business', limited.body.key);
+    assert.equal(sixth.status, 429);
+    assert.equal(sixth.body.error.code, 'rate_limit_exceeded');
+    assert.ok(Number(sixth.headers.get('retry-after')) >= 1);
+  });
+});
