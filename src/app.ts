@@ -76,6 +76,15 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
 
   registerErrorHandler(app);
 
+  // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
+  // an empty body is no body, not malformed JSON.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -243,6 +243,17 @@ describe('DELETE /v1/manage/api-keys/:key_id', () => {
       });
       assert.equal(audit.json().items[0].action, 'api_key.revoked');
     });
+
+    it('accepts a bodiless request that still says Content-Type: application/json', async () => {
+      const tenant = await createTenant(ctx.app);
+      const { id } = await createKeyWithId(ctx.app, tenant, ['read']);
+      const response = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/api-keys/${id}`,
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+      });
+      assert.equal(response.statusCode, 204, response.body);
+    });
   });
 
   describe('404', () => {

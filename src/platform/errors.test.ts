@@ -1,0 +1,264 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { Type } from 'typebox';
+import { createTenant, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { AppError } from './errors.ts';
+
+const INTERNALS = 'relation "secret_internal_table" does not exist';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp({}, (app) => {
+    app.get('/test/throws', async () => {
+      throw new Error(INTERNALS);
+    });
+    app.get('/test/throws-with-status', async () => {
+      throw Object.assign(new Error(INTERNALS), { statusCode: 503 });
+    });
+    app.get('/test/unique-violation', async () => {
+      throw Object.assign(new Error(`duplicate key value violates unique constraint "x" ${INTERNALS}`), {
+        code: '23505',
+      });
+    });
+    app.get('/test/exclusion-violation', async () => {
+      throw Object.assign(new Error(`conflicting key value violates exclusion constraint ${INTERNALS}`), {
+        code: '23P01',
+      });
+    });
+    app.get('/test/detail', async () => {
+      throw new AppError(409, 'conflict', 'the booking has no held deposit', { detail: true });
+    });
+    app.post(
+      '/test/echo',
+      {
+        schema: {
+          body: Type.Object(
+            {
+              name: Type.String({ minLength: 1 }),
+              nested: Type.Optional(
+                Type.Object({ phone: Type.String({ minLength: 7 }) }, { additionalProperties: false }),
+              ),
+              rows: Type.Optional(Type.Array(Type.Object({ n: Type.Integer({ maximum: 6 }) }))),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => request.body,
+    );
+  });
+});
+after(() => ctx.close());
+
+function assertHidesInternals(response: LightMyRequestResponse): void {
+  assert.equal(response.statusCode, 500);
+  assert.deepEqual(response.json(), {
+    error: { code: 'internal_error', message: 'something went wrong on our side; try again' },
+  });
+  assert.doesNotMatch(response.body, /secret_internal_table|relation|stack|\.ts:\d+|at /);
+}
+
+const fieldsOf = (response: LightMyRequestResponse) =>
+  response.json().error.fields.map((f: { field: string }) => f.field);
+
+describe('the error handler', () => {
+  describe('400', () => {
+    it('answers malformed JSON with bad_request and no parser internals', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/developer/register',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"email": "a@example.com",',
+      });
+      assert.equal(response.statusCode, 400);
+      assert.deepEqual(response.json(), { error: { code: 'bad_request', message: 'malformed JSON body' } });
+    });
+
+    it('answers a prototype-poisoning body with bad_request', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"name": "x", "__proto__": {"admin": true}}',
+      });
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.json().error.code, 'bad_request');
+    });
+  });
+
+  describe('404', () => {
+    it('answers an unknown route with not_found naming it', async () => {
+      for (const [method, url] of [
+        ['GET', '/v1/nothing-here'],
+        ['POST', '/v1/manage/business'],
+        ['GET', '/v2/manage/business?x=1'],
+      ] as const) {
+        const response = await ctx.app.inject({ method, url });
+        assert.equal(response.statusCode, 404, url);
+        assert.equal(response.json().error.code, 'not_found');
+        assert.match(response.json().error.message, new RegExp(`${method} ${url.split('?')[0]}`));
+      }
+    });
+
+    it('answers a path id that is not a UUID with not_found', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await ctx.app.inject({
+        method: 'DELETE',
+        url: '/v1/manage/api-keys/12345',
+        headers: tenant.headers,
+      });
+      assert.equal(response.statusCode, 404);
+      assert.equal(response.json().error.code, 'not_found');
+    });
+  });
+
+  describe('409', () => {
+    it('turns a unique violation into conflict without the SQL', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/test/unique-violation' });
+      assert.equal(response.statusCode, 409);
+      assert.equal(response.json().error.code, 'conflict');
+      assert.doesNotMatch(response.body, /secret_internal_table|constraint/);
+    });
+
+    it('turns an exclusion violation into slot_unavailable without the SQL', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/test/exclusion-violation' });
+      assert.equal(response.statusCode, 409);
+      assert.equal(response.json().error.code, 'slot_unavailable');
+      assert.doesNotMatch(response.body, /secret_internal_table|constraint/);
+    });
+
+    it('answers {detail} where the contract says so', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/test/detail' });
+      assert.equal(response.statusCode, 409);
+      assert.deepEqual(response.json(), { detail: 'the booking has no held deposit' });
+    });
+  });
+
+  describe('413', () => {
+    it('refuses a body over the limit', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        payload: { name: 'x'.repeat(300 * 1024) },
+      });
+      assert.equal(response.statusCode, 413);
+      assert.equal(response.json().error.code, 'payload_too_large');
+    });
+  });
+
+  describe('415', () => {
+    it('asks for JSON when the body is something else', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/xml' },
+        payload: '<name>x</name>',
+      });
+      assert.equal(response.statusCode, 415);
+      assert.equal(response.json().error.code, 'unsupported_media_type');
+    });
+  });
+
+  describe('422', () => {
+    it('lists every failing field, unknown ones included, and names them in the message', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        payload: { nested: { phone: '12', fax: '1' }, rows: [{ n: 1 }, { n: 9 }], colour: 'red', size: 2 },
+      });
+      assert.equal(response.statusCode, 422);
+      const { error } = response.json();
+      assert.equal(error.code, 'validation_error');
+      const expected = ['name', 'nested.phone', 'nested.fax', 'rows[1].n', 'colour', 'size'];
+      assert.deepEqual([...fieldsOf(response)].sort(), [...expected].sort());
+      for (const field of expected)
+        assert.ok(error.message.includes(field), `${field} in "${error.message}"`);
+      for (const row of error.fields) assert.equal(typeof row.message, 'string');
+    });
+
+    it('answers a JSON body that is not an object with validation_error', async () => {
+      for (const payload of ['[]', '"text"', '42', 'null']) {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url: '/test/echo',
+          headers: { 'content-type': 'application/json' },
+          payload,
+        });
+        assert.equal(response.statusCode, 422, payload);
+        assert.equal(response.json().error.code, 'validation_error');
+      }
+    });
+
+    it('treats an empty JSON body as no body', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/json' },
+        payload: '',
+      });
+      assert.equal(response.statusCode, 422);
+      assert.deepEqual(fieldsOf(response), ['body']);
+    });
+
+    it('answers a missing body with validation_error', async () => {
+      const response = await ctx.app.inject({ method: 'POST', url: '/test/echo' });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.code, 'validation_error');
+    });
+  });
+
+  describe('500', () => {
+    it('hides the message, stack and SQL of an unexpected error', async () => {
+      assertHidesInternals(await ctx.app.inject({ method: 'GET', url: '/test/throws' }));
+    });
+
+    it('hides an internal error that carries its own 5xx status', async () => {
+      assertHidesInternals(await ctx.app.inject({ method: 'GET', url: '/test/throws-with-status' }));
+    });
+  });
+});
+
+describe('response headers', () => {
+  it('carry API-Version 2.0.0 and x-request-id on successes and on every kind of error', async () => {
+    const tenant = await createTenant(ctx.app);
+    const responses = [
+      await ctx.app.inject({ method: 'GET', url: '/healthz' }),
+      await ctx.app.inject({ method: 'GET', url: '/v1/manage/business', headers: tenant.headers }),
+      await ctx.app.inject({ method: 'GET', url: '/v1/manage/business' }),
+      await ctx.app.inject({ method: 'GET', url: '/nowhere' }),
+      await ctx.app.inject({ method: 'POST', url: '/test/echo', payload: {} }),
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/json' },
+        payload: '{',
+      }),
+      await ctx.app.inject({ method: 'GET', url: '/test/throws' }),
+      await ctx.app.inject({ method: 'GET', url: '/openapi.json' }),
+    ];
+    const ids = new Set<string>();
+    for (const response of responses) {
+      assert.equal(response.headers['api-version'], '2.0.0', `${response.statusCode}`);
+      const id = response.headers['x-request-id'];
+      assert.equal(typeof id, 'string');
+      ids.add(id as string);
+    }
+    assert.equal(ids.size, responses.length, 'each request gets its own id');
+  });
+
+  it("echo the caller's x-request-id when it is sensible, and replace it otherwise", async () => {
+    const given = await ctx.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'trace-42.abc' },
+    });
+    assert.equal(given.headers['x-request-id'], 'trace-42.abc');
+    const odd = await ctx.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'has spaces <script>' },
+    });
+    assert.match(String(odd.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  });
+});
