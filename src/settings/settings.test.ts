@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { InjectOptions } from 'fastify';
+import {
+  bearer,
+  createTenant,
+  createTestApp,
+  dashboardToken,
+  itChecksAuth,
+  type Tenant,
+  type TestContext,
+} from '../../test/helpers.ts';
+import { loadSettings } from './settings.queries.ts';
+import { isValidTimeZone, todayIn } from './timezone.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(async () => {
+  await ctx.close();
+});
+beforeEach(async () => {
+  await ctx.reset();
+});
+
+const DEFAULTS = {
+  timezone: 'UTC',
+  default_slot_interval_minutes: 30,
+  default_slot_duration_minutes: 60,
+  booking_window_days: 60,
+  min_notice_hours: 0,
+  min_capacity: 1,
+  max_capacity: 50,
+  auto_confirm_bookings: true,
+  default_deposit_amount_cents: 500,
+  booking_mode: 'scheduled',
+  buffer_minutes: 0,
+  deposit_type: 'none',
+};
+
+const call = (tenant: Tenant, method: InjectOptions['method'], payload?: unknown) =>
+  ctx.app.inject({
+    method,
+    url: '/v1/manage/settings',
+    headers: tenant.headers,
+    payload: payload as InjectOptions['payload'],
+  });
+
+async function audits(tenant: Tenant) {
+  const response = await ctx.app.inject({
+    method: 'GET',
+    url: '/v1/manage/audit-logs',
+    headers: tenant.headers,
+  });
+  return response.json().items as {
+    action: string;
+    before_state: Record<string, unknown>;
+    after_state: Record<string, unknown>;
+  }[];
+}
+
+describe('GET /v1/manage/settings', () => {
+  describe('200', () => {
+    it('answers the defaults of a new business', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await call(tenant, 'GET');
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), DEFAULTS);
+    });
+
+    it('lets a staff member read', async () => {
+      const tenant = await createTenant(ctx.app);
+      const token = await dashboardToken(ctx.app, tenant, 'staff_member');
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/manage/settings',
+        headers: bearer(token),
+      });
+      assert.equal(response.statusCode, 200, response.body);
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => ({
+        tenant: await createTenant(ctx.app),
+        route: { method: 'GET', url: '/v1/manage/settings', scope: 'read', staff: true },
+      }),
+    );
+  });
+});
+
+describe('PATCH /v1/manage/settings', () => {
+  describe('200', () => {
+    it('changes the given fields, answers all of them and audits settings.updated', async () => {
+      const tenant = await createTenant(ctx.app);
+      const change = {
+        timezone: 'Europe/Berlin',
+        default_slot_interval_minutes: 15,
+        default_slot_duration_minutes: 90,
+        booking_mode: 'dynamic',
+        deposit_type: 'charge',
+        auto_confirm_bookings: false,
+      };
+      const response = await call(tenant, 'PATCH', change);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { ...DEFAULTS, ...change });
+      assert.deepEqual((await call(tenant, 'GET')).json(), { ...DEFAULTS, ...change });
+      const [entry] = await audits(tenant);
+      assert.equal(entry!.action, 'settings.updated');
+      assert.deepEqual(entry!.before_state, DEFAULTS);
+      assert.deepEqual(entry!.after_state, { ...DEFAULTS, ...change });
+    });
+
+    it('accepts both ends of every range', async () => {
+      const tenant = await createTenant(ctx.app);
+      const low = {
+        default_slot_interval_minutes: 15,
+        default_slot_duration_minutes: 15,
+        booking_window_days: 1,
+        min_notice_hours: 0,
+        min_capacity: 1,
+        max_capacity: 1,
+        default_deposit_amount_cents: 5,
+        buffer_minutes: 0,
+      };
+      const high = {
+        default_slot_interval_minutes: 120,
+        default_slot_duration_minutes: 360,
+        booking_window_days: 365,
+        min_notice_hours: 168,
+        min_capacity: 20,
+        max_capacity: 50,
+        default_deposit_amount_cents: 500,
+        buffer_minutes: 240,
+      };
+      for (const change of [low, high]) {
+        const response = await call(tenant, 'PATCH', change);
+        assert.equal(response.statusCode, 200, response.body);
+        assert.deepEqual(response.json(), { ...DEFAULTS, ...change });
+      }
+    });
+
+    it('answers the unchanged settings to an empty body without an audit entry', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await call(tenant, 'PATCH', {});
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), DEFAULTS);
+      assert.deepEqual(await audits(tenant), []);
+    });
+
+    it('keeps settings per business', async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      await call(tenant, 'PATCH', { timezone: 'America/New_York' });
+      assert.equal((await call(other, 'GET')).json().timezone, 'UTC');
+      assert.equal((await loadSettings(ctx.database.db, tenant.businessId))?.timezone, 'America/New_York');
+    });
+  });
+
+  describe('422', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ timezone: 'Mars/Olympus_Mons' }, 'timezone'],
+      [{ timezone: '+01:00' }, 'timezone'],
+      [{ timezone: '' }, 'timezone'],
+      [{ default_slot_interval_minutes: 14 }, 'default_slot_interval_minutes'],
+      [{ default_slot_interval_minutes: 121 }, 'default_slot_interval_minutes'],
+      [{ default_slot_duration_minutes: 361 }, 'default_slot_duration_minutes'],
+      [{ booking_window_days: 0 }, 'booking_window_days'],
+      [{ booking_window_days: 366 }, 'booking_window_days'],
+      [{ min_notice_hours: -1 }, 'min_notice_hours'],
+      [{ min_notice_hours: 169 }, 'min_notice_hours'],
+      [{ min_capacity: 21 }, 'min_capacity'],
+      [{ max_capacity: 51 }, 'max_capacity'],
+      [{ max_capacity: 0 }, 'max_capacity'],
+      [{ default_deposit_amount_cents: 4 }, 'default_deposit_amount_cents'],
+      [{ default_deposit_amount_cents: 501 }, 'default_deposit_amount_cents'],
+      [{ buffer_minutes: 241 }, 'buffer_minutes'],
+      [{ booking_mode: 'freeform' }, 'booking_mode'],
+      [{ deposit_type: 'cash' }, 'deposit_type'],
+      [{ auto_confirm_bookings: 'sometimes' }, 'auto_confirm_bookings'],
+      [{ booking_window_days: 'ten' }, 'booking_window_days'],
+      [{ min_notice_hours: 1.5 }, 'min_notice_hours'],
+      [{ slug: 'new-slug' }, 'slug'],
+      [{ min_capacity: 10, max_capacity: 5 }, 'min_capacity'],
+    ];
+    for (const [change, field] of cases) {
+      it(`rejects ${JSON.stringify(change)}, naming ${field}, and changes nothing`, async () => {
+        const tenant = await createTenant(ctx.app);
+        const response = await call(tenant, 'PATCH', { buffer_minutes: 15, ...change });
+        assert.equal(response.statusCode, 422, response.body);
+        assert.equal(response.json().error.code, 'validation_error');
+        assert.ok(
+          response.json().error.fields.some((f: { field: string }) => f.field === field),
+          response.body,
+        );
+        assert.deepEqual((await call(tenant, 'GET')).json(), DEFAULTS);
+      });
+    }
+
+    it('checks the capacity range against the stored values', async () => {
+      const tenant = await createTenant(ctx.app);
+      assert.equal((await call(tenant, 'PATCH', { min_capacity: 10 })).statusCode, 200);
+      const lower = await call(tenant, 'PATCH', { max_capacity: 8 });
+      assert.equal(lower.statusCode, 422, lower.body);
+      assert.equal(lower.json().error.fields[0].field, 'max_capacity');
+      assert.equal((await call(tenant, 'PATCH', { max_capacity: 10 })).statusCode, 200);
+      const raise = await call(tenant, 'PATCH', { min_capacity: 11 });
+      assert.equal(raise.statusCode, 422, raise.body);
+      assert.equal(raise.json().error.fields[0].field, 'min_capacity');
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => ({
+        tenant: await createTenant(ctx.app),
+        route: {
+          method: 'PATCH',
+          url: '/v1/manage/settings',
+          payload: { buffer_minutes: 10 },
+          scope: 'write',
+          staff: false,
+        },
+      }),
+    );
+  });
+});
+
+describe('time zones', () => {
+  it('knows IANA names and refuses offsets and inventions', () => {
+    for (const name of ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5']) {
+      assert.equal(isValidTimeZone(name), true, name);
+    }
+    for (const name of ['', '+02:00', 'Europe/Atlantis', 'UTC; DROP TABLE', '../etc/passwd']) {
+      assert.equal(isValidTimeZone(name), false, name);
+    }
+  });
+
+  it("tells today's date on the wall clock of a zone", () => {
+    const instant = new Date('2026-03-01T23:30:00Z');
+    assert.equal(todayIn('UTC', instant), '2026-03-01');
+    assert.equal(todayIn('Europe/Berlin', instant), '2026-03-02');
+    assert.equal(todayIn('America/Los_Angeles', instant), '2026-03-01');
+    assert.equal(todayIn('Pacific/Kiritimati', new Date('2026-12-31T10:00:00Z')), '2027-01-01');
+  });
+});
