@@ -22,15 +22,15 @@ export interface Config {
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
 export class ConfigError extends Error {}
 
+const MIN_JWT_SECRET_LENGTH = 32;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 8080;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
     throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
   }
-  return port;
+  return Number(raw);
 }
 
 function parseUrl(name: string, raw: string | undefined, protocols: string[]): string | undefined {
@@ -56,12 +56,18 @@ function parseBool(name: string, raw: string | undefined): boolean {
 
 /** The embedded default keeps its generated JWT secret beside the data so tokens survive restarts. */
 function embeddedJwtSecret(dataDir: string): string {
-  mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+    if (kept.length >= MIN_JWT_SECRET_LENGTH) return kept;
+    const secret = randomBytes(48).toString('base64url');
+    writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError(`DATA_DIR ${dataDir} cannot hold the data (${reason})`);
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -74,8 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
-  if (env.JWT_SECRET !== undefined && env.JWT_SECRET !== '' && env.JWT_SECRET.length < 32) {
-    throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  if (
+    env.JWT_SECRET !== undefined &&
+    env.JWT_SECRET !== '' &&
+    env.JWT_SECRET.length < MIN_JWT_SECRET_LENGTH
+  ) {
+    throw new ConfigError(`JWT_SECRET must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
   }
   let jwtSecret = env.JWT_SECRET || '';
   if (!jwtSecret) {

@@ -27,7 +27,13 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    await database.close();
+    throw listenError(error, config);
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = config.publicBaseUrl.replace(`:${config.port}`, `:${port}`);
@@ -42,6 +48,24 @@ async function serve(config: Config): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** The usual reasons a listen fails, said in terms of the variables that fix them. */
+function listenError(error: unknown, config: Config): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ConfigError(
+        `PORT ${config.port} is already in use on ${config.host}; stop the other server or set another PORT`,
+      );
+    case 'EACCES':
+      return new ConfigError(`PORT ${config.port} needs privileges on this machine; use a port above 1023`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(`HOST "${config.host}" is not an address of this machine`);
+    default:
+      return error;
+  }
 }
 
 async function runMigrations(config: Config): Promise<void> {

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from './config.ts';
+
+const SECRET = 'a-jwt-secret-of-at-least-32-characters';
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'slotwise-config-'));
+  dirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Asserts that loading fails with one line that names the variable. */
+function assertRefused(env: NodeJS.ProcessEnv, variable: string): void {
+  assert.throws(
+    () => loadConfig({ DATA_DIR: tempDir(), ...env }),
+    (error: unknown) =>
+      error instanceof ConfigError && error.message.includes(variable) && !error.message.includes('\n'),
+    JSON.stringify(env),
+  );
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const dataDir = tempDir();
+    const config = loadConfig({ DATA_DIR: dataDir });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.dataDir, dataDir);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.publicBaseUrl, 'http://127.0.0.1:8080');
+    assert.equal(config.paymentsWebhookSecret, undefined);
+    assert.equal(config.stripeSecretKey, undefined);
+    assert.equal(config.smtpUrl, undefined);
+    assert.equal(config.webhookAllowPrivateUrls, false);
+  });
+
+  it('puts the data in ./data unless DATA_DIR says otherwise', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://localhost/slotwise', JWT_SECRET: SECRET });
+    assert.equal(config.dataDir, resolve('data'));
+  });
+
+  it('generates the embedded JWT secret once and keeps it in DATA_DIR', () => {
+    const dataDir = tempDir();
+    const first = loadConfig({ DATA_DIR: dataDir }).jwtSecret;
+    assert.ok(first.length >= 32);
+    assert.equal(readFileSync(join(dataDir, 'jwt-secret'), 'utf8'), first);
+    assert.equal(loadConfig({ DATA_DIR: dataDir }).jwtSecret, first);
+  });
+
+  it('replaces a kept secret that is too short to sign with', () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, 'jwt-secret'), '\n');
+    assert.ok(loadConfig({ DATA_DIR: dataDir }).jwtSecret.length >= 32);
+  });
+
+  it('prefers JWT_SECRET to the kept one', () => {
+    assert.equal(loadConfig({ DATA_DIR: tempDir(), JWT_SECRET: SECRET }).jwtSecret, SECRET);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATA_DIR: 'relative-data',
+      DATABASE_URL: 'postgresql://app@db:5432/slotwise',
+      REDIS_URL: 'redis://cache:6379',
+      JWT_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+      PAYMENTS_WEBHOOK_SECRET: 'whsec_123',
+      STRIPE_SECRET_KEY: 'sk_test_123',
+      SMTP_URL: 'smtp://mail:25',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    });
+    assert.equal(config.port, 9000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.dataDir, resolve('relative-data'));
+    assert.equal(config.databaseUrl, 'postgresql://app@db:5432/slotwise');
+    assert.equal(config.redisUrl, 'redis://cache:6379');
+    assert.equal(config.jwtSecret, SECRET);
+    assert.equal(config.logLevel, 'warn');
+    assert.equal(config.publicBaseUrl, 'http://127.0.0.1:9000', 'a wildcard host is shown as loopback');
+    assert.equal(config.paymentsWebhookSecret, 'whsec_123');
+    assert.equal(config.stripeSecretKey, 'sk_test_123');
+    assert.equal(config.smtpUrl, 'smtp://mail:25');
+    assert.equal(config.webhookAllowPrivateUrls, true);
+  });
+
+  it('takes PUBLIC_BASE_URL without its trailing slash', () => {
+    const config = loadConfig({ DATA_DIR: tempDir(), PUBLIC_BASE_URL: 'https://api.example.com/' });
+    assert.equal(config.publicBaseUrl, 'https://api.example.com');
+  });
+
+  it('accepts PORT 0 (any free port) and the usual spellings of booleans', () => {
+    assert.equal(loadConfig({ DATA_DIR: tempDir(), PORT: '0' }).port, 0);
+    for (const [raw, value] of [
+      ['1', true],
+      ['YES', true],
+      ['false', false],
+      ['0', false],
+    ] as const) {
+      assert.equal(
+        loadConfig({ DATA_DIR: tempDir(), WEBHOOK_ALLOW_PRIVATE_URLS: raw }).webhookAllowPrivateUrls,
+        value,
+      );
+    }
+  });
+
+  describe('refuses a bad value with one line naming the variable', () => {
+    const cases: [string, NodeJS.ProcessEnv][] = [
+      ['PORT', { PORT: 'eighty' }],
+      ['PORT', { PORT: '65536' }],
+      ['PORT', { PORT: '-1' }],
+      ['PORT', { PORT: '80.5' }],
+      ['PORT', { PORT: '1e3' }],
+      ['DATABASE_URL', { DATABASE_URL: 'not a url', JWT_SECRET: SECRET }],
+      ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db', JWT_SECRET: SECRET }],
+      ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
+      ['JWT_SECRET', { JWT_SECRET: 'short' }],
+      ['JWT_SECRET', { DATABASE_URL: 'postgres://localhost/db' }],
+      ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+      ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
+      ['SMTP_URL', { SMTP_URL: 'mail.example.com' }],
+      ['WEBHOOK_ALLOW_PRIVATE_URLS', { WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }],
+    ];
+    for (const [variable, env] of cases) {
+      it(`${variable}=${Object.values(env)[0]}`, () => assertRefused(env, variable));
+    }
+
+    it('DATA_DIR that is a file', () => {
+      const file = join(tempDir(), 'not-a-folder');
+      writeFileSync(file, '');
+      assertRefused({ DATA_DIR: file }, 'DATA_DIR');
+    });
+  });
+});
