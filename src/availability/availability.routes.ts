@@ -34,14 +34,10 @@ interface SlotQuery {
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const slotsFor = async (query: SlotQuery) => {
-    const ctx = await loadDay(app.db, query.businessId, {
-      date: query.date,
-      partySize: query.partySize,
-      serviceId: query.serviceId,
-      resourceId: query.resourceId,
-    });
+    const now = Date.now();
+    const ctx = await loadDay(app.db, query.businessId, query, now);
     assertPartySize(ctx, query.partySize);
-    const { slots } = daySlots(toDayRules(ctx, query, Date.now()));
+    const { slots } = daySlots(toDayRules(ctx, query, now));
     if (!query.perResource) {
       return slots.map((slot) => ({
         time: slot.time,

@@ -1,7 +1,8 @@
 import type { Executor } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
-import { type DayContext, loadDayContext } from './availability.queries.ts';
-import type { DayRules, StartCheck, StartCheckFailure } from './engine/types.ts';
+import { type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
+import { heldSpan } from './engine/index.ts';
+import type { BusyPeriod, DayRules, StartCheck, StartCheckFailure } from './engine/types.ts';
 
 export interface DayQuery {
   date: string;
@@ -12,8 +13,12 @@ export interface DayQuery {
   excludeBookingId?: string | null;
 }
 
+export interface LoadedDay extends DayContext {
+  busy: BusyPeriod[];
+}
+
 /** The engine's input for one day: the business's settings, the service's length and buffers, the busy periods. */
-export function toDayRules(ctx: DayContext, query: DayQuery, now: number): DayRules {
+export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRules {
   const { business, service } = ctx;
   return {
     date: query.date,
@@ -35,19 +40,27 @@ export function toDayRules(ctx: DayContext, query: DayQuery, now: number): DayRu
   };
 }
 
-/** Loads a day and checks what the caller asked for exists: the business (404), the service and resource (422). */
-export async function loadDay(executor: Executor, businessId: string, query: DayQuery) {
-  const ctx = await loadDayContext(executor, businessId, query.date, {
-    serviceId: query.serviceId,
-    excludeBookingId: query.excludeBookingId,
-  });
+/**
+ * Loads a day and checks what the caller asked for exists: the business (404), the service and
+ * resource (422). Busy periods are loaded second, for exactly the period the day's slots can
+ * hold (none on a closed day), which keeps the rows read to one day's bookings.
+ */
+export async function loadDay(
+  executor: Executor,
+  businessId: string,
+  query: DayQuery,
+  now: number,
+): Promise<LoadedDay> {
+  const ctx = await loadDayContext(executor, businessId, query.date, query.serviceId);
   if (!ctx) throw notFound('business');
   if (query.serviceId && !ctx.service)
     throw invalidField('service_id', 'is not an active service of this business');
   if (query.resourceId && !ctx.resources.some((r) => r.id === query.resourceId)) {
     throw invalidField('resource_id', 'is not an active resource of this business');
   }
-  return ctx;
+  const span = heldSpan(toDayRules({ ...ctx, busy: [] }, query, now));
+  const busy = span ? await loadBusy(executor, businessId, span, query.excludeBookingId) : [];
+  return { ...ctx, busy };
 }
 
 /** Party size must fit the business's own limits before any resource is looked at. */

@@ -33,7 +33,8 @@ async function book(biz: BookableBusiness, body: Record<string, unknown> = {}) {
   return response.json().booking;
 }
 
-const slotAt = (slots: { time: string }[], time: string) => slots.find((s) => s.time === time);
+type SlotView = { time: string; available?: boolean; remaining_resources?: number };
+const slotAt = (slots: SlotView[], time: string) => slots.find((s) => s.time === time);
 
 describe('GET /v1/availability/{business_id}', () => {
   describe('200', () => {

@@ -124,12 +124,17 @@ export async function createBooking(
   input: NewBooking,
   now: number,
 ): Promise<BookingView> {
-  const ctx = await loadDay(tx, actor.businessId, {
-    date: input.date,
-    partySize: input.partySize,
-    serviceId: input.serviceId,
-    resourceId: input.resourceId,
-  });
+  const ctx = await loadDay(
+    tx,
+    actor.businessId,
+    {
+      date: input.date,
+      partySize: input.partySize,
+      serviceId: input.serviceId,
+      resourceId: input.resourceId,
+    },
+    now,
+  );
   assertPartySize(ctx, input.partySize);
   const rules = toDayRules(
     ctx,
@@ -261,13 +266,18 @@ export async function changeBooking(
   if (reschedule) {
     const date = change.booking_date ?? current.booking_date;
     const time = change.start_time ?? current.start_time.slice(0, 5);
-    const ctx = await loadDay(tx, actor.businessId, {
-      date,
-      partySize: capacity,
-      serviceId: current.service_id,
-      resourceId: change.resource_id,
-      excludeBookingId: current.id,
-    });
+    const ctx = await loadDay(
+      tx,
+      actor.businessId,
+      {
+        date,
+        partySize: capacity,
+        serviceId: current.service_id,
+        resourceId: change.resource_id,
+        excludeBookingId: current.id,
+      },
+      now,
+    );
     const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
     const staff = current.source === 'staff';
     const check = checkStart(rules, time, { onGrid: !staff, ignoreNoticeAndWindow: staff });

@@ -1,4 +1,4 @@
-export { checkStart, daySlots } from './slots.ts';
+export { checkStart, daySlots, heldSpan } from './slots.ts';
 export {
   addDays,
   dayOfWeek,

@@ -335,3 +335,18 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   }
   return { ok: true, start, end, heldStart, heldEnd, freeResourceIds };
 }
+
+/**
+ * The absolute period any slot of the day can hold, buffers included: from opening minus the
+ * buffer before to closing plus the buffer after. Null when the day is closed or blacked out,
+ * so callers load busy periods for exactly this period, or not at all.
+ */
+export function heldSpan(rules: Omit<DayRules, 'busy'>): { start: number; end: number } | null {
+  const window = openWindow({ ...rules, busy: [] });
+  if (window === 'blackout' || window === 'closed') return null;
+  const open = resolveWallBoundary(window.span, window.midnight + window.openMinute * MINUTE_MS);
+  return {
+    start: open - rules.bufferBeforeMinutes * MINUTE_MS,
+    end: window.closeInstant + rules.bufferAfterMinutes * MINUTE_MS,
+  };
+}

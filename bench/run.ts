@@ -1,0 +1,344 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { confirmationCode, rangeLiteral } from '../src/bookings/bookings.service.ts';
+import { ACTIVE_STATUSES } from '../src/bookings/status.ts';
+import { normalizePhone } from '../src/customers/customers.service.ts';
+import { type Database, type Db, openPGlite, openPostgres } from '../src/platform/db.ts';
+import { migrate } from '../src/platform/migrate.ts';
+import { benchEngine } from './engine.bench.ts';
+import { dayFromToday, SEED, type SeededBusiness, seedBusiness } from './seed.ts';
+
+/**
+ * `npm run bench`: seeds a realistic restaurant, starts the real server (`node src/main.ts`) on
+ * embedded PGlite and on PostgreSQL, and loads it with autocannon from this process. In the same
+ * run it measures a bare Fastify route and the booking transaction's SQL run directly, and prints
+ * every figure with its ratio to them. BENCH_SECONDS (default 10) sets each scenario's length;
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123';
+const SLOT_TIMES = Array.from(
+  { length: 22 },
+  (_, i) => `${String(11 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}`,
+);
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  failed: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function startProcess(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}${script.includes('bare') ? '/bare' : '/healthz'}`);
+      if (response.ok) return { child, url };
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not start`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function load(options: autocannon.Options): Promise<LoadResult> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function availabilityLoad(url: string, seeded: SeededBusiness): Promise<LoadResult> {
+  let n = 0;
+  return load({
+    url,
+    headers: { authorization: `Bearer ${seeded.apiKey}` },
+    requests: [
+      {
+        setupRequest: (request) => {
+          n++;
+          const date = dayFromToday(1 + (n % 30));
+          return {
+            ...request,
+            method: 'GET',
+            path: `/v1/availability/${seeded.businessId}?date=${date}&capacity=${n % 2 ? 2 : 4}`,
+          };
+        },
+      },
+    ],
+  });
+}
+
+/** Each request books a different (day, time) on days no seeded booking touches, so none conflict. */
+function bookingLoad(url: string, seeded: SeededBusiness): Promise<LoadResult> {
+  let n = 0;
+  return load({
+    url,
+    headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (request) => {
+          n++;
+          return {
+            ...request,
+            method: 'POST',
+            path: '/v1/bookings',
+            body: JSON.stringify({
+              business_id: seeded.businessId,
+              booking_date: dayFromToday(61 + (n % 30)),
+              start_time: SLOT_TIMES[Math.floor(n / 30) % SLOT_TIMES.length],
+              capacity: 2,
+              first_name: 'Load',
+              last_name: 'Test',
+              email: 'load@example.com',
+              phone: `+49 170 ${1_000_000 + n}`,
+            }),
+          };
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * The statements of one booking transaction, as the service runs them, sent straight through
+ * the driver: no HTTP, validation, auth or engine (the free table is the first one not busy).
+ */
+async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResult> {
+  let n = 0;
+  let done = 0;
+  let failed = 0;
+  const latencies: number[] = [];
+  const deadline = Date.now() + SECONDS * 1000;
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      n++;
+      const i = n;
+      const date = dayFromToday(91 + (i % 30));
+      const time = SLOT_TIMES[Math.floor(i / 30) % SLOT_TIMES.length]!;
+      const started = performance.now();
+      try {
+        await db.transaction().execute(async (tx) => {
+          const id = seeded.businessId;
+          const dayStart = Date.parse(`${date}T00:00:00Z`);
+          const range = sql`tstzrange(${new Date(dayStart - 2 * 86_400_000)}, ${new Date(dayStart + 3 * 86_400_000)})`;
+          await sql`SELECT * FROM businesses WHERE id = ${id}`.execute(tx);
+          await sql`SELECT * FROM operating_hours WHERE business_id = ${id}`.execute(tx);
+          await sql`SELECT start_date, end_date FROM blackout_dates WHERE business_id = ${id} AND start_date <= ${date} AND end_date >= ${date}`.execute(
+            tx,
+          );
+          const resources = await sql<{
+            id: string;
+          }>`SELECT id FROM resources WHERE business_id = ${id} AND deleted_at IS NULL AND is_active AND capacity_max >= 2 ORDER BY capacity_max, display_order`.execute(
+            tx,
+          );
+          const busy = await sql<{
+            resource_id: string;
+            lo: Date;
+            hi: Date;
+          }>`SELECT resource_id, lower(during) AS lo, upper(during) AS hi FROM bookings WHERE business_id = ${id} AND status IN (${sql.join([...ACTIVE_STATUSES])}) AND during && ${range}`.execute(
+            tx,
+          );
+          await sql`SELECT resource_id, lower(during), upper(during) FROM resource_blocks WHERE business_id = ${id} AND during && ${range}`.execute(
+            tx,
+          );
+          const start = Date.parse(`${date}T${time}:00+01:00`);
+          const end = start + SEED.durationMinutes * 60_000;
+          const taken = new Set(
+            busy.rows.filter((b) => b.lo.getTime() < end && b.hi.getTime() > start).map((b) => b.resource_id),
+          );
+          const resourceId = resources.rows.find((r) => !taken.has(r.id))?.id;
+          if (!resourceId) throw new Error('no free table');
+          const phone = `+49 171 ${1_000_000 + i}`;
+          const customer = await sql<{
+            id: string;
+          }>`INSERT INTO customers (business_id, first_name, last_name, phone, phone_normalized, email) VALUES (${id}, 'Load', 'Test', ${phone}, ${normalizePhone(phone)}, 'load@example.com') ON CONFLICT (business_id, phone_normalized) DO UPDATE SET first_name = excluded.first_name, updated_at = now() RETURNING *`.execute(
+            tx,
+          );
+          const booking = await sql<{
+            id: string;
+          }>`INSERT INTO bookings (business_id, customer_id, resource_id, booking_date, start_time, end_time, duration_minutes, starts_at, ends_at, during, status, confirmation_code, capacity, source) VALUES (${id}, ${customer.rows[0]!.id}, ${resourceId}, ${date}, ${time}, ${time}, ${SEED.durationMinutes}, ${new Date(start)}, ${new Date(end)}, ${rangeLiteral(start, end)}, 'confirmed', ${confirmationCode()}, 2, 'online') RETURNING id`.execute(
+            tx,
+          );
+          const view =
+            await sql`SELECT b.*, c.first_name, c.last_name, c.phone, c.email, r.name, r.capacity_max, r.section FROM bookings b JOIN customers c ON c.id = b.customer_id JOIN resources r ON r.id = b.resource_id WHERE b.id = ${booking.rows[0]!.id}`.execute(
+              tx,
+            );
+          await sql`INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, after_state) VALUES (${id}, 'api_key:bench', 'booking.created', 'booking', ${booking.rows[0]!.id}, ${JSON.stringify(view.rows[0])})`.execute(
+            tx,
+          );
+        });
+        done++;
+        latencies.push(performance.now() - started);
+      } catch {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { rps: done / SECONDS, p50: at(0.5), p99: at(0.99), ok: done, failed };
+}
+
+interface EngineRun {
+  engine: 'PGlite' | 'PostgreSQL';
+  seeded: SeededBusiness;
+  availability: LoadResult;
+  bookings: LoadResult;
+  bookingSql: LoadResult;
+}
+
+async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
+  let open: () => Promise<Database>;
+  let serverEnv: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  if (engine === 'PGlite') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'slotwise-bench-'));
+    open = () => openPGlite(dataDir);
+    serverEnv = { DATA_DIR: dataDir, JWT_SECRET, LOG_LEVEL: 'warn' };
+    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+  } else {
+    const name = `slotwise_bench_${process.pid}`;
+    const admin = new pg.Client({ connectionString: SERVER_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(SERVER_URL);
+    url.pathname = `/${name}`;
+    open = () => openPostgres(url.toString(), CONNECTIONS);
+    serverEnv = { DATABASE_URL: url.toString(), JWT_SECRET, LOG_LEVEL: 'warn' };
+    cleanup = async () => {
+      const client = new pg.Client({ connectionString: SERVER_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    };
+  }
+  try {
+    let database = await open();
+    await migrate(database);
+    process.stderr.write(`[${engine}] seeding...\n`);
+    const seeded = await seedBusiness(database.db);
+    await database.close();
+    const { child, url } = await startProcess('src/main.ts', serverEnv);
+    let availability: LoadResult;
+    let bookings: LoadResult;
+    try {
+      process.stderr.write(`[${engine}] availability...\n`);
+      availability = await availabilityLoad(url, seeded);
+      process.stderr.write(`[${engine}] bookings...\n`);
+      bookings = await bookingLoad(url, seeded);
+    } finally {
+      await stopProcess(child);
+    }
+    process.stderr.write(`[${engine}] booking SQL direct...\n`);
+    database = await open();
+    const bookingSql = await bookingSqlLoad(database.db, seeded);
+    await database.close();
+    return { engine, seeded, availability, bookings, bookingSql };
+  } finally {
+    await cleanup();
+  }
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const pct = (a: number, b: number) => `${fmt((100 * a) / b)}%`;
+
+async function main() {
+  process.stderr.write('engine alone...\n');
+  const engine = benchEngine();
+  process.stderr.write('bare route...\n');
+  const bareServer = await startProcess('bench/bare-server.ts', {});
+  let bare: LoadResult;
+  try {
+    bare = await load({ url: `${bareServer.url}/bare` });
+  } finally {
+    await stopProcess(bareServer.child);
+  }
+  const runs: EngineRun[] = [await runOn('PGlite')];
+  if (await postgresReachable()) runs.push(await runOn('PostgreSQL'));
+  else process.stderr.write(`PostgreSQL at ${SERVER_URL} is not reachable: skipped\n`);
+
+  const lines = [
+    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${SECONDS} s per scenario, ${CONNECTIONS} connections.`,
+    `Seeded: ${SEED.resources} tables in ${SEED.sections.length} sections, ${SEED.bookedDays} days of bookings (${runs.map((r) => `${fmt(r.seeded.bookings)} on ${r.engine}, ${fmt(100 * r.seeded.occupancy)}% of table time`).join('; ')}).`,
+    '',
+    '| scenario | req/s | p50 ms | p99 ms | ok | failed | ratio |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    `| bare Fastify JSON route | ${fmt(bare.rps)} | ${bare.p50} | ${bare.p99} | ${bare.ok} | ${bare.failed} | 100% (yardstick) |`,
+  ];
+  for (const run of runs) {
+    const a = run.availability;
+    const b = run.bookings;
+    const s = run.bookingSql;
+    lines.push(
+      `| ${run.engine}: availability (one day, public) | ${fmt(a.rps)} | ${a.p50} | ${a.p99} | ${a.ok} | ${a.failed} | ${pct(a.rps, bare.rps)} of bare route |`,
+      `| ${run.engine}: booking transaction SQL, direct | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${s.ok} | ${s.failed} | yardstick for bookings |`,
+      `| ${run.engine}: bookings over HTTP (non-conflicting) | ${fmt(b.rps)} | ${b.p50} | ${b.p99} | ${b.ok} | ${b.failed} | ${pct(b.rps, s.rps)} of direct SQL |`,
+    );
+  }
+  lines.push(
+    '',
+    `Engine alone: one day of 200 resources and 2,000 busy periods in ${fmt(engine.msPerDay, 3)} ms (mean of ${engine.iterations} runs).`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();
