@@ -1,1 +1,185 @@
-export async function runDemo(_config: unknown): Promise<void> {}
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openPGlite, openPostgres } from './platform/db.ts';
+import { migrate } from './platform/migrate.ts';
+import { todayIn } from './settings/timezone.ts';
+
+export const DEMO_PASSWORD = 'slotwise-demo-password';
+const DEMO_TIMEZONE = 'Europe/Berlin';
+
+const EVENING = { is_open: true, open_time: '17:00', close_time: '23:00', last_booking_time: null };
+const LATE_EVENING = { ...EVENING, close_time: '00:30' };
+/** Sunday first; closed on Monday, open past midnight on Friday and Saturday. */
+const DEMO_HOURS = [EVENING, null, EVENING, EVENING, EVENING, LATE_EVENING, LATE_EVENING].map((day, index) =>
+  day
+    ? { day_of_week: index, ...day }
+    : { day_of_week: index, is_open: false, open_time: null, close_time: null, last_booking_time: null },
+);
+
+const DEMO_TABLES = [
+  { name: 'Window 1', section: 'Window', capacity_min: 1, capacity_max: 2 },
+  { name: 'Window 2', section: 'Window', capacity_min: 1, capacity_max: 2 },
+  { name: 'Window 3', section: 'Window', capacity_min: 2, capacity_max: 4 },
+  { name: 'Main 4', section: 'Main room', capacity_min: 2, capacity_max: 4 },
+  { name: 'Main 5', section: 'Main room', capacity_min: 2, capacity_max: 4 },
+  { name: 'Main 6', section: 'Main room', capacity_min: 3, capacity_max: 6 },
+  { name: 'Terrace 7', section: 'Terrace', capacity_min: 4, capacity_max: 6 },
+  { name: 'Terrace 8', section: 'Terrace', capacity_min: 5, capacity_max: 8 },
+];
+
+export interface DemoBusiness {
+  developer: { email: string; password: string };
+  business: { id: string; name: string; slug: string };
+  apiKey: string;
+  resources: { id: string; name: string; section: string; capacity_max: number }[];
+  services: { id: string; name: string; duration_minutes: number }[];
+  blackout: { id: string; start_date: string; end_date: string; reason: string };
+  /** A coming Saturday, for the availability example. */
+  exampleDate: string;
+}
+
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * Seeds a sandbox restaurant through the public API, so every validation and audit rule applies
+ * as it would to a client. Returns what it made.
+ */
+export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Promise<DemoBusiness> {
+  const send = async (method: InjectOptions['method'], url: string, payload: object, token?: string) => {
+    const response = await app.inject({
+      method,
+      url,
+      payload,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    if (response.statusCode >= 300) {
+      throw new Error(`${method} ${url} answered ${response.statusCode}: ${response.body}`);
+    }
+    return response.json();
+  };
+
+  const email = `demo+${now.getTime()}@slotwise.dev`;
+  await send('POST', '/v1/auth/developer/register', {
+    email,
+    password: DEMO_PASSWORD,
+    first_name: 'Demo',
+    last_name: 'Developer',
+  });
+  const { access_token } = await send('POST', '/v1/auth/developer/login', { email, password: DEMO_PASSWORD });
+  const created = await send(
+    'POST',
+    '/v1/developer/businesses',
+    { name: 'Trattoria Demo', business_type: 'restaurant', is_dev: true },
+    access_token,
+  );
+  const apiKey: string = created.api_key;
+
+  await send(
+    'PATCH',
+    '/v1/manage/settings',
+    {
+      timezone: DEMO_TIMEZONE,
+      default_slot_interval_minutes: 30,
+      default_slot_duration_minutes: 90,
+      max_capacity: 8,
+    },
+    apiKey,
+  );
+  await send('PUT', '/v1/manage/hours', DEMO_HOURS, apiKey);
+
+  const resources = [];
+  for (const table of DEMO_TABLES) {
+    resources.push(await send('POST', '/v1/manage/resources', { ...table, resource_type: 'table' }, apiKey));
+  }
+  const mainRoom = resources.filter((r) => r.section === 'Main room').map((r) => r.id);
+  const services = [
+    await send(
+      'POST',
+      '/v1/manage/services',
+      { name: 'Dinner', description: 'A table for the evening', duration_minutes: 90 },
+      apiKey,
+    ),
+    await send(
+      'POST',
+      '/v1/manage/services',
+      {
+        name: "Chef's tasting menu",
+        description: 'Seven courses, served in the main room',
+        duration_minutes: 150,
+        buffer_after_minutes: 15,
+        price_cents: 8900,
+        resource_ids: mainRoom,
+      },
+      apiKey,
+    ),
+  ];
+
+  const today = todayIn(DEMO_TIMEZONE, now);
+  const blackout = await send(
+    'POST',
+    '/v1/manage/blackout-dates',
+    { start_date: addDays(today, 21), end_date: addDays(today, 22), reason: 'Closed for a private event' },
+    apiKey,
+  );
+  const weekday = new Date(`${today}T00:00:00Z`).getUTCDay();
+  const exampleDate = addDays(today, (6 - weekday + 7) % 7 || 7);
+
+  return {
+    developer: { email, password: DEMO_PASSWORD },
+    business: { id: created.business_id, name: created.name, slug: created.slug },
+    apiKey,
+    resources,
+    services,
+    blackout,
+    exampleDate,
+  };
+}
+
+/** What the demo command prints: the credentials once, and two calls to try. */
+export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
+  const sections = [...new Set(demo.resources.map((r) => r.section))].join(', ');
+  const services = demo.services.map((s) => `${s.name} (${s.duration_minutes} min)`).join(', ');
+  return [
+    '',
+    `Demo restaurant "${demo.business.name}" is ready (sandbox business, time zone ${DEMO_TIMEZONE}).`,
+    '',
+    `  Developer login  ${demo.developer.email}`,
+    `  Password         ${demo.developer.password}`,
+    `  Business id      ${demo.business.id}`,
+    `  Slug             ${demo.business.slug}`,
+    `  API key          ${demo.apiKey}`,
+    '                   (all scopes; shown only now, keep it)',
+    '',
+    `  ${demo.resources.length} tables in ${sections}; services ${services}.`,
+    '  Open Tuesday to Sunday from 17:00 to 23:00 (Friday and Saturday to 00:30), closed on Monday;',
+    `  blackout ${demo.blackout.start_date} to ${demo.blackout.end_date}.`,
+    '',
+    'Start the server with `npm start`, then try:',
+    '',
+    `  curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/v1/manage/resources`,
+    `  curl "${baseUrl}/v1/availability/${demo.business.id}?date=${demo.exampleDate}&capacity=2"`,
+    '',
+  ].join('\n');
+}
+
+/** `npm run demo`: seeds a sandbox restaurant into the configured database and prints how to use it. */
+export async function runDemo(config: Config): Promise<void> {
+  // The embedded data folder is locked by a running server, so this runs while it is stopped.
+  const database = config.databaseUrl
+    ? await openPostgres(config.databaseUrl)
+    : await openPGlite(config.dataDir);
+  try {
+    await migrate(database);
+    const app = await buildApp({ config, database });
+    try {
+      const demo = await seedDemo(app);
+      process.stdout.write(`${describeDemo(demo, config.publicBaseUrl)}\n`);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { bearer, createTestApp, type TestContext } from '../test/helpers.ts';
+import { DEMO_PASSWORD, describeDemo, seedDemo } from './demo.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(async () => {
+  await ctx.close();
+});
+beforeEach(async () => {
+  await ctx.reset();
+});
+
+const NOW = new Date('2026-11-18T12:00:00Z'); // a Wednesday
+
+describe('demo seed', () => {
+  it('creates a sandbox restaurant with settings, hours, tables, services and a blackout', async () => {
+    const demo = await seedDemo(ctx.app, NOW);
+    const get = async (url: string) => {
+      const response = await ctx.app.inject({ method: 'GET', url, headers: bearer(demo.apiKey) });
+      assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
+      return response.json();
+    };
+    assert.match(demo.apiKey, /^svc_test_/);
+    assert.match(demo.developer.email, /^demo\+\d+@slotwise\.dev$/);
+
+    const settings = await get('/v1/manage/settings');
+    assert.equal(settings.timezone, 'Europe/Berlin');
+    assert.equal(settings.default_slot_interval_minutes, 30);
+    assert.equal(settings.default_slot_duration_minutes, 90);
+
+    const hours = await get('/v1/manage/hours');
+    assert.deepEqual(
+      hours.map((d: { is_open: boolean; open_time: string; close_time: string }) =>
+        d.is_open ? `${d.open_time}-${d.close_time}` : 'closed',
+      ),
+      ['17:00-23:00', 'closed', '17:00-23:00', '17:00-23:00', '17:00-23:00', '17:00-00:30', '17:00-00:30'],
+    );
+
+    const tables = (await get('/v1/manage/resources')).items;
+    assert.equal(tables.length, 8);
+    assert.deepEqual(
+      new Set(tables.map((t: { section: string }) => t.section)),
+      new Set(['Window', 'Main room', 'Terrace']),
+    );
+    assert.deepEqual(
+      [...new Set(tables.map((t: { capacity_max: number }) => t.capacity_max))].sort(),
+      [2, 4, 6, 8],
+    );
+    assert.ok(
+      tables.every(
+        (t: { resource_type: string; is_active: boolean }) => t.resource_type === 'table' && t.is_active,
+      ),
+    );
+
+    const services = (await get('/v1/manage/services')).items;
+    assert.equal(services.length, 2);
+    const tasting = services.find((s: { name: string }) => s.name === "Chef's tasting menu");
+    assert.equal(tasting.resource_ids.length, 3);
+
+    const blackouts = (await get('/v1/manage/blackout-dates')).items;
+    assert.deepEqual(
+      blackouts.map((b: { start_date: string; end_date: string }) => [b.start_date, b.end_date]),
+      [['2026-12-09', '2026-12-10']],
+    );
+    assert.equal(demo.exampleDate, '2026-11-21');
+
+    const business = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/public/business/${demo.business.slug}`,
+    });
+    assert.equal(business.json().id, demo.business.id);
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/auth/developer/login',
+      payload: { email: demo.developer.email, password: DEMO_PASSWORD },
+    });
+    assert.equal(login.statusCode, 200, login.body);
+    const owned = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/developer/businesses',
+      headers: bearer(login.json().access_token),
+    });
+    assert.deepEqual(
+      owned.json().items.map((b: { id: string; is_dev: boolean }) => [b.id, b.is_dev]),
+      [[demo.business.id, true]],
+    );
+  });
+
+  it('makes a fresh developer and business on every run', async () => {
+    const first = await seedDemo(ctx.app, NOW);
+    const second = await seedDemo(ctx.app, new Date(NOW.getTime() + 1000));
+    assert.notEqual(first.developer.email, second.developer.email);
+    assert.notEqual(first.business.slug, second.business.slug);
+  });
+
+  it('prints the credentials and two calls to try', async () => {
+    const demo = await seedDemo(ctx.app, NOW);
+    const text = describeDemo(demo, 'http://127.0.0.1:8080');
+    for (const part of [
+      demo.developer.email,
+      DEMO_PASSWORD,
+      demo.business.id,
+      demo.business.slug,
+      demo.apiKey,
+    ]) {
+      assert.ok(text.includes(part), part);
+    }
+    assert.ok(
+      text.includes(
+        `curl -H "Authorization: Bearer ${demo.apiKey}" http://127.0.0.1:8080/v1/manage/resources`,
+      ),
+    );
+    assert.ok(
+      text.includes(`http://127.0.0.1:8080/v1/availability/${demo.business.id}?date=2026-11-21&capacity=2`),
+    );
+  });
+});
