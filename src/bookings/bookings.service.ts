@@ -64,6 +64,17 @@ interface BookingPlacement {
  */
 async function insertOnFirstFree(tx: Tx, placement: BookingPlacement, candidates: string[]): Promise<string> {
   for (const resourceId of candidates) {
+    // A share lock on the resource row waits out a concurrent delete or deactivation (which lock
+    // it for update), so no booking lands on a resource that is gone by the time both commit.
+    const usable = await tx
+      .selectFrom('resources')
+      .select('id')
+      .where('id', '=', resourceId)
+      .where('deleted_at', 'is', null)
+      .where('is_active', '=', true)
+      .forShare()
+      .executeTakeFirst();
+    if (!usable) continue;
     for (let codeAttempt = 0; codeAttempt < 5; codeAttempt++) {
       await sql`SAVEPOINT place_booking`.execute(tx);
       try {
