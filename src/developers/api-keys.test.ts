@@ -244,6 +244,13 @@ describe('DELETE /v1/manage/api-keys/:key_id', () => {
       assert.equal(audit.json().items[0].action, 'api_key.revoked');
     });
 
+    it('answers 204 again to a key that is already revoked', async () => {
+      const tenant = await createTenant(ctx.app);
+      const { id } = await createKeyWithId(ctx.app, tenant, ['read']);
+      assert.equal((await revokeKey(tenant, id)).statusCode, 204);
+      assert.equal((await revokeKey(tenant, id)).statusCode, 204);
+    });
+
     it('accepts a bodiless request that still says Content-Type: application/json', async () => {
       const tenant = await createTenant(ctx.app);
       const { id } = await createKeyWithId(ctx.app, tenant, ['read']);
