@@ -15,11 +15,13 @@ import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
+import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import type { Database, Db } from './platform/db.ts';
 import { registerErrorHandler } from './platform/errors.ts';
 import { healthRoutes } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
+import { requestValidators } from './platform/validation.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
 import { serviceRoutes } from './services/services.routes.ts';
@@ -36,6 +38,7 @@ declare module 'fastify' {
     database: Database;
     config: Config;
     tokens: TokenService;
+    changes: ChangeFeed;
   }
 }
 
@@ -54,20 +57,38 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     },
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 256 * 1024,
-    ajv: {
-      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
-    },
+    schemaController: { compilersFactory: { buildValidator: requestValidators() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const tokens = new TokenService(config.jwtSecret);
   const keyUsage = new KeyUsageRecorder(database.db);
+  const changes = new ChangeFeed();
+  const stopListening = await database.listen(CHANGE_CHANNEL, {
+    message: (payload) => changes.apply(payload),
+    up: () => changes.connected(),
+    down: () => changes.disconnected(),
+  });
   app.decorate('db', database.db);
   app.decorate('database', database);
   app.decorate('config', config);
   app.decorate('tokens', tokens);
-  app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage));
+  app.decorate('changes', changes);
+  app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));
   app.decorateRequest('principal', null);
-  app.addHook('onClose', () => keyUsage.stop());
+  app.addHook('onClose', async () => {
+    await stopListening();
+    await keyUsage.stop();
+  });
+  // The database announces every change to all processes, a moment after commit; this process's
+  // own writes are known at once, so a client that wrote never reads a cached answer from before.
+  app.addHook('onSend', async (request) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    const businessId = request.principal?.businessId;
+    if (businessId) changes.businessChanged(businessId);
+    if (request.url.startsWith('/v1/manage/api-keys') || request.url.startsWith('/v1/developer')) {
+      changes.credentialsChanged();
+    }
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('API-Version', API_VERSION);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
+import { LruMap } from '../platform/change-feed.ts';
 import { invalidField } from '../platform/errors.ts';
 import { DateString, ErrorResponses, IdParams, Uuid } from '../platform/schemas.ts';
 import { assertPartySize, loadDay, toDayRules } from './availability.service.ts';
@@ -32,28 +33,60 @@ interface SlotQuery {
   perResource: boolean;
 }
 
+type SlotView = Static<typeof SlotSchema>;
+
+/** The longest a computed day is served, even when nothing changes, so time moving on is noticed. */
+const CACHE_MS = 30_000;
+const HOUR_MS = 3_600_000;
+
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const slotsFor = async (query: SlotQuery) => {
+  /**
+   * Computed days by query. An entry is served only while its business's change version is
+   * unchanged and until the first slot it lists falls inside minimum notice, so a cached answer
+   * never shows a slot that a fresh computation would not.
+   */
+  const computed = new LruMap<string, { version: string; until: number; slots: SlotView[] }>(20_000);
+
+  const slotsFor = async (query: SlotQuery): Promise<SlotView[]> => {
     const now = Date.now();
+    const version = app.changes.businessVersion(query.businessId);
+    const key = [
+      query.businessId,
+      query.date,
+      query.partySize,
+      query.serviceId,
+      query.resourceId,
+      query.perResource,
+    ].join('|');
+    const hit = computed.get(key);
+    if (hit && hit.version === version && now < hit.until) return hit.slots;
     const ctx = await loadDay(app.db, query.businessId, query, now);
     assertPartySize(ctx, query.partySize);
     const { slots } = daySlots(toDayRules(ctx, query, now));
-    if (!query.perResource) {
-      return slots.map((slot) => ({
+    let views: SlotView[];
+    if (query.perResource) {
+      const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
+      views = slots.flatMap((slot) =>
+        slot.freeResourceIds.map((id) => ({
+          time: slot.time,
+          available: true,
+          resource_id: id,
+          resource_name: names.get(id)!,
+        })),
+      );
+    } else {
+      views = slots.map((slot) => ({
         time: slot.time,
         available: slot.freeResourceIds.length > 0,
         remaining_resources: slot.freeResourceIds.length,
       }));
     }
-    const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
-    return slots.flatMap((slot) =>
-      slot.freeResourceIds.map((id) => ({
-        time: slot.time,
-        available: true,
-        resource_id: id,
-        resource_name: names.get(id)!,
-      })),
-    );
+    if (version) {
+      const firstLeaves =
+        slots.length > 0 ? slots[0]!.start - ctx.business.min_notice_hours * HOUR_MS : Infinity;
+      computed.set(key, { version, until: Math.min(now + CACHE_MS, firstLeaves), slots: views });
+    }
+    return views;
   };
 
   app.get(

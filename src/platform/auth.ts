@@ -3,6 +3,7 @@ import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
+import { type ChangeFeed, LruMap } from './change-feed.ts';
 import type { Db } from './db.ts';
 import { AppError, notFound } from './errors.ts';
 import { isUuid } from './schemas.ts';
@@ -170,15 +171,25 @@ export class KeyUsageRecorder {
   }
 }
 
+/** Verified keys are remembered this long at most, even when no change is announced. */
+const KEY_CACHE_MS = 60_000;
+
 export class Authenticator {
   private readonly db: Db;
   private readonly tokens: TokenService;
   private readonly usage: KeyUsageRecorder;
+  private readonly changes: ChangeFeed;
+  /** Verified API keys by hash: a key used again skips the database until keys or billing change. */
+  private readonly verifiedKeys = new LruMap<
+    string,
+    { version: string; until: number; principal: Principal }
+  >(10_000);
 
-  constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder) {
+  constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder, changes: ChangeFeed) {
     this.db = db;
     this.tokens = tokens;
     this.usage = usage;
+    this.changes = changes;
   }
 
   /** Returns null when no credential is sent; throws 401 when one is sent and is not valid. */
@@ -193,6 +204,19 @@ export class Authenticator {
   }
 
   private async resolveApiKey(key: string): Promise<Principal> {
+    const keyHash = sha256(key);
+    const version = this.changes.credentialsVersion();
+    const cached = this.verifiedKeys.get(keyHash);
+    if (cached && cached.version === version && cached.until > Date.now()) {
+      this.usage.touch(cached.principal.credentialId.slice('key:'.length));
+      return cached.principal;
+    }
+    const principal = await this.lookUpApiKey(key, keyHash);
+    if (version) this.verifiedKeys.set(keyHash, { version, until: Date.now() + KEY_CACHE_MS, principal });
+    return principal;
+  }
+
+  private async lookUpApiKey(key: string, keyHash: string): Promise<Principal> {
     const candidates = await this.db
       .selectFrom('api_keys')
       .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
@@ -210,7 +234,7 @@ export class Authenticator {
       .where('api_keys.lookup', '=', key.slice(0, LOOKUP_LENGTH))
       .where('api_keys.is_active', '=', true)
       .execute();
-    const presented = Buffer.from(sha256(key), 'hex');
+    const presented = Buffer.from(keyHash, 'hex');
     const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.key_hash, 'hex'), presented));
     if (!row) throw invalidToken('the API key is unknown or revoked');
     this.usage.touch(row.id);

@@ -23,7 +23,57 @@ export interface Database {
   engine: 'pglite' | 'postgres';
   /** Runs a multi-statement SQL script (migrations) outside Kysely. */
   runScript(sql: string): Promise<void>;
+  /** Subscribes to a notification channel; resolves to the unsubscribe function. */
+  listen(channel: string, listener: ChannelListener): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export interface ChannelListener {
+  message(payload: string): void;
+  /** Listening (again): notifications from now on are delivered. */
+  up(): void;
+  /** Notifications may be missed until the next `up`. */
+  down(): void;
+}
+
+const LISTEN_RETRY_MS = 1000;
+
+/** A dedicated connection for LISTEN (a pooled one would be handed to queries), reconnecting when lost. */
+async function listenOnServer(connectionString: string, channel: string, listener: ChannelListener) {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const reconnectLater = () => {
+    listener.down();
+    if (!stopped) retry = setTimeout(() => void connect(), LISTEN_RETRY_MS);
+  };
+  const connect = async () => {
+    const candidate = new pg.Client({ connectionString });
+    candidate.on('notification', (notification) => {
+      if (notification.payload) listener.message(notification.payload);
+    });
+    candidate.on('error', () => {});
+    try {
+      await candidate.connect();
+      await candidate.query(`LISTEN ${channel}`);
+    } catch {
+      await candidate.end().catch(() => {});
+      reconnectLater();
+      return;
+    }
+    candidate.once('end', () => {
+      if (!stopped) reconnectLater();
+    });
+    client = candidate;
+    listener.up();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    listener.down();
+    await client?.end().catch(() => {});
+  };
 }
 
 const OID_INT8 = 20;
@@ -57,6 +107,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
     async runScript(sql) {
       await pool.query(sql);
     },
+    listen: (channel, listener) => listenOnServer(connectionString, channel, listener),
     async close() {
       await db.destroy();
     },
@@ -163,6 +214,14 @@ export async function openPGlite(dataDir?: string): Promise<Database> {
     engine: 'pglite',
     async runScript(sql) {
       await pglite.exec(sql);
+    },
+    async listen(channel, listener) {
+      const unsubscribe = await pglite.listen(channel, (payload) => listener.message(payload));
+      listener.up();
+      return async () => {
+        listener.down();
+        await unsubscribe();
+      };
     },
     async close() {
       await db.destroy();

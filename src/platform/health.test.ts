@@ -26,7 +26,13 @@ async function appWithoutDatabase() {
   const config = loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: 'postgres://127.0.0.1:1/none' });
   const app = await buildApp({
     config,
-    database: { db, engine: 'postgres', runScript: async () => {}, close: () => db.destroy() },
+    database: {
+      db,
+      engine: 'postgres',
+      runScript: async () => {},
+      listen: async () => async () => {},
+      close: () => db.destroy(),
+    },
   });
   const close = async () => {
     await app.close();

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { bearer, createKeyWithId, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { ChangeFeed, LruMap } from './change-feed.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const DAY = daysFromNow(6);
+
+/** Polls until `check` holds: another process's change arrives a moment after its commit. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`${what} did not happen within 5 s`);
+}
+
+describe('cached availability', () => {
+  const noon = async (businessId: string) => {
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/availability/${businessId}?date=${DAY}&capacity=2`,
+    });
+    return response.json().slots.find((s: { time: string }) => s.time === '12:00');
+  };
+
+  it("reflects this process's own writes at once", async () => {
+    const biz = await setupBookable(ctx.app);
+    assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 3);
+    assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 3);
+    const booked = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/bookings',
+      headers: biz.tenant.headers,
+      payload: {
+        business_id: biz.tenant.businessId,
+        booking_date: DAY,
+        start_time: '12:00',
+        capacity: 2,
+        ...guest(),
+      },
+    });
+    assert.equal(booked.statusCode, 201);
+    assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 2);
+    await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/manage/resources/${biz.resources.T6}`,
+      headers: biz.tenant.headers,
+      payload: { is_active: false },
+    });
+    assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 1);
+  });
+
+  it('reflects a change committed by another process once the database announces it', async () => {
+    const biz = await setupBookable(ctx.app);
+    assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 3);
+    await ctx.database.db
+      .updateTable('resources')
+      .set({ is_active: false })
+      .where('id', '=', biz.resources.T2)
+      .execute();
+    await eventually(
+      async () => (await noon(biz.tenant.businessId)).remaining_resources === 2,
+      'the cached day to refresh',
+    );
+  });
+});
+
+describe('cached API keys', () => {
+  it('stop working at once when revoked here, and soon after when revoked elsewhere', async () => {
+    const biz = await setupBookable(ctx.app);
+    const use = (key: string) =>
+      ctx.app.inject({ method: 'GET', url: '/v1/manage/business', headers: bearer(key) });
+    const here = await createKeyWithId(ctx.app, biz.tenant, ['read']);
+    assert.equal((await use(here.key)).statusCode, 200);
+    await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v1/manage/api-keys/${here.id}`,
+      headers: biz.tenant.headers,
+    });
+    assert.equal((await use(here.key)).statusCode, 401);
+
+    const elsewhere = await createKeyWithId(ctx.app, biz.tenant, ['read']);
+    assert.equal((await use(elsewhere.key)).statusCode, 200);
+    await ctx.database.db
+      .updateTable('api_keys')
+      .set({ is_active: false })
+      .where('id', '=', elsewhere.id)
+      .execute();
+    await eventually(
+      async () => (await use(elsewhere.key)).statusCode === 401,
+      'the revoked key to be refused',
+    );
+  });
+});
+
+describe('ChangeFeed', () => {
+  it('gives no version while not listening, and a new one after each change or reconnection', () => {
+    const feed = new ChangeFeed();
+    assert.equal(feed.businessVersion('b1'), null);
+    feed.connected();
+    const first = feed.businessVersion('b1');
+    assert.ok(first);
+    feed.apply('business:b2');
+    assert.equal(feed.businessVersion('b1'), first);
+    feed.apply('business:b1');
+    assert.notEqual(feed.businessVersion('b1'), first);
+    const keys = feed.credentialsVersion();
+    feed.apply('keys:b1');
+    assert.notEqual(feed.credentialsVersion(), keys);
+    const beforeDrop = feed.businessVersion('b1');
+    feed.disconnected();
+    assert.equal(feed.businessVersion('b1'), null);
+    feed.connected();
+    assert.notEqual(feed.businessVersion('b1'), beforeDrop);
+  });
+});
+
+describe('LruMap', () => {
+  it('forgets the least recently used entry beyond its capacity', () => {
+    const map = new LruMap<string, number>(2);
+    map.set('a', 1);
+    map.set('b', 2);
+    map.get('a');
+    map.set('c', 3);
+    assert.equal(map.get('b'), undefined);
+    assert.equal(map.get('a'), 1);
+    assert.equal(map.get('c'), 3);
+  });
+});
