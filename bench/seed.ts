@@ -25,6 +25,7 @@ export interface SeededBusiness {
   bookings: number;
   /** Share of table time held by the seeded bookings. */
   occupancy: number;
+  resourceIds: string[];
 }
 
 // mulberry32: seeded so every run books the same pattern.
@@ -201,5 +202,6 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
     apiKey: key.key,
     bookings: total,
     occupancy: heldMinutes / openTableMinutes,
+    resourceIds: resources.map((r) => r.id),
   };
 }
