@@ -1,0 +1,24 @@
+import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
+import type { FastifySchemaCompiler } from 'fastify';
+
+type RouteSchema = Parameters<FastifySchemaCompiler<unknown>>[0];
+type Compile = ReturnType<BuildCompilerFromPool>;
+
+/** Every part of a request: unknown fields are refused, defaults filled in, every issue reported. */
+const RULES = { removeAdditional: false, allErrors: true, useDefaults: true } as const;
+
+/**
+ * Query strings, path params and headers are text, so they are coerced to their schema's types
+ * (`?limit=10`, `?latest=true`, a single `?status=a` as `[a]`). A JSON body carries its own types:
+ * `"5"` for an integer or `42` for a string is the client's mistake, refused rather than converted.
+ */
+export function requestValidators(): BuildCompilerFromPool {
+  const pool = AjvCompiler();
+  return (externalSchemas) => {
+    const coercing = pool(externalSchemas, { customOptions: { ...RULES, coerceTypes: 'array' } });
+    const strict = pool(externalSchemas, { customOptions: { ...RULES, coerceTypes: false } });
+    // Fastify hands a compiler the whole route schema definition; the pool's declared type names only the schema.
+    const compile = (route: RouteSchema) => (route.httpPart === 'body' ? strict : coercing)(route as never);
+    return compile as unknown as Compile;
+  };
+}
