@@ -1,9 +1,9 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from './app.ts';
+import { todayIn } from './availability/engine/index.ts';
 import type { Config } from './config.ts';
 import { openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
-import { todayIn } from './settings/timezone.ts';
 
 export const DEMO_PASSWORD = 'slotwise-demo-password';
 const DEMO_TIMEZONE = 'Europe/Berlin';
@@ -116,7 +116,7 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
     ),
   ];
 
-  const today = todayIn(DEMO_TIMEZONE, now);
+  const today = todayIn(DEMO_TIMEZONE, now.getTime());
   const blackout = await send(
     'POST',
     '/v1/manage/blackout-dates',

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { todayIn } from '../availability/engine/index.ts';
 import { optionalCredential } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { findBlackoutsEndingFrom } from '../settings/blackouts.queries.ts';
 import { HoursRowView, loadHours, toWeek } from '../settings/hours.queries.ts';
-import { todayIn } from '../settings/timezone.ts';
 import { cachePublicRead } from './http-cache.ts';
 
 const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
@@ -91,7 +91,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const businessId = request.params.business_id;
       const timezone = await timezoneOf(businessId);
-      return findBlackoutsEndingFrom(app.db, businessId, todayIn(timezone));
+      return findBlackoutsEndingFrom(app.db, businessId, todayIn(timezone, Date.now()));
     },
   );
 };

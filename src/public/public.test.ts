@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { bearer, createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
-import { todayIn } from '../settings/timezone.ts';
+import { todayIn } from '../availability/engine/index.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -97,7 +97,7 @@ describe('GET /v1/public/blackout-dates/{business_id}', () => {
       const timezone = 'Pacific/Kiritimati';
       const tenant = await createTenant(ctx.app);
       assert.equal((await manage(tenant, 'PATCH', '/v1/manage/settings', { timezone })).statusCode, 200);
-      const today = todayIn(timezone);
+      const today = todayIn(timezone, Date.now());
       const ranges = [
         { start_date: shiftDate(today, 10), end_date: shiftDate(today, 12), reason: 'Holidays' },
         { start_date: shiftDate(today, -5), end_date: shiftDate(today, -1), reason: 'Over' },

@@ -11,7 +11,7 @@ import {
   type TestContext,
 } from '../../test/helpers.ts';
 import { loadSettings } from './settings.queries.ts';
-import { isValidTimeZone, todayIn } from './timezone.ts';
+import { isValidTimeZone } from './timezone.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -238,13 +238,5 @@ describe('time zones', () => {
     for (const name of ['', '+02:00', 'Europe/Atlantis', 'UTC; DROP TABLE', '../etc/passwd']) {
       assert.equal(isValidTimeZone(name), false, name);
     }
-  });
-
-  it("tells today's date on the wall clock of a zone", () => {
-    const instant = new Date('2026-03-01T23:30:00Z');
-    assert.equal(todayIn('UTC', instant), '2026-03-01');
-    assert.equal(todayIn('Europe/Berlin', instant), '2026-03-02');
-    assert.equal(todayIn('America/Los_Angeles', instant), '2026-03-01');
-    assert.equal(todayIn('Pacific/Kiritimati', new Date('2026-12-31T10:00:00Z')), '2027-01-01');
   });
 });

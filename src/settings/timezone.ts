@@ -11,15 +11,3 @@ export function isValidTimeZone(name: string): boolean {
     return false;
   }
 }
-
-/** The calendar date (`YYYY-MM-DD`) it is at `now` on a wall clock in `timeZone`. */
-export function todayIn(timeZone: string, now: Date = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(now);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)!.value;
-  return `${part('year')}-${part('month')}-${part('day')}`;
-}

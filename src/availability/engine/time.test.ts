@@ -81,6 +81,9 @@ describe('todayIn', () => {
   for (const [zone, today] of cases) {
     it(`is ${today} in ${zone}`, () => assert.equal(todayIn(zone, now), today));
   }
+  it('is already the new year in a zone far ahead of UTC', () => {
+    assert.equal(todayIn('Pacific/Kiritimati', Date.parse('2026-12-31T10:00:00Z')), '2027-01-01');
+  });
 });
 
 describe('addDays', () => {
