@@ -24,7 +24,8 @@ CREATE TRIGGER resource_blocks_changed AFTER INSERT OR UPDATE OR DELETE ON resou
   FOR EACH ROW EXECUTE FUNCTION notify_change('business', 'business_id');
 CREATE TRIGGER businesses_changed AFTER UPDATE OR DELETE ON businesses
   FOR EACH ROW EXECUTE FUNCTION notify_change('business', 'id');
-CREATE TRIGGER api_keys_changed AFTER UPDATE OR DELETE ON api_keys
+-- Only what a verified key carries: the `last_used_at` writes must not flush every cache.
+CREATE TRIGGER api_keys_changed AFTER UPDATE OF is_active, scopes, rate_limit_per_minute, key_hash, business_id OR DELETE ON api_keys
   FOR EACH ROW EXECUTE FUNCTION notify_change('keys', 'business_id');
-CREATE TRIGGER developers_changed AFTER UPDATE OR DELETE ON developers
+CREATE TRIGGER developers_changed AFTER UPDATE OF subscription_status OR DELETE ON developers
   FOR EACH ROW EXECUTE FUNCTION notify_change('keys', 'id');
