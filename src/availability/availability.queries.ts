@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
 import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
 
@@ -33,89 +34,93 @@ export interface DayContext {
   service: ServiceRules | null;
 }
 
-export async function loadBusinessRules(
-  executor: Executor,
-  businessId: string,
-): Promise<BusinessRules | undefined> {
-  return executor
-    .selectFrom('businesses')
-    .select([
-      'id',
-      'timezone',
-      'default_slot_interval_minutes',
-      'default_slot_duration_minutes',
-      'booking_window_days',
-      'min_notice_hours',
-      'min_capacity',
-      'max_capacity',
-      'auto_confirm_bookings',
-      'booking_mode',
-      'buffer_minutes',
-    ])
-    .where('id', '=', businessId)
-    .executeTakeFirst();
-}
-
-export async function loadService(executor: Executor, businessId: string, serviceId: string) {
-  return executor
-    .selectFrom('services')
-    .select(['id', 'duration_minutes', 'buffer_before_minutes', 'buffer_after_minutes', 'resource_ids'])
-    .where('id', '=', serviceId)
-    .where('business_id', '=', businessId)
-    .where('is_active', '=', true)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-}
-
+/**
+ * The day's rules in ONE statement: the business's settings, hours, blackouts on the date,
+ * active resources and the service, each as a JSON column, so an uncached availability request
+ * costs two round trips to the database (this, then the busy periods) whatever the data.
+ */
 export async function loadDayContext(
   executor: Executor,
   businessId: string,
   date: string,
   serviceId?: string | null,
 ): Promise<DayContext | null> {
-  const [business, hours, blackouts, resources, service] = await Promise.all([
-    loadBusinessRules(executor, businessId),
-    executor
-      .selectFrom('operating_hours')
-      .select(['day_of_week', 'is_open', 'open_time', 'close_time', 'last_booking_time'])
-      .where('business_id', '=', businessId)
-      .execute(),
-    executor
-      .selectFrom('blackout_dates')
-      .select(['start_date', 'end_date'])
-      .where('business_id', '=', businessId)
-      .where('start_date', '<=', date)
-      .where('end_date', '>=', date)
-      .execute(),
-    executor
-      .selectFrom('resources')
-      .select(['id', 'name', 'capacity_min', 'capacity_max', 'display_order', 'is_active'])
-      .where('business_id', '=', businessId)
-      .where('deleted_at', 'is', null)
-      .where('is_active', '=', true)
-      .execute(),
-    serviceId ? loadService(executor, businessId, serviceId) : Promise.resolve(undefined),
-  ]);
-  if (!business) return null;
+  const row = await executor
+    .selectNoFrom((eb) => [
+      jsonObjectFrom(
+        eb
+          .selectFrom('businesses')
+          .select([
+            'id',
+            'timezone',
+            'default_slot_interval_minutes',
+            'default_slot_duration_minutes',
+            'booking_window_days',
+            'min_notice_hours',
+            'min_capacity',
+            'max_capacity',
+            'auto_confirm_bookings',
+            'booking_mode',
+            'buffer_minutes',
+          ])
+          .where('id', '=', businessId),
+      ).as('business'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('operating_hours')
+          .select(['day_of_week', 'is_open', 'open_time', 'close_time', 'last_booking_time'])
+          .where('business_id', '=', businessId),
+      ).as('hours'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('blackout_dates')
+          .select(['start_date', 'end_date'])
+          .where('business_id', '=', businessId)
+          .where('start_date', '<=', date)
+          .where('end_date', '>=', date),
+      ).as('blackouts'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('resources')
+          .select(['id', 'name', 'capacity_min', 'capacity_max', 'display_order', 'is_active'])
+          .where('business_id', '=', businessId)
+          .where('deleted_at', 'is', null)
+          .where('is_active', '=', true),
+      ).as('resources'),
+      jsonObjectFrom(
+        eb
+          .selectFrom('services')
+          .select(['id', 'duration_minutes', 'buffer_before_minutes', 'buffer_after_minutes', 'resource_ids'])
+          .where('id', '=', serviceId ?? null)
+          .where('business_id', '=', businessId)
+          .where('is_active', '=', true)
+          .where('deleted_at', 'is', null),
+      ).as('service'),
+    ])
+    .executeTakeFirstOrThrow();
+  if (!row.business) return null;
   return {
-    business,
-    hours: hours.map((row) => ({
-      dayOfWeek: row.day_of_week,
-      isOpen: row.is_open,
-      openTime: row.open_time,
-      closeTime: row.close_time,
-      lastBookingTime: row.last_booking_time,
+    business: row.business,
+    hours: row.hours.map((hours) => ({
+      dayOfWeek: hours.day_of_week,
+      isOpen: hours.is_open,
+      openTime: hours.open_time,
+      closeTime: hours.close_time,
+      lastBookingTime: hours.last_booking_time,
     })),
-    blackouts: blackouts.map((row) => ({ startDate: row.start_date, endDate: row.end_date })),
-    resources: resources.map((row) => ({
-      id: row.id,
-      name: row.name,
-      capacityMin: row.capacity_min,
-      capacityMax: row.capacity_max,
-      displayOrder: row.display_order,
-      isActive: row.is_active,
+    blackouts: row.blackouts.map((blackout) => ({
+      startDate: blackout.start_date,
+      endDate: blackout.end_date,
     })),
-    service: service ?? null,
+    resources: row.resources.map((resource) => ({
+      id: resource.id,
+      name: resource.name,
+      capacityMin: resource.capacity_min,
+      capacityMax: resource.capacity_max,
+      displayOrder: resource.display_order,
+      isActive: resource.is_active,
+    })),
+    service: row.service,
   };
 }
 
@@ -131,26 +136,22 @@ export async function loadBusy(
   excludeBookingId?: string | null,
 ): Promise<BusyPeriod[]> {
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
-  const [bookings, blocks] = await Promise.all([
-    executor
-      .selectFrom('bookings')
-      .select(['resource_id', epochMs('lower'), epochMs('upper')])
-      .where('business_id', '=', businessId)
-      .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
-      .where(sql<boolean>`during && ${range}`)
-      .$if(Boolean(excludeBookingId), (qb) => qb.where('id', '<>', excludeBookingId!))
-      .execute(),
-    executor
-      .selectFrom('resource_blocks')
-      .select(['resource_id', epochMs('lower'), epochMs('upper')])
-      .where('business_id', '=', businessId)
-      .where(sql<boolean>`during && ${range}`)
-      .execute(),
-  ]);
-  const busy: BusyPeriod[] = [];
-  for (const row of bookings) busy.push(toBusy(row));
-  for (const row of blocks) busy.push(toBusy(row));
-  return busy;
+  const rows = await executor
+    .selectFrom('bookings')
+    .select(['resource_id', epochMs('lower'), epochMs('upper')])
+    .where('business_id', '=', businessId)
+    .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
+    .where(sql<boolean>`during && ${range}`)
+    .$if(Boolean(excludeBookingId), (qb) => qb.where('id', '<>', excludeBookingId!))
+    .unionAll(
+      executor
+        .selectFrom('resource_blocks')
+        .select(['resource_id', epochMs('lower'), epochMs('upper')])
+        .where('business_id', '=', businessId)
+        .where(sql<boolean>`during && ${range}`),
+    )
+    .execute();
+  return rows.map(toBusy);
 }
 
 function toBusy(row: { resource_id: string; start: number | null; end: number | null }): BusyPeriod {
