@@ -42,7 +42,8 @@ export interface DayContext {
 export async function loadDayContext(
   executor: Executor,
   businessId: string,
-  date: string,
+  /** Blackouts ending before this date are left out (the engine picks the day's own). */
+  blackoutsEndingFrom: string,
   serviceId?: string | null,
 ): Promise<DayContext | null> {
   const row = await executor
@@ -76,8 +77,7 @@ export async function loadDayContext(
           .selectFrom('blackout_dates')
           .select(['start_date', 'end_date'])
           .where('business_id', '=', businessId)
-          .where('start_date', '<=', date)
-          .where('end_date', '>=', date),
+          .where('end_date', '>=', blackoutsEndingFrom),
       ).as('blackouts'),
       jsonArrayFrom(
         eb

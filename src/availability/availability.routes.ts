@@ -4,8 +4,9 @@ import { optionalCredential, principalOf, requireBusiness } from '../platform/ac
 import { LruMap } from '../platform/change-feed.ts';
 import { invalidField } from '../platform/errors.ts';
 import { DateString, ErrorResponses, IdParams, Uuid } from '../platform/schemas.ts';
+import { type DayContext, loadDayContext } from './availability.queries.ts';
 import { assertPartySize, loadDay, toDayRules } from './availability.service.ts';
-import { daySlots } from './engine/index.ts';
+import { addDays, daySlots, todayIn } from './engine/index.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -47,6 +48,28 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
    */
   const computed = new LruMap<string, { version: string; until: number; slots: SlotView[] }>(20_000);
 
+  /**
+   * A business's rules (settings, hours, blackouts, resources, a service) by business and
+   * service. Bookings do not change them, so they outlive the computed days a booking drops.
+   */
+  const rules = new LruMap<string, { version: string; until: number; rules: DayContext | null }>(5_000);
+
+  const rulesFor = async (query: SlotQuery, now: number): Promise<DayContext | null> => {
+    const version = app.changes.rulesVersion(query.businessId);
+    const key = `${query.businessId}|${query.serviceId ?? ''}`;
+    const hit = rules.get(key);
+    if (hit && hit.version === version && now < hit.until) return hit.rules;
+    // Blackouts from two days back cover every date that can still have slots, in any zone.
+    const loaded = await loadDayContext(
+      app.db,
+      query.businessId,
+      addDays(todayIn('UTC', now), -2),
+      query.serviceId,
+    );
+    if (version) rules.set(key, { version, until: now + CACHE_MS, rules: loaded });
+    return loaded;
+  };
+
   const slotsFor = async (query: SlotQuery): Promise<SlotView[]> => {
     const now = Date.now();
     const version = app.changes.businessVersion(query.businessId);
@@ -60,7 +83,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ].join('|');
     const hit = computed.get(key);
     if (hit && hit.version === version && now < hit.until) return hit.slots;
-    const ctx = await loadDay(app.db, query.businessId, query, now);
+    const ctx = await loadDay(app.db, query.businessId, query, now, await rulesFor(query, now));
     assertPartySize(ctx, query.partySize);
     const { slots } = daySlots(toDayRules(ctx, query, now));
     let views: SlotView[];

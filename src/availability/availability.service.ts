@@ -43,15 +43,18 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
 /**
  * Loads a day and checks what the caller asked for exists: the business (404), the service and
  * resource (422). Busy periods are loaded second, for exactly the period the day's slots can
- * hold (none on a closed day), which keeps the rows read to one day's bookings.
+ * hold (none on a closed day), which keeps the rows read to one day's bookings. `rules` are the
+ * business's rules when the caller already has them (availability caches them between changes).
  */
 export async function loadDay(
   executor: Executor,
   businessId: string,
   query: DayQuery,
   now: number,
+  rules?: DayContext | null,
 ): Promise<LoadedDay> {
-  const ctx = await loadDayContext(executor, businessId, query.date, query.serviceId);
+  const ctx =
+    rules === undefined ? await loadDayContext(executor, businessId, query.date, query.serviceId) : rules;
   if (!ctx) throw notFound('business');
   if (query.serviceId && !ctx.service)
     throw invalidField('service_id', 'is not an active service of this business');

@@ -71,6 +71,20 @@ describe('cached availability', () => {
       async () => (await noon(biz.tenant.businessId)).remaining_resources === 2,
       'the cached day to refresh',
     );
+    await ctx.database.db
+      .insertInto('resource_blocks')
+      .values({
+        business_id: biz.tenant.businessId,
+        resource_id: biz.resources.T4,
+        during: `[${DAY}T11:00:00Z,${DAY}T13:00:00Z)`,
+        reason: 'synced from a calendar elsewhere',
+        source: 'test',
+      })
+      .execute();
+    await eventually(
+      async () => (await noon(biz.tenant.businessId)).remaining_resources === 1,
+      'the block to show',
+    );
   });
 });
 
@@ -109,10 +123,15 @@ describe('ChangeFeed', () => {
     feed.connected();
     const first = feed.businessVersion('b1');
     assert.ok(first);
-    feed.apply('business:b2');
+    const rules = feed.rulesVersion('b1');
+    feed.apply('busy:b2');
+    feed.apply('rules:b2');
     assert.equal(feed.businessVersion('b1'), first);
-    feed.apply('business:b1');
+    feed.apply('busy:b1');
     assert.notEqual(feed.businessVersion('b1'), first);
+    assert.equal(feed.rulesVersion('b1'), rules, 'bookings leave the rules as they are');
+    feed.apply('rules:b1');
+    assert.notEqual(feed.rulesVersion('b1'), rules);
     const keys = feed.credentialsVersion();
     feed.apply('keys:b1');
     assert.notEqual(feed.credentialsVersion(), keys);

@@ -13,12 +13,21 @@ export class ChangeFeed {
   live = false;
   /** Moves on whenever the feed (re)connects: changes missed meanwhile invalidate everything. */
   private epoch = 0;
-  private readonly businessVersions = new Map<string, number>();
+  /** Per business: settings, hours, blackouts, resources and services. */
+  private readonly rulesVersions = new Map<string, number>();
+  /** Per business: bookings and resource blocks. */
+  private readonly busyVersions = new Map<string, number>();
   private keysVersion = 0;
 
-  /** An opaque stamp of one business's data; null while caching is off. */
+  /** An opaque stamp of a business's rules (not its bookings); null while caching is off. */
+  rulesVersion(businessId: string): string | null {
+    return this.live ? `${this.epoch}.${this.rulesVersions.get(businessId) ?? 0}` : null;
+  }
+
+  /** An opaque stamp of everything of a business availability depends on; null while caching is off. */
   businessVersion(businessId: string): string | null {
-    return this.live ? `${this.epoch}.${this.businessVersions.get(businessId) ?? 0}` : null;
+    if (!this.live) return null;
+    return `${this.epoch}.${this.rulesVersions.get(businessId) ?? 0}.${this.busyVersions.get(businessId) ?? 0}`;
   }
 
   credentialsVersion(): string | null {
@@ -26,17 +35,27 @@ export class ChangeFeed {
   }
 
   businessChanged(businessId: string): void {
-    this.businessVersions.set(businessId, (this.businessVersions.get(businessId) ?? 0) + 1);
+    this.rulesChanged(businessId);
+    this.busyChanged(businessId);
+  }
+
+  private rulesChanged(businessId: string): void {
+    this.rulesVersions.set(businessId, (this.rulesVersions.get(businessId) ?? 0) + 1);
+  }
+
+  private busyChanged(businessId: string): void {
+    this.busyVersions.set(businessId, (this.busyVersions.get(businessId) ?? 0) + 1);
   }
 
   credentialsChanged(): void {
     this.keysVersion++;
   }
 
-  /** A notification payload: `business:<id>` or `keys:<id>`. */
+  /** A notification payload: `rules:<business id>`, `busy:<business id>` or `keys:<id>`. */
   apply(payload: string): void {
     const [kind, id] = payload.split(':');
-    if (kind === 'business' && id) this.businessChanged(id);
+    if (kind === 'rules' && id) this.rulesChanged(id);
+    else if (kind === 'busy' && id) this.busyChanged(id);
     else this.credentialsChanged();
   }
 
