@@ -279,6 +279,17 @@ describe('an overnight bar, 20:00-02:00', () => {
     assert.equal(failureOf(checkStart(bar(), '12:00', STAFF)), 'outside_operating_hours');
   });
 
+  it('still lists and books the hours after midnight once the calendar has turned', () => {
+    const afterMidnight = bar({ now: at('2026-06-13T00:10:00Z') });
+    assert.deepEqual(times(afterMidnight), ['00:30', '01:00']);
+    const check = checkStart(afterMidnight, '01:00', SCHEDULED);
+    assert.ok(check.ok);
+    assert.equal(iso(check.start), '2026-06-13T01:00:00.000Z');
+    assert.equal(failureOf(checkStart(afterMidnight, '00:00', SCHEDULED)), 'outside_booking_window');
+    assert.deepEqual(times(bar({ now: at('2026-06-13T03:00:00Z') })), []);
+    assert.equal(daySlots(bar({ now: at('2026-06-14T00:10:00Z') })).closure, 'outside_booking_window');
+  });
+
   it('treats close equal to open as a 24-hour window', () => {
     const day = rules({ hours: everyDay('06:00', '06:00'), intervalMinutes: 60 });
     const all = times(day);

@@ -200,7 +200,10 @@ export function daySlots(rules: DayRules): DaySlots {
   const window = openWindow(rules);
   if (window === 'blackout' || window === 'closed') return { closure: window, slots: [] };
   const range = bookableRange(rules);
-  if (rules.date < range.today || rules.date > range.lastDate) {
+  // An overnight window is still bookable after midnight: its day is past only once the date
+  // its window closes on is.
+  const closesOn = window.closeMinute > MINUTES_PER_DAY ? addDays(rules.date, 1) : rules.date;
+  if (closesOn < range.today || rules.date > range.lastDate) {
     return { closure: 'outside_booking_window', slots: [] };
   }
   const { openMinute, closeMinute, lastStartMinute, midnight, span, closeInstant } = window;
@@ -299,7 +302,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   }
   if (!options.ignoreNoticeAndWindow) {
     const range = bookableRange(rules);
-    if (date < range.today || start < rules.now) {
+    if (start < rules.now) {
       return failure('outside_booking_window', `${date} ${shown} is in the past.`);
     }
     if (date > range.lastDate) {
