@@ -19,6 +19,8 @@ export interface TestContext {
   app: FastifyInstance;
   database: Database;
   config: Config;
+  /** The test file's own PostgreSQL database; undefined on PGlite. */
+  databaseUrl: string | undefined;
   /** Empties every table, so each test starts from a blank service. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -26,7 +28,7 @@ export interface TestContext {
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
-async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+async function openTestDatabase(): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) return { database: await openPGlite(), drop: async () => {} };
   const name = `slotwise_test_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -39,6 +41,7 @@ async function openTestDatabase(): Promise<{ database: Database; drop: () => Pro
   const database = await openPostgres(url.toString(), 20);
   return {
     database,
+    url: url.toString(),
     drop: async () => {
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
@@ -53,7 +56,7 @@ export async function createTestApp(
   overrides: Partial<Config> = {},
   extend?: (app: FastifyInstance) => void,
 ): Promise<TestContext> {
-  const { database, drop } = await openTestDatabase();
+  const { database, url, drop } = await openTestDatabase();
   await migrate(database);
   const config = {
     ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: 'postgres://unused' }),
@@ -71,6 +74,7 @@ export async function createTestApp(
     app,
     database,
     config,
+    databaseUrl: url,
     reset: async () => {
       await sql.raw(`TRUNCATE ${tables} CASCADE`).execute(database.db);
     },

@@ -51,6 +51,13 @@ const toBlock = (row: BlockRow) => ({
   created_at: row.created_at.toISOString(),
 });
 
+/** Epoch milliseconds of a timestamp the schema let through but JavaScript cannot place (a leap second). */
+function instantOf(field: string, value: string): number {
+  const instant = Date.parse(value);
+  if (Number.isNaN(instant)) throw invalidField(field, 'is not a moment that exists');
+  return instant;
+}
+
 async function assertResource(executor: Executor, businessId: string, resourceId: string) {
   const resource = await executor
     .selectFrom('resources')
@@ -87,8 +94,8 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const principal = principalOf(request);
       const { start_at, end_at, reason = null, source = null } = request.body;
-      const start = Date.parse(start_at);
-      const end = Date.parse(end_at);
+      const start = instantOf('start_at', start_at);
+      const end = instantOf('end_at', end_at);
       if (!(end > start)) throw invalidField('end_at', 'must be after start_at');
       const block = await withTx(app.db, async (tx) => {
         await assertResource(tx, principal.businessId, request.params.resource_id);
@@ -141,9 +148,12 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .orderBy('created_at')
         .orderBy('id')
         .limit(limit + 1);
-      if (request.query.from)
-        query = query.where(sql<boolean>`upper(during) > ${new Date(request.query.from)}`);
-      if (request.query.to) query = query.where(sql<boolean>`lower(during) < ${new Date(request.query.to)}`);
+      if (request.query.from) {
+        query = query.where(sql<boolean>`upper(during) > ${new Date(instantOf('from', request.query.from))}`);
+      }
+      if (request.query.to) {
+        query = query.where(sql<boolean>`lower(during) < ${new Date(instantOf('to', request.query.to))}`);
+      }
       if (after) query = query.where(afterRow('resource_blocks', after[0]!));
       return toPage(await query.execute(), limit, (row) => [row.id], toBlock);
     },

@@ -81,10 +81,24 @@ describe('resource blocks', () => {
         { start_at: 'tomorrow', end_at: period.end_at },
         { ...period, colour: 'red' },
         { start_at: period.start_at },
+        { start_at: '2016-12-31T23:59:60Z', end_at: period.end_at },
       ]) {
         const response = await ctx.app.inject({ method: 'POST', url, headers: biz.tenant.headers, payload });
         assert.equal(response.statusCode, 422, JSON.stringify(payload));
       }
+    });
+  });
+
+  describe('422 (list)', () => {
+    it('refuses a period bound that is not a real moment', async () => {
+      const { biz, url } = await withResource();
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: `${url}?from=${encodeURIComponent('2016-12-31T23:59:60Z')}`,
+        headers: biz.tenant.headers,
+      });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.fields[0].field, 'from');
     });
   });
 

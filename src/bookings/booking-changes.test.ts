@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import pg from 'pg';
 import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import { createTenant, createTestApp, ENGINE, itChecksAuth, type TestContext } from '../../test/helpers.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -109,7 +110,20 @@ describe('GET /v1/manage/bookings', () => {
   describe('422', () => {
     it('refuses a bad status, date and cursor', async () => {
       const biz = await setupBookable(ctx.app);
-      for (const query of ['?status=lost', '?res_date=2026-13-01', '?cursor=garbage', '?limit=201']) {
+      const forged = Buffer.from(JSON.stringify(['x', 'y', '00000000-0000-4000-8000-000000000000'])).toString(
+        'base64url',
+      );
+      const yearZero = Buffer.from(
+        JSON.stringify(['0000-01-01', '10:00:00', '00000000-0000-4000-8000-000000000000']),
+      ).toString('base64url');
+      for (const query of [
+        '?status=lost',
+        '?res_date=2026-13-01',
+        '?cursor=garbage',
+        '?limit=201',
+        `?cursor=${forged}`,
+        `?cursor=${yearZero}`,
+      ]) {
         const response = await list(biz, query);
         assert.equal(response.statusCode, 422, query);
         assert.equal(response.json().error.code, 'validation_error');
@@ -249,6 +263,41 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
     });
   });
 
+  describe('422 (rules of the business and the service)', () => {
+    it("keeps a rescheduled party inside the business's limits, and audits a party size it changes", async () => {
+      const biz = await setupBookable(ctx.app, { settings: { max_capacity: 4 } });
+      const booking = await book(biz);
+      const tooBig = await patch(biz, booking.id, { start_time: '14:00', capacity: 6 });
+      assert.equal(tooBig.statusCode, 422);
+      assert.equal(tooBig.json().error.fields[0].field, 'capacity');
+      const moved = await patch(biz, booking.id, { start_time: '14:00', capacity: 3 });
+      assert.equal(moved.statusCode, 200, moved.body);
+      const audit = await ctx.database.db
+        .selectFrom('audit_logs')
+        .select(['before_state', 'after_state'])
+        .where('entity_id', '=', booking.id)
+        .where('action', '=', 'booking.rescheduled')
+        .executeTakeFirstOrThrow();
+      assert.equal((audit.before_state as { capacity: number }).capacity, 2);
+      assert.equal((audit.after_state as { capacity: number }).capacity, 3);
+    });
+
+    it("refuses to move a service's booking onto a resource that does not perform it", async () => {
+      const biz = await setupBookable(ctx.app);
+      const service = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/services',
+        headers: biz.tenant.headers,
+        payload: { name: 'Chef table', duration_minutes: 60, resource_ids: [biz.resources.T4] },
+      });
+      const booking = await book(biz, { service_id: service.json().id });
+      assert.equal(booking.resource_id, biz.resources.T4);
+      const response = await patch(biz, booking.id, { resource_id: biz.resources.T6 });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.fields[0].field, 'resource_id');
+    });
+  });
+
   describe('404', () => {
     it("answers not_found for another business's booking and a malformed id", async () => {
       const biz = await setupBookable(ctx.app);
@@ -370,6 +419,36 @@ describe('GET /v1/manage/bookings/{id}/available-resources', () => {
       headers: other.headers,
     });
     assert.equal(response.statusCode, 404);
+  });
+});
+
+describe('a move racing a resource delete', () => {
+  it('never lands a booking on a resource deleted in the same moment', {
+    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
+  }, async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    const other = new pg.Client({ connectionString: ctx.databaseUrl });
+    await other.connect();
+    try {
+      // What the delete route does: lock the row, find no bookings, mark it deleted; then hold the commit.
+      await other.query('BEGIN');
+      await other.query('SELECT id FROM resources WHERE id = $1 FOR UPDATE', [biz.resources.T6]);
+      await other.query('UPDATE resources SET deleted_at = now() WHERE id = $1', [biz.resources.T6]);
+      const move = patch(biz, booking.id, { resource_id: biz.resources.T6 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query('COMMIT');
+      const response = await move;
+      assert.equal(response.statusCode, 422, response.body);
+      const stored = await ctx.database.db
+        .selectFrom('bookings')
+        .select('resource_id')
+        .where('id', '=', booking.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(stored.resource_id, booking.resource_id);
+    } finally {
+      await other.end();
+    }
   });
 });
 

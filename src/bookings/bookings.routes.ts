@@ -56,6 +56,13 @@ const ResourceOption = Type.Object({
   display_order: Type.Integer(),
 });
 
+/** A date this list could have put in its cursor: a real calendar date the database accepts. */
+function isCursorDate(date: string): boolean {
+  return (
+    /^(19|2\d)\d\d-\d\d-\d\d$/.test(date) && new Date(`${date}T00:00:00Z`).toISOString().startsWith(date)
+  );
+}
+
 export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/bookings',
@@ -171,7 +178,9 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           typeof afterId !== 'string' ||
           !isUuid(afterId) ||
           typeof afterDate !== 'string' ||
-          typeof afterTime !== 'string'
+          !isCursorDate(afterDate) ||
+          typeof afterTime !== 'string' ||
+          !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(afterTime)
         ) {
           throw validationError([{ field: 'cursor', message: 'is not a cursor returned by this list' }]);
         }

@@ -64,17 +64,7 @@ interface BookingPlacement {
  */
 async function insertOnFirstFree(tx: Tx, placement: BookingPlacement, candidates: string[]): Promise<string> {
   for (const resourceId of candidates) {
-    // A share lock on the resource row waits out a concurrent delete or deactivation (which lock
-    // it for update), so no booking lands on a resource that is gone by the time both commit.
-    const usable = await tx
-      .selectFrom('resources')
-      .select('id')
-      .where('id', '=', resourceId)
-      .where('deleted_at', 'is', null)
-      .where('is_active', '=', true)
-      .forShare()
-      .executeTakeFirst();
-    if (!usable) continue;
+    if (!(await lockUsableResource(tx, placement.businessId, resourceId))) continue;
     for (let codeAttempt = 0; codeAttempt < 5; codeAttempt++) {
       await sql`SAVEPOINT place_booking`.execute(tx);
       try {
@@ -208,16 +198,40 @@ async function lockBooking(tx: Tx, businessId: string, bookingId: string) {
   return row;
 }
 
-async function loadResource(tx: Tx, businessId: string, resourceId: string) {
-  const resource = await tx
+/**
+ * The resource if it is active and not deleted, share-locked until the transaction ends. The lock
+ * waits out a concurrent delete or deactivation (which lock the row for update), so no booking is
+ * placed on a resource that is gone by the time both commit.
+ */
+function lockUsableResource(tx: Tx, businessId: string, resourceId: string) {
+  return tx
     .selectFrom('resources')
-    .select(['id', 'capacity_min', 'capacity_max', 'is_active'])
+    .select(['id', 'capacity_min', 'capacity_max'])
     .where('id', '=', resourceId)
     .where('business_id', '=', businessId)
     .where('deleted_at', 'is', null)
+    .where('is_active', '=', true)
+    .forShare()
     .executeTakeFirst();
-  if (!resource?.is_active) throw invalidField('resource_id', 'is not an active resource of this business');
+}
+
+async function loadResource(tx: Tx, businessId: string, resourceId: string) {
+  const resource = await lockUsableResource(tx, businessId, resourceId);
+  if (!resource) throw invalidField('resource_id', 'is not an active resource of this business');
   return resource;
+}
+
+/** A booking made for a service stays on resources that perform it. */
+async function assertPerformsService(tx: Tx, serviceId: string | null, resourceId: string) {
+  if (!serviceId) return;
+  const service = await tx
+    .selectFrom('services')
+    .select('resource_ids')
+    .where('id', '=', serviceId)
+    .executeTakeFirst();
+  if (service && service.resource_ids.length > 0 && !service.resource_ids.includes(resourceId)) {
+    throw invalidField('resource_id', "does not perform this booking's service");
+  }
 }
 
 function assertFits(
@@ -289,6 +303,7 @@ export async function changeBooking(
       },
       now,
     );
+    assertPartySize(ctx, capacity);
     const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
     const staff = current.source === 'staff';
     const check = checkStart(rules, time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
@@ -297,6 +312,7 @@ export async function changeBooking(
       check.freeResourceIds.includes(current.resource_id) && !change.resource_id
         ? current.resource_id
         : check.freeResourceIds[0]!;
+    if (!(await lockUsableResource(tx, actor.businessId, resourceId))) throw slotTaken();
     const tz = ctx.business.timezone;
     await tx
       .updateTable('bookings')
@@ -321,12 +337,19 @@ export async function changeBooking(
         booking_date: before.booking_date,
         start_time: before.start_time,
         resource_id: before.resource_id,
+        capacity: before.capacity,
       },
-      after: { booking_date: date, start_time: instantToWall(check.start, tz).time, resource_id: resourceId },
+      after: {
+        booking_date: date,
+        start_time: instantToWall(check.start, tz).time,
+        resource_id: resourceId,
+        capacity,
+      },
     });
   } else {
     if (change.resource_id !== undefined && change.resource_id !== current.resource_id) {
       const resource = await loadResource(tx, actor.businessId, change.resource_id);
+      await assertPerformsService(tx, current.service_id, resource.id);
       assertFits(resource, capacity, change.capacity !== undefined ? 'capacity' : 'resource_id');
       if (await resourceIsBusy(tx, resource.id, current.during, current.id)) throw slotTaken();
       await tx
