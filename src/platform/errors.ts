@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { BOUNDED_YEAR } from './schemas.ts';
 
 export interface FieldError {
   field: string;
@@ -58,6 +59,8 @@ export function fieldsFromValidation(issues: AjvIssue[], context: string | undef
     } else if (issue.keyword === 'additionalProperties') {
       path = path ? `${path}.${issue.params.additionalProperty}` : String(issue.params.additionalProperty);
       message = 'is not a known field';
+    } else if (issue.keyword === 'pattern' && issue.params.pattern === BOUNDED_YEAR) {
+      message = 'must be in the years 1900-2999';
     } else if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') {
       continue;
     }

@@ -2,12 +2,25 @@ import { type Static, type TSchema, Type } from 'typebox';
 
 /** Shared TypeBox pieces: one definition of each wire format. */
 export const Uuid = Type.String({ format: 'uuid' });
-export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+/**
+ * Years 1900-2999: PostgreSQL refuses year 0, and time-zone arithmetic fails near the ends of its
+ * range, so a date far outside what a booking needs is the client's mistake, refused up front.
+ */
+export const BOUNDED_YEAR = '^(19[0-9]{2}|2[0-9]{3})-';
+export const DateString = Type.String({
+  format: 'date',
+  pattern: BOUNDED_YEAR,
+  description: 'YYYY-MM-DD, years 1900-2999',
+});
 export const TimeString = Type.String({
   pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
   description: 'HH:MM (24-hour)',
 });
-export const Timestamp = Type.String({ format: 'date-time' });
+export const Timestamp = Type.String({
+  format: 'date-time',
+  pattern: BOUNDED_YEAR,
+  description: 'ISO 8601 with an offset, years 1900-2999',
+});
 /**
  * `T` or null. A plain-typed schema becomes `type: [T, 'null']` rather than `anyOf`: with type
  * coercion on, Ajv would otherwise coerce a null into the first branch (`""`, `0`) before trying null.
@@ -51,6 +64,14 @@ export const IdParams = <K extends string>(name: K) =>
 
 /** `HH:MM:SS` from the database -> `HH:MM` on the wire. */
 export const hhmm = (time: string) => time.slice(0, 5);
+
+const DATE_RE = new RegExp(`${BOUNDED_YEAR}[0-9]{2}-[0-9]{2}$`);
+/** A real day within the years `DateString` accepts, for dates no schema checks (cursors). */
+export function isDate(value: string): boolean {
+  if (!DATE_RE.test(value)) return false;
+  const instant = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(instant) && new Date(instant).toISOString().startsWith(value);
+}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID_RE.test(value);

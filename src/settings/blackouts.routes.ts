@@ -5,7 +5,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { decodeCursorStrings, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, isUuid, Nullable } from '../platform/schemas.ts';
+import { DateString, ErrorResponses, IdParams, isDate, isUuid, Nullable } from '../platform/schemas.ts';
 import { BLACKOUT_COLUMNS, BlackoutView, toBlackoutView } from './blackouts.queries.ts';
 
 const Reason = Nullable(Type.String({ maxLength: 500, description: 'shown publicly' }));
@@ -27,11 +27,6 @@ const PatchBody = Type.Object(
   { additionalProperties: false },
 );
 
-const isCalendarDate = (value: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value) &&
-  !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
-  new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-
 function checkRange(startDate: string, endDate: string): void {
   if (endDate < startDate) throw invalidField('end_date', `must not be before start_date (${startDate})`);
 }
@@ -52,7 +47,7 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { businessId } = principalOf(request);
       const limit = request.query.limit ?? 50;
       const after = decodeCursorStrings(request.query.cursor, 2);
-      if (after && !(isCalendarDate(after[0]!) && isUuid(after[1]!))) {
+      if (after && !(isDate(after[0]!) && isUuid(after[1]!))) {
         throw invalidField('cursor', 'is not a cursor returned by this list');
       }
       let query = app.db

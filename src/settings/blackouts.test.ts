@@ -74,8 +74,8 @@ describe('GET /v1/manage/blackout-dates', () => {
   describe('422', () => {
     it('rejects a cursor it did not make', async () => {
       const tenant = await createTenant(ctx.app);
-      const forged = Buffer.from(JSON.stringify(['2026-13-45', MISSING_ID])).toString('base64url');
-      for (const cursor of ['zzz', forged]) {
+      const forged = (date: string) => Buffer.from(JSON.stringify([date, MISSING_ID])).toString('base64url');
+      for (const cursor of ['zzz', forged('2026-13-45'), forged('0000-01-01'), forged('9999-12-31')]) {
         const response = await call(tenant, 'GET', `/v1/manage/blackout-dates?cursor=${cursor}`);
         assert.equal(response.statusCode, 422, response.body);
         assert.equal(response.json().error.fields[0].field, 'cursor');
