@@ -210,6 +210,8 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
         assert.equal(response.statusCode, 409, status);
         assert.equal(response.json().error.code, 'conflict');
       }
+      const again = await patch(biz, booking.id, { status: 'cancelled' });
+      assert.equal(again.statusCode, 409, 'a closed booking is not cancelled twice');
       const fresh = await book(biz);
       const skip = await patch(biz, fresh.id, { status: 'completed' });
       assert.equal(skip.statusCode, 409);
@@ -280,6 +282,7 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
         .executeTakeFirstOrThrow();
       assert.equal((audit.before_state as { capacity: number }).capacity, 2);
       assert.equal((audit.after_state as { capacity: number }).capacity, 3);
+      assert.ok((await auditActions(booking.id)).includes('booking.capacity_changed'));
     });
 
     it("refuses to move a service's booking onto a resource that does not perform it", async () => {

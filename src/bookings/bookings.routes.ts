@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import type { CustomerInput } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
-import { type FieldError, notFound, validationError } from '../platform/errors.ts';
+import { notFound, validationError } from '../platform/errors.ts';
 import { decodeCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
 import { DateString, ErrorResponses, IdParams, isUuid, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
@@ -29,22 +29,38 @@ const PublicBookingBody = Type.Object(
     booking_date: DateString,
     start_time: TimeString,
     capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
-    first_name: Type.Optional(FirstName),
-    last_name: Type.Optional(FirstName),
-    email: Type.Optional(Email),
-    phone: Type.Optional(Phone),
-    customer: Type.Optional(
-      Type.Object(
-        { first_name: FirstName, last_name: FirstName, email: Email, phone: Phone },
-        { additionalProperties: false },
-      ),
-    ),
+    first_name: FirstName,
+    last_name: FirstName,
+    email: Email,
+    phone: Phone,
     customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
     service_id: Type.Optional(Uuid),
     resource_id: Type.Optional(Uuid),
   },
-  { additionalProperties: false, description: 'Customer fields flat, or nested in `customer`.' },
+  {
+    additionalProperties: false,
+    description:
+      'The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat.',
+  },
 );
+
+const CUSTOMER_FIELDS = ['first_name', 'last_name', 'email', 'phone'];
+
+/**
+ * The nested `customer` form becomes the flat one before validation, so one schema checks both
+ * and a 422 names every missing field at once. A `customer` that is not such an object, or that
+ * comes beside flat fields, is left in place for the schema to refuse.
+ */
+async function flattenCustomer(request: FastifyRequest): Promise<void> {
+  const body = request.body as Record<string, unknown> | null;
+  const customer = body?.customer;
+  if (!customer || typeof customer !== 'object' || Array.isArray(customer)) return;
+  const nested = customer as Record<string, unknown>;
+  const clean = Object.keys(nested).every((key) => CUSTOMER_FIELDS.includes(key));
+  if (!clean || CUSTOMER_FIELDS.some((key) => key in body)) return;
+  const { customer: _, ...rest } = body;
+  request.body = { ...rest, ...nested };
+}
 
 const ResourceOption = Type.Object({
   id: Uuid,
@@ -68,6 +84,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/bookings',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
+      preValidation: flattenCustomer,
       schema: {
         tags: ['Bookings'],
         summary: 'Book a slot (API key with the write scope)',
@@ -81,16 +98,6 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       const body = request.body;
       if (body.business_id !== principal.businessId) throw notFound('business');
-      const customer = {
-        first_name: body.customer?.first_name ?? body.first_name,
-        last_name: body.customer?.last_name ?? body.last_name,
-        email: body.customer?.email ?? body.email,
-        phone: body.customer?.phone ?? body.phone,
-      };
-      const missing: FieldError[] = Object.entries(customer)
-        .filter(([, value]) => value === undefined)
-        .map(([field]) => ({ field, message: 'is required' }));
-      if (missing.length > 0) throw validationError(missing);
       const booking = await withTx(app.db, (tx) =>
         createBooking(
           tx,
@@ -101,7 +108,12 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             partySize: body.capacity ?? 1,
             serviceId: body.service_id,
             resourceId: body.resource_id,
-            customer: customer as CustomerInput,
+            customer: {
+              first_name: body.first_name,
+              last_name: body.last_name,
+              email: body.email,
+              phone: body.phone,
+            },
             customerNotes: body.customer_notes,
             source: 'online',
           },

@@ -346,6 +346,24 @@ export async function changeBooking(
         capacity,
       },
     });
+    if (resourceId !== current.resource_id) {
+      await recordAudit(tx, actor, {
+        action: 'booking.resource_moved',
+        entityType: 'booking',
+        entityId: current.id,
+        before: { resource_id: current.resource_id },
+        after: { resource_id: resourceId },
+      });
+    }
+    if (capacity !== current.capacity) {
+      await recordAudit(tx, actor, {
+        action: 'booking.capacity_changed',
+        entityType: 'booking',
+        entityId: current.id,
+        before: { capacity: current.capacity },
+        after: { capacity },
+      });
+    }
   } else {
     if (change.resource_id !== undefined && change.resource_id !== current.resource_id) {
       const resource = await loadResource(tx, actor.businessId, change.resource_id);
@@ -383,7 +401,8 @@ export async function changeBooking(
     }
   }
 
-  if (change.status !== undefined && change.status !== current.status) {
+  // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
+  if (change.status !== undefined && (change.status !== current.status || isTerminal(current.status))) {
     assertTransition(current.status, change.status);
     await tx
       .updateTable('bookings')

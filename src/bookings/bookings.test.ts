@@ -236,6 +236,35 @@ describe('POST /v1/bookings', () => {
           .sort(),
         ['email', 'last_name', 'phone'],
       );
+      const everything = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/bookings',
+        headers: biz.tenant.headers,
+        payload: { business_id: biz.tenant.businessId, booking_date: DAY, start_time: '25:00' },
+      });
+      assert.deepEqual(
+        everything
+          .json()
+          .error.fields.map((f: { field: string }) => f.field)
+          .sort(),
+        ['email', 'first_name', 'last_name', 'phone', 'start_time'],
+      );
+      const nested = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/bookings',
+        headers: biz.tenant.headers,
+        payload: {
+          business_id: biz.tenant.businessId,
+          booking_date: DAY,
+          start_time: '12:00',
+          customer: { first_name: 'A', last_name: 'B', email: 'a@example.com' },
+        },
+      });
+      assert.equal(nested.statusCode, 422);
+      assert.deepEqual(
+        nested.json().error.fields.map((f: { field: string }) => f.field),
+        ['phone'],
+      );
       const unknown = await book(biz, { table: 'by the window', capacity: 0 });
       assert.deepEqual(
         unknown
@@ -345,6 +374,32 @@ describe('POST /v1/manage/bookings/staff', () => {
   });
 
   describe('422', () => {
+    it('names both date and time when neither comes, under either name', async () => {
+      const biz = await setupBookable(ctx.app);
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/bookings/staff',
+        headers: biz.tenant.headers,
+        payload: { first_name: 'Walk', last_name: 'In', phone: '0301234567' },
+      });
+      assert.equal(response.statusCode, 422);
+      assert.deepEqual(
+        response
+          .json()
+          .error.fields.map((f: { field: string }) => f.field)
+          .sort(),
+        ['date', 'time'],
+      );
+      const aliased = await staffBook(biz, {
+        date: undefined,
+        time: undefined,
+        booking_date: DAY,
+        start_time: '13:20',
+      });
+      assert.equal(aliased.statusCode, 201, aliased.body);
+      assert.equal(aliased.json().booking.start_time, '13:20');
+    });
+
     it('refuses a time outside hours and a short phone', async () => {
       const biz = await setupBookable(ctx.app);
       assert.equal((await staffBook(biz, { time: '18:00' })).json().error.code, 'outside_operating_hours');

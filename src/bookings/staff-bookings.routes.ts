@@ -1,17 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
-import { invalidField } from '../platform/errors.ts';
 import { DateString, ErrorResponses, TimeString, Uuid } from '../platform/schemas.ts';
 import { createBooking } from './bookings.service.ts';
 import { BookingSchema } from './bookings.view.ts';
+
+const ALIASES: Record<string, string> = { booking_date: 'date', start_time: 'time' };
+
+/** The public booking's field names are accepted too; renamed before validation so errors name `date`/`time`. */
+async function acceptAliases(request: FastifyRequest): Promise<void> {
+  const body = request.body as Record<string, unknown> | null;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+  const renamed = { ...body };
+  for (const [alias, name] of Object.entries(ALIASES)) {
+    if (alias in renamed && !(name in renamed)) {
+      renamed[name] = renamed[alias];
+      delete renamed[alias];
+    }
+  }
+  request.body = renamed;
+}
 
 export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/manage/bookings/staff',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
+      preValidation: acceptAliases,
       schema: {
         tags: ['Bookings'],
         summary: 'Staff booking (walk-ins, phone calls): any minute inside hours, auto-assigned resource',
@@ -19,10 +36,8 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'No minimum notice or booking window; always confirmed; 409 `slot_unavailable` when nothing is free.',
         body: Type.Object(
           {
-            date: Type.Optional(DateString),
-            booking_date: Type.Optional(DateString),
-            time: Type.Optional(TimeString),
-            start_time: Type.Optional(TimeString),
+            date: DateString,
+            time: TimeString,
             capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
             first_name: Type.String({ minLength: 1, maxLength: 100 }),
             last_name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -32,7 +47,10 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             service_id: Type.Optional(Uuid),
             resource_id: Type.Optional(Uuid),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            description: '`booking_date` and `start_time` are accepted for `date` and `time`.',
+          },
         ),
         response: { 201: Type.Object({ booking: BookingSchema }), ...ErrorResponses },
       },
@@ -40,10 +58,7 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body;
-      const date = body.date ?? body.booking_date;
-      const time = body.time ?? body.start_time;
-      if (!date) throw invalidField('date', 'is required');
-      if (!time) throw invalidField('time', 'is required');
+      const { date, time } = body;
       const booking = await withTx(app.db, (tx) =>
         createBooking(
           tx,
