@@ -21,6 +21,7 @@ import { registerErrorHandler } from './platform/errors.ts';
 import { healthRoutes } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
+import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators } from './platform/validation.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
@@ -96,6 +97,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   });
 
   registerErrorHandler(app);
+  registerTextGuard(app);
 
   // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
   // an empty body is no body, not malformed JSON.
