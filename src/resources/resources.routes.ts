@@ -66,7 +66,13 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { businessId } = principalOf(request);
       const limit = request.query.limit ?? 50;
       const after = decodeCursor(request.query.cursor, 2);
-      if (after && !(Number.isInteger(after[0]) && typeof after[1] === 'string' && isUuid(after[1]))) {
+      const afterOrder = after?.[0];
+      const inRange =
+        typeof afterOrder === 'number' &&
+        Number.isInteger(afterOrder) &&
+        afterOrder >= 0 &&
+        afterOrder <= 2_147_483_647;
+      if (after && !(inRange && typeof after[1] === 'string' && isUuid(after[1]))) {
         throw invalidField('cursor', 'is not a cursor returned by this list');
       }
       let query = app.db

@@ -166,7 +166,12 @@ describe('GET /v1/manage/resources', () => {
   describe('422', () => {
     it('rejects a cursor it did not make and an out-of-range limit', async () => {
       const tenant = await createTenant(ctx.app);
-      for (const query of ['cursor=nonsense', `cursor=${Buffer.from('["x","y"]').toString('base64url')}`]) {
+      const huge = Buffer.from('[1e12,"00000000-0000-4000-8000-000000000000"]').toString('base64url');
+      for (const query of [
+        'cursor=nonsense',
+        `cursor=${Buffer.from('["x","y"]').toString('base64url')}`,
+        `cursor=${huge}`,
+      ]) {
         const response = await call(tenant, 'GET', `/v1/manage/resources?${query}`);
         assert.equal(response.statusCode, 422, response.body);
         assert.equal(response.json().error.fields[0].field, 'cursor');
