@@ -1,15 +1,68 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { createTenant, createTestApp, type TestContext } from '../../test/helpers.ts';
 import { AppError } from './errors.ts';
 
 const INTERNALS = 'relation "secret_internal_table" does not exist';
 
+interface LogEntry {
+  level: string;
+  values: unknown[];
+}
+
+/** A logger that keeps what it is given, so a test can see at which level a failure was logged. */
+function recordingLogger(entries: LogEntry[]): FastifyBaseLogger {
+  const at =
+    (level: string) =>
+    (...values: unknown[]) => {
+      entries.push({ level, values });
+    };
+  const logger = {
+    level: 'trace',
+    fatal: at('fatal'),
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    trace: at('trace'),
+    silent: () => {},
+    child: () => logger,
+  };
+  return logger as unknown as FastifyBaseLogger;
+}
+
+const logged: LogEntry[] = [];
+
+/** Casts the client's text in the database; each type refuses its own kind of bad value. */
+const CASTS = {
+  date: sql`date`,
+  timestamptz: sql`timestamptz`,
+  integer: sql`integer`,
+  smallint: sql`smallint`,
+};
+
 let ctx: TestContext;
 before(async () => {
   ctx = await createTestApp({}, (app) => {
+    app.get<{ Querystring: { type: keyof typeof CASTS; value: string } }>(
+      '/test/cast',
+      {
+        onRequest: async (request) => {
+          request.log = recordingLogger(logged);
+        },
+      },
+      async (request) => {
+        const { type, value } = request.query;
+        await sql`SELECT ${value}::${CASTS[type]}`.execute(app.db);
+        return { ok: true };
+      },
+    );
+    app.get('/test/data-exception', async () => {
+      throw Object.assign(new Error(`invalid parameter value ${INTERNALS}`), { code: '22023' });
+    });
     app.get('/test/throws', async () => {
       throw new Error(INTERNALS);
     });
@@ -199,6 +252,40 @@ describe('the error handler', () => {
       });
       assert.equal(response.statusCode, 422);
       assert.deepEqual(fieldsOf(response), ['body']);
+    });
+
+    it('turns a value the database refuses (SQLSTATE class 22) into validation_error, hiding its text', async () => {
+      const refused = [
+        ['date', '0000-01-01'],
+        ['date', '2026-13-45'],
+        ['timestamptz', '2026-01-01T99:99:99Z'],
+        ['integer', 'twelve'],
+        ['smallint', '99999'],
+      ] as const;
+      for (const [type, value] of refused) {
+        logged.length = 0;
+        const response = await ctx.app.inject({
+          method: 'GET',
+          url: `/test/cast?type=${type}&value=${encodeURIComponent(value)}`,
+        });
+        assert.equal(response.statusCode, 422, `${type} ${value}: ${response.body}`);
+        assert.deepEqual(response.json(), {
+          error: { code: 'validation_error', message: 'a value in the request is malformed or out of range' },
+        });
+        assert.deepEqual(
+          logged.filter((entry) => entry.level === 'warn' || entry.level === 'error').map((e) => e.level),
+          ['warn'],
+          `${type} ${value} is logged once, at warn`,
+        );
+      }
+      const synthetic = await ctx.app.inject({ method: 'GET', url: '/test/data-exception' });
+      assert.equal(synthetic.statusCode, 422);
+      assert.doesNotMatch(synthetic.body, /secret_internal_table|parameter/);
+    });
+
+    it('lets a value the database accepts through', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/test/cast?type=date&value=2026-02-28' });
+      assert.equal(response.statusCode, 200, response.body);
     });
 
     it('answers a missing body with validation_error', async () => {

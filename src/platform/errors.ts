@@ -85,6 +85,11 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 const PG_EXCLUSION_VIOLATION = '23P01';
 const PG_UNIQUE_VIOLATION = '23505';
+/**
+ * SQLSTATE class 22, data exceptions: a value the database cannot take (a day that does not exist,
+ * a number out of range, a byte it cannot store). Checks before the database should catch these.
+ */
+const isDataException = (code: unknown) => typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 
 /** The one error handler: every failure leaves as `{error:{code,message}}` with no stack, SQL or internals. */
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -101,6 +106,15 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (error.code === PG_UNIQUE_VIOLATION)
       return sendError(reply, conflict('a record with these values exists'));
+    if (isDataException(error.code)) {
+      // The client's value most likely slipped past validation: its answer names no field, and
+      // the database's text, which may quote SQL, stays in the log.
+      request.log.warn({ err: error }, 'the database refused a value of the request');
+      return sendError(
+        reply,
+        new AppError(422, 'validation_error', 'a value in the request is malformed or out of range'),
+      );
+    }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendError(
         reply,
