@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
+import { isDate } from '../platform/schemas.ts';
 
 export interface NewWaitlistEntry {
   customer: CustomerInput;
@@ -71,7 +72,11 @@ export interface WaitlistPosition {
   id: string;
 }
 
-export const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const CURSOR_TIME = /^T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z$/;
+
+/** Whether a cursor's `createdAt` is a real instant within the years dates may take, as the list writes it. */
+export const isCursorTimestamp = (value: string) =>
+  isDate(value.slice(0, 10)) && CURSOR_TIME.test(value.slice(10));
 
 /**
  * The business's entries by creation, each with its position among the entries of its date (null

@@ -441,6 +441,16 @@ describe('GET /v1/manage/waitlist', () => {
         ['?cursor=garbage', 'cursor'],
         [`?cursor=${cursor(['yesterday', '00000000-0000-4000-8000-000000000000'])}`, 'cursor'],
         [`?cursor=${cursor(['2030-01-01T00:00:00.000000Z', 'x'])}`, 'cursor'],
+        ...[
+          '2026-13-45T99:99:99.000000Z',
+          '2026-02-30T10:00:00.000000Z',
+          '2026-01-01T10:60:00.000000Z',
+          '0000-01-01T00:00:00.000000Z',
+          '9999-12-31T23:59:59.999999Z',
+        ].map((createdAt) => [
+          `?cursor=${cursor([createdAt, '00000000-0000-4000-8000-000000000000'])}`,
+          'cursor',
+        ]),
         ['?date=2030-01-01', 'date'],
       ]) {
         const response = await listWaitlist(tenant, query);

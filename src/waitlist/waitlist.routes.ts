@@ -22,7 +22,7 @@ import {
 } from '../platform/schemas.ts';
 import {
   addToWaitlist,
-  CURSOR_TIMESTAMP,
+  isCursorTimestamp,
   listWaitlist,
   removeWaitlistEntry,
   type WaitlistPosition,
@@ -88,7 +88,7 @@ function decodeWaitlistCursor(cursor: string | undefined): WaitlistPosition | nu
   const values = decodeCursorStrings(cursor, 2);
   if (!values) return null;
   const [createdAt, id] = values as [string, string];
-  if (!CURSOR_TIMESTAMP.test(createdAt) || !isUuid(id)) {
+  if (!isCursorTimestamp(createdAt) || !isUuid(id)) {
     throw invalidField('cursor', 'is not a cursor returned by this list');
   }
   return { createdAt, id };
