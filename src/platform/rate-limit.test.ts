@@ -75,22 +75,42 @@ describe('RateLimit headers', () => {
     assertLimitHeaders(badKey, RATE_LIMITS.anonymousPerIp, RATE_LIMITS.anonymousPerIp - 2);
   });
 
-  it('are absent from probes, the API reference and the account endpoints, which are not limited', async () => {
+  it('are absent from probes and the API reference, which are not limited', async () => {
     for (const url of ['/healthz', '/readyz', '/openapi.json']) {
       const response = await ctx.app.inject({ method: 'GET', url });
       assert.equal(response.statusCode, 200, url);
       assert.equal(response.headers['ratelimit-limit'], undefined, url);
     }
+  });
+
+  it('count the account endpoints per IP in a bucket of their own', async () => {
+    const remoteAddress = '198.51.100.7';
     const login = await ctx.app.inject({
       method: 'POST',
       url: '/v1/auth/developer/login',
+      remoteAddress,
       payload: { email: uniqueEmail(), password: 'not the password' },
     });
-    assert.equal(login.headers['ratelimit-limit'], undefined);
+    assert.equal(login.statusCode, 401);
+    assertLimitHeaders(login, RATE_LIMITS.accountsPerIp, RATE_LIMITS.accountsPerIp - 1);
+    const read = await ctx.app.inject({ method: 'GET', url: '/v1/manage/business', remoteAddress });
+    assert.equal(read.headers['ratelimit-remaining'], String(RATE_LIMITS.anonymousPerIp - 1));
   });
 });
 
 describe('429 rate_limit_exceeded', () => {
+  it('bounds sign-up and login attempts from one IP', async () => {
+    const remoteAddress = '203.0.113.9';
+    const attempt = () =>
+      ctx.app.inject({ method: 'POST', url: '/v1/auth/developer/register', remoteAddress, payload: {} });
+    for (let call = 1; call <= RATE_LIMITS.accountsPerIp; call++)
+      assert.equal((await attempt()).statusCode, 422);
+    const refused = await attempt();
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error.code, 'rate_limit_exceeded');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+  });
+
   it('refuses call N+1 of a key with rate_limit_per_minute N, with Retry-After, on every endpoint', async () => {
     const tenant = await createTenant(ctx.app);
     const key = await createKey(ctx.app, tenant, ['admin'], { rate_limit_per_minute: 3 });

@@ -4,7 +4,12 @@ import { Redis } from 'ioredis';
 import { AppError } from './errors.ts';
 
 /** Requests per fixed one-minute window. */
-export const RATE_LIMITS = { bookingCreation: 60, authenticated: 600, anonymousPerIp: 300 } as const;
+export const RATE_LIMITS = {
+  bookingCreation: 60,
+  authenticated: 600,
+  anonymousPerIp: 300,
+  accountsPerIp: 300,
+} as const;
 const WINDOW_MS = 60_000;
 
 interface Quota {
@@ -17,11 +22,7 @@ const pathOf = (request: FastifyRequest) => {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 };
 
-/**
- * Probes and the API reference must never be refused. Account sign-up, login and refresh are
- * outside the contract's per-IP figure (it names public reads), and every one of them is
- * already bounded by the cost of the password hash.
- */
+/** Probes and the API reference must never be refused. */
 function isUnlimited(request: FastifyRequest): boolean {
   const path = pathOf(request);
   return (
@@ -29,8 +30,7 @@ function isUnlimited(request: FastifyRequest): boolean {
     path === '/readyz' ||
     path === '/openapi.json' ||
     path === '/docs' ||
-    path.startsWith('/docs/') ||
-    path.startsWith('/v1/auth/')
+    path.startsWith('/docs/')
   );
 }
 
@@ -42,6 +42,11 @@ const isBookingCreation = (request: FastifyRequest) =>
  * bookings cannot starve the key's other calls; a key with its own figure has one bucket for all.
  */
 function quotaOf(request: FastifyRequest): Quota {
+  // Sign-up, login and refresh have a per-IP bucket of their own: it bounds password guessing
+  // without competing with the public reads of the same client.
+  if (pathOf(request).startsWith('/v1/auth/')) {
+    return { bucket: `accounts:ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.accountsPerIp };
+  }
   const principal = request.principal;
   if (!principal) return { bucket: `ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.anonymousPerIp };
   if (principal.rateLimitPerMinute !== null) {
