@@ -41,9 +41,9 @@ const Settings = Type.Object(SettingsFields);
 const SettingsPatch = Type.Partial(Settings, { additionalProperties: false });
 
 /** The rules a schema cannot state: a real zone, and a capacity range that is not empty once merged. */
-function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSettings): void {
+function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSettings, zoneKnown: boolean): void {
   const fields: FieldError[] = [];
-  if (patch.timezone !== undefined && !isValidTimeZone(patch.timezone)) {
+  if (!zoneKnown) {
     fields.push({ field: 'timezone', message: 'is not an IANA time zone name such as Europe/Berlin' });
   }
   if (merged.min_capacity > merged.max_capacity) {
@@ -88,11 +88,13 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const principal = principalOf(request);
       const patch = request.body;
+      // Before the transaction: on PostgreSQL the database's refusal of a zone would abort it.
+      const zoneKnown = patch.timezone === undefined || (await isValidTimeZone(app.db, patch.timezone));
       return withTx(app.db, async (tx) => {
         const before = await loadSettings(tx, principal.businessId, { forUpdate: true });
         if (!before) throw notFound('business');
         const merged = { ...before, ...patch };
-        checkSettings(patch, merged);
+        checkSettings(patch, merged, zoneKnown);
         const changed = SETTINGS_COLUMNS.filter((column) => merged[column] !== before[column]);
         if (changed.length === 0) return before;
         const after = (await tx

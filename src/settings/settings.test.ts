@@ -164,6 +164,8 @@ describe('PATCH /v1/manage/settings', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ timezone: 'Mars/Olympus_Mons' }, 'timezone'],
       [{ timezone: '+01:00' }, 'timezone'],
+      [{ timezone: 'US/Pacific-New' }, 'timezone'],
+      [{ timezone: 'US/Pacific-New', min_capacity: 10, max_capacity: 5 }, 'timezone'],
       [{ timezone: '' }, 'timezone'],
       [{ default_slot_interval_minutes: 14 }, 'default_slot_interval_minutes'],
       [{ default_slot_interval_minutes: 121 }, 'default_slot_interval_minutes'],
@@ -231,12 +233,19 @@ describe('PATCH /v1/manage/settings', () => {
 });
 
 describe('time zones', () => {
-  it('knows IANA names and refuses offsets and inventions', () => {
+  it('knows IANA names and refuses offsets, inventions and names only one of Intl and the database knows', async () => {
     for (const name of ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5']) {
-      assert.equal(isValidTimeZone(name), true, name);
+      assert.equal(await isValidTimeZone(ctx.app.db, name), true, name);
     }
-    for (const name of ['', '+02:00', 'Europe/Atlantis', 'UTC; DROP TABLE', '../etc/passwd']) {
-      assert.equal(isValidTimeZone(name), false, name);
+    for (const name of [
+      '',
+      '+02:00',
+      'Europe/Atlantis',
+      'UTC; DROP TABLE',
+      '../etc/passwd',
+      'US/Pacific-New',
+    ]) {
+      assert.equal(await isValidTimeZone(ctx.app.db, name), false, name);
     }
   });
 });

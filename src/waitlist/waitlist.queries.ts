@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
@@ -20,11 +21,12 @@ export interface NewWaitlistEntry {
 export async function addToWaitlist(tx: Tx, businessId: string, entry: NewWaitlistEntry) {
   const business = await tx
     .selectFrom('businesses')
-    .select(['id', sql<string>`(now() AT TIME ZONE timezone)::date`.as('today')])
+    .select(['id', 'timezone'])
     .where('id', '=', businessId)
     .executeTakeFirst();
   if (!business) throw notFound('business');
-  if (entry.preferred_date !== null && entry.preferred_date < business.today) {
+  // Today as the availability engine sees it, and without asking the database about the zone.
+  if (entry.preferred_date !== null && entry.preferred_date < todayIn(business.timezone, Date.now())) {
     throw invalidField('preferred_date', 'is in the past');
   }
   if (entry.service_id) {

@@ -187,6 +187,20 @@ describe('POST /v1/waitlist/{business_id}', () => {
       assert.equal(position, 1);
     });
 
+    it('works out today without the database, so a zone it does not know cannot fail the join', async () => {
+      const tenant = await createTenant(ctx.app);
+      await db()
+        .updateTable('businesses')
+        .set({ timezone: 'US/Pacific-New' })
+        .where('id', '=', tenant.businessId)
+        .execute();
+      const { position } = await joined(tenant.businessId, { customer: customer(), preferred_date: DATE });
+      assert.equal(position, 1);
+      const past = await join(tenant.businessId, { customer: customer(), preferred_date: '2020-01-01' });
+      assert.equal(past.statusCode, 422, past.body);
+      assert.equal(past.json().error.fields[0].field, 'preferred_date');
+    });
+
     it('answers every one of simultaneous entries for one date a position of its own, as listed', async () => {
       const tenant = await createTenant(ctx.app);
       const answers = await Promise.all(
