@@ -268,6 +268,25 @@ async function resourceIsBusy(tx: Tx, resourceId: string, heldRange: string, exc
   return clash !== undefined;
 }
 
+/** One field's change on a booking, as its audit row. */
+function auditBooking(
+  tx: Tx,
+  actor: Actor,
+  bookingId: string,
+  action: string,
+  field: string,
+  before: unknown,
+  after: unknown,
+) {
+  return recordAudit(tx, actor, {
+    action,
+    entityType: 'booking',
+    entityId: bookingId,
+    before: { [field]: before },
+    after: { [field]: after },
+  });
+}
+
 /**
  * Applies a staff PATCH: reschedule, resource move, party size and status, each re-validated and
  * audited in the caller's transaction. Terminal bookings only keep their status.
@@ -287,6 +306,7 @@ export async function changeBooking(
     throw new AppError(409, 'conflict', `a ${current.status} booking cannot be changed`);
   }
   const capacity = change.capacity ?? current.capacity;
+  let placed: { resourceId: string; capacity: number };
 
   if (reschedule) {
     const date = change.booking_date ?? current.booking_date;
@@ -346,59 +366,45 @@ export async function changeBooking(
         capacity,
       },
     });
-    if (resourceId !== current.resource_id) {
-      await recordAudit(tx, actor, {
-        action: 'booking.resource_moved',
-        entityType: 'booking',
-        entityId: current.id,
-        before: { resource_id: current.resource_id },
-        after: { resource_id: resourceId },
-      });
-    }
-    if (capacity !== current.capacity) {
-      await recordAudit(tx, actor, {
-        action: 'booking.capacity_changed',
-        entityType: 'booking',
-        entityId: current.id,
-        before: { capacity: current.capacity },
-        after: { capacity },
-      });
-    }
+    placed = { resourceId, capacity };
   } else {
-    if (change.resource_id !== undefined && change.resource_id !== current.resource_id) {
-      const resource = await loadResource(tx, actor.businessId, change.resource_id);
-      await assertPerformsService(tx, current.service_id, resource.id);
-      assertFits(resource, capacity, change.capacity !== undefined ? 'capacity' : 'resource_id');
-      if (await resourceIsBusy(tx, resource.id, current.during, current.id)) throw slotTaken();
+    const resourceId = change.resource_id ?? current.resource_id;
+    const moves = resourceId !== current.resource_id;
+    const resizes = capacity !== current.capacity;
+    if (moves || resizes) {
+      const resource = await loadResource(tx, actor.businessId, resourceId);
+      if (moves) await assertPerformsService(tx, current.service_id, resource.id);
+      assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
+      if (moves && (await resourceIsBusy(tx, resource.id, current.during, current.id))) throw slotTaken();
       await tx
         .updateTable('bookings')
-        .set({ resource_id: resource.id, updated_at: new Date() })
+        .set({ resource_id: resourceId, capacity, updated_at: new Date() })
         .where('id', '=', current.id)
         .execute();
-      await recordAudit(tx, actor, {
-        action: 'booking.resource_moved',
-        entityType: 'booking',
-        entityId: current.id,
-        before: { resource_id: current.resource_id },
-        after: { resource_id: resource.id },
-      });
     }
-    if (change.capacity !== undefined && change.capacity !== current.capacity) {
-      const resource = await loadResource(tx, actor.businessId, change.resource_id ?? current.resource_id);
-      assertFits(resource, change.capacity, 'capacity');
-      await tx
-        .updateTable('bookings')
-        .set({ capacity: change.capacity, updated_at: new Date() })
-        .where('id', '=', current.id)
-        .execute();
-      await recordAudit(tx, actor, {
-        action: 'booking.capacity_changed',
-        entityType: 'booking',
-        entityId: current.id,
-        before: { capacity: current.capacity },
-        after: { capacity: change.capacity },
-      });
-    }
+    placed = { resourceId, capacity };
+  }
+  if (placed.resourceId !== current.resource_id) {
+    await auditBooking(
+      tx,
+      actor,
+      current.id,
+      'booking.resource_moved',
+      'resource_id',
+      current.resource_id,
+      placed.resourceId,
+    );
+  }
+  if (placed.capacity !== current.capacity) {
+    await auditBooking(
+      tx,
+      actor,
+      current.id,
+      'booking.capacity_changed',
+      'capacity',
+      current.capacity,
+      placed.capacity,
+    );
   }
 
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
@@ -409,13 +415,15 @@ export async function changeBooking(
       .set({ status: change.status, updated_at: new Date() })
       .where('id', '=', current.id)
       .execute();
-    await recordAudit(tx, actor, {
-      action: 'booking.status_changed',
-      entityType: 'booking',
-      entityId: current.id,
-      before: { status: current.status },
-      after: { status: change.status },
-    });
+    await auditBooking(
+      tx,
+      actor,
+      current.id,
+      'booking.status_changed',
+      'status',
+      current.status,
+      change.status,
+    );
   }
   return findBooking(tx, actor.businessId, bookingId);
 }
@@ -432,13 +440,7 @@ export async function saveStaffNotes(
     .set({ staff_notes: notes, updated_at: new Date() })
     .where('id', '=', current.id)
     .execute();
-  await recordAudit(tx, actor, {
-    action: 'booking.notes_saved',
-    entityType: 'booking',
-    entityId: current.id,
-    before: { staff_notes: current.staff_notes },
-    after: { staff_notes: notes },
-  });
+  await auditBooking(tx, actor, current.id, 'booking.notes_saved', 'staff_notes', current.staff_notes, notes);
   return findBooking(tx, actor.businessId, bookingId);
 }
 
