@@ -187,6 +187,31 @@ describe('a fresh request: the key is free again', () => {
     assert.equal(await countKeys(tenant.businessId), 4);
   });
 
+  it("keeps a developer token's keys apart per business it acts on (X-Business-Id)", async () => {
+    const tenant = await createTenant(ctx.app);
+    const second = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/developer/businesses',
+      headers: bearer(tenant.developer.token),
+      payload: { name: 'Second shop' },
+    });
+    assert.equal(second.statusCode, 201, second.body);
+    const secondId: string = second.json().business_id;
+    const asDeveloper = (businessId: string) =>
+      withKey('dev-key', { ...bearer(tenant.developer.token), 'x-business-id': businessId });
+    const inFirst = await createApiKey(asDeveloper(tenant.businessId), { name: 'Shop' });
+    assert.equal(inFirst.statusCode, 201, inFirst.body);
+    const inSecond = await createApiKey(asDeveloper(secondId), { name: 'Shop' });
+    assert.equal(inSecond.statusCode, 201, inSecond.body);
+    assert.equal(inSecond.headers['idempotent-replayed'], undefined);
+    assert.notEqual(inSecond.json().id, inFirst.json().id);
+    assert.equal(await countKeys(tenant.businessId), 2);
+    assert.equal(await countKeys(secondId), 2);
+    const replayedInSecond = await createApiKey(asDeveloper(secondId), { name: 'Shop' });
+    assert.equal(replayedInSecond.headers['idempotent-replayed'], 'true');
+    assert.equal(replayedInSecond.json().id, inSecond.json().id);
+  });
+
   it('does not store a 422 from body validation, so the corrected request runs', async () => {
     const tenant = await createTenant(ctx.app);
     const invalid = await createApiKey(withKey('fix-me', tenant.headers), { name: '' });

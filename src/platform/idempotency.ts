@@ -38,6 +38,18 @@ function fingerprint(request: FastifyRequest): string {
   return sha256(`${request.method} ${target}\n${canonicalJson(request.body ?? null)}`);
 }
 
+/**
+ * The credential and the business it acts on: a developer token reaches several businesses
+ * (X-Business-Id), and one business's stored response must never answer a call to another.
+ */
+function scopeOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (!principal) return `ip:${request.ip}`;
+  return principal.businessId
+    ? `${principal.credentialId} business:${principal.businessId}`
+    : principal.credentialId;
+}
+
 /** Takes the key when it is free, expired or abandoned; returns whether this request now owns it. */
 async function claimKey(db: Executor, claim: Claim, requestHash: string): Promise<boolean> {
   const claimed = await db
@@ -95,7 +107,8 @@ const deleteExpiredKeys = (db: Executor) =>
   db.deleteFrom('idempotency_keys').where('created_at', '<', RETENTION).execute();
 
 /**
- * `Idempotency-Key` on POST and PATCH, scoped to the credential (the client IP without one).
+ * `Idempotency-Key` on POST and PATCH, scoped to the credential and its business (the client IP
+ * without a credential).
  * The key is claimed in `preHandler`, after the route's auth and body validation, by one atomic
  * insert; the response is stored in `onSend`, before the client can see it and retry. A 5xx frees
  * the key, so the client may try again.
@@ -110,7 +123,7 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
     if (typeof key !== 'string' || key.length < 1 || key.length > MAX_KEY_LENGTH) {
       throw invalidField('Idempotency-Key', `must be 1 to ${MAX_KEY_LENGTH} characters`);
     }
-    const claim: Claim = { credential: request.principal?.credentialId ?? `ip:${request.ip}`, key };
+    const claim: Claim = { credential: scopeOf(request), key };
     const requestHash = fingerprint(request);
     // A row freed by a 5xx between the claim and the read is simply claimed again.
     for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
