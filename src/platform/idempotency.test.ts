@@ -10,12 +10,15 @@ import {
   type TestContext,
   uniqueEmail,
 } from '../../test/helpers.ts';
+import { AppError } from './errors.ts';
 
 /** Routes with a visible side effect (a counter) that the tests can also hold open or make fail. */
 function addProbeRoutes(app: FastifyInstance) {
   const probe = {
     calls: 0,
     failNext: false,
+    /** Answers the next call with this error instead. */
+    refuseNext: null as AppError | null,
     gate: null as Promise<void> | null,
     entered: () => {},
   };
@@ -27,6 +30,9 @@ function addProbeRoutes(app: FastifyInstance) {
       probe.failNext = false;
       throw new Error('the probe failed on purpose');
     }
+    const refusal = probe.refuseNext;
+    probe.refuseNext = null;
+    if (refusal) throw refusal;
     return { call: probe.calls };
   };
   app.post('/test/probe', handler);
@@ -47,6 +53,7 @@ beforeEach(async () => {
   await ctx.reset();
   probe.calls = 0;
   probe.failNext = false;
+  probe.refuseNext = null;
   probe.gate = null;
   probe.entered = () => {};
 });
@@ -121,15 +128,34 @@ describe('replay: same key, same request', () => {
     assert.equal(probe.calls, 1);
   });
 
-  it('stores and replays a client error the handler answered', async () => {
-    const tenant = await createTenant(ctx.app, { is_dev: true });
-    const body = { name: 'Live on sandbox', environment: 'live' };
-    const first = await createApiKey(withKey('sandbox-live', tenant.headers), body);
-    assert.equal(first.statusCode, 422, first.body);
-    const again = await createApiKey(withKey('sandbox-live', tenant.headers), body);
-    assert.equal(again.statusCode, 422);
-    assert.equal(again.headers['idempotent-replayed'], 'true');
-    assert.deepEqual(again.json(), first.json());
+  it('stores and replays an outcome the handler reached: a 409 or a 422 of a business rule', async () => {
+    const outcomes = [
+      new AppError(409, 'slot_unavailable', 'no resource is free for this slot any more'),
+      new AppError(409, 'conflict', 'a cancelled booking cannot be changed'),
+      new AppError(422, 'outside_booking_window', 'bookings open 60 days ahead'),
+    ];
+    for (const [index, outcome] of outcomes.entries()) {
+      probe.calls = 0;
+      probe.refuseNext = outcome;
+      const key = `outcome-${index}`;
+      const first = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/probe',
+        headers: withKey(key),
+        payload: {},
+      });
+      assert.equal(first.statusCode, outcome.status, first.body);
+      const again = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/probe',
+        headers: withKey(key),
+        payload: {},
+      });
+      assert.equal(again.statusCode, outcome.status, outcome.code);
+      assert.equal(again.headers['idempotent-replayed'], 'true', outcome.code);
+      assert.deepEqual(again.json(), first.json());
+      assert.equal(probe.calls, 1, outcome.code);
+    }
   });
 
   it('scopes calls without a credential to the client IP', async () => {
@@ -219,6 +245,52 @@ describe('a fresh request: the key is free again', () => {
     const fixed = await createApiKey(withKey('fix-me', tenant.headers), { name: 'Shop' });
     assert.equal(fixed.statusCode, 201, fixed.body);
     assert.equal(fixed.headers['idempotent-replayed'], undefined);
+  });
+
+  it('does not store a validation_error the handler raised, so the corrected request runs', async () => {
+    const tenant = await createTenant(ctx.app, { is_dev: true });
+    const refused = await createApiKey(withKey('sandbox-live', tenant.headers), {
+      name: 'Sandbox',
+      environment: 'live',
+    });
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.equal(refused.json().error.code, 'validation_error');
+    const corrected = await createApiKey(withKey('sandbox-live', tenant.headers), {
+      name: 'Sandbox',
+      environment: 'test',
+    });
+    assert.equal(corrected.statusCode, 201, corrected.body);
+    assert.equal(corrected.headers['idempotent-replayed'], undefined);
+  });
+
+  it('frees the key after a refusal of the request as sent (400, 401, 403, 404): the retry runs again', async () => {
+    const refusals = [
+      new AppError(400, 'bad_request', 'bad request'),
+      new AppError(401, 'invalid_token', 'email or password is wrong'),
+      new AppError(403, 'insufficient_permissions', 'staff members may not do this'),
+      new AppError(404, 'not_found', 'booking not found'),
+    ];
+    for (const [index, refusal] of refusals.entries()) {
+      probe.calls = 0;
+      probe.refuseNext = refusal;
+      const key = `refused-${index}`;
+      const first = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/probe',
+        headers: withKey(key),
+        payload: {},
+      });
+      assert.equal(first.statusCode, refusal.status, first.body);
+      const retried = await ctx.app.inject({
+        method: 'POST',
+        url: '/test/probe',
+        headers: withKey(key),
+        payload: {},
+      });
+      assert.equal(retried.statusCode, 200, `${refusal.status}: ${retried.body}`);
+      assert.equal(retried.headers['idempotent-replayed'], undefined);
+      assert.deepEqual(retried.json(), { call: 2 });
+    }
   });
 
   it('frees the key after a 5xx: the retry runs the handler again', async () => {

@@ -15,6 +15,29 @@ const ABANDONED = sql<Date>`now() - interval '5 minutes'`;
 const CLAIM_ATTEMPTS = 3;
 const SWEEP_INTERVAL_MS = 3_600_000;
 
+/**
+ * Answers that refuse the request as it was sent, before anything was tried: malformed, not
+ * authenticated, not paid for, not permitted, naming nothing that exists, too large, of another
+ * media type, over the rate limit. They are not stored, so the key stays free for the corrected call.
+ */
+const REFUSED_AS_SENT = new Set([400, 401, 402, 403, 404, 413, 415, 429]);
+
+/**
+ * Whether the response leaves the key free: a 5xx, a refusal of the request as sent, or a 422
+ * `validation_error` (one raised by the handler too). A 2xx is stored, and so is an outcome the
+ * handler reached on the state of the business (409 `slot_unavailable` or `conflict`, a 422
+ * `outside_booking_window`): repeating the call answers what happened, without running it again.
+ */
+function leavesKeyFree(statusCode: number, payload: unknown): boolean {
+  if (statusCode >= 500 || REFUSED_AS_SENT.has(statusCode)) return true;
+  if (statusCode !== 422 || typeof payload !== 'string') return false;
+  try {
+    return JSON.parse(payload)?.error?.code === 'validation_error';
+  } catch {
+    return false;
+  }
+}
+
 interface Claim {
   credential: string;
   key: string;
@@ -110,8 +133,8 @@ const deleteExpiredKeys = (db: Executor) =>
  * `Idempotency-Key` on POST and PATCH, scoped to the credential and its business (the client IP
  * without a credential).
  * The key is claimed in `preHandler`, after the route's auth and body validation, by one atomic
- * insert; the response is stored in `onSend`, before the client can see it and retry. A 5xx frees
- * the key, so the client may try again.
+ * insert; the response is stored in `onSend`, before the client can see it and retry. A 5xx or a
+ * refusal of the request as sent frees the key, so the client may try again.
  */
 export async function registerIdempotency(app: FastifyInstance): Promise<void> {
   const claims = new WeakMap<FastifyRequest, Claim>();
@@ -157,7 +180,7 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
     if (!claim) return payload;
     claims.delete(request);
     try {
-      if (reply.statusCode >= 500) await releaseKey(app.db, claim);
+      if (leavesKeyFree(reply.statusCode, payload)) await releaseKey(app.db, claim);
       else await storeResponse(app.db, claim, reply.statusCode, typeof payload === 'string' ? payload : null);
     } catch (error) {
       request.log.error({ err: error }, 'could not record the response of an idempotent request');
