@@ -17,7 +17,7 @@ import { staffRoutes } from './developers/staff.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import type { Database, Db } from './platform/db.ts';
-import { registerErrorHandler } from './platform/errors.ts';
+import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { healthRoutes } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
@@ -59,6 +59,12 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 256 * 1024,
     schemaController: { compilersFactory: { buildValidator: requestValidators() } },
+    // A URL the router cannot even decode (`/v1/x/%zz`) still gets the one error format and headers.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('API-Version', API_VERSION);
+      reply.header('x-request-id', request.id);
+      sendError(reply, new AppError(400, 'bad_request', 'the URL is malformed'));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const tokens = new TokenService(config.jwtSecret);
@@ -102,6 +108,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
   // an empty body is no body, not malformed JSON.
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  // JSON only: a text/plain body is 415 like any other non-JSON type, not a string to validate.
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);

@@ -117,6 +117,14 @@ const fieldsOf = (response: LightMyRequestResponse) =>
 
 describe('the error handler', () => {
   describe('400', () => {
+    it('answers a URL that cannot be decoded with bad_request and the usual headers', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/v1/manage/resources/%zz' });
+      assert.equal(response.statusCode, 400);
+      assert.deepEqual(response.json(), { error: { code: 'bad_request', message: 'the URL is malformed' } });
+      assert.equal(response.headers['api-version'], '2.0.0');
+      assert.ok(response.headers['x-request-id']);
+    });
+
     it('answers malformed JSON with bad_request and no parser internals', async () => {
       const response = await ctx.app.inject({
         method: 'POST',
@@ -201,15 +209,20 @@ describe('the error handler', () => {
   });
 
   describe('415', () => {
-    it('asks for JSON when the body is something else', async () => {
-      const response = await ctx.app.inject({
-        method: 'POST',
-        url: '/test/echo',
-        headers: { 'content-type': 'application/xml' },
-        payload: '<name>x</name>',
-      });
-      assert.equal(response.statusCode, 415);
-      assert.equal(response.json().error.code, 'unsupported_media_type');
+    it('asks for JSON when the body is something else, plain text included', async () => {
+      for (const [type, payload] of [
+        ['application/xml', '<name>x</name>'],
+        ['text/plain', 'name=x'],
+      ]) {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url: '/test/echo',
+          headers: { 'content-type': type! },
+          payload,
+        });
+        assert.equal(response.statusCode, 415, type);
+        assert.equal(response.json().error.code, 'unsupported_media_type');
+      }
     });
   });
 
