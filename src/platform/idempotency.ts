@@ -141,6 +141,8 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
 
   app.addHook('preHandler', async (request, reply) => {
     if ((request.method !== 'POST' && request.method !== 'PATCH') || request.is404) return;
+    // Logins and refreshes hand out tokens: a stored copy would keep them at rest for a day.
+    if (request.url.startsWith('/v1/auth/')) return;
     const key = request.headers[HEADER];
     if (key === undefined) return;
     if (typeof key !== 'string' || key.length < 1 || key.length > MAX_KEY_LENGTH) {
