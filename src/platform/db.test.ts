@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
+import { CHANGE_CHANNEL } from './change-feed.ts';
+import { listenOnServer } from './db.ts';
+
+const ON_SERVER = { skip: ENGINE !== 'postgres' ? 'needs a PostgreSQL server (TEST_DATABASE_URL)' : false };
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+
+/** Polls until `check` holds: a reconnection takes a moment. */
+async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`${what} did not happen within 10 s`);
+}
+
+/**
+ * A TCP relay to the database that can go silent without closing anything: what a connection
+ * sees when the network drops between it and the server (a half-open connection).
+ */
+async function silenceableRelay(target: URL) {
+  const pairs: [net.Socket, net.Socket][] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    pairs.push([client, upstream]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    /** Every connection open now stops carrying data, in both directions; new ones work. */
+    silence() {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    async close() {
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('LISTEN on a PostgreSQL server', () => {
+  it('goes down and comes back when the server ends the connection', ON_SERVER, async () => {
+    const feed = ctx.app.changes;
+    const listening = async () => {
+      const { rows } = await sql<{ pid: number }>`
+        SELECT pid FROM pg_stat_activity
+        WHERE query = ${`LISTEN ${CHANGE_CHANNEL}`} AND datname = current_database()`.execute(
+        ctx.database.db,
+      );
+      return rows.map((row) => row.pid);
+    };
+    await eventually(async () => (await listening()).length === 1, 'the LISTEN connection to show');
+    const [pid] = await listening();
+    const before = feed.credentialsVersion();
+    assert.ok(before, 'the feed is live');
+    await sql`SELECT pg_terminate_backend(${pid})`.execute(ctx.database.db);
+    await eventually(() => {
+      const now = feed.credentialsVersion();
+      return now !== null && now !== before;
+    }, 'the feed to come back as a new epoch');
+    const [newPid] = await listening();
+    assert.ok(newPid && newPid !== pid, 'a new connection listens');
+  });
+
+  it('finds a connection that went silent, drops it and listens again', ON_SERVER, async () => {
+    const serverUrl = new URL(process.env.TEST_DATABASE_URL as string);
+    const relay = await silenceableRelay(serverUrl);
+    const channel = `listen_test_${randomBytes(4).toString('hex')}`;
+    const events: string[] = [];
+    const stop = await listenOnServer(
+      relay.url,
+      channel,
+      {
+        message: (payload) => events.push(`message:${payload}`),
+        up: () => events.push('up'),
+        down: () => events.push('down'),
+      },
+      { checkEveryMs: 50, checkTimeoutMs: 200 },
+    );
+    const notifier = new pg.Client({ connectionString: serverUrl.toString() });
+    await notifier.connect();
+    try {
+      assert.deepEqual(events, ['up']);
+      await notifier.query(`NOTIFY ${channel}, 'before'`);
+      await eventually(() => events.includes('message:before'), 'the first notification');
+
+      relay.silence();
+      await eventually(() => events.filter((e) => e === 'up').length === 2, 'listening again');
+      assert.deepEqual(events, ['up', 'message:before', 'down', 'up']);
+      await notifier.query(`NOTIFY ${channel}, 'after'`);
+      await eventually(() => events.includes('message:after'), 'a notification on the new connection');
+
+      await stop();
+      assert.equal(events.at(-1), 'down');
+      const stoppedAt = events.length;
+      await notifier.query(`NOTIFY ${channel}, 'stopped'`);
+      await notifier.query('SELECT pg_sleep(0.3)');
+      assert.equal(events.length, stoppedAt, 'nothing arrives, and nothing reconnects, after stop');
+    } finally {
+      await notifier.end();
+      await relay.close();
+    }
+  });
+});
