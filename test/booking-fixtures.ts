@@ -65,3 +65,39 @@ export function guest(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** The day booking tests book on: a week ahead, inside the default booking window. */
+export const BOOKING_DAY = daysFromNow(7);
+
+/** `POST /v1/bookings` for two at noon on BOOKING_DAY with a fresh guest; `body` overrides any field. */
+export function postBooking(
+  app: FastifyInstance,
+  biz: BookableBusiness,
+  body: Record<string, unknown> = {},
+  headers: Record<string, string> = biz.tenant.headers,
+) {
+  return app.inject({
+    method: 'POST',
+    url: '/v1/bookings',
+    headers,
+    payload: {
+      business_id: biz.tenant.businessId,
+      booking_date: BOOKING_DAY,
+      start_time: '12:00',
+      capacity: 2,
+      ...guest(),
+      ...body,
+    },
+  });
+}
+
+/** `postBooking` that must succeed; answers the booking. */
+export async function bookOk(
+  app: FastifyInstance,
+  biz: BookableBusiness,
+  body: Record<string, unknown> = {},
+) {
+  const response = await postBooking(app, biz, body);
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json().booking;
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
 import { bearer, createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
 
 let ctx: TestContext;
@@ -15,23 +15,7 @@ const DAY = daysFromNow(7);
 const availability = (businessId: string, query: string, headers: Record<string, string> = {}) =>
   ctx.app.inject({ method: 'GET', url: `/v1/availability/${businessId}?${query}`, headers });
 
-async function book(biz: BookableBusiness, body: Record<string, unknown> = {}) {
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: '/v1/bookings',
-    headers: biz.tenant.headers,
-    payload: {
-      business_id: biz.tenant.businessId,
-      booking_date: DAY,
-      start_time: '12:00',
-      capacity: 2,
-      ...guest(),
-      ...body,
-    },
-  });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json().booking;
-}
+const book = (biz: BookableBusiness, body: Record<string, unknown> = {}) => bookOk(ctx.app, biz, body);
 
 type SlotView = { time: string; available?: boolean; remaining_resources?: number };
 const slotAt = (slots: SlotView[], time: string) => slots.find((s) => s.time === time);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import pg from 'pg';
-import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
 import { createTenant, createTestApp, ENGINE, itChecksAuth, type TestContext } from '../../test/helpers.ts';
 
 let ctx: TestContext;
@@ -13,23 +13,7 @@ beforeEach(() => ctx.reset());
 
 const DAY = daysFromNow(7);
 
-async function book(biz: BookableBusiness, body: Record<string, unknown> = {}) {
-  const response = await ctx.app.inject({
-    method: 'POST',
-    url: '/v1/bookings',
-    headers: biz.tenant.headers,
-    payload: {
-      business_id: biz.tenant.businessId,
-      booking_date: DAY,
-      start_time: '12:00',
-      capacity: 2,
-      ...guest(),
-      ...body,
-    },
-  });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json().booking;
-}
+const book = (biz: BookableBusiness, body: Record<string, unknown> = {}) => bookOk(ctx.app, biz, body);
 
 const patch = (biz: BookableBusiness, id: string, payload: Record<string, unknown>) =>
   ctx.app.inject({ method: 'PATCH', url: `/v1/manage/bookings/${id}`, headers: biz.tenant.headers, payload });

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import {
+  type BookableBusiness,
+  daysFromNow,
+  guest,
+  postBooking,
+  setupBookable,
+} from '../../test/booking-fixtures.ts';
 import {
   bearer,
   createKey,
@@ -19,21 +25,8 @@ beforeEach(() => ctx.reset());
 
 const DAY = daysFromNow(7);
 
-function book(biz: BookableBusiness, body: Record<string, unknown> = {}, headers = biz.tenant.headers) {
-  return ctx.app.inject({
-    method: 'POST',
-    url: '/v1/bookings/',
-    headers,
-    payload: {
-      business_id: biz.tenant.businessId,
-      booking_date: DAY,
-      start_time: '12:00',
-      capacity: 2,
-      ...guest(),
-      ...body,
-    },
-  });
-}
+const book = (biz: BookableBusiness, body: Record<string, unknown> = {}, headers = biz.tenant.headers) =>
+  postBooking(ctx.app, biz, body, headers);
 
 describe('POST /v1/bookings', () => {
   describe('201', () => {
