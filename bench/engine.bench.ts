@@ -1,23 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { BusyPeriod, DayRules, EngineResource, HoursRow } from '../src/availability/engine/index.ts';
 import { daySlots } from '../src/availability/engine/index.ts';
+import { seededRandom } from './seed.ts';
 
 const RESOURCES = 200;
 const BUSY_PERIODS = 2000;
 const WARMUP_ITERATIONS = 200;
 const ITERATIONS = 2000;
-
-// mulberry32: a small seeded generator, so every run measures the same day.
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** A busy Saturday of one business: 200 resources, 2,000 held ranges and blocks (about two thirds of opening hours), a 15-minute grid. */
 export function buildBenchDay(): DayRules {

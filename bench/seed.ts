@@ -28,8 +28,8 @@ export interface SeededBusiness {
   resourceIds: string[];
 }
 
-// mulberry32: seeded so every run books the same pattern.
-function seededRandom(seed: number): () => number {
+/** mulberry32: a small seeded generator, so every run seeds and measures the same data. */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { invalidField } from '../platform/errors.ts';
-import { decodeCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
+import { decodeCursor, foreignCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
 import { ErrorResponses, Timestamp } from '../platform/schemas.ts';
 
 const AuditEntry = Type.Object({
@@ -34,7 +33,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const limit = request.query.limit ?? 50;
       const after = decodeCursor(request.query.cursor, 1);
       if (after && !Number.isSafeInteger(after[0])) {
-        throw invalidField('cursor', 'is not a cursor returned by this list');
+        throw foreignCursor();
       }
       let query = app.db
         .selectFrom('audit_logs')

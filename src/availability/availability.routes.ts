@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { LruMap } from '../platform/change-feed.ts';
 import { invalidField } from '../platform/errors.ts';
@@ -24,6 +24,21 @@ const AvailabilityResponse = Type.Object({
   capacity: Type.Integer(),
   slots: Type.Array(SlotSchema),
 });
+
+/** The query of both availability routes; `capacity` is optional on the public one only. */
+const dayQueryString = <C extends TSchema>(capacity: C) =>
+  Type.Object(
+    {
+      booking_date: Type.Optional(DateString),
+      date: Type.Optional(DateString),
+      capacity,
+      service_id: Type.Optional(Uuid),
+      resource_id: Type.Optional(Uuid),
+      view: Type.Optional(Type.Union([Type.Literal('slots'), Type.Literal('resources')])),
+    },
+    { additionalProperties: false },
+  );
+type DayQueryString = Omit<Static<ReturnType<typeof dayQueryString>>, 'capacity'>;
 
 interface SlotQuery {
   businessId: string;
@@ -112,6 +127,21 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return views;
   };
 
+  /** Both routes answer the same question; only where the business and the party size come from differs. */
+  const answer = async (businessId: string, q: DayQueryString, partySize: number) => {
+    const date = q.booking_date ?? q.date;
+    if (!date) throw invalidField('booking_date', 'is required');
+    const slots = await slotsFor({
+      businessId,
+      date,
+      partySize,
+      serviceId: q.service_id,
+      resourceId: q.resource_id,
+      perResource: q.view === 'resources',
+    });
+    return { business_id: businessId, booking_date: date, capacity: partySize, slots };
+  };
+
   app.get(
     '/v1/availability/:business_id',
     {
@@ -123,36 +153,11 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party. `view=resources` lists one entry per free (time, resource) pair instead.',
         security: [],
         params: IdParams('business_id'),
-        querystring: Type.Object(
-          {
-            booking_date: Type.Optional(DateString),
-            date: Type.Optional(DateString),
-            capacity: Type.Optional(PartySize),
-            service_id: Type.Optional(Uuid),
-            resource_id: Type.Optional(Uuid),
-            view: Type.Optional(Type.Union([Type.Literal('slots'), Type.Literal('resources')])),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: dayQueryString(Type.Optional(PartySize)),
         response: { 200: AvailabilityResponse, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const q = request.query;
-      const date = q.booking_date ?? q.date;
-      if (!date) throw invalidField('booking_date', 'is required');
-      const partySize = q.capacity ?? 1;
-      const businessId = request.params.business_id;
-      const slots = await slotsFor({
-        businessId,
-        date,
-        partySize,
-        serviceId: q.service_id,
-        resourceId: q.resource_id,
-        perResource: q.view === 'resources',
-      });
-      return { business_id: businessId, booking_date: date, capacity: partySize, slots };
-    },
+    async (request) => answer(request.params.business_id, request.query, request.query.capacity ?? 1),
   );
 
   app.get(
@@ -162,34 +167,10 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['Availability'],
         summary: "Slots of one day for the staff's own business",
-        querystring: Type.Object(
-          {
-            booking_date: Type.Optional(DateString),
-            date: Type.Optional(DateString),
-            capacity: PartySize,
-            service_id: Type.Optional(Uuid),
-            resource_id: Type.Optional(Uuid),
-            view: Type.Optional(Type.Union([Type.Literal('slots'), Type.Literal('resources')])),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: dayQueryString(PartySize),
         response: { 200: AvailabilityResponse, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const q = request.query;
-      const date = q.booking_date ?? q.date;
-      if (!date) throw invalidField('booking_date', 'is required');
-      const { businessId } = principalOf(request);
-      const slots = await slotsFor({
-        businessId,
-        date,
-        partySize: q.capacity,
-        serviceId: q.service_id,
-        resourceId: q.resource_id,
-        perResource: q.view === 'resources',
-      });
-      return { business_id: businessId, booking_date: date, capacity: q.capacity, slots };
-    },
+    async (request) => answer(principalOf(request).businessId, request.query, request.query.capacity),
   );
 };

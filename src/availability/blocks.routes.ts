@@ -7,6 +7,7 @@ import { type Executor, withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { afterRow, decodeCursorStrings, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
 import { ErrorResponses, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { unknownResourceIds } from '../resources/resources.queries.ts';
 
 const Block = Type.Object({
   id: Uuid,
@@ -59,14 +60,8 @@ function instantOf(field: string, value: string): number {
 }
 
 async function assertResource(executor: Executor, businessId: string, resourceId: string) {
-  const resource = await executor
-    .selectFrom('resources')
-    .select('id')
-    .where('id', '=', resourceId)
-    .where('business_id', '=', businessId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!resource) throw notFound('resource');
+  const [unknown] = await unknownResourceIds(executor, businessId, [resourceId]);
+  if (unknown) throw notFound('resource');
 }
 
 /** External busy blocks (calendar sync, maintenance): a blocked resource offers no slots in that period. */

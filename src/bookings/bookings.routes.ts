@@ -4,9 +4,23 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
-import { notFound, validationError } from '../platform/errors.ts';
-import { decodeCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, isUuid, TimeString, Uuid } from '../platform/schemas.ts';
+import { notFound } from '../platform/errors.ts';
+import {
+  decodeCursorStrings,
+  foreignCursor,
+  PageQuery,
+  pageEnvelope,
+  toPage,
+} from '../platform/pagination.ts';
+import {
+  DateString,
+  ErrorResponses,
+  IdParams,
+  isDate,
+  isUuid,
+  TimeString,
+  Uuid,
+} from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
   availableResources,
@@ -71,13 +85,6 @@ const ResourceOption = Type.Object({
   section: Type.Union([Type.String(), Type.Null()]),
   display_order: Type.Integer(),
 });
-
-/** A date this list could have put in its cursor: a real calendar date the database accepts. */
-function isCursorDate(date: string): boolean {
-  return (
-    /^(19|2\d)\d\d-\d\d-\d\d$/.test(date) && new Date(`${date}T00:00:00Z`).toISOString().startsWith(date)
-  );
-}
 
 export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -172,10 +179,9 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (q.resource_id) query = query.where('b.resource_id', '=', q.resource_id);
       if (q.customer_id) query = query.where('b.customer_id', '=', q.customer_id);
       if (q.latest) {
-        const after = decodeCursor(q.cursor, 1);
+        const after = decodeCursorStrings(q.cursor, 1);
         if (after) {
-          if (typeof after[0] !== 'string' || !isUuid(after[0]))
-            throw validationError([{ field: 'cursor', message: 'is not a cursor returned by this list' }]);
+          if (!isUuid(after[0]!)) throw foreignCursor();
           query = query.where(
             sql<boolean>`(b.created_at, b.id) < (SELECT created_at, id FROM bookings WHERE id = ${after[0]})`,
           );
@@ -183,18 +189,11 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const rows = await query.orderBy('b.created_at', 'desc').orderBy('b.id', 'desc').execute();
         return toPage(rows, limit, (row) => [row.id], toBookingView);
       }
-      const after = decodeCursor(q.cursor, 3);
+      const after = decodeCursorStrings(q.cursor, 3);
       if (after) {
-        const [afterDate, afterTime, afterId] = after;
-        if (
-          typeof afterId !== 'string' ||
-          !isUuid(afterId) ||
-          typeof afterDate !== 'string' ||
-          !isCursorDate(afterDate) ||
-          typeof afterTime !== 'string' ||
-          !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(afterTime)
-        ) {
-          throw validationError([{ field: 'cursor', message: 'is not a cursor returned by this list' }]);
+        const [afterDate, afterTime, afterId] = after as [string, string, string];
+        if (!isUuid(afterId) || !isDate(afterDate) || !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(afterTime)) {
+          throw foreignCursor();
         }
         query = query.where(
           sql<boolean>`(b.booking_date, b.start_time, b.id) > (${afterDate}::date, ${afterTime}::time, ${afterId}::uuid)`,

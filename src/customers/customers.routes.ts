@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { BookingSchema, toBookingView } from '../bookings/bookings.view.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { notFound } from '../platform/errors.ts';
 import {
   DEFAULT_PAGE_SIZE,
   decodeCursorStrings,
+  foreignCursor,
   PageQuery,
   pageEnvelope,
   toPage,
@@ -78,7 +79,7 @@ function decodeCustomerCursor(cursor: string | undefined): CustomerPosition | nu
   const values = decodeCursorStrings(cursor, 3);
   if (!values) return null;
   const [lastName, firstName, id] = values as [string, string, string];
-  if (!isUuid(id)) throw invalidField('cursor', 'is not a cursor returned by this list');
+  if (!isUuid(id)) throw foreignCursor();
   return { lastName, firstName, id };
 }
 

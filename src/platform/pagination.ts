@@ -21,6 +21,9 @@ export const pageEnvelope = <T extends TSchema>(item: T) =>
 
 export type CursorValue = string | number | boolean | null;
 
+/** The 422 for a cursor this list did not make (or made with values it can no longer take). */
+export const foreignCursor = () => invalidField('cursor', 'is not a cursor returned by this list');
+
 /** A cursor is the keyset position of the last item served, opaque to clients. */
 export function encodeCursor(values: CursorValue[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
@@ -39,13 +42,12 @@ export function decodeCursor(cursor: string | undefined, arity: number): CursorV
       return values;
     }
   } catch {}
-  throw invalidField('cursor', 'is not a cursor returned by this list');
+  throw foreignCursor();
 }
 
 export function decodeCursorStrings(cursor: string | undefined, arity: number): string[] | null {
   const values = decodeCursor(cursor, arity);
-  if (values && !values.every((v) => typeof v === 'string'))
-    throw invalidField('cursor', 'is not a cursor returned by this list');
+  if (values && !values.every((v) => typeof v === 'string')) throw foreignCursor();
   return values as string[] | null;
 }
 
@@ -80,6 +82,6 @@ export function toPage<R, T>(
  * carried through the cursor would lose.
  */
 export function afterRow(table: string, id: string): RawBuilder<boolean> {
-  if (!isUuid(id)) throw invalidField('cursor', 'is not a cursor returned by this list');
+  if (!isUuid(id)) throw foreignCursor();
   return sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) > (SELECT created_at, id FROM ${sql.table(table)} WHERE id = ${id})`;
 }

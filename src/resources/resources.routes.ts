@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
-import { decodeCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
+import { decodeCursor, foreignCursor, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, isUuid, Nullable } from '../platform/schemas.ts';
 import {
   hasUpcomingBookings,
@@ -73,7 +73,7 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         afterOrder >= 0 &&
         afterOrder <= 2_147_483_647;
       if (after && !(inRange && typeof after[1] === 'string' && isUuid(after[1]))) {
-        throw invalidField('cursor', 'is not a cursor returned by this list');
+        throw foreignCursor();
       }
       let query = app.db
         .selectFrom('resources')

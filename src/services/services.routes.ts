@@ -4,7 +4,13 @@ import { recordAudit } from '../audit/audit.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { type Executor, withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
-import { decodeCursorStrings, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
+import {
+  decodeCursorStrings,
+  foreignCursor,
+  PageQuery,
+  pageEnvelope,
+  toPage,
+} from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, isUuid, Nullable, Uuid } from '../platform/schemas.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
 import { findService, SERVICE_COLUMNS, ServiceView, toServiceView } from './services.queries.ts';
@@ -70,7 +76,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { businessId } = principalOf(request);
       const limit = request.query.limit ?? 50;
       const after = decodeCursorStrings(request.query.cursor, 2);
-      if (after && !isUuid(after[1]!)) throw invalidField('cursor', 'is not a cursor returned by this list');
+      if (after && !isUuid(after[1]!)) throw foreignCursor();
       let query = app.db
         .selectFrom('services')
         .select(SERVICE_COLUMNS)

@@ -4,7 +4,13 @@ import { recordAudit } from '../audit/audit.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
-import { decodeCursorStrings, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
+import {
+  decodeCursorStrings,
+  foreignCursor,
+  PageQuery,
+  pageEnvelope,
+  toPage,
+} from '../platform/pagination.ts';
 import { DateString, ErrorResponses, IdParams, isDate, isUuid, Nullable } from '../platform/schemas.ts';
 import { BLACKOUT_COLUMNS, BlackoutView, toBlackoutView } from './blackouts.queries.ts';
 
@@ -48,7 +54,7 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const limit = request.query.limit ?? 50;
       const after = decodeCursorStrings(request.query.cursor, 2);
       if (after && !(isDate(after[0]!) && isUuid(after[1]!))) {
-        throw invalidField('cursor', 'is not a cursor returned by this list');
+        throw foreignCursor();
       }
       let query = app.db
         .selectFrom('blackout_dates')

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { recordAudit } from '../audit/audit.ts';
+import { minutesOf } from '../availability/engine/index.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
@@ -39,14 +40,10 @@ const WeekBody = Type.Object(
 
 const Week = Type.Array(HoursRowView, { minItems: 7, maxItems: 7 });
 
-const secondsOf = (time: string) => {
-  const [h, m, s = '0'] = time.split(':');
-  return Number(h) * 3600 + Number(m) * 60 + Number(s);
-};
-
 /** Whether `time` lies in the window from `open` to `close`, both ends included; close <= open runs past midnight. */
 function withinWindow(time: string, open: string, close: string): boolean {
-  const [t, o, c] = [secondsOf(time), secondsOf(open), secondsOf(close)];
+  // The schema has checked the format, so every time parses; the engine compares whole minutes too.
+  const [t, o, c] = [minutesOf(time)!, minutesOf(open)!, minutesOf(close)!];
   return c > o ? t >= o && t <= c : t >= o || t <= c;
 }
 

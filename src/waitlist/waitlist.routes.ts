@@ -3,10 +3,11 @@ import { Type } from 'typebox';
 import { recordAudit } from '../audit/audit.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { notFound } from '../platform/errors.ts';
 import {
   DEFAULT_PAGE_SIZE,
   decodeCursorStrings,
+  foreignCursor,
   PageQuery,
   pageEnvelope,
   toPage,
@@ -89,7 +90,7 @@ function decodeWaitlistCursor(cursor: string | undefined): WaitlistPosition | nu
   if (!values) return null;
   const [createdAt, id] = values as [string, string];
   if (!isCursorTimestamp(createdAt) || !isUuid(id)) {
-    throw invalidField('cursor', 'is not a cursor returned by this list');
+    throw foreignCursor();
   }
   return { createdAt, id };
 }
