@@ -16,11 +16,14 @@ import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
+import { type Clock, systemClock } from './platform/clock.ts';
 import type { Database, Db } from './platform/db.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { healthRoutes } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
+import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
+import { deriveKey } from './platform/secrets.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators } from './platform/validation.ts';
 import { publicRoutes } from './public/public.routes.ts';
@@ -40,6 +43,7 @@ declare module 'fastify' {
     config: Config;
     tokens: TokenService;
     changes: ChangeFeed;
+    clock: Clock;
   }
 }
 
@@ -63,7 +67,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     frameworkErrors: (_error, request, reply) => {
       reply.header('API-Version', API_VERSION);
       reply.header('x-request-id', request.id);
-      sendError(reply, new AppError(400, 'bad_request', 'the URL is malformed'));
+      sendError(reply, new AppError('bad_request', 'the URL is malformed'));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -78,6 +82,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('db', database.db);
   app.decorate('database', database);
   app.decorate('config', config);
+  app.decorate('clock', systemClock());
+  app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
   app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));

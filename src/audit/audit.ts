@@ -1,5 +1,6 @@
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
+import { notFound } from '../platform/errors.ts';
 
 export interface AuditEntry {
   action: string;
@@ -32,4 +33,54 @@ export async function recordAudit(
       meta: JSON.stringify(entry.meta ?? {}),
     })
     .execute();
+}
+
+const sameValue = (a: unknown, b: unknown) =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+
+export interface AuditedChange<Row extends { id: string }, View> {
+  /** Names the entity in its audit rows and in the 404 when it is missing. */
+  entityType: string;
+  /** Reads the entity and locks it until the transaction ends; undefined when it is not there. */
+  lock(): Promise<Row | undefined>;
+  /** The fields the caller sent; the ones equal to what is stored change nothing. */
+  patch: Partial<Row>;
+  /** Refuses a merged state that breaks a rule across fields (e.g. min above max). */
+  check?(merged: Row, before: Row): void | Promise<void>;
+  /** Writes the changed fields and returns the stored row. */
+  update(changes: Partial<Row>): Promise<Row>;
+  view(row: Row): View;
+  action: string | ((before: Row, after: Row) => string);
+}
+
+/**
+ * The one way a stored entity is changed: lock it, merge the patch, check the result, write only
+ * what differs and audit before/after with the changed fields, all in the caller's transaction.
+ * A patch that changes nothing writes nothing and leaves no audit row.
+ */
+export async function changeAudited<Row extends { id: string }, View>(
+  executor: Executor,
+  actor: Pick<Principal, 'actor'> & { businessId: string },
+  change: AuditedChange<Row, View>,
+): Promise<View> {
+  const before = await change.lock();
+  if (!before) throw notFound(change.entityType);
+  const merged = { ...before, ...change.patch };
+  await change.check?.(merged, before);
+  const changed = (Object.keys(change.patch) as (keyof Row & string)[]).filter(
+    (field) => !sameValue(merged[field], before[field]),
+  );
+  if (changed.length === 0) return change.view(before);
+  const after = await change.update(
+    Object.fromEntries(changed.map((field) => [field, merged[field]])) as Partial<Row>,
+  );
+  await recordAudit(executor, actor, {
+    action: typeof change.action === 'string' ? change.action : change.action(before, after),
+    entityType: change.entityType,
+    entityId: before.id,
+    before: change.view(before),
+    after: change.view(after),
+    meta: { changed },
+  });
+  return change.view(after);
 }

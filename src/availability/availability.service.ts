@@ -75,10 +75,10 @@ export function assertPartySize(ctx: DayContext, partySize: number): void {
 }
 
 const FAILURES: Record<StartCheckFailure, (message: string) => AppError> = {
-  outside_operating_hours: (message) => new AppError(422, 'outside_operating_hours', message),
+  outside_operating_hours: (message) => new AppError('outside_operating_hours', message),
   off_grid: (message) => invalidField('start_time', message),
-  outside_booking_window: (message) => new AppError(422, 'outside_booking_window', message),
-  slot_unavailable: (message) => new AppError(409, 'slot_unavailable', message),
+  outside_booking_window: (message) => new AppError('outside_booking_window', message),
+  slot_unavailable: (message) => new AppError('slot_unavailable', message),
 };
 
 /** The contract's error for a start the engine refused. */

@@ -24,7 +24,7 @@ export function confirmationCode(): string {
 export const rangeLiteral = (start: number, end: number) =>
   `[${new Date(start).toISOString()},${new Date(end).toISOString()})`;
 
-const slotTaken = () => new AppError(409, 'slot_unavailable', 'no resource is free for this slot any more');
+const slotTaken = () => new AppError('slot_unavailable', 'no resource is free for this slot any more');
 
 export async function findBooking(
   executor: Executor,
@@ -303,7 +303,7 @@ export async function changeBooking(
   const reschedule = change.booking_date !== undefined || change.start_time !== undefined;
   const touchesPlacement = reschedule || change.resource_id !== undefined || change.capacity !== undefined;
   if (touchesPlacement && isTerminal(current.status)) {
-    throw new AppError(409, 'conflict', `a ${current.status} booking cannot be changed`);
+    throw new AppError('conflict', `a ${current.status} booking cannot be changed`);
   }
   const capacity = change.capacity ?? current.capacity;
   let placed: { resourceId: string; capacity: number };

@@ -19,6 +19,6 @@ export const isTerminal = (status: BookingStatus) => ALLOWED_MOVES[status].lengt
 
 export function assertTransition(from: BookingStatus, to: BookingStatus): void {
   if (!ALLOWED_MOVES[from].includes(to)) {
-    throw new AppError(409, 'conflict', `a booking cannot move from ${from} to ${to}`);
+    throw new AppError('conflict', `a booking cannot move from ${from} to ${to}`);
   }
 }

@@ -22,7 +22,7 @@ export interface TokenPair {
   refresh_token: string;
 }
 
-const wrongCredentials = () => new AppError(401, 'invalid_token', 'email or password is wrong');
+const wrongCredentials = () => new AppError('invalid_token', 'email or password is wrong');
 
 /** Checks a password against a stored hash; an unknown account costs the same time as a wrong password. */
 export async function checkPassword(passwordHash: string | undefined, password: string): Promise<void> {
@@ -69,7 +69,7 @@ export async function refreshTokens(
     .returning(['subject_kind', 'subject_id'])
     .executeTakeFirst();
   const invalid = () =>
-    new AppError(401, 'invalid_token', 'the refresh token is unknown, expired or already used');
+    new AppError('invalid_token', 'the refresh token is unknown, expired or already used');
   if (!spent) throw invalid();
   if (spent.subject_kind === 'developer') {
     const developer = await executor

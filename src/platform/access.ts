@@ -17,8 +17,8 @@ export interface BusinessAccess {
 }
 
 const missingCredentials = () =>
-  new AppError(401, 'invalid_token', 'send credentials as "Authorization: Bearer <token>"');
-const insufficient = (message: string) => new AppError(403, 'insufficient_permissions', message);
+  new AppError('invalid_token', 'send credentials as "Authorization: Bearer <token>"');
+const insufficient = (message: string) => new AppError('insufficient_permissions', message);
 
 /** The hook of every `/v1/manage/*` route and of authenticated business calls. */
 export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandler {
@@ -30,7 +30,6 @@ export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandl
     }
     if (principal.developerPastDue && !access.allowPastDue) {
       throw new AppError(
-        402,
         'payment_required',
         'the developer subscription is past due; update billing to continue',
       );
@@ -43,7 +42,7 @@ export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandl
       throw insufficient('staff members may not do this; ask a business owner');
     }
     if (!principal.scopes.has(access.scope)) {
-      throw new AppError(403, 'missing_scope', `this call needs the "${access.scope}" scope`);
+      throw new AppError('missing_scope', `this call needs the "${access.scope}" scope`);
     }
     request.principal = principal;
   };

@@ -131,8 +131,7 @@ export class TokenService {
   }
 }
 
-const invalidToken = (message = 'missing or invalid credentials') =>
-  new AppError(401, 'invalid_token', message);
+const invalidToken = (message = 'missing or invalid credentials') => new AppError('invalid_token', message);
 
 /**
  * Keeps `last_used_at` without a write on the request path: uses are remembered here and written

@@ -80,7 +80,7 @@ before(async () => {
       });
     });
     app.get('/test/detail', async () => {
-      throw new AppError(409, 'conflict', 'the booking has no held deposit', { detail: true });
+      throw new AppError('conflict', 'the booking has no held deposit', { detail: true });
     });
     app.post(
       '/test/echo',

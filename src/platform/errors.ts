@@ -6,32 +6,56 @@ export interface FieldError {
   message: string;
 }
 
-/** Every client-facing failure: a status, a machine code from the contract, and a human message. */
+/**
+ * The machine codes of the contract and the one HTTP status each maps to. Services throw domain
+ * errors by code; only this table decides how they travel over HTTP.
+ */
+export const STATUS_OF_CODE = {
+  bad_request: 400,
+  invalid_token: 401,
+  payment_required: 402,
+  plan_limit_reached: 402,
+  missing_scope: 403,
+  insufficient_permissions: 403,
+  not_found: 404,
+  conflict: 409,
+  slot_unavailable: 409,
+  idempotency_mismatch: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  outside_operating_hours: 422,
+  outside_booking_window: 422,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  not_ready: 503,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_OF_CODE;
+
+/** Every client-facing failure: a machine code from the contract and a human message. */
 export class AppError extends Error {
-  readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly fields?: FieldError[];
   /** Some endpoints of the contract answer `{detail}` instead of `{error:{...}}`. */
   readonly detailBody: boolean;
 
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    options: { fields?: FieldError[]; detail?: boolean } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: { fields?: FieldError[]; detail?: boolean } = {}) {
     super(message);
-    this.status = status;
     this.code = code;
     this.fields = options.fields;
     this.detailBody = options.detail ?? false;
   }
+
+  get status(): number {
+    return STATUS_OF_CODE[this.code];
+  }
 }
 
-export const notFound = (what = 'resource') => new AppError(404, 'not_found', `${what} not found`);
-export const conflict = (message: string) => new AppError(409, 'conflict', message);
+export const notFound = (what = 'resource') => new AppError('not_found', `${what} not found`);
+export const conflict = (message: string) => new AppError('conflict', message);
 export const validationError = (fields: FieldError[]) =>
-  new AppError(422, 'validation_error', fields.map((f) => `${f.field}: ${f.message}`).join('; '), { fields });
+  new AppError('validation_error', fields.map((f) => `${f.field}: ${f.message}`).join('; '), { fields });
 export const invalidField = (field: string, message: string) => validationError([{ field, message }]);
 
 interface AjvIssue {
@@ -102,7 +126,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return sendError(reply, validationError(fields));
     }
     if (error.code === PG_EXCLUSION_VIOLATION) {
-      return sendError(reply, new AppError(409, 'slot_unavailable', 'the slot is no longer available'));
+      return sendError(reply, new AppError('slot_unavailable', 'the slot is no longer available'));
     }
     if (error.code === PG_UNIQUE_VIOLATION)
       return sendError(reply, conflict('a record with these values exists'));
@@ -112,17 +136,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.warn({ err: error }, 'the database refused a value of the request');
       return sendError(
         reply,
-        new AppError(422, 'validation_error', 'a value in the request is malformed or out of range'),
+        new AppError('validation_error', 'a value in the request is malformed or out of range'),
       );
     }
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendError(
-        reply,
-        new AppError(415, 'unsupported_media_type', 'send the body as application/json'),
-      );
+      return sendError(reply, new AppError('unsupported_media_type', 'send the body as application/json'));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, new AppError(413, 'payload_too_large', 'the request body is too large'));
+      return sendError(reply, new AppError('payload_too_large', 'the request body is too large'));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -130,22 +151,13 @@ export function registerErrorHandler(app: FastifyInstance): void {
         error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
           ? 'malformed JSON body'
           : 'bad request';
-      return sendError(
-        reply,
-        new AppError(status === 404 ? 404 : 400, status === 404 ? 'not_found' : 'bad_request', message),
-      );
+      return sendError(reply, new AppError(status === 404 ? 'not_found' : 'bad_request', message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(
-      reply,
-      new AppError(500, 'internal_error', 'something went wrong on our side; try again'),
-    );
+    return sendError(reply, new AppError('internal_error', 'something went wrong on our side; try again'));
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      new AppError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
-    ),
+    sendError(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
   );
 }

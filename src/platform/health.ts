@@ -20,7 +20,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         await sql`SELECT 1`.execute(app.db);
       } catch {
-        throw new AppError(503, 'not_ready', 'the database is not reachable');
+        throw new AppError('not_ready', 'the database is not reachable');
       }
       return { status: 'ready' };
     },

@@ -130,9 +130,9 @@ describe('replay: same key, same request', () => {
 
   it('stores and replays an outcome the handler reached: a 409 or a 422 of a business rule', async () => {
     const outcomes = [
-      new AppError(409, 'slot_unavailable', 'no resource is free for this slot any more'),
-      new AppError(409, 'conflict', 'a cancelled booking cannot be changed'),
-      new AppError(422, 'outside_booking_window', 'bookings open 60 days ahead'),
+      new AppError('slot_unavailable', 'no resource is free for this slot any more'),
+      new AppError('conflict', 'a cancelled booking cannot be changed'),
+      new AppError('outside_booking_window', 'bookings open 60 days ahead'),
     ];
     for (const [index, outcome] of outcomes.entries()) {
       probe.calls = 0;
@@ -285,10 +285,10 @@ describe('a fresh request: the key is free again', () => {
 
   it('frees the key after a refusal of the request as sent (400, 401, 403, 404): the retry runs again', async () => {
     const refusals = [
-      new AppError(400, 'bad_request', 'bad request'),
-      new AppError(401, 'invalid_token', 'email or password is wrong'),
-      new AppError(403, 'insufficient_permissions', 'staff members may not do this'),
-      new AppError(404, 'not_found', 'booking not found'),
+      new AppError('bad_request', 'bad request'),
+      new AppError('invalid_token', 'email or password is wrong'),
+      new AppError('insufficient_permissions', 'staff members may not do this'),
+      new AppError('not_found', 'booking not found'),
     ];
     for (const [index, refusal] of refusals.entries()) {
       probe.calls = 0;

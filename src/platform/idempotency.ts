@@ -160,7 +160,6 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
       if (!stored) continue;
       if (stored.request_hash !== requestHash) {
         throw new AppError(
-          409,
           'idempotency_mismatch',
           'this Idempotency-Key was already used with a different request; use a new key',
         );

@@ -113,7 +113,6 @@ export async function registerRateLimit(app: FastifyInstance): Promise<void> {
     if (retryAfter === null) return;
     reply.header('Retry-After', retryAfter);
     throw new AppError(
-      429,
       'rate_limit_exceeded',
       `rate limit of ${quotaOf(request).max} requests per minute exceeded; retry in ${retryAfter} s`,
     );

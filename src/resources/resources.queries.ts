@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
+import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 
 export const ResourceView = Type.Object({
@@ -41,6 +43,52 @@ export interface ResourceRow {
 
 export const toResourceView = (row: ResourceRow) => ({ ...row, created_at: row.created_at.toISOString() });
 
+export const listResources = (executor: Executor, page: PageRequest) =>
+  keysetPage(
+    executor
+      .selectFrom('resources')
+      .select(RESOURCE_COLUMNS)
+      .where('business_id', '=', page.owner)
+      .where('deleted_at', 'is', null),
+    {
+      name: 'resources',
+      keys: [
+        { ref: 'display_order', type: 'integer' },
+        { ref: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+    toResourceView,
+  );
+
+export interface NewResource {
+  name: string;
+  resource_type: string | null;
+  capacity_min: number;
+  capacity_max: number;
+  section: string | null;
+  display_order: number;
+  is_active: boolean;
+}
+
+export const insertResource = (executor: Executor, businessId: string, resource: NewResource) =>
+  executor
+    .insertInto('resources')
+    .values({ business_id: businessId, ...resource })
+    .returning(RESOURCE_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+export const updateResource = (executor: Executor, resourceId: string, changes: Partial<ResourceRow>) =>
+  executor
+    .updateTable('resources')
+    .set(changes)
+    .where('id', '=', resourceId)
+    .returning(RESOURCE_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+export const softDeleteResource = (executor: Executor, resourceId: string) =>
+  executor.updateTable('resources').set({ deleted_at: new Date() }).where('id', '=', resourceId).execute();
+
 /** A live (not deleted) resource of the business, locked for the rest of the transaction. */
 export async function lockResource(executor: Executor, businessId: string, resourceId: string) {
   return executor
@@ -70,7 +118,7 @@ export async function hasUpcomingBookings(executor: Executor, resourceId: string
     .selectFrom('bookings')
     .select('id')
     .where('resource_id', '=', resourceId)
-    .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
+    .where('status', 'in', ACTIVE_STATUSES)
     .where('ends_at', '>', sql<Date>`now()`)
     .limit(1)
     .executeTakeFirst();

@@ -1,0 +1,78 @@
+import { changeAudited, recordAudit } from '../audit/audit.ts';
+import type { Principal } from '../platform/auth.ts';
+import type { Tx } from '../platform/db.ts';
+import { conflict, invalidField, notFound } from '../platform/errors.ts';
+import {
+  hasUpcomingBookings,
+  insertResource,
+  lockResource,
+  type NewResource,
+  nextDisplayOrder,
+  type ResourceRow,
+  softDeleteResource,
+  toResourceView,
+  updateResource,
+} from './resources.queries.ts';
+
+type Actor = Pick<Principal, 'actor'> & { businessId: string };
+
+function checkCapacityRange(min: number, max: number, changedMax: boolean): void {
+  if (min <= max) return;
+  throw changedMax
+    ? invalidField('capacity_max', `must not be below capacity_min (${min})`)
+    : invalidField('capacity_min', `must not exceed capacity_max (${max})`);
+}
+
+export type ResourceInput = Omit<NewResource, 'display_order' | 'resource_type' | 'section' | 'is_active'> &
+  Partial<NewResource>;
+
+export async function createResource(tx: Tx, actor: Actor, input: ResourceInput) {
+  checkCapacityRange(input.capacity_min, input.capacity_max, false);
+  const row = await insertResource(tx, actor.businessId, {
+    name: input.name,
+    resource_type: input.resource_type ?? null,
+    capacity_min: input.capacity_min,
+    capacity_max: input.capacity_max,
+    section: input.section ?? null,
+    display_order: input.display_order ?? (await nextDisplayOrder(tx, actor.businessId)),
+    is_active: input.is_active ?? true,
+  });
+  const view = toResourceView(row);
+  await recordAudit(tx, actor, {
+    action: 'resource.created',
+    entityType: 'resource',
+    entityId: row.id,
+    after: view,
+  });
+  return view;
+}
+
+export function changeResource(tx: Tx, actor: Actor, resourceId: string, patch: Partial<ResourceRow>) {
+  return changeAudited(tx, actor, {
+    entityType: 'resource',
+    lock: () => lockResource(tx, actor.businessId, resourceId),
+    patch,
+    check: (merged) =>
+      checkCapacityRange(merged.capacity_min, merged.capacity_max, patch.capacity_min === undefined),
+    update: (changes) => updateResource(tx, resourceId, changes),
+    view: toResourceView,
+    action: (before, after) =>
+      after.is_active !== before.is_active ? 'resource.toggled' : 'resource.updated',
+  });
+}
+
+/** Soft delete, so past bookings keep showing the resource; refused while bookings to come hold it. */
+export async function deleteResource(tx: Tx, actor: Actor, resourceId: string): Promise<void> {
+  const resource = await lockResource(tx, actor.businessId, resourceId);
+  if (!resource) throw notFound('resource');
+  if (await hasUpcomingBookings(tx, resource.id)) {
+    throw conflict('the resource has upcoming bookings; cancel or move them first, or deactivate it');
+  }
+  await softDeleteResource(tx, resource.id);
+  await recordAudit(tx, actor, {
+    action: 'resource.deleted',
+    entityType: 'resource',
+    entityId: resource.id,
+    before: toResourceView(resource),
+  });
+}
