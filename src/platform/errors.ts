@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { BOUNDED_YEAR } from './schemas.ts';
+import { BOUNDED_YEAR, NON_BLANK } from './schemas.ts';
 
 export interface FieldError {
   field: string;
@@ -85,6 +85,8 @@ export function fieldsFromValidation(issues: AjvIssue[], context: string | undef
       message = 'is not a known field';
     } else if (issue.keyword === 'pattern' && issue.params.pattern === BOUNDED_YEAR) {
       message = 'must be in the years 1900-2999';
+    } else if (issue.keyword === 'pattern' && issue.params.pattern === NON_BLANK) {
+      message = 'must not be blank';
     } else if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') {
       continue;
     }

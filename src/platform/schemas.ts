@@ -62,6 +62,11 @@ export const ErrorResponses = {
 export const IdParams = <K extends string>(name: K) =>
   Type.Object({ [name]: Uuid } as { [P in K]: typeof Uuid }, { additionalProperties: false });
 
+/** A name or label: at least one character that is not white space (`"   "` names nothing). */
+export const NON_BLANK = '\\S';
+export const NonBlankString = (options: { minLength?: number; maxLength: number; description?: string }) =>
+  Type.String({ minLength: 1, ...options, pattern: NON_BLANK });
+
 /** `HH:MM:SS` from the database -> `HH:MM` on the wire. */
 export const hhmm = (time: string) => time.slice(0, 5);
 

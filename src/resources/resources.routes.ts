@@ -3,13 +3,13 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, Nullable } from '../platform/schemas.ts';
+import { ErrorResponses, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { listResources, ResourceView } from './resources.queries.ts';
 import { changeResource, createResource, deleteResource } from './resources.service.ts';
 
 const Capacity = (description: string) => Type.Integer({ minimum: 1, maximum: 50, description });
 const ResourceFields = {
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: NonBlankString({ maxLength: 100 }),
   resource_type: Nullable(Type.String({ maxLength: 50, description: 'e.g. table, staff, room' })),
   capacity_min: Capacity('smallest party it takes'),
   capacity_max: Capacity('largest party it takes'),

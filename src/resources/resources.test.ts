@@ -180,6 +180,19 @@ describe('GET /v1/manage/resources', () => {
       assert.equal(response.statusCode, 422);
       assert.equal(response.json().error.fields[0].field, 'limit');
     });
+
+    it("refuses a cursor of another business's list, so it reveals nothing of that business", async () => {
+      const owner = await createTenant(ctx.app);
+      await createResource(owner);
+      await createResource(owner);
+      const page = await call(owner, 'GET', '/v1/manage/resources?limit=1');
+      const cursor = page.json().next_cursor;
+      assert.ok(cursor);
+      const other = await createTenant(ctx.app);
+      const response = await call(other, 'GET', `/v1/manage/resources?cursor=${cursor}`);
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().error.fields[0].field, 'cursor');
+    });
   });
 
   describe('tenant isolation', () => {
@@ -244,6 +257,7 @@ describe('POST /v1/manage/resources', () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['missing name', { name: undefined }, 'name'],
       ['empty name', { name: '' }, 'name'],
+      ['whitespace-only name', { name: ' \t\n ' }, 'name'],
       ['long name', { name: 'x'.repeat(101) }, 'name'],
       ['missing capacity_min', { capacity_min: undefined }, 'capacity_min'],
       ['missing capacity_max', { capacity_max: undefined }, 'capacity_max'],
