@@ -23,6 +23,7 @@ import { healthRoutes } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
+import { routeOf } from './platform/route-info.ts';
 import { deriveKey } from './platform/secrets.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators } from './platform/validation.ts';
@@ -98,7 +99,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     if (request.method === 'GET' || request.method === 'HEAD') return;
     const businessId = request.principal?.businessId;
     if (businessId) changes.businessChanged(businessId);
-    if (request.url.startsWith('/v1/manage/api-keys') || request.url.startsWith('/v1/developer')) {
+    const route = routeOf(request);
+    if (route?.startsWith('/v1/manage/api-keys') || route?.startsWith('/v1/developer')) {
       changes.credentialsChanged();
     }
   });
@@ -106,6 +108,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.addHook('onRequest', async (request, reply) => {
     reply.header('API-Version', API_VERSION);
     reply.header('x-request-id', request.id);
+    if (request.routeOptions.config.sensitive) reply.header('Cache-Control', 'no-store');
   });
 
   registerErrorHandler(app);

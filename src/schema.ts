@@ -198,6 +198,7 @@ export interface IdempotencyKeysTable {
   request_hash: string;
   status_code: number | null;
   response_body: string | null;
+  sealed: Generated<boolean>;
   created_at: Generated<Date>;
 }
 

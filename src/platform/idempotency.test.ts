@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { sql } from 'kysely';
@@ -11,6 +12,7 @@ import {
   uniqueEmail,
 } from '../../test/helpers.ts';
 import { AppError } from './errors.ts';
+import { commitReply } from './idempotency.ts';
 
 /** Routes with a visible side effect (a counter) that the tests can also hold open or make fail. */
 function addProbeRoutes(app: FastifyInstance) {
@@ -37,6 +39,13 @@ function addProbeRoutes(app: FastifyInstance) {
   };
   app.post('/test/probe', handler);
   app.patch('/test/probe', handler);
+  // A change that answers with a secret, made the way every route makes a change.
+  app.post('/test/secret', { config: { sensitive: true } }, async (request, reply) =>
+    commitReply(request, reply, 201, async () => {
+      probe.calls++;
+      return { secret: `whsec_${randomBytes(12).toString('hex')}` };
+    }),
+  );
   return probe;
 }
 
@@ -201,6 +210,56 @@ describe('replay: same key, same request', () => {
     assert.equal(again.statusCode, 409, 'the second sign-up runs and meets the first');
     const rows = await ctx.app.db.selectFrom('idempotency_keys').select('key').execute();
     assert.deepEqual(rows, []);
+  });
+
+  it('ignores the header on the account endpoints however their path is spelled (percent-encoded)', async () => {
+    for (const url of [
+      '/v1/%61uth/developer/register',
+      '/v1/auth/developer/%72egister',
+      '/v1/auth/developer/register/',
+    ]) {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: withKey(`sign-up ${url}`),
+        payload: { email: uniqueEmail(), password: 'correct horse battery', first_name: 'A', last_name: 'B' },
+      });
+      assert.equal(response.statusCode, 201, `${url}: ${response.body}`);
+    }
+    const rows = await ctx.app.db.selectFrom('idempotency_keys').select('key').execute();
+    assert.deepEqual(rows, []);
+  });
+
+  it('treats a percent-encoded spelling of the path as the same request', async () => {
+    const tenant = await createTenant(ctx.app);
+    const first = await createApiKey(withKey('encoded', tenant.headers), { name: 'Shop' });
+    const encoded = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/%61pi-keys',
+      headers: withKey('encoded', tenant.headers),
+      payload: { name: 'Shop' },
+    });
+    assert.equal(encoded.statusCode, 201, encoded.body);
+    assert.equal(encoded.headers['idempotent-replayed'], 'true');
+    assert.equal(encoded.json().id, first.json().id);
+  });
+
+  it('keeps a response that carries a secret encrypted at rest and replays it decrypted', async () => {
+    const first = await ctx.app.inject({ method: 'POST', url: '/test/secret', headers: withKey('s1') });
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(first.headers['cache-control'], 'no-store');
+    const { secret } = first.json();
+    const row = await ctx.app.db
+      .selectFrom('idempotency_keys')
+      .select(['response_body', 'sealed'])
+      .where('key', '=', 's1')
+      .executeTakeFirstOrThrow();
+    assert.equal(row.sealed, true);
+    assert.ok(row.response_body && !row.response_body.includes(secret), 'the secret is not stored in clear');
+    const again = await ctx.app.inject({ method: 'POST', url: '/test/secret', headers: withKey('s1') });
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().secret, secret);
+    assert.equal(probe.calls, 1);
   });
 
   it('ignores the header on GET', async () => {

@@ -1,8 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { sha256 } from './auth.ts';
-import type { Executor } from './db.ts';
+import { type Executor, type Tx, withTx } from './db.ts';
 import { AppError, conflict, invalidField } from './errors.ts';
+import { isAccountRoute, routeOf } from './route-info.ts';
+import { decrypt, deriveKey, encrypt } from './secrets.ts';
 
 const HEADER = 'idempotency-key';
 const MAX_KEY_LENGTH = 255;
@@ -41,7 +43,14 @@ function leavesKeyFree(statusCode: number, payload: unknown): boolean {
 interface Claim {
   credential: string;
   key: string;
+  /** Set for a response that carries a secret: it is stored encrypted with this key. */
+  sealWith: Buffer | null;
+  /** The response was stored in the handler's own transaction, which committed. */
+  committed: boolean;
 }
+
+/** The keys claimed by requests in flight. */
+const claims = new WeakMap<FastifyRequest, Claim>();
 
 /** Object keys sorted, so the same body sent with its fields in another order is the same request. */
 function canonicalJson(value: unknown): string {
@@ -53,12 +62,14 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** Method, path (trailing slash ignored, like the router does), query and body. */
+/**
+ * Method, route as routed (so `/v1/%61uth` and `/v1/auth`, or a trailing slash, are one route), path
+ * parameters, query and body.
+ */
 function fingerprint(request: FastifyRequest): string {
-  const [path = '', query] = request.url.split('?', 2);
-  const route = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  const target = query === undefined ? route : `${route}?${query}`;
-  return sha256(`${request.method} ${target}\n${canonicalJson(request.body ?? null)}`);
+  const route = routeOf(request) ?? request.url.split('?', 1)[0];
+  const parts = { params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null };
+  return sha256(`${request.method} ${route}\n${canonicalJson(parts)}`);
 }
 
 /**
@@ -105,7 +116,7 @@ async function claimKey(db: Executor, claim: Claim, requestHash: string): Promis
 const findKey = (db: Executor, claim: Claim) =>
   db
     .selectFrom('idempotency_keys')
-    .select(['request_hash', 'status_code', 'response_body'])
+    .select(['request_hash', 'status_code', 'response_body', 'sealed'])
     .where('credential', '=', claim.credential)
     .where('key', '=', claim.key)
     .where('created_at', '>=', RETENTION)
@@ -121,7 +132,11 @@ const releaseKey = (db: Executor, claim: Claim) =>
 const storeResponse = (db: Executor, claim: Claim, statusCode: number, body: string | null) =>
   db
     .updateTable('idempotency_keys')
-    .set({ status_code: statusCode, response_body: body })
+    .set({
+      status_code: statusCode,
+      response_body: body !== null && claim.sealWith ? encrypt(claim.sealWith, body) : body,
+      sealed: claim.sealWith !== null,
+    })
     .where('credential', '=', claim.credential)
     .where('key', '=', claim.key)
     .execute();
@@ -130,25 +145,60 @@ const deleteExpiredKeys = (db: Executor) =>
   db.deleteFrom('idempotency_keys').where('created_at', '<', RETENTION).execute();
 
 /**
+ * Runs a request's change in one transaction and answers with `status` and its result. When the
+ * request holds an `Idempotency-Key`, the response is stored in that same transaction: a crash
+ * after the commit cannot separate the change from its recorded answer, so a retry replays it.
+ */
+export async function commitReply<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: 200 | 201 | 204,
+  work: (tx: Tx) => Promise<T>,
+): Promise<FastifyReply> {
+  const claim = claims.get(request);
+  let serialized: string | null = null;
+  const result = await withTx(request.server.db, async (tx) => {
+    const value = await work(tx);
+    if (claim) {
+      serialized = status === 204 ? null : String(reply.code(status).serialize(value));
+      await storeResponse(tx, claim, status, serialized);
+    }
+    return value;
+  });
+  reply.code(status);
+  if (claim) claim.committed = true;
+  if (status === 204) return reply.send(null);
+  return serialized === null
+    ? reply.send(result)
+    : reply.type('application/json; charset=utf-8').send(serialized);
+}
+
+/**
  * `Idempotency-Key` on POST and PATCH, scoped to the credential and its business (the client IP
  * without a credential).
  * The key is claimed in `preHandler`, after the route's auth and body validation, by one atomic
- * insert; the response is stored in `onSend`, before the client can see it and retry. A 5xx or a
- * refusal of the request as sent frees the key, so the client may try again.
+ * insert. A change made through `commitReply` stores its response in its own transaction; any
+ * other outcome is stored (or the key freed) in `onSend`, before the client can see it and retry.
+ * A 5xx or a refusal of the request as sent frees the key, so the client may try again.
  */
 export async function registerIdempotency(app: FastifyInstance): Promise<void> {
-  const claims = new WeakMap<FastifyRequest, Claim>();
+  const sealKey = deriveKey(app.config.jwtSecret, 'idempotent responses');
 
   app.addHook('preHandler', async (request, reply) => {
     if ((request.method !== 'POST' && request.method !== 'PATCH') || request.is404) return;
     // Logins and refreshes hand out tokens: a stored copy would keep them at rest for a day.
-    if (request.url.startsWith('/v1/auth/')) return;
+    if (isAccountRoute(request)) return;
     const key = request.headers[HEADER];
     if (key === undefined) return;
     if (typeof key !== 'string' || key.length < 1 || key.length > MAX_KEY_LENGTH) {
       throw invalidField('Idempotency-Key', `must be 1 to ${MAX_KEY_LENGTH} characters`);
     }
-    const claim: Claim = { credential: scopeOf(request), key };
+    const claim: Claim = {
+      credential: scopeOf(request),
+      key,
+      sealWith: request.routeOptions.config.sensitive ? sealKey : null,
+      committed: false,
+    };
     const requestHash = fingerprint(request);
     // A row freed by a 5xx between the claim and the read is simply claimed again.
     for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
@@ -167,11 +217,15 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
       if (stored.status_code === null) {
         throw conflict('a request with this Idempotency-Key is still in progress; retry later');
       }
+      const body =
+        stored.response_body !== null && stored.sealed
+          ? decrypt(sealKey, stored.response_body)
+          : stored.response_body;
       reply
         .code(stored.status_code)
         .header('content-type', 'application/json; charset=utf-8')
         .header('Idempotent-Replayed', 'true');
-      return reply.send(stored.response_body ?? undefined);
+      return reply.send(body ?? undefined);
     }
     throw conflict('a request with this Idempotency-Key is still in progress; retry later');
   });
@@ -180,6 +234,7 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
     const claim = claims.get(request);
     if (!claim) return payload;
     claims.delete(request);
+    if (claim.committed) return payload;
     try {
       if (leavesKeyFree(reply.statusCode, payload)) await releaseKey(app.db, claim);
       else await storeResponse(app.db, claim, reply.statusCode, typeof payload === 'string' ? payload : null);

@@ -96,6 +96,25 @@ describe('RateLimit headers', () => {
     const read = await ctx.app.inject({ method: 'GET', url: '/v1/manage/business', remoteAddress });
     assert.equal(read.headers['ratelimit-remaining'], String(RATE_LIMITS.anonymousPerIp - 1));
   });
+
+  it('count the account endpoints in their bucket however their path is spelled (percent-encoded)', async () => {
+    const remoteAddress = '198.51.100.8';
+    let remaining = RATE_LIMITS.accountsPerIp;
+    for (const url of [
+      '/v1/%61uth/developer/login',
+      '/v1/auth/%64eveloper/login',
+      '/v1/auth/developer/login/',
+    ]) {
+      const login = await ctx.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress,
+        payload: { email: uniqueEmail(), password: 'not the password' },
+      });
+      assert.equal(login.statusCode, 401, `${url}: ${login.body}`);
+      assertLimitHeaders(login, RATE_LIMITS.accountsPerIp, --remaining);
+    }
+  });
 });
 
 describe('429 rate_limit_exceeded', () => {

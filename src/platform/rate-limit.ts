@@ -2,6 +2,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { AppError } from './errors.ts';
+import { isAccountRoute, routeOf } from './route-info.ts';
 
 /** Requests per fixed one-minute window. */
 export const RATE_LIMITS = {
@@ -17,25 +18,20 @@ interface Quota {
   max: number;
 }
 
-const pathOf = (request: FastifyRequest) => {
-  const path = request.url.split('?', 1)[0]!;
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
-};
-
 /** Probes and the API reference must never be refused. */
 function isUnlimited(request: FastifyRequest): boolean {
-  const path = pathOf(request);
+  const route = routeOf(request);
   return (
-    path === '/healthz' ||
-    path === '/readyz' ||
-    path === '/openapi.json' ||
-    path === '/docs' ||
-    path.startsWith('/docs/')
+    route === '/healthz' ||
+    route === '/readyz' ||
+    route === '/openapi.json' ||
+    route === '/docs' ||
+    (route?.startsWith('/docs/') ?? false)
   );
 }
 
 const isBookingCreation = (request: FastifyRequest) =>
-  request.method === 'POST' && request.routeOptions.url?.replace(/\/+$/, '') === '/v1/bookings';
+  request.method === 'POST' && routeOf(request) === '/v1/bookings';
 
 /**
  * The counter a request is charged to. Booking creation has a bucket of its own so a burst of
@@ -44,7 +40,7 @@ const isBookingCreation = (request: FastifyRequest) =>
 function quotaOf(request: FastifyRequest): Quota {
   // Sign-up, login and refresh have a per-IP bucket of their own: it bounds password guessing
   // without competing with the public reads of the same client.
-  if (pathOf(request).startsWith('/v1/auth/')) {
+  if (isAccountRoute(request)) {
     return { bucket: `accounts:ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.accountsPerIp };
   }
   const principal = request.principal;

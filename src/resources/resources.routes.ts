@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { listResources, ResourceView } from './resources.queries.ts';
@@ -61,11 +61,8 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: ResourceView, ...ErrorResponses },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const created = await withTx(app.db, (tx) => createResource(tx, principal, request.body));
-      return reply.status(201).send(created);
-    },
+    async (request, reply) =>
+      commitReply(request, reply, 201, (tx) => createResource(tx, principalOf(request), request.body)),
   );
 
   app.patch(
@@ -80,10 +77,10 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ResourceView, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const principal = principalOf(request);
-      return withTx(app.db, (tx) => changeResource(tx, principal, request.params.resource_id, request.body));
-    },
+    async (request, reply) =>
+      commitReply(request, reply, 200, (tx) =>
+        changeResource(tx, principalOf(request), request.params.resource_id, request.body),
+      ),
   );
 
   app.delete(
@@ -98,10 +95,9 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 204: Type.Null(), ...ErrorResponses },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      await withTx(app.db, (tx) => deleteResource(tx, principal, request.params.resource_id));
-      return reply.status(204).send(null);
-    },
+    async (request, reply) =>
+      commitReply(request, reply, 204, (tx) =>
+        deleteResource(tx, principalOf(request), request.params.resource_id),
+      ),
   );
 };

@@ -1,0 +1,28 @@
+/**
+ * A server that dies the instant a request's transaction has committed, before anything else
+ * runs: the first COMMIT after a POST's handler starts kills the process. Started by
+ * idempotency-crash.test.ts.
+ */
+import pg from 'pg';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { openPostgres } from './db.ts';
+
+let armed = false;
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const result = query.apply(this, args);
+  const text = typeof args[0] === 'string' ? args[0] : '';
+  if (!armed || !/^commit\b/i.test(text) || !(result instanceof Promise)) return result;
+  return result.then(() => process.kill(process.pid, 'SIGKILL'));
+} as typeof pg.Client.prototype.query;
+
+const config = loadConfig(process.env);
+const database = await openPostgres(process.env.DATABASE_URL!);
+const app = await buildApp({ config, database });
+app.addHook('preHandler', async (request) => {
+  if (request.method === 'POST') armed = true;
+});
+await app.listen({ host: '127.0.0.1', port: 0 });
+const address = app.server.address();
+process.stdout.write(`${typeof address === 'object' && address ? address.port : ''}\n`);

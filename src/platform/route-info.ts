@@ -1,0 +1,25 @@
+import type { FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The response carries a secret (a token, an API key, a webhook secret): it is sent with
+     * `Cache-Control: no-store` and a stored idempotent copy of it is kept encrypted.
+     */
+    sensitive?: boolean;
+  }
+}
+
+/**
+ * The route a request was routed to, as registered (`/v1/auth/login`, `/v1/manage/resources/:resource_id`),
+ * without a trailing slash; undefined when no route matched. Rules that depend on the endpoint
+ * are decided on this, never on the URL's text: `/v1/%61uth/login` is the same route.
+ */
+export function routeOf(request: FastifyRequest): string | undefined {
+  const url = request.is404 ? undefined : request.routeOptions.url;
+  if (url === undefined) return undefined;
+  return url.length > 1 ? url.replace(/\/+$/, '') : url;
+}
+
+/** The account endpoints: sign-up, logins, refresh. */
+export const isAccountRoute = (request: FastifyRequest) => routeOf(request)?.startsWith('/v1/auth/') ?? false;
