@@ -62,6 +62,10 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     bodyLimit: 256 * 1024,
     schemaController: { compilersFactory: { buildValidator: requestValidators() } },
     // A URL the router cannot even decode (`/v1/x/%zz`) still gets the one error format and headers.

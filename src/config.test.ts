@@ -66,6 +66,19 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ DATA_DIR: tempDir(), JWT_SECRET: SECRET }).jwtSecret, SECRET);
   });
 
+  it('trusts no proxy unless TRUST_PROXY names them, in the forms of Fastify trustProxy', () => {
+    assert.equal(loadConfig({ DATA_DIR: tempDir() }).trustProxy, false);
+    const read = (value: string) => loadConfig({ DATA_DIR: tempDir(), TRUST_PROXY: value }).trustProxy;
+    assert.equal(read('true'), true);
+    assert.equal(read('2'), 2);
+    assert.deepEqual(read('10.0.0.1, 10.1.0.0/16,::1, loopback'), [
+      '10.0.0.1',
+      '10.1.0.0/16',
+      '::1',
+      'loopback',
+    ]);
+  });
+
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '9000',
@@ -130,6 +143,8 @@ describe('loadConfig', () => {
       ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
       ['SMTP_URL', { SMTP_URL: 'mail.example.com' }],
       ['WEBHOOK_ALLOW_PRIVATE_URLS', { WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }],
+      ['TRUST_PROXY', { TRUST_PROXY: 'the load balancer' }],
+      ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1, proxy.internal' }],
     ];
     for (const [variable, env] of cases) {
       it(`${variable}=${Object.values(env)[0]}`, () => assertRefused(env, variable));

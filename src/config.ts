@@ -17,6 +17,8 @@ export interface Config {
   stripeSecretKey: string | undefined;
   smtpUrl: string | undefined;
   webhookAllowPrivateUrls: boolean;
+  /** Which proxies' `X-Forwarded-For` names the client (Fastify's `trustProxy`); false: the socket's address. */
+  trustProxy: boolean | number | string[];
 }
 
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
@@ -52,6 +54,31 @@ function parseBool(name: string, raw: string | undefined): boolean {
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+const IP_OR_CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:.]*)(\/\d{1,3})?$/i;
+
+/**
+ * `TRUST_PROXY`: `true` (every proxy: only behind one that overwrites the header), a hop count,
+ * or a comma-separated list of proxy addresses or CIDR ranges. Unset: no proxy is trusted, so a
+ * client cannot pick its own rate-limit bucket by sending `X-Forwarded-For`.
+ */
+function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
+  if (raw === undefined || raw.trim() === '') return false;
+  const value = raw.trim();
+  if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const proxies = value.split(',').map((part) => part.trim());
+  if (
+    proxies.every(
+      (proxy) => IP_OR_CIDR.test(proxy) || ['loopback', 'linklocal', 'uniquelocal'].includes(proxy),
+    )
+  ) {
+    return proxies;
+  }
+  throw new ConfigError(
+    `TRUST_PROXY must be true, false, a number of hops or a comma-separated list of addresses/CIDR ranges, got "${raw}"`,
+  );
 }
 
 /** The embedded default keeps its generated JWT secret beside the data so tokens survive restarts. */
@@ -109,5 +136,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
     webhookAllowPrivateUrls: parseBool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }

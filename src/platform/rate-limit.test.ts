@@ -117,6 +117,32 @@ describe('RateLimit headers', () => {
   });
 });
 
+describe('client IP behind a proxy (TRUST_PROXY)', () => {
+  it('counts by X-Forwarded-For only when the connecting proxy is trusted', async () => {
+    const behindProxy = await createTestApp({ trustProxy: ['127.0.0.1'] });
+    try {
+      const read = (app: typeof ctx.app, remoteAddress: string, forwardedFor: string) =>
+        app.inject({
+          method: 'GET',
+          url: '/v1/manage/business',
+          remoteAddress,
+          headers: { 'x-forwarded-for': forwardedFor },
+        });
+      const a = await read(behindProxy.app, '127.0.0.1', '203.0.113.50');
+      const b = await read(behindProxy.app, '127.0.0.1', '203.0.113.51');
+      assert.equal(a.headers['ratelimit-remaining'], String(RATE_LIMITS.anonymousPerIp - 1));
+      assert.equal(b.headers['ratelimit-remaining'], String(RATE_LIMITS.anonymousPerIp - 1), 'two clients');
+      // Without a trusted proxy the header is the client's own claim and changes nothing.
+      const c = await read(ctx.app, '198.51.100.60', '203.0.113.52');
+      const d = await read(ctx.app, '198.51.100.60', '203.0.113.53');
+      assert.equal(c.headers['ratelimit-remaining'], String(RATE_LIMITS.anonymousPerIp - 1));
+      assert.equal(d.headers['ratelimit-remaining'], String(RATE_LIMITS.anonymousPerIp - 2), 'one client');
+    } finally {
+      await behindProxy.close();
+    }
+  });
+});
+
 describe('429 rate_limit_exceeded', () => {
   it('bounds sign-up and login attempts from one IP', async () => {
     const remoteAddress = '203.0.113.9';
