@@ -171,6 +171,23 @@ describe('the error handler', () => {
       });
       assert.equal(response.statusCode, 404);
       assert.equal(response.json().error.code, 'not_found');
+      assert.equal(response.json().error.message, 'API key not found');
+    });
+
+    it('names the thing a malformed path id was meant to name', async () => {
+      for (const [url, thing] of [
+        ['/v1/availability/not-a-business', 'business'],
+        ['/v1/public/hours/12345', 'business'],
+        ['/v1/waitlist/x', 'business'],
+      ] as const) {
+        const response = await ctx.app.inject({
+          method: url.startsWith('/v1/waitlist') ? 'POST' : 'GET',
+          url,
+          payload: url.startsWith('/v1/waitlist') ? {} : undefined,
+        });
+        assert.equal(response.statusCode, 404, url);
+        assert.equal(response.json().error.message, `${thing} not found`, url);
+      }
     });
   });
 

@@ -100,6 +100,20 @@ export function fieldsFromValidation(issues: AjvIssue[], context: string | undef
   return fields;
 }
 
+/** Path parameters whose name does not say what they name. */
+const PARAM_THINGS: Record<string, string> = {
+  entry_id: 'waitlist entry',
+  key_id: 'API key',
+  user_id: 'staff member',
+  block_id: 'resource block',
+};
+
+/** What a path parameter that failed its check names: `business_id` -> "business". */
+function thingNamedBy(issues: AjvIssue[]): string {
+  const param = issues[0]?.instancePath.replace(/^\//, '') ?? '';
+  return PARAM_THINGS[param] ?? (param.replace(/_id$/, '').replace(/_/g, ' ') || 'resource');
+}
+
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.detailBody) return reply.status(error.status).send({ detail: error.message });
   const body: { error: { code: string; message: string; fields?: FieldError[] } } = {
@@ -123,7 +137,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof AppError) return sendError(reply, error);
     if (error.validation) {
       // Path parameters are all ids: one that is not even a UUID names nothing that exists.
-      if (error.validationContext === 'params') return sendError(reply, notFound());
+      if (error.validationContext === 'params') {
+        return sendError(reply, notFound(thingNamedBy(error.validation as AjvIssue[])));
+      }
       const fields = fieldsFromValidation(error.validation as AjvIssue[], error.validationContext);
       return sendError(reply, validationError(fields));
     }
