@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
 import { recordAudit } from '../audit/audit.ts';
 import { AppError } from './errors.ts';
-import { afterRow, decodeCursor, decodeCursorStrings, encodeCursor, toPage } from './pagination.ts';
+import { CursorCodec, keysetPage } from './pagination.ts';
+import { deriveKey } from './secrets.ts';
 
 const isCursorError = (error: unknown) =>
   error instanceof AppError &&
@@ -11,57 +13,105 @@ const isCursorError = (error: unknown) =>
   error.code === 'validation_error' &&
   error.fields?.[0]?.field === 'cursor';
 
-describe('cursors', () => {
-  it('round-trip the keyset values of a row as an opaque URL-safe string', () => {
-    const values = ['2026-03-29', 7, 'a1b2', null, true];
-    const cursor = encodeCursor(values);
-    assert.match(cursor, /^[A-Za-z0-9_-]+$/);
-    assert.deepEqual(decodeCursor(cursor, 5), values);
+describe('CursorCodec', () => {
+  const codec = new CursorCodec(deriveKey('a secret of at least thirty-two characters', 'test cursors'));
+
+  it('round-trips the sort values as an opaque URL-safe string', () => {
+    const cursor = codec.encode('resources:b1', ['2026-03-29 10:00:00.123456+00', '7', 'a1b2']);
+    assert.match(cursor, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    assert.deepEqual(codec.decode('resources:b1', cursor, 3), ['2026-03-29 10:00:00.123456+00', '7', 'a1b2']);
   });
 
-  it('are absent when no cursor is sent', () => {
-    assert.equal(decodeCursor(undefined, 1), null);
-    assert.equal(decodeCursor('', 1), null);
-    assert.equal(decodeCursorStrings(undefined, 2), null);
+  it("refuses a cursor of another list or another business's list", () => {
+    const cursor = codec.encode('resources:b1', ['1', 'x']);
+    assert.throws(() => codec.decode('resources:b2', cursor, 2), isCursorError);
+    assert.throws(() => codec.decode('services:b1', cursor, 2), isCursorError);
   });
 
-  it('refuse garbage, the wrong number of values and values of the wrong kind with a 422 on cursor', () => {
-    const bad = [
-      'garbage!',
-      Buffer.from('not json').toString('base64url'),
-      encodeCursor(['a']),
-      Buffer.from('{"a":1}').toString('base64url'),
-      Buffer.from('[{"nested":1}]').toString('base64url'),
-    ];
-    for (const cursor of bad) assert.throws(() => decodeCursor(cursor, 2), isCursorError, cursor);
-    assert.throws(() => decodeCursorStrings(encodeCursor(['a', 1]), 2), isCursorError);
-    assert.deepEqual(decodeCursorStrings(encodeCursor(['a', 'b']), 2), ['a', 'b']);
-  });
-
-  it('refuse a row position that is not an id', () => {
-    assert.throws(() => afterRow('api_keys', 'not-a-uuid'), isCursorError);
+  it('refuses garbage, a forged payload, another secret and the wrong number of values', () => {
+    const cursor = codec.encode('l:b', ['1', 'x']);
+    const [, signature] = cursor.split('.');
+    const forged = `${Buffer.from('["999","x"]').toString('base64url')}.${signature}`;
+    const otherSecret = new CursorCodec(
+      deriveKey('another secret of thirty-two characters!', 'test cursors'),
+    );
+    for (const bad of ['garbage', '', 'a.b.c', forged, otherSecret.encode('l:b', ['1', 'x'])]) {
+      assert.throws(() => codec.decode('l:b', bad, 2), isCursorError, bad);
+    }
+    assert.throws(() => codec.decode('l:b', cursor, 3), isCursorError);
   });
 });
 
-describe('toPage', () => {
-  const rows = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
-  const keyOf = (row: { id: string }) => [row.id];
-  const map = (row: { id: string }) => row.id.toUpperCase();
+describe('keysetPage', () => {
+  let ctx: TestContext;
+  let tenant: Tenant;
+  before(async () => {
+    ctx = await createTestApp();
+    tenant = await createTenant(ctx.app);
+  });
+  after(() => ctx.close());
 
-  it('serves limit rows and a cursor at the last one when one more row was fetched', () => {
-    const page = toPage(rows, 2, keyOf, map);
-    assert.deepEqual(page.items, ['A', 'B']);
-    assert.equal(page.has_more, true);
-    assert.deepEqual(decodeCursor(page.next_cursor!, 1), ['b']);
+  /** Audit rows stamped within one millisecond, microseconds apart, newest first. */
+  async function seedSameMillisecond(count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 1; i <= count; i++) {
+      const row = await ctx.app.db
+        .insertInto('audit_logs')
+        .values({
+          business_id: tenant.businessId,
+          user_email: 'tester@example.com',
+          action: `test.${i}`,
+          entity_type: 'test',
+          entity_id: null,
+          before_state: null,
+          after_state: null,
+          meta: '{}',
+          created_at: sql`${`2026-01-01 00:00:00.00000${i}+00`}::timestamptz`,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      ids.push(row.id);
+    }
+    return ids.reverse();
+  }
+
+  const list = {
+    name: 'test',
+    keys: [
+      { ref: 'created_at', type: 'timestamptz' },
+      { ref: 'id', type: 'uuid' },
+    ],
+    direction: 'desc',
+  } as const;
+  const page = (cursor?: string) =>
+    keysetPage(
+      ctx.app.db.selectFrom('audit_logs').select('id').where('business_id', '=', tenant.businessId),
+      { ...list, keys: [...list.keys] },
+      { cursor, limit: 1, owner: tenant.businessId, codec: ctx.app.cursors },
+      (row) => row.id,
+    );
+
+  it('keeps microseconds apart: paging one by one serves every row once, in order', async () => {
+    await ctx.app.db.deleteFrom('audit_logs').execute();
+    const expected = await seedSameMillisecond(5);
+    const served: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const result = await page(cursor);
+      served.push(...result.items);
+      cursor = result.next_cursor ?? undefined;
+    } while (cursor);
+    assert.deepEqual(served, expected);
   });
 
-  it('ends the list when no extra row came back', () => {
-    assert.deepEqual(toPage(rows, 3, keyOf, map), {
-      items: ['A', 'B', 'C'],
-      next_cursor: null,
-      has_more: false,
-    });
-    assert.deepEqual(toPage([], 3, keyOf, map), { items: [], next_cursor: null, has_more: false });
+  it('goes on after a row that was deleted between two pages', async () => {
+    await ctx.app.db.deleteFrom('audit_logs').execute();
+    const expected = await seedSameMillisecond(3);
+    const first = await page();
+    assert.deepEqual(first.items, [expected[0]]);
+    await ctx.app.db.deleteFrom('audit_logs').where('id', '=', expected[0]!).execute();
+    const second = await page(first.next_cursor!);
+    assert.deepEqual(second.items, [expected[1]]);
   });
 });
 
