@@ -9,7 +9,6 @@ import {
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
-import { encodeCursor } from '../platform/pagination.ts';
 import { recordAudit } from './audit.ts';
 
 let ctx: TestContext;
@@ -142,17 +141,33 @@ describe('GET /v1/manage/audit-logs', () => {
   describe('422', () => {
     it('refuses a limit over 200 and cursors it did not make', async () => {
       const tenant = await createTenant(ctx.app);
+      await recordMany(tenant, ['test.one', 'test.two']);
+      const made: string = (await auditLogs(tenant, '?limit=1')).json().next_cursor;
+      const [, signature] = made.split('.');
+      const handMade = Buffer.from(JSON.stringify(['1'])).toString('base64url');
       for (const query of [
         '?limit=201',
         '?cursor=garbage',
-        `?cursor=${encodeCursor(['not a position'])}`,
-        `?cursor=${encodeCursor([1.5])}`,
-        `?cursor=${encodeCursor([1, 2])}`,
+        `?cursor=${handMade}`,
+        `?cursor=${handMade}.${signature}`,
+        `?cursor=${made}.${signature}`,
       ]) {
         const response = await auditLogs(tenant, query);
         assert.equal(response.statusCode, 422, `${query}: ${response.body}`);
         assert.equal(response.json().error.code, 'validation_error');
       }
+    });
+
+    it("refuses a cursor of another business's log, so it reveals nothing of that business", async () => {
+      const owner = await createTenant(ctx.app);
+      await recordMany(owner, ['test.one', 'test.two']);
+      const cursor = (await auditLogs(owner, '?limit=1')).json().next_cursor;
+      assert.ok(cursor);
+      const other = await createTenant(ctx.app);
+      await recordMany(other, ['test.theirs']);
+      const response = await auditLogs(other, `?cursor=${cursor}`);
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().error.fields[0].field, 'cursor');
     });
   });
 

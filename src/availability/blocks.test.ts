@@ -38,6 +38,20 @@ describe('resource blocks', () => {
       const audit = await ctx.database.db.selectFrom('audit_logs').select('action').execute();
       assert.ok(audit.some((a) => a.action === 'resource.block_added'));
     });
+
+    it('stores an empty or whitespace-only reason as no reason', async () => {
+      const { biz, url } = await withResource();
+      for (const reason of ['', ' \t\n ']) {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url,
+          headers: biz.tenant.headers,
+          payload: { ...period, reason },
+        });
+        assert.equal(response.statusCode, 201, response.body);
+        assert.equal(response.json().reason, null, JSON.stringify(reason));
+      }
+    });
   });
 
   describe('200', () => {
@@ -89,7 +103,73 @@ describe('resource blocks', () => {
     });
   });
 
+  describe('200 (pages)', () => {
+    it('pages oldest first without gaps or repeats', async () => {
+      const { biz, url } = await withResource();
+      const ids: string[] = [];
+      for (let hour = 10; hour < 15; hour++) {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url,
+          headers: biz.tenant.headers,
+          payload: { start_at: `${DAY}T${hour}:00:00Z`, end_at: `${DAY}T${hour}:30:00Z` },
+        });
+        ids.push(response.json().id);
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = cursor ? `&cursor=${cursor}` : '';
+        const page = (
+          await ctx.app.inject({ method: 'GET', url: `${url}?limit=2${query}`, headers: biz.tenant.headers })
+        ).json();
+        seen.push(...page.items.map((block: { id: string }) => block.id));
+        cursor = page.next_cursor;
+        assert.equal(page.has_more, cursor !== null);
+      } while (cursor);
+      assert.deepEqual(seen, ids);
+    });
+  });
+
   describe('422 (list)', () => {
+    it("refuses a cursor it did not make, another business's and another resource's", async () => {
+      const { biz, url } = await withResource();
+      for (let hour = 10; hour < 12; hour++) {
+        await ctx.app.inject({
+          method: 'POST',
+          url,
+          headers: biz.tenant.headers,
+          payload: { start_at: `${DAY}T${hour}:00:00Z`, end_at: `${DAY}T${hour}:30:00Z` },
+        });
+      }
+      const page = await ctx.app.inject({
+        method: 'GET',
+        url: `${url}?limit=1`,
+        headers: biz.tenant.headers,
+      });
+      const cursor = page.json().next_cursor;
+      assert.ok(cursor);
+      const other = await withResource();
+      const otherResource = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/resources',
+        headers: biz.tenant.headers,
+        payload: { name: 'Sofa', capacity_min: 1, capacity_max: 1 },
+      });
+      const handMade = Buffer.from(JSON.stringify([new Date().toISOString(), biz.resources.Chair])).toString(
+        'base64url',
+      );
+      for (const [headers, listUrl] of [
+        [biz.tenant.headers, `${url}?cursor=${handMade}`],
+        [other.biz.tenant.headers, `${other.url}?cursor=${cursor}`],
+        [biz.tenant.headers, `/v1/manage/resources/${otherResource.json().id}/blocks?cursor=${cursor}`],
+      ] as const) {
+        const response = await ctx.app.inject({ method: 'GET', url: listUrl, headers });
+        assert.equal(response.statusCode, 422, `${listUrl}: ${response.body}`);
+        assert.equal(response.json().error.fields[0].field, 'cursor');
+      }
+    });
+
     it('refuses a period bound that is not a real moment', async () => {
       const { biz, url } = await withResource();
       const response = await ctx.app.inject({

@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { todayIn } from '../availability/engine/index.ts';
 import { optionalCredential } from '../platform/access.ts';
-import { notFound } from '../platform/errors.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
-import { findBlackoutsEndingFrom } from '../settings/blackouts.queries.ts';
-import { HoursRowView, loadHours, toWeek } from '../settings/hours.queries.ts';
+import { HoursRowView } from '../settings/hours.queries.ts';
 import { cachePublicRead } from './http-cache.ts';
+import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
 
 const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
 const PublicBlackout = Type.Object({
@@ -21,17 +19,6 @@ const PUBLIC_SCHEMA = { tags: ['Public'], security: [] };
 
 /** Reads a booking widget makes without credentials; a credential that is sent must still be valid. */
 export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  /** The business's time zone; 404 when no such business exists. */
-  const timezoneOf = async (businessId: string) => {
-    const business = await app.db
-      .selectFrom('businesses')
-      .select('timezone')
-      .where('id', '=', businessId)
-      .executeTakeFirst();
-    if (!business) throw notFound('business');
-    return business.timezone;
-  };
-
   app.get(
     '/v1/public/business/:slug',
     {
@@ -46,15 +33,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BusinessInfo, 304: NotModified, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const business = await app.db
-        .selectFrom('businesses')
-        .select(['id', 'name', 'slug'])
-        .where('slug', '=', request.params.slug.toLowerCase())
-        .executeTakeFirst();
-      if (!business) throw notFound('business');
-      return business;
-    },
+    async (request) => businessBySlug(app.db, request.params.slug),
   );
 
   for (const path of ['/v1/public/hours/:business_id', '/v1/availability/hours/:business_id']) {
@@ -69,11 +48,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: Type.Array(HoursRowView), 304: NotModified, ...ErrorResponses },
         },
       },
-      async (request) => {
-        const businessId = request.params.business_id;
-        await timezoneOf(businessId);
-        return toWeek(await loadHours(app.db, businessId));
-      },
+      async (request) => publicHours(app.db, request.params.business_id),
     );
   }
 
@@ -88,10 +63,6 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Array(PublicBlackout), 304: NotModified, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const businessId = request.params.business_id;
-      const timezone = await timezoneOf(businessId);
-      return findBlackoutsEndingFrom(app.db, businessId, todayIn(timezone, Date.now()));
-    },
+    async (request) => publicBlackouts(app.db, request.params.business_id, app.clock.now()),
   );
 };

@@ -13,6 +13,7 @@ after(async () => {
 });
 beforeEach(async () => {
   await ctx.reset();
+  ctx.app.clock.now = Date.now;
 });
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
@@ -93,11 +94,14 @@ for (const base of ['/v1/public/hours', '/v1/availability/hours']) {
 describe('GET /v1/public/blackout-dates/{business_id}', () => {
   describe('200', () => {
     it("answers ranges ending today or later in the business's zone, by start date, without ids", async () => {
-      // UTC+14: for most of the UTC day its date is already tomorrow's.
+      // UTC+14: at noon UTC its date is already tomorrow's.
       const timezone = 'Pacific/Kiritimati';
+      const now = Date.parse('2030-06-15T12:00:00Z');
+      ctx.app.clock.now = () => now;
       const tenant = await createTenant(ctx.app);
       assert.equal((await manage(tenant, 'PATCH', '/v1/manage/settings', { timezone })).statusCode, 200);
-      const today = todayIn(timezone, Date.now());
+      const today = todayIn(timezone, now);
+      assert.equal(today, '2030-06-16');
       const ranges = [
         { start_date: shiftDate(today, 10), end_date: shiftDate(today, 12), reason: 'Holidays' },
         { start_date: shiftDate(today, -5), end_date: shiftDate(today, -1), reason: 'Over' },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 
 export const ServiceView = Type.Object({
@@ -41,21 +42,57 @@ export interface ServiceRow {
   created_at: Date;
 }
 
+export type NewService = Omit<ServiceRow, 'id' | 'created_at'>;
+
 export const toServiceView = (row: ServiceRow) => ({ ...row, created_at: row.created_at.toISOString() });
 
-/** A service of the business that is not deleted; `forUpdate` locks it for the transaction. */
-export async function findService(
-  executor: Executor,
-  businessId: string,
-  serviceId: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<ServiceRow | undefined> {
+/** Live services of the business by name, then id; inactive ones only when asked for. */
+export function listServices(executor: Executor, page: PageRequest, options: { includeInactive: boolean }) {
   let query = executor
+    .selectFrom('services')
+    .select(SERVICE_COLUMNS)
+    .where('business_id', '=', page.owner)
+    .where('deleted_at', 'is', null);
+  if (!options.includeInactive) query = query.where('is_active', '=', true);
+  return keysetPage(
+    query,
+    {
+      name: 'services',
+      keys: [
+        { ref: 'name', type: 'text' },
+        { ref: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+    toServiceView,
+  );
+}
+
+export const insertService = (executor: Executor, businessId: string, service: NewService) =>
+  executor
+    .insertInto('services')
+    .values({ business_id: businessId, ...service })
+    .returning(SERVICE_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+export const updateService = (executor: Executor, serviceId: string, changes: Partial<ServiceRow>) =>
+  executor
+    .updateTable('services')
+    .set(changes)
+    .where('id', '=', serviceId)
+    .returning(SERVICE_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+export const softDeleteService = (executor: Executor, serviceId: string) =>
+  executor.updateTable('services').set({ deleted_at: new Date() }).where('id', '=', serviceId).execute();
+
+/** A live (not deleted) service of the business, locked for the rest of the transaction. */
+export const lockService = (executor: Executor, businessId: string, serviceId: string) =>
+  executor
     .selectFrom('services')
     .select(SERVICE_COLUMNS)
     .where('id', '=', serviceId)
     .where('business_id', '=', businessId)
-    .where('deleted_at', 'is', null);
-  if (options.forUpdate) query = query.forUpdate();
-  return query.executeTakeFirst();
-}
+    .where('deleted_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();

@@ -105,6 +105,19 @@ describe('GET /v1/manage/services', () => {
       assert.equal(cursor.statusCode, 422, cursor.body);
       assert.equal(cursor.json().error.fields[0].field, 'cursor');
     });
+
+    it("refuses a cursor of another business's list, so it reveals nothing of that business", async () => {
+      const owner = await createTenant(ctx.app);
+      await createService(owner, { name: 'Alpha' });
+      await createService(owner, { name: 'Bravo' });
+      const cursor = (await call(owner, 'GET', '/v1/manage/services?limit=1')).json().next_cursor;
+      assert.ok(cursor);
+      const other = await createTenant(ctx.app);
+      await createService(other, { name: 'Charlie' });
+      const response = await call(other, 'GET', `/v1/manage/services?cursor=${cursor}`);
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().error.fields[0].field, 'cursor');
+    });
   });
 
   describe('tenant isolation', () => {
@@ -181,6 +194,7 @@ describe('POST /v1/manage/services', () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['missing name', { name: undefined }, 'name'],
       ['empty name', { name: '' }, 'name'],
+      ['whitespace-only name', { name: ' \t\n ' }, 'name'],
       ['long name', { name: 'x'.repeat(201) }, 'name'],
       ['long description', { description: 'x'.repeat(2001) }, 'description'],
       ['missing duration', { duration_minutes: undefined }, 'duration_minutes'],
@@ -299,6 +313,7 @@ describe('PATCH /v1/manage/services/{service_id}', () => {
       for (const [body, field] of [
         [{ duration_minutes: 500 }, 'duration_minutes'],
         [{ name: null }, 'name'],
+        [{ name: '   ' }, 'name'],
         [{ resource_ids: [MISSING_ID] }, 'resource_ids'],
         [{ created_at: '2026-01-01T00:00:00Z' }, 'created_at'],
       ] as const) {

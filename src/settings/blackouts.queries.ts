@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 
 export const BlackoutView = Type.Object({
@@ -21,6 +22,8 @@ export interface BlackoutRow {
   created_at: Date;
 }
 
+export type NewBlackout = Pick<BlackoutRow, 'start_date' | 'end_date' | 'reason'>;
+
 /** Blackouts always cover whole days. */
 export const toBlackoutView = (row: BlackoutRow) => ({
   id: row.id,
@@ -30,6 +33,55 @@ export const toBlackoutView = (row: BlackoutRow) => ({
   is_full_day: true,
   created_at: row.created_at.toISOString(),
 });
+
+/** Every range of the business, past ones included, by start date, then id. */
+export const listBlackouts = (executor: Executor, page: PageRequest) =>
+  keysetPage(
+    executor.selectFrom('blackout_dates').select(BLACKOUT_COLUMNS).where('business_id', '=', page.owner),
+    {
+      name: 'blackout_dates',
+      keys: [
+        { ref: 'start_date', type: 'date' },
+        { ref: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+    toBlackoutView,
+  );
+
+export const insertBlackout = (executor: Executor, businessId: string, blackout: NewBlackout) =>
+  executor
+    .insertInto('blackout_dates')
+    .values({ business_id: businessId, ...blackout })
+    .returning(BLACKOUT_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+/** A range of the business, locked for the rest of the transaction. */
+export const lockBlackout = (executor: Executor, businessId: string, blackoutId: string) =>
+  executor
+    .selectFrom('blackout_dates')
+    .select(BLACKOUT_COLUMNS)
+    .where('id', '=', blackoutId)
+    .where('business_id', '=', businessId)
+    .forUpdate()
+    .executeTakeFirst();
+
+export const updateBlackout = (executor: Executor, blackoutId: string, changes: Partial<BlackoutRow>) =>
+  executor
+    .updateTable('blackout_dates')
+    .set(changes)
+    .where('id', '=', blackoutId)
+    .returning(BLACKOUT_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+/** Deletes a range of the business; the removed row, or undefined when there was none. */
+export const deleteBlackout = (executor: Executor, businessId: string, blackoutId: string) =>
+  executor
+    .deleteFrom('blackout_dates')
+    .where('id', '=', blackoutId)
+    .where('business_id', '=', businessId)
+    .returning(BLACKOUT_COLUMNS)
+    .executeTakeFirst();
 
 /** Ranges that end on `date` or later, by start date: what a booking widget still needs to show. */
 export async function findBlackoutsEndingFrom(executor: Executor, businessId: string, date: string) {

@@ -72,14 +72,33 @@ describe('GET /v1/manage/blackout-dates', () => {
   });
 
   describe('422', () => {
-    it('rejects a cursor it did not make', async () => {
+    it('rejects a cursor it did not make, even one naming a real position', async () => {
       const tenant = await createTenant(ctx.app);
-      const forged = (date: string) => Buffer.from(JSON.stringify([date, MISSING_ID])).toString('base64url');
-      for (const cursor of ['zzz', forged('2026-13-45'), forged('0000-01-01'), forged('9999-12-31')]) {
+      await createBlackout(tenant, { start_date: '2026-01-01', end_date: '2026-01-01' });
+      await createBlackout(tenant, { start_date: '2026-02-01', end_date: '2026-02-01' });
+      const made = (await call(tenant, 'GET', '/v1/manage/blackout-dates?limit=1')).json().next_cursor;
+      const [, signature] = made.split('.');
+      const handMade = Buffer.from(JSON.stringify(['2026-01-01', MISSING_ID])).toString('base64url');
+      for (const cursor of ['zzz', handMade, `${handMade}.${signature}`]) {
         const response = await call(tenant, 'GET', `/v1/manage/blackout-dates?cursor=${cursor}`);
         assert.equal(response.statusCode, 422, response.body);
         assert.equal(response.json().error.fields[0].field, 'cursor');
       }
+    });
+
+    it("refuses a cursor of another business's list, so it reveals nothing of that business", async () => {
+      const owner = await createTenant(ctx.app);
+      await createBlackout(owner);
+      await createBlackout(owner);
+      const cursor = (await call(owner, 'GET', '/v1/manage/blackout-dates?limit=1')).json().next_cursor;
+      assert.ok(cursor);
+      const response = await call(
+        await createTenant(ctx.app),
+        'GET',
+        `/v1/manage/blackout-dates?cursor=${cursor}`,
+      );
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().error.fields[0].field, 'cursor');
     });
   });
 
@@ -128,6 +147,15 @@ describe('POST /v1/manage/blackout-dates', () => {
       assert.equal(day.reason, null);
       assert.equal((await createBlackout(tenant, { reason: null })).reason, null);
       assert.equal((await createBlackout(tenant, { reason: 'r'.repeat(500) })).reason.length, 500);
+    });
+
+    it('stores an empty or whitespace-only reason as no reason', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (const reason of ['', ' \t\n ']) {
+        const blackout = await createBlackout(tenant, { reason });
+        assert.equal(blackout.reason, null, JSON.stringify(reason));
+        assert.equal((await latestAudit(tenant)).after_state?.reason, null);
+      }
     });
   });
 
@@ -199,6 +227,28 @@ describe('PATCH /v1/manage/blackout-dates/{blackout_id}', () => {
       });
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.json().start_date, '2027-01-05');
+    });
+
+    it('takes a whitespace-only reason as removing the reason', async () => {
+      const tenant = await createTenant(ctx.app);
+      const blackout = await createBlackout(tenant);
+      const response = await call(tenant, 'PATCH', `/v1/manage/blackout-dates/${blackout.id}`, {
+        reason: '  ',
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { ...blackout, reason: null });
+    });
+
+    it('writes no audit entry when nothing changes', async () => {
+      const tenant = await createTenant(ctx.app);
+      const blackout = await createBlackout(tenant);
+      const response = await call(tenant, 'PATCH', `/v1/manage/blackout-dates/${blackout.id}`, {
+        start_date: blackout.start_date,
+        reason: blackout.reason,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), blackout);
+      assert.equal((await latestAudit(tenant)).action, 'settings.blackout_added');
     });
   });
 

@@ -31,6 +31,29 @@ export async function loadHours(executor: Executor, businessId: string): Promise
     .execute();
 }
 
+export const loadWeek = async (executor: Executor, businessId: string) =>
+  toWeek(await loadHours(executor, businessId));
+
+/** Writes all seven days, replacing what was stored. */
+export async function upsertWeek(
+  executor: Executor,
+  businessId: string,
+  week: HoursRowWire[],
+): Promise<void> {
+  await executor
+    .insertInto('operating_hours')
+    .values(week.map((row) => ({ business_id: businessId, ...row })))
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'day_of_week']).doUpdateSet((eb) => ({
+        is_open: eb.ref('excluded.is_open'),
+        open_time: eb.ref('excluded.open_time'),
+        close_time: eb.ref('excluded.close_time'),
+        last_booking_time: eb.ref('excluded.last_booking_time'),
+      })),
+    )
+    .execute();
+}
+
 /** Always seven rows, Sunday first: a missing day is closed, so a new business is closed all week. */
 export function toWeek(rows: StoredHoursRow[]): HoursRowWire[] {
   return Array.from({ length: 7 }, (_, day) => {

@@ -1,4 +1,5 @@
-import type { Executor } from '../platform/db.ts';
+import { sql } from 'kysely';
+import type { Db, Executor } from '../platform/db.ts';
 
 export type BookingMode = 'scheduled' | 'dynamic';
 export type DepositType = 'none' | 'charge' | 'authorization_hold';
@@ -19,6 +20,8 @@ export interface BusinessSettings {
   deposit_type: DepositType;
 }
 
+export type SettingsRow = BusinessSettings & { id: string };
+
 export const SETTINGS_COLUMNS = [
   'timezone',
   'default_slot_interval_minutes',
@@ -35,12 +38,50 @@ export const SETTINGS_COLUMNS = [
 ] as const;
 
 /** The settings of a business, or undefined when no such business exists. */
-export async function loadSettings(
-  executor: Executor,
-  businessId: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<BusinessSettings | undefined> {
-  let query = executor.selectFrom('businesses').select(SETTINGS_COLUMNS).where('id', '=', businessId);
-  if (options.forUpdate) query = query.forUpdate();
-  return (await query.executeTakeFirst()) as BusinessSettings | undefined;
+export async function loadSettings(executor: Executor, businessId: string) {
+  return (await executor
+    .selectFrom('businesses')
+    .select(SETTINGS_COLUMNS)
+    .where('id', '=', businessId)
+    .executeTakeFirst()) as BusinessSettings | undefined;
+}
+
+/** The settings with the business's id, locked for the rest of the transaction. */
+export async function lockSettings(executor: Executor, businessId: string) {
+  return (await executor
+    .selectFrom('businesses')
+    .select(['id', ...SETTINGS_COLUMNS])
+    .where('id', '=', businessId)
+    .forUpdate()
+    .executeTakeFirst()) as SettingsRow | undefined;
+}
+
+export async function updateSettings(executor: Executor, businessId: string, changes: Partial<SettingsRow>) {
+  return (await executor
+    .updateTable('businesses')
+    .set(changes)
+    .where('id', '=', businessId)
+    .returning(['id', ...SETTINGS_COLUMNS])
+    .executeTakeFirstOrThrow()) as SettingsRow;
+}
+
+const PG_INVALID_PARAMETER_VALUE = '22023';
+
+/**
+ * How the database's zone data spell a time zone name, or undefined when they do not know it.
+ * Setting the zone is PostgreSQL's own lookup: it finds the name whatever its case and answers
+ * the data's spelling (`europe/berlin` -> `Europe/Berlin`). Run on `db`, never in a transaction:
+ * the setting is local to the transaction, which here is this one statement, and on PostgreSQL
+ * a refusal would abort the transaction it happens in.
+ */
+export async function databaseZoneSpelling(db: Db, name: string): Promise<string | undefined> {
+  try {
+    const { rows } = await sql<{
+      zone: string;
+    }>`SELECT set_config('TimeZone', ${name}, true) AS zone`.execute(db);
+    return rows[0]?.zone;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === PG_INVALID_PARAMETER_VALUE) return undefined;
+    throw error;
+  }
 }

@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { recordAudit } from '../audit/audit.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
-import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import { ErrorResponses } from '../platform/schemas.ts';
-import { type BusinessSettings, loadSettings, SETTINGS_COLUMNS } from './settings.queries.ts';
-import { isValidTimeZone } from './timezone.ts';
+import { changeSettings, getSettings } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ minimum, maximum, description });
@@ -16,7 +12,7 @@ const SettingsFields = {
     minLength: 1,
     maxLength: 64,
     description:
-      'IANA time zone name (e.g. Europe/Berlin); every date and time of the business is wall-clock time there',
+      'IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there',
   }),
   default_slot_interval_minutes: int(15, 120, 'gap between slot starts'),
   default_slot_duration_minutes: int(15, 360, 'booking length'),
@@ -40,22 +36,6 @@ const SettingsFields = {
 const Settings = Type.Object(SettingsFields);
 const SettingsPatch = Type.Partial(Settings, { additionalProperties: false });
 
-/** The rules a schema cannot state: a real zone, and a capacity range that is not empty once merged. */
-function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSettings, zoneKnown: boolean): void {
-  const fields: FieldError[] = [];
-  if (!zoneKnown) {
-    fields.push({ field: 'timezone', message: 'is not an IANA time zone name such as Europe/Berlin' });
-  }
-  if (merged.min_capacity > merged.max_capacity) {
-    fields.push(
-      patch.min_capacity !== undefined
-        ? { field: 'min_capacity', message: `must not exceed max_capacity (${merged.max_capacity})` }
-        : { field: 'max_capacity', message: `must not be below min_capacity (${merged.min_capacity})` },
-    );
-  }
-  if (fields.length) throw validationError(fields);
-}
-
 export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/manage/settings',
@@ -67,11 +47,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Settings, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const settings = await loadSettings(app.db, principalOf(request).businessId);
-      if (!settings) throw notFound('business');
-      return settings;
-    },
+    async (request) => getSettings(app.db, principalOf(request).businessId),
   );
 
   app.patch(
@@ -85,34 +61,6 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Settings, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const principal = principalOf(request);
-      const patch = request.body;
-      // Before the transaction: on PostgreSQL the database's refusal of a zone would abort it.
-      const zoneKnown = patch.timezone === undefined || (await isValidTimeZone(app.db, patch.timezone));
-      return withTx(app.db, async (tx) => {
-        const before = await loadSettings(tx, principal.businessId, { forUpdate: true });
-        if (!before) throw notFound('business');
-        const merged = { ...before, ...patch };
-        checkSettings(patch, merged, zoneKnown);
-        const changed = SETTINGS_COLUMNS.filter((column) => merged[column] !== before[column]);
-        if (changed.length === 0) return before;
-        const after = (await tx
-          .updateTable('businesses')
-          .set(Object.fromEntries(changed.map((column) => [column, merged[column]])))
-          .where('id', '=', principal.businessId)
-          .returning(SETTINGS_COLUMNS)
-          .executeTakeFirstOrThrow()) as BusinessSettings;
-        await recordAudit(tx, principal, {
-          action: 'settings.updated',
-          entityType: 'business',
-          entityId: principal.businessId,
-          before,
-          after,
-          meta: { changed },
-        });
-        return after;
-      });
-    },
+    async (request) => changeSettings(app.db, principalOf(request), request.body),
   );
 };

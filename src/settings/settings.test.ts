@@ -11,7 +11,7 @@ import {
   type TestContext,
 } from '../../test/helpers.ts';
 import { loadSettings } from './settings.queries.ts';
-import { isValidTimeZone } from './timezone.ts';
+import { canonicalTimeZone } from './timezone.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -158,6 +158,31 @@ describe('PATCH /v1/manage/settings', () => {
       assert.equal((await call(other, 'GET')).json().timezone, 'UTC');
       assert.equal((await loadSettings(ctx.database.db, tenant.businessId))?.timezone, 'America/New_York');
     });
+
+    it('stores a time zone in the spelling of the zone data, an alias as the alias', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (const [given, stored] of [
+        ['europe/berlin', 'Europe/Berlin'],
+        ['AMERICA/ARGENTINA/BUENOS_AIRES', 'America/Argentina/Buenos_Aires'],
+        ['us/pacific', 'US/Pacific'],
+        ['europe/kyiv', 'Europe/Kyiv'],
+        ['etc/gmt+5', 'Etc/GMT+5'],
+        ['utc', 'UTC'],
+      ]) {
+        const response = await call(tenant, 'PATCH', { timezone: given });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.equal(response.json().timezone, stored, given);
+        assert.equal((await loadSettings(ctx.database.db, tenant.businessId))?.timezone, stored, given);
+      }
+    });
+
+    it('takes another spelling of the stored zone as no change', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await call(tenant, 'PATCH', { timezone: 'utc' });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), DEFAULTS);
+      assert.deepEqual(await audits(tenant), []);
+    });
   });
 
   describe('422', () => {
@@ -232,11 +257,22 @@ describe('PATCH /v1/manage/settings', () => {
   });
 });
 
-describe('time zones', () => {
-  it('knows IANA names and refuses offsets, inventions and names only one of Intl and the database knows', async () => {
-    for (const name of ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5']) {
-      assert.equal(await isValidTimeZone(ctx.app.db, name), true, name);
+describe('canonicalTimeZone', () => {
+  it('answers the spelling of the zone data for names Intl and the database both know', async () => {
+    for (const [name, spelled] of [
+      ['UTC', 'UTC'],
+      ['Europe/Berlin', 'Europe/Berlin'],
+      ['europe/berlin', 'Europe/Berlin'],
+      ['America/Argentina/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
+      ['Etc/GMT+5', 'Etc/GMT+5'],
+      ['US/Pacific', 'US/Pacific'],
+      ['Asia/Kolkata', 'Asia/Kolkata'],
+    ] as const) {
+      assert.equal(await canonicalTimeZone(ctx.app.db, name), spelled, name);
     }
+  });
+
+  it('refuses offsets, inventions and names only one of Intl and the database knows', async () => {
     for (const name of [
       '',
       '+02:00',
@@ -244,8 +280,10 @@ describe('time zones', () => {
       'UTC; DROP TABLE',
       '../etc/passwd',
       'US/Pacific-New',
+      'Foo+3',
+      'PST',
     ]) {
-      assert.equal(await isValidTimeZone(ctx.app.db, name), false, name);
+      assert.equal(await canonicalTimeZone(ctx.app.db, name), undefined, name);
     }
   });
 });

@@ -1,7 +1,5 @@
-import { sql } from 'kysely';
-import type { Executor } from '../platform/db.ts';
-
-const PG_INVALID_PARAMETER_VALUE = '22023';
+import type { Db } from '../platform/db.ts';
+import { databaseZoneSpelling } from './settings.queries.ts';
 
 /** Whether the Intl time-zone data, which the availability engine computes with, knows the name. */
 function intlKnows(name: string): boolean {
@@ -14,25 +12,14 @@ function intlKnows(name: string): boolean {
 }
 
 /**
- * Whether the database's time-zone data knows the name: the two are updated apart, so a name
- * dropped from one (`US/Pacific-New`) can live on in the other. Ask it in a statement of its own,
- * never inside a transaction: on PostgreSQL the refusal aborts the transaction it happens in.
+ * The IANA zone name as stored: known to both Intl and PostgreSQL (their data are updated apart,
+ * so a name dropped from one, such as `US/Pacific-New`, can live on in the other), and spelled as
+ * the database's zone data spells it, so `europe/berlin` is kept as `Europe/Berlin`. An alias
+ * stays itself: Intl would map `US/Pacific` to `America/Los_Angeles`, but also `Europe/Kyiv` back
+ * to the retired `Europe/Kiev`. Undefined for anything else; offsets such as `+01:00` are refused,
+ * as PostgreSQL reads their sign opposite to ISO 8601.
  */
-async function databaseKnows(db: Executor, name: string): Promise<boolean> {
-  try {
-    await sql`SELECT now() AT TIME ZONE ${name}`.execute(db);
-    return true;
-  } catch (error) {
-    if ((error as { code?: unknown }).code === PG_INVALID_PARAMETER_VALUE) return false;
-    throw error;
-  }
-}
-
-/**
- * An IANA zone name both Intl and PostgreSQL understand. Offsets such as `+01:00` are refused:
- * PostgreSQL reads them with the POSIX sign, the opposite of ISO 8601.
- */
-export async function isValidTimeZone(db: Executor, name: string): Promise<boolean> {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
-  return intlKnows(name) && (await databaseKnows(db, name));
+export async function canonicalTimeZone(db: Db, name: string): Promise<string | undefined> {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name) || !intlKnows(name)) return undefined;
+  return databaseZoneSpelling(db, name);
 }

@@ -1,0 +1,74 @@
+import { recordAudit } from '../audit/audit.ts';
+import type { Principal } from '../platform/auth.ts';
+import type { Executor, Tx } from '../platform/db.ts';
+import { invalidField, notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
+import { unknownResourceIds } from '../resources/resources.queries.ts';
+import { reasonOrNull } from '../settings/blackouts.service.ts';
+import { deleteBlock, insertBlock, listBlocks } from './blocks.queries.ts';
+
+type Actor = Pick<Principal, 'actor'> & { businessId: string };
+
+/** Epoch milliseconds of a timestamp the schema let through but JavaScript cannot place (a leap second). */
+function instantOf(field: string, value: string): number {
+  const instant = Date.parse(value);
+  if (Number.isNaN(instant)) throw invalidField(field, 'is not a moment that exists');
+  return instant;
+}
+
+async function assertResource(executor: Executor, businessId: string, resourceId: string) {
+  const [unknown] = await unknownResourceIds(executor, businessId, [resourceId]);
+  if (unknown) throw notFound('resource');
+}
+
+export interface BlockInput {
+  start_at: string;
+  end_at: string;
+  reason?: string | null;
+  source?: string | null;
+}
+
+export async function addBlock(tx: Tx, actor: Actor, resourceId: string, input: BlockInput) {
+  const start = instantOf('start_at', input.start_at);
+  const end = instantOf('end_at', input.end_at);
+  if (!(end > start)) throw invalidField('end_at', 'must be after start_at');
+  await assertResource(tx, actor.businessId, resourceId);
+  const block = await insertBlock(tx, actor.businessId, {
+    resourceId,
+    start,
+    end,
+    reason: reasonOrNull(input.reason),
+    source: input.source ?? null,
+  });
+  await recordAudit(tx, actor, {
+    action: 'resource.block_added',
+    entityType: 'resource',
+    entityId: block.resource_id,
+    after: block,
+  });
+  return block;
+}
+
+export async function listResourceBlocks(
+  executor: Executor,
+  page: PageRequest,
+  resourceId: string,
+  period: { from?: string; to?: string },
+) {
+  await assertResource(executor, page.owner, resourceId);
+  return listBlocks(executor, page, resourceId, {
+    from: period.from === undefined ? undefined : instantOf('from', period.from),
+    to: period.to === undefined ? undefined : instantOf('to', period.to),
+  });
+}
+
+export async function removeBlock(tx: Tx, actor: Actor, resourceId: string, blockId: string): Promise<void> {
+  const removed = await deleteBlock(tx, actor.businessId, resourceId, blockId);
+  if (!removed) throw notFound('block');
+  await recordAudit(tx, actor, {
+    action: 'resource.block_removed',
+    entityType: 'resource',
+    entityId: removed.resource_id,
+    before: { block_id: removed.id },
+  });
+}

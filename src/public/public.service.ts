@@ -1,0 +1,30 @@
+import { todayIn } from '../availability/engine/index.ts';
+import type { Executor } from '../platform/db.ts';
+import { notFound } from '../platform/errors.ts';
+import { findBlackoutsEndingFrom } from '../settings/blackouts.queries.ts';
+import { loadWeek } from '../settings/hours.queries.ts';
+import { findBusinessBySlug, findBusinessTimezone } from './public.queries.ts';
+
+async function timezoneOf(executor: Executor, businessId: string): Promise<string> {
+  const timezone = await findBusinessTimezone(executor, businessId);
+  if (timezone === undefined) throw notFound('business');
+  return timezone;
+}
+
+export async function businessBySlug(executor: Executor, slug: string) {
+  const business = await findBusinessBySlug(executor, slug);
+  if (!business) throw notFound('business');
+  return business;
+}
+
+/** The week of a business; an unknown business is 404, not seven closed days. */
+export async function publicHours(executor: Executor, businessId: string) {
+  await timezoneOf(executor, businessId);
+  return loadWeek(executor, businessId);
+}
+
+/** Ranges a booking widget still needs to show: ending today or later in the business's zone. */
+export async function publicBlackouts(executor: Executor, businessId: string, now: number) {
+  const timezone = await timezoneOf(executor, businessId);
+  return findBlackoutsEndingFrom(executor, businessId, todayIn(timezone, now));
+}

@@ -1,0 +1,73 @@
+import { changeAudited, recordAudit } from '../audit/audit.ts';
+import type { Principal } from '../platform/auth.ts';
+import type { Tx } from '../platform/db.ts';
+import { invalidField, notFound } from '../platform/errors.ts';
+import {
+  type BlackoutRow,
+  deleteBlackout,
+  insertBlackout,
+  lockBlackout,
+  toBlackoutView,
+  updateBlackout,
+} from './blackouts.queries.ts';
+
+type Actor = Pick<Principal, 'actor'> & { businessId: string };
+
+/**
+ * A free-text reason with nothing but white space in it says nothing: it is stored as no reason
+ * (null), as a form's empty field means, rather than shown publicly as a blank.
+ */
+export const reasonOrNull = (reason: string | null | undefined): string | null =>
+  reason?.trim() ? reason : null;
+
+function checkRange(startDate: string, endDate: string): void {
+  if (endDate < startDate) throw invalidField('end_date', `must not be before start_date (${startDate})`);
+}
+
+export interface BlackoutInput {
+  start_date: string;
+  end_date: string;
+  reason?: string | null;
+}
+
+export async function addBlackout(tx: Tx, actor: Actor, input: BlackoutInput) {
+  checkRange(input.start_date, input.end_date);
+  const row = await insertBlackout(tx, actor.businessId, {
+    start_date: input.start_date,
+    end_date: input.end_date,
+    reason: reasonOrNull(input.reason),
+  });
+  const view = toBlackoutView(row);
+  await recordAudit(tx, actor, {
+    action: 'settings.blackout_added',
+    entityType: 'blackout_date',
+    entityId: row.id,
+    after: view,
+  });
+  return view;
+}
+
+export function changeBlackout(tx: Tx, actor: Actor, blackoutId: string, input: Partial<BlackoutInput>) {
+  const patch: Partial<BlackoutRow> =
+    input.reason === undefined ? input : { ...input, reason: reasonOrNull(input.reason) };
+  return changeAudited(tx, actor, {
+    entityType: 'blackout_date',
+    lock: () => lockBlackout(tx, actor.businessId, blackoutId),
+    patch,
+    check: (merged) => checkRange(merged.start_date, merged.end_date),
+    update: (changes) => updateBlackout(tx, blackoutId, changes),
+    view: toBlackoutView,
+    action: 'settings.blackout_updated',
+  });
+}
+
+export async function removeBlackout(tx: Tx, actor: Actor, blackoutId: string): Promise<void> {
+  const removed = await deleteBlackout(tx, actor.businessId, blackoutId);
+  if (!removed) throw notFound('blackout_date');
+  await recordAudit(tx, actor, {
+    action: 'settings.blackout_removed',
+    entityType: 'blackout_date',
+    entityId: removed.id,
+    before: toBlackoutView(removed),
+  });
+}

@@ -1,0 +1,58 @@
+import { changeAudited } from '../audit/audit.ts';
+import type { Principal } from '../platform/auth.ts';
+import { type Db, type Executor, withTx } from '../platform/db.ts';
+import { type FieldError, notFound, validationError } from '../platform/errors.ts';
+import {
+  type BusinessSettings,
+  loadSettings,
+  lockSettings,
+  type SettingsRow,
+  updateSettings,
+} from './settings.queries.ts';
+import { canonicalTimeZone } from './timezone.ts';
+
+type Actor = Pick<Principal, 'actor'> & { businessId: string };
+
+export async function getSettings(executor: Executor, businessId: string): Promise<BusinessSettings> {
+  const settings = await loadSettings(executor, businessId);
+  if (!settings) throw notFound('business');
+  return settings;
+}
+
+/** The rules a schema cannot state: a real zone, and a capacity range that is not empty once merged. */
+function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSettings, zoneKnown: boolean): void {
+  const fields: FieldError[] = [];
+  if (!zoneKnown) {
+    fields.push({ field: 'timezone', message: 'is not an IANA time zone name such as Europe/Berlin' });
+  }
+  if (merged.min_capacity > merged.max_capacity) {
+    fields.push(
+      patch.min_capacity !== undefined
+        ? { field: 'min_capacity', message: `must not exceed max_capacity (${merged.max_capacity})` }
+        : { field: 'max_capacity', message: `must not be below min_capacity (${merged.min_capacity})` },
+    );
+  }
+  if (fields.length) throw validationError(fields);
+}
+
+const withoutId = ({ id: _, ...settings }: SettingsRow): BusinessSettings => settings;
+
+/**
+ * Changes any subset of the settings, in a transaction of its own: the time zone is looked up in
+ * the database first, outside it, as a refused name would abort the transaction on PostgreSQL.
+ */
+export async function changeSettings(db: Db, actor: Actor, input: Partial<BusinessSettings>) {
+  const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
+  const patch: Partial<SettingsRow> = zone === undefined ? input : { ...input, timezone: zone };
+  return withTx(db, (tx) =>
+    changeAudited(tx, actor, {
+      entityType: 'business',
+      lock: () => lockSettings(tx, actor.businessId),
+      patch,
+      check: (merged) => checkSettings(patch, merged, input.timezone === undefined || zone !== undefined),
+      update: (changes) => updateSettings(tx, actor.businessId, changes),
+      view: withoutId,
+      action: 'settings.updated',
+    }),
+  );
+}
