@@ -39,8 +39,10 @@ const sameValue = (a: unknown, b: unknown) =>
   a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
 export interface AuditedChange<Row extends { id: string }, View> {
-  /** Names the entity in its audit rows and in the 404 when it is missing. */
+  /** Names the entity in its audit rows (and in the 404 when `thing` is not given). */
   entityType: string;
+  /** How the 404 names it when it is missing, e.g. "blackout date". */
+  thing?: string;
   /** Reads the entity and locks it until the transaction ends; undefined when it is not there. */
   lock(): Promise<Row | undefined>;
   /** The fields the caller sent; the ones equal to what is stored change nothing. */
@@ -64,7 +66,7 @@ export async function changeAudited<Row extends { id: string }, View>(
   change: AuditedChange<Row, View>,
 ): Promise<View> {
   const before = await change.lock();
-  if (!before) throw notFound(change.entityType);
+  if (!before) throw notFound(change.thing ?? change.entityType);
   const merged = { ...before, ...change.patch };
   await change.check?.(merged, before);
   const changed = (Object.keys(change.patch) as (keyof Row & string)[]).filter(

@@ -3,8 +3,8 @@ import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
+import { reasonOrNull } from '../platform/schemas.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
-import { reasonOrNull } from '../settings/blackouts.service.ts';
 import { deleteBlock, insertBlock, listBlocks } from './blocks.queries.ts';
 
 type Actor = Pick<Principal, 'actor'> & { businessId: string };

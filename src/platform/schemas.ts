@@ -67,6 +67,13 @@ export const NON_BLANK = '\\S';
 export const NonBlankString = (options: { minLength?: number; maxLength: number; description?: string }) =>
   Type.String({ minLength: 1, ...options, pattern: NON_BLANK });
 
+/**
+ * A free-text reason with nothing but white space in it says nothing: it is stored as no reason
+ * (null), as a form's empty field means, rather than shown publicly as a blank.
+ */
+export const reasonOrNull = (reason: string | null | undefined): string | null =>
+  reason?.trim() ? reason : null;
+
 /** `HH:MM:SS` from the database -> `HH:MM` on the wire. */
 export const hhmm = (time: string) => time.slice(0, 5);
 

@@ -2,6 +2,7 @@ import { changeAudited, recordAudit } from '../audit/audit.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
+import { reasonOrNull } from '../platform/schemas.ts';
 import {
   type BlackoutRow,
   deleteBlackout,
@@ -12,13 +13,6 @@ import {
 } from './blackouts.queries.ts';
 
 type Actor = Pick<Principal, 'actor'> & { businessId: string };
-
-/**
- * A free-text reason with nothing but white space in it says nothing: it is stored as no reason
- * (null), as a form's empty field means, rather than shown publicly as a blank.
- */
-export const reasonOrNull = (reason: string | null | undefined): string | null =>
-  reason?.trim() ? reason : null;
 
 function checkRange(startDate: string, endDate: string): void {
   if (endDate < startDate) throw invalidField('end_date', `must not be before start_date (${startDate})`);
@@ -52,6 +46,7 @@ export function changeBlackout(tx: Tx, actor: Actor, blackoutId: string, input: 
     input.reason === undefined ? input : { ...input, reason: reasonOrNull(input.reason) };
   return changeAudited(tx, actor, {
     entityType: 'blackout_date',
+    thing: 'blackout date',
     lock: () => lockBlackout(tx, actor.businessId, blackoutId),
     patch,
     check: (merged) => checkRange(merged.start_date, merged.end_date),
@@ -63,7 +58,7 @@ export function changeBlackout(tx: Tx, actor: Actor, blackoutId: string, input: 
 
 export async function removeBlackout(tx: Tx, actor: Actor, blackoutId: string): Promise<void> {
   const removed = await deleteBlackout(tx, actor.businessId, blackoutId);
-  if (!removed) throw notFound('blackout_date');
+  if (!removed) throw notFound('blackout date');
   await recordAudit(tx, actor, {
     action: 'settings.blackout_removed',
     entityType: 'blackout_date',
