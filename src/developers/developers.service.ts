@@ -1,19 +1,32 @@
-import { sql } from 'kysely';
 import {
   ACCESS_TOKEN_SECONDS,
   ALL_SCOPES,
   decoyPasswordHash,
-  generateApiKey,
   generateRefreshToken,
+  hashPassword,
   refreshTokenExpiry,
-  type Scope,
   sha256,
   type TokenClaims,
   type TokenService,
   verifyPassword,
 } from '../platform/auth.ts';
-import type { Executor, Tx } from '../platform/db.ts';
-import { AppError } from '../platform/errors.ts';
+import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
+import { AppError, conflict, notFound } from '../platform/errors.ts';
+import { decodeCursorStrings, toPage } from '../platform/pagination.ts';
+import { issueApiKey } from './api-keys.service.ts';
+import {
+  findBusinessInfo,
+  findDeveloper,
+  findDeveloperByEmail,
+  insertBusiness,
+  insertDeveloper,
+  insertRefreshToken,
+  listBusinessesOf,
+  lockSlug,
+  slugsLike,
+  spendRefreshToken,
+} from './developers.queries.ts';
+import { findUser } from './staff.queries.ts';
 
 export interface TokenPair {
   access_token: string;
@@ -37,15 +50,12 @@ export async function issueTokens(
   claims: TokenClaims,
 ): Promise<TokenPair> {
   const refreshToken = generateRefreshToken();
-  await executor
-    .insertInto('refresh_tokens')
-    .values({
-      token_hash: sha256(refreshToken),
-      subject_kind: subjectKind,
-      subject_id: claims.sub,
-      expires_at: refreshTokenExpiry(),
-    })
-    .execute();
+  await insertRefreshToken(executor, {
+    token_hash: sha256(refreshToken),
+    subject_kind: subjectKind,
+    subject_id: claims.sub,
+    expires_at: refreshTokenExpiry(),
+  });
   return {
     access_token: await tokens.sign(claims),
     token_type: 'bearer',
@@ -55,46 +65,73 @@ export async function issueTokens(
 }
 
 /** Exchanges a refresh token for a new pair; the old one is spent (rotation), so a stolen copy works once at most. */
-export async function refreshTokens(
-  executor: Executor,
-  tokens: TokenService,
-  refreshToken: string,
-): Promise<TokenPair> {
-  const spent = await executor
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: new Date() })
-    .where('token_hash', '=', sha256(refreshToken))
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', new Date())
-    .returning(['subject_kind', 'subject_id'])
-    .executeTakeFirst();
+export async function refreshTokens(tx: Tx, tokens: TokenService, refreshToken: string): Promise<TokenPair> {
+  const spent = await spendRefreshToken(tx, sha256(refreshToken), new Date());
   const invalid = () =>
     new AppError(401, 'invalid_token', 'the refresh token is unknown, expired or already used');
   if (!spent) throw invalid();
   if (spent.subject_kind === 'developer') {
-    const developer = await executor
-      .selectFrom('developers')
-      .select(['id', 'email'])
-      .where('id', '=', spent.subject_id)
-      .executeTakeFirst();
+    const developer = await findDeveloper(tx, spent.subject_id);
     if (!developer) throw invalid();
-    return issueTokens(executor, tokens, 'developer', {
+    return issueTokens(tx, tokens, 'developer', {
       sub: developer.id,
       email: developer.email,
       role: 'developer',
     });
   }
-  const user = await executor
-    .selectFrom('users')
-    .select(['id', 'email', 'role', 'business_id'])
-    .where('id', '=', spent.subject_id)
-    .executeTakeFirst();
+  const user = await findUser(tx, spent.subject_id);
   if (!user) throw invalid();
-  return issueTokens(executor, tokens, 'user', {
+  return issueTokens(tx, tokens, 'user', {
     sub: user.id,
     email: user.email,
     role: user.role as TokenClaims['role'],
     businessId: user.business_id,
+  });
+}
+
+export interface DeveloperView {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  created_at: string;
+}
+
+export async function registerDeveloper(
+  db: Db,
+  input: { email: string; password: string; first_name: string; last_name: string },
+): Promise<DeveloperView> {
+  // Hashed before the transaction: it takes tens of milliseconds, which no lock should wait for.
+  const passwordHash = await hashPassword(input.password);
+  const developer = await withTx(db, async (tx) => {
+    if (await findDeveloperByEmail(tx, input.email)) throw conflict('an account with this email exists');
+    return insertDeveloper(tx, {
+      email: input.email,
+      password_hash: passwordHash,
+      first_name: input.first_name,
+      last_name: input.last_name,
+    });
+  });
+  return {
+    id: developer.id,
+    email: developer.email,
+    first_name: developer.first_name,
+    last_name: developer.last_name,
+    created_at: developer.created_at.toISOString(),
+  };
+}
+
+export async function logInDeveloper(
+  executor: Executor,
+  tokens: TokenService,
+  input: { email: string; password: string },
+): Promise<TokenPair> {
+  const developer = await findDeveloperByEmail(executor, input.email);
+  await checkPassword(developer?.password_hash, input.password);
+  return issueTokens(executor, tokens, 'developer', {
+    sub: developer!.id,
+    email: developer!.email,
+    role: 'developer',
   });
 }
 
@@ -118,44 +155,64 @@ export function slugify(name: string): string {
  */
 export async function uniqueSlug(tx: Tx, name: string): Promise<string> {
   const base = slugify(name);
-  await sql`SELECT pg_advisory_xact_lock(hashtext(${`business-slug:${base}`}))`.execute(tx);
-  const taken = await tx
-    .selectFrom('businesses')
-    .select('slug')
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-    .execute();
-  const used = new Set(taken.map((row) => row.slug));
+  await lockSlug(tx, base);
+  const used = new Set(await slugsLike(tx, base));
   if (!used.has(base)) return base;
   for (let n = 2; ; n++) {
     if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
   }
 }
 
-export async function insertApiKey(
-  executor: Executor,
-  input: {
-    businessId: string;
-    name: string;
-    scopes: Scope[];
-    environment: 'live' | 'test';
-    rateLimitPerMinute: number | null;
-  },
+export async function createBusiness(
+  tx: Tx,
+  developerId: string,
+  input: { name: string; business_type?: string | null; is_dev?: boolean },
 ) {
-  const generated = generateApiKey(input.environment);
-  const scopes = ALL_SCOPES.filter((scope) => input.scopes.includes(scope));
-  const row = await executor
-    .insertInto('api_keys')
-    .values({
-      business_id: input.businessId,
-      name: input.name,
-      prefix: generated.prefix,
-      lookup: generated.lookup,
-      key_hash: generated.keyHash,
-      scopes,
-      environment: input.environment,
-      rate_limit_per_minute: input.rateLimitPerMinute,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { row, key: generated.key };
+  const isDev = input.is_dev ?? false;
+  const business = await insertBusiness(tx, {
+    developer_id: developerId,
+    name: input.name,
+    slug: await uniqueSlug(tx, input.name),
+    business_type: input.business_type ?? null,
+    is_dev: isDev,
+  });
+  const { key } = await issueApiKey(tx, business.id, {
+    name: 'default',
+    scopes: ALL_SCOPES,
+    environment: isDev ? 'test' : 'live',
+    rateLimitPerMinute: null,
+  });
+  return {
+    business_id: business.id,
+    name: business.name,
+    slug: business.slug,
+    business_type: business.business_type,
+    is_dev: business.is_dev,
+    api_key: key,
+    scopes: ALL_SCOPES,
+  };
+}
+
+export async function listBusinesses(
+  executor: Executor,
+  developerId: string,
+  page: { limit: number; cursor?: string },
+) {
+  const after = decodeCursorStrings(page.cursor, 1);
+  const rows = await listBusinessesOf(executor, developerId, {
+    limit: page.limit,
+    afterId: after?.[0] ?? null,
+  });
+  return toPage(
+    rows,
+    page.limit,
+    (row) => [row.id],
+    (row) => ({ ...row, business_id: row.id, created_at: row.created_at.toISOString() }),
+  );
+}
+
+export async function businessInfo(executor: Executor, businessId: string) {
+  const business = await findBusinessInfo(executor, businessId);
+  if (!business) throw notFound('business');
+  return business;
 }
