@@ -29,7 +29,13 @@ export function insertDeveloper(
 
 export async function insertRefreshToken(
   executor: Executor,
-  values: { token_hash: string; subject_kind: 'developer' | 'user'; subject_id: string; expires_at: Date },
+  values: {
+    token_hash: string;
+    subject_kind: 'developer' | 'user';
+    subject_id: string;
+    business_id: string | null;
+    expires_at: Date;
+  },
 ): Promise<void> {
   await executor.insertInto('refresh_tokens').values(values).execute();
 }
@@ -42,7 +48,7 @@ export function spendRefreshToken(executor: Executor, tokenHash: string, now: Da
     .where('token_hash', '=', tokenHash)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['subject_kind', 'subject_id'])
+    .returning(['subject_kind', 'subject_id', 'business_id'])
     .executeTakeFirst();
 }
 

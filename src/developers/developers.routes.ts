@@ -5,13 +5,8 @@ import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { withTx } from '../platform/db.ts';
 import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
 import { ErrorResponses, Timestamp, Uuid } from '../platform/schemas.ts';
-import {
-  createBusiness,
-  listBusinesses,
-  logInDeveloper,
-  refreshTokens,
-  registerDeveloper,
-} from './developers.service.ts';
+import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
+import { refreshTokens } from './sessions.service.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 });

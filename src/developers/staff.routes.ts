@@ -1,15 +1,42 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { withTx } from '../platform/db.ts';
+import { AppError } from '../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import { LoginBody, TokenResponse } from './developers.routes.ts';
-import { changeStaffRole, inviteStaff, listStaff, logInUser, removeStaff } from './staff.service.ts';
+import {
+  changeStaffRole,
+  inviteStaff,
+  listStaff,
+  logInUser,
+  removeStaff,
+  switchBusiness,
+} from './staff.service.ts';
 
 const Role = Type.Union([Type.Literal('business_owner'), Type.Literal('staff_member')]);
 const StaffUser = Type.Object({ id: Uuid, email: Type.String(), role: Role, created_at: Timestamp });
+
+const DashboardSession = Type.Object({
+  ...TokenResponse.properties,
+  businesses: Type.Array(Type.Object({ id: Uuid, name: Type.String(), role: Role }), {
+    description: "the user's businesses, oldest membership first; the token acts on the first",
+  }),
+});
+
+/** The switch between businesses is for dashboard users' own tokens only. */
+const requireDashboardUser: onRequestAsyncHookHandler = async (request) => {
+  const principal = await request.server.authenticator.resolve(request);
+  if (!principal)
+    throw new AppError(401, 'invalid_token', 'send credentials as "Authorization: Bearer <token>"');
+  if (principal.kind !== 'user') {
+    throw new AppError(403, 'insufficient_permissions', "this call needs a dashboard user's access token");
+  }
+  request.principal = principal;
+};
 
 /** Dashboard users of a business: their login, and the owners' management of them. */
 export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -18,13 +45,27 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Staff'],
-        summary: 'Log in as a dashboard user (business owner or staff member)',
+        summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
         security: [],
         body: LoginBody,
-        response: { 200: TokenResponse, ...ErrorResponses },
+        response: { 200: DashboardSession, ...ErrorResponses },
       },
     },
     async (request) => logInUser(app.db, app.tokens, request.body),
+  );
+
+  app.post(
+    '/v1/auth/switch',
+    {
+      onRequest: requireDashboardUser,
+      schema: {
+        tags: ['Staff'],
+        summary: "Exchange a dashboard user's access token for one acting on another of their businesses",
+        body: Type.Object({ business_id: Uuid }, { additionalProperties: false }),
+        response: { 200: DashboardSession, ...ErrorResponses },
+      },
+    },
+    async (request) => switchBusiness(app.db, app.tokens, request.principal!, request.body.business_id),
   );
 
   app.get(

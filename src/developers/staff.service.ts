@@ -1,49 +1,92 @@
 import { recordAudit } from '../audit/audit.ts';
 import { hashPassword, type Principal, type TokenService } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
-import { conflict, notFound } from '../platform/errors.ts';
+import { AppError, conflict, notFound } from '../platform/errors.ts';
 import { decodeCursorStrings, type Page, toPage } from '../platform/pagination.ts';
-import { checkPassword, issueTokens, type TokenPair } from './developers.service.ts';
+import type { MembershipRole } from '../schema.ts';
+import { checkPassword, issueTokens, type TokenPair } from './sessions.service.ts';
 import {
-  deleteUserOf,
+  deleteMembership,
+  deleteUserWithoutMemberships,
+  findMember,
   findUserByEmail,
-  insertUser,
-  listUsersOf,
-  lockUserOf,
+  insertMembership,
+  listMembersOf,
+  lockMember,
+  lockUser,
+  membershipsOf,
   revokeRefreshTokensOf,
-  setUserRole,
+  setMemberRole,
+  upsertUser,
 } from './staff.queries.ts';
 
 type Acting = Principal & { businessId: string };
-export type StaffRole = 'business_owner' | 'staff_member';
 
 export interface StaffView {
   id: string;
   email: string;
-  role: StaffRole;
+  role: MembershipRole;
   created_at: string;
 }
 
-const toStaffView = (row: { id: string; email: string; role: string; created_at: Date }): StaffView => ({
+const toStaffView = (row: {
+  id: string;
+  email: string;
+  role: MembershipRole;
+  created_at: Date;
+}): StaffView => ({
   id: row.id,
   email: row.email,
-  role: row.role as StaffRole,
+  role: row.role,
   created_at: row.created_at.toISOString(),
 });
 
+/** A dashboard session: the token pair of one business, and every business the user may switch to. */
+export interface DashboardSession extends TokenPair {
+  businesses: { id: string; name: string; role: MembershipRole }[];
+}
+
+async function sessionFor(
+  executor: Executor,
+  tokens: TokenService,
+  user: { id: string; email: string },
+  businessId: string,
+  businesses: DashboardSession['businesses'],
+): Promise<DashboardSession> {
+  const current = businesses.find((business) => business.id === businessId)!;
+  const pair = await issueTokens(executor, tokens, 'user', {
+    sub: user.id,
+    email: user.email,
+    role: current.role,
+    businessId,
+  });
+  return { ...pair, businesses };
+}
+
+/** Logs a dashboard user in to their oldest membership; `businesses` lists all of them, oldest first. */
 export async function logInUser(
   executor: Executor,
   tokens: TokenService,
   input: { email: string; password: string },
-): Promise<TokenPair> {
+): Promise<DashboardSession> {
   const user = await findUserByEmail(executor, input.email);
   await checkPassword(user?.password_hash, input.password);
-  return issueTokens(executor, tokens, 'user', {
-    sub: user!.id,
-    email: user!.email,
-    role: user!.role as StaffRole,
-    businessId: user!.business_id,
-  });
+  const businesses = await membershipsOf(executor, user!.id);
+  // Only a removal racing this login leaves a user without memberships: as if they did not exist.
+  if (businesses.length === 0) throw new AppError(401, 'invalid_token', 'email or password is wrong');
+  return sessionFor(executor, tokens, user!, businesses[0]!.id, businesses);
+}
+
+/** A session of another of the user's businesses; one they are not a member of is 404. */
+export async function switchBusiness(
+  executor: Executor,
+  tokens: TokenService,
+  principal: Principal,
+  businessId: string,
+): Promise<DashboardSession> {
+  const member = await findMember(executor, businessId, principal.userId!);
+  if (!member) throw notFound('business');
+  return sessionFor(executor, tokens, member, businessId, await membershipsOf(executor, member.id));
 }
 
 export async function listStaff(
@@ -52,27 +95,31 @@ export async function listStaff(
   page: { limit: number; cursor?: string },
 ): Promise<Page<StaffView>> {
   const after = decodeCursorStrings(page.cursor, 1);
-  const rows = await listUsersOf(executor, businessId, { limit: page.limit, afterId: after?.[0] ?? null });
-  return toPage(rows, page.limit, (row) => [row.id], toStaffView);
+  const rows = await listMembersOf(executor, businessId, { limit: page.limit, afterId: after?.[0] ?? null });
+  return toPage(rows, page.limit, (row) => [row.membership_id], toStaffView);
 }
 
+/**
+ * Adds the email to the business. An email that already has an account (in any business) gains a
+ * membership and keeps its password; the answer is the same as for a new person, and the given
+ * password is hashed either way, so the inviting business cannot tell the two apart.
+ */
 export async function inviteStaff(
   db: Db,
   principal: Acting,
-  input: { email: string; role: StaffRole; password: string },
+  input: { email: string; role: MembershipRole; password: string },
 ): Promise<StaffView> {
   // Hashed before the transaction: it takes tens of milliseconds, which no lock should wait for.
   const passwordHash = await hashPassword(input.password);
   return withTx(db, async (tx) => {
-    if (await findUserByEmail(tx, input.email)) throw conflict('a dashboard user with this email exists');
-    const created = toStaffView(
-      await insertUser(tx, {
-        business_id: principal.businessId,
-        email: input.email,
-        role: input.role,
-        password_hash: passwordHash,
-      }),
-    );
+    const user = await upsertUser(tx, input.email.toLowerCase(), passwordHash);
+    const membership = await insertMembership(tx, {
+      user_id: user.id,
+      business_id: principal.businessId,
+      role: input.role,
+    });
+    if (!membership) throw conflict('a dashboard user with this email exists');
+    const created = toStaffView({ ...user, ...membership });
     await recordAudit(tx, principal, {
       action: 'staff.invited',
       entityType: 'user',
@@ -83,28 +130,44 @@ export async function inviteStaff(
   });
 }
 
-export async function changeStaffRole(tx: Tx, principal: Acting, userId: string, role: StaffRole) {
-  const before = await lockUserOf(tx, principal.businessId, userId);
-  if (!before) throw notFound('user');
-  const after = toStaffView(await setUserRole(tx, userId, role));
+export async function changeStaffRole(
+  tx: Tx,
+  principal: Acting,
+  userId: string,
+  role: MembershipRole,
+): Promise<StaffView> {
+  const member = await lockMember(tx, principal.businessId, userId);
+  if (!member) throw notFound('user');
+  await setMemberRole(tx, principal.businessId, userId, role);
+  const before = toStaffView(member);
+  const after = { ...before, role };
   await recordAudit(tx, principal, {
     action: 'staff.role_changed',
     entityType: 'user',
     entityId: userId,
-    before: toStaffView(before),
+    before,
     after,
   });
   return after;
 }
 
+/**
+ * Ends the user's membership of the business: their tokens for it stop working at once. A user
+ * left without any membership is deleted, so the email can be invited afresh with a new password.
+ */
 export async function removeStaff(tx: Tx, principal: Acting, userId: string): Promise<void> {
-  const removed = await deleteUserOf(tx, principal.businessId, userId);
-  if (!removed) throw notFound('user');
-  await revokeRefreshTokensOf(tx, removed.id, new Date());
+  const member = await lockMember(tx, principal.businessId, userId);
+  if (!member) throw notFound('user');
+  // An invitation by another business that adds a membership meanwhile holds this lock until it
+  // commits, so the check for a last membership below sees it.
+  await lockUser(tx, userId);
+  await deleteMembership(tx, principal.businessId, userId);
+  await revokeRefreshTokensOf(tx, userId, principal.businessId, new Date());
+  await deleteUserWithoutMemberships(tx, userId);
   await recordAudit(tx, principal, {
     action: 'staff.removed',
     entityType: 'user',
-    entityId: removed.id,
-    before: toStaffView(removed),
+    entityId: userId,
+    before: toStaffView(member),
   });
 }
