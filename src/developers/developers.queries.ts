@@ -27,31 +27,6 @@ export function insertDeveloper(
   return executor.insertInto('developers').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function insertRefreshToken(
-  executor: Executor,
-  values: {
-    token_hash: string;
-    subject_kind: 'developer' | 'user';
-    subject_id: string;
-    business_id: string | null;
-    expires_at: Date;
-  },
-): Promise<void> {
-  await executor.insertInto('refresh_tokens').values(values).execute();
-}
-
-/** Marks an unexpired, unspent refresh token spent and returns whose it was; undefined when it cannot be used. */
-export function spendRefreshToken(executor: Executor, tokenHash: string, now: Date) {
-  return executor
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning(['subject_kind', 'subject_id', 'business_id'])
-    .executeTakeFirst();
-}
-
 export function insertBusiness(
   executor: Executor,
   values: { developer_id: string; name: string; slug: string; business_type: string | null; is_dev: boolean },

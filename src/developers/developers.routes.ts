@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { onErrorAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
@@ -6,7 +7,7 @@ import { withTx } from '../platform/db.ts';
 import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
 import { ErrorResponses, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
-import { refreshTokens } from './sessions.service.ts';
+import { AccountLocked, refreshTokens } from './sessions.service.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 });
@@ -18,6 +19,11 @@ export const TokenResponse = Type.Object({
   expires_in: Type.Integer(),
   refresh_token: Type.String(),
 });
+
+/** A locked account's 429 says when to retry, as every rate limit's does. */
+export const retryAfterWhenLocked: onErrorAsyncHookHandler = async (_request, reply, error) => {
+  if (error instanceof AccountLocked) reply.header('Retry-After', error.retryAfterSeconds);
+};
 
 export const LoginBody = Type.Object(
   {
@@ -83,8 +89,9 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: LoginBody,
         response: { 200: TokenResponse, ...ErrorResponses },
       },
+      onError: retryAfterWhenLocked,
     },
-    async (request) => logInDeveloper(app.db, app.tokens, request.body),
+    async (request) => logInDeveloper(app.db, app.tokens, request.body, new Date()),
   );
 
   app.post(

@@ -12,7 +12,7 @@ import {
   lockSlug,
   slugsLike,
 } from './developers.queries.ts';
-import { checkPassword, issueTokens, type TokenPair } from './sessions.service.ts';
+import { checkPassword, issueTokens, type TokenPair, underLoginLimit } from './sessions.service.ts';
 
 export interface DeveloperView {
   id: string;
@@ -46,17 +46,21 @@ export async function registerDeveloper(
   };
 }
 
+/** `now` is when the attempt happens, for the per-account login limit. */
 export async function logInDeveloper(
-  executor: Executor,
+  db: Db,
   tokens: TokenService,
   input: { email: string; password: string },
+  now: Date,
 ): Promise<TokenPair> {
-  const developer = await findDeveloperByEmail(executor, input.email);
-  await checkPassword(developer?.password_hash, input.password);
-  return issueTokens(executor, tokens, 'developer', {
-    sub: developer!.id,
-    email: developer!.email,
-    role: 'developer',
+  return underLoginLimit(db, { kind: 'developer', email: input.email }, now, async () => {
+    const developer = await findDeveloperByEmail(db, input.email);
+    await checkPassword(developer?.password_hash, input.password);
+    return issueTokens(db, tokens, 'developer', {
+      sub: developer!.id,
+      email: developer!.email,
+      role: 'developer',
+    });
   });
 }
 

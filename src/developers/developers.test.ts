@@ -10,6 +10,7 @@ import {
   type TestContext,
   uniqueEmail,
 } from '../../test/helpers.ts';
+import { logInDeveloper } from './developers.service.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -131,6 +132,85 @@ describe('POST /v1/auth/developer/login', () => {
         assert.equal(response.json().error.code, 'invalid_token');
       }
       assert.deepEqual(wrongPassword.json(), unknownEmail.json());
+    });
+  });
+
+  describe('429', () => {
+    const failTenTimes = async (email: string) => {
+      for (let i = 0; i < 10; i++)
+        assert.equal((await login(email, 'not the password at all')).statusCode, 401);
+    };
+
+    it('locks an email after 10 failed logins, even for the right password; another email is unaffected', async () => {
+      const { email } = await registered();
+      const other = await registered();
+      await failTenTimes(email);
+      const locked = await login(email.toUpperCase(), PASSWORD);
+      assert.equal(locked.statusCode, 429);
+      assert.equal(locked.json().error.code, 'rate_limit_exceeded');
+      const retryAfter = Number(locked.headers['retry-after']);
+      assert.ok(retryAfter > 14 * 60 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`);
+      assert.equal((await login(other.email, PASSWORD)).statusCode, 200);
+    });
+
+    it('locks an unknown email the same way, so a lock does not tell whether an account exists', async () => {
+      const { email } = await registered();
+      const unknown = uniqueEmail();
+      await failTenTimes(email);
+      await failTenTimes(unknown);
+      const [known, stranger] = [await login(email, PASSWORD), await login(unknown, PASSWORD)];
+      for (const response of [known, stranger]) {
+        assert.equal(response.statusCode, 429);
+        assert.ok(Number(response.headers['retry-after']) > 0);
+      }
+      assert.deepEqual(Object.keys(known.json().error), Object.keys(stranger.json().error));
+    });
+
+    it('counts failures within 15 minutes of each other only, and keeps a lock for 15 minutes', async () => {
+      const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+      const failedAt = (email: string, at: Date[]) =>
+        ctx.database.db
+          .insertInto('login_failures')
+          .values(at.map((failed_at) => ({ account_kind: 'developer' as const, email, failed_at })))
+          .execute();
+      const spread = await registered();
+      const ended = await registered();
+      const current = await registered();
+      // Ten failures over 18 minutes: never ten within 15.
+      await failedAt(
+        spread.email,
+        Array.from({ length: 10 }, (_, i) => minutesAgo(20 - 2 * i)),
+      );
+      // Ten within a minute, the last 16 minutes ago: that lock has ended.
+      await failedAt(
+        ended.email,
+        Array.from({ length: 10 }, (_, i) => minutesAgo(17 - i / 10)),
+      );
+      // Ten within a minute, the last 14 minutes ago: about a minute of the lock is left.
+      await failedAt(
+        current.email,
+        Array.from({ length: 10 }, (_, i) => minutesAgo(15 - i / 10)),
+      );
+      assert.equal((await login(spread.email, PASSWORD)).statusCode, 200);
+      assert.equal((await login(ended.email, PASSWORD)).statusCode, 200);
+      const locked = await login(current.email, PASSWORD);
+      assert.equal(locked.statusCode, 429);
+      const retryAfter = Number(locked.headers['retry-after']);
+      assert.ok(retryAfter > 30 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    });
+
+    it('lets the account in again 15 minutes after the tenth failure (the clock is a parameter)', async () => {
+      const { email } = await registered();
+      const start = new Date();
+      const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+      const attempt = (password: string, now: Date) =>
+        logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, now);
+      for (let i = 0; i < 10; i++) {
+        await assert.rejects(attempt('wrong password!', at(i)), { status: 401 });
+      }
+      await assert.rejects(attempt(PASSWORD, at(9 + 15 * 60 - 1)), { status: 429, retryAfterSeconds: 1 });
+      const pair = await attempt(PASSWORD, at(9 + 15 * 60));
+      assert.ok(pair.access_token);
     });
   });
 

@@ -8,9 +8,19 @@ import {
   type TokenService,
   verifyPassword,
 } from '../platform/auth.ts';
-import type { Executor, Tx } from '../platform/db.ts';
+import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
-import { findDeveloper, insertRefreshToken, spendRefreshToken } from './developers.queries.ts';
+import { findDeveloper } from './developers.queries.ts';
+import {
+  type AccountKind,
+  deleteLoginFailure,
+  deleteLoginFailuresBefore,
+  failedLoginsSince,
+  insertLoginFailure,
+  insertRefreshToken,
+  lockAccountLogins,
+  spendRefreshToken,
+} from './sessions.queries.ts';
 import { findMember } from './staff.queries.ts';
 
 export interface TokenPair {
@@ -26,6 +36,67 @@ const wrongCredentials = () => new AppError(401, 'invalid_token', 'email or pass
 export async function checkPassword(passwordHash: string | undefined, password: string): Promise<void> {
   const ok = await verifyPassword(passwordHash ?? (await decoyPasswordHash()), password).catch(() => false);
   if (!passwordHash || !ok) throw wrongCredentials();
+}
+
+/** 10 failed logins of one account within 15 minutes lock its logins for 15 minutes. */
+export const LOGIN_LIMIT = { failures: 10, windowMs: 15 * 60_000, lockMs: 15 * 60_000 } as const;
+
+/** The 429 of a locked account; the route turns `retryAfterSeconds` into `Retry-After`. */
+export class AccountLocked extends AppError {
+  readonly retryAfterSeconds: number;
+
+  constructor(retryAfterSeconds: number) {
+    super(
+      429,
+      'rate_limit_exceeded',
+      `too many failed logins for this account; retry in ${retryAfterSeconds} s`,
+    );
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * When the account's logins are locked until, given its failures (oldest first): each run of
+ * `failures` within `windowMs` locks them for `lockMs` from the last failure of the run.
+ */
+export function lockedUntil(failures: readonly Date[]): Date | null {
+  let until: number | null = null;
+  for (let last = LOGIN_LIMIT.failures - 1; last < failures.length; last++) {
+    const end = failures[last]!.getTime();
+    if (end - failures[last - LOGIN_LIMIT.failures + 1]!.getTime() <= LOGIN_LIMIT.windowMs) {
+      until = Math.max(until ?? 0, end + LOGIN_LIMIT.lockMs);
+    }
+  }
+  return until === null ? null : new Date(until);
+}
+
+/**
+ * Runs a login attempt under the per-account limit. The attempt is recorded as failed before it
+ * runs and the record is taken back only when it succeeds, so concurrent guesses (on any number
+ * of API processes) cannot slip past the count, and a successful login leaves earlier failures
+ * counted. An email without an account is counted and locked the same way, so a lock says nothing
+ * about whether the account exists. Attempts refused by the lock are not counted: a lock lasts
+ * its 15 minutes, however often it is knocked on.
+ */
+export async function underLoginLimit<T>(
+  db: Db,
+  account: { kind: AccountKind; email: string },
+  now: Date,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const email = account.email.toLowerCase();
+  const failureId = await withTx(db, async (tx) => {
+    await lockAccountLogins(tx, account.kind, email);
+    // Any failure that can still belong to a lock in force is younger than this.
+    const since = new Date(now.getTime() - LOGIN_LIMIT.windowMs - LOGIN_LIMIT.lockMs);
+    const until = lockedUntil(await failedLoginsSince(tx, account.kind, email, since));
+    if (until && until > now) throw new AccountLocked(Math.ceil((until.getTime() - now.getTime()) / 1000));
+    await deleteLoginFailuresBefore(tx, since);
+    return insertLoginFailure(tx, { account_kind: account.kind, email, failed_at: now });
+  });
+  const result = await attempt();
+  await deleteLoginFailure(db, failureId);
+  return result;
 }
 
 export async function issueTokens(

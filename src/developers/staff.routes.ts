@@ -7,7 +7,7 @@ import { withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
 import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
-import { LoginBody, TokenResponse } from './developers.routes.ts';
+import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
 import {
   changeStaffRole,
   inviteStaff,
@@ -50,8 +50,9 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: LoginBody,
         response: { 200: DashboardSession, ...ErrorResponses },
       },
+      onError: retryAfterWhenLocked,
     },
-    async (request) => logInUser(app.db, app.tokens, request.body),
+    async (request) => logInUser(app.db, app.tokens, request.body, new Date()),
   );
 
   app.post(

@@ -4,7 +4,7 @@ import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import { decodeCursorStrings, type Page, toPage } from '../platform/pagination.ts';
 import type { MembershipRole } from '../schema.ts';
-import { checkPassword, issueTokens, type TokenPair } from './sessions.service.ts';
+import { checkPassword, issueTokens, type TokenPair, underLoginLimit } from './sessions.service.ts';
 import {
   deleteMembership,
   deleteUserWithoutMemberships,
@@ -63,18 +63,24 @@ async function sessionFor(
   return { ...pair, businesses };
 }
 
-/** Logs a dashboard user in to their oldest membership; `businesses` lists all of them, oldest first. */
+/**
+ * Logs a dashboard user in to their oldest membership; `businesses` lists all of them, oldest
+ * first. `now` is when the attempt happens, for the per-account login limit.
+ */
 export async function logInUser(
-  executor: Executor,
+  db: Db,
   tokens: TokenService,
   input: { email: string; password: string },
+  now: Date,
 ): Promise<DashboardSession> {
-  const user = await findUserByEmail(executor, input.email);
-  await checkPassword(user?.password_hash, input.password);
-  const businesses = await membershipsOf(executor, user!.id);
-  // Only a removal racing this login leaves a user without memberships: as if they did not exist.
-  if (businesses.length === 0) throw new AppError(401, 'invalid_token', 'email or password is wrong');
-  return sessionFor(executor, tokens, user!, businesses[0]!.id, businesses);
+  return underLoginLimit(db, { kind: 'user', email: input.email }, now, async () => {
+    const user = await findUserByEmail(db, input.email);
+    await checkPassword(user?.password_hash, input.password);
+    const businesses = await membershipsOf(db, user!.id);
+    // Only a removal racing this login leaves a user without memberships: as if they did not exist.
+    if (businesses.length === 0) throw new AppError(401, 'invalid_token', 'email or password is wrong');
+    return sessionFor(db, tokens, user!, businesses[0]!.id, businesses);
+  });
 }
 
 /** A session of another of the user's businesses; one they are not a member of is 404. */

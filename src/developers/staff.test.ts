@@ -99,6 +99,40 @@ describe('POST /v1/auth/login', () => {
     });
   });
 
+  describe('429', () => {
+    it('locks an email after 10 failed logins, unknown emails alike; other emails are unaffected', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'staff_member');
+      const other = await invite(tenant, 'staff_member');
+      const unknown = uniqueEmail();
+      for (let i = 0; i < 10; i++) {
+        assert.equal((await loginAs(user.email, 'wrong password!')).statusCode, 401);
+        assert.equal((await loginAs(unknown, 'wrong password!')).statusCode, 401);
+      }
+      for (const email of [user.email, unknown]) {
+        const locked = await loginAs(email);
+        assert.equal(locked.statusCode, 429, email);
+        assert.equal(locked.json().error.code, 'rate_limit_exceeded');
+        assert.ok(Number(locked.headers['retry-after']) > 14 * 60);
+      }
+      assert.equal((await loginAs(other.email)).statusCode, 200);
+    });
+
+    it('counts dashboard and developer logins of one email apart: they are different accounts', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'business_owner', tenant.developer.email);
+      for (let i = 0; i < 10; i++)
+        assert.equal((await loginAs(user.email, 'wrong password!')).statusCode, 401);
+      assert.equal((await loginAs(user.email)).statusCode, 429);
+      const developer = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/developer/login',
+        payload: { email: tenant.developer.email, password: tenant.developer.password },
+      });
+      assert.equal(developer.statusCode, 200);
+    });
+  });
+
   describe('422', () => {
     it('refuses unknown fields', async () => {
       const response = await ctx.app.inject({
