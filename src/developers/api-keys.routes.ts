@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { ErrorResponses, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.ts';
 
 const ScopeSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
@@ -28,13 +28,14 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/manage/api-keys',
     {
+      config: { sensitive: true },
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
         tags: ['API keys'],
         summary: 'Create an API key; the full key is returned once',
         body: Type.Object(
           {
-            name: Type.String({ minLength: 1, maxLength: 100 }),
+            name: NonBlankString({ maxLength: 100 }),
             scopes: Type.Optional(Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
             environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
             rate_limit_per_minute: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),

@@ -5,13 +5,13 @@ import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { withTx } from '../platform/db.ts';
 import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
-import { ErrorResponses, Timestamp, Uuid } from '../platform/schemas.ts';
+import { ErrorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 });
-const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Name = NonBlankString({ maxLength: 100 });
 
 export const TokenResponse = Type.Object({
   access_token: Type.String(),
@@ -82,6 +82,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/auth/developer/login',
     {
+      config: { sensitive: true },
       schema: {
         tags: ['Developers'],
         summary: 'Log in as a developer: a 1-hour access token and a refresh token',
@@ -97,6 +98,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/auth/refresh',
     {
+      config: { sensitive: true },
       schema: {
         tags: ['Developers'],
         summary: 'Exchange a refresh token for a new token pair (the old refresh token is spent)',
@@ -114,13 +116,14 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/developer/businesses',
     {
+      config: { sensitive: true },
       onRequest: requireDeveloper,
       schema: {
         tags: ['Developers'],
         summary: 'Create a business and its first API key (shown once, all scopes)',
         body: Type.Object(
           {
-            name: Type.String({ minLength: 1, maxLength: 200 }),
+            name: NonBlankString({ maxLength: 200 }),
             business_type: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
             is_dev: Type.Optional(Type.Boolean({ default: false })),
           },

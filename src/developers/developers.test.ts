@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { decodeJwt } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import {
   bearer,
   createTenant,
   createTestApp,
   dashboardToken,
   signUpDeveloper,
+  TEST_JWT_SECRET,
   type TestContext,
   uniqueEmail,
 } from '../../test/helpers.ts';
@@ -76,6 +77,24 @@ describe('POST /v1/auth/developer/register', () => {
   });
 
   describe('422', () => {
+    it('refuses names of white space only', async () => {
+      const response = await register({
+        email: uniqueEmail(),
+        password: PASSWORD,
+        first_name: '   ',
+        last_name: '\n\t',
+      });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.code, 'validation_error');
+      assert.deepEqual(
+        response
+          .json()
+          .error.fields.map((f: { field: string }) => f.field)
+          .sort(),
+        ['first_name', 'last_name'],
+      );
+    });
+
     it('refuses a password shorter than 10 characters', async () => {
       const response = await register({
         email: uniqueEmail(),
@@ -386,6 +405,13 @@ describe('POST /v1/developer/businesses', () => {
   });
 
   describe('422', () => {
+    it('refuses a name of white space only', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const response = await createBusiness(developer.token, { name: '  ' });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.fields[0].field, 'name');
+    });
+
     it('needs a name and refuses unknown fields', async () => {
       const developer = await signUpDeveloper(ctx.app);
       const response = await createBusiness(developer.token, { name: '', colour: 'blue' });
@@ -451,6 +477,32 @@ describe('GET /v1/developer/businesses', () => {
       assert.equal(response.statusCode, 401);
       assert.equal(response.json().error.code, 'invalid_token');
     });
+
+    it('refuses a token that never expires (no exp), though signed with the right secret', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const tenant = await createTenant(ctx.app);
+      const owner = decodeJwt(await dashboardToken(ctx.app, tenant, 'business_owner'));
+      const key = new TextEncoder().encode(TEST_JWT_SECRET);
+      const unending = (claims: Record<string, unknown>, sub: string) =>
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+          .setSubject(sub)
+          .setIssuedAt()
+          .sign(key);
+      const developerToken = await unending(
+        { email: developer.email, app_metadata: { role: 'developer' } },
+        developer.id,
+      );
+      const ownerToken = await unending({ email: owner.email, app_metadata: owner.app_metadata }, owner.sub!);
+      for (const [url, token] of [
+        ['/v1/developer/businesses', developerToken],
+        ['/v1/manage/business', ownerToken],
+      ] as const) {
+        const response = await ctx.app.inject({ method: 'GET', url, headers: bearer(token) });
+        assert.equal(response.statusCode, 401, url);
+        assert.equal(response.json().error.code, 'invalid_token');
+      }
+    });
   });
 
   describe('403', () => {
@@ -471,5 +523,78 @@ describe('GET /v1/developer/businesses', () => {
         assert.equal(response.json().error.code, 'validation_error');
       }
     });
+  });
+});
+
+/** These pass once the app-wide hook that turns `config.sensitive` into the header is in place. */
+describe('Cache-Control: no-store on responses with secrets', () => {
+  const assertNoStore = (response: {
+    statusCode: number;
+    headers: Record<string, unknown>;
+    body: string;
+  }) => {
+    assert.ok(response.statusCode < 300, response.body);
+    assert.equal(response.headers['cache-control'], 'no-store');
+  };
+  const dashboardSession = async () => {
+    const tenant = await createTenant(ctx.app);
+    const email = uniqueEmail('owner');
+    const invited = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/staff',
+      headers: tenant.headers,
+      payload: { email, role: 'business_owner', password: PASSWORD },
+    });
+    assert.equal(invited.statusCode, 201);
+    const loggedIn = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email, password: PASSWORD },
+    });
+    return { tenant, loggedIn };
+  };
+
+  it('POST /v1/auth/developer/login', async () => {
+    const { email } = await registered();
+    assertNoStore(await login(email, PASSWORD));
+  });
+
+  it('POST /v1/auth/refresh', async () => {
+    const developer = await signUpDeveloper(ctx.app);
+    const { refresh_token } = (await login(developer.email, developer.password)).json();
+    assertNoStore(await refresh(refresh_token));
+  });
+
+  it('POST /v1/auth/login', async () => {
+    assertNoStore((await dashboardSession()).loggedIn);
+  });
+
+  it('POST /v1/auth/switch', async () => {
+    const { tenant, loggedIn } = await dashboardSession();
+    assertNoStore(
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/switch',
+        headers: bearer(loggedIn.json().access_token),
+        payload: { business_id: tenant.businessId },
+      }),
+    );
+  });
+
+  it('POST /v1/developer/businesses', async () => {
+    const developer = await signUpDeveloper(ctx.app);
+    assertNoStore(await createBusiness(developer.token, { name: 'Secret Keeper' }));
+  });
+
+  it('POST /v1/manage/api-keys', async () => {
+    const tenant = await createTenant(ctx.app);
+    assertNoStore(
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/api-keys',
+        headers: tenant.headers,
+        payload: { name: 'server' },
+      }),
+    );
   });
 });

@@ -43,6 +43,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/auth/login',
     {
+      config: { sensitive: true },
       schema: {
         tags: ['Staff'],
         summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
@@ -58,6 +59,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/auth/switch',
     {
+      config: { sensitive: true },
       onRequest: requireDashboardUser,
       schema: {
         tags: ['Staff'],

@@ -33,6 +33,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
+  interface FastifyContextConfig {
+    /** The route answers with a secret (a token or an API key): the answer is never cached nor kept in clear. */
+    sensitive?: boolean;
+  }
 }
 
 export const ALL_SCOPES: Scope[] = ['read', 'write', 'admin'];
@@ -121,7 +125,11 @@ export class TokenService {
 
   async verify(token: string): Promise<TokenClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      // Without `requiredClaims`, jose accepts a token that has no `exp`: it would never expire.
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        requiredClaims: ['exp'],
+      });
       const meta = payload.app_metadata as { role?: string; business_id?: string } | undefined;
       const role = meta?.role;
       if (!payload.sub || typeof payload.email !== 'string') return null;

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, type TStringOptions, Type } from 'typebox';
 
 /** Shared TypeBox pieces: one definition of each wire format. */
 export const Uuid = Type.String({ format: 'uuid' });
@@ -32,6 +32,12 @@ export const Nullable = <T extends TSchema>(schema: T) => {
     plain ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]),
   );
 };
+
+/**
+ * A string with at least one character that is not white space (so not empty either): names,
+ * which `   ` is not. Add no `minLength: 1`, or an empty string is reported twice.
+ */
+export const NonBlankString = (options: TStringOptions = {}) => Type.String({ ...options, pattern: '\\S' });
 
 export const ErrorBody = Type.Object(
   {
