@@ -67,7 +67,25 @@ export async function deleteLoginFailure(executor: Executor, id: number): Promis
   await executor.deleteFrom('login_failures').where('id', '=', id).execute();
 }
 
-/** Forgets every failure older than `before`, of any account. */
-export async function deleteLoginFailuresBefore(executor: Executor, before: Date): Promise<void> {
-  await executor.deleteFrom('login_failures').where('failed_at', '<', before).execute();
+/**
+ * Forgets up to `limit` failures older than `before`, of any account. Rows another login is
+ * already deleting are skipped rather than waited for: the next login takes what is left.
+ */
+export async function deleteLoginFailuresBefore(
+  executor: Executor,
+  before: Date,
+  limit = 100,
+): Promise<void> {
+  await executor
+    .deleteFrom('login_failures')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('login_failures')
+        .select('id')
+        .where('failed_at', '<', before)
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .execute();
 }

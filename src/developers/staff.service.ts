@@ -50,15 +50,14 @@ async function sessionFor(
   executor: Executor,
   tokens: TokenService,
   user: { id: string; email: string },
-  businessId: string,
+  current: { id: string; role: MembershipRole },
   businesses: DashboardSession['businesses'],
 ): Promise<DashboardSession> {
-  const current = businesses.find((business) => business.id === businessId)!;
   const pair = await issueTokens(executor, tokens, 'user', {
     sub: user.id,
     email: user.email,
     role: current.role,
-    businessId,
+    businessId: current.id,
   });
   return { ...pair, businesses };
 }
@@ -79,7 +78,7 @@ export async function logInUser(
     const businesses = await membershipsOf(db, user!.id);
     // Only a removal racing this login leaves a user without memberships: as if they did not exist.
     if (businesses.length === 0) throw new AppError(401, 'invalid_token', 'email or password is wrong');
-    return sessionFor(db, tokens, user!, businesses[0]!.id, businesses);
+    return sessionFor(db, tokens, user!, businesses[0]!, businesses);
   });
 }
 
@@ -92,7 +91,8 @@ export async function switchBusiness(
 ): Promise<DashboardSession> {
   const member = await findMember(executor, businessId, principal.userId!);
   if (!member) throw notFound('business');
-  return sessionFor(executor, tokens, member, businessId, await membershipsOf(executor, member.id));
+  const businesses = await membershipsOf(executor, member.id);
+  return sessionFor(executor, tokens, member, { id: businessId, role: member.role }, businesses);
 }
 
 export async function listStaff(
