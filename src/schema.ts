@@ -38,13 +38,30 @@ export interface BusinessesTable {
   deposit_type: Generated<string>;
 }
 
+/** A dashboard user: one email (lower case) and one password, whatever the number of businesses. */
 export interface UsersTable {
   id: Generated<string>;
-  business_id: string;
   email: string;
   password_hash: string;
-  role: string;
   created_at: Generated<Date>;
+}
+
+export type MembershipRole = 'business_owner' | 'staff_member';
+
+/** A dashboard user's role in one business. */
+export interface MembershipsTable {
+  id: Generated<string>;
+  user_id: string;
+  business_id: string;
+  role: MembershipRole;
+  created_at: Generated<Date>;
+}
+
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  account_kind: 'developer' | 'user';
+  email: string;
+  failed_at: Timestamp;
 }
 
 export interface RefreshTokensTable {
@@ -52,6 +69,8 @@ export interface RefreshTokensTable {
   token_hash: string;
   subject_kind: 'developer' | 'user';
   subject_id: string;
+  /** The business a dashboard user's session acts on; null for developers. */
+  business_id: string | null;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
   created_at: Generated<Date>;
@@ -206,6 +225,8 @@ export interface DB {
   developers: DevelopersTable;
   businesses: BusinessesTable;
   users: UsersTable;
+  memberships: MembershipsTable;
+  login_failures: LoginFailuresTable;
   refresh_tokens: RefreshTokensTable;
   api_keys: ApiKeysTable;
   audit_logs: AuditLogsTable;

@@ -98,6 +98,17 @@ describe('POST /v1/manage/api-keys', () => {
   });
 
   describe('422', () => {
+    it('refuses a name of white space only', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await createKey(tenant, { name: ' \t ' });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.code, 'validation_error');
+      assert.deepEqual(
+        response.json().error.fields.map((f: { field: string }) => f.field),
+        ['name'],
+      );
+    });
+
     it('names every bad field', async () => {
       const tenant = await createTenant(ctx.app);
       const response = await createKey(tenant, {

@@ -1,22 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { notFound } from '../platform/errors.ts';
 import { ErrorResponses, Uuid } from '../platform/schemas.ts';
+import { businessInfo } from './developers.service.ts';
 
 const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
 
 export const businessRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const handler = async (businessId: string) => {
-    const business = await app.db
-      .selectFrom('businesses')
-      .select(['id', 'name', 'slug'])
-      .where('id', '=', businessId)
-      .executeTakeFirst();
-    if (!business) throw notFound('business');
-    return business;
-  };
-
   app.get(
     '/v1/manage/business',
     {
@@ -27,7 +17,7 @@ export const businessRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BusinessInfo, ...ErrorResponses },
       },
     },
-    async (request) => handler(principalOf(request).businessId),
+    async (request) => businessInfo(app.db, principalOf(request).businessId),
   );
 
   app.get(
@@ -44,7 +34,7 @@ export const businessRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       reply.header('Deprecation', 'true');
       reply.header('Link', '</v1/manage/business>; rel="successor-version"');
-      return handler(principalOf(request).businessId);
+      return businessInfo(app.db, principalOf(request).businessId);
     },
   );
 };

@@ -1,100 +1,66 @@
-import { sql } from 'kysely';
+import { ALL_SCOPES, hashPassword, type TokenService } from '../platform/auth.ts';
+import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
+import { conflict, notFound } from '../platform/errors.ts';
+import { decodeCursorStrings, toPage } from '../platform/pagination.ts';
+import { issueApiKey } from './api-keys.service.ts';
 import {
-  ACCESS_TOKEN_SECONDS,
-  ALL_SCOPES,
-  decoyPasswordHash,
-  generateApiKey,
-  generateRefreshToken,
-  refreshTokenExpiry,
-  type Scope,
-  sha256,
-  type TokenClaims,
-  type TokenService,
-  verifyPassword,
-} from '../platform/auth.ts';
-import type { Executor, Tx } from '../platform/db.ts';
-import { AppError } from '../platform/errors.ts';
+  findBusinessInfo,
+  findDeveloperByEmail,
+  insertBusiness,
+  insertDeveloper,
+  listBusinessesOf,
+  lockSlug,
+  slugsLike,
+} from './developers.queries.ts';
+import { checkPassword, issueTokens, type TokenPair, underLoginLimit } from './sessions.service.ts';
 
-export interface TokenPair {
-  access_token: string;
-  token_type: 'bearer';
-  expires_in: number;
-  refresh_token: string;
+export interface DeveloperView {
+  id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  created_at: string;
 }
 
-const wrongCredentials = () => new AppError('invalid_token', 'email or password is wrong');
-
-/** Checks a password against a stored hash; an unknown account costs the same time as a wrong password. */
-export async function checkPassword(passwordHash: string | undefined, password: string): Promise<void> {
-  const ok = await verifyPassword(passwordHash ?? (await decoyPasswordHash()), password).catch(() => false);
-  if (!passwordHash || !ok) throw wrongCredentials();
-}
-
-export async function issueTokens(
-  executor: Executor,
-  tokens: TokenService,
-  subjectKind: 'developer' | 'user',
-  claims: TokenClaims,
-): Promise<TokenPair> {
-  const refreshToken = generateRefreshToken();
-  await executor
-    .insertInto('refresh_tokens')
-    .values({
-      token_hash: sha256(refreshToken),
-      subject_kind: subjectKind,
-      subject_id: claims.sub,
-      expires_at: refreshTokenExpiry(),
-    })
-    .execute();
+export async function registerDeveloper(
+  db: Db,
+  input: { email: string; password: string; first_name: string; last_name: string },
+): Promise<DeveloperView> {
+  // Hashed before the transaction: it takes tens of milliseconds, which no lock should wait for.
+  const passwordHash = await hashPassword(input.password);
+  const developer = await withTx(db, async (tx) => {
+    if (await findDeveloperByEmail(tx, input.email)) throw conflict('an account with this email exists');
+    return insertDeveloper(tx, {
+      email: input.email,
+      password_hash: passwordHash,
+      first_name: input.first_name,
+      last_name: input.last_name,
+    });
+  });
   return {
-    access_token: await tokens.sign(claims),
-    token_type: 'bearer',
-    expires_in: ACCESS_TOKEN_SECONDS,
-    refresh_token: refreshToken,
+    id: developer.id,
+    email: developer.email,
+    first_name: developer.first_name,
+    last_name: developer.last_name,
+    created_at: developer.created_at.toISOString(),
   };
 }
 
-/** Exchanges a refresh token for a new pair; the old one is spent (rotation), so a stolen copy works once at most. */
-export async function refreshTokens(
-  executor: Executor,
+/** `now` is when the attempt happens, for the per-account login limit. */
+export async function logInDeveloper(
+  db: Db,
   tokens: TokenService,
-  refreshToken: string,
+  input: { email: string; password: string },
+  now: Date,
 ): Promise<TokenPair> {
-  const spent = await executor
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: new Date() })
-    .where('token_hash', '=', sha256(refreshToken))
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', new Date())
-    .returning(['subject_kind', 'subject_id'])
-    .executeTakeFirst();
-  const invalid = () =>
-    new AppError('invalid_token', 'the refresh token is unknown, expired or already used');
-  if (!spent) throw invalid();
-  if (spent.subject_kind === 'developer') {
-    const developer = await executor
-      .selectFrom('developers')
-      .select(['id', 'email'])
-      .where('id', '=', spent.subject_id)
-      .executeTakeFirst();
-    if (!developer) throw invalid();
-    return issueTokens(executor, tokens, 'developer', {
-      sub: developer.id,
-      email: developer.email,
+  return underLoginLimit(db, { kind: 'developer', email: input.email }, now, async () => {
+    const developer = await findDeveloperByEmail(db, input.email);
+    await checkPassword(developer?.password_hash, input.password);
+    return issueTokens(db, tokens, 'developer', {
+      sub: developer!.id,
+      email: developer!.email,
       role: 'developer',
     });
-  }
-  const user = await executor
-    .selectFrom('users')
-    .select(['id', 'email', 'role', 'business_id'])
-    .where('id', '=', spent.subject_id)
-    .executeTakeFirst();
-  if (!user) throw invalid();
-  return issueTokens(executor, tokens, 'user', {
-    sub: user.id,
-    email: user.email,
-    role: user.role as TokenClaims['role'],
-    businessId: user.business_id,
   });
 }
 
@@ -118,44 +84,64 @@ export function slugify(name: string): string {
  */
 export async function uniqueSlug(tx: Tx, name: string): Promise<string> {
   const base = slugify(name);
-  await sql`SELECT pg_advisory_xact_lock(hashtext(${`business-slug:${base}`}))`.execute(tx);
-  const taken = await tx
-    .selectFrom('businesses')
-    .select('slug')
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-    .execute();
-  const used = new Set(taken.map((row) => row.slug));
+  await lockSlug(tx, base);
+  const used = new Set(await slugsLike(tx, base));
   if (!used.has(base)) return base;
   for (let n = 2; ; n++) {
     if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
   }
 }
 
-export async function insertApiKey(
-  executor: Executor,
-  input: {
-    businessId: string;
-    name: string;
-    scopes: Scope[];
-    environment: 'live' | 'test';
-    rateLimitPerMinute: number | null;
-  },
+export async function createBusiness(
+  tx: Tx,
+  developerId: string,
+  input: { name: string; business_type?: string | null; is_dev?: boolean },
 ) {
-  const generated = generateApiKey(input.environment);
-  const scopes = ALL_SCOPES.filter((scope) => input.scopes.includes(scope));
-  const row = await executor
-    .insertInto('api_keys')
-    .values({
-      business_id: input.businessId,
-      name: input.name,
-      prefix: generated.prefix,
-      lookup: generated.lookup,
-      key_hash: generated.keyHash,
-      scopes,
-      environment: input.environment,
-      rate_limit_per_minute: input.rateLimitPerMinute,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { row, key: generated.key };
+  const isDev = input.is_dev ?? false;
+  const business = await insertBusiness(tx, {
+    developer_id: developerId,
+    name: input.name,
+    slug: await uniqueSlug(tx, input.name),
+    business_type: input.business_type ?? null,
+    is_dev: isDev,
+  });
+  const { key } = await issueApiKey(tx, business.id, {
+    name: 'default',
+    scopes: ALL_SCOPES,
+    environment: isDev ? 'test' : 'live',
+    rateLimitPerMinute: null,
+  });
+  return {
+    business_id: business.id,
+    name: business.name,
+    slug: business.slug,
+    business_type: business.business_type,
+    is_dev: business.is_dev,
+    api_key: key,
+    scopes: ALL_SCOPES,
+  };
+}
+
+export async function listBusinesses(
+  executor: Executor,
+  developerId: string,
+  page: { limit: number; cursor?: string },
+) {
+  const after = decodeCursorStrings(page.cursor, 1);
+  const rows = await listBusinessesOf(executor, developerId, {
+    limit: page.limit,
+    afterId: after?.[0] ?? null,
+  });
+  return toPage(
+    rows,
+    page.limit,
+    (row) => [row.id],
+    (row) => ({ ...row, business_id: row.id, created_at: row.created_at.toISOString() }),
+  );
+}
+
+export async function businessInfo(executor: Executor, businessId: string) {
+  const business = await findBusinessInfo(executor, businessId);
+  if (!business) throw notFound('business');
+  return business;
 }

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { decodeJwt } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import {
   bearer,
   createTenant,
   createTestApp,
   dashboardToken,
   signUpDeveloper,
+  TEST_JWT_SECRET,
   type TestContext,
   uniqueEmail,
 } from '../../test/helpers.ts';
+import { logInDeveloper } from './developers.service.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -75,6 +77,24 @@ describe('POST /v1/auth/developer/register', () => {
   });
 
   describe('422', () => {
+    it('refuses names of white space only', async () => {
+      const response = await register({
+        email: uniqueEmail(),
+        password: PASSWORD,
+        first_name: '   ',
+        last_name: '\n\t',
+      });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.code, 'validation_error');
+      assert.deepEqual(
+        response
+          .json()
+          .error.fields.map((f: { field: string }) => f.field)
+          .sort(),
+        ['first_name', 'last_name'],
+      );
+    });
+
     it('refuses a password shorter than 10 characters', async () => {
       const response = await register({
         email: uniqueEmail(),
@@ -131,6 +151,85 @@ describe('POST /v1/auth/developer/login', () => {
         assert.equal(response.json().error.code, 'invalid_token');
       }
       assert.deepEqual(wrongPassword.json(), unknownEmail.json());
+    });
+  });
+
+  describe('429', () => {
+    const failTenTimes = async (email: string) => {
+      for (let i = 0; i < 10; i++)
+        assert.equal((await login(email, 'not the password at all')).statusCode, 401);
+    };
+
+    it('locks an email after 10 failed logins, even for the right password; another email is unaffected', async () => {
+      const { email } = await registered();
+      const other = await registered();
+      await failTenTimes(email);
+      const locked = await login(email.toUpperCase(), PASSWORD);
+      assert.equal(locked.statusCode, 429);
+      assert.equal(locked.json().error.code, 'rate_limit_exceeded');
+      const retryAfter = Number(locked.headers['retry-after']);
+      assert.ok(retryAfter > 14 * 60 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`);
+      assert.equal((await login(other.email, PASSWORD)).statusCode, 200);
+    });
+
+    it('locks an unknown email the same way, so a lock does not tell whether an account exists', async () => {
+      const { email } = await registered();
+      const unknown = uniqueEmail();
+      await failTenTimes(email);
+      await failTenTimes(unknown);
+      const [known, stranger] = [await login(email, PASSWORD), await login(unknown, PASSWORD)];
+      for (const response of [known, stranger]) {
+        assert.equal(response.statusCode, 429);
+        assert.ok(Number(response.headers['retry-after']) > 0);
+      }
+      assert.deepEqual(Object.keys(known.json().error), Object.keys(stranger.json().error));
+    });
+
+    it('counts failures within 15 minutes of each other only, and keeps a lock for 15 minutes', async () => {
+      const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+      const failedAt = (email: string, at: Date[]) =>
+        ctx.database.db
+          .insertInto('login_failures')
+          .values(at.map((failed_at) => ({ account_kind: 'developer' as const, email, failed_at })))
+          .execute();
+      const spread = await registered();
+      const ended = await registered();
+      const current = await registered();
+      // Ten failures over 18 minutes: never ten within 15.
+      await failedAt(
+        spread.email,
+        Array.from({ length: 10 }, (_, i) => minutesAgo(20 - 2 * i)),
+      );
+      // Ten within a minute, the last 16 minutes ago: that lock has ended.
+      await failedAt(
+        ended.email,
+        Array.from({ length: 10 }, (_, i) => minutesAgo(17 - i / 10)),
+      );
+      // Ten within a minute, the last 14 minutes ago: about a minute of the lock is left.
+      await failedAt(
+        current.email,
+        Array.from({ length: 10 }, (_, i) => minutesAgo(15 - i / 10)),
+      );
+      assert.equal((await login(spread.email, PASSWORD)).statusCode, 200);
+      assert.equal((await login(ended.email, PASSWORD)).statusCode, 200);
+      const locked = await login(current.email, PASSWORD);
+      assert.equal(locked.statusCode, 429);
+      const retryAfter = Number(locked.headers['retry-after']);
+      assert.ok(retryAfter > 30 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    });
+
+    it('lets the account in again 15 minutes after the tenth failure (the clock is a parameter)', async () => {
+      const { email } = await registered();
+      const start = new Date();
+      const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+      const attempt = (password: string, now: Date) =>
+        logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, now);
+      for (let i = 0; i < 10; i++) {
+        await assert.rejects(attempt('wrong password!', at(i)), { status: 401 });
+      }
+      await assert.rejects(attempt(PASSWORD, at(9 + 15 * 60 - 1)), { status: 429, retryAfterSeconds: 1 });
+      const pair = await attempt(PASSWORD, at(9 + 15 * 60));
+      assert.ok(pair.access_token);
     });
   });
 
@@ -306,6 +405,13 @@ describe('POST /v1/developer/businesses', () => {
   });
 
   describe('422', () => {
+    it('refuses a name of white space only', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const response = await createBusiness(developer.token, { name: '  ' });
+      assert.equal(response.statusCode, 422);
+      assert.equal(response.json().error.fields[0].field, 'name');
+    });
+
     it('needs a name and refuses unknown fields', async () => {
       const developer = await signUpDeveloper(ctx.app);
       const response = await createBusiness(developer.token, { name: '', colour: 'blue' });
@@ -371,6 +477,32 @@ describe('GET /v1/developer/businesses', () => {
       assert.equal(response.statusCode, 401);
       assert.equal(response.json().error.code, 'invalid_token');
     });
+
+    it('refuses a token that never expires (no exp), though signed with the right secret', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const tenant = await createTenant(ctx.app);
+      const owner = decodeJwt(await dashboardToken(ctx.app, tenant, 'business_owner'));
+      const key = new TextEncoder().encode(TEST_JWT_SECRET);
+      const unending = (claims: Record<string, unknown>, sub: string) =>
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+          .setSubject(sub)
+          .setIssuedAt()
+          .sign(key);
+      const developerToken = await unending(
+        { email: developer.email, app_metadata: { role: 'developer' } },
+        developer.id,
+      );
+      const ownerToken = await unending({ email: owner.email, app_metadata: owner.app_metadata }, owner.sub!);
+      for (const [url, token] of [
+        ['/v1/developer/businesses', developerToken],
+        ['/v1/manage/business', ownerToken],
+      ] as const) {
+        const response = await ctx.app.inject({ method: 'GET', url, headers: bearer(token) });
+        assert.equal(response.statusCode, 401, url);
+        assert.equal(response.json().error.code, 'invalid_token');
+      }
+    });
   });
 
   describe('403', () => {
@@ -391,5 +523,78 @@ describe('GET /v1/developer/businesses', () => {
         assert.equal(response.json().error.code, 'validation_error');
       }
     });
+  });
+});
+
+/** These pass once the app-wide hook that turns `config.sensitive` into the header is in place. */
+describe('Cache-Control: no-store on responses with secrets', () => {
+  const assertNoStore = (response: {
+    statusCode: number;
+    headers: Record<string, unknown>;
+    body: string;
+  }) => {
+    assert.ok(response.statusCode < 300, response.body);
+    assert.equal(response.headers['cache-control'], 'no-store');
+  };
+  const dashboardSession = async () => {
+    const tenant = await createTenant(ctx.app);
+    const email = uniqueEmail('owner');
+    const invited = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/staff',
+      headers: tenant.headers,
+      payload: { email, role: 'business_owner', password: PASSWORD },
+    });
+    assert.equal(invited.statusCode, 201);
+    const loggedIn = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email, password: PASSWORD },
+    });
+    return { tenant, loggedIn };
+  };
+
+  it('POST /v1/auth/developer/login', async () => {
+    const { email } = await registered();
+    assertNoStore(await login(email, PASSWORD));
+  });
+
+  it('POST /v1/auth/refresh', async () => {
+    const developer = await signUpDeveloper(ctx.app);
+    const { refresh_token } = (await login(developer.email, developer.password)).json();
+    assertNoStore(await refresh(refresh_token));
+  });
+
+  it('POST /v1/auth/login', async () => {
+    assertNoStore((await dashboardSession()).loggedIn);
+  });
+
+  it('POST /v1/auth/switch', async () => {
+    const { tenant, loggedIn } = await dashboardSession();
+    assertNoStore(
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/switch',
+        headers: bearer(loggedIn.json().access_token),
+        payload: { business_id: tenant.businessId },
+      }),
+    );
+  });
+
+  it('POST /v1/developer/businesses', async () => {
+    const developer = await signUpDeveloper(ctx.app);
+    assertNoStore(await createBusiness(developer.token, { name: 'Secret Keeper' }));
+  });
+
+  it('POST /v1/manage/api-keys', async () => {
+    const tenant = await createTenant(ctx.app);
+    assertNoStore(
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/api-keys',
+        headers: tenant.headers,
+        payload: { name: 'server' },
+      }),
+    );
   });
 });

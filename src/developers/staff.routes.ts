@@ -1,54 +1,73 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { recordAudit } from '../audit/audit.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
+import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { withTx } from '../platform/db.ts';
-import { conflict, notFound } from '../platform/errors.ts';
-import { afterRow, decodeCursorStrings, PageQuery, pageEnvelope, toPage } from '../platform/pagination.ts';
+import { AppError } from '../platform/errors.ts';
+import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
-import { LoginBody, TokenResponse } from './developers.routes.ts';
-import { checkPassword, issueTokens } from './developers.service.ts';
+import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
+import {
+  changeStaffRole,
+  inviteStaff,
+  listStaff,
+  logInUser,
+  removeStaff,
+  switchBusiness,
+} from './staff.service.ts';
 
 const Role = Type.Union([Type.Literal('business_owner'), Type.Literal('staff_member')]);
 const StaffUser = Type.Object({ id: Uuid, email: Type.String(), role: Role, created_at: Timestamp });
 
-type UserRow = { id: string; email: string; role: string; created_at: Date };
-const toStaffUser = (row: UserRow) => ({
-  id: row.id,
-  email: row.email,
-  role: row.role as 'business_owner' | 'staff_member',
-  created_at: row.created_at.toISOString(),
+const DashboardSession = Type.Object({
+  ...TokenResponse.properties,
+  businesses: Type.Array(Type.Object({ id: Uuid, name: Type.String(), role: Role }), {
+    description: "the user's businesses, oldest membership first; the token acts on the first",
+  }),
 });
+
+/** The switch between businesses is for dashboard users' own tokens only. */
+const requireDashboardUser: onRequestAsyncHookHandler = async (request) => {
+  const principal = await request.server.authenticator.resolve(request);
+  if (!principal) throw new AppError('invalid_token', 'send credentials as "Authorization: Bearer <token>"');
+  if (principal.kind !== 'user') {
+    throw new AppError('insufficient_permissions', "this call needs a dashboard user's access token");
+  }
+  request.principal = principal;
+};
 
 /** Dashboard users of a business: their login, and the owners' management of them. */
 export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/auth/login',
     {
+      config: { sensitive: true },
       schema: {
         tags: ['Staff'],
-        summary: 'Log in as a dashboard user (business owner or staff member)',
+        summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
         security: [],
         body: LoginBody,
-        response: { 200: TokenResponse, ...ErrorResponses },
+        response: { 200: DashboardSession, ...ErrorResponses },
+      },
+      onError: retryAfterWhenLocked,
+    },
+    async (request) => logInUser(app.db, app.tokens, request.body, new Date()),
+  );
+
+  app.post(
+    '/v1/auth/switch',
+    {
+      config: { sensitive: true },
+      onRequest: requireDashboardUser,
+      schema: {
+        tags: ['Staff'],
+        summary: "Exchange a dashboard user's access token for one acting on another of their businesses",
+        body: Type.Object({ business_id: Uuid }, { additionalProperties: false }),
+        response: { 200: DashboardSession, ...ErrorResponses },
       },
     },
-    async (request) => {
-      const { email, password } = request.body;
-      const user = await app.db
-        .selectFrom('users')
-        .select(['id', 'email', 'role', 'business_id', 'password_hash'])
-        .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-        .executeTakeFirst();
-      await checkPassword(user?.password_hash, password);
-      return issueTokens(app.db, app.tokens, 'user', {
-        sub: user!.id,
-        email: user!.email,
-        role: user!.role as 'business_owner' | 'staff_member',
-        businessId: user!.business_id,
-      });
-    },
+    async (request) => switchBusiness(app.db, app.tokens, request.principal!, request.body.business_id),
   );
 
   app.get(
@@ -62,20 +81,11 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(StaffUser), ...ErrorResponses },
       },
     },
-    async (request) => {
-      const { businessId } = principalOf(request);
-      const limit = request.query.limit ?? 50;
-      const after = decodeCursorStrings(request.query.cursor, 1);
-      let query = app.db
-        .selectFrom('users')
-        .select(['id', 'email', 'role', 'created_at'])
-        .where('business_id', '=', businessId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(limit + 1);
-      if (after) query = query.where(afterRow('users', after[0]!));
-      return toPage(await query.execute(), limit, (row) => [row.id], toStaffUser);
-    },
+    async (request) =>
+      listStaff(app.db, principalOf(request).businessId, {
+        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
+        cursor: request.query.cursor,
+      }),
   );
 
   app.post(
@@ -96,32 +106,8 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: StaffUser, ...ErrorResponses },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const { email, role, password } = request.body;
-      const passwordHash = await hashPassword(password);
-      const user = await withTx(app.db, async (tx) => {
-        const existing = await tx
-          .selectFrom('users')
-          .select('id')
-          .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-          .executeTakeFirst();
-        if (existing) throw conflict('a dashboard user with this email exists');
-        const created = await tx
-          .insertInto('users')
-          .values({ business_id: principal.businessId, email, role, password_hash: passwordHash })
-          .returning(['id', 'email', 'role', 'created_at'])
-          .executeTakeFirstOrThrow();
-        await recordAudit(tx, principal, {
-          action: 'staff.invited',
-          entityType: 'user',
-          entityId: created.id,
-          after: toStaffUser(created),
-        });
-        return created;
-      });
-      return reply.status(201).send(toStaffUser(user));
-    },
+    async (request, reply) =>
+      reply.status(201).send(await inviteStaff(app.db, principalOf(request), request.body)),
   );
 
   app.patch(
@@ -138,30 +124,9 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const principal = principalOf(request);
-      return withTx(app.db, async (tx) => {
-        const before = await tx
-          .selectFrom('users')
-          .select(['id', 'email', 'role', 'created_at'])
-          .where('id', '=', request.params.user_id)
-          .where('business_id', '=', principal.businessId)
-          .forUpdate()
-          .executeTakeFirst();
-        if (!before) throw notFound('user');
-        const after = await tx
-          .updateTable('users')
-          .set({ role: request.body.role })
-          .where('id', '=', before.id)
-          .returning(['id', 'email', 'role', 'created_at'])
-          .executeTakeFirstOrThrow();
-        await recordAudit(tx, principal, {
-          action: 'staff.role_changed',
-          entityType: 'user',
-          entityId: before.id,
-          before: toStaffUser(before),
-          after: toStaffUser(after),
-        });
-        return toStaffUser(after);
-      });
+      return withTx(app.db, (tx) =>
+        changeStaffRole(tx, principal, request.params.user_id, request.body.role),
+      );
     },
   );
 
@@ -178,27 +143,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, async (tx) => {
-        const removed = await tx
-          .deleteFrom('users')
-          .where('id', '=', request.params.user_id)
-          .where('business_id', '=', principal.businessId)
-          .returning(['id', 'email', 'role', 'created_at'])
-          .executeTakeFirst();
-        if (!removed) throw notFound('user');
-        await tx
-          .updateTable('refresh_tokens')
-          .set({ revoked_at: new Date() })
-          .where('subject_id', '=', removed.id)
-          .where('revoked_at', 'is', null)
-          .execute();
-        await recordAudit(tx, principal, {
-          action: 'staff.removed',
-          entityType: 'user',
-          entityId: removed.id,
-          before: toStaffUser(removed),
-        });
-      });
+      await withTx(app.db, (tx) => removeStaff(tx, principal, request.params.user_id));
       return reply.status(204).send(null);
     },
   );

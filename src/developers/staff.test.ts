@@ -52,9 +52,30 @@ describe('POST /v1/auth/login', () => {
       assert.equal(claims.sub, user.id);
       assert.equal(claims.email, user.email);
       assert.deepEqual(claims.app_metadata, { role: 'staff_member', business_id: tenant.businessId });
+      assert.deepEqual(body.businesses, [{ id: tenant.businessId, name: 'Chez Test', role: 'staff_member' }]);
       const business = await get('/v1/manage/business', body.access_token);
       assert.equal(business.statusCode, 200);
       assert.equal(business.json().id, tenant.businessId);
+    });
+
+    it('with several memberships, lists every business and acts on the oldest membership', async () => {
+      const first = await createTenant(ctx.app, { name: 'First' });
+      const second = await createTenant(ctx.app, { name: 'Second' });
+      const email = uniqueEmail('shared');
+      await invite(second, 'staff_member', email);
+      await invite(first, 'business_owner', email);
+      const response = await loginAs(email);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.deepEqual(body.businesses, [
+        { id: second.businessId, name: 'Second', role: 'staff_member' },
+        { id: first.businessId, name: 'First', role: 'business_owner' },
+      ]);
+      assert.deepEqual(decodeJwt(body.access_token).app_metadata, {
+        role: 'staff_member',
+        business_id: second.businessId,
+      });
+      assert.equal((await get('/v1/manage/business', body.access_token)).json().id, second.businessId);
     });
   });
 
@@ -78,6 +99,40 @@ describe('POST /v1/auth/login', () => {
     });
   });
 
+  describe('429', () => {
+    it('locks an email after 10 failed logins, unknown emails alike; other emails are unaffected', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'staff_member');
+      const other = await invite(tenant, 'staff_member');
+      const unknown = uniqueEmail();
+      for (let i = 0; i < 10; i++) {
+        assert.equal((await loginAs(user.email, 'wrong password!')).statusCode, 401);
+        assert.equal((await loginAs(unknown, 'wrong password!')).statusCode, 401);
+      }
+      for (const email of [user.email, unknown]) {
+        const locked = await loginAs(email);
+        assert.equal(locked.statusCode, 429, email);
+        assert.equal(locked.json().error.code, 'rate_limit_exceeded');
+        assert.ok(Number(locked.headers['retry-after']) > 14 * 60);
+      }
+      assert.equal((await loginAs(other.email)).statusCode, 200);
+    });
+
+    it('counts dashboard and developer logins of one email apart: they are different accounts', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'business_owner', tenant.developer.email);
+      for (let i = 0; i < 10; i++)
+        assert.equal((await loginAs(user.email, 'wrong password!')).statusCode, 401);
+      assert.equal((await loginAs(user.email)).statusCode, 429);
+      const developer = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/developer/login',
+        payload: { email: tenant.developer.email, password: tenant.developer.password },
+      });
+      assert.equal(developer.statusCode, 200);
+    });
+  });
+
   describe('422', () => {
     it('refuses unknown fields', async () => {
       const response = await ctx.app.inject({
@@ -87,6 +142,120 @@ describe('POST /v1/auth/login', () => {
       });
       assert.equal(response.statusCode, 422);
       assert.equal(response.json().error.fields[0].field, 'remember');
+    });
+  });
+});
+
+const switchTo = (business_id: string, token: string) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: '/v1/auth/switch',
+    headers: bearer(token),
+    payload: { business_id },
+  });
+
+/** A person who is owner of `first` (their oldest membership) and staff member of `second`. */
+async function memberOfTwo() {
+  const first = await createTenant(ctx.app, { name: 'First' });
+  const second = await createTenant(ctx.app, { name: 'Second' });
+  const user = await invite(first, 'business_owner');
+  await invite(second, 'staff_member', user.email);
+  const session = (await loginAs(user.email)).json();
+  return { first, second, user, session };
+}
+
+describe('POST /v1/auth/switch', () => {
+  describe('200', () => {
+    it("returns a session of another of the user's businesses, with the role held there", async () => {
+      const { first, second, user, session } = await memberOfTwo();
+      const response = await switchTo(second.businessId, session.access_token);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.equal(body.token_type, 'bearer');
+      assert.equal(body.expires_in, 3600);
+      assert.ok(body.refresh_token);
+      assert.deepEqual(body.businesses, session.businesses);
+      const claims = decodeJwt(body.access_token);
+      assert.equal(claims.sub, user.id);
+      assert.deepEqual(claims.app_metadata, { role: 'staff_member', business_id: second.businessId });
+      assert.equal((await get('/v1/manage/business', body.access_token)).json().id, second.businessId);
+      assert.equal((await get('/v1/manage/staff', body.access_token)).statusCode, 403, 'staff member there');
+      assert.equal((await get('/v1/manage/staff', session.access_token)).statusCode, 200, 'owner in first');
+      const back = await switchTo(first.businessId, body.access_token);
+      assert.equal(back.statusCode, 200);
+      assert.deepEqual(decodeJwt(back.json().access_token).app_metadata, {
+        role: 'business_owner',
+        business_id: first.businessId,
+      });
+    });
+
+    it('gives a refresh token that renews the session of the business switched to', async () => {
+      const { second, session } = await memberOfTwo();
+      const switched = (await switchTo(second.businessId, session.access_token)).json();
+      const refreshed = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/refresh',
+        payload: { refresh_token: switched.refresh_token },
+      });
+      assert.equal(refreshed.statusCode, 200, refreshed.body);
+      assert.deepEqual(decodeJwt(refreshed.json().access_token).app_metadata, {
+        role: 'staff_member',
+        business_id: second.businessId,
+      });
+    });
+  });
+
+  describe('401', () => {
+    it('needs a valid access token', async () => {
+      const { second } = await memberOfTwo();
+      for (const headers of [{}, bearer('not.a.jwt')]) {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url: '/v1/auth/switch',
+          headers,
+          payload: { business_id: second.businessId },
+        });
+        assert.equal(response.statusCode, 401);
+        assert.equal(response.json().error.code, 'invalid_token');
+      }
+    });
+  });
+
+  describe('403', () => {
+    it("refuses API keys and developers' tokens", async () => {
+      const { first } = await memberOfTwo();
+      for (const token of [first.apiKey, first.developer.token]) {
+        const response = await switchTo(first.businessId, token);
+        assert.equal(response.statusCode, 403);
+        assert.equal(response.json().error.code, 'insufficient_permissions');
+      }
+    });
+  });
+
+  describe('404', () => {
+    it('answers not_found for a business the user is not a member of, or that does not exist', async () => {
+      const { session } = await memberOfTwo();
+      const stranger = await createTenant(ctx.app);
+      for (const id of [stranger.businessId, '00000000-0000-4000-8000-000000000000']) {
+        const response = await switchTo(id, session.access_token);
+        assert.equal(response.statusCode, 404, id);
+        assert.equal(response.json().error.code, 'not_found');
+      }
+    });
+  });
+
+  describe('422', () => {
+    it('needs a business_id that is a UUID, and nothing else', async () => {
+      const { session } = await memberOfTwo();
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/switch',
+        headers: bearer(session.access_token),
+        payload: { business_id: 'nope', role: 'business_owner' },
+      });
+      assert.equal(response.statusCode, 422);
+      const fields = response.json().error.fields.map((f: { field: string }) => f.field);
+      assert.deepEqual(fields.sort(), ['business_id', 'role']);
     });
   });
 });
@@ -173,6 +342,46 @@ describe('POST /v1/manage/staff', () => {
       assert.equal(audit.items[0].user_email, tenant.developer.email);
       assert.equal(audit.items[0].entity_id, response.json().id);
     });
+
+    it('adds a membership to an email with an account elsewhere, answering as for a new person', async () => {
+      const first = await createTenant(ctx.app);
+      const second = await createTenant(ctx.app);
+      const email = uniqueEmail('shared');
+      await invite(first, 'business_owner', email);
+      const before = Date.now();
+      const existing = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: second.headers,
+        payload: { email: email.toUpperCase(), role: 'staff_member', password: 'another password 456' },
+      });
+      const fresh = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: second.headers,
+        payload: { email: uniqueEmail('fresh').toUpperCase(), role: 'staff_member', password: PASSWORD },
+      });
+      for (const response of [existing, fresh]) {
+        assert.equal(response.statusCode, 201, response.body);
+        const body = response.json();
+        assert.deepEqual(Object.keys(body).sort(), ['created_at', 'email', 'id', 'role']);
+        assert.equal(body.email, body.email.toLowerCase());
+        assert.equal(body.role, 'staff_member');
+        assert.ok(Date.parse(body.created_at) >= before - 1000, 'the membership, not the account, is dated');
+      }
+      assert.equal(existing.json().email, email);
+      // The account keeps its own password: the one in the second invitation does nothing.
+      assert.equal((await loginAs(email, 'another password 456')).statusCode, 401);
+      const login = await loginAs(email);
+      assert.equal(login.statusCode, 200);
+      assert.deepEqual(
+        login.json().businesses.map((b: { id: string; role: string }) => [b.id, b.role]),
+        [
+          [first.businessId, 'business_owner'],
+          [second.businessId, 'staff_member'],
+        ],
+      );
+    });
   });
 
   describe('403', () => {
@@ -191,18 +400,22 @@ describe('POST /v1/manage/staff', () => {
   });
 
   describe('409', () => {
-    it('refuses an email any dashboard user already has, whatever its case', async () => {
+    it('refuses an email that is already a member of this business, whatever its case', async () => {
       const tenant = await createTenant(ctx.app);
-      const other = await createTenant(ctx.app);
-      const existing = await invite(other, 'staff_member');
+      const existing = await invite(tenant, 'staff_member');
       const response = await ctx.app.inject({
         method: 'POST',
         url: '/v1/manage/staff',
         headers: tenant.headers,
-        payload: { email: existing.email.toUpperCase(), role: 'staff_member', password: PASSWORD },
+        payload: { email: existing.email.toUpperCase(), role: 'business_owner', password: PASSWORD },
       });
       assert.equal(response.statusCode, 409);
       assert.equal(response.json().error.code, 'conflict');
+      const listed = (await get('/v1/manage/staff', tenant.apiKey)).json();
+      assert.deepEqual(
+        listed.items.map((u: { role: string }) => u.role),
+        ['staff_member'],
+      );
     });
   });
 
@@ -261,6 +474,31 @@ describe('PATCH /v1/manage/staff/:user_id', () => {
       assert.equal(audit.items[0].action, 'staff.role_changed');
       assert.equal(audit.items[0].before_state.role, 'staff_member');
       assert.equal(audit.items[0].after_state.role, 'business_owner');
+    });
+
+    it('changes the role in this business only, even for a person of several businesses', async () => {
+      const { first, second, user, session } = await memberOfTwo();
+      const response = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/staff/${user.id}`,
+        headers: second.headers,
+        payload: { role: 'business_owner' },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const roleIn = async (tenant: Tenant) =>
+        (await get('/v1/manage/staff', tenant.apiKey)).json().items[0].role;
+      assert.equal(await roleIn(first), 'business_owner');
+      assert.equal(await roleIn(second), 'business_owner');
+      const demoted = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/staff/${user.id}`,
+        headers: first.headers,
+        payload: { role: 'staff_member' },
+      });
+      assert.equal(demoted.statusCode, 200);
+      assert.equal(await roleIn(first), 'staff_member');
+      assert.equal(await roleIn(second), 'business_owner');
+      assert.equal((await get('/v1/manage/staff', session.access_token)).statusCode, 403);
     });
   });
 
@@ -347,6 +585,47 @@ describe('DELETE /v1/manage/staff/:user_id', () => {
       const audit = (await get('/v1/manage/audit-logs', tenant.apiKey)).json();
       assert.equal(audit.items[0].action, 'staff.removed');
       assert.equal(audit.items[0].before_state.email, user.email);
+    });
+
+    it("ends only this business's membership: the user's token for another business keeps working", async () => {
+      const { first, second, user, session } = await memberOfTwo();
+      const inSecond = (await switchTo(second.businessId, session.access_token)).json();
+      const response = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/staff/${user.id}`,
+        headers: second.headers,
+      });
+      assert.equal(response.statusCode, 204);
+      assert.equal((await get('/v1/manage/business', inSecond.access_token)).statusCode, 401);
+      const refreshed = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/refresh',
+        payload: { refresh_token: inSecond.refresh_token },
+      });
+      assert.equal(refreshed.statusCode, 401);
+      assert.equal((await get('/v1/manage/business', session.access_token)).statusCode, 200);
+      assert.equal((await switchTo(second.businessId, session.access_token)).statusCode, 404);
+      const login = (await loginAs(user.email)).json();
+      assert.deepEqual(
+        login.businesses.map((b: { id: string }) => b.id),
+        [first.businessId],
+      );
+      assert.equal((await get('/v1/manage/staff', second.apiKey)).json().items.length, 0);
+    });
+
+    it('deletes a user left without any business: the email can be invited afresh', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'staff_member');
+      await ctx.app.inject({ method: 'DELETE', url: `/v1/manage/staff/${user.id}`, headers: tenant.headers });
+      const again = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: tenant.headers,
+        payload: { email: user.email, role: 'staff_member', password: 'a brand new password' },
+      });
+      assert.equal(again.statusCode, 201, again.body);
+      assert.notEqual(again.json().id, user.id);
+      assert.equal((await loginAs(user.email, 'a brand new password')).statusCode, 200);
     });
   });
 

@@ -17,6 +17,8 @@ export interface Principal {
   /** The business the call acts on; null for a developer JWT without `X-Business-Id`. */
   businessId: string | null;
   developerId: string | null;
+  /** The dashboard user's id; null for other credentials. */
+  userId: string | null;
   scopes: ReadonlySet<Scope>;
   role: Role | null;
   /** Written into audit rows: a user's email or `api_key:<name>`. */
@@ -119,7 +121,11 @@ export class TokenService {
 
   async verify(token: string): Promise<TokenClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      // Without `requiredClaims`, jose accepts a token that has no `exp`: it would never expire.
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        requiredClaims: ['exp'],
+      });
       const meta = payload.app_metadata as { role?: string; business_id?: string } | undefined;
       const role = meta?.role;
       if (!payload.sub || typeof payload.email !== 'string') return null;
@@ -241,6 +247,7 @@ export class Authenticator {
       kind: 'api_key',
       businessId: row.business_id,
       developerId: row.developer_id,
+      userId: null,
       scopes: expandScopes(row.scopes as Scope[]),
       role: null,
       actor: `api_key:${row.name}`,
@@ -277,6 +284,7 @@ export class Authenticator {
         kind: 'developer',
         businessId,
         developerId: developer.id,
+        userId: null,
         scopes: expandScopes(['admin']),
         role: 'developer',
         actor: developer.email,
@@ -285,32 +293,38 @@ export class Authenticator {
         developerPastDue: developer.subscription_status === 'past_due',
       };
     }
-    const user = await this.db
-      .selectFrom('users')
-      .innerJoin('businesses', 'businesses.id', 'users.business_id')
+    // The membership is read on every use: a removed membership's token stops working at once,
+    // and a changed role applies at once.
+    if (!claims.businessId || !isUuid(claims.businessId))
+      throw invalidToken('the access token names no business');
+    const member = await this.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .innerJoin('businesses', 'businesses.id', 'memberships.business_id')
       .innerJoin('developers', 'developers.id', 'businesses.developer_id')
       .select([
         'users.id',
         'users.email',
-        'users.role',
-        'users.business_id',
+        'memberships.role',
+        'memberships.business_id',
         'businesses.developer_id',
         'developers.subscription_status',
       ])
-      .where('users.id', '=', claims.sub)
+      .where('memberships.user_id', '=', claims.sub)
+      .where('memberships.business_id', '=', claims.businessId)
       .executeTakeFirst();
-    if (!user) throw invalidToken('the account no longer exists');
-    const role = user.role as Role;
+    if (!member) throw invalidToken('the account no longer belongs to this business');
     return {
       kind: 'user',
-      businessId: user.business_id,
-      developerId: user.developer_id,
-      scopes: expandScopes(role === 'business_owner' ? ['admin'] : ['write']),
-      role,
-      actor: user.email,
-      credentialId: `user:${user.id}`,
+      businessId: member.business_id,
+      developerId: member.developer_id,
+      userId: member.id,
+      scopes: expandScopes(member.role === 'business_owner' ? ['admin'] : ['write']),
+      role: member.role,
+      actor: member.email,
+      credentialId: `user:${member.id}`,
       rateLimitPerMinute: null,
-      developerPastDue: user.subscription_status === 'past_due',
+      developerPastDue: member.subscription_status === 'past_due',
     };
   }
 }

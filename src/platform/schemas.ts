@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, type TStringOptions, Type } from 'typebox';
 
 /** Shared TypeBox pieces: one definition of each wire format. */
 export const Uuid = Type.String({ format: 'uuid' });
@@ -64,8 +64,12 @@ export const IdParams = <K extends string>(name: K) =>
 
 /** A name or label: at least one character that is not white space (`"   "` names nothing). */
 export const NON_BLANK = '\\S';
-export const NonBlankString = (options: { minLength?: number; maxLength: number; description?: string }) =>
-  Type.String({ minLength: 1, ...options, pattern: NON_BLANK });
+/**
+ * A name: at least one character that is not white space (so not empty either). Add no
+ * `minLength: 1`, or an empty string is reported twice.
+ */
+export const NonBlankString = (options: TStringOptions = {}) =>
+  Type.String({ ...options, pattern: NON_BLANK });
 
 /**
  * A free-text reason with nothing but white space in it says nothing: it is stored as no reason

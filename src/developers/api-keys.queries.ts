@@ -1,0 +1,68 @@
+import type { Executor } from '../platform/db.ts';
+import { afterRow } from '../platform/pagination.ts';
+
+/** What a key's listing shows: never the key nor its hash. */
+const VIEW_COLUMNS = [
+  'id',
+  'name',
+  'prefix',
+  'scopes',
+  'environment',
+  'rate_limit_per_minute',
+  'is_active',
+  'created_at',
+  'last_used_at',
+] as const;
+
+export function insertApiKey(
+  executor: Executor,
+  values: {
+    business_id: string;
+    name: string;
+    prefix: string;
+    lookup: string;
+    key_hash: string;
+    scopes: string[];
+    environment: 'live' | 'test';
+    rate_limit_per_minute: number | null;
+  },
+) {
+  return executor.insertInto('api_keys').values(values).returning(VIEW_COLUMNS).executeTakeFirstOrThrow();
+}
+
+/** A page of the business's keys, oldest first; `limit + 1` rows tell whether more exist. */
+export function listApiKeysOf(
+  executor: Executor,
+  businessId: string,
+  page: { limit: number; afterId: string | null },
+) {
+  let query = executor
+    .selectFrom('api_keys')
+    .select(VIEW_COLUMNS)
+    .where('business_id', '=', businessId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(page.limit + 1);
+  if (page.afterId) query = query.where(afterRow('api_keys', page.afterId));
+  return query.execute();
+}
+
+/** Deactivates the business's key; undefined when the business has no such key. */
+export function deactivateApiKey(executor: Executor, businessId: string, keyId: string) {
+  return executor
+    .updateTable('api_keys')
+    .set({ is_active: false })
+    .where('id', '=', keyId)
+    .where('business_id', '=', businessId)
+    .returning(VIEW_COLUMNS)
+    .executeTakeFirst();
+}
+
+export async function isSandboxBusiness(executor: Executor, businessId: string): Promise<boolean> {
+  const business = await executor
+    .selectFrom('businesses')
+    .select('is_dev')
+    .where('id', '=', businessId)
+    .executeTakeFirstOrThrow();
+  return business.is_dev;
+}
