@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.ts';
-import { afterRow } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 
 /** What a key's listing shows: never the key nor its hash. */
 const VIEW_COLUMNS = [
@@ -30,22 +30,20 @@ export function insertApiKey(
   return executor.insertInto('api_keys').values(values).returning(VIEW_COLUMNS).executeTakeFirstOrThrow();
 }
 
-/** A page of the business's keys, oldest first; `limit + 1` rows tell whether more exist. */
-export function listApiKeysOf(
-  executor: Executor,
-  businessId: string,
-  page: { limit: number; afterId: string | null },
-) {
-  let query = executor
-    .selectFrom('api_keys')
-    .select(VIEW_COLUMNS)
-    .where('business_id', '=', businessId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(page.limit + 1);
-  if (page.afterId) query = query.where(afterRow('api_keys', page.afterId));
-  return query.execute();
-}
+/** A page of the business's keys, oldest first. */
+export const listApiKeysOf = (executor: Executor, page: PageRequest) =>
+  keysetPage(
+    executor.selectFrom('api_keys').select(VIEW_COLUMNS).where('business_id', '=', page.owner),
+    {
+      name: 'api_keys',
+      keys: [
+        { ref: 'created_at', type: 'timestamptz' },
+        { ref: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+    (row) => row,
+  );
 
 /** Deactivates the business's key; undefined when the business has no such key. */
 export function deactivateApiKey(executor: Executor, businessId: string, keyId: string) {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
-import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.ts';
 
@@ -63,11 +63,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(ApiKeyView), ...ErrorResponses },
       },
     },
-    async (request) =>
-      listApiKeys(app.db, principalOf(request).businessId, {
-        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
-        cursor: request.query.cursor,
-      }),
+    async (request) => listApiKeys(app.db, pageOf(request)),
   );
 
   app.delete(

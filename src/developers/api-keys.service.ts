@@ -2,7 +2,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { ALL_SCOPES, generateApiKey, type Principal, type Scope } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
-import { decodeCursorStrings, type Page, toPage } from '../platform/pagination.ts';
+import type { Page, PageRequest } from '../platform/pagination.ts';
 import { deactivateApiKey, insertApiKey, isSandboxBusiness, listApiKeysOf } from './api-keys.queries.ts';
 
 type KeyRow = Awaited<ReturnType<typeof insertApiKey>>;
@@ -88,14 +88,9 @@ export async function createApiKey(
   return { ...view, key };
 }
 
-export async function listApiKeys(
-  executor: Executor,
-  businessId: string,
-  page: { limit: number; cursor?: string },
-): Promise<Page<ApiKeyView>> {
-  const after = decodeCursorStrings(page.cursor, 1);
-  const rows = await listApiKeysOf(executor, businessId, { limit: page.limit, afterId: after?.[0] ?? null });
-  return toPage(rows, page.limit, (row) => [row.id], toView);
+export async function listApiKeys(executor: Executor, page: PageRequest): Promise<Page<ApiKeyView>> {
+  const rows = await listApiKeysOf(executor, page);
+  return { ...rows, items: rows.items.map(toView) };
 }
 
 export async function revokeApiKey(tx: Tx, principal: Principal & { businessId: string }, keyId: string) {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
-import { afterRow } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 
 const byEmail = (email: string) => sql<boolean>`lower(email) = ${email.toLowerCase()}`;
 
@@ -49,22 +49,23 @@ export async function slugsLike(executor: Executor, base: string): Promise<strin
   return rows.map((row) => row.slug);
 }
 
-/** A page of the developer's businesses, oldest first; `limit + 1` rows tell whether more exist. */
-export function listBusinessesOf(
-  executor: Executor,
-  developerId: string,
-  page: { limit: number; afterId: string | null },
-) {
-  let query = executor
-    .selectFrom('businesses')
-    .select(['id', 'name', 'slug', 'business_type', 'is_dev', 'created_at'])
-    .where('developer_id', '=', developerId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(page.limit + 1);
-  if (page.afterId) query = query.where(afterRow('businesses', page.afterId));
-  return query.execute();
-}
+/** A page of the developer's businesses, oldest first; the page's owner is the developer. */
+export const listBusinessesOf = (executor: Executor, page: PageRequest) =>
+  keysetPage(
+    executor
+      .selectFrom('businesses')
+      .select(['id', 'name', 'slug', 'business_type', 'is_dev', 'created_at'])
+      .where('developer_id', '=', page.owner),
+    {
+      name: 'businesses',
+      keys: [
+        { ref: 'created_at', type: 'timestamptz' },
+        { ref: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+    (row) => ({ ...row, business_id: row.id, created_at: row.created_at.toISOString() }),
+  );
 
 export function findBusinessInfo(executor: Executor, businessId: string) {
   return executor

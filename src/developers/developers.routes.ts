@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { withTx } from '../platform/db.ts';
-import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
@@ -150,10 +150,6 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(BusinessSummary), ...ErrorResponses },
       },
     },
-    async (request) =>
-      listBusinesses(app.db, request.principal!.developerId!, {
-        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
-        cursor: request.query.cursor,
-      }),
+    async (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),
   );
 };

@@ -1,7 +1,7 @@
 import { ALL_SCOPES, hashPassword, type TokenService } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { conflict, notFound } from '../platform/errors.ts';
-import { decodeCursorStrings, toPage } from '../platform/pagination.ts';
+import type { PageRequest } from '../platform/pagination.ts';
 import { issueApiKey } from './api-keys.service.ts';
 import {
   findBusinessInfo,
@@ -122,23 +122,7 @@ export async function createBusiness(
   };
 }
 
-export async function listBusinesses(
-  executor: Executor,
-  developerId: string,
-  page: { limit: number; cursor?: string },
-) {
-  const after = decodeCursorStrings(page.cursor, 1);
-  const rows = await listBusinessesOf(executor, developerId, {
-    limit: page.limit,
-    afterId: after?.[0] ?? null,
-  });
-  return toPage(
-    rows,
-    page.limit,
-    (row) => [row.id],
-    (row) => ({ ...row, business_id: row.id, created_at: row.created_at.toISOString() }),
-  );
-}
+export const listBusinesses = (executor: Executor, page: PageRequest) => listBusinessesOf(executor, page);
 
 export async function businessInfo(executor: Executor, businessId: string) {
   const business = await findBusinessInfo(executor, businessId);

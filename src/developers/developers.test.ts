@@ -471,6 +471,18 @@ describe('GET /v1/developer/businesses', () => {
     });
   });
 
+  describe('422', () => {
+    it("refuses another developer's cursor, naming cursor", async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      for (const name of ['A', 'B']) await createBusiness(developer.token, { name });
+      const cursor = (await listBusinesses(developer.token, '?limit=1')).json().next_cursor;
+      const other = await signUpDeveloper(ctx.app);
+      const response = await listBusinesses(other.token, `?cursor=${cursor}`);
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().error.fields[0].field, 'cursor');
+    });
+  });
+
   describe('401', () => {
     it('needs a credential', async () => {
       const response = await ctx.app.inject({ method: 'GET', url: '/v1/developer/businesses' });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
-import { afterRow } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import type { MembershipRole } from '../schema.ts';
 
 /** A member as the staff list shows them: the person's id and email, the membership's role and date. */
@@ -37,23 +37,24 @@ export function findMember(executor: Executor, businessId: string, userId: strin
     .executeTakeFirst();
 }
 
-/** A page of the business's members, oldest membership first; `limit + 1` rows tell whether more exist. */
-export function listMembersOf(
-  executor: Executor,
-  businessId: string,
-  page: { limit: number; afterId: string | null },
-) {
-  let query = executor
-    .selectFrom('memberships')
-    .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select([...MEMBER_COLUMNS, 'memberships.id as membership_id'])
-    .where('memberships.business_id', '=', businessId)
-    .orderBy('memberships.created_at')
-    .orderBy('memberships.id')
-    .limit(page.limit + 1);
-  if (page.afterId) query = query.where(afterRow('memberships', page.afterId));
-  return query.execute();
-}
+/** A page of the business's members, oldest membership first. */
+export const listMembersOf = (executor: Executor, page: PageRequest) =>
+  keysetPage(
+    executor
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .select([...MEMBER_COLUMNS, 'memberships.id as membership_id'])
+      .where('memberships.business_id', '=', page.owner),
+    {
+      name: 'staff',
+      keys: [
+        { ref: 'memberships.created_at', type: 'timestamptz' },
+        { ref: 'memberships.id', type: 'uuid' },
+      ],
+    },
+    page,
+    (row) => row,
+  );
 
 /**
  * The user with this (lower-case) email, created with `passwordHash` when there is none; an

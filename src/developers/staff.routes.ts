@@ -5,7 +5,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
-import { DEFAULT_PAGE_SIZE, PageQuery, pageEnvelope } from '../platform/pagination.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
 import {
@@ -81,11 +81,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(StaffUser), ...ErrorResponses },
       },
     },
-    async (request) =>
-      listStaff(app.db, principalOf(request).businessId, {
-        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
-        cursor: request.query.cursor,
-      }),
+    async (request) => listStaff(app.db, pageOf(request)),
   );
 
   app.post(

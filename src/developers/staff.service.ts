@@ -2,7 +2,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { hashPassword, type Principal, type TokenService } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
-import { decodeCursorStrings, type Page, toPage } from '../platform/pagination.ts';
+import type { Page, PageRequest } from '../platform/pagination.ts';
 import type { MembershipRole } from '../schema.ts';
 import { checkPassword, issueTokens, type TokenPair, underLoginLimit } from './sessions.service.ts';
 import {
@@ -95,14 +95,9 @@ export async function switchBusiness(
   return sessionFor(executor, tokens, member, { id: businessId, role: member.role }, businesses);
 }
 
-export async function listStaff(
-  executor: Executor,
-  businessId: string,
-  page: { limit: number; cursor?: string },
-): Promise<Page<StaffView>> {
-  const after = decodeCursorStrings(page.cursor, 1);
-  const rows = await listMembersOf(executor, businessId, { limit: page.limit, afterId: after?.[0] ?? null });
-  return toPage(rows, page.limit, (row) => [row.membership_id], toStaffView);
+export async function listStaff(executor: Executor, page: PageRequest): Promise<Page<StaffView>> {
+  const rows = await listMembersOf(executor, page);
+  return { ...rows, items: rows.items.map(toStaffView) };
 }
 
 /**
