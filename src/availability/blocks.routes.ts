@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { BlockView } from './blocks.queries.ts';
@@ -38,10 +38,9 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const block = await withTx(app.db, (tx) =>
+      return commitReply(request, reply, 201, (tx) =>
         addBlock(tx, principal, request.params.resource_id, request.body),
       );
-      return reply.status(201).send(block);
     },
   );
 
@@ -80,10 +79,9 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, (tx) =>
+      return commitReply(request, reply, 204, (tx) =>
         removeBlock(tx, principal, request.params.resource_id, request.params.block_id),
       );
-      return reply.status(204).send(null);
     },
   );
 };

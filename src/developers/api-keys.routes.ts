@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.ts';
@@ -47,8 +47,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const created = await withTx(app.db, (tx) => createApiKey(tx, principal, request.body));
-      return reply.status(201).send(created);
+      return commitReply(request, reply, 201, (tx) => createApiKey(tx, principal, request.body));
     },
   );
 
@@ -79,8 +78,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, (tx) => revokeApiKey(tx, principal, request.params.key_id));
-      return reply.status(204).send(null);
+      return commitReply(request, reply, 204, (tx) => revokeApiKey(tx, principal, request.params.key_id));
     },
   );
 };

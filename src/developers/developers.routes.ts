@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
@@ -134,8 +135,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const developerId = request.principal!.developerId!;
-      const created = await withTx(app.db, (tx) => createBusiness(tx, developerId, request.body));
-      return reply.status(201).send(created);
+      return commitReply(request, reply, 201, (tx) => createBusiness(tx, developerId, request.body));
     },
   );
 

@@ -3,8 +3,8 @@ import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
@@ -118,9 +118,9 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StaffUser, ...ErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
-      return withTx(app.db, (tx) =>
+      return commitReply(request, reply, 200, (tx) =>
         changeStaffRole(tx, principal, request.params.user_id, request.body.role),
       );
     },
@@ -139,8 +139,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, (tx) => removeStaff(tx, principal, request.params.user_id));
-      return reply.status(204).send(null);
+      return commitReply(request, reply, 204, (tx) => removeStaff(tx, principal, request.params.user_id));
     },
   );
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
 import { listServices, ServiceView } from './services.queries.ts';
@@ -69,8 +69,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const created = await withTx(app.db, (tx) => createService(tx, principal, request.body));
-      return reply.status(201).send(created);
+      return commitReply(request, reply, 201, (tx) => createService(tx, principal, request.body));
     },
   );
 
@@ -86,9 +85,11 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ServiceView, ...ErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
-      return withTx(app.db, (tx) => changeService(tx, principal, request.params.service_id, request.body));
+      return commitReply(request, reply, 200, (tx) =>
+        changeService(tx, principal, request.params.service_id, request.body),
+      );
     },
   );
 
@@ -105,8 +106,9 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, (tx) => deleteService(tx, principal, request.params.service_id));
-      return reply.status(204).send(null);
+      return commitReply(request, reply, 204, (tx) =>
+        deleteService(tx, principal, request.params.service_id),
+      );
     },
   );
 };

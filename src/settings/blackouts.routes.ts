@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { DateString, ErrorResponses, IdParams, Nullable } from '../platform/schemas.ts';
 import { BlackoutView, listBlackouts } from './blackouts.queries.ts';
@@ -56,8 +56,7 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const created = await withTx(app.db, (tx) => addBlackout(tx, principal, request.body));
-      return reply.status(201).send(created);
+      return commitReply(request, reply, 201, (tx) => addBlackout(tx, principal, request.body));
     },
   );
 
@@ -73,9 +72,11 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BlackoutView, ...ErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
-      return withTx(app.db, (tx) => changeBlackout(tx, principal, request.params.blackout_id, request.body));
+      return commitReply(request, reply, 200, (tx) =>
+        changeBlackout(tx, principal, request.params.blackout_id, request.body),
+      );
     },
   );
 
@@ -92,8 +93,9 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, (tx) => removeBlackout(tx, principal, request.params.blackout_id));
-      return reply.status(204).send(null);
+      return commitReply(request, reply, 204, (tx) =>
+        removeBlackout(tx, principal, request.params.blackout_id),
+      );
     },
   );
 };

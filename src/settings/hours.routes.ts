@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { ErrorResponses, Nullable, TimeString } from '../platform/schemas.ts';
 import { HoursRowView, loadWeek } from './hours.queries.ts';
 import { replaceWeek } from './hours.service.ts';
@@ -66,9 +66,9 @@ export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Week, ...ErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
-      return withTx(app.db, (tx) => replaceWeek(tx, principal, request.body.hours));
+      return commitReply(request, reply, 200, (tx) => replaceWeek(tx, principal, request.body.hours));
     },
   );
 };

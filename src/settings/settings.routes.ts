@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { ErrorResponses } from '../platform/schemas.ts';
-import { changeSettings, getSettings } from './settings.service.ts';
+import { changeSettings, getSettings, prepareSettingsChange } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ minimum, maximum, description });
@@ -61,6 +62,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Settings, ...ErrorResponses },
       },
     },
-    async (request) => changeSettings(app.db, principalOf(request), request.body),
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const change = await prepareSettingsChange(app.db, request.body);
+      return commitReply(request, reply, 200, (tx) => changeSettings(tx, principal, change));
+    },
   );
 };

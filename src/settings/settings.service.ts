@@ -1,6 +1,6 @@
 import { changeAudited } from '../audit/audit.ts';
 import type { Principal } from '../platform/auth.ts';
-import { type Db, type Executor, withTx } from '../platform/db.ts';
+import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import {
   type BusinessSettings,
@@ -37,22 +37,35 @@ function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSetting
 
 const withoutId = ({ id: _, ...settings }: SettingsRow): BusinessSettings => settings;
 
+export interface SettingsChange {
+  input: Partial<BusinessSettings>;
+  patch: Partial<SettingsRow>;
+  /** Whether a time zone sent is one the database knows (true when none is sent). */
+  zoneKnown: boolean;
+}
+
 /**
- * Changes any subset of the settings, in a transaction of its own: the time zone is looked up in
- * the database first, outside it, as a refused name would abort the transaction on PostgreSQL.
+ * Reads a settings change before its transaction: the time zone is looked up in the database
+ * outside it, as a refused name would abort the transaction on PostgreSQL.
  */
-export async function changeSettings(db: Db, actor: Actor, input: Partial<BusinessSettings>) {
+export async function prepareSettingsChange(
+  db: Db,
+  input: Partial<BusinessSettings>,
+): Promise<SettingsChange> {
   const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
   const patch: Partial<SettingsRow> = zone === undefined ? input : { ...input, timezone: zone };
-  return withTx(db, (tx) =>
-    changeAudited(tx, actor, {
-      entityType: 'business',
-      lock: () => lockSettings(tx, actor.businessId),
-      patch,
-      check: (merged) => checkSettings(patch, merged, input.timezone === undefined || zone !== undefined),
-      update: (changes) => updateSettings(tx, actor.businessId, changes),
-      view: withoutId,
-      action: 'settings.updated',
-    }),
-  );
+  return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined };
+}
+
+/** Changes any subset of the settings. */
+export function changeSettings(tx: Tx, actor: Actor, { patch, zoneKnown }: SettingsChange) {
+  return changeAudited(tx, actor, {
+    entityType: 'business',
+    lock: () => lockSettings(tx, actor.businessId),
+    patch,
+    check: (merged) => checkSettings(patch, merged, zoneKnown),
+    update: (changes) => updateSettings(tx, actor.businessId, changes),
+    view: withoutId,
+    action: 'settings.updated',
+  });
 }
