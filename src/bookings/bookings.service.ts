@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import { assertPartySize, loadDay, startFailure, toDayRules } from '../availability/availability.service.ts';
 import { checkStart, instantToWall } from '../availability/engine/index.ts';
-import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
+import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
+import { type GuestNames, guestNamesOf } from '../customers/guest.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
@@ -11,7 +12,7 @@ import type { BookingStatus } from '../schema.ts';
 import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
 import { ACTIVE_STATUSES, assertTransition, isTerminal } from './status.ts';
 
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
+type Actor = Pick<Principal, 'actor' | 'kind'> & { businessId: string };
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 export function confirmationCode(): string {
@@ -55,6 +56,8 @@ interface BookingPlacement {
   capacity: number;
   source: 'online' | 'staff';
   customerNotes: string | null;
+  /** The name and email given with the booking; kept on it whatever the customer's record says. */
+  guest?: GuestNames;
 }
 
 /**
@@ -87,6 +90,7 @@ async function insertOnFirstFree(tx: Tx, placement: BookingPlacement, candidates
             capacity: placement.capacity,
             source: placement.source,
             customer_notes: placement.customerNotes,
+            ...placement.guest,
           })
           .returning('id')
           .executeTakeFirstOrThrow();
@@ -145,7 +149,7 @@ export async function createBooking(
   const staff = input.source === 'staff';
   const check = checkStart(rules, input.time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
   if (!check.ok) throw startFailure(check);
-  const customer = await upsertCustomer(tx, actor.businessId, input.customer);
+  const customer = await upsertCustomer(tx, actor.businessId, input.customer, isTrustedCaller(actor));
   const tz = ctx.business.timezone;
   const bookingId = await insertOnFirstFree(
     tx,
@@ -165,6 +169,7 @@ export async function createBooking(
       capacity: input.partySize,
       source: input.source,
       customerNotes: input.customerNotes ?? null,
+      guest: guestNamesOf(input.customer),
     },
     check.freeResourceIds,
   );

@@ -97,6 +97,12 @@ describe('POST /v1/bookings', () => {
       const second = await book(biz, { phone: '+4930 7771234', first_name: 'Greta', start_time: '14:00' });
       assert.equal(first.json().booking.customer_id, second.json().booking.customer_id);
       assert.equal(second.json().booking.customer.first_name, 'Greta');
+      assert.deepEqual(first.json().booking.guest, {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email: 'grace@example.com',
+      });
+      assert.equal(second.json().booking.guest.first_name, 'Greta');
     });
 
     it('uses the service length and the requested resource', async () => {

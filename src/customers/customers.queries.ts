@@ -72,6 +72,49 @@ export function listCustomers(
   return query.execute();
 }
 
+export interface NewCustomer {
+  business_id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  phone_normalized: string;
+  email: string | null;
+}
+
+/** Inserts the customer, or makes a returning one (same normalised phone) take this name and email. */
+export const upsertCustomerRow = (executor: Executor, customer: NewCustomer) =>
+  executor
+    .insertInto('customers')
+    .values(customer)
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'phone_normalized']).doUpdateSet((eb) => ({
+        first_name: eb.ref('excluded.first_name'),
+        last_name: eb.ref('excluded.last_name'),
+        phone: eb.ref('excluded.phone'),
+        email: eb.fn.coalesce(eb.ref('excluded.email'), eb.ref('customers.email')),
+        updated_at: new Date(),
+      })),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+/** Inserts the customer unless one with this normalised phone exists (then undefined, nothing changed). */
+export const insertCustomerIfNew = (executor: Executor, customer: NewCustomer) =>
+  executor
+    .insertInto('customers')
+    .values(customer)
+    .onConflict((oc) => oc.columns(['business_id', 'phone_normalized']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+
+export const findCustomerByPhone = (executor: Executor, businessId: string, phoneNormalized: string) =>
+  executor
+    .selectFrom('customers')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('phone_normalized', '=', phoneNormalized)
+    .executeTakeFirstOrThrow();
+
 export function findCustomer(executor: Executor, businessId: string, customerId: string) {
   return executor
     .selectFrom('customers')

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
+import { guestNamesOf } from '../customers/guest.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { isDate } from '../platform/schemas.ts';
@@ -18,7 +19,7 @@ export interface NewWaitlistEntry {
  * for the same date. Entries of one business are added one at a time (a transaction lock), and each
  * takes the clock time after that lock: the position answered is then the one the list shows.
  */
-export async function addToWaitlist(tx: Tx, businessId: string, entry: NewWaitlistEntry) {
+export async function addToWaitlist(tx: Tx, businessId: string, entry: NewWaitlistEntry, trusted: boolean) {
   const business = await tx
     .selectFrom('businesses')
     .select(['id', 'timezone'])
@@ -42,7 +43,7 @@ export async function addToWaitlist(tx: Tx, businessId: string, entry: NewWaitli
   }
 
   await sql`SELECT pg_advisory_xact_lock(hashtext(${`waitlist:${businessId}`}))`.execute(tx);
-  const customer = await upsertCustomer(tx, businessId, entry.customer);
+  const customer = await upsertCustomer(tx, businessId, entry.customer, trusted);
   const created = await tx
     .insertInto('waitlist_entries')
     .values({
@@ -52,6 +53,7 @@ export async function addToWaitlist(tx: Tx, businessId: string, entry: NewWaitli
       service_id: entry.service_id ?? null,
       capacity: entry.capacity,
       notes: entry.notes ?? null,
+      ...guestNamesOf(entry.customer),
       created_at: sql<Date>`clock_timestamp()`,
     })
     .returning('id')
@@ -99,6 +101,9 @@ export function listWaitlist(
       'service_id',
       'capacity',
       'notes',
+      'guest_first_name',
+      'guest_last_name',
+      'guest_email',
       'created_at',
       eb.fn
         .agg<number>('row_number')
@@ -121,6 +126,9 @@ export function listWaitlist(
       'w.service_id',
       'w.capacity',
       'w.notes',
+      'w.guest_first_name',
+      'w.guest_last_name',
+      'w.guest_email',
       'w.position',
       'w.created_at',
       sql<string>`to_char(w.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as(

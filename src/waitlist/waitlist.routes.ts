@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { recordAudit } from '../audit/audit.ts';
+import { isTrustedCaller } from '../customers/customers.service.ts';
+import { GuestSchema, toGuestView } from '../customers/guest.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
@@ -60,6 +62,7 @@ const WaitlistEntrySchema = Type.Object({
     phone: Type.String(),
     email: Nullable(Type.String()),
   }),
+  guest: GuestSchema,
   preferred_date: Nullable(DateString),
   service_id: Nullable(Uuid),
   capacity: Type.Integer(),
@@ -77,6 +80,7 @@ const toEntryView = (row: WaitlistRow) => ({
     phone: row.customer_phone,
     email: row.customer_email,
   },
+  guest: toGuestView(row),
   preferred_date: row.preferred_date,
   service_id: row.service_id,
   capacity: row.capacity,
@@ -115,13 +119,18 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { body } = request;
       const created = await withTx(app.db, (tx) =>
-        addToWaitlist(tx, request.params.business_id, {
-          customer: body.customer,
-          preferred_date: body.preferred_date,
-          service_id: body.service_id,
-          capacity: body.capacity ?? 1,
-          notes: body.notes,
-        }),
+        addToWaitlist(
+          tx,
+          request.params.business_id,
+          {
+            customer: body.customer,
+            preferred_date: body.preferred_date,
+            service_id: body.service_id,
+            capacity: body.capacity ?? 1,
+            notes: body.notes,
+          },
+          isTrustedCaller(request.principal),
+        ),
       );
       return reply.status(201).send(created);
     },
