@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
+import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
@@ -58,24 +58,6 @@ const PublicBookingBody = Type.Object(
   },
 );
 
-const CUSTOMER_FIELDS = ['first_name', 'last_name', 'email', 'phone'];
-
-/**
- * The nested `customer` form becomes the flat one before validation, so one schema checks both
- * and a 422 names every missing field at once. A `customer` that is not such an object, or that
- * comes beside flat fields, is left in place for the schema to refuse.
- */
-async function flattenCustomer(request: FastifyRequest): Promise<void> {
-  const body = request.body as Record<string, unknown> | null;
-  const customer = body?.customer;
-  if (!customer || typeof customer !== 'object' || Array.isArray(customer)) return;
-  const nested = customer as Record<string, unknown>;
-  const clean = Object.keys(nested).every((key) => CUSTOMER_FIELDS.includes(key));
-  if (!clean || CUSTOMER_FIELDS.some((key) => key in body)) return;
-  const { customer: _, ...rest } = body;
-  request.body = { ...rest, ...nested };
-}
-
 const ResourceOption = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -91,7 +73,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/bookings',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
-      preValidation: flattenCustomer,
+      preValidation: acceptCustomerFlatOrNested('flat'),
       schema: {
         tags: ['Bookings'],
         summary: 'Book a slot (API key with the write scope)',

@@ -184,6 +184,15 @@ describe('POST /v1/waitlist/{business_id}', () => {
       assert.deepEqual(first.guest, { first_name: 'Anna', last_name: 'Meyer', email: 'anna@example.com' });
     });
 
+    it('takes the customer flat as well as nested', async () => {
+      const tenant = await createTenant(ctx.app);
+      const flat = await joined(tenant.businessId, { ...customer(), preferred_date: DATE, capacity: 3 });
+      const [entry] = (await listWaitlist(tenant)).json().items;
+      assert.equal(entry.id, flat.waitlist_id);
+      assert.equal(entry.capacity, 3);
+      assert.deepEqual({ ...entry.customer, id: undefined }, { ...customer(), id: undefined });
+    });
+
     it('keeps customers of different businesses apart', async () => {
       const tenant = await createTenant(ctx.app);
       const other = await createTenant(ctx.app);
@@ -306,6 +315,8 @@ describe('POST /v1/waitlist/{business_id}', () => {
         [{ customer: customer(), preferred_date: DATE, notes: 'x'.repeat(1001) }, 'notes'],
         [{ customer: customer(), preferred_date: DATE, service_id: 'massage' }, 'service_id'],
         [{ customer: customer(), preferred_date: DATE, party: 2 }, 'party'],
+        [{ customer: customer(), first_name: 'Bea', preferred_date: DATE }, 'first_name'],
+        [{ ...customer({ phone: '123' }), preferred_date: DATE }, 'customer.phone'],
         [{ customer: customer(), preferred_date: '2020-01-01' }, 'preferred_date'],
       ];
       for (const [payload, field] of cases) {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { recordAudit } from '../audit/audit.ts';
+import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { isTrustedCaller } from '../customers/customers.service.ts';
 import { GuestSchema, toGuestView } from '../customers/guest.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
@@ -50,7 +51,11 @@ const NewEntryBody = Type.Object(
     capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'The customer may also come flat (`first_name`, `last_name`, `phone`, `email` beside the other fields); errors name the fields as `customer.*`.',
+  },
 );
 
 const WaitlistEntrySchema = Type.Object({
@@ -104,6 +109,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/waitlist/:business_id',
     {
       onRequest: optionalCredential,
+      preValidation: acceptCustomerFlatOrNested('nested'),
       schema: {
         tags: ['Waitlist'],
         summary: 'Join a business’s waitlist (public); returns the position for the preferred date',
