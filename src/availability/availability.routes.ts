@@ -99,7 +99,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const hit = computed.get(key);
     if (hit && hit.version === version && now < hit.until) return hit.slots;
     const ctx = await loadDay(app.db, query.businessId, query, now, await rulesFor(query, now));
-    assertPartySize(ctx, query.partySize);
+    assertPartySize(ctx.business, query.partySize);
     const { slots } = daySlots(toDayRules(ctx, query, now));
     let views: SlotView[];
     if (query.perResource) {

@@ -1,6 +1,6 @@
 import type { Executor } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
-import { type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
+import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
 import { heldSpan } from './engine/index.ts';
 import type { BusyPeriod, DayRules, StartCheck, StartCheckFailure } from './engine/types.ts';
 
@@ -67,8 +67,11 @@ export async function loadDay(
 }
 
 /** Party size must fit the business's own limits before any resource is looked at. */
-export function assertPartySize(ctx: DayContext, partySize: number): void {
-  const { min_capacity, max_capacity } = ctx.business;
+export function assertPartySize(
+  limits: Pick<BusinessRules, 'min_capacity' | 'max_capacity'>,
+  partySize: number,
+): void {
+  const { min_capacity, max_capacity } = limits;
   if (partySize < min_capacity || partySize > max_capacity) {
     throw invalidField('capacity', `must be between ${min_capacity} and ${max_capacity} for this business`);
   }

@@ -106,7 +106,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             customerNotes: body.customer_notes,
             source: 'online',
           },
-          Date.now(),
+          app.clock.now(),
         ),
       );
       return reply.status(201).send({ booking });
@@ -226,7 +226,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const principal = principalOf(request);
       return withTx(app.db, (tx) =>
-        changeBooking(tx, principal, request.params.booking_id, request.body, Date.now()),
+        changeBooking(tx, principal, request.params.booking_id, request.body, app.clock.now()),
       );
     },
   );

@@ -2,13 +2,14 @@ import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import { assertPartySize, loadDay, startFailure, toDayRules } from '../availability/availability.service.ts';
-import { checkStart, instantToWall } from '../availability/engine/index.ts';
+import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
 import { type GuestNames, guestNamesOf } from '../customers/guest.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import type { BookingStatus } from '../schema.ts';
+import { partyLimits } from './bookings.queries.ts';
 import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
 import { ACTIVE_STATUSES, assertTransition, isTerminal } from './status.ts';
 
@@ -24,6 +25,26 @@ export function confirmationCode(): string {
 /** `[start,end)` as a tstzrange literal. */
 export const rangeLiteral = (start: number, end: number) =>
   `[${new Date(start).toISOString()},${new Date(end).toISOString()})`;
+
+const STAFF_DAYS_BACK = 30;
+const STAFF_YEARS_AHEAD = 2;
+
+/**
+ * Staff bookings skip notice and the booking window, but their date stays sensible: late entries
+ * up to 30 days back, plans up to two years ahead, counted in the business's zone.
+ */
+function assertStaffDate(date: string, timezone: string, now: number): void {
+  const today = todayIn(timezone, now);
+  const earliest = addDays(today, -STAFF_DAYS_BACK);
+  // The same calendar day two years on; as a string comparison, 29 February needs no special case.
+  const latest = `${Number(today.slice(0, 4)) + STAFF_YEARS_AHEAD}${today.slice(4)}`;
+  if (date < earliest || date > latest) {
+    throw new AppError(
+      'outside_booking_window',
+      `staff bookings may be dated from ${earliest} to ${latest}; ${date} is outside that range`,
+    );
+  }
+}
 
 const slotTaken = () => new AppError('slot_unavailable', 'no resource is free for this slot any more');
 
@@ -129,6 +150,7 @@ export async function createBooking(
   input: NewBooking,
   now: number,
 ): Promise<BookingView> {
+  const staff = input.source === 'staff';
   const ctx = await loadDay(
     tx,
     actor.businessId,
@@ -140,13 +162,13 @@ export async function createBooking(
     },
     now,
   );
-  assertPartySize(ctx, input.partySize);
+  assertPartySize(ctx.business, input.partySize);
+  if (staff) assertStaffDate(input.date, ctx.business.timezone, now);
   const rules = toDayRules(
     ctx,
     { date: input.date, partySize: input.partySize, resourceId: input.resourceId },
     now,
   );
-  const staff = input.source === 'staff';
   const check = checkStart(rules, input.time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
   if (!check.ok) throw startFailure(check);
   const customer = await upsertCustomer(tx, actor.businessId, input.customer, isTrustedCaller(actor));
@@ -328,9 +350,10 @@ export async function changeBooking(
       },
       now,
     );
-    assertPartySize(ctx, capacity);
-    const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
+    assertPartySize(ctx.business, capacity);
     const staff = current.source === 'staff';
+    if (staff) assertStaffDate(date, ctx.business.timezone, now);
+    const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
     const check = checkStart(rules, time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
     if (!check.ok) throw startFailure(check);
     const resourceId =
@@ -377,6 +400,7 @@ export async function changeBooking(
     const moves = resourceId !== current.resource_id;
     const resizes = capacity !== current.capacity;
     if (moves || resizes) {
+      if (resizes) assertPartySize(await partyLimits(tx, actor.businessId), capacity);
       const resource = await loadResource(tx, actor.businessId, resourceId);
       if (moves) await assertPerformsService(tx, current.service_id, resource.id);
       assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');

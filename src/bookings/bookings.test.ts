@@ -399,6 +399,35 @@ describe('POST /v1/manage/bookings/staff', () => {
       assert.equal(aliased.json().booking.start_time, '13:20');
     });
 
+    it('refuses a date more than 30 days back or more than two years ahead, in the business zone', async () => {
+      const biz = await setupBookable(ctx.app, { settings: { timezone: 'Pacific/Auckland' } });
+      const realClock = ctx.app.clock.now;
+      // 2030-06-15 in Auckland (UTC+12) while it is still 2030-06-14 in UTC.
+      ctx.app.clock.now = () => Date.parse('2030-06-14T20:00:00Z');
+      try {
+        for (const date of ['2030-05-15', '2032-06-16']) {
+          const response = await staffBook(biz, { date });
+          assert.equal(response.statusCode, 422, `${date}: ${response.body}`);
+          assert.equal(response.json().error.code, 'outside_booking_window');
+        }
+        for (const date of ['2030-05-16', '2032-06-15']) {
+          const response = await staffBook(biz, { date });
+          assert.equal(response.statusCode, 201, `${date}: ${response.body}`);
+        }
+        const booking = (await staffBook(biz, { date: '2030-06-20' })).json().booking;
+        const moved = await ctx.app.inject({
+          method: 'PATCH',
+          url: `/v1/manage/bookings/${booking.id}`,
+          headers: biz.tenant.headers,
+          payload: { booking_date: '2032-06-16' },
+        });
+        assert.equal(moved.statusCode, 422, moved.body);
+        assert.equal(moved.json().error.code, 'outside_booking_window');
+      } finally {
+        ctx.app.clock.now = realClock;
+      }
+    });
+
     it('refuses a time outside hours and a short phone', async () => {
       const biz = await setupBookable(ctx.app);
       assert.equal((await staffBook(biz, { time: '18:00' })).json().error.code, 'outside_operating_hours');
