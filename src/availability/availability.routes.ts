@@ -3,9 +3,15 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { LruMap } from '../platform/change-feed.ts';
 import { invalidField } from '../platform/errors.ts';
-import { DateString, ErrorResponses, IdParams, Uuid } from '../platform/schemas.ts';
+import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { type DayContext, loadDayContext } from './availability.queries.ts';
-import { assertPartySize, loadDay, toDayRules } from './availability.service.ts';
+import {
+  assertPartySize,
+  loadDay,
+  type NoSlotsReason,
+  toDayRules,
+  whyNoStarts,
+} from './availability.service.ts';
 import { addDays, daySlots, todayIn } from './engine/index.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
@@ -23,6 +29,21 @@ const AvailabilityResponse = Type.Object({
   booking_date: DateString,
   capacity: Type.Integer(),
   slots: Type.Array(SlotSchema),
+  reason: Nullable(
+    Type.Union(
+      [
+        Type.Literal('past'),
+        Type.Literal('closed'),
+        Type.Literal('blackout'),
+        Type.Literal('outside_booking_window'),
+        Type.Literal('no_free_resource'),
+      ],
+      {
+        description:
+          'why `slots` is empty: `past` (before today in the business zone), `closed` (no opening hours that day, or too short for one booking), `blackout`, `outside_booking_window` (beyond the window, or every start inside minimum notice), `no_free_resource` (view=resources: no fitting resource free at any start); null when there are slots',
+      },
+    ),
+  ),
 });
 
 /** The query of both availability routes; `capacity` is optional on the public one only. */
@@ -51,6 +72,11 @@ interface SlotQuery {
 
 type SlotView = Static<typeof SlotSchema>;
 
+interface DayView {
+  slots: SlotView[];
+  reason: NoSlotsReason | null;
+}
+
 /** The longest a computed day is served, even when nothing changes, so time moving on is noticed. */
 const CACHE_MS = 30_000;
 const HOUR_MS = 3_600_000;
@@ -61,7 +87,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
    * unchanged and until the first slot it lists falls inside minimum notice, so a cached answer
    * never shows a slot that a fresh computation would not.
    */
-  const computed = new LruMap<string, { version: string; until: number; slots: SlotView[] }>(20_000);
+  const computed = new LruMap<string, { version: string; until: number; day: DayView }>(20_000);
 
   /**
    * A business's rules (settings, hours, blackouts, resources, a service) by business and
@@ -85,8 +111,8 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return loaded;
   };
 
-  const slotsFor = async (query: SlotQuery): Promise<SlotView[]> => {
-    const now = Date.now();
+  const slotsFor = async (query: SlotQuery): Promise<DayView> => {
+    const now = app.clock.now();
     const version = app.changes.businessVersion(query.businessId);
     const key = [
       query.businessId,
@@ -97,10 +123,12 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       query.perResource,
     ].join('|');
     const hit = computed.get(key);
-    if (hit && hit.version === version && now < hit.until) return hit.slots;
+    if (hit && hit.version === version && now < hit.until) return hit.day;
     const ctx = await loadDay(app.db, query.businessId, query, now, await rulesFor(query, now));
     assertPartySize(ctx.business, query.partySize);
-    const { slots } = daySlots(toDayRules(ctx, query, now));
+    const rules = toDayRules(ctx, query, now);
+    const found = daySlots(rules);
+    const { slots } = found;
     let views: SlotView[];
     if (query.perResource) {
       const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
@@ -119,19 +147,23 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         remaining_resources: slot.freeResourceIds.length,
       }));
     }
+    const day: DayView = {
+      slots: views,
+      reason: slots.length === 0 ? whyNoStarts(rules, found) : views.length === 0 ? 'no_free_resource' : null,
+    };
     if (version) {
       const firstLeaves =
         slots.length > 0 ? slots[0]!.start - ctx.business.min_notice_hours * HOUR_MS : Infinity;
-      computed.set(key, { version, until: Math.min(now + CACHE_MS, firstLeaves), slots: views });
+      computed.set(key, { version, until: Math.min(now + CACHE_MS, firstLeaves), day });
     }
-    return views;
+    return day;
   };
 
   /** Both routes answer the same question; only where the business and the party size come from differs. */
   const answer = async (businessId: string, q: DayQueryString, partySize: number) => {
     const date = q.booking_date ?? q.date;
     if (!date) throw invalidField('booking_date', 'is required');
-    const slots = await slotsFor({
+    const day = await slotsFor({
       businessId,
       date,
       partySize,
@@ -139,7 +171,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       resourceId: q.resource_id,
       perResource: q.view === 'resources',
     });
-    return { business_id: businessId, booking_date: date, capacity: partySize, slots };
+    return { business_id: businessId, booking_date: date, capacity: partySize, ...day };
   };
 
   app.get(

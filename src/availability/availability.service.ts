@@ -1,8 +1,8 @@
 import type { Executor } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
-import { heldSpan } from './engine/index.ts';
-import type { BusyPeriod, DayRules, StartCheck, StartCheckFailure } from './engine/types.ts';
+import { daySlots, heldSpan, todayIn } from './engine/index.ts';
+import type { BusyPeriod, DayRules, DaySlots, StartCheck, StartCheckFailure } from './engine/types.ts';
 
 export interface DayQuery {
   date: string;
@@ -87,4 +87,34 @@ const FAILURES: Record<StartCheckFailure, (message: string) => AppError> = {
 /** The contract's error for a start the engine refused. */
 export function startFailure(check: Extract<StartCheck, { ok: false }>): AppError {
   return FAILURES[check.reason](check.message);
+}
+
+/** Why a day lists no slots: the answer's `reason`, null while it lists some. */
+export type NoSlotsReason =
+  | 'past'
+  | 'closed'
+  | 'blackout'
+  | 'outside_booking_window'
+  /** Per-resource view only: there are starts, but no resource that fits the party is free at any. */
+  | 'no_free_resource';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Why the engine found no start on a day, from the rules it was given. A day before today is past
+ * whatever its hours. An open day whose grid is empty is either all inside notice (or already
+ * gone today) or has hours too short for one booking: asking the engine again as if it were two
+ * days earlier, without notice, tells the two apart.
+ */
+export function whyNoStarts(rules: DayRules, day: DaySlots): Exclude<NoSlotsReason, 'no_free_resource'> {
+  if (rules.date < todayIn(rules.timezone, rules.now)) return 'past';
+  if (day.closure !== null) return day.closure;
+  const earlier = daySlots({
+    ...rules,
+    now: Date.parse(`${rules.date}T00:00:00Z`) - 2 * DAY_MS,
+    minNoticeHours: 0,
+    bookingWindowDays: 7,
+    busy: [],
+  });
+  return earlier.slots.length > 0 ? 'outside_booking_window' : 'closed';
 }
