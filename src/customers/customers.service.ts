@@ -1,6 +1,18 @@
+import { toBookingView } from '../bookings/bookings.view.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
-import { findCustomerByPhone, insertCustomerIfNew, upsertCustomerRow } from './customers.queries.ts';
+import { notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
+import {
+  customerStats,
+  findCustomer,
+  findCustomerByPhone,
+  insertCustomerIfNew,
+  listCustomers,
+  recentBookingsOf,
+  toCustomerView,
+  upsertCustomerRow,
+} from './customers.queries.ts';
 
 export interface CustomerInput {
   first_name: string;
@@ -50,4 +62,27 @@ export async function upsertCustomer(
     (await insertCustomerIfNew(executor, row)) ??
     (await findCustomerByPhone(executor, businessId, row.phone_normalized))
   );
+}
+
+/** A search made only of phone characters also matches the normalised phone, whatever its formatting. */
+const PHONE_LIKE = /^[\d\s+()./-]+$/;
+
+/** The business's customers by name, optionally those whose names, phone or email contain `search`. */
+export function findCustomers(executor: Executor, page: PageRequest, search?: string) {
+  const text = search?.trim();
+  if (!text) return listCustomers(executor, page);
+  const digits = normalizePhone(text);
+  const phoneDigits = PHONE_LIKE.test(text) && /\d/.test(digits) ? digits : null;
+  return listCustomers(executor, page, { text, phoneDigits });
+}
+
+/** A customer with their last bookings and booking statistics. */
+export async function customerDetail(executor: Executor, businessId: string, customerId: string) {
+  const [customer, bookings, stats] = await Promise.all([
+    findCustomer(executor, businessId, customerId),
+    recentBookingsOf(executor, businessId, customerId),
+    customerStats(executor, businessId, customerId),
+  ]);
+  if (!customer) throw notFound('customer');
+  return { ...toCustomerView(customer), bookings: bookings.map(toBookingView), stats };
 }
