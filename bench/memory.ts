@@ -1,18 +1,23 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import { generateApiKey } from '../src/platform/auth.ts';
-import { type Db, openPGlite } from '../src/platform/db.ts';
+import { type Database, type Db, openPGlite, openPostgres } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { dayFromToday } from './seed.ts';
 
 /**
  * `npx node bench/memory.ts`: how much the server's memory grows under a flood of availability
- * questions that are all different, the load that fills per-process caches. Seeds 20 businesses on
- * in-memory PGlite, serves the app on 127.0.0.1 from this process, asks distinct questions (dates
- * x party sizes x views x services x businesses) from 16 concurrent clients for BENCH_SECONDS
- * (default 60), and prints the growth of the resident set. Stops by itself.
+ * questions that are all different, the load that fills per-process caches. Seeds 20 businesses
+ * from this process into a PGlite folder, starts the real server on it (`node src/main.ts`, on
+ * 127.0.0.1), asks distinct questions (dates x party sizes x views x services x businesses) from
+ * 16 concurrent clients for BENCH_SECONDS (default 60), and prints the growth of the server's
+ * resident set, read from outside as the operating system counts it. Stops by itself. With
+ * BENCH_DATABASE_URL (a PostgreSQL server) the data goes to a database of its own there instead,
+ * dropped at the end.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const BUSINESSES = 20;
@@ -21,14 +26,25 @@ const SERVICES = 3;
 const DAYS = 60;
 const PARTY_SIZES = 8;
 const CONCURRENCY = 16;
-const MB = 1024 * 1024;
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+const JWT_SECRET = 'memory-bench-secret-memory-bench-secret-0123';
 
-const rssMb = () => process.memoryUsage().rss / MB;
-/** The JavaScript heap alone, where the caches live (PGlite's memory is a WebAssembly buffer outside it). */
-const heapMb = () => process.memoryUsage().heapUsed / MB;
+/** The server's resident set in MB, from /proc (Linux), as the operating system counts it. */
+function rssMbOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 async function seedBusiness(db: Db, index: number) {
   const developer = await db
@@ -131,22 +147,76 @@ function questions(seeded: Awaited<ReturnType<typeof seedBusiness>>[]): { url: s
   return all;
 }
 
+/** A PGlite folder, or a fresh database on the PostgreSQL server BENCH_DATABASE_URL names; the server's env for it. */
+async function openDatabase(): Promise<{
+  database: Database;
+  serverEnv: Record<string, string>;
+  drop: () => Promise<void>;
+}> {
+  const serverUrl = process.env.BENCH_DATABASE_URL;
+  if (!serverUrl) {
+    const dir = mkdtempSync(join(tmpdir(), 'slotwise-memory-'));
+    return {
+      database: await openPGlite(dir),
+      serverEnv: { DATA_DIR: dir },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `slotwise_memory_${process.pid}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    database: await openPostgres(url.toString()),
+    serverEnv: { DATABASE_URL: url.toString() },
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
 async function main(): Promise<void> {
-  const database = await openPGlite();
+  const { database, serverEnv, drop } = await openDatabase();
   await migrate(database);
   const seeded = [];
   for (let i = 0; i < BUSINESSES; i++) seeded.push(await seedBusiness(database.db, i));
-  const config = loadConfig({
-    JWT_SECRET: 'memory-bench-secret-memory-bench-secret-0123',
-    DATABASE_URL: 'postgres://unused',
-    LOG_LEVEL: 'warn',
+  // The server takes the data over: PGlite's folder belongs to one process at a time.
+  await database.close();
+  const port = await freePort();
+  const server = spawn(process.execPath, ['src/main.ts', 'serve'], {
+    env: {
+      ...process.env,
+      ...serverEnv,
+      JWT_SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const app = await buildApp({ config, database });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const asked = questions(seeded);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let tries = 0; ; tries++) {
+      if (server.exitCode !== null || tries > 600) throw new Error('the server did not start');
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {}
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await flood(base, server.pid!, questions(seeded));
+  } finally {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+    await drop();
+  }
+}
 
+async function flood(base: string, pid: number, asked: { url: string; key: string }[]): Promise<void> {
   const ask = async (question: { url: string; key: string }) => {
     const response = await fetch(`${base}${question.url}`, {
       headers: { authorization: `Bearer ${question.key}` },
@@ -154,23 +224,23 @@ async function main(): Promise<void> {
     await response.arrayBuffer();
     return response.status;
   };
-  // Warm up the process (code, connections, keys) before the baseline.
-  for (const question of asked.slice(0, 200)) await ask(question);
-  gc();
-  const baseline = rssMb();
-  const baselineHeap = heapMb();
+  // Warm up the server (code, connections, keys) before the baseline.
+  const WARM_UP = 200;
+  for (const question of asked.slice(0, WARM_UP)) await ask(question);
+  const baseline = rssMbOf(pid);
   const started = Date.now();
   const deadline = started + SECONDS * 1000;
-  let next = 200;
+  let next = WARM_UP;
   let ok = 0;
   let failed = 0;
   let peak = baseline;
+  const sample = setInterval(() => {
+    peak = Math.max(peak, rssMbOf(pid));
+  }, 1000);
   const progress = setInterval(() => {
-    const rss = rssMb();
-    peak = Math.max(peak, rss);
     const seconds = Math.round((Date.now() - started) / 1000);
     console.log(
-      `${seconds}s: ${ok + failed} questions, RSS +${Math.round(rss - baseline)} MB, heap +${Math.round(heapMb() - baselineHeap)} MB`,
+      `${seconds}s: ${ok + failed} questions, server RSS +${Math.round(rssMbOf(pid) - baseline)} MB`,
     );
   }, 10_000);
   await Promise.all(
@@ -182,23 +252,18 @@ async function main(): Promise<void> {
       }
     }),
   );
+  clearInterval(sample);
   clearInterval(progress);
   const elapsed = (Date.now() - started) / 1000;
-  peak = Math.max(peak, rssMb());
-  const peakHeap = heapMb();
-  gc();
-  const settled = rssMb();
-  const settledHeap = heapMb();
+  const end = rssMbOf(pid);
+  peak = Math.max(peak, end);
   console.log(
     [
       `${ok + failed} distinct questions in ${elapsed.toFixed(0)} s (${Math.round((ok + failed) / elapsed)}/s), ${failed} not 200`,
       `of ${asked.length} possible (${BUSINESSES} businesses x ${DAYS} days x ${PARTY_SIZES} party sizes x 2 views x ${SERVICES + 1} service choices)`,
-      `RSS at start ${Math.round(baseline)} MB, peak +${Math.round(peak - baseline)} MB, after GC +${Math.round(settled - baseline)} MB`,
-      `JS heap at start ${Math.round(baselineHeap)} MB, at the end +${Math.round(peakHeap - baselineHeap)} MB, after GC +${Math.round(settledHeap - baselineHeap)} MB`,
+      `server RSS after warm-up ${Math.round(baseline)} MB, peak +${Math.round(peak - baseline)} MB, at the end +${Math.round(end - baseline)} MB`,
     ].join('\n'),
   );
-  await app.close();
-  await database.close();
 }
 
 await main();

@@ -155,12 +155,12 @@ export interface CacheLimits {
   rulesBytes: number;
 }
 
-const DEFAULT_LIMITS: CacheLimits = { daysBytes: 48 * 1024 * 1024, rulesBytes: 16 * 1024 * 1024 };
+const DEFAULT_LIMITS: CacheLimits = { daysBytes: 16 * 1024 * 1024, rulesBytes: 4 * 1024 * 1024 };
 
 /**
- * Rough heap bytes of cached values, measured on V8: an object with its strings costs about
- * 100-150 bytes per slot and a few hundred per resource or per entry. Only the proportions matter
- * for eviction; the limits above are set from them.
+ * Generous estimates of the heap bytes of cached values (a slot's object and its strings, a
+ * resource, an hours or blackout row, an entry's own overhead). Only the proportions matter for
+ * eviction; the limits above were set by measuring the server's growth (`bench/memory.ts`).
  */
 const ENTRY_BYTES = 300;
 const SLOT_BYTES = 140;
