@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { confirmationCode, rangeLiteral } from '../src/bookings/bookings.service.ts';
+import { confirmationCode } from '../src/bookings/bookings.service.ts';
 import { ACTIVE_STATUSES } from '../src/bookings/status.ts';
 import { normalizePhone } from '../src/customers/customers.service.ts';
 import { type Database, type Db, openPGlite, openPostgres } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
+import { rangeLiteral } from '../src/platform/sql.ts';
 import { benchEngine } from './engine.bench.ts';
 import { dayFromToday, SEED, type SeededBusiness, seedBusiness } from './seed.ts';
 

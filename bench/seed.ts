@@ -1,9 +1,10 @@
 import type { Insertable } from 'kysely';
 import { wallTimeToInstant } from '../src/availability/engine/index.ts';
-import { confirmationCode, rangeLiteral } from '../src/bookings/bookings.service.ts';
+import { confirmationCode } from '../src/bookings/bookings.service.ts';
 import { normalizePhone } from '../src/customers/customers.service.ts';
 import { generateApiKey } from '../src/platform/auth.ts';
 import type { Db } from '../src/platform/db.ts';
+import { rangeLiteral } from '../src/platform/sql.ts';
 import type { BookingsTable } from '../src/schema.ts';
 
 export const SEED = {

@@ -196,6 +196,10 @@ export interface BookingsTable {
   source: 'online' | 'staff' | 'sandbox';
   customer_notes: string | null;
   staff_notes: string | null;
+  /** The name and email given with this booking (migration 0007); null on older rows. */
+  guest_first_name: string | null;
+  guest_last_name: string | null;
+  guest_email: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -208,6 +212,10 @@ export interface WaitlistEntriesTable {
   service_id: string | null;
   capacity: Generated<number>;
   notes: string | null;
+  /** The name and email given with this entry (migration 0007); null on older rows. */
+  guest_first_name: string | null;
+  guest_last_name: string | null;
+  guest_email: string | null;
   created_at: Generated<Date>;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
 import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
 
@@ -140,7 +141,7 @@ export async function loadBusy(
     .selectFrom('bookings')
     .select(['resource_id', epochMs('lower'), epochMs('upper')])
     .where('business_id', '=', businessId)
-    .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
+    .where('status', 'in', ACTIVE_STATUSES)
     .where(sql<boolean>`during && ${range}`)
     .$if(Boolean(excludeBookingId), (qb) => qb.where('id', '<>', excludeBookingId!))
     .unionAll(

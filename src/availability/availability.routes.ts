@@ -1,12 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
-import { LruMap } from '../platform/change-feed.ts';
 import { invalidField } from '../platform/errors.ts';
-import { DateString, ErrorResponses, IdParams, Uuid } from '../platform/schemas.ts';
-import { type DayContext, loadDayContext } from './availability.queries.ts';
-import { assertPartySize, loadDay, toDayRules } from './availability.service.ts';
-import { addDays, daySlots, todayIn } from './engine/index.ts';
+import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { AvailabilityService } from './availability.service.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -23,6 +20,21 @@ const AvailabilityResponse = Type.Object({
   booking_date: DateString,
   capacity: Type.Integer(),
   slots: Type.Array(SlotSchema),
+  reason: Nullable(
+    Type.Union(
+      [
+        Type.Literal('past'),
+        Type.Literal('closed'),
+        Type.Literal('blackout'),
+        Type.Literal('outside_booking_window'),
+        Type.Literal('no_free_resource'),
+      ],
+      {
+        description:
+          'why `slots` is empty: `past` (before today in the business zone), `closed` (no opening hours that day, or too short for one booking), `blackout`, `outside_booking_window` (beyond the window, or every start inside minimum notice), `no_free_resource` (view=resources: no fitting resource free at any start); null when there are slots',
+      },
+    ),
+  ),
 });
 
 /** The query of both availability routes; `capacity` is optional on the public one only. */
@@ -40,98 +52,14 @@ const dayQueryString = <C extends TSchema>(capacity: C) =>
   );
 type DayQueryString = Omit<Static<ReturnType<typeof dayQueryString>>, 'capacity'>;
 
-interface SlotQuery {
-  businessId: string;
-  date: string;
-  partySize: number;
-  serviceId?: string;
-  resourceId?: string;
-  perResource: boolean;
-}
-
-type SlotView = Static<typeof SlotSchema>;
-
-/** The longest a computed day is served, even when nothing changes, so time moving on is noticed. */
-const CACHE_MS = 30_000;
-const HOUR_MS = 3_600_000;
-
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  /**
-   * Computed days by query. An entry is served only while its business's change version is
-   * unchanged and until the first slot it lists falls inside minimum notice, so a cached answer
-   * never shows a slot that a fresh computation would not.
-   */
-  const computed = new LruMap<string, { version: string; until: number; slots: SlotView[] }>(20_000);
-
-  /**
-   * A business's rules (settings, hours, blackouts, resources, a service) by business and
-   * service. Bookings do not change them, so they outlive the computed days a booking drops.
-   */
-  const rules = new LruMap<string, { version: string; until: number; rules: DayContext | null }>(5_000);
-
-  const rulesFor = async (query: SlotQuery, now: number): Promise<DayContext | null> => {
-    const version = app.changes.rulesVersion(query.businessId);
-    const key = `${query.businessId}|${query.serviceId ?? ''}`;
-    const hit = rules.get(key);
-    if (hit && hit.version === version && now < hit.until) return hit.rules;
-    // Blackouts from two days back cover every date that can still have slots, in any zone.
-    const loaded = await loadDayContext(
-      app.db,
-      query.businessId,
-      addDays(todayIn('UTC', now), -2),
-      query.serviceId,
-    );
-    if (version) rules.set(key, { version, until: now + CACHE_MS, rules: loaded });
-    return loaded;
-  };
-
-  const slotsFor = async (query: SlotQuery): Promise<SlotView[]> => {
-    const now = Date.now();
-    const version = app.changes.businessVersion(query.businessId);
-    const key = [
-      query.businessId,
-      query.date,
-      query.partySize,
-      query.serviceId,
-      query.resourceId,
-      query.perResource,
-    ].join('|');
-    const hit = computed.get(key);
-    if (hit && hit.version === version && now < hit.until) return hit.slots;
-    const ctx = await loadDay(app.db, query.businessId, query, now, await rulesFor(query, now));
-    assertPartySize(ctx, query.partySize);
-    const { slots } = daySlots(toDayRules(ctx, query, now));
-    let views: SlotView[];
-    if (query.perResource) {
-      const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
-      views = slots.flatMap((slot) =>
-        slot.freeResourceIds.map((id) => ({
-          time: slot.time,
-          available: true,
-          resource_id: id,
-          resource_name: names.get(id)!,
-        })),
-      );
-    } else {
-      views = slots.map((slot) => ({
-        time: slot.time,
-        available: slot.freeResourceIds.length > 0,
-        remaining_resources: slot.freeResourceIds.length,
-      }));
-    }
-    if (version) {
-      const firstLeaves =
-        slots.length > 0 ? slots[0]!.start - ctx.business.min_notice_hours * HOUR_MS : Infinity;
-      computed.set(key, { version, until: Math.min(now + CACHE_MS, firstLeaves), slots: views });
-    }
-    return views;
-  };
+  const availability = new AvailabilityService(app.db, app.changes, app.clock);
 
   /** Both routes answer the same question; only where the business and the party size come from differs. */
   const answer = async (businessId: string, q: DayQueryString, partySize: number) => {
     const date = q.booking_date ?? q.date;
     if (!date) throw invalidField('booking_date', 'is required');
-    const slots = await slotsFor({
+    const day = await availability.day({
       businessId,
       date,
       partySize,
@@ -139,7 +67,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       resourceId: q.resource_id,
       perResource: q.view === 'resources',
     });
-    return { business_id: businessId, booking_date: date, capacity: partySize, slots };
+    return { business_id: businessId, booking_date: date, capacity: partySize, ...day };
   };
 
   app.get(

@@ -1,8 +1,11 @@
-import type { Executor } from '../platform/db.ts';
+import { LRUCache } from 'lru-cache';
+import type { ChangeFeed } from '../platform/change-feed.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
-import { type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
-import { heldSpan } from './engine/index.ts';
-import type { BusyPeriod, DayRules, StartCheck, StartCheckFailure } from './engine/types.ts';
+import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
+import { addDays, daySlots, heldSpan, todayIn } from './engine/index.ts';
+import type { BusyPeriod, DayRules, DaySlots, StartCheck, StartCheckFailure } from './engine/types.ts';
 
 export interface DayQuery {
   date: string;
@@ -67,8 +70,11 @@ export async function loadDay(
 }
 
 /** Party size must fit the business's own limits before any resource is looked at. */
-export function assertPartySize(ctx: DayContext, partySize: number): void {
-  const { min_capacity, max_capacity } = ctx.business;
+export function assertPartySize(
+  limits: Pick<BusinessRules, 'min_capacity' | 'max_capacity'>,
+  partySize: number,
+): void {
+  const { min_capacity, max_capacity } = limits;
   if (partySize < min_capacity || partySize > max_capacity) {
     throw invalidField('capacity', `must be between ${min_capacity} and ${max_capacity} for this business`);
   }
@@ -84,4 +90,199 @@ const FAILURES: Record<StartCheckFailure, (message: string) => AppError> = {
 /** The contract's error for a start the engine refused. */
 export function startFailure(check: Extract<StartCheck, { ok: false }>): AppError {
   return FAILURES[check.reason](check.message);
+}
+
+/** Why a day lists no slots: the answer's `reason`, null while it lists some. */
+export type NoSlotsReason =
+  | 'past'
+  | 'closed'
+  | 'blackout'
+  | 'outside_booking_window'
+  /** Per-resource view only: there are starts, but no resource that fits the party is free at any. */
+  | 'no_free_resource';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Why the engine found no start on a day, from the rules it was given. A day before today is past
+ * whatever its hours. An open day whose grid is empty is either all inside notice (or already
+ * gone today) or has hours too short for one booking: asking the engine again as if it were two
+ * days earlier, without notice, tells the two apart.
+ */
+export function whyNoStarts(rules: DayRules, day: DaySlots): Exclude<NoSlotsReason, 'no_free_resource'> {
+  if (rules.date < todayIn(rules.timezone, rules.now)) return 'past';
+  if (day.closure !== null) return day.closure;
+  const earlier = daySlots({
+    ...rules,
+    now: Date.parse(`${rules.date}T00:00:00Z`) - 2 * DAY_MS,
+    minNoticeHours: 0,
+    bookingWindowDays: 7,
+    busy: [],
+  });
+  return earlier.slots.length > 0 ? 'outside_booking_window' : 'closed';
+}
+
+/** One availability question: a day of a business for a party, in one of the two views. */
+export interface AvailabilityQuery {
+  businessId: string;
+  date: string;
+  partySize: number;
+  serviceId?: string;
+  resourceId?: string;
+  /** One entry per free (time, resource) pair instead of one per time. */
+  perResource: boolean;
+}
+
+export type SlotView =
+  | { time: string; available: boolean; remaining_resources: number }
+  | { time: string; available: true; resource_id: string; resource_name: string };
+
+export interface DayAnswer {
+  slots: SlotView[];
+  reason: NoSlotsReason | null;
+}
+
+/** The longest a computed day or a business's rules are served, even when nothing changes, so time moving on is noticed. */
+const CACHE_MS = 30_000;
+const HOUR_MS = 3_600_000;
+
+/**
+ * What the caches may hold, in estimated bytes of the values (not entries: one day of a large
+ * business in the per-resource view is a thousand times the size of a closed day).
+ */
+export interface CacheLimits {
+  daysBytes: number;
+  rulesBytes: number;
+}
+
+const DEFAULT_LIMITS: CacheLimits = { daysBytes: 16 * 1024 * 1024, rulesBytes: 4 * 1024 * 1024 };
+
+/**
+ * Generous estimates of the heap bytes of cached values (a slot's object and its strings, a
+ * resource, an hours or blackout row, an entry's own overhead). Only the proportions matter for
+ * eviction; the limits above were set by measuring the server's growth (`bench/memory.ts`).
+ */
+const ENTRY_BYTES = 300;
+const SLOT_BYTES = 140;
+const RESOURCE_BYTES = 260;
+const ROW_BYTES = 120;
+
+interface CachedDay {
+  version: string;
+  answer: DayAnswer;
+}
+
+interface CachedRules {
+  version: string;
+  rules: DayContext;
+}
+
+/**
+ * The availability use case, with the two caches it owns. A computed day is served only while its
+ * business's change version is unchanged and until its first slot falls inside minimum notice, so
+ * a cached answer never shows a slot a fresh computation would not. A business's rules (settings,
+ * hours, blackouts, resources, a service) are cached apart: bookings do not change them, so they
+ * outlive the days a booking drops. Both are bounded by estimated size and expire on the app's
+ * clock; what does not exist (an unknown business or service) is never cached, so questions about
+ * made-up ids cannot crowd out real ones.
+ */
+export class AvailabilityService {
+  private readonly db: Db;
+  private readonly changes: ChangeFeed;
+  private readonly clock: Clock;
+  private readonly days: LRUCache<string, CachedDay>;
+  private readonly rules: LRUCache<string, CachedRules>;
+
+  constructor(db: Db, changes: ChangeFeed, clock: Clock, limits: CacheLimits = DEFAULT_LIMITS) {
+    this.db = db;
+    this.changes = changes;
+    this.clock = clock;
+    this.days = new LRUCache<string, CachedDay>({
+      maxSize: limits.daysBytes,
+      sizeCalculation: (entry, key) => ENTRY_BYTES + key.length * 2 + entry.answer.slots.length * SLOT_BYTES,
+      ttl: CACHE_MS,
+      perf: clock,
+    });
+    this.rules = new LRUCache<string, CachedRules>({
+      maxSize: limits.rulesBytes,
+      sizeCalculation: ({ rules }, key) =>
+        ENTRY_BYTES +
+        key.length * 2 +
+        rules.resources.length * RESOURCE_BYTES +
+        (rules.hours.length + rules.blackouts.length) * ROW_BYTES,
+      ttl: CACHE_MS,
+      perf: clock,
+    });
+  }
+
+  /** The slots of one day, and why there are none when there are none. */
+  async day(query: AvailabilityQuery): Promise<DayAnswer> {
+    const now = this.clock.now();
+    const version = this.changes.businessVersion(query.businessId);
+    const key = [
+      query.businessId,
+      query.date,
+      query.partySize,
+      query.serviceId,
+      query.resourceId,
+      query.perResource,
+    ].join('|');
+    const hit = this.days.get(key);
+    if (hit && hit.version === version) return hit.answer;
+    const ctx = await loadDay(this.db, query.businessId, query, now, await this.rulesOf(query, now));
+    assertPartySize(ctx.business, query.partySize);
+    const rules = toDayRules(ctx, query, now);
+    const found = daySlots(rules);
+    const slots = query.perResource ? perResourceViews(ctx, found) : slotViews(found);
+    const answer: DayAnswer = {
+      slots,
+      reason:
+        found.slots.length === 0 ? whyNoStarts(rules, found) : slots.length === 0 ? 'no_free_resource' : null,
+    };
+    if (version) {
+      const first = found.slots[0];
+      const leavesNotice = first ? first.start - ctx.business.min_notice_hours * HOUR_MS - now : CACHE_MS;
+      if (leavesNotice > 0)
+        this.days.set(key, { version, answer }, { ttl: Math.min(CACHE_MS, leavesNotice) });
+    }
+    return answer;
+  }
+
+  /** The business's rules, from the cache while they are current; null for an unknown business. */
+  private async rulesOf(query: AvailabilityQuery, now: number): Promise<DayContext | null> {
+    const version = this.changes.rulesVersion(query.businessId);
+    const key = `${query.businessId}|${query.serviceId ?? ''}`;
+    const hit = this.rules.get(key);
+    if (hit && hit.version === version) return hit.rules;
+    // Blackouts from two days back cover every date that can still have slots, in any zone.
+    const loaded = await loadDayContext(
+      this.db,
+      query.businessId,
+      addDays(todayIn('UTC', now), -2),
+      query.serviceId,
+    );
+    const known = loaded !== null && (!query.serviceId || loaded.service !== null);
+    if (version && known) this.rules.set(key, { version, rules: loaded });
+    return loaded;
+  }
+}
+
+function slotViews(found: DaySlots): SlotView[] {
+  return found.slots.map((slot) => ({
+    time: slot.time,
+    available: slot.freeResourceIds.length > 0,
+    remaining_resources: slot.freeResourceIds.length,
+  }));
+}
+
+function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
+  const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
+  return found.slots.flatMap((slot) =>
+    slot.freeResourceIds.map((id) => ({
+      time: slot.time,
+      available: true as const,
+      resource_id: id,
+      resource_name: names.get(id)!,
+    })),
+  );
 }

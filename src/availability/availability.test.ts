@@ -185,6 +185,61 @@ describe('GET /v1/availability/{business_id}', () => {
       assert.equal(Date.parse(booking.ends_at) - Date.parse(booking.starts_at), 3_600_000);
       assert.equal(booking.starts_at.slice(11, 16), '00:00', '02:00 CEST (first occurrence) is 00:00 UTC');
     });
+
+    it('says why a day lists no slots, and gives no reason while it lists some', async () => {
+      const realClock = ctx.app.clock.now;
+      ctx.app.clock.now = () => Date.parse('2030-06-14T10:00:00Z');
+      try {
+        const biz = await setupBookable(ctx.app, { settings: { min_notice_hours: 48 } });
+        await ctx.app.inject({
+          method: 'POST',
+          url: '/v1/manage/blackout-dates',
+          headers: biz.tenant.headers,
+          payload: { start_date: '2030-06-20', end_date: '2030-06-21', reason: 'Holidays' },
+        });
+        const fresh = await createTenant(ctx.app);
+        const reasonOf = async (businessId: string, query: string) => {
+          const response = await availability(businessId, query);
+          assert.equal(response.statusCode, 200, response.body);
+          const body = response.json();
+          assert.equal(body.slots.length === 0, body.reason !== null, `${query}: ${response.body}`);
+          return body.reason;
+        };
+        const id = biz.tenant.businessId;
+        assert.equal(await reasonOf(id, 'date=2030-06-17'), null);
+        assert.equal(await reasonOf(id, 'date=2030-06-13'), 'past');
+        assert.equal(await reasonOf(id, 'date=2030-06-20'), 'blackout');
+        assert.equal(await reasonOf(id, 'date=2030-06-15'), 'outside_booking_window', 'all inside notice');
+        assert.equal(await reasonOf(id, 'date=2030-09-01'), 'outside_booking_window', 'beyond 60 days');
+        assert.equal(await reasonOf(fresh.businessId, 'date=2030-06-17'), 'closed');
+        assert.equal(await reasonOf(id, 'date=2030-06-17&capacity=7'), null, 'slots, none available');
+        assert.equal(await reasonOf(id, 'date=2030-06-17&capacity=7&view=resources'), 'no_free_resource');
+        const long = await ctx.app.inject({
+          method: 'POST',
+          url: '/v1/manage/services',
+          headers: biz.tenant.headers,
+          payload: { name: 'Longer than the day', duration_minutes: 240 },
+        });
+        await ctx.app.inject({
+          method: 'PUT',
+          url: '/v1/manage/hours',
+          headers: biz.tenant.headers,
+          payload: [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+            day_of_week: day,
+            is_open: true,
+            open_time: '09:00',
+            close_time: '12:00',
+          })),
+        });
+        assert.equal(
+          await reasonOf(id, `date=2030-06-17&service_id=${long.json().id}`),
+          'closed',
+          'hours too short for one booking',
+        );
+      } finally {
+        ctx.app.clock.now = realClock;
+      }
+    });
   });
 
   describe('401', () => {

@@ -269,6 +269,26 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
       assert.ok((await auditActions(booking.id)).includes('booking.capacity_changed'));
     });
 
+    it("keeps a party size changed on its own inside the business's limits", async () => {
+      const biz = await setupBookable(ctx.app, { settings: { min_capacity: 2, max_capacity: 4 } });
+      const booking = await book(biz, { capacity: 3 });
+      assert.equal(booking.resource_id, biz.resources.T4);
+      const onT6 = await patch(biz, booking.id, { resource_id: biz.resources.T6 });
+      assert.equal(onT6.statusCode, 200, onT6.body);
+      const tooBig = await patch(biz, booking.id, { capacity: 5 });
+      assert.equal(tooBig.statusCode, 422, tooBig.body);
+      assert.equal(tooBig.json().error.code, 'validation_error');
+      assert.equal(tooBig.json().error.fields[0].field, 'capacity');
+      const backOnT4 = await patch(biz, booking.id, { resource_id: biz.resources.T4 });
+      assert.equal(backOnT4.statusCode, 200, backOnT4.body);
+      const tooSmall = await patch(biz, booking.id, { capacity: 1 });
+      assert.equal(tooSmall.statusCode, 422, tooSmall.body);
+      assert.equal(tooSmall.json().error.fields[0].field, 'capacity');
+      const fits = await patch(biz, booking.id, { capacity: 4 });
+      assert.equal(fits.statusCode, 200, fits.body);
+      assert.equal(fits.json().capacity, 4);
+    });
+
     it("refuses to move a service's booking onto a resource that does not perform it", async () => {
       const biz = await setupBookable(ctx.app);
       const service = await ctx.app.inject({

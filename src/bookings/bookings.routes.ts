@@ -1,35 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
+import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
-import {
-  decodeCursorStrings,
-  foreignCursor,
-  PageQuery,
-  pageEnvelope,
-  toPage,
-} from '../platform/pagination.ts';
-import {
-  DateString,
-  ErrorResponses,
-  IdParams,
-  isDate,
-  isUuid,
-  TimeString,
-  Uuid,
-} from '../platform/schemas.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { DateString, ErrorResponses, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
   availableResources,
   changeBooking,
   createBooking,
   findBooking,
+  findBookings,
   saveStaffNotes,
 } from './bookings.service.ts';
-import { BookingSchema, selectBookingRows, toBookingView } from './bookings.view.ts';
+import { BookingSchema } from './bookings.view.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
@@ -58,24 +44,6 @@ const PublicBookingBody = Type.Object(
   },
 );
 
-const CUSTOMER_FIELDS = ['first_name', 'last_name', 'email', 'phone'];
-
-/**
- * The nested `customer` form becomes the flat one before validation, so one schema checks both
- * and a 422 names every missing field at once. A `customer` that is not such an object, or that
- * comes beside flat fields, is left in place for the schema to refuse.
- */
-async function flattenCustomer(request: FastifyRequest): Promise<void> {
-  const body = request.body as Record<string, unknown> | null;
-  const customer = body?.customer;
-  if (!customer || typeof customer !== 'object' || Array.isArray(customer)) return;
-  const nested = customer as Record<string, unknown>;
-  const clean = Object.keys(nested).every((key) => CUSTOMER_FIELDS.includes(key));
-  if (!clean || CUSTOMER_FIELDS.some((key) => key in body)) return;
-  const { customer: _, ...rest } = body;
-  request.body = { ...rest, ...nested };
-}
-
 const ResourceOption = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -91,7 +59,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/bookings',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
-      preValidation: flattenCustomer,
+      preValidation: acceptCustomerFlatOrNested('flat'),
       schema: {
         tags: ['Bookings'],
         summary: 'Book a slot (API key with the write scope)',
@@ -124,7 +92,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             customerNotes: body.customer_notes,
             source: 'online',
           },
-          Date.now(),
+          app.clock.now(),
         ),
       );
       return reply.status(201).send({ booking });
@@ -163,44 +131,17 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { businessId } = principalOf(request);
       const q = request.query;
-      const limit = q.limit ?? 50;
-      const date = q.res_date ?? q.booking_date;
-      let query = selectBookingRows(app.db)
-        .where('b.business_id', '=', businessId)
-        .limit(limit + 1);
-      if (date) query = query.where('b.booking_date', '=', date);
-      if (q.from_date) query = query.where('b.booking_date', '>=', q.from_date);
-      if (q.to_date) query = query.where('b.booking_date', '<=', q.to_date);
-      if (q.status) query = query.where('b.status', 'in', q.status.split(',') as BookingStatus[]);
-      if (q.code)
-        query = query.where('b.confirmation_code', 'ilike', `%${q.code.replace(/[\\%_]/g, '\\$&')}%`);
-      if (q.resource_id) query = query.where('b.resource_id', '=', q.resource_id);
-      if (q.customer_id) query = query.where('b.customer_id', '=', q.customer_id);
-      if (q.latest) {
-        const after = decodeCursorStrings(q.cursor, 1);
-        if (after) {
-          if (!isUuid(after[0]!)) throw foreignCursor();
-          query = query.where(
-            sql<boolean>`(b.created_at, b.id) < (SELECT created_at, id FROM bookings WHERE id = ${after[0]})`,
-          );
-        }
-        const rows = await query.orderBy('b.created_at', 'desc').orderBy('b.id', 'desc').execute();
-        return toPage(rows, limit, (row) => [row.id], toBookingView);
-      }
-      const after = decodeCursorStrings(q.cursor, 3);
-      if (after) {
-        const [afterDate, afterTime, afterId] = after as [string, string, string];
-        if (!isUuid(afterId) || !isDate(afterDate) || !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(afterTime)) {
-          throw foreignCursor();
-        }
-        query = query.where(
-          sql<boolean>`(b.booking_date, b.start_time, b.id) > (${afterDate}::date, ${afterTime}::time, ${afterId}::uuid)`,
-        );
-      }
-      const rows = await query.orderBy('b.booking_date').orderBy('b.start_time').orderBy('b.id').execute();
-      return toPage(rows, limit, (row) => [row.booking_date, row.start_time, row.id], toBookingView);
+      return findBookings(app.db, pageOf(request), {
+        date: q.res_date ?? q.booking_date,
+        fromDate: q.from_date,
+        toDate: q.to_date,
+        statuses: q.status?.split(',') as BookingStatus[] | undefined,
+        code: q.code,
+        resourceId: q.resource_id,
+        customerId: q.customer_id,
+        latest: q.latest,
+      });
     },
   );
 
@@ -244,7 +185,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const principal = principalOf(request);
       return withTx(app.db, (tx) =>
-        changeBooking(tx, principal, request.params.booking_id, request.body, Date.now()),
+        changeBooking(tx, principal, request.params.booking_id, request.body, app.clock.now()),
       );
     },
   );

@@ -1,17 +1,33 @@
 import { randomInt } from 'node:crypto';
-import { sql } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import { assertPartySize, loadDay, startFailure, toDayRules } from '../availability/availability.service.ts';
-import { checkStart, instantToWall } from '../availability/engine/index.ts';
-import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
+import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
+import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
+import { type GuestNames, guestNamesOf } from '../customers/guest.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
+import { rangeLiteral } from '../platform/sql.ts';
 import type { BookingStatus } from '../schema.ts';
-import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
-import { ACTIVE_STATUSES, assertTransition, isTerminal } from './status.ts';
+import {
+  type BookingFilters,
+  bookingPlacement,
+  findBookingRow,
+  freeResourcesFor,
+  listBookings,
+  lockBooking,
+  lockUsableResource,
+  partyLimits,
+  resourceIsBusy,
+  serviceResourceIds,
+  tryInsertBooking,
+  updateBooking,
+} from './bookings.queries.ts';
+import { type BookingView, toBookingView } from './bookings.view.ts';
+import { assertTransition, isTerminal } from './status.ts';
 
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
+type Actor = Pick<Principal, 'actor' | 'kind'> & { businessId: string };
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 export function confirmationCode(): string {
@@ -20,9 +36,25 @@ export function confirmationCode(): string {
   return code;
 }
 
-/** `[start,end)` as a tstzrange literal. */
-export const rangeLiteral = (start: number, end: number) =>
-  `[${new Date(start).toISOString()},${new Date(end).toISOString()})`;
+const STAFF_DAYS_BACK = 30;
+const STAFF_YEARS_AHEAD = 2;
+
+/**
+ * Staff bookings skip notice and the booking window, but their date stays sensible: late entries
+ * up to 30 days back, plans up to two years ahead, counted in the business's zone.
+ */
+function assertStaffDate(date: string, timezone: string, now: number): void {
+  const today = todayIn(timezone, now);
+  const earliest = addDays(today, -STAFF_DAYS_BACK);
+  // The same calendar day two years on; as a string comparison, 29 February needs no special case.
+  const latest = `${Number(today.slice(0, 4)) + STAFF_YEARS_AHEAD}${today.slice(4)}`;
+  if (date < earliest || date > latest) {
+    throw new AppError(
+      'outside_booking_window',
+      `staff bookings may be dated from ${earliest} to ${latest}; ${date} is outside that range`,
+    );
+  }
+}
 
 const slotTaken = () => new AppError('slot_unavailable', 'no resource is free for this slot any more');
 
@@ -31,13 +63,14 @@ export async function findBooking(
   businessId: string,
   bookingId: string,
 ): Promise<BookingView> {
-  const row = await selectBookingRows(executor)
-    .where('b.id', '=', bookingId)
-    .where('b.business_id', '=', businessId)
-    .executeTakeFirst();
+  const row = await findBookingRow(executor, businessId, bookingId);
   if (!row) throw notFound('booking');
   return toBookingView(row);
 }
+
+/** The business's bookings as a page of the list the filters ask for. */
+export const findBookings = (executor: Executor, page: PageRequest, filters: BookingFilters) =>
+  listBookings(executor, page, filters);
 
 interface BookingPlacement {
   businessId: string;
@@ -55,6 +88,8 @@ interface BookingPlacement {
   capacity: number;
   source: 'online' | 'staff';
   customerNotes: string | null;
+  /** The name and email given with the booking; kept on it whatever the customer's record says. */
+  guest?: GuestNames;
 }
 
 /**
@@ -66,39 +101,27 @@ async function insertOnFirstFree(tx: Tx, placement: BookingPlacement, candidates
   for (const resourceId of candidates) {
     if (!(await lockUsableResource(tx, placement.businessId, resourceId))) continue;
     for (let codeAttempt = 0; codeAttempt < 5; codeAttempt++) {
-      await sql`SAVEPOINT place_booking`.execute(tx);
-      try {
-        const row = await tx
-          .insertInto('bookings')
-          .values({
-            business_id: placement.businessId,
-            customer_id: placement.customerId,
-            resource_id: resourceId,
-            service_id: placement.serviceId,
-            booking_date: placement.date,
-            start_time: placement.startTime,
-            end_time: placement.endTime,
-            duration_minutes: placement.durationMinutes,
-            starts_at: new Date(placement.start),
-            ends_at: new Date(placement.end),
-            during: rangeLiteral(placement.heldStart, placement.heldEnd),
-            status: placement.status,
-            confirmation_code: confirmationCode(),
-            capacity: placement.capacity,
-            source: placement.source,
-            customer_notes: placement.customerNotes,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await sql`RELEASE SAVEPOINT place_booking`.execute(tx);
-        return row.id;
-      } catch (error) {
-        await sql`ROLLBACK TO SAVEPOINT place_booking`.execute(tx);
-        const code = (error as { code?: string }).code;
-        if (code === '23P01') break;
-        if (code === '23505') continue;
-        throw error;
-      }
+      const placed = await tryInsertBooking(tx, {
+        business_id: placement.businessId,
+        customer_id: placement.customerId,
+        resource_id: resourceId,
+        service_id: placement.serviceId,
+        booking_date: placement.date,
+        start_time: placement.startTime,
+        end_time: placement.endTime,
+        duration_minutes: placement.durationMinutes,
+        starts_at: new Date(placement.start),
+        ends_at: new Date(placement.end),
+        during: rangeLiteral(placement.heldStart, placement.heldEnd),
+        status: placement.status,
+        confirmation_code: confirmationCode(),
+        capacity: placement.capacity,
+        source: placement.source,
+        customer_notes: placement.customerNotes,
+        ...placement.guest,
+      });
+      if ('id' in placed) return placed.id;
+      if (placed.refused === 'overlap') break;
     }
   }
   throw slotTaken();
@@ -125,6 +148,7 @@ export async function createBooking(
   input: NewBooking,
   now: number,
 ): Promise<BookingView> {
+  const staff = input.source === 'staff';
   const ctx = await loadDay(
     tx,
     actor.businessId,
@@ -136,16 +160,16 @@ export async function createBooking(
     },
     now,
   );
-  assertPartySize(ctx, input.partySize);
+  assertPartySize(ctx.business, input.partySize);
+  if (staff) assertStaffDate(input.date, ctx.business.timezone, now);
   const rules = toDayRules(
     ctx,
     { date: input.date, partySize: input.partySize, resourceId: input.resourceId },
     now,
   );
-  const staff = input.source === 'staff';
   const check = checkStart(rules, input.time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
   if (!check.ok) throw startFailure(check);
-  const customer = await upsertCustomer(tx, actor.businessId, input.customer);
+  const customer = await upsertCustomer(tx, actor.businessId, input.customer, isTrustedCaller(actor));
   const tz = ctx.business.timezone;
   const bookingId = await insertOnFirstFree(
     tx,
@@ -165,6 +189,7 @@ export async function createBooking(
       capacity: input.partySize,
       source: input.source,
       customerNotes: input.customerNotes ?? null,
+      guest: guestNamesOf(input.customer),
     },
     check.freeResourceIds,
   );
@@ -186,33 +211,10 @@ export interface BookingChange {
   start_time?: string;
 }
 
-async function lockBooking(tx: Tx, businessId: string, bookingId: string) {
-  const row = await tx
-    .selectFrom('bookings')
-    .selectAll()
-    .where('id', '=', bookingId)
-    .where('business_id', '=', businessId)
-    .forUpdate()
-    .executeTakeFirst();
+async function lockedBooking(tx: Tx, businessId: string, bookingId: string) {
+  const row = await lockBooking(tx, businessId, bookingId);
   if (!row) throw notFound('booking');
   return row;
-}
-
-/**
- * The resource if it is active and not deleted, share-locked until the transaction ends. The lock
- * waits out a concurrent delete or deactivation (which lock the row for update), so no booking is
- * placed on a resource that is gone by the time both commit.
- */
-function lockUsableResource(tx: Tx, businessId: string, resourceId: string) {
-  return tx
-    .selectFrom('resources')
-    .select(['id', 'capacity_min', 'capacity_max'])
-    .where('id', '=', resourceId)
-    .where('business_id', '=', businessId)
-    .where('deleted_at', 'is', null)
-    .where('is_active', '=', true)
-    .forShare()
-    .executeTakeFirst();
 }
 
 async function loadResource(tx: Tx, businessId: string, resourceId: string) {
@@ -224,12 +226,8 @@ async function loadResource(tx: Tx, businessId: string, resourceId: string) {
 /** A booking made for a service stays on resources that perform it. */
 async function assertPerformsService(tx: Tx, serviceId: string | null, resourceId: string) {
   if (!serviceId) return;
-  const service = await tx
-    .selectFrom('services')
-    .select('resource_ids')
-    .where('id', '=', serviceId)
-    .executeTakeFirst();
-  if (service && service.resource_ids.length > 0 && !service.resource_ids.includes(resourceId)) {
+  const resourceIds = await serviceResourceIds(tx, serviceId);
+  if (resourceIds && resourceIds.length > 0 && !resourceIds.includes(resourceId)) {
     throw invalidField('resource_id', "does not perform this booking's service");
   }
 }
@@ -245,27 +243,6 @@ function assertFits(
       `the resource takes parties of ${resource.capacity_min} to ${resource.capacity_max}`,
     );
   }
-}
-
-/** Whether another active booking or an external block holds the resource during `[start, end)`. */
-async function resourceIsBusy(tx: Tx, resourceId: string, heldRange: string, excludeBookingId: string) {
-  const clash = await tx
-    .selectFrom('bookings')
-    .select('id')
-    .where('resource_id', '=', resourceId)
-    .where('id', '<>', excludeBookingId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .where(sql<boolean>`during && ${heldRange}::tstzrange`)
-    .union(
-      tx
-        .selectFrom('resource_blocks')
-        .select('id')
-        .where('resource_id', '=', resourceId)
-        .where(sql<boolean>`during && ${heldRange}::tstzrange`),
-    )
-    .limit(1)
-    .executeTakeFirst();
-  return clash !== undefined;
 }
 
 /** One field's change on a booking, as its audit row. */
@@ -298,7 +275,7 @@ export async function changeBooking(
   change: BookingChange,
   now: number,
 ): Promise<BookingView> {
-  const current = await lockBooking(tx, actor.businessId, bookingId);
+  const current = await lockedBooking(tx, actor.businessId, bookingId);
   const before = await findBooking(tx, actor.businessId, bookingId);
   const reschedule = change.booking_date !== undefined || change.start_time !== undefined;
   const touchesPlacement = reschedule || change.resource_id !== undefined || change.capacity !== undefined;
@@ -323,9 +300,10 @@ export async function changeBooking(
       },
       now,
     );
-    assertPartySize(ctx, capacity);
-    const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
+    assertPartySize(ctx.business, capacity);
     const staff = current.source === 'staff';
+    if (staff) assertStaffDate(date, ctx.business.timezone, now);
+    const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
     const check = checkStart(rules, time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
     if (!check.ok) throw startFailure(check);
     const resourceId =
@@ -334,21 +312,16 @@ export async function changeBooking(
         : check.freeResourceIds[0]!;
     if (!(await lockUsableResource(tx, actor.businessId, resourceId))) throw slotTaken();
     const tz = ctx.business.timezone;
-    await tx
-      .updateTable('bookings')
-      .set({
-        booking_date: date,
-        start_time: instantToWall(check.start, tz).time,
-        end_time: instantToWall(check.end, tz).time,
-        starts_at: new Date(check.start),
-        ends_at: new Date(check.end),
-        during: rangeLiteral(check.heldStart, check.heldEnd),
-        resource_id: resourceId,
-        capacity,
-        updated_at: new Date(),
-      })
-      .where('id', '=', current.id)
-      .execute();
+    await updateBooking(tx, current.id, {
+      booking_date: date,
+      start_time: instantToWall(check.start, tz).time,
+      end_time: instantToWall(check.end, tz).time,
+      starts_at: new Date(check.start),
+      ends_at: new Date(check.end),
+      during: rangeLiteral(check.heldStart, check.heldEnd),
+      resource_id: resourceId,
+      capacity,
+    });
     await recordAudit(tx, actor, {
       action: 'booking.rescheduled',
       entityType: 'booking',
@@ -372,15 +345,12 @@ export async function changeBooking(
     const moves = resourceId !== current.resource_id;
     const resizes = capacity !== current.capacity;
     if (moves || resizes) {
+      if (resizes) assertPartySize(await partyLimits(tx, actor.businessId), capacity);
       const resource = await loadResource(tx, actor.businessId, resourceId);
       if (moves) await assertPerformsService(tx, current.service_id, resource.id);
       assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
       if (moves && (await resourceIsBusy(tx, resource.id, current.during, current.id))) throw slotTaken();
-      await tx
-        .updateTable('bookings')
-        .set({ resource_id: resourceId, capacity, updated_at: new Date() })
-        .where('id', '=', current.id)
-        .execute();
+      await updateBooking(tx, current.id, { resource_id: resourceId, capacity });
     }
     placed = { resourceId, capacity };
   }
@@ -410,11 +380,7 @@ export async function changeBooking(
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
   if (change.status !== undefined && (change.status !== current.status || isTerminal(current.status))) {
     assertTransition(current.status, change.status);
-    await tx
-      .updateTable('bookings')
-      .set({ status: change.status, updated_at: new Date() })
-      .where('id', '=', current.id)
-      .execute();
+    await updateBooking(tx, current.id, { status: change.status });
     await auditBooking(
       tx,
       actor,
@@ -434,65 +400,15 @@ export async function saveStaffNotes(
   bookingId: string,
   notes: string,
 ): Promise<BookingView> {
-  const current = await lockBooking(tx, actor.businessId, bookingId);
-  await tx
-    .updateTable('bookings')
-    .set({ staff_notes: notes, updated_at: new Date() })
-    .where('id', '=', current.id)
-    .execute();
+  const current = await lockedBooking(tx, actor.businessId, bookingId);
+  await updateBooking(tx, current.id, { staff_notes: notes });
   await auditBooking(tx, actor, current.id, 'booking.notes_saved', 'staff_notes', current.staff_notes, notes);
   return findBooking(tx, actor.businessId, bookingId);
 }
 
 /** Active resources that could take the booking instead of its current one, in display order. */
 export async function availableResources(executor: Executor, businessId: string, bookingId: string) {
-  const booking = await executor
-    .selectFrom('bookings')
-    .select(['id', 'resource_id', 'capacity', 'during'])
-    .where('id', '=', bookingId)
-    .where('business_id', '=', businessId)
-    .executeTakeFirst();
+  const booking = await bookingPlacement(executor, businessId, bookingId);
   if (!booking) throw notFound('booking');
-  return executor
-    .selectFrom('resources as r')
-    .select([
-      'r.id',
-      'r.name',
-      'r.resource_type',
-      'r.capacity_min',
-      'r.capacity_max',
-      'r.section',
-      'r.display_order',
-    ])
-    .where('r.business_id', '=', businessId)
-    .where('r.deleted_at', 'is', null)
-    .where('r.is_active', '=', true)
-    .where('r.id', '<>', booking.resource_id)
-    .where('r.capacity_min', '<=', booking.capacity)
-    .where('r.capacity_max', '>=', booking.capacity)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('bookings as o')
-            .select('o.id')
-            .whereRef('o.resource_id', '=', 'r.id')
-            .where('o.id', '<>', booking.id)
-            .where('o.status', 'in', ACTIVE_STATUSES)
-            .where(sql<boolean>`o.during && ${booking.during}::tstzrange`),
-        ),
-      ),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('resource_blocks as k')
-            .select('k.id')
-            .whereRef('k.resource_id', '=', 'r.id')
-            .where(sql<boolean>`k.during && ${booking.during}::tstzrange`),
-        ),
-      ),
-    )
-    .orderBy('r.display_order')
-    .orderBy('r.id')
-    .execute();
+  return freeResourcesFor(executor, businessId, booking);
 }

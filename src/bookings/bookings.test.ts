@@ -97,6 +97,12 @@ describe('POST /v1/bookings', () => {
       const second = await book(biz, { phone: '+4930 7771234', first_name: 'Greta', start_time: '14:00' });
       assert.equal(first.json().booking.customer_id, second.json().booking.customer_id);
       assert.equal(second.json().booking.customer.first_name, 'Greta');
+      assert.deepEqual(first.json().booking.guest, {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email: 'grace@example.com',
+      });
+      assert.equal(second.json().booking.guest.first_name, 'Greta');
     });
 
     it('uses the service length and the requested resource', async () => {
@@ -391,6 +397,35 @@ describe('POST /v1/manage/bookings/staff', () => {
       });
       assert.equal(aliased.statusCode, 201, aliased.body);
       assert.equal(aliased.json().booking.start_time, '13:20');
+    });
+
+    it('refuses a date more than 30 days back or more than two years ahead, in the business zone', async () => {
+      const biz = await setupBookable(ctx.app, { settings: { timezone: 'Pacific/Auckland' } });
+      const realClock = ctx.app.clock.now;
+      // 2030-06-15 in Auckland (UTC+12) while it is still 2030-06-14 in UTC.
+      ctx.app.clock.now = () => Date.parse('2030-06-14T20:00:00Z');
+      try {
+        for (const date of ['2030-05-15', '2032-06-16']) {
+          const response = await staffBook(biz, { date });
+          assert.equal(response.statusCode, 422, `${date}: ${response.body}`);
+          assert.equal(response.json().error.code, 'outside_booking_window');
+        }
+        for (const date of ['2030-05-16', '2032-06-15']) {
+          const response = await staffBook(biz, { date });
+          assert.equal(response.statusCode, 201, `${date}: ${response.body}`);
+        }
+        const booking = (await staffBook(biz, { date: '2030-06-20' })).json().booking;
+        const moved = await ctx.app.inject({
+          method: 'PATCH',
+          url: `/v1/manage/bookings/${booking.id}`,
+          headers: biz.tenant.headers,
+          payload: { booking_date: '2032-06-16' },
+        });
+        assert.equal(moved.statusCode, 422, moved.body);
+        assert.equal(moved.json().error.code, 'outside_booking_window');
+      } finally {
+        ctx.app.clock.now = realClock;
+      }
     });
 
     it('refuses a time outside hours and a short phone', async () => {

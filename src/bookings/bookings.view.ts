@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { GuestSchema, toGuestView } from '../customers/guest.ts';
 import type { Executor } from '../platform/db.ts';
 import { DateString, hhmm, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 
@@ -24,6 +25,7 @@ export const BookingSchema = Type.Object({
     phone: Type.String(),
     email: Nullable(Type.String()),
   }),
+  guest: GuestSchema,
   resource: Type.Object({
     id: Uuid,
     name: Type.String(),
@@ -60,6 +62,9 @@ export function selectBookingRows(executor: Executor) {
       'b.customer_id',
       'b.customer_notes',
       'b.staff_notes',
+      'b.guest_first_name',
+      'b.guest_last_name',
+      'b.guest_email',
       'b.starts_at',
       'b.ends_at',
       'b.created_at',
@@ -98,6 +103,7 @@ export function toBookingView(row: BookingRow) {
       phone: row.customer_phone,
       email: row.customer_email,
     },
+    guest: toGuestView(row),
     resource: {
       id: row.resource_id,
       name: row.resource_name,

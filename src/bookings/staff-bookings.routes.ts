@@ -78,7 +78,7 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             customerNotes: body.notes,
             source: 'staff',
           },
-          Date.now(),
+          app.clock.now(),
         ),
       );
       return reply.status(201).send({ booking });

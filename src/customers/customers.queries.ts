@@ -1,7 +1,11 @@
 import { sql } from 'kysely';
+import { Type } from 'typebox';
 import { selectBookingRows } from '../bookings/bookings.view.ts';
+import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
-import { normalizePhone } from './customers.service.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { escapeLike } from '../platform/sql.ts';
 
 export const RECENT_BOOKINGS_LIMIT = 20;
 
@@ -15,43 +19,53 @@ const CUSTOMER_COLUMNS = [
   'updated_at',
 ] as const;
 
+export const CustomerView = Type.Object({
+  id: Uuid,
+  first_name: Type.String(),
+  last_name: Type.String(),
+  phone: Type.String(),
+  email: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+interface CustomerRow {
+  id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  email: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const toCustomerView = (row: CustomerRow) => ({
+  ...row,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+});
+
 /**
  * Written exactly as the expression of `customers_search_idx` (migration 0003), so the trigram
  * index serves the ILIKE.
  */
 const searchableText = sql<string>`(first_name || ' ' || last_name || ' ' || phone || ' ' || coalesce(email, ''))`;
 
-/** A search made only of phone characters also matches the normalised phone, whatever its formatting. */
-const PHONE_LIKE = /^[\d\s+()./-]+$/;
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-export interface CustomerPosition {
-  lastName: string;
-  firstName: string;
-  id: string;
+export interface CustomerSearch {
+  /** Matched anywhere in the names, phone or email, case-insensitively. */
+  text: string;
+  /** Also matched anywhere in the normalised phone, when the search is a phone number. */
+  phoneDigits: string | null;
 }
 
-/** The business's customers by last name, first name, id; `after` is the keyset position of the previous page. */
-export function listCustomers(
-  executor: Executor,
-  businessId: string,
-  options: { search?: string; limit: number; after: CustomerPosition | null },
-) {
-  let query = executor
-    .selectFrom('customers')
-    .select(CUSTOMER_COLUMNS)
-    .where('business_id', '=', businessId)
-    .orderBy('last_name')
-    .orderBy('first_name')
-    .orderBy('id')
-    .limit(options.limit + 1);
-  const search = options.search?.trim();
+/** The business's customers by last name, first name, id, optionally only those a search matches. */
+export function listCustomers(executor: Executor, page: PageRequest, search?: CustomerSearch) {
+  let query = executor.selectFrom('customers').select(CUSTOMER_COLUMNS).where('business_id', '=', page.owner);
   if (search) {
-    const pattern = `%${escapeLike(search)}%`;
-    const digits = normalizePhone(search);
+    const pattern = `%${escapeLike(search.text)}%`;
+    const digits = search.phoneDigits;
     query = query.where((eb) =>
-      PHONE_LIKE.test(search) && /\d/.test(digits)
+      digits
         ? eb.or([
             eb(searchableText, 'ilike', pattern),
             eb('phone_normalized', 'like', `%${escapeLike(digits)}%`),
@@ -59,18 +73,63 @@ export function listCustomers(
         : eb(searchableText, 'ilike', pattern),
     );
   }
-  const { after } = options;
-  if (after) {
-    query = query.where((eb) =>
-      eb(
-        eb.refTuple('last_name', 'first_name', 'id'),
-        '>',
-        eb.tuple(after.lastName, after.firstName, after.id),
-      ),
-    );
-  }
-  return query.execute();
+  return keysetPage(
+    query,
+    {
+      name: 'customers',
+      keys: [
+        { ref: 'last_name', type: 'text' },
+        { ref: 'first_name', type: 'text' },
+        { ref: 'id', type: 'uuid' },
+      ],
+    },
+    page,
+    toCustomerView,
+  );
 }
+
+export interface NewCustomer {
+  business_id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  phone_normalized: string;
+  email: string | null;
+}
+
+/** Inserts the customer, or makes a returning one (same normalised phone) take this name and email. */
+export const upsertCustomerRow = (executor: Executor, customer: NewCustomer) =>
+  executor
+    .insertInto('customers')
+    .values(customer)
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'phone_normalized']).doUpdateSet((eb) => ({
+        first_name: eb.ref('excluded.first_name'),
+        last_name: eb.ref('excluded.last_name'),
+        phone: eb.ref('excluded.phone'),
+        email: eb.fn.coalesce(eb.ref('excluded.email'), eb.ref('customers.email')),
+        updated_at: new Date(),
+      })),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+/** Inserts the customer unless one with this normalised phone exists (then undefined, nothing changed). */
+export const insertCustomerIfNew = (executor: Executor, customer: NewCustomer) =>
+  executor
+    .insertInto('customers')
+    .values(customer)
+    .onConflict((oc) => oc.columns(['business_id', 'phone_normalized']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+
+export const findCustomerByPhone = (executor: Executor, businessId: string, phoneNormalized: string) =>
+  executor
+    .selectFrom('customers')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('phone_normalized', '=', phoneNormalized)
+    .executeTakeFirstOrThrow();
 
 export function findCustomer(executor: Executor, businessId: string, customerId: string) {
   return executor
@@ -106,10 +165,7 @@ export function customerStats(executor: Executor, businessId: string, customerId
       eb.fn
         .countAll<number>()
         .filterWhere((w) =>
-          w.and([
-            w('status', 'in', ['pending', 'confirmed', 'checked_in']),
-            w('starts_at', '>', sql<Date>`now()`),
-          ]),
+          w.and([w('status', 'in', ACTIVE_STATUSES), w('starts_at', '>', sql<Date>`now()`)]),
         )
         .as('upcoming'),
       eb.fn

@@ -73,7 +73,7 @@ const addCustomer = (
   last: string,
   phone: string,
   email: string | null = null,
-) => upsertCustomer(db(), tenant.businessId, { first_name: first, last_name: last, phone, email });
+) => upsertCustomer(db(), tenant.businessId, { first_name: first, last_name: last, phone, email }, true);
 
 const list = (tenant: Tenant, query = '', headers = tenant.headers) =>
   ctx.app.inject({ method: 'GET', url: `/v1/manage/customers${query}`, headers });

@@ -1,4 +1,18 @@
+import { toBookingView } from '../bookings/bookings.view.ts';
+import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
+import { notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
+import {
+  customerStats,
+  findCustomer,
+  findCustomerByPhone,
+  insertCustomerIfNew,
+  listCustomers,
+  recentBookingsOf,
+  toCustomerView,
+  upsertCustomerRow,
+} from './customers.queries.ts';
 
 export interface CustomerInput {
   first_name: string;
@@ -14,29 +28,61 @@ export function normalizePhone(phone: string): string {
 }
 
 /**
- * Finds the business's customer by normalised phone or creates one; a returning customer's name
- * and email become the latest booking's. Safe under concurrency: the unique index decides.
+ * The credentials whose holders may change a returning customer's name and email: secret ones,
+ * held by the business or its developer. A kind not listed (a key meant for web pages) is not
+ * trusted, and neither is a call without a credential.
  */
-export async function upsertCustomer(executor: Executor, businessId: string, input: CustomerInput) {
-  return executor
-    .insertInto('customers')
-    .values({
-      business_id: businessId,
-      first_name: input.first_name,
-      last_name: input.last_name,
-      phone: input.phone,
-      phone_normalized: normalizePhone(input.phone),
-      email: input.email ?? null,
-    })
-    .onConflict((oc) =>
-      oc.columns(['business_id', 'phone_normalized']).doUpdateSet((eb) => ({
-        first_name: eb.ref('excluded.first_name'),
-        last_name: eb.ref('excluded.last_name'),
-        phone: eb.ref('excluded.phone'),
-        email: eb.fn.coalesce(eb.ref('excluded.email'), eb.ref('customers.email')),
-        updated_at: new Date(),
-      })),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+const TRUSTED_KINDS: ReadonlySet<Principal['kind']> = new Set(['api_key', 'user', 'developer']);
+
+export const isTrustedCaller = (principal: Pick<Principal, 'kind'> | null): boolean =>
+  principal !== null && TRUSTED_KINDS.has(principal.kind);
+
+/**
+ * Finds the business's customer by normalised phone or creates one. A trusted caller's name and
+ * email become a returning customer's (the latest booking's); anyone else only attaches to the
+ * customer, so knowing a phone number does not let a stranger rewrite a record. Safe under
+ * concurrency: the unique index on the normalised phone decides.
+ */
+export async function upsertCustomer(
+  executor: Executor,
+  businessId: string,
+  input: CustomerInput,
+  trusted: boolean,
+) {
+  const row = {
+    business_id: businessId,
+    first_name: input.first_name,
+    last_name: input.last_name,
+    phone: input.phone,
+    phone_normalized: normalizePhone(input.phone),
+    email: input.email ?? null,
+  };
+  if (trusted) return upsertCustomerRow(executor, row);
+  return (
+    (await insertCustomerIfNew(executor, row)) ??
+    (await findCustomerByPhone(executor, businessId, row.phone_normalized))
+  );
+}
+
+/** A search made only of phone characters also matches the normalised phone, whatever its formatting. */
+const PHONE_LIKE = /^[\d\s+()./-]+$/;
+
+/** The business's customers by name, optionally those whose names, phone or email contain `search`. */
+export function findCustomers(executor: Executor, page: PageRequest, search?: string) {
+  const text = search?.trim();
+  if (!text) return listCustomers(executor, page);
+  const digits = normalizePhone(text);
+  const phoneDigits = PHONE_LIKE.test(text) && /\d/.test(digits) ? digits : null;
+  return listCustomers(executor, page, { text, phoneDigits });
+}
+
+/** A customer with their last bookings and booking statistics. */
+export async function customerDetail(executor: Executor, businessId: string, customerId: string) {
+  const [customer, bookings, stats] = await Promise.all([
+    findCustomer(executor, businessId, customerId),
+    recentBookingsOf(executor, businessId, customerId),
+    customerStats(executor, businessId, customerId),
+  ]);
+  if (!customer) throw notFound('customer');
+  return { ...toCustomerView(customer), bookings: bookings.map(toBookingView), stats };
 }

@@ -143,6 +143,27 @@ describe('ChangeFeed', () => {
   });
 });
 
+describe('ChangeFeed memory', () => {
+  it('forgets businesses not changed for an hour, and gives them a version that matches nothing cached before', () => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const feed = new ChangeFeed({ now: () => now });
+    feed.connected();
+    const never = feed.businessVersion('b1');
+    feed.apply('busy:b1');
+    feed.apply('rules:b2');
+    const changed = feed.businessVersion('b1');
+    assert.equal(feed.trackedBusinesses, 2);
+    now += 59 * 60_000;
+    feed.apply('busy:b2');
+    now += 2 * 60_000;
+    feed.apply('busy:b3');
+    assert.equal(feed.trackedBusinesses, 2, 'b1 went quiet an hour ago');
+    assert.equal(feed.businessVersion('b1'), never);
+    assert.notEqual(feed.businessVersion('b1'), changed);
+    assert.notEqual(feed.businessVersion('b2'), never);
+  });
+});
+
 describe('LruMap', () => {
   it('forgets the least recently used entry beyond its capacity', () => {
     const map = new LruMap<string, number>(2);

@@ -1,3 +1,5 @@
+import { type Clock, systemClock } from './clock.ts';
+
 /**
  * Versions of what a process may cache, moved on by the database's change notifications
  * (`migrations/0005_change_feed.sql`) and, for this process's own writes, at once when the
@@ -9,42 +11,75 @@
  */
 export const CHANGE_CHANNEL = 'slotwise_changes';
 
+/**
+ * How long a business's versions are kept after its last change. Far longer than any cached value
+ * lives (a minute at most), so a business forgotten and changed again can never meet a value
+ * cached under its old versions: every such value was stored before a change an hour ago.
+ */
+const FORGET_AFTER_MS = 3_600_000;
+
+interface BusinessVersions {
+  rules: number;
+  busy: number;
+  changedAt: number;
+}
+
 export class ChangeFeed {
   live = false;
   /** Moves on whenever the feed (re)connects: changes missed meanwhile invalidate everything. */
   private epoch = 0;
-  /** Per business: settings, hours, blackouts, resources and services. */
-  private readonly rulesVersions = new Map<string, number>();
-  /** Per business: bookings and resource blocks. */
-  private readonly busyVersions = new Map<string, number>();
+  /**
+   * Per business: `rules` (settings, hours, blackouts, resources, services) and `busy` (bookings,
+   * blocks). Kept in order of last change, so forgetting quiet businesses reads only the oldest.
+   */
+  private readonly businesses = new Map<string, BusinessVersions>();
   private keysVersion = 0;
+  private readonly clock: Clock;
+
+  constructor(clock: Clock = systemClock()) {
+    this.clock = clock;
+  }
 
   /** An opaque stamp of a business's rules (not its bookings); null while caching is off. */
   rulesVersion(businessId: string): string | null {
-    return this.live ? `${this.epoch}.${this.rulesVersions.get(businessId) ?? 0}` : null;
+    return this.live ? `${this.epoch}.${this.businesses.get(businessId)?.rules ?? 0}` : null;
   }
 
   /** An opaque stamp of everything of a business availability depends on; null while caching is off. */
   businessVersion(businessId: string): string | null {
     if (!this.live) return null;
-    return `${this.epoch}.${this.rulesVersions.get(businessId) ?? 0}.${this.busyVersions.get(businessId) ?? 0}`;
+    const versions = this.businesses.get(businessId);
+    return `${this.epoch}.${versions?.rules ?? 0}.${versions?.busy ?? 0}`;
   }
 
   credentialsVersion(): string | null {
     return this.live ? `${this.epoch}.${this.keysVersion}` : null;
   }
 
+  /** How many businesses have versions remembered (changed within the last hour). */
+  get trackedBusinesses(): number {
+    return this.businesses.size;
+  }
+
   businessChanged(businessId: string): void {
-    this.rulesChanged(businessId);
-    this.busyChanged(businessId);
+    this.changed(businessId, 'rules', 'busy');
   }
 
-  private rulesChanged(businessId: string): void {
-    this.rulesVersions.set(businessId, (this.rulesVersions.get(businessId) ?? 0) + 1);
+  private changed(businessId: string, ...parts: ('rules' | 'busy')[]): void {
+    const now = this.clock.now();
+    const versions = this.businesses.get(businessId) ?? { rules: 0, busy: 0, changedAt: now };
+    for (const part of parts) versions[part]++;
+    versions.changedAt = now;
+    this.businesses.delete(businessId);
+    this.businesses.set(businessId, versions);
+    this.forgetQuiet(now);
   }
 
-  private busyChanged(businessId: string): void {
-    this.busyVersions.set(businessId, (this.busyVersions.get(businessId) ?? 0) + 1);
+  private forgetQuiet(now: number): void {
+    for (const [businessId, versions] of this.businesses) {
+      if (now - versions.changedAt < FORGET_AFTER_MS) return;
+      this.businesses.delete(businessId);
+    }
   }
 
   credentialsChanged(): void {
@@ -54,8 +89,8 @@ export class ChangeFeed {
   /** A notification payload: `rules:<business id>`, `busy:<business id>` or `keys:<id>`. */
   apply(payload: string): void {
     const [kind, id] = payload.split(':');
-    if (kind === 'rules' && id) this.rulesChanged(id);
-    else if (kind === 'busy' && id) this.busyChanged(id);
+    if (kind === 'rules' && id) this.changed(id, 'rules');
+    else if (kind === 'busy' && id) this.changed(id, 'busy');
     else this.credentialsChanged();
   }
 

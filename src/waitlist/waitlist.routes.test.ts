@@ -132,19 +132,65 @@ describe('POST /v1/waitlist/{business_id}', () => {
       assert.equal(bare.customer.email, null);
     });
 
-    it('matches a returning customer by normalised phone and takes the latest name', async () => {
+    it('matches a returning customer by normalised phone; a trusted caller updates the name', async () => {
       const tenant = await createTenant(ctx.app);
       await joined(tenant.businessId, { customer: customer(), preferred_date: DATE });
-      await joined(tenant.businessId, {
-        customer: customer({ phone: '+49 (30) 1234-567', first_name: 'Anne', email: null }),
-        preferred_date: OTHER_DATE,
-      });
+      const again = await join(
+        tenant.businessId,
+        {
+          customer: customer({ phone: '+49 (30) 1234-567', first_name: 'Anne', email: null }),
+          preferred_date: OTHER_DATE,
+        },
+        tenant.headers,
+      );
+      assert.equal(again.statusCode, 201, again.body);
       assert.equal(await countRows('customers'), 1);
       const stored = await db().selectFrom('customers').selectAll().executeTakeFirstOrThrow();
       assert.equal(stored.first_name, 'Anne');
       assert.equal(stored.phone, '+49 (30) 1234-567');
       assert.equal(stored.email, 'anna@example.com');
       assert.equal(stored.business_id, tenant.businessId);
+    });
+
+    it('never lets a caller without a credential rewrite a known customer: the entry keeps the name given', async () => {
+      const tenant = await createTenant(ctx.app);
+      const own = await joined(tenant.businessId, { customer: customer(), preferred_date: DATE });
+      const stranger = await joined(tenant.businessId, {
+        customer: customer({
+          phone: '+49 30 1234567',
+          first_name: 'Mallory',
+          last_name: 'Stranger',
+          email: 'mallory@example.com',
+        }),
+        preferred_date: OTHER_DATE,
+      });
+      assert.equal(await countRows('customers'), 1);
+      const stored = await db().selectFrom('customers').selectAll().executeTakeFirstOrThrow();
+      assert.equal(stored.first_name, 'Anna');
+      assert.equal(stored.last_name, 'Meyer');
+      assert.equal(stored.email, 'anna@example.com');
+      assert.equal(stored.phone, '+49 30 1234 567');
+
+      const items = (await listWaitlist(tenant)).json().items;
+      const entry = items.find((item: { id: string }) => item.id === stranger.waitlist_id);
+      assert.equal(entry.customer.id, stored.id);
+      assert.equal(entry.customer.first_name, 'Anna');
+      assert.deepEqual(entry.guest, {
+        first_name: 'Mallory',
+        last_name: 'Stranger',
+        email: 'mallory@example.com',
+      });
+      const first = items.find((item: { id: string }) => item.id === own.waitlist_id);
+      assert.deepEqual(first.guest, { first_name: 'Anna', last_name: 'Meyer', email: 'anna@example.com' });
+    });
+
+    it('takes the customer flat as well as nested', async () => {
+      const tenant = await createTenant(ctx.app);
+      const flat = await joined(tenant.businessId, { ...customer(), preferred_date: DATE, capacity: 3 });
+      const [entry] = (await listWaitlist(tenant)).json().items;
+      assert.equal(entry.id, flat.waitlist_id);
+      assert.equal(entry.capacity, 3);
+      assert.deepEqual({ ...entry.customer, id: undefined }, { ...customer(), id: undefined });
     });
 
     it('keeps customers of different businesses apart', async () => {
@@ -269,6 +315,8 @@ describe('POST /v1/waitlist/{business_id}', () => {
         [{ customer: customer(), preferred_date: DATE, notes: 'x'.repeat(1001) }, 'notes'],
         [{ customer: customer(), preferred_date: DATE, service_id: 'massage' }, 'service_id'],
         [{ customer: customer(), preferred_date: DATE, party: 2 }, 'party'],
+        [{ customer: customer(), first_name: 'Bea', preferred_date: DATE }, 'first_name'],
+        [{ ...customer({ phone: '123' }), preferred_date: DATE }, 'customer.phone'],
         [{ customer: customer(), preferred_date: '2020-01-01' }, 'preferred_date'],
       ];
       for (const [payload, field] of cases) {
@@ -357,6 +405,7 @@ describe('GET /v1/manage/waitlist', () => {
         'capacity',
         'created_at',
         'customer',
+        'guest',
         'id',
         'notes',
         'position',

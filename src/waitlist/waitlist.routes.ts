@@ -1,34 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { recordAudit } from '../audit/audit.ts';
+import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
+import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { withTx } from '../platform/db.ts';
-import { notFound } from '../platform/errors.ts';
-import {
-  DEFAULT_PAGE_SIZE,
-  decodeCursorStrings,
-  foreignCursor,
-  PageQuery,
-  pageEnvelope,
-  toPage,
-} from '../platform/pagination.ts';
-import {
-  DateString,
-  ErrorResponses,
-  IdParams,
-  isUuid,
-  Nullable,
-  Timestamp,
-  Uuid,
-} from '../platform/schemas.ts';
-import {
-  addToWaitlist,
-  isCursorTimestamp,
-  listWaitlist,
-  removeWaitlistEntry,
-  type WaitlistPosition,
-  type WaitlistRow,
-} from './waitlist.queries.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
+import { joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
 
 const NewEntryBody = Type.Object(
   {
@@ -48,58 +27,19 @@ const NewEntryBody = Type.Object(
     capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
   },
-  { additionalProperties: false },
-);
-
-const WaitlistEntrySchema = Type.Object({
-  id: Uuid,
-  customer: Type.Object({
-    id: Uuid,
-    first_name: Type.String(),
-    last_name: Type.String(),
-    phone: Type.String(),
-    email: Nullable(Type.String()),
-  }),
-  preferred_date: Nullable(DateString),
-  service_id: Nullable(Uuid),
-  capacity: Type.Integer(),
-  notes: Nullable(Type.String()),
-  position: Type.Integer({ description: '1-based among the entries of the same preferred date' }),
-  created_at: Timestamp,
-});
-
-const toEntryView = (row: WaitlistRow) => ({
-  id: row.id,
-  customer: {
-    id: row.customer_id,
-    first_name: row.customer_first_name,
-    last_name: row.customer_last_name,
-    phone: row.customer_phone,
-    email: row.customer_email,
+  {
+    additionalProperties: false,
+    description:
+      'The customer may also come flat (`first_name`, `last_name`, `phone`, `email` beside the other fields); errors name the fields as `customer.*`.',
   },
-  preferred_date: row.preferred_date,
-  service_id: row.service_id,
-  capacity: row.capacity,
-  notes: row.notes,
-  position: row.position,
-  created_at: row.created_at.toISOString(),
-});
-
-function decodeWaitlistCursor(cursor: string | undefined): WaitlistPosition | null {
-  const values = decodeCursorStrings(cursor, 2);
-  if (!values) return null;
-  const [createdAt, id] = values as [string, string];
-  if (!isCursorTimestamp(createdAt) || !isUuid(id)) {
-    throw foreignCursor();
-  }
-  return { createdAt, id };
-}
+);
 
 export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/waitlist/:business_id',
     {
       onRequest: optionalCredential,
+      preValidation: acceptCustomerFlatOrNested('nested'),
       schema: {
         tags: ['Waitlist'],
         summary: 'Join a business’s waitlist (public); returns the position for the preferred date',
@@ -114,14 +54,21 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { body } = request;
+      const trusted = isTrustedCaller(request.principal);
       const created = await withTx(app.db, (tx) =>
-        addToWaitlist(tx, request.params.business_id, {
-          customer: body.customer,
-          preferred_date: body.preferred_date,
-          service_id: body.service_id,
-          capacity: body.capacity ?? 1,
-          notes: body.notes,
-        }),
+        joinWaitlist(
+          tx,
+          request.params.business_id,
+          {
+            customer: body.customer,
+            preferred_date: body.preferred_date,
+            service_id: body.service_id,
+            capacity: body.capacity ?? 1,
+            notes: body.notes,
+          },
+          trusted,
+          app.clock.now(),
+        ),
       );
       return reply.status(201).send(created);
     },
@@ -142,19 +89,10 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(WaitlistEntrySchema), ...ErrorResponses },
+        response: { 200: pageEnvelope(WaitlistEntryView), ...ErrorResponses },
       },
     },
-    async (request) => {
-      const { businessId } = principalOf(request);
-      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
-      const rows = await listWaitlist(app.db, businessId, {
-        preferredDate: request.query.preferred_date,
-        limit,
-        after: decodeWaitlistCursor(request.query.cursor),
-      });
-      return toPage(rows, limit, (row) => [row.cursor_created_at, row.id], toEntryView);
-    },
+    async (request) => listEntries(app.db, pageOf(request), request.query.preferred_date),
   );
 
   app.delete(
@@ -170,16 +108,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, async (tx) => {
-        const removed = await removeWaitlistEntry(tx, principal.businessId, request.params.entry_id);
-        if (!removed) throw notFound('waitlist entry');
-        await recordAudit(tx, principal, {
-          action: 'waitlist.removed',
-          entityType: 'waitlist_entry',
-          entityId: removed.id,
-          before: { ...removed, created_at: removed.created_at.toISOString() },
-        });
-      });
+      await withTx(app.db, (tx) => removeFromWaitlist(tx, principal, request.params.entry_id));
       return reply.status(204).send(null);
     },
   );

@@ -1,0 +1,218 @@
+import { type Insertable, sql, type Updateable } from 'kysely';
+import type { Executor, Tx } from '../platform/db.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { escapeLike } from '../platform/sql.ts';
+import type { BookingStatus, BookingsTable, DB } from '../schema.ts';
+import { selectBookingRows, toBookingView } from './bookings.view.ts';
+import { ACTIVE_STATUSES } from './status.ts';
+
+/** The business's smallest and largest party, which every booking's party size stays within. */
+export const partyLimits = (executor: Executor, businessId: string) =>
+  executor
+    .selectFrom('businesses')
+    .select(['min_capacity', 'max_capacity'])
+    .where('id', '=', businessId)
+    .executeTakeFirstOrThrow();
+
+export interface BookingFilters {
+  date?: string;
+  fromDate?: string;
+  toDate?: string;
+  statuses?: BookingStatus[];
+  /** Part of the confirmation code, any case. */
+  code?: string;
+  resourceId?: string;
+  customerId?: string;
+  /** Newest created first instead of by date and start time. */
+  latest?: boolean;
+}
+
+/** The business's bookings, filtered, by date and start time or newest first. */
+export function listBookings(executor: Executor, page: PageRequest, filters: BookingFilters) {
+  let query = selectBookingRows(executor).where('b.business_id', '=', page.owner);
+  if (filters.date) query = query.where('b.booking_date', '=', filters.date);
+  if (filters.fromDate) query = query.where('b.booking_date', '>=', filters.fromDate);
+  if (filters.toDate) query = query.where('b.booking_date', '<=', filters.toDate);
+  if (filters.statuses) query = query.where('b.status', 'in', filters.statuses);
+  if (filters.code) query = query.where('b.confirmation_code', 'ilike', `%${escapeLike(filters.code)}%`);
+  if (filters.resourceId) query = query.where('b.resource_id', '=', filters.resourceId);
+  if (filters.customerId) query = query.where('b.customer_id', '=', filters.customerId);
+  const list = filters.latest
+    ? {
+        name: 'bookings-latest',
+        direction: 'desc' as const,
+        keys: [
+          { ref: 'b.created_at', type: 'timestamptz' as const },
+          { ref: 'b.id', type: 'uuid' as const },
+        ],
+      }
+    : {
+        name: 'bookings',
+        keys: [
+          { ref: 'b.booking_date', type: 'date' as const },
+          { ref: 'b.start_time', type: 'time' as const },
+          { ref: 'b.id', type: 'uuid' as const },
+        ],
+      };
+  return keysetPage(query, list, page, toBookingView);
+}
+
+export const findBookingRow = (executor: Executor, businessId: string, bookingId: string) =>
+  selectBookingRows(executor)
+    .where('b.id', '=', bookingId)
+    .where('b.business_id', '=', businessId)
+    .executeTakeFirst();
+
+/** The stored booking, locked for the rest of the transaction. */
+export const lockBooking = (tx: Tx, businessId: string, bookingId: string) =>
+  tx
+    .selectFrom('bookings')
+    .selectAll()
+    .where('id', '=', bookingId)
+    .where('business_id', '=', businessId)
+    .forUpdate()
+    .executeTakeFirst();
+
+export type StoredBooking = NonNullable<Awaited<ReturnType<typeof lockBooking>>>;
+
+/**
+ * The resource if it is active and not deleted, share-locked until the transaction ends. The lock
+ * waits out a concurrent delete or deactivation (which lock the row for update), so no booking is
+ * placed on a resource that is gone by the time both commit.
+ */
+export const lockUsableResource = (tx: Tx, businessId: string, resourceId: string) =>
+  tx
+    .selectFrom('resources')
+    .select(['id', 'capacity_min', 'capacity_max'])
+    .where('id', '=', resourceId)
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .where('is_active', '=', true)
+    .forShare()
+    .executeTakeFirst();
+
+/** The resources a service may use (empty: any); undefined when there is no such service. */
+export const serviceResourceIds = async (executor: Executor, serviceId: string) =>
+  (
+    await executor
+      .selectFrom('services')
+      .select('resource_ids')
+      .where('id', '=', serviceId)
+      .executeTakeFirst()
+  )?.resource_ids;
+
+/** Whether another active booking or an external block holds the resource during `heldRange`. */
+export async function resourceIsBusy(
+  executor: Executor,
+  resourceId: string,
+  heldRange: string,
+  excludeBookingId: string,
+): Promise<boolean> {
+  const clash = await executor
+    .selectFrom('bookings')
+    .select('id')
+    .where('resource_id', '=', resourceId)
+    .where('id', '<>', excludeBookingId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .where(sql<boolean>`during && ${heldRange}::tstzrange`)
+    .union(
+      executor
+        .selectFrom('resource_blocks')
+        .select('id')
+        .where('resource_id', '=', resourceId)
+        .where(sql<boolean>`during && ${heldRange}::tstzrange`),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return clash !== undefined;
+}
+
+export type NewBookingRow = Insertable<BookingsTable>;
+
+/**
+ * Tries to insert a booking inside a savepoint, so a refusal leaves the transaction usable:
+ * `overlap` when the exclusion constraint finds the resource taken, `duplicate` when a unique
+ * value (the confirmation code) is taken.
+ */
+export async function tryInsertBooking(
+  tx: Tx,
+  row: NewBookingRow,
+): Promise<{ id: string } | { refused: 'overlap' | 'duplicate' }> {
+  await sql`SAVEPOINT place_booking`.execute(tx);
+  try {
+    const inserted = await tx.insertInto('bookings').values(row).returning('id').executeTakeFirstOrThrow();
+    await sql`RELEASE SAVEPOINT place_booking`.execute(tx);
+    return inserted;
+  } catch (error) {
+    await sql`ROLLBACK TO SAVEPOINT place_booking`.execute(tx);
+    const code = (error as { code?: string }).code;
+    if (code === '23P01') return { refused: 'overlap' };
+    if (code === '23505') return { refused: 'duplicate' };
+    throw error;
+  }
+}
+
+export const updateBooking = (tx: Tx, bookingId: string, changes: Updateable<DB['bookings']>) =>
+  tx
+    .updateTable('bookings')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', bookingId)
+    .execute();
+
+/** Active resources that fit `capacity` and are free during the booking's held range, but its own. */
+export const freeResourcesFor = (
+  executor: Executor,
+  businessId: string,
+  booking: { id: string; resource_id: string; capacity: number; during: string },
+) =>
+  executor
+    .selectFrom('resources as r')
+    .select([
+      'r.id',
+      'r.name',
+      'r.resource_type',
+      'r.capacity_min',
+      'r.capacity_max',
+      'r.section',
+      'r.display_order',
+    ])
+    .where('r.business_id', '=', businessId)
+    .where('r.deleted_at', 'is', null)
+    .where('r.is_active', '=', true)
+    .where('r.id', '<>', booking.resource_id)
+    .where('r.capacity_min', '<=', booking.capacity)
+    .where('r.capacity_max', '>=', booking.capacity)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('bookings as o')
+            .select('o.id')
+            .whereRef('o.resource_id', '=', 'r.id')
+            .where('o.id', '<>', booking.id)
+            .where('o.status', 'in', ACTIVE_STATUSES)
+            .where(sql<boolean>`o.during && ${booking.during}::tstzrange`),
+        ),
+      ),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('resource_blocks as k')
+            .select('k.id')
+            .whereRef('k.resource_id', '=', 'r.id')
+            .where(sql<boolean>`k.during && ${booking.during}::tstzrange`),
+        ),
+      ),
+    )
+    .orderBy('r.display_order')
+    .orderBy('r.id')
+    .execute();
+
+/** The booking's placement, for `freeResourcesFor`; undefined when it is not the business's. */
+export const bookingPlacement = (executor: Executor, businessId: string, bookingId: string) =>
+  executor
+    .selectFrom('bookings')
+    .select(['id', 'resource_id', 'capacity', 'during'])
+    .where('id', '=', bookingId)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();

@@ -1,0 +1,43 @@
+import { Type } from 'typebox';
+import { Nullable } from '../platform/schemas.ts';
+
+/**
+ * The name and email given with one booking or waitlist entry. The customer, matched by phone,
+ * may carry other ones: a caller without a trusted credential cannot change a returning
+ * customer's record, and a record moves on with later bookings.
+ */
+export const GuestSchema = Nullable(
+  Type.Object(
+    {
+      first_name: Type.String(),
+      last_name: Type.String(),
+      email: Nullable(Type.String()),
+    },
+    { description: 'the name and email given with this one; null on entries made before they were kept' },
+  ),
+);
+
+export interface GuestNames {
+  guest_first_name: string;
+  guest_last_name: string;
+  guest_email: string | null;
+}
+
+export const guestNamesOf = (input: {
+  first_name: string;
+  last_name: string;
+  email?: string | null;
+}): GuestNames => ({
+  guest_first_name: input.first_name,
+  guest_last_name: input.last_name,
+  guest_email: input.email ?? null,
+});
+
+export const toGuestView = (row: {
+  guest_first_name: string | null;
+  guest_last_name: string | null;
+  guest_email: string | null;
+}) =>
+  row.guest_first_name === null
+    ? null
+    : { first_name: row.guest_first_name, last_name: row.guest_last_name ?? '', email: row.guest_email };

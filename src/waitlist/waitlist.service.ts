@@ -1,0 +1,66 @@
+import { recordAudit } from '../audit/audit.ts';
+import { todayIn } from '../availability/engine/index.ts';
+import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
+import { guestNamesOf } from '../customers/guest.ts';
+import type { Principal } from '../platform/auth.ts';
+import type { Tx } from '../platform/db.ts';
+import { invalidField, notFound } from '../platform/errors.ts';
+import { findService } from '../services/services.queries.ts';
+import { businessZone, deleteEntry, insertEntry, lockWaitlist, positionOf } from './waitlist.queries.ts';
+
+type Actor = Pick<Principal, 'actor'> & { businessId: string };
+
+export interface NewWaitlistEntry {
+  customer: CustomerInput;
+  preferred_date: string | null;
+  service_id?: string | null;
+  capacity: number;
+  notes?: string | null;
+}
+
+/**
+ * Adds a customer to the business's waitlist and answers their 1-based position among the entries
+ * for the same date. Only a `trusted` caller may change a returning customer's name and email; the
+ * names given always stay on the entry.
+ */
+export async function joinWaitlist(
+  tx: Tx,
+  businessId: string,
+  entry: NewWaitlistEntry,
+  trusted: boolean,
+  now: number,
+) {
+  const business = await businessZone(tx, businessId);
+  if (!business) throw notFound('business');
+  // Today as the availability engine sees it, and without asking the database about the zone.
+  if (entry.preferred_date !== null && entry.preferred_date < todayIn(business.timezone, now)) {
+    throw invalidField('preferred_date', 'is in the past');
+  }
+  if (entry.service_id) {
+    const service = await findService(tx, businessId, entry.service_id);
+    if (!service?.is_active) throw invalidField('service_id', 'is not an active service of this business');
+  }
+  await lockWaitlist(tx, businessId);
+  const customer = await upsertCustomer(tx, businessId, entry.customer, trusted);
+  const id = await insertEntry(tx, {
+    business_id: businessId,
+    customer_id: customer.id,
+    preferred_date: entry.preferred_date,
+    service_id: entry.service_id ?? null,
+    capacity: entry.capacity,
+    notes: entry.notes ?? null,
+    ...guestNamesOf(entry.customer),
+  });
+  return { waitlist_id: id, position: await positionOf(tx, businessId, entry.preferred_date, id) };
+}
+
+export async function removeFromWaitlist(tx: Tx, actor: Actor, entryId: string): Promise<void> {
+  const removed = await deleteEntry(tx, actor.businessId, entryId);
+  if (!removed) throw notFound('waitlist entry');
+  await recordAudit(tx, actor, {
+    action: 'waitlist.removed',
+    entityType: 'waitlist_entry',
+    entityId: removed.id,
+    before: { ...removed, created_at: removed.created_at.toISOString() },
+  });
+}
