@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { rangeLiteral } from '../bookings/bookings.service.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { rangeLiteral } from '../platform/sql.ts';
 
 export const BlockView = Type.Object({
   id: Uuid,

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { DateString, ErrorResponses, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
@@ -73,8 +73,8 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       const body = request.body;
       if (body.business_id !== principal.businessId) throw notFound('business');
-      const booking = await withTx(app.db, (tx) =>
-        createBooking(
+      return commitReply(request, reply, 201, async (tx) => ({
+        booking: await createBooking(
           tx,
           principal,
           {
@@ -94,8 +94,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           app.clock.now(),
         ),
-      );
-      return reply.status(201).send({ booking });
+      }));
     },
   );
 
@@ -182,9 +181,9 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BookingSchema, ...ErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
-      return withTx(app.db, (tx) =>
+      return commitReply(request, reply, 200, (tx) =>
         changeBooking(tx, principal, request.params.booking_id, request.body, app.clock.now()),
       );
     },
@@ -202,9 +201,9 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BookingSchema, ...ErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
-      return withTx(app.db, (tx) =>
+      return commitReply(request, reply, 200, (tx) =>
         saveStaffNotes(tx, principal, request.params.booking_id, request.body.staff_notes),
       );
     },

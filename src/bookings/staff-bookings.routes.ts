@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { DateString, ErrorResponses, TimeString, Uuid } from '../platform/schemas.ts';
 import { createBooking } from './bookings.service.ts';
 import { BookingSchema } from './bookings.view.ts';
@@ -59,8 +59,8 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       const body = request.body;
       const { date, time } = body;
-      const booking = await withTx(app.db, (tx) =>
-        createBooking(
+      return commitReply(request, reply, 201, async (tx) => ({
+        booking: await createBooking(
           tx,
           principal,
           {
@@ -80,8 +80,7 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           app.clock.now(),
         ),
-      );
-      return reply.status(201).send({ booking });
+      }));
     },
   );
 };

@@ -3,7 +3,8 @@ import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
-import { type ChangeFeed, LruMap } from './change-feed.ts';
+import { LRUCache } from 'lru-cache';
+import type { ChangeFeed } from './change-feed.ts';
 import type { Db } from './db.ts';
 import { AppError, notFound } from './errors.ts';
 import { isUuid } from './schemas.ts';
@@ -185,10 +186,13 @@ export class Authenticator {
   private readonly usage: KeyUsageRecorder;
   private readonly changes: ChangeFeed;
   /** Verified API keys by hash: a key used again skips the database until keys or billing change. */
-  private readonly verifiedKeys = new LruMap<
-    string,
-    { version: string; until: number; principal: Principal }
-  >(10_000);
+  private readonly verifiedKeys = new LRUCache<string, { version: string; principal: Principal }>({
+    // About what an entry holds: the principal's strings and ids, the hash key and the map's own cost.
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: (entry) =>
+      600 + 2 * (entry.principal.actor.length + entry.principal.credentialId.length),
+    ttl: KEY_CACHE_MS,
+  });
 
   constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder, changes: ChangeFeed) {
     this.db = db;
@@ -212,12 +216,12 @@ export class Authenticator {
     const keyHash = sha256(key);
     const version = this.changes.credentialsVersion();
     const cached = this.verifiedKeys.get(keyHash);
-    if (cached && cached.version === version && cached.until > Date.now()) {
+    if (cached && cached.version === version) {
       this.usage.touch(cached.principal.credentialId.slice('key:'.length));
       return cached.principal;
     }
     const principal = await this.lookUpApiKey(key, keyHash);
-    if (version) this.verifiedKeys.set(keyHash, { version, until: Date.now() + KEY_CACHE_MS, principal });
+    if (version) this.verifiedKeys.set(keyHash, { version, principal });
     return principal;
   }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import { bearer, createKeyWithId, createTestApp, type TestContext } from '../../test/helpers.ts';
-import { ChangeFeed, LruMap } from './change-feed.ts';
+import { ChangeFeed } from './change-feed.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -161,18 +161,5 @@ describe('ChangeFeed memory', () => {
     assert.equal(feed.businessVersion('b1'), never);
     assert.notEqual(feed.businessVersion('b1'), changed);
     assert.notEqual(feed.businessVersion('b2'), never);
-  });
-});
-
-describe('LruMap', () => {
-  it('forgets the least recently used entry beyond its capacity', () => {
-    const map = new LruMap<string, number>(2);
-    map.set('a', 1);
-    map.set('b', 2);
-    map.get('a');
-    map.set('c', 3);
-    assert.equal(map.get('b'), undefined);
-    assert.equal(map.get('a'), 1);
-    assert.equal(map.get('c'), 3);
   });
 });

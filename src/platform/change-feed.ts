@@ -104,31 +104,3 @@ export class ChangeFeed {
     this.epoch++;
   }
 }
-
-/** A size-bounded map that forgets the least recently used entry first. */
-export class LruMap<K, V> {
-  private readonly entries = new Map<K, V>();
-  private readonly capacity: number;
-
-  constructor(capacity: number) {
-    this.capacity = capacity;
-  }
-
-  get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    return value;
-  }
-
-  set(key: K, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
-  }
-
-  delete(key: K): void {
-    this.entries.delete(key);
-  }
-}

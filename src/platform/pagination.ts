@@ -1,10 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import type { DB } from '../schema.ts';
 import { invalidField } from './errors.ts';
-import { isUuid } from './schemas.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -146,63 +145,4 @@ export async function keysetPage<O, T>(
         : null,
     has_more: hasMore,
   };
-}
-
-// Legacy lookup-based cursors, removed once every list uses keysetPage.
-export type CursorValue = string | number | boolean | null;
-
-/** A cursor is the keyset position of the last item served, opaque to clients. */
-export function encodeCursor(values: CursorValue[]): string {
-  return Buffer.from(JSON.stringify(values)).toString('base64url');
-}
-
-/** Decodes a cursor made by `encodeCursor` with `arity` values; anything else is a 422 naming `cursor`. */
-export function decodeCursor(cursor: string | undefined, arity: number): CursorValue[] | null {
-  if (cursor === undefined || cursor === '') return null;
-  try {
-    const values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(values) &&
-      values.length === arity &&
-      values.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
-    ) {
-      return values;
-    }
-  } catch {}
-  throw foreignCursor();
-}
-
-export function decodeCursorStrings(cursor: string | undefined, arity: number): string[] | null {
-  const values = decodeCursor(cursor, arity);
-  if (values && !values.every((v) => typeof v === 'string')) throw foreignCursor();
-  return values as string[] | null;
-}
-
-/**
- * Builds the envelope from rows fetched with `limit + 1`: the extra row only says that more exist.
- * `keyOf` gives the keyset values of a row, in the list's sort order.
- */
-export function toPage<R, T>(
-  rows: R[],
-  limit: number,
-  keyOf: (row: R) => CursorValue[],
-  map: (row: R) => T,
-): Page<T> {
-  const hasMore = rows.length > limit;
-  const served = hasMore ? rows.slice(0, limit) : rows;
-  return {
-    items: served.map(map),
-    next_cursor: hasMore ? encodeCursor(keyOf(served[served.length - 1]!)) : null,
-    has_more: hasMore,
-  };
-}
-
-/**
- * Keyset condition "comes after the row with this id" for lists ordered by `(created_at, id)`.
- * Comparing against the stored row keeps the database's microsecond precision, which a timestamp
- * carried through the cursor would lose.
- */
-export function afterRow(table: string, id: string): RawBuilder<boolean> {
-  if (!isUuid(id)) throw foreignCursor();
-  return sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) > (SELECT created_at, id FROM ${sql.table(table)} WHERE id = ${id})`;
 }

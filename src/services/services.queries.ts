@@ -86,13 +86,18 @@ export const updateService = (executor: Executor, serviceId: string, changes: Pa
 export const softDeleteService = (executor: Executor, serviceId: string) =>
   executor.updateTable('services').set({ deleted_at: new Date() }).where('id', '=', serviceId).execute();
 
-/** A live (not deleted) service of the business, locked for the rest of the transaction. */
-export const lockService = (executor: Executor, businessId: string, serviceId: string) =>
+const liveService = (executor: Executor, businessId: string, serviceId: string) =>
   executor
     .selectFrom('services')
     .select(SERVICE_COLUMNS)
     .where('id', '=', serviceId)
     .where('business_id', '=', businessId)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
+    .where('deleted_at', 'is', null);
+
+/** A live (not deleted) service of the business. */
+export const findService = (executor: Executor, businessId: string, serviceId: string) =>
+  liveService(executor, businessId, serviceId).executeTakeFirst();
+
+/** A live service of the business, locked for the rest of the transaction. */
+export const lockService = (executor: Executor, businessId: string, serviceId: string) =>
+  liveService(executor, businessId, serviceId).forUpdate().executeTakeFirst();

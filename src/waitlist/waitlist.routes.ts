@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
-import { withTx } from '../platform/db.ts';
+import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
@@ -55,7 +55,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { body } = request;
       const trusted = isTrustedCaller(request.principal);
-      const created = await withTx(app.db, (tx) =>
+      return commitReply(request, reply, 201, (tx) =>
         joinWaitlist(
           tx,
           request.params.business_id,
@@ -70,7 +70,6 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
           app.clock.now(),
         ),
       );
-      return reply.status(201).send(created);
     },
   );
 
@@ -108,8 +107,9 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await withTx(app.db, (tx) => removeFromWaitlist(tx, principal, request.params.entry_id));
-      return reply.status(204).send(null);
+      return commitReply(request, reply, 204, (tx) =>
+        removeFromWaitlist(tx, principal, request.params.entry_id),
+      );
     },
   );
 };
