@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkStart, daySlots } from './slots.ts';
+import { checkStart, daySlots, heldSpan } from './slots.ts';
 import type { BusyPeriod, DayRules, EngineResource, HoursRow, StartCheck, StartOptions } from './types.ts';
 
 const at = (instant: string) => Date.parse(instant);
@@ -60,6 +60,12 @@ const instants = (day: DayRules) =>
 /** time -> free resource ids. */
 const freeByTime = (day: DayRules) =>
   Object.fromEntries(daySlots(day).slots.map((slot) => [slot.time, slot.freeResourceIds]));
+
+/** Times at which resource `id` is not among the free ones. */
+const takenTimes = (day: DayRules, id: string) =>
+  daySlots(day)
+    .slots.filter((slot) => !slot.freeResourceIds.includes(id))
+    .map((slot) => slot.time);
 
 function failureOf(check: StartCheck) {
   assert.equal(check.ok, false, 'expected the start to be refused');
@@ -340,6 +346,75 @@ describe('buffers', () => {
     assert.deepEqual(times(day).slice(-1), ['15:00']);
     assert.ok(checkStart(day, '10:00', SCHEDULED).ok);
   });
+
+  // Open 10:00-16:00, hourly bookings every 30 minutes: periods just outside the hours.
+  const edges: [name: string, overrides: Partial<DayRules>, taken: string[]][] = [
+    [
+      'a period ending inside the buffer before opening takes the first start',
+      { bufferBeforeMinutes: 15, busy: [busy('r1', '2026-06-10T09:30:00Z', '2026-06-10T09:50:00Z')] },
+      ['10:00'],
+    ],
+    [
+      'a period ending where the buffer before opening begins takes nothing',
+      { bufferBeforeMinutes: 15, busy: [busy('r1', '2026-06-10T09:30:00Z', '2026-06-10T09:45:00Z')] },
+      [],
+    ],
+    [
+      'a period starting inside the buffer after closing takes the last start',
+      { bufferAfterMinutes: 15, busy: [busy('r1', '2026-06-10T16:05:00Z', '2026-06-10T16:30:00Z')] },
+      ['15:00'],
+    ],
+    [
+      'a period starting where the buffer after closing ends takes nothing',
+      { bufferAfterMinutes: 15, busy: [busy('r1', '2026-06-10T16:15:00Z', '2026-06-10T16:30:00Z')] },
+      [],
+    ],
+  ];
+  for (const [name, overrides, taken] of edges) {
+    it(name, () => {
+      const day = rules(overrides);
+      assert.deepEqual(takenTimes(day, 'r1'), taken);
+      for (const time of taken) assert.equal(failureOf(checkStart(day, time, SCHEDULED)), 'slot_unavailable');
+    });
+  }
+});
+
+describe('heldSpan', () => {
+  const cases: [name: string, overrides: Partial<DayRules>, span: [start: string, end: string] | null][] = [
+    ['is opening to closing without buffers', {}, ['2026-06-10T10:00:00.000Z', '2026-06-10T16:00:00.000Z']],
+    [
+      'widens by both buffers',
+      { bufferBeforeMinutes: 10, bufferAfterMinutes: 25 },
+      ['2026-06-10T09:50:00.000Z', '2026-06-10T16:25:00.000Z'],
+    ],
+    [
+      'runs past midnight for an overnight window',
+      { date: '2026-06-12', hours: everyDay('20:00', '02:00'), bufferAfterMinutes: 15 },
+      ['2026-06-12T20:00:00.000Z', '2026-06-13T02:15:00.000Z'],
+    ],
+    [
+      'counts real time across the spring-forward night in Europe/Berlin',
+      { date: '2026-03-28', timezone: 'Europe/Berlin', hours: everyDay('20:00', '04:00') },
+      ['2026-03-28T19:00:00.000Z', '2026-03-29T02:00:00.000Z'],
+    ],
+    [
+      'opens at the jump when opening time is skipped',
+      { date: '2026-03-29', timezone: 'Europe/Berlin', hours: everyDay('02:30', '06:00') },
+      ['2026-03-29T01:00:00.000Z', '2026-03-29T04:00:00.000Z'],
+    ],
+    [
+      'is null on a blacked-out day',
+      { blackouts: [{ startDate: '2026-06-10', endDate: '2026-06-10' }] },
+      null,
+    ],
+    ['is null on a closed day', { hours: [] }, null],
+  ];
+  for (const [name, overrides, span] of cases) {
+    it(name, () => {
+      const held = heldSpan(rules(overrides));
+      assert.deepEqual(held === null ? null : [iso(held.start), iso(held.end)], span);
+    });
+  }
 });
 
 describe('resources', () => {
@@ -408,8 +483,67 @@ describe('resources', () => {
     const free = freeByTime(day);
     assert.deepEqual(free['10:00'], ['b']);
     assert.deepEqual(free['11:00'], ['b', 'c']);
+    // The empty period at 12:00 lies inside 11:30-12:30 and still takes nothing.
+    assert.deepEqual(free['11:30'], ['b', 'c']);
     assert.deepEqual(free['13:30'], ['b', 'c']);
     assert.deepEqual(free['14:00'], ['a', 'b', 'c']);
+    const check = checkStart(day, '11:30', SCHEDULED);
+    assert.ok(check.ok);
+    assert.deepEqual(check.freeResourceIds, ['b', 'c']);
+  });
+
+  it('orders tied resources by id, whatever order they arrive in', () => {
+    const day = rules({
+      resources: [
+        resource('t-c', 1, 4, 1),
+        resource('t-a', 1, 4, 1),
+        resource('t-b', 1, 4, 1),
+        resource('t-0', 1, 4, 0),
+      ],
+    });
+    for (const slot of daySlots(day).slots)
+      assert.deepEqual(slot.freeResourceIds, ['t-0', 't-a', 't-b', 't-c']);
+  });
+
+  it('lets a booking on a resource too small for the party block only that resource', () => {
+    // Party of 4: "small" is no candidate; its all-day booking must not land on another one.
+    const day = rules({
+      partySize: 4,
+      resources: [resource('a', 1, 4), resource('b', 1, 6), resource('c', 1, 8), resource('small', 1, 2)],
+      busy: [
+        busy('c', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z'),
+        busy('small', '2026-06-10T10:00:00Z', '2026-06-10T16:00:00Z'),
+      ],
+    });
+    assert.deepEqual(takenTimes(day, 'a'), []);
+    assert.deepEqual(takenTimes(day, 'b'), []);
+    assert.deepEqual(takenTimes(day, 'c'), ['11:30', '12:00', '12:30']);
+  });
+
+  it('sorts busy periods that arrive out of order', () => {
+    const day = rules({
+      durationMinutes: 30,
+      resources: [resource('a', 1, 4), resource('b', 1, 6)],
+      busy: [
+        busy('a', '2026-06-10T15:00:00Z', '2026-06-10T15:30:00Z'),
+        busy('b', '2026-06-10T13:00:00Z', '2026-06-10T13:30:00Z'),
+        busy('b', '2026-06-10T11:00:00Z', '2026-06-10T11:30:00Z'),
+        busy('b', '2026-06-10T14:00:00Z', '2026-06-10T14:30:00Z'),
+      ],
+    });
+    assert.deepEqual(takenTimes(day, 'a'), ['15:00']);
+    assert.deepEqual(takenTimes(day, 'b'), ['11:00', '13:00', '14:00']);
+  });
+
+  it('sorts more than 24 busy periods on one resource', () => {
+    // An hour from 13:00 first, then 24 one-minute periods from 10:46 back to 10:00.
+    const periods = [busy('r1', '2026-06-10T13:00:00Z', '2026-06-10T14:00:00Z')];
+    for (let minute = 46; minute >= 0; minute -= 2) {
+      const mm = String(minute).padStart(2, '0');
+      periods.push(busy('r1', `2026-06-10T10:${mm}:00Z`, `2026-06-10T10:${mm}:59Z`));
+    }
+    const day = rules({ durationMinutes: 30, busy: periods });
+    assert.deepEqual(takenTimes(day, 'r1'), ['10:00', '10:30', '13:00', '13:30']);
   });
 
   it('answers slot_unavailable when no fitting resource is free', () => {
@@ -499,6 +633,39 @@ describe('minimum notice and booking window', () => {
     assert.ok(checkStart(window(), '12:00', SCHEDULED).ok);
   });
 
+  it('offers a start exactly at now plus notice', () => {
+    const day = window({ now: at('2026-06-10T09:00:00Z') });
+    assert.deepEqual(times(day)[0], '11:00');
+    assert.ok(checkStart(day, '11:00', SCHEDULED).ok);
+  });
+
+  it('offers a start exactly at now without notice', () => {
+    const day = window({ now: at('2026-06-10T09:00:00Z'), minNoticeHours: 0 });
+    assert.deepEqual(times(day)[0], '09:00');
+    assert.ok(checkStart(day, '09:00', SCHEDULED).ok);
+  });
+
+  it('books the last day of the window', () => {
+    assert.ok(checkStart(window({ date: '2026-06-17' }), '12:00', SCHEDULED).ok);
+  });
+
+  it('closes a window ending at midnight once the next day has begun', () => {
+    const evening = (now: string) =>
+      daySlots(window({ hours: everyDay('18:00', '00:00'), now: at(now), minNoticeHours: 0 }));
+    assert.deepEqual(evening('2026-06-10T22:10:00Z'), {
+      closure: null,
+      slots: [
+        {
+          time: '23:00',
+          start: at('2026-06-10T23:00:00Z'),
+          end: at('2026-06-11T00:00:00Z'),
+          freeResourceIds: ['r1'],
+        },
+      ],
+    });
+    assert.equal(evening('2026-06-11T00:10:00Z').closure, 'outside_booking_window');
+  });
+
   it('lets staff ignore notice and window', () => {
     assert.ok(checkStart(window(), '09:30', STAFF).ok);
     assert.ok(checkStart(window({ date: '2026-06-18' }), '12:00', STAFF).ok);
@@ -511,6 +678,7 @@ describe('last_booking_time', () => {
     ['defaults to close minus the booking length', everyDay('10:00', '22:00'), '21:00'],
     ['stops at last_booking_time', everyDay('10:00', '22:00', '20:00'), '20:00'],
     ['still never ends after close', everyDay('10:00', '22:00', '21:30'), '21:00'],
+    ['allows only the opening start when it equals opening', everyDay('10:00', '22:00', '10:00'), '10:00'],
   ];
   for (const [name, hours, last] of cases) {
     it(name, () => {
@@ -540,6 +708,34 @@ describe('the slot grid', () => {
     assert.equal(failureOf(checkStart(day, '10:30', SCHEDULED)), 'off_grid');
     assert.ok(checkStart(day, '10:45', SCHEDULED).ok);
   });
+
+  const grids: [open: string, interval: number, onGrid: string, offGrid: string][] = [
+    ['10:10', 30, '10:40', '10:30'],
+    ['10:15', 20, '10:35', '10:45'],
+    ['10:15', 45, '11:00', '10:45'],
+  ];
+  for (const [open, interval, onGrid, offGrid] of grids) {
+    it(`counts a ${interval}-minute grid from ${open}`, () => {
+      const day = rules({ hours: everyDay(open, '16:00'), intervalMinutes: interval });
+      assert.equal(times(day)[1], onGrid);
+      assert.ok(checkStart(day, onGrid, SCHEDULED).ok);
+      assert.equal(failureOf(checkStart(day, offGrid, SCHEDULED)), 'off_grid');
+    });
+  }
+
+  it('takes a one-minute grid', () => {
+    const day = rules({ hours: everyDay('10:00', '10:05'), intervalMinutes: 1, durationMinutes: 3 });
+    assert.deepEqual(times(day), ['10:00', '10:01', '10:02']);
+  });
+
+  for (const intervalMinutes of [0, Number.NaN]) {
+    it(`refuses an interval of ${intervalMinutes} minutes`, () => {
+      assert.throws(() => daySlots(rules({ intervalMinutes })), {
+        name: 'RangeError',
+        message: 'intervalMinutes must be at least 1',
+      });
+    });
+  }
 
   it('takes any minute inside hours off the grid', () => {
     const day = rules();
@@ -589,6 +785,19 @@ describe('closed days and blackouts', () => {
       assert.equal(result.slots.length === 0, closure !== null);
       if (closure !== null)
         assert.equal(failureOf(checkStart(day, '11:00', STAFF)), 'outside_operating_hours');
+    });
+  }
+
+  const malformedHours: [name: string, hours: HoursRow[]][] = [
+    ['a malformed opening time', everyDay('9:00', '16:00')],
+    ['a malformed closing time', everyDay('09:00', '24:00')],
+  ];
+  for (const [name, hours] of malformedHours) {
+    it(`treats ${name} as closed`, () => {
+      const day = rules({ hours });
+      assert.deepEqual(daySlots(day), { closure: 'closed', slots: [] });
+      assert.equal(failureOf(checkStart(day, '11:00', STAFF)), 'outside_operating_hours');
+      assert.equal(heldSpan(day), null);
     });
   }
 
@@ -669,6 +878,41 @@ describe('daySlots and checkStart agree', () => {
         );
       }
       assert.ok(unavailable < slots.length);
+    });
+  }
+});
+
+describe('refusal messages', () => {
+  // 2026-06-10 09:10 UTC, open 09:00-17:00 hourly, two hours' notice, a week ahead.
+  const day = (overrides: Partial<DayRules> = {}) =>
+    rules({
+      now: at('2026-06-10T09:10:00Z'),
+      hours: everyDay('09:00', '17:00'),
+      intervalMinutes: 60,
+      minNoticeHours: 2,
+      bookingWindowDays: 7,
+      ...overrides,
+    });
+  const cases: [overrides: Partial<DayRules>, time: string, message: string][] = [
+    [{}, '9:00', '9:00 is not a valid HH:MM time.'],
+    [{}, '17:00', '17:00 is outside opening hours (09:00-17:00) on 2026-06-10.'],
+    [{}, '08:00', '08:00 is outside opening hours (09:00-17:00) on 2026-06-10.'],
+    [{}, '09:00', '2026-06-10 09:00 is in the past.'],
+    [{ minNoticeHours: 0 }, '09:00', '2026-06-10 09:00 is in the past.'],
+    [{}, '11:00', 'Bookings need 2 hours notice; 2026-06-10 11:00 is too soon.'],
+    [{ minNoticeHours: 1 }, '10:00', 'Bookings need 1 hour notice; 2026-06-10 10:00 is too soon.'],
+    [{ date: '2026-06-18' }, '12:00', 'Bookings open 7 days ahead; 2026-06-18 is after 2026-06-17.'],
+    [
+      { date: '2026-06-12', bookingWindowDays: 1 },
+      '12:00',
+      'Bookings open 1 day ahead; 2026-06-12 is after 2026-06-11.',
+    ],
+  ];
+  for (const [overrides, time, message] of cases) {
+    it(message, () => {
+      const check = checkStart(day(overrides), time, SCHEDULED);
+      assert.ok(!check.ok);
+      assert.equal(check.message, message);
     });
   }
 });

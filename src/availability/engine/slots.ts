@@ -169,6 +169,7 @@ const INSERTION_SORT_LIMIT = 24;
 
 /** Sorts the pairs (starts[i], ends[i]) of positions from..to by start. */
 function sortByStart(starts: Float64Array, ends: Float64Array, from: number, to: number): void {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator,BlockStatement: both paths sort; the limit only picks the faster one
   if (to - from <= INSERTION_SORT_LIMIT) {
     for (let i = from + 1; i < to; i++) {
       const start = starts[i]!;
@@ -211,6 +212,7 @@ export function daySlots(rules: DayRules): DaySlots {
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const candidates = candidateResources(rules);
+  // Stryker disable next-line ArithmeticOperator: a lower bound before opening only indexes periods that end before every held range
   const openInstant = resolveWallBoundary(span, midnight + openMinute * MINUTE_MS);
   const { offsets, starts, maxEnds } = indexBusy(
     rules.busy,

@@ -43,11 +43,43 @@ describe('wallTimeToInstant', () => {
     ['2026-06-10', '9:00', 'UTC', null],
     ['2026-02-30', '12:00', 'UTC', null],
     ['2026-6-10', '12:00', 'UTC', null],
+    ['2026-06-10', '12:00:60', 'UTC', null],
+    ['2026-06-10', '12:00x', 'UTC', null],
+    ['2026-06-10', '112:00', 'UTC', null],
+    ['2026-06-100', '12:00', 'UTC', null],
+    ['12026-06-10', '12:00', 'UTC', null],
   ];
   for (const [date, time, zone, expected] of cases) {
     it(`${date} ${time} ${zone} -> ${expected}`, () => {
       assert.equal(iso(wallTimeToInstant(date, time, zone)), expected);
     });
+  }
+});
+
+describe('calendar dates', () => {
+  // Noon UTC of a real date, null for one the calendar does not have.
+  const cases: [date: string, noon: string | null][] = [
+    ['2024-01-30', '2024-01-30T12:00:00.000Z'],
+    ['2024-01-31', '2024-01-31T12:00:00.000Z'],
+    ['2024-02-29', '2024-02-29T12:00:00.000Z'],
+    ['2024-02-30', null],
+    ['2024-03-31', '2024-03-31T12:00:00.000Z'],
+    ['2024-04-30', '2024-04-30T12:00:00.000Z'],
+    ['2024-04-31', null],
+    ['2024-12-31', '2024-12-31T12:00:00.000Z'],
+    ['2026-01-30', '2026-01-30T12:00:00.000Z'],
+    ['2026-01-31', '2026-01-31T12:00:00.000Z'],
+    ['2026-02-29', null],
+    ['2026-06-31', null],
+    ['2000-02-29', '2000-02-29T12:00:00.000Z'],
+    ['1900-02-29', null],
+    ['2100-02-29', null],
+    ['2026-00-10', null],
+    ['2026-13-10', null],
+    ['2026-06-00', null],
+  ];
+  for (const [date, noon] of cases) {
+    it(`${date} -> ${noon}`, () => assert.equal(iso(wallTimeToInstant(date, '12:00', 'UTC')), noon));
   }
 });
 
@@ -97,13 +129,19 @@ describe('addDays', () => {
     ['2000-02-28', 1, '2000-02-29'],
     ['2100-02-28', 1, '2100-03-01'],
     ['1970-01-01', -1, '1969-12-31'],
+    ['2024-02-29', 1, '2024-03-01'],
+    ['2024-01-31', 30, '2024-03-01'],
+    ['0099-06-10', 0, '0099-06-10'],
   ];
   for (const [date, days, expected] of cases) {
     it(`${date} + ${days} = ${expected}`, () => assert.equal(addDays(date, days), expected));
   }
 
   it('rejects a malformed date', () => {
-    assert.throws(() => addDays('2026-13-01', 1), RangeError);
+    assert.throws(() => addDays('2026-13-01', 1), {
+      name: 'RangeError',
+      message: 'Not a YYYY-MM-DD date: 2026-13-01',
+    });
   });
 });
 
@@ -135,6 +173,9 @@ describe('minutesOf', () => {
     ['24:00', null],
     ['12:60', null],
     ['9:30', null],
+    ['09:30x', null],
+    ['109:30', null],
+    ['09:30:60', null],
     ['', null],
   ];
   for (const [time, minutes] of cases) {
