@@ -8,6 +8,7 @@ import { buildApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type Database, openPGlite, openPostgres } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
+import { isUuid } from '../src/platform/schemas.ts';
 
 /**
  * Tests run on embedded PGlite, or on a real PostgreSQL server when TEST_DATABASE_URL names one:
@@ -197,10 +198,22 @@ export interface RouteUnderTest {
   staff: boolean;
 }
 
+/** Why `route` reaches into `tenant`'s data: a UUID in its path or the business's id in its body. */
+function namedObjectOf(route: RouteUnderTest, tenant: Tenant): string | undefined {
+  const id = route.url.split('?')[0]!.split('/').find(isUuid);
+  if (id) return `the path names ${id}`;
+  const payload = route.payload as { business_id?: unknown } | undefined;
+  if (payload && !Array.isArray(payload) && payload.business_id === tenant.businessId) {
+    return 'the body names the business_id';
+  }
+  return undefined;
+}
+
 /**
  * The auth checks every business route gets: no credential, a malformed or revoked credential,
- * a key without the scope, and a staff member where only owners may go. `route` is built against
- * the tenant returned by `setup`, which runs before each check.
+ * a key without the scope, a staff member where only owners may go, another business's key and
+ * another developer's token. `route` is built against the tenant returned by `setup`, which runs
+ * before each check. A check that cannot apply to the route is reported as skipped, with why.
  */
 export function itChecksAuth(
   ctx: () => TestContext,
@@ -237,22 +250,49 @@ export function itChecksAuth(
     assert.equal(response.statusCode, 401);
   });
 
-  it('answers 403 missing_scope to a key without the scope', async () => {
+  it('answers 403 missing_scope to a key without the scope', async (t) => {
     const { tenant, route } = await setup();
     const narrower = { read: [], write: ['read'], admin: ['read', 'write'] }[route.scope];
-    if (narrower.length === 0) return;
+    if (narrower.length === 0) {
+      t.skip('the route needs only the read scope, which every key has');
+      return;
+    }
     const key = await createKey(ctx().app, tenant, narrower);
     const response = await call(route, bearer(key));
     assert.equal(response.statusCode, 403, response.body);
     assert.equal(response.json().error.code, 'missing_scope');
   });
 
-  it('answers 403 insufficient_permissions to a staff member where only owners may act', async () => {
+  it('answers 403 insufficient_permissions to a staff member where only owners may act', async (t) => {
     const { tenant, route } = await setup();
-    if (route.staff || route.scope === 'read') return;
+    if (route.staff || route.scope === 'read') {
+      t.skip('staff members may call this route');
+      return;
+    }
     const token = await dashboardToken(ctx().app, tenant, 'staff_member');
     const response = await call(route, bearer(token));
     assert.equal(response.statusCode, 403, response.body);
     assert.equal(response.json().error.code, 'insufficient_permissions');
+  });
+
+  it("answers 404 not_found to another business's admin key naming this business's data", async (t) => {
+    const { tenant, route } = await setup();
+    const named = namedObjectOf(route, tenant);
+    if (!named) {
+      t.skip("the request names nothing of a business: another business's key acts on its own data");
+      return;
+    }
+    const other = await createTenant(ctx().app, { name: 'Other Business' });
+    const response = await call(route, other.headers);
+    assert.equal(response.statusCode, 404, `${named}: ${response.body}`);
+    assert.equal(response.json().error.code, 'not_found');
+  });
+
+  it("answers 404 not_found to another developer's token naming this business in X-Business-Id", async () => {
+    const { tenant, route } = await setup();
+    const stranger = await signUpDeveloper(ctx().app);
+    const response = await call(route, { ...bearer(stranger.token), 'x-business-id': tenant.businessId });
+    assert.equal(response.statusCode, 404, response.body);
+    assert.equal(response.json().error.code, 'not_found');
   });
 }
