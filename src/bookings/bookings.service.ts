@@ -97,7 +97,11 @@ interface BookingPlacement {
  * constraint is the judge under concurrency: a 23P01 means another request took that resource
  * first, so the next candidate is tried inside a savepoint; a code collision draws a new code.
  */
-async function insertOnFirstFree(tx: Tx, placement: BookingPlacement, candidates: string[]): Promise<string> {
+export async function insertOnFirstFree(
+  tx: Tx,
+  placement: BookingPlacement,
+  candidates: string[],
+): Promise<string> {
   for (const resourceId of candidates) {
     if (!(await lockUsableResource(tx, placement.businessId, resourceId))) continue;
     for (let codeAttempt = 0; codeAttempt < 5; codeAttempt++) {

@@ -263,14 +263,23 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** `dataDir` undefined keeps everything in memory (tests, benchmarks). */
-export async function openPGlite(dataDir?: string): Promise<Database> {
+export interface PGliteDatabase extends Database {
+  /** The whole data folder as a tarball, which `openPGlite` can start from. */
+  dumpDataDir(): Promise<Blob>;
+}
+
+/**
+ * `dataDir` undefined keeps everything in memory (tests, benchmarks). `from`, a `dumpDataDir`
+ * tarball, skips creating a blank cluster: tests start each file from one migrated copy.
+ */
+export async function openPGlite(dataDir?: string, from?: Blob): Promise<PGliteDatabase> {
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   let pglite: PGlite;
   try {
     pglite = await PGlite.create({
       dataDir: dataDir ? join(dataDir, 'pglite') : undefined,
       extensions: { btree_gist, pg_trgm },
+      loadDataDir: from,
       parsers: { [OID_DATE]: keepDate, [OID_INT8]: toNumber, [OID_NUMERIC]: toNumber },
     });
   } catch (error) {
@@ -292,6 +301,7 @@ export async function openPGlite(dataDir?: string): Promise<Database> {
         await unsubscribe();
       };
     },
+    dumpDataDir: () => pglite.dumpDataDir('none'),
     async close() {
       await db.destroy();
       await pglite.close();

@@ -1,0 +1,5 @@
+import { enableCompileCache } from 'node:module';
+
+// Preloaded into every test process (`--import`): each test file is a new process, and without
+// the cache each one strips and compiles the same TypeScript and dependencies again.
+enableCompileCache();
