@@ -5,7 +5,8 @@ import { BOOKING_DAY, type BookableBusiness, setupBookable } from '../../test/bo
 import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
 import { withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
-import { insertOnFirstFree, rangeLiteral } from './bookings.service.ts';
+import { rangeLiteral } from '../platform/sql.ts';
+import { insertOnFirstFree } from './bookings.service.ts';
 
 /**
  * The placement's retry path: a candidate resource the exclusion constraint refuses (23P01) is
