@@ -390,3 +390,27 @@ export function itChecksAuth(
     assert.equal(response.json().error.code, 'not_found');
   });
 }
+
+/** Polls until `check` holds: for what another connection or process does a moment later. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail(`${what} did not happen within ${timeoutMs / 1000} s`);
+}
+
+/** Until a session of the test database waits on a lock (PostgreSQL). */
+export function untilALockWait(database: Database): Promise<void> {
+  return eventually(async () => {
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(database.db);
+    return rows[0]!.n > 0;
+  }, 'a session to wait on a lock');
+}

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import pg from 'pg';
 import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, ENGINE, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import {
+  createTenant,
+  createTestApp,
+  ENGINE,
+  itChecksAuth,
+  type TestContext,
+  untilALockWait,
+} from '../../test/helpers.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -443,7 +450,7 @@ describe('a move racing a resource delete', () => {
       await other.query('SELECT id FROM resources WHERE id = $1 FOR UPDATE', [biz.resources.T6]);
       await other.query('UPDATE resources SET deleted_at = now() WHERE id = $1', [biz.resources.T6]);
       const move = patch(biz, booking.id, { resource_id: biz.resources.T6 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await untilALockWait(ctx.database);
       await other.query('COMMIT');
       const response = await move;
       assert.equal(response.statusCode, 422, response.body);

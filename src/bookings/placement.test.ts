@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { BOOKING_DAY, type BookableBusiness, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, ENGINE, type TestContext, untilALockWait } from '../../test/helpers.ts';
 import { withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
@@ -138,7 +138,7 @@ describe('insertOnFirstFree', () => {
       assert.equal(firstId.length, 36);
       // The second insert on T4 waits for the first transaction to end, then is refused.
       const second = withTx(ctx.database.db, (tx) => insertOnFirstFree(tx, placement, [T4, T6]));
-      await waitForALockWait();
+      await untilALockWait(ctx.database);
       await first.commit().execute();
       const secondId = await second;
       assert.equal(await resourceOf(firstId), T4);
@@ -148,14 +148,3 @@ describe('insertOnFirstFree', () => {
     }
   });
 });
-
-/** Until a session of this database waits on a lock. */
-async function waitForALockWait(): Promise<void> {
-  for (;;) {
-    const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(ctx.database.db);
-    if (rows[0]!.n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { bearer, createKeyWithId, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { bearer, createKeyWithId, createTestApp, eventually, type TestContext } from '../../test/helpers.ts';
 import { ChangeFeed } from './change-feed.ts';
 
 let ctx: TestContext;
@@ -12,16 +12,6 @@ after(() => ctx.close());
 beforeEach(() => ctx.reset());
 
 const DAY = daysFromNow(6);
-
-/** Polls until `check` holds: another process's change arrives a moment after its commit. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.fail(`${what} did not happen within 5 s`);
-}
 
 describe('cached availability', () => {
   const noon = async (businessId: string) => {

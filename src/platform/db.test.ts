@@ -4,7 +4,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, ENGINE, eventually, type TestContext } from '../../test/helpers.ts';
 import { CHANGE_CHANNEL } from './change-feed.ts';
 import { listenOnServer } from './db.ts';
 
@@ -15,16 +15,6 @@ before(async () => {
   ctx = await createTestApp();
 });
 after(() => ctx.close());
-
-/** Polls until `check` holds: a reconnection takes a moment. */
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.fail(`${what} did not happen within 10 s`);
-}
 
 /**
  * A TCP relay to the database that can go silent without closing anything: what a connection
