@@ -2,21 +2,11 @@ import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
+import type { SettingsRow } from '../settings/settings.queries.ts';
 import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
 
-export interface BusinessRules {
-  id: string;
-  timezone: string;
-  default_slot_interval_minutes: number;
-  default_slot_duration_minutes: number;
-  booking_window_days: number;
-  min_notice_hours: number;
-  min_capacity: number;
-  max_capacity: number;
-  auto_confirm_bookings: boolean;
-  booking_mode: string;
-  buffer_minutes: number;
-}
+/** The settings availability and bookings obey. */
+export type BusinessRules = Omit<SettingsRow, 'default_deposit_amount_cents' | 'deposit_type'>;
 
 export interface ServiceRules {
   id: string;
@@ -101,7 +91,7 @@ export async function loadDayContext(
     .executeTakeFirstOrThrow();
   if (!row.business) return null;
   return {
-    business: row.business,
+    business: row.business as BusinessRules,
     hours: row.hours.map((hours) => ({
       dayOfWeek: hours.day_of_week,
       isOpen: hours.is_open,

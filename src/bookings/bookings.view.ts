@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { GuestSchema, toGuestView } from '../customers/guest.ts';
+import { CustomerSummary, GuestSchema, toGuestView } from '../customers/guest.ts';
 import type { Executor } from '../platform/db.ts';
 import { DateString, hhmm, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 
@@ -18,13 +18,7 @@ export const BookingSchema = Type.Object({
   resource_id: Uuid,
   service_id: Nullable(Uuid),
   customer_id: Uuid,
-  customer: Type.Object({
-    id: Uuid,
-    first_name: Type.String(),
-    last_name: Type.String(),
-    phone: Type.String(),
-    email: Nullable(Type.String()),
-  }),
+  customer: CustomerSummary,
   guest: GuestSchema,
   resource: Type.Object({
     id: Uuid,

@@ -1,5 +1,14 @@
 import { Type } from 'typebox';
-import { Nullable } from '../platform/schemas.ts';
+import { Nullable, Uuid } from '../platform/schemas.ts';
+
+/** The customer a booking or waitlist entry belongs to, as it shows inside them. */
+export const CustomerSummary = Type.Object({
+  id: Uuid,
+  first_name: Type.String(),
+  last_name: Type.String(),
+  phone: Type.String(),
+  email: Nullable(Type.String()),
+});
 
 /**
  * The name and email given with one booking or waitlist entry. The customer, matched by phone,

@@ -61,15 +61,7 @@ export const listResources = (executor: Executor, page: PageRequest) =>
     toResourceView,
   );
 
-export interface NewResource {
-  name: string;
-  resource_type: string | null;
-  capacity_min: number;
-  capacity_max: number;
-  section: string | null;
-  display_order: number;
-  is_active: boolean;
-}
+export type NewResource = Omit<ResourceRow, 'id' | 'created_at'>;
 
 export const insertResource = (executor: Executor, businessId: string, resource: NewResource) =>
   executor

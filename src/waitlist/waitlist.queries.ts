@@ -1,19 +1,13 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { type GuestNames, GuestSchema, toGuestView } from '../customers/guest.ts';
+import { CustomerSummary, type GuestNames, GuestSchema, toGuestView } from '../customers/guest.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 
 export const WaitlistEntryView = Type.Object({
   id: Uuid,
-  customer: Type.Object({
-    id: Uuid,
-    first_name: Type.String(),
-    last_name: Type.String(),
-    phone: Type.String(),
-    email: Nullable(Type.String()),
-  }),
+  customer: CustomerSummary,
   guest: GuestSchema,
   preferred_date: Nullable(DateString),
   service_id: Nullable(Uuid),
