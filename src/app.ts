@@ -78,7 +78,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
 
   const tokens = new TokenService(config.jwtSecret);
   const keyUsage = new KeyUsageRecorder(database.db);
-  const changes = new ChangeFeed();
+  const clock = systemClock();
+  const changes = new ChangeFeed(clock);
   const stopListening = await database.listen(CHANGE_CHANNEL, {
     message: (payload) => changes.apply(payload),
     up: () => changes.connected(),
@@ -87,7 +88,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('db', database.db);
   app.decorate('database', database);
   app.decorate('config', config);
-  app.decorate('clock', systemClock());
+  app.decorate('clock', clock);
   app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);

@@ -248,6 +248,16 @@ export class AvailabilityService {
     return answer;
   }
 
+  /** How much the caches hold: entries and estimated bytes. */
+  cacheStats() {
+    return {
+      days: this.days.size,
+      daysBytes: this.days.calculatedSize,
+      rules: this.rules.size,
+      rulesBytes: this.rules.calculatedSize,
+    };
+  }
+
   /** The business's rules, from the cache while they are current; null for an unknown business. */
   private async rulesOf(query: AvailabilityQuery, now: number): Promise<DayContext | null> {
     const version = this.changes.rulesVersion(query.businessId);
