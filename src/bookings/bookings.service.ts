@@ -27,7 +27,7 @@ import {
 import { type BookingView, toBookingView } from './bookings.view.ts';
 import { assertTransition, isTerminal } from './status.ts';
 
-type Actor = Pick<Principal, 'actor' | 'kind'> & { businessId: string };
+type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 export function confirmationCode(): string {
@@ -173,7 +173,12 @@ export async function createBooking(
   );
   const check = checkStart(rules, input.time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
   if (!check.ok) throw startFailure(check);
-  const customer = await upsertCustomer(tx, actor.businessId, input.customer, isTrustedCaller(actor));
+  const customer = await upsertCustomer(
+    tx,
+    actor.businessId,
+    input.customer,
+    isTrustedCaller(actor, actor.businessId),
+  );
   const tz = ctx.business.timezone;
   const bookingId = await insertOnFirstFree(
     tx,

@@ -29,13 +29,20 @@ export function normalizePhone(phone: string): string {
 
 /**
  * The credentials whose holders may change a returning customer's name and email: secret ones,
- * held by the business or its developer. A kind not listed (a key meant for web pages) is not
- * trusted, and neither is a call without a credential.
+ * held by the business itself or its developer, allowed to write. A kind not listed (a key meant
+ * for web pages) is not trusted, and neither is a call without a credential, nor a credential of
+ * another business calling a public endpoint of this one.
  */
 const TRUSTED_KINDS: ReadonlySet<Principal['kind']> = new Set(['api_key', 'user', 'developer']);
 
-export const isTrustedCaller = (principal: Pick<Principal, 'kind'> | null): boolean =>
-  principal !== null && TRUSTED_KINDS.has(principal.kind);
+export const isTrustedCaller = (
+  principal: Pick<Principal, 'kind' | 'businessId' | 'scopes'> | null,
+  businessId: string,
+): boolean =>
+  principal !== null &&
+  TRUSTED_KINDS.has(principal.kind) &&
+  principal.businessId === businessId &&
+  principal.scopes.has('write');
 
 /**
  * Finds the business's customer by normalised phone or creates one. A trusted caller's name and

@@ -184,6 +184,33 @@ describe('POST /v1/waitlist/{business_id}', () => {
       assert.deepEqual(first.guest, { first_name: 'Anna', last_name: 'Meyer', email: 'anna@example.com' });
     });
 
+    it("never lets another business's credential, or a read-only key, rewrite a known customer", async () => {
+      const tenant = await createTenant(ctx.app);
+      await joined(tenant.businessId, { customer: customer(), preferred_date: DATE });
+      const other = await createTenant(ctx.app);
+      const otherReadKey = await createKey(ctx.app, other, ['read']);
+      const ownReadKey = await createKey(ctx.app, tenant, ['read']);
+      const otherOwner = await dashboardToken(ctx.app, other, 'business_owner');
+      for (const headers of [other.headers, bearer(otherReadKey), bearer(ownReadKey), bearer(otherOwner)]) {
+        const response = await join(
+          tenant.businessId,
+          {
+            customer: customer({ first_name: 'Mallory', last_name: 'Evil', email: 'mallory@evil.test' }),
+            preferred_date: OTHER_DATE,
+          },
+          headers,
+        );
+        assert.equal(response.statusCode, 201, response.body);
+      }
+      const stored = await db()
+        .selectFrom('customers')
+        .selectAll()
+        .where('business_id', '=', tenant.businessId)
+        .executeTakeFirstOrThrow();
+      assert.equal(stored.first_name, 'Anna');
+      assert.equal(stored.email, 'anna@example.com');
+    });
+
     it('takes the customer flat as well as nested', async () => {
       const tenant = await createTenant(ctx.app);
       const flat = await joined(tenant.businessId, { ...customer(), preferred_date: DATE, capacity: 3 });

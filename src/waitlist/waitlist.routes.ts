@@ -54,7 +54,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { body } = request;
-      const trusted = isTrustedCaller(request.principal);
+      const trusted = isTrustedCaller(request.principal, request.params.business_id);
       return commitReply(request, reply, 201, (tx) =>
         joinWaitlist(
           tx,
