@@ -92,12 +92,13 @@ export const lockUsableResource = (tx: Tx, businessId: string, resourceId: strin
     .executeTakeFirst();
 
 /** The resources a service may use (empty: any); undefined when there is no such service. */
-export const serviceResourceIds = async (executor: Executor, serviceId: string) =>
+export const serviceResourceIds = async (executor: Executor, businessId: string, serviceId: string) =>
   (
     await executor
       .selectFrom('services')
       .select('resource_ids')
       .where('id', '=', serviceId)
+      .where('business_id', '=', businessId)
       .executeTakeFirst()
   )?.resource_ids;
 
@@ -152,11 +153,17 @@ export async function tryInsertBooking(
   }
 }
 
-export const updateBooking = (tx: Tx, bookingId: string, changes: Updateable<DB['bookings']>) =>
+export const updateBooking = (
+  tx: Tx,
+  businessId: string,
+  bookingId: string,
+  changes: Updateable<DB['bookings']>,
+) =>
   tx
     .updateTable('bookings')
     .set({ ...changes, updated_at: new Date() })
     .where('id', '=', bookingId)
+    .where('business_id', '=', businessId)
     .execute();
 
 /** Active resources that fit `capacity` and are free during the booking's held range, but its own. */

@@ -3,7 +3,7 @@ import { recordAudit } from '../audit/audit.ts';
 import { assertPartySize, loadDay, startFailure, toDayRules } from '../availability/availability.service.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
-import { type GuestNames, guestNamesOf } from '../customers/guest.ts';
+import { type GuestNames, guestNamesOf } from '../customers/entry-customer.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
@@ -233,9 +233,14 @@ async function loadResource(tx: Tx, businessId: string, resourceId: string) {
 }
 
 /** A booking made for a service stays on resources that perform it. */
-async function assertPerformsService(tx: Tx, serviceId: string | null, resourceId: string) {
+async function assertPerformsService(
+  tx: Tx,
+  businessId: string,
+  serviceId: string | null,
+  resourceId: string,
+) {
   if (!serviceId) return;
-  const resourceIds = await serviceResourceIds(tx, serviceId);
+  const resourceIds = await serviceResourceIds(tx, businessId, serviceId);
   if (resourceIds && resourceIds.length > 0 && !resourceIds.includes(resourceId)) {
     throw invalidField('resource_id', "does not perform this booking's service");
   }
@@ -321,7 +326,7 @@ export async function changeBooking(
         : check.freeResourceIds[0]!;
     if (!(await lockUsableResource(tx, actor.businessId, resourceId))) throw slotTaken();
     const tz = ctx.business.timezone;
-    await updateBooking(tx, current.id, {
+    await updateBooking(tx, actor.businessId, current.id, {
       booking_date: date,
       start_time: instantToWall(check.start, tz).time,
       end_time: instantToWall(check.end, tz).time,
@@ -356,10 +361,10 @@ export async function changeBooking(
     if (moves || resizes) {
       if (resizes) assertPartySize(await partyLimits(tx, actor.businessId), capacity);
       const resource = await loadResource(tx, actor.businessId, resourceId);
-      if (moves) await assertPerformsService(tx, current.service_id, resource.id);
+      if (moves) await assertPerformsService(tx, actor.businessId, current.service_id, resource.id);
       assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
       if (moves && (await resourceIsBusy(tx, resource.id, current.during, current.id))) throw slotTaken();
-      await updateBooking(tx, current.id, { resource_id: resourceId, capacity });
+      await updateBooking(tx, actor.businessId, current.id, { resource_id: resourceId, capacity });
     }
     placed = { resourceId, capacity };
   }
@@ -389,7 +394,7 @@ export async function changeBooking(
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
   if (change.status !== undefined && (change.status !== current.status || isTerminal(current.status))) {
     assertTransition(current.status, change.status);
-    await updateBooking(tx, current.id, { status: change.status });
+    await updateBooking(tx, actor.businessId, current.id, { status: change.status });
     await auditBooking(
       tx,
       actor,
@@ -410,7 +415,7 @@ export async function saveStaffNotes(
   notes: string,
 ): Promise<BookingView> {
   const current = await lockedBooking(tx, actor.businessId, bookingId);
-  await updateBooking(tx, current.id, { staff_notes: notes });
+  await updateBooking(tx, actor.businessId, current.id, { staff_notes: notes });
   await auditBooking(tx, actor, current.id, 'booking.notes_saved', 'staff_notes', current.staff_notes, notes);
   return findBooking(tx, actor.businessId, bookingId);
 }

@@ -1,5 +1,11 @@
 import { Type } from 'typebox';
-import { CustomerSummary, GuestSchema, toGuestView } from '../customers/guest.ts';
+import {
+  CUSTOMER_SUMMARY_COLUMNS,
+  CustomerSummary,
+  GuestSchema,
+  toCustomerSummary,
+  toGuestView,
+} from '../customers/entry-customer.ts';
 import type { Executor } from '../platform/db.ts';
 import { DateString, hhmm, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 
@@ -63,10 +69,7 @@ export function selectBookingRows(executor: Executor) {
       'b.ends_at',
       'b.created_at',
       'b.updated_at',
-      'c.first_name as customer_first_name',
-      'c.last_name as customer_last_name',
-      'c.phone as customer_phone',
-      'c.email as customer_email',
+      ...CUSTOMER_SUMMARY_COLUMNS,
       'r.name as resource_name',
       'r.capacity_max as resource_capacity_max',
       'r.section as resource_section',
@@ -90,13 +93,7 @@ export function toBookingView(row: BookingRow) {
     resource_id: row.resource_id,
     service_id: row.service_id,
     customer_id: row.customer_id,
-    customer: {
-      id: row.customer_id,
-      first_name: row.customer_first_name,
-      last_name: row.customer_last_name,
-      phone: row.customer_phone,
-      email: row.customer_email,
-    },
+    customer: toCustomerSummary(row),
     guest: toGuestView(row),
     resource: {
       id: row.resource_id,

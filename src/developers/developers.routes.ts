@@ -3,7 +3,6 @@ import type { onErrorAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { withTx } from '../platform/db.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -93,7 +92,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       onError: retryAfterWhenLocked,
     },
-    async (request) => logInDeveloper(app.db, app.tokens, request.body, new Date()),
+    async (request) => logInDeveloper(app.db, app.tokens, request.body, new Date(app.clock.now())),
   );
 
   app.post(
@@ -111,7 +110,10 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TokenResponse, ...ErrorResponses },
       },
     },
-    async (request) => withTx(app.db, (tx) => refreshTokens(tx, app.tokens, request.body.refresh_token)),
+    async (request, reply) =>
+      commitReply(request, reply, 200, (tx) =>
+        refreshTokens(tx, app.tokens, request.body.refresh_token, new Date(app.clock.now())),
+      ),
   );
 
   app.post(

@@ -122,8 +122,13 @@ export async function issueTokens(
  * once at most. A dashboard user's new token acts on the business the old one did, with their
  * current role there; without that membership any more, the refresh token is refused.
  */
-export async function refreshTokens(tx: Tx, tokens: TokenService, refreshToken: string): Promise<TokenPair> {
-  const spent = await spendRefreshToken(tx, sha256(refreshToken), new Date());
+export async function refreshTokens(
+  tx: Tx,
+  tokens: TokenService,
+  refreshToken: string,
+  now: Date,
+): Promise<TokenPair> {
+  const spent = await spendRefreshToken(tx, sha256(refreshToken), now);
   const invalid = () =>
     new AppError('invalid_token', 'the refresh token is unknown, expired or already used');
   if (!spent) throw invalid();

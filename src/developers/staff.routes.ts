@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf, requireBusiness, requireDashboardUser } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { AppError } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { ErrorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -13,6 +11,7 @@ import {
   inviteStaff,
   listStaff,
   logInUser,
+  prepareInvite,
   removeStaff,
   switchBusiness,
 } from './staff.service.ts';
@@ -26,16 +25,6 @@ const DashboardSession = Type.Object({
     description: "the user's businesses, oldest membership first; the token acts on the first",
   }),
 });
-
-/** The switch between businesses is for dashboard users' own tokens only. */
-const requireDashboardUser: onRequestAsyncHookHandler = async (request) => {
-  const principal = await request.server.authenticator.resolve(request);
-  if (!principal) throw new AppError('invalid_token', 'send credentials as "Authorization: Bearer <token>"');
-  if (principal.kind !== 'user') {
-    throw new AppError('insufficient_permissions', "this call needs a dashboard user's access token");
-  }
-  request.principal = principal;
-};
 
 /** Dashboard users of a business: their login, and the owners' management of them. */
 export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -52,7 +41,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       onError: retryAfterWhenLocked,
     },
-    async (request) => logInUser(app.db, app.tokens, request.body, new Date()),
+    async (request) => logInUser(app.db, app.tokens, request.body, new Date(app.clock.now())),
   );
 
   app.post(
@@ -102,8 +91,11 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: StaffUser, ...ErrorResponses },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await inviteStaff(app.db, principalOf(request), request.body)),
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const invite = await prepareInvite(request.body);
+      return commitReply(request, reply, 201, (tx) => inviteStaff(tx, principal, invite));
+    },
   );
 
   app.patch(

@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/audit.ts';
 import { hashPassword, type Principal, type TokenService } from '../platform/auth.ts';
-import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
+import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
 import type { MembershipRole } from '../schema.ts';
@@ -105,30 +105,44 @@ export async function listStaff(executor: Executor, page: PageRequest): Promise<
  * membership and keeps its password; the answer is the same as for a new person, and the given
  * password is hashed either way, so the inviting business cannot tell the two apart.
  */
-export async function inviteStaff(
-  db: Db,
-  principal: Acting,
-  input: { email: string; role: MembershipRole; password: string },
-): Promise<StaffView> {
-  // Hashed before the transaction: it takes tens of milliseconds, which no lock should wait for.
-  const passwordHash = await hashPassword(input.password);
-  return withTx(db, async (tx) => {
-    const user = await upsertUser(tx, input.email.toLowerCase(), passwordHash);
-    const membership = await insertMembership(tx, {
-      user_id: user.id,
-      business_id: principal.businessId,
-      role: input.role,
-    });
-    if (!membership) throw conflict('a dashboard user with this email exists');
-    const created = toStaffView({ ...user, ...membership });
-    await recordAudit(tx, principal, {
-      action: 'staff.invited',
-      entityType: 'user',
-      entityId: created.id,
-      after: created,
-    });
-    return created;
+export interface StaffInvite {
+  email: string;
+  role: MembershipRole;
+  passwordHash: string;
+}
+
+/**
+ * Hashes the invite's password before its transaction: it takes tens of milliseconds, which no
+ * lock (and on the embedded database, no other request) should wait for.
+ */
+export async function prepareInvite(input: {
+  email: string;
+  role: MembershipRole;
+  password: string;
+}): Promise<StaffInvite> {
+  return {
+    email: input.email.toLowerCase(),
+    role: input.role,
+    passwordHash: await hashPassword(input.password),
+  };
+}
+
+export async function inviteStaff(tx: Tx, principal: Acting, invite: StaffInvite): Promise<StaffView> {
+  const user = await upsertUser(tx, invite.email, invite.passwordHash);
+  const membership = await insertMembership(tx, {
+    user_id: user.id,
+    business_id: principal.businessId,
+    role: invite.role,
   });
+  if (!membership) throw conflict('a dashboard user with this email exists');
+  const created = toStaffView({ ...user, ...membership });
+  await recordAudit(tx, principal, {
+    action: 'staff.invited',
+    entityType: 'user',
+    entityId: created.id,
+    after: created,
+  });
+  return created;
 }
 
 export async function changeStaffRole(

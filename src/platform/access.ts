@@ -48,13 +48,21 @@ export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandl
   };
 }
 
+/** Only a credential of one kind: a developer's token, or a dashboard user's own token. */
+function requireKind(kind: Principal['kind'], refusal: string): onRequestAsyncHookHandler {
+  return async (request) => {
+    const principal = await request.server.authenticator.resolve(request);
+    if (!principal) throw missingCredentials();
+    if (principal.kind !== kind) throw insufficient(refusal);
+    request.principal = principal;
+  };
+}
+
 /** Developer surface: only a developer's JWT. */
-export const requireDeveloper: onRequestAsyncHookHandler = async (request) => {
-  const principal = await request.server.authenticator.resolve(request);
-  if (!principal) throw missingCredentials();
-  if (principal.kind !== 'developer') throw insufficient('this call needs a developer token');
-  request.principal = principal;
-};
+export const requireDeveloper = requireKind('developer', 'this call needs a developer token');
+
+/** A dashboard user's own token (switching between their businesses). */
+export const requireDashboardUser = requireKind('user', "this call needs a dashboard user's access token");
 
 /** Public reads: no credential needed, but one that is sent must be valid. */
 export const optionalCredential: onRequestAsyncHookHandler = async (request) => {

@@ -70,16 +70,27 @@ export const insertResource = (executor: Executor, businessId: string, resource:
     .returning(RESOURCE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const updateResource = (executor: Executor, resourceId: string, changes: Partial<ResourceRow>) =>
+export const updateResource = (
+  executor: Executor,
+  businessId: string,
+  resourceId: string,
+  changes: Partial<ResourceRow>,
+) =>
   executor
     .updateTable('resources')
     .set(changes)
     .where('id', '=', resourceId)
+    .where('business_id', '=', businessId)
     .returning(RESOURCE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const softDeleteResource = (executor: Executor, resourceId: string) =>
-  executor.updateTable('resources').set({ deleted_at: new Date() }).where('id', '=', resourceId).execute();
+export const softDeleteResource = (executor: Executor, businessId: string, resourceId: string) =>
+  executor
+    .updateTable('resources')
+    .set({ deleted_at: new Date() })
+    .where('id', '=', resourceId)
+    .where('business_id', '=', businessId)
+    .execute();
 
 /** A live (not deleted) resource of the business, locked for the rest of the transaction. */
 export async function lockResource(executor: Executor, businessId: string, resourceId: string) {
@@ -105,10 +116,15 @@ export async function nextDisplayOrder(executor: Executor, businessId: string): 
 }
 
 /** Whether bookings still to come hold this resource; such a resource must not disappear. */
-export async function hasUpcomingBookings(executor: Executor, resourceId: string): Promise<boolean> {
+export async function hasUpcomingBookings(
+  executor: Executor,
+  businessId: string,
+  resourceId: string,
+): Promise<boolean> {
   const row = await executor
     .selectFrom('bookings')
     .select('id')
+    .where('business_id', '=', businessId)
     .where('resource_id', '=', resourceId)
     .where('status', 'in', ACTIVE_STATUSES)
     .where('ends_at', '>', sql<Date>`now()`)

@@ -54,7 +54,7 @@ export function changeResource(tx: Tx, actor: Actor, resourceId: string, patch: 
     patch,
     check: (merged) =>
       checkCapacityRange(merged.capacity_min, merged.capacity_max, patch.capacity_min === undefined),
-    update: (changes) => updateResource(tx, resourceId, changes),
+    update: (changes) => updateResource(tx, actor.businessId, resourceId, changes),
     view: toResourceView,
     action: (before, after) =>
       after.is_active !== before.is_active ? 'resource.toggled' : 'resource.updated',
@@ -65,10 +65,10 @@ export function changeResource(tx: Tx, actor: Actor, resourceId: string, patch: 
 export async function deleteResource(tx: Tx, actor: Actor, resourceId: string): Promise<void> {
   const resource = await lockResource(tx, actor.businessId, resourceId);
   if (!resource) throw notFound('resource');
-  if (await hasUpcomingBookings(tx, resource.id)) {
+  if (await hasUpcomingBookings(tx, actor.businessId, resource.id)) {
     throw conflict('the resource has upcoming bookings; cancel or move them first, or deactivate it');
   }
-  await softDeleteResource(tx, resource.id);
+  await softDeleteResource(tx, actor.businessId, resource.id);
   await recordAudit(tx, actor, {
     action: 'resource.deleted',
     entityType: 'resource',

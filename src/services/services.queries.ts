@@ -75,16 +75,27 @@ export const insertService = (executor: Executor, businessId: string, service: N
     .returning(SERVICE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const updateService = (executor: Executor, serviceId: string, changes: Partial<ServiceRow>) =>
+export const updateService = (
+  executor: Executor,
+  businessId: string,
+  serviceId: string,
+  changes: Partial<ServiceRow>,
+) =>
   executor
     .updateTable('services')
     .set(changes)
     .where('id', '=', serviceId)
+    .where('business_id', '=', businessId)
     .returning(SERVICE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const softDeleteService = (executor: Executor, serviceId: string) =>
-  executor.updateTable('services').set({ deleted_at: new Date() }).where('id', '=', serviceId).execute();
+export const softDeleteService = (executor: Executor, businessId: string, serviceId: string) =>
+  executor
+    .updateTable('services')
+    .set({ deleted_at: new Date() })
+    .where('id', '=', serviceId)
+    .where('business_id', '=', businessId)
+    .execute();
 
 const liveService = (executor: Executor, businessId: string, serviceId: string) =>
   executor

@@ -58,7 +58,7 @@ export function changeService(tx: Tx, actor: Actor, serviceId: string, input: Pa
     check: async () => {
       if (patch.resource_ids) await checkResourceIds(tx, actor.businessId, patch.resource_ids);
     },
-    update: (changes) => updateService(tx, serviceId, changes),
+    update: (changes) => updateService(tx, actor.businessId, serviceId, changes),
     view: toServiceView,
     action: 'service.updated',
   });
@@ -68,7 +68,7 @@ export function changeService(tx: Tx, actor: Actor, serviceId: string, input: Pa
 export async function deleteService(tx: Tx, actor: Actor, serviceId: string): Promise<void> {
   const service = await lockService(tx, actor.businessId, serviceId);
   if (!service) throw notFound('service');
-  await softDeleteService(tx, service.id);
+  await softDeleteService(tx, actor.businessId, service.id);
   await recordAudit(tx, actor, {
     action: 'service.deleted',
     entityType: 'service',

@@ -66,11 +66,17 @@ export const lockBlackout = (executor: Executor, businessId: string, blackoutId:
     .forUpdate()
     .executeTakeFirst();
 
-export const updateBlackout = (executor: Executor, blackoutId: string, changes: Partial<BlackoutRow>) =>
+export const updateBlackout = (
+  executor: Executor,
+  businessId: string,
+  blackoutId: string,
+  changes: Partial<BlackoutRow>,
+) =>
   executor
     .updateTable('blackout_dates')
     .set(changes)
     .where('id', '=', blackoutId)
+    .where('business_id', '=', businessId)
     .returning(BLACKOUT_COLUMNS)
     .executeTakeFirstOrThrow();
 

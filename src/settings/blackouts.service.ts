@@ -50,7 +50,7 @@ export function changeBlackout(tx: Tx, actor: Actor, blackoutId: string, input: 
     lock: () => lockBlackout(tx, actor.businessId, blackoutId),
     patch,
     check: (merged) => checkRange(merged.start_date, merged.end_date),
-    update: (changes) => updateBlackout(tx, blackoutId, changes),
+    update: (changes) => updateBlackout(tx, actor.businessId, blackoutId, changes),
     view: toBlackoutView,
     action: 'settings.blackout_updated',
   });

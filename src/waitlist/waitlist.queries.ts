@@ -1,6 +1,13 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { CustomerSummary, type GuestNames, GuestSchema, toGuestView } from '../customers/guest.ts';
+import {
+  CUSTOMER_SUMMARY_COLUMNS,
+  CustomerSummary,
+  type GuestNames,
+  GuestSchema,
+  toCustomerSummary,
+  toGuestView,
+} from '../customers/entry-customer.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -113,10 +120,7 @@ export function listEntries(executor: Executor, page: PageRequest, preferredDate
         'w.position',
         'w.created_at',
         'c.id as customer_id',
-        'c.first_name as customer_first_name',
-        'c.last_name as customer_last_name',
-        'c.phone as customer_phone',
-        'c.email as customer_email',
+        ...CUSTOMER_SUMMARY_COLUMNS,
       ]),
     {
       name: 'waitlist',
@@ -128,13 +132,7 @@ export function listEntries(executor: Executor, page: PageRequest, preferredDate
     page,
     (row) => ({
       id: row.id,
-      customer: {
-        id: row.customer_id,
-        first_name: row.customer_first_name,
-        last_name: row.customer_last_name,
-        phone: row.customer_phone,
-        email: row.customer_email,
-      },
+      customer: toCustomerSummary(row),
       guest: toGuestView(row),
       preferred_date: row.preferred_date,
       service_id: row.service_id,

@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/audit.ts';
 import { todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
-import { guestNamesOf } from '../customers/guest.ts';
+import { guestNamesOf } from '../customers/entry-customer.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';

@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import { Nullable, Uuid } from '../platform/schemas.ts';
 
+// How a customer shows on a booking or a waitlist entry: the record the entry belongs to (matched
+// by phone) and, apart from it, the names given with that one entry.
+
 /** The customer a booking or waitlist entry belongs to, as it shows inside them. */
 export const CustomerSummary = Type.Object({
   id: Uuid,
@@ -50,3 +53,25 @@ export const toGuestView = (row: {
   row.guest_first_name === null
     ? null
     : { first_name: row.guest_first_name, last_name: row.guest_last_name ?? '', email: row.guest_email };
+
+/** The columns of `customers as c` that `toCustomerSummary` reads, selected beside an entry's own. */
+export const CUSTOMER_SUMMARY_COLUMNS = [
+  'c.first_name as customer_first_name',
+  'c.last_name as customer_last_name',
+  'c.phone as customer_phone',
+  'c.email as customer_email',
+] as const;
+
+export const toCustomerSummary = (row: {
+  customer_id: string;
+  customer_first_name: string;
+  customer_last_name: string;
+  customer_phone: string;
+  customer_email: string | null;
+}) => ({
+  id: row.customer_id,
+  first_name: row.customer_first_name,
+  last_name: row.customer_last_name,
+  phone: row.customer_phone,
+  email: row.customer_email,
+});
