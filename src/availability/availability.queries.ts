@@ -2,11 +2,11 @@ import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
-import type { SettingsRow } from '../settings/settings.queries.ts';
+import { SETTINGS_COLUMNS, type SettingsRow } from '../settings/settings.queries.ts';
 import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
 
 /** The settings availability and bookings obey. */
-export type BusinessRules = Omit<SettingsRow, 'default_deposit_amount_cents' | 'deposit_type'>;
+export type BusinessRules = SettingsRow;
 
 export interface ServiceRules {
   id: string;
@@ -42,19 +42,7 @@ export async function loadDayContext(
       jsonObjectFrom(
         eb
           .selectFrom('businesses')
-          .select([
-            'id',
-            'timezone',
-            'default_slot_interval_minutes',
-            'default_slot_duration_minutes',
-            'booking_window_days',
-            'min_notice_hours',
-            'min_capacity',
-            'max_capacity',
-            'auto_confirm_bookings',
-            'booking_mode',
-            'buffer_minutes',
-          ])
+          .select(['id', ...SETTINGS_COLUMNS])
           .where('id', '=', businessId),
       ).as('business'),
       jsonArrayFrom(

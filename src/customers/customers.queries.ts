@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import { Type } from 'typebox';
 import { selectBookingRows } from '../bookings/bookings.view.ts';
 import { ACTIVE_STATUSES } from '../bookings/status.ts';
@@ -6,6 +6,7 @@ import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { escapeLike } from '../platform/sql.ts';
+import type { DB } from '../schema.ts';
 
 export const RECENT_BOOKINGS_LIMIT = 20;
 
@@ -88,14 +89,7 @@ export function listCustomers(executor: Executor, page: PageRequest, search?: Cu
   );
 }
 
-export interface NewCustomer {
-  business_id: string;
-  first_name: string;
-  last_name: string;
-  phone: string;
-  phone_normalized: string;
-  email: string | null;
-}
+export type NewCustomer = Insertable<DB['customers']>;
 
 /** Inserts the customer, or makes a returning one (same normalised phone) take this name and email. */
 export const upsertCustomerRow = (executor: Executor, customer: NewCustomer) =>

@@ -1,5 +1,7 @@
+import type { Insertable } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import type { DB } from '../schema.ts';
 
 /** What a key's listing shows: never the key nor its hash. */
 const VIEW_COLUMNS = [
@@ -14,19 +16,7 @@ const VIEW_COLUMNS = [
   'last_used_at',
 ] as const;
 
-export function insertApiKey(
-  executor: Executor,
-  values: {
-    business_id: string;
-    name: string;
-    prefix: string;
-    lookup: string;
-    key_hash: string;
-    scopes: string[];
-    environment: 'live' | 'test';
-    rate_limit_per_minute: number | null;
-  },
-) {
+export function insertApiKey(executor: Executor, values: Insertable<DB['api_keys']>) {
   return executor.insertInto('api_keys').values(values).returning(VIEW_COLUMNS).executeTakeFirstOrThrow();
 }
 

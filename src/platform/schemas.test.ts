@@ -3,7 +3,6 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type BookableBusiness, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
-import { isDate } from './schemas.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -140,22 +139,5 @@ describe('timestamps (Timestamp)', () => {
         assertNamesField(response, 'start_at', start);
       }
     });
-  });
-});
-
-describe('isDate', () => {
-  it('accepts real days of 1900-2999 and nothing else', () => {
-    for (const day of ['1900-01-01', '2024-02-29', '2999-12-31']) assert.equal(isDate(day), true, day);
-    for (const day of [
-      ...OUT_OF_RANGE_DATES,
-      '2023-02-29',
-      '2026-13-01',
-      '2026-04-31',
-      '2026-1-01',
-      '2026-01-01T00:00:00Z',
-      '',
-    ]) {
-      assert.equal(isDate(day), false, day);
-    }
   });
 });

@@ -81,13 +81,5 @@ export const reasonOrNull = (reason: string | null | undefined): string | null =
 /** `HH:MM:SS` from the database -> `HH:MM` on the wire. */
 export const hhmm = (time: string) => time.slice(0, 5);
 
-const DATE_RE = new RegExp(`${BOUNDED_YEAR}[0-9]{2}-[0-9]{2}$`);
-/** A real day within the years `DateString` accepts, for dates no schema checks (cursors). */
-export function isDate(value: string): boolean {
-  if (!DATE_RE.test(value)) return false;
-  const instant = Date.parse(`${value}T00:00:00Z`);
-  return !Number.isNaN(instant) && new Date(instant).toISOString().startsWith(value);
-}
-
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID_RE.test(value);
