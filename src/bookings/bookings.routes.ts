@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
+import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
@@ -83,12 +84,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             partySize: body.capacity ?? 1,
             serviceId: body.service_id,
             resourceId: body.resource_id,
-            customer: {
-              first_name: body.first_name,
-              last_name: body.last_name,
-              email: body.email,
-              phone: body.phone,
-            },
+            customer: customerOf(body),
             customerNotes: body.customer_notes,
             source: 'online',
           },

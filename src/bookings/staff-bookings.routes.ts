@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { DateString, ErrorResponses, TimeString, Uuid } from '../platform/schemas.ts';
@@ -69,12 +70,7 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             partySize: body.capacity ?? 1,
             serviceId: body.service_id,
             resourceId: body.resource_id,
-            customer: {
-              first_name: body.first_name,
-              last_name: body.last_name,
-              phone: body.phone,
-              email: body.email || null,
-            },
+            customer: customerOf(body),
             customerNotes: body.notes,
             source: 'staff',
           },

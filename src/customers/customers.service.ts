@@ -21,6 +21,14 @@ export interface CustomerInput {
   email?: string | null;
 }
 
+/** The customer's fields of a flat request body; an empty email is no email. */
+export const customerOf = (body: CustomerInput): CustomerInput => ({
+  first_name: body.first_name,
+  last_name: body.last_name,
+  phone: body.phone,
+  email: body.email || null,
+});
+
 /** `+49 (30) 123-45` -> `+493012345`: digits, with a leading `+` kept. Returning customers match on it. */
 export function normalizePhone(phone: string): string {
   const digits = phone.replace(/\D/g, '');
