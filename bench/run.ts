@@ -1,18 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { confirmationCode } from '../src/bookings/bookings.service.ts';
 import { ACTIVE_STATUSES } from '../src/bookings/status.ts';
 import { normalizePhone } from '../src/customers/customers.service.ts';
-import { type Database, type Db, openPGlite, openPostgres } from '../src/platform/db.ts';
+import type { Db } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { rangeLiteral } from '../src/platform/sql.ts';
+import { scratchDatabase } from './database.ts';
 import { benchEngine } from './engine.bench.ts';
+import { startProcess, startServer, stopProcess } from './process.ts';
 import { dayFromToday, SEED, type SeededBusiness, seedBusiness } from './seed.ts';
 
 /**
@@ -25,7 +23,6 @@ import { dayFromToday, SEED, type SeededBusiness, seedBusiness } from './seed.ts
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 /** Starts 90 minutes apart, so bookings of one table on one day never overlap one another. */
 const BOOKING_TIMES = ['11:00', '12:30', '14:00', '15:30', '17:00', '18:30', '20:00', '21:30'];
 
@@ -35,49 +32,6 @@ interface LoadResult {
   p99: number;
   ok: number;
   failed: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function startProcess(
-  script: string,
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    try {
-      const response = await fetch(`${url}${script.includes('bare') ? '/bare' : '/healthz'}`);
-      if (response.ok) return { child, url };
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${script} did not start`);
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 async function load(options: autocannon.Options): Promise<LoadResult> {
@@ -275,39 +229,14 @@ interface EngineRun {
 }
 
 async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
-  let open: () => Promise<Database>;
-  let serverEnv: Record<string, string>;
-  let cleanup: () => Promise<void>;
-  if (engine === 'PGlite') {
-    const dataDir = mkdtempSync(join(tmpdir(), 'slotwise-bench-'));
-    open = () => openPGlite(dataDir);
-    serverEnv = { DATA_DIR: dataDir, JWT_SECRET, LOG_LEVEL: 'warn' };
-    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
-  } else {
-    const name = `slotwise_bench_${process.pid}`;
-    const admin = new pg.Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(SERVER_URL);
-    url.pathname = `/${name}`;
-    // The server's own pool size, so the direct SQL meets the same contention as the server.
-    open = () => openPostgres(url.toString(), 10);
-    serverEnv = { DATABASE_URL: url.toString(), JWT_SECRET, LOG_LEVEL: 'warn' };
-    cleanup = async () => {
-      const client = new pg.Client({ connectionString: SERVER_URL });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    };
-  }
+  const scratch = await scratchDatabase(engine === 'PGlite' ? undefined : SERVER_URL, 'bench');
   try {
-    let database = await open();
+    let database = await scratch.open();
     await migrate(database);
     process.stderr.write(`[${engine}] seeding...\n`);
     const seeded = await seedBusiness(database.db);
     await database.close();
-    const { child, url } = await startProcess('src/main.ts', serverEnv);
+    const { child, url } = await startServer(scratch.serverEnv);
     let availability: LoadResult;
     let uncached: LoadResult;
     let bookings: LoadResult;
@@ -322,12 +251,12 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
       await stopProcess(child);
     }
     process.stderr.write(`[${engine}] booking SQL direct...\n`);
-    database = await open();
+    database = await scratch.open();
     const bookingSql = await bookingSqlLoad(database.db, seeded);
     await database.close();
     return { engine, seeded, availability, uncached, bookings, bookingSql };
   } finally {
-    await cleanup();
+    await scratch.drop();
   }
 }
 
@@ -350,7 +279,7 @@ async function main() {
   process.stderr.write('engine alone...\n');
   const engine = benchEngine();
   process.stderr.write('bare route...\n');
-  const bareServer = await startProcess('bench/bare-server.ts', {});
+  const bareServer = await startProcess('bench/bare-server.ts', {}, { readyPath: '/bare' });
   let bare: LoadResult;
   try {
     bare = await load({ url: `${bareServer.url}/bare` });

@@ -1,24 +1,57 @@
 import type { Insertable } from 'kysely';
-import { wallTimeToInstant } from '../src/availability/engine/index.ts';
+import { formatMinutes, minutesOf, wallTimeToInstant } from '../src/availability/engine/index.ts';
 import { confirmationCode } from '../src/bookings/bookings.service.ts';
 import { normalizePhone } from '../src/customers/customers.service.ts';
-import { generateApiKey } from '../src/platform/auth.ts';
+import { generateApiKey, type Scope } from '../src/platform/auth.ts';
 import type { Db } from '../src/platform/db.ts';
 import { rangeLiteral } from '../src/platform/sql.ts';
 import type { BookingsTable } from '../src/schema.ts';
 
-export const SEED = {
+export interface SeedOptions {
+  /** Tells apart the businesses of one database (name, slug, developer). */
+  label: string;
+  timezone: string;
+  /** Every day of the week, 'HH:MM'. */
+  open: string;
+  close: string;
+  resources: number;
+  /** Seats of each resource, in turn. */
+  capacities: readonly number[];
+  /** Section of each resource, in turn. */
+  sections: readonly (string | null)[];
+  /** Services of 60, 90, 120... minutes. */
+  services: number;
+  customers: number;
+  /** Days from today that get bookings, filling `occupancy` of table time. */
+  bookedDays: number;
+  occupancy: number;
+  /** The business's default slot, which the seeded bookings also take. */
+  durationMinutes: number;
+  intervalMinutes: number;
+  bookingWindowDays: number;
+  maxCapacity: number;
+  scopes: Scope[];
+}
+
+/** The restaurant of `npm run bench`. */
+export const SEED: SeedOptions = {
+  label: 'brasserie',
   timezone: 'Europe/Berlin',
-  resources: 50,
-  sections: ['Terrace', 'Main room', 'Bar', 'Garden'],
-  bookedDays: 60,
-  occupancy: 0.7,
   open: '11:00',
   close: '23:00',
+  resources: 50,
+  capacities: [2, 2, 4, 4, 4, 6, 6, 8],
+  sections: ['Terrace', 'Main room', 'Bar', 'Garden'],
+  services: 0,
+  customers: 3000,
+  bookedDays: 60,
+  occupancy: 0.7,
   durationMinutes: 90,
   intervalMinutes: 30,
-  customers: 3000,
-} as const;
+  bookingWindowDays: 150,
+  maxCapacity: 8,
+  scopes: ['read', 'write', 'admin'],
+};
 
 export interface SeededBusiness {
   businessId: string;
@@ -27,6 +60,7 @@ export interface SeededBusiness {
   /** Share of table time held by the seeded bookings. */
   occupancy: number;
   resourceIds: string[];
+  serviceIds: string[];
 }
 
 /** mulberry32: a small seeded generator, so every run seeds and measures the same data. */
@@ -45,16 +79,17 @@ export const dayFromToday = (days: number) =>
   new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * A restaurant with 50 tables in 4 sections, open 11:00-23:00 every day in Europe/Berlin, and
- * 60 days of 90-minute bookings filling about 70% of table time. Written straight into the
- * database (batched inserts) so seeding takes seconds, not a benchmark of its own.
+ * A business with its developer, a live API key without a practical rate limit, the same hours
+ * every day, resources, services, customers and `bookedDays` days of bookings from today. Written
+ * straight into the database (batched inserts) so seeding takes seconds, not a benchmark of its
+ * own. The bookings come from a fixed seed, so every run with the same options seeds the same.
  */
-export async function seedBusiness(db: Db): Promise<SeededBusiness> {
+export async function seedBusiness(db: Db, options: SeedOptions = SEED): Promise<SeededBusiness> {
   const random = seededRandom(424_242);
   const developer = await db
     .insertInto('developers')
     .values({
-      email: `bench-${Date.now()}@slotwise.dev`,
+      email: `bench-${options.label}@slotwise.dev`,
       password_hash: 'x',
       first_name: 'Bench',
       last_name: 'Mark',
@@ -65,14 +100,14 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
     .insertInto('businesses')
     .values({
       developer_id: developer.id,
-      name: 'Benchmark Brasserie',
-      slug: `benchmark-brasserie-${Date.now()}`,
+      name: `Bench ${options.label}`,
+      slug: `bench-${options.label}`,
       business_type: 'restaurant',
-      timezone: SEED.timezone,
-      default_slot_interval_minutes: SEED.intervalMinutes,
-      default_slot_duration_minutes: SEED.durationMinutes,
-      booking_window_days: 150,
-      max_capacity: 8,
+      timezone: options.timezone,
+      default_slot_interval_minutes: options.intervalMinutes,
+      default_slot_duration_minutes: options.durationMinutes,
+      booking_window_days: options.bookingWindowDays,
+      max_capacity: options.maxCapacity,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -85,7 +120,7 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
       prefix: key.prefix,
       lookup: key.lookup,
       key_hash: key.keyHash,
-      scopes: ['read', 'write', 'admin'],
+      scopes: options.scopes,
       environment: 'live',
       rate_limit_per_minute: 1_000_000,
     })
@@ -97,34 +132,47 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
         business_id: business.id,
         day_of_week: day,
         is_open: true,
-        open_time: SEED.open,
-        close_time: SEED.close,
+        open_time: options.open,
+        close_time: options.close,
         last_booking_time: null,
       })),
     )
     .execute();
-  const capacities = [2, 2, 4, 4, 4, 6, 6, 8];
   const resources = await db
     .insertInto('resources')
     .values(
-      Array.from({ length: SEED.resources }, (_, i) => ({
+      Array.from({ length: options.resources }, (_, i) => ({
         business_id: business.id,
         name: `Table ${i + 1}`,
         resource_type: 'table',
         capacity_min: 1,
-        capacity_max: capacities[i % capacities.length]!,
-        section: SEED.sections[i % SEED.sections.length]!,
+        capacity_max: options.capacities[i % options.capacities.length]!,
+        section: options.sections[i % options.sections.length]!,
         display_order: i + 1,
       })),
     )
     .returning(['id', 'capacity_max'])
     .execute();
+  const services =
+    options.services === 0
+      ? []
+      : await db
+          .insertInto('services')
+          .values(
+            Array.from({ length: options.services }, (_, i) => ({
+              business_id: business.id,
+              name: `Menu ${i + 1}`,
+              duration_minutes: 60 + 30 * i,
+            })),
+          )
+          .returning('id')
+          .execute();
   const customerIds: string[] = [];
-  for (let offset = 0; offset < SEED.customers; offset += 1000) {
+  for (let offset = 0; offset < options.customers; offset += 1000) {
     const rows = await db
       .insertInto('customers')
       .values(
-        Array.from({ length: Math.min(1000, SEED.customers - offset) }, (_, i) => {
+        Array.from({ length: Math.min(1000, options.customers - offset) }, (_, i) => {
           const phone = `+49 30 ${String(1_000_000 + offset + i)}`;
           return {
             business_id: business.id,
@@ -141,12 +189,12 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
     customerIds.push(...rows.map((r) => r.id));
   }
 
-  const slotMinutes = SEED.durationMinutes;
-  const gap = SEED.intervalMinutes;
-  const bookingOdds =
-    (SEED.occupancy * gap) / (slotMinutes - SEED.occupancy * slotMinutes + SEED.occupancy * gap);
-  const openMinutes = 11 * 60;
-  const closeMinutes = 23 * 60;
+  const slotMinutes = options.durationMinutes;
+  const gap = options.intervalMinutes;
+  const occupancy = options.occupancy;
+  const bookingOdds = (occupancy * gap) / (slotMinutes - occupancy * slotMinutes + occupancy * gap);
+  const openMinutes = minutesOf(options.open)!;
+  const closeMinutes = minutesOf(options.close)!;
   let batch: Insertable<BookingsTable>[] = [];
   let total = 0;
   const flush = async () => {
@@ -155,19 +203,18 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
     total += batch.length;
     batch = [];
   };
-  for (let day = 0; day < SEED.bookedDays; day++) {
+  for (let day = 0; day < options.bookedDays; day++) {
     const date = dayFromToday(day);
     for (const resource of resources) {
-      // Walk the day: a booking with odds p, else a 30-minute gap. Held share = d*p / (d*p + g*(1-p)),
+      // Walk the day: a booking with odds p, else a gap of one interval. Held share = d*p / (d*p + g*(1-p)),
       // so p = occ*g / (d - occ*d + occ*g) holds about `occupancy` of the time.
       let minute = openMinutes;
       while (minute + slotMinutes <= closeMinutes) {
         if (random() < bookingOdds) {
-          const time = `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
-          const start = wallTimeToInstant(date, time, SEED.timezone);
+          const time = formatMinutes(minute);
+          const start = wallTimeToInstant(date, time, options.timezone);
           if (start !== null) {
             const end = start + slotMinutes * 60_000;
-            const endMinute = minute + slotMinutes;
             batch.push({
               business_id: business.id,
               customer_id: customerIds[Math.floor(random() * customerIds.length)]!,
@@ -175,7 +222,7 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
               service_id: null,
               booking_date: date,
               start_time: time,
-              end_time: `${String(Math.floor(endMinute / 60) % 24).padStart(2, '0')}:${String(endMinute % 60).padStart(2, '0')}`,
+              end_time: formatMinutes(minute + slotMinutes),
               duration_minutes: slotMinutes,
               starts_at: new Date(start),
               ends_at: new Date(end),
@@ -190,19 +237,20 @@ export async function seedBusiness(db: Db): Promise<SeededBusiness> {
           }
           minute += slotMinutes;
         } else {
-          minute += SEED.intervalMinutes;
+          minute += gap;
         }
       }
     }
   }
   await flush();
   const heldMinutes = total * slotMinutes;
-  const openTableMinutes = SEED.bookedDays * resources.length * (closeMinutes - openMinutes);
+  const openTableMinutes = options.bookedDays * resources.length * (closeMinutes - openMinutes);
   return {
     businessId: business.id,
     apiKey: key.key,
     bookings: total,
-    occupancy: heldMinutes / openTableMinutes,
+    occupancy: openTableMinutes === 0 ? 0 : heldMinutes / openTableMinutes,
     resourceIds: resources.map((r) => r.id),
+    serviceIds: services.map((s) => s.id),
   };
 }

@@ -1,0 +1,65 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface StartedProcess {
+  child: ChildProcess;
+  url: string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * Starts `node <script> <args>` on a free port of 127.0.0.1 and waits (up to a minute) until
+ * `readyPath` answers 200. Its stdout is dropped and its stderr shown, so a crash is seen.
+ */
+export async function startProcess(
+  script: string,
+  env: Record<string, string>,
+  options: { args?: string[]; readyPath: string },
+): Promise<StartedProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script, ...(options.args ?? [])], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}${options.readyPath}`);
+      if (response.ok) return { child, url };
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not start`);
+}
+
+/** SIGTERM, and SIGKILL if it has not exited 10 s later. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The real server (`node src/main.ts`) on the database `databaseEnv` names, logging warnings only. */
+export function startServer(databaseEnv: Record<string, string>): Promise<StartedProcess> {
+  return startProcess(
+    'src/main.ts',
+    { ...databaseEnv, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', LOG_LEVEL: 'warn' },
+    { readyPath: '/healthz' },
+  );
+}
