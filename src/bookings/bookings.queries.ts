@@ -130,20 +130,19 @@ export async function resourceIsBusy(
 
 export type NewBookingRow = Insertable<BookingsTable>;
 
+export type Placement<T> = T | { refused: 'overlap' | 'duplicate' };
+
 /**
- * Tries to insert a booking inside a savepoint, so a refusal leaves the transaction usable:
- * `overlap` when the exclusion constraint finds the resource taken, `duplicate` when a unique
- * value (the confirmation code) is taken.
+ * Runs one write of a booking's placement inside a savepoint, so a refusal leaves the transaction
+ * usable: `overlap` when the exclusion constraint finds the resource taken, `duplicate` when a
+ * unique value (the confirmation code) is taken.
  */
-export async function tryInsertBooking(
-  tx: Tx,
-  row: NewBookingRow,
-): Promise<{ id: string } | { refused: 'overlap' | 'duplicate' }> {
+async function inSavepoint<T>(tx: Tx, write: () => Promise<T>): Promise<Placement<T>> {
   await sql`SAVEPOINT place_booking`.execute(tx);
   try {
-    const inserted = await tx.insertInto('bookings').values(row).returning('id').executeTakeFirstOrThrow();
+    const written = await write();
     await sql`RELEASE SAVEPOINT place_booking`.execute(tx);
-    return inserted;
+    return written;
   } catch (error) {
     await sql`ROLLBACK TO SAVEPOINT place_booking`.execute(tx);
     const code = (error as { code?: string }).code;
@@ -152,6 +151,21 @@ export async function tryInsertBooking(
     throw error;
   }
 }
+
+export const tryInsertBooking = (tx: Tx, row: NewBookingRow): Promise<Placement<{ id: string }>> =>
+  inSavepoint(tx, () => tx.insertInto('bookings').values(row).returning('id').executeTakeFirstOrThrow());
+
+/** Moves a booking to another time or resource; refused like an insert when the resource is taken. */
+export const tryMoveBooking = (
+  tx: Tx,
+  businessId: string,
+  bookingId: string,
+  changes: Updateable<DB['bookings']>,
+): Promise<Placement<{ moved: true }>> =>
+  inSavepoint(tx, async () => {
+    await updateBooking(tx, businessId, bookingId, changes);
+    return { moved: true as const };
+  });
 
 export const updateBooking = (
   tx: Tx,

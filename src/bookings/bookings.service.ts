@@ -22,6 +22,7 @@ import {
   resourceIsBusy,
   serviceResourceIds,
   tryInsertBooking,
+  tryMoveBooking,
   updateBooking,
 } from './bookings.queries.ts';
 import { type BookingView, toBookingView } from './bookings.view.ts';
@@ -320,22 +321,35 @@ export async function changeBooking(
     const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
     const check = checkStart(rules, time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
     if (!check.ok) throw startFailure(check);
-    const resourceId =
-      check.freeResourceIds.includes(current.resource_id) && !change.resource_id
-        ? current.resource_id
-        : check.freeResourceIds[0]!;
-    if (!(await lockUsableResource(tx, actor.businessId, resourceId))) throw slotTaken();
+    // The booking stays on its resource when that is free and none was asked for; otherwise, and
+    // when another request takes a candidate first, the next free one is tried.
+    const keepsResource = check.freeResourceIds.includes(current.resource_id) && !change.resource_id;
+    const candidates = keepsResource
+      ? [current.resource_id, ...check.freeResourceIds.filter((id) => id !== current.resource_id)]
+      : check.freeResourceIds;
     const tz = ctx.business.timezone;
-    await updateBooking(tx, actor.businessId, current.id, {
+    const times = {
       booking_date: date,
       start_time: instantToWall(check.start, tz).time,
       end_time: instantToWall(check.end, tz).time,
       starts_at: new Date(check.start),
       ends_at: new Date(check.end),
       during: rangeLiteral(check.heldStart, check.heldEnd),
-      resource_id: resourceId,
       capacity,
-    });
+    };
+    let resourceId: string | undefined;
+    for (const candidate of candidates) {
+      if (!(await lockUsableResource(tx, actor.businessId, candidate))) continue;
+      const moved = await tryMoveBooking(tx, actor.businessId, current.id, {
+        ...times,
+        resource_id: candidate,
+      });
+      if ('moved' in moved) {
+        resourceId = candidate;
+        break;
+      }
+    }
+    if (!resourceId) throw slotTaken();
     await recordAudit(tx, actor, {
       action: 'booking.rescheduled',
       entityType: 'booking',
@@ -346,12 +360,7 @@ export async function changeBooking(
         resource_id: before.resource_id,
         capacity: before.capacity,
       },
-      after: {
-        booking_date: date,
-        start_time: instantToWall(check.start, tz).time,
-        resource_id: resourceId,
-        capacity,
-      },
+      after: { booking_date: date, start_time: times.start_time, resource_id: resourceId, capacity },
     });
     placed = { resourceId, capacity };
   } else {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { BOOKING_DAY, type BookableBusiness, setupBookable } from '../../test/booking-fixtures.ts';
+import { BOOKING_DAY, type BookableBusiness, bookOk, setupBookable } from '../../test/booking-fixtures.ts';
 import { createTestApp, ENGINE, type TestContext, untilALockWait } from '../../test/helpers.ts';
 import { withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
@@ -145,6 +145,49 @@ describe('insertOnFirstFree', () => {
       assert.equal(await resourceOf(secondId), T6);
     } finally {
       if (!first.isCommitted) await first.rollback().execute();
+    }
+  });
+});
+
+describe('a reschedule racing a booking for its resource', () => {
+  it('moves to the next free resource instead of failing when another request takes the first', {
+    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
+  }, async () => {
+    const biz = await setupBookable(ctx.app);
+    const { T2, T4 } = biz.resources as { T2: string; T4: string };
+    const booking = await bookOk(ctx.app, biz, { resource_id: T4 });
+    const placement = await placementFor(biz);
+    const twoPm = NOON + 2 * HOUR;
+    const rival = await ctx.database.db.startTransaction().execute();
+    try {
+      // Another request books T4 at 14:00 and has not committed: the reschedule cannot see it yet.
+      await insertOnFirstFree(
+        rival,
+        {
+          ...placement,
+          startTime: '14:00',
+          endTime: '15:00',
+          start: twoPm,
+          end: twoPm + HOUR,
+          heldStart: twoPm,
+          heldEnd: twoPm + HOUR,
+        },
+        [T4],
+      );
+      const moved = ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/bookings/${booking.id}`,
+        headers: biz.tenant.headers,
+        payload: { start_time: '14:00' },
+      });
+      await untilALockWait(ctx.database);
+      await rival.commit().execute();
+      const response = await moved;
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().resource_id, T2, 'the best-fitting free one');
+      assert.equal(response.json().start_time, '14:00');
+    } finally {
+      if (!rival.isCommitted) await rival.rollback().execute();
     }
   });
 });
