@@ -76,9 +76,13 @@ export const lockBooking = (tx: Tx, businessId: string, bookingId: string) =>
 export type StoredBooking = NonNullable<Awaited<ReturnType<typeof lockBooking>>>;
 
 /**
- * The resource if it is active and not deleted, share-locked until the transaction ends. The lock
- * waits out a concurrent delete or deactivation (which lock the row for update), so no booking is
- * placed on a resource that is gone by the time both commit.
+ * The resource if it is active and not deleted, locked until the transaction ends. The lock waits
+ * out a concurrent delete or deactivation, so no booking is placed on a resource that is gone by
+ * the time both commit. It is exclusive among placements (`FOR NO KEY UPDATE`, which still lets
+ * other bookings' foreign keys reference the row): two transactions placing bookings on one
+ * resource take turns, so the exclusion constraint never sees two conflicting rows inserted at
+ * once, where each would wait for the other until the database aborts one as a deadlock. Placements
+ * try resources in one global order (best fit, display order, id), so taking turns cannot deadlock.
  */
 export const lockUsableResource = (tx: Tx, businessId: string, resourceId: string) =>
   tx
@@ -88,7 +92,7 @@ export const lockUsableResource = (tx: Tx, businessId: string, resourceId: strin
     .where('business_id', '=', businessId)
     .where('deleted_at', 'is', null)
     .where('is_active', '=', true)
-    .forShare()
+    .forNoKeyUpdate()
     .executeTakeFirst();
 
 /** The resources a service may use (empty: any); undefined when there is no such service. */

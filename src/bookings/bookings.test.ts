@@ -169,7 +169,8 @@ describe('POST /v1/bookings', () => {
         ),
       );
       const winners = responses.filter((r) => r.statusCode === 201).map((r) => r.json().booking.resource_id);
-      assert.equal(winners.length, 5);
+      const outcomes = responses.map((r) => (r.statusCode === 201 ? 201 : `${r.statusCode} ${r.body}`));
+      assert.equal(winners.length, 5, JSON.stringify(outcomes));
       assert.equal(new Set(winners).size, 5);
       assert.ok(responses.every((r) => r.statusCode === 201 || r.statusCode === 409));
     });

@@ -149,6 +149,35 @@ describe('insertOnFirstFree', () => {
   });
 });
 
+describe('two placements on one resource at once', () => {
+  it('take turns at the resource, so the exclusion constraint never deadlocks them', {
+    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
+  }, async () => {
+    const biz = await setupBookable(ctx.app);
+    const placement = await placementFor(biz);
+    const { T4, T6 } = biz.resources as { T4: string; T6: string };
+    const at = (hours: number) => {
+      const start = NOON + hours * HOUR;
+      return { ...placement, start, end: start + HOUR, heldStart: start, heldEnd: start + HOUR };
+    };
+    const first = await ctx.database.db.startTransaction().execute();
+    try {
+      await insertOnFirstFree(first, at(0), [T4]);
+      // 12:30-13:30 clashes with the first transaction's 12:00-13:00 on T4.
+      // No retry here, unlike withTx: a deadlock must show, not be papered over.
+      const second = ctx.database.db.transaction().execute((tx) => insertOnFirstFree(tx, at(0.5), [T4, T6]));
+      await untilALockWait(ctx.database);
+      // 13:00-14:00 clashes only with what the second would insert: had it already inserted its
+      // row and waited on the first inside the constraint check, each would now wait for the other.
+      await insertOnFirstFree(first, at(1), [T4]);
+      await first.commit().execute();
+      assert.equal(await resourceOf(await second), T6);
+    } finally {
+      if (!first.isCommitted) await first.rollback().execute();
+    }
+  });
+});
+
 describe('a reschedule racing a booking for its resource', () => {
   it('moves to the next free resource instead of failing when another request takes the first', {
     skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
