@@ -2,6 +2,9 @@ import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
 
+/** Who a change is recorded for: the business it belongs to and the credential's actor name. */
+export type AuditActor = Pick<Principal, 'actor'> & { businessId: string };
+
 export interface AuditEntry {
   action: string;
   entityType: string;
@@ -15,11 +18,7 @@ export interface AuditEntry {
 const toJson = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
 /** Writes an audit entry; call it with the transaction of the change so both land or neither does. */
-export async function recordAudit(
-  executor: Executor,
-  actor: Pick<Principal, 'businessId' | 'actor'> & { businessId: string },
-  entry: AuditEntry,
-): Promise<void> {
+export async function recordAudit(executor: Executor, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await executor
     .insertInto('audit_logs')
     .values({
@@ -62,7 +61,7 @@ export interface AuditedChange<Row extends { id: string }, View> {
  */
 export async function changeAudited<Row extends { id: string }, View>(
   executor: Executor,
-  actor: Pick<Principal, 'actor'> & { businessId: string },
+  actor: AuditActor,
   change: AuditedChange<Row, View>,
 ): Promise<View> {
   const before = await change.lock();

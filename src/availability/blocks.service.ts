@@ -1,13 +1,10 @@
-import { recordAudit } from '../audit/audit.ts';
-import type { Principal } from '../platform/auth.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
 import { deleteBlock, insertBlock, listBlocks } from './blocks.queries.ts';
-
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
 
 /** Epoch milliseconds of a timestamp the schema let through but JavaScript cannot place (a leap second). */
 function instantOf(field: string, value: string): number {
@@ -28,7 +25,7 @@ export interface BlockInput {
   source?: string | null;
 }
 
-export async function addBlock(tx: Tx, actor: Actor, resourceId: string, input: BlockInput) {
+export async function addBlock(tx: Tx, actor: AuditActor, resourceId: string, input: BlockInput) {
   const start = instantOf('start_at', input.start_at);
   const end = instantOf('end_at', input.end_at);
   if (!(end > start)) throw invalidField('end_at', 'must be after start_at');
@@ -62,7 +59,12 @@ export async function listResourceBlocks(
   });
 }
 
-export async function removeBlock(tx: Tx, actor: Actor, resourceId: string, blockId: string): Promise<void> {
+export async function removeBlock(
+  tx: Tx,
+  actor: AuditActor,
+  resourceId: string,
+  blockId: string,
+): Promise<void> {
   const removed = await deleteBlock(tx, actor.businessId, resourceId, blockId);
   if (!removed) throw notFound('block');
   await recordAudit(tx, actor, {

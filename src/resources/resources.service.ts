@@ -1,5 +1,4 @@
-import { changeAudited, recordAudit } from '../audit/audit.ts';
-import type { Principal } from '../platform/auth.ts';
+import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.ts';
 import type { Tx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
 import {
@@ -14,8 +13,6 @@ import {
   updateResource,
 } from './resources.queries.ts';
 
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
-
 function checkCapacityRange(min: number, max: number, changedMax: boolean): void {
   if (min <= max) return;
   throw changedMax
@@ -26,7 +23,7 @@ function checkCapacityRange(min: number, max: number, changedMax: boolean): void
 export type ResourceInput = Omit<NewResource, 'display_order' | 'resource_type' | 'section' | 'is_active'> &
   Partial<NewResource>;
 
-export async function createResource(tx: Tx, actor: Actor, input: ResourceInput) {
+export async function createResource(tx: Tx, actor: AuditActor, input: ResourceInput) {
   checkCapacityRange(input.capacity_min, input.capacity_max, false);
   const row = await insertResource(tx, actor.businessId, {
     name: input.name,
@@ -47,7 +44,7 @@ export async function createResource(tx: Tx, actor: Actor, input: ResourceInput)
   return view;
 }
 
-export function changeResource(tx: Tx, actor: Actor, resourceId: string, patch: Partial<ResourceRow>) {
+export function changeResource(tx: Tx, actor: AuditActor, resourceId: string, patch: Partial<ResourceRow>) {
   return changeAudited(tx, actor, {
     entityType: 'resource',
     lock: () => lockResource(tx, actor.businessId, resourceId),
@@ -62,7 +59,7 @@ export function changeResource(tx: Tx, actor: Actor, resourceId: string, patch: 
 }
 
 /** Soft delete, so past bookings keep showing the resource; refused while bookings to come hold it. */
-export async function deleteResource(tx: Tx, actor: Actor, resourceId: string): Promise<void> {
+export async function deleteResource(tx: Tx, actor: AuditActor, resourceId: string): Promise<void> {
   const resource = await lockResource(tx, actor.businessId, resourceId);
   if (!resource) throw notFound('resource');
   if (await hasUpcomingBookings(tx, actor.businessId, resource.id)) {

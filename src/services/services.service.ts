@@ -1,5 +1,4 @@
-import { changeAudited, recordAudit } from '../audit/audit.ts';
-import type { Principal } from '../platform/auth.ts';
+import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
@@ -13,8 +12,6 @@ import {
   updateService,
 } from './services.queries.ts';
 
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
-
 /** Each id once, in the database's spelling, so an id sent twice or in capitals is one resource. */
 const uniqueIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
 
@@ -26,7 +23,7 @@ async function checkResourceIds(executor: Executor, businessId: string, ids: rea
 
 export type ServiceInput = Pick<NewService, 'name' | 'duration_minutes'> & Partial<NewService>;
 
-export async function createService(tx: Tx, actor: Actor, input: ServiceInput) {
+export async function createService(tx: Tx, actor: AuditActor, input: ServiceInput) {
   const resourceIds = uniqueIds(input.resource_ids ?? []);
   await checkResourceIds(tx, actor.businessId, resourceIds);
   const row = await insertService(tx, actor.businessId, {
@@ -49,7 +46,7 @@ export async function createService(tx: Tx, actor: Actor, input: ServiceInput) {
   return view;
 }
 
-export function changeService(tx: Tx, actor: Actor, serviceId: string, input: Partial<ServiceRow>) {
+export function changeService(tx: Tx, actor: AuditActor, serviceId: string, input: Partial<ServiceRow>) {
   const patch = input.resource_ids ? { ...input, resource_ids: uniqueIds(input.resource_ids) } : input;
   return changeAudited(tx, actor, {
     entityType: 'service',
@@ -65,7 +62,7 @@ export function changeService(tx: Tx, actor: Actor, serviceId: string, input: Pa
 }
 
 /** Soft delete: bookings made for the service keep showing it. */
-export async function deleteService(tx: Tx, actor: Actor, serviceId: string): Promise<void> {
+export async function deleteService(tx: Tx, actor: AuditActor, serviceId: string): Promise<void> {
   const service = await lockService(tx, actor.businessId, serviceId);
   if (!service) throw notFound('service');
   await softDeleteService(tx, actor.businessId, service.id);

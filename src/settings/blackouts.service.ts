@@ -1,5 +1,4 @@
-import { changeAudited, recordAudit } from '../audit/audit.ts';
-import type { Principal } from '../platform/auth.ts';
+import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.ts';
 import type { Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
@@ -12,8 +11,6 @@ import {
   updateBlackout,
 } from './blackouts.queries.ts';
 
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
-
 function checkRange(startDate: string, endDate: string): void {
   if (endDate < startDate) throw invalidField('end_date', `must not be before start_date (${startDate})`);
 }
@@ -24,7 +21,7 @@ export interface BlackoutInput {
   reason?: string | null;
 }
 
-export async function addBlackout(tx: Tx, actor: Actor, input: BlackoutInput) {
+export async function addBlackout(tx: Tx, actor: AuditActor, input: BlackoutInput) {
   checkRange(input.start_date, input.end_date);
   const row = await insertBlackout(tx, actor.businessId, {
     start_date: input.start_date,
@@ -41,7 +38,7 @@ export async function addBlackout(tx: Tx, actor: Actor, input: BlackoutInput) {
   return view;
 }
 
-export function changeBlackout(tx: Tx, actor: Actor, blackoutId: string, input: Partial<BlackoutInput>) {
+export function changeBlackout(tx: Tx, actor: AuditActor, blackoutId: string, input: Partial<BlackoutInput>) {
   const patch: Partial<BlackoutRow> =
     input.reason === undefined ? input : { ...input, reason: reasonOrNull(input.reason) };
   return changeAudited(tx, actor, {
@@ -56,7 +53,7 @@ export function changeBlackout(tx: Tx, actor: Actor, blackoutId: string, input: 
   });
 }
 
-export async function removeBlackout(tx: Tx, actor: Actor, blackoutId: string): Promise<void> {
+export async function removeBlackout(tx: Tx, actor: AuditActor, blackoutId: string): Promise<void> {
   const removed = await deleteBlackout(tx, actor.businessId, blackoutId);
   if (!removed) throw notFound('blackout date');
   await recordAudit(tx, actor, {

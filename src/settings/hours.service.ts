@@ -1,11 +1,8 @@
-import { recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { minutesOf } from '../availability/engine/index.ts';
-import type { Principal } from '../platform/auth.ts';
 import type { Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
 import { type HoursRowWire, loadWeek, upsertWeek } from './hours.queries.ts';
-
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
 
 export interface HoursRowInput {
   day_of_week: number;
@@ -63,7 +60,7 @@ function checkWeek(rows: HoursRowInput[]): HoursRowWire[] {
 }
 
 /** Replaces the hours of all seven days; the audit row holds the week before and after. */
-export async function replaceWeek(tx: Tx, actor: Actor, rows: HoursRowInput[]): Promise<HoursRowWire[]> {
+export async function replaceWeek(tx: Tx, actor: AuditActor, rows: HoursRowInput[]): Promise<HoursRowWire[]> {
   const week = checkWeek(rows);
   const before = await loadWeek(tx, actor.businessId);
   await upsertWeek(tx, actor.businessId, week);

@@ -1,5 +1,4 @@
-import { changeAudited } from '../audit/audit.ts';
-import type { Principal } from '../platform/auth.ts';
+import { type AuditActor, changeAudited } from '../audit/audit.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import {
@@ -10,8 +9,6 @@ import {
   updateSettings,
 } from './settings.queries.ts';
 import { canonicalTimeZone } from './timezone.ts';
-
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
 
 export async function getSettings(executor: Executor, businessId: string): Promise<BusinessSettings> {
   const settings = await loadSettings(executor, businessId);
@@ -58,7 +55,7 @@ export async function prepareSettingsChange(
 }
 
 /** Changes any subset of the settings. */
-export function changeSettings(tx: Tx, actor: Actor, { patch, zoneKnown }: SettingsChange) {
+export function changeSettings(tx: Tx, actor: AuditActor, { patch, zoneKnown }: SettingsChange) {
   return changeAudited(tx, actor, {
     entityType: 'business',
     lock: () => lockSettings(tx, actor.businessId),

@@ -1,14 +1,11 @@
-import { recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
-import type { Principal } from '../platform/auth.ts';
 import type { Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { findService } from '../services/services.queries.ts';
 import { businessZone, deleteEntry, insertEntry, lockWaitlist, positionOf } from './waitlist.queries.ts';
-
-type Actor = Pick<Principal, 'actor'> & { businessId: string };
 
 export interface NewWaitlistEntry {
   customer: CustomerInput;
@@ -54,7 +51,7 @@ export async function joinWaitlist(
   return { waitlist_id: id, position: await positionOf(tx, businessId, entry.preferred_date, id) };
 }
 
-export async function removeFromWaitlist(tx: Tx, actor: Actor, entryId: string): Promise<void> {
+export async function removeFromWaitlist(tx: Tx, actor: AuditActor, entryId: string): Promise<void> {
   const removed = await deleteEntry(tx, actor.businessId, entryId);
   if (!removed) throw notFound('waitlist entry');
   await recordAudit(tx, actor, {
