@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { StoredPlanId, SubscriptionStatus } from './billing/plans.ts';
 
 /** Kysely's view of the tables in `migrations/`. Dates are `YYYY-MM-DD` and times `HH:MM:SS` strings. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -10,10 +11,17 @@ export interface DevelopersTable {
   password_hash: string;
   first_name: string;
   last_name: string;
-  subscription_status: Generated<string>;
-  subscription_plan_id: Generated<string>;
+  subscription_status: Generated<SubscriptionStatus>;
+  subscription_plan_id: Generated<StoredPlanId>;
   trial_ends_at: Generated<Date>;
+  current_period_ends_at: Timestamp | null;
   created_at: Generated<Date>;
+}
+
+export interface BookingUsageTable {
+  developer_id: string;
+  month: string;
+  bookings: number;
 }
 
 export interface BusinessesTable {
@@ -231,6 +239,7 @@ export interface IdempotencyKeysTable {
 
 export interface DB {
   developers: DevelopersTable;
+  booking_usage: BookingUsageTable;
   businesses: BusinessesTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { recordAudit } from '../audit/audit.ts';
+import { consumeQuota, openQuota } from '../billing/subscription.service.ts';
 import { assertPartySize, loadDay, startFailure, toDayRules } from '../availability/availability.service.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
@@ -154,6 +155,7 @@ export async function createBooking(
   now: number,
 ): Promise<BookingView> {
   const staff = input.source === 'staff';
+  const quota = await openQuota(tx, actor.businessId, now);
   const ctx = await loadDay(
     tx,
     actor.businessId,
@@ -210,6 +212,8 @@ export async function createBooking(
     entityId: booking.id,
     after: booking,
   });
+  // Last, so the quota's row is held only for the moment before the commit.
+  await consumeQuota(tx, quota);
   return booking;
 }
 

@@ -20,6 +20,16 @@ const missingCredentials = () =>
   new AppError('invalid_token', 'send credentials as "Authorization: Bearer <token>"');
 const insufficient = (message: string) => new AppError('insufficient_permissions', message);
 
+/**
+ * Every call made with a credential of a developer whose subscription is past due is refused,
+ * whichever business it asks about; billing and the subscription read stay open (`allowPastDue`).
+ */
+function assertNotPastDue(principal: Principal): void {
+  if (principal.subscription.status === 'past_due') {
+    throw new AppError('payment_required', 'the developer subscription is past due; update billing to continue');
+  }
+}
+
 /** The hook of every `/v1/manage/*` route and of authenticated business calls. */
 export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandler {
   return async (request) => {
@@ -28,12 +38,7 @@ export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandl
     if (!principal.businessId) {
       throw insufficient('a developer token must name one of its businesses in the X-Business-Id header');
     }
-    if (principal.developerPastDue && !access.allowPastDue) {
-      throw new AppError(
-        'payment_required',
-        'the developer subscription is past due; update billing to continue',
-      );
-    }
+    if (!access.allowPastDue) assertNotPastDue(principal);
     if (
       principal.role === 'staff_member' &&
       access.scope !== 'read' &&
@@ -49,11 +54,16 @@ export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandl
 }
 
 /** Only a credential of one kind: a developer's token, or a dashboard user's own token. */
-function requireKind(kind: Principal['kind'], refusal: string): onRequestAsyncHookHandler {
+function requireKind(
+  kind: Principal['kind'],
+  refusal: string,
+  { allowPastDue = false } = {},
+): onRequestAsyncHookHandler {
   return async (request) => {
     const principal = await request.server.authenticator.resolve(request);
     if (!principal) throw missingCredentials();
     if (principal.kind !== kind) throw insufficient(refusal);
+    if (!allowPastDue) assertNotPastDue(principal);
     request.principal = principal;
   };
 }
@@ -61,12 +71,19 @@ function requireKind(kind: Principal['kind'], refusal: string): onRequestAsyncHo
 /** Developer surface: only a developer's JWT. */
 export const requireDeveloper = requireKind('developer', 'this call needs a developer token');
 
-/** A dashboard user's own token (switching between their businesses). */
-export const requireDashboardUser = requireKind('user', "this call needs a dashboard user's access token");
+/**
+ * A dashboard user's own token (switching between their businesses). Switching signs in to
+ * another business, whose developer may well be paid up; the new token is checked when used.
+ */
+export const requireDashboardUser = requireKind('user', "this call needs a dashboard user's access token", {
+  allowPastDue: true,
+});
 
-/** Public reads: no credential needed, but one that is sent must be valid. */
+/** Public reads: no credential needed, but one that is sent must be valid (and paid up). */
 export const optionalCredential: onRequestAsyncHookHandler = async (request) => {
-  request.principal = await request.server.authenticator.resolve(request);
+  const principal = await request.server.authenticator.resolve(request);
+  if (principal) assertNotPastDue(principal);
+  request.principal = principal;
 };
 
 /** The principal of a route guarded by `requireBusiness`. */

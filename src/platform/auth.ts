@@ -4,6 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { SubscriptionState } from '../billing/plans.ts';
+import { SUBSCRIPTION_COLUMNS, subscriptionOf } from '../billing/subscription.queries.ts';
 import type { ChangeFeed } from './change-feed.ts';
 import type { Db } from './db.ts';
 import { AppError, notFound } from './errors.ts';
@@ -27,7 +29,10 @@ export interface Principal {
   /** Stable id of the credential: idempotency keys and rate limits are scoped to it. */
   credentialId: string;
   rateLimitPerMinute: number | null;
-  developerPastDue: boolean;
+  /** The subscription of the developer who owns the business (or is calling), as stored. */
+  subscription: SubscriptionState;
+  /** A sandbox (`is_dev`) business: every feature, no quota. False without a business. */
+  sandbox: boolean;
 }
 
 declare module 'fastify' {
@@ -238,7 +243,8 @@ export class Authenticator {
         'api_keys.rate_limit_per_minute',
         'api_keys.business_id',
         'businesses.developer_id',
-        'developers.subscription_status',
+        'businesses.is_dev',
+        ...SUBSCRIPTION_COLUMNS,
       ])
       .where('api_keys.lookup', '=', key.slice(0, LOOKUP_LENGTH))
       .where('api_keys.is_active', '=', true)
@@ -257,7 +263,8 @@ export class Authenticator {
       actor: `api_key:${row.name}`,
       credentialId: `key:${row.id}`,
       rateLimitPerMinute: row.rate_limit_per_minute,
-      developerPastDue: row.subscription_status === 'past_due',
+      subscription: subscriptionOf(row),
+      sandbox: row.is_dev,
     };
   }
 
@@ -267,22 +274,24 @@ export class Authenticator {
     if (claims.role === 'developer') {
       const developer = await this.db
         .selectFrom('developers')
-        .select(['id', 'email', 'subscription_status'])
+        .select(['id', 'email', ...SUBSCRIPTION_COLUMNS])
         .where('id', '=', claims.sub)
         .executeTakeFirst();
       if (!developer) throw invalidToken('the account no longer exists');
       const named = request.headers['x-business-id'];
       let businessId: string | null = null;
+      let sandbox = false;
       if (typeof named === 'string' && named !== '') {
         if (!isUuid(named)) throw notFound('business');
         const owned = await this.db
           .selectFrom('businesses')
-          .select('id')
+          .select(['id', 'is_dev'])
           .where('id', '=', named)
           .where('developer_id', '=', developer.id)
           .executeTakeFirst();
         if (!owned) throw notFound('business');
         businessId = owned.id;
+        sandbox = owned.is_dev;
       }
       return {
         kind: 'developer',
@@ -294,7 +303,8 @@ export class Authenticator {
         actor: developer.email,
         credentialId: `developer:${developer.id}`,
         rateLimitPerMinute: null,
-        developerPastDue: developer.subscription_status === 'past_due',
+        subscription: subscriptionOf(developer),
+        sandbox,
       };
     }
     // The membership is read on every use: a removed membership's token stops working at once,
@@ -312,7 +322,8 @@ export class Authenticator {
         'memberships.role',
         'memberships.business_id',
         'businesses.developer_id',
-        'developers.subscription_status',
+        'businesses.is_dev',
+        ...SUBSCRIPTION_COLUMNS,
       ])
       .where('memberships.user_id', '=', claims.sub)
       .where('memberships.business_id', '=', claims.businessId)
@@ -328,7 +339,8 @@ export class Authenticator {
       actor: member.email,
       credentialId: `user:${member.id}`,
       rateLimitPerMinute: null,
-      developerPastDue: member.subscription_status === 'past_due',
+      subscription: subscriptionOf(member),
+      sandbox: member.is_dev,
     };
   }
 }

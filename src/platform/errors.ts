@@ -15,6 +15,7 @@ export const STATUS_OF_CODE = {
   invalid_token: 401,
   payment_required: 402,
   plan_limit_reached: 402,
+  plan_upgrade_required: 402,
   missing_scope: 403,
   insufficient_permissions: 403,
   not_found: 404,

@@ -1,0 +1,78 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../platform/db.ts';
+import type { SubscriptionState, SubscriptionStatus, StoredPlanId } from './plans.ts';
+
+/** The developer columns a subscription is read from; qualified, so they join from any table. */
+export const SUBSCRIPTION_COLUMNS = [
+  'developers.subscription_status',
+  'developers.subscription_plan_id',
+  'developers.trial_ends_at',
+  'developers.current_period_ends_at',
+] as const;
+
+export interface SubscriptionRow {
+  subscription_status: SubscriptionStatus;
+  subscription_plan_id: StoredPlanId;
+  trial_ends_at: Date;
+  current_period_ends_at: Date | null;
+}
+
+export const subscriptionOf = (row: SubscriptionRow): SubscriptionState => ({
+  status: row.subscription_status,
+  planId: row.subscription_plan_id,
+  trialEndsAt: row.trial_ends_at,
+  currentPeriodEndsAt: row.current_period_ends_at,
+});
+
+/** The business's developer, subscription and sandbox flag, and the developer's bookings counted in `month`. */
+export const loadAccount = (executor: Executor, businessId: string, month: string) =>
+  executor
+    .selectFrom('businesses')
+    .innerJoin('developers', 'developers.id', 'businesses.developer_id')
+    .leftJoin('booking_usage', (join) =>
+      join.onRef('booking_usage.developer_id', '=', 'developers.id').on('booking_usage.month', '=', month),
+    )
+    .select(['developers.id as developer_id', 'businesses.is_dev', ...SUBSCRIPTION_COLUMNS])
+    .select((eb) => eb.fn.coalesce('booking_usage.bookings', eb.lit(0)).as('bookings_this_month'))
+    .where('businesses.id', '=', businessId)
+    .executeTakeFirst();
+
+export type AccountRow = NonNullable<Awaited<ReturnType<typeof loadAccount>>>;
+
+/**
+ * Counts one booking against the month's quota, only while the count is below it. Undefined when
+ * the quota is used up. Concurrent bookings of one developer wait here for each other's commit
+ * and then see its count, so two of them can never both take the last booking of the quota.
+ */
+export const countBooking = (tx: Tx, developerId: string, month: string, quota: number) =>
+  tx
+    .insertInto('booking_usage')
+    .values({ developer_id: developerId, month, bookings: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['developer_id', 'month'])
+        .doUpdateSet({ bookings: sql`booking_usage.bookings + 1` })
+        .where('booking_usage.bookings', '<', quota),
+    )
+    .returning('bookings')
+    .executeTakeFirst();
+
+/** The business's resources, active or not; deleted ones are gone. */
+export const countResources = async (executor: Executor, businessId: string) =>
+  Number(
+    (
+      await executor
+        .selectFrom('resources')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('business_id', '=', businessId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
+
+/** Writes a developer's subscription state; the internal entry point of every change to it. */
+export const updateSubscription = (
+  executor: Executor,
+  developerId: string,
+  changes: Partial<SubscriptionRow>,
+) => executor.updateTable('developers').set(changes).where('id', '=', developerId).executeTakeFirst();

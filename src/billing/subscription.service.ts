@@ -1,0 +1,133 @@
+import type { Principal } from '../platform/auth.ts';
+import type { Executor, Tx } from '../platform/db.ts';
+import { AppError, notFound } from '../platform/errors.ts';
+import {
+  entitlementAt,
+  FEATURE_NAMES,
+  type Feature,
+  PLAN_IDS,
+  PLANS,
+  type StoredPlanId,
+  type SubscriptionStatus,
+  quotaMonth,
+} from './plans.ts';
+import {
+  countBooking,
+  countResources,
+  loadAccount,
+  type SubscriptionRow,
+  subscriptionOf,
+  updateSubscription,
+} from './subscription.queries.ts';
+
+/** The caller's subscription and business, as a guard resolved them. */
+export type Subscriber = Pick<Principal, 'subscription' | 'sandbox'>;
+
+/**
+ * Refuses a feature the caller's plan does not carry (402). Sandbox businesses have every feature.
+ * A past-due subscription never gets this far: the route guard has refused it.
+ */
+export function assertFeature(subscriber: Subscriber, feature: Feature, now: number): void {
+  if (subscriber.sandbox) return;
+  const entitlement = entitlementAt(subscriber.subscription, now);
+  if (!entitlement.plan[feature]) {
+    throw new AppError(
+      'plan_upgrade_required',
+      `${FEATURE_NAMES[feature]} is not part of the ${entitlement.planId} plan; it comes with ${plansWith(feature)}`,
+    );
+  }
+}
+
+const plansWith = (feature: Feature) =>
+  PLAN_IDS.filter((id) => PLANS[id][feature]).join(' and ');
+
+/** A booking about to be counted against its developer's monthly quota; null for a sandbox business. */
+export interface QuotaTicket {
+  developerId: string;
+  month: string;
+  quota: number;
+  planId: StoredPlanId;
+}
+
+const quotaReached = (quota: number, planId: string) =>
+  new AppError(
+    'plan_limit_reached',
+    `the ${planId} plan takes ${quota} bookings a month and they are used up; upgrade the plan to take more`,
+  );
+
+/**
+ * Checks, before a booking is placed, that the month's quota has room, and returns the ticket to
+ * count it with once it is placed (`consumeQuota`). The check alone is only a fast refusal; the
+ * count is the judge.
+ */
+export async function openQuota(tx: Tx, businessId: string, now: number): Promise<QuotaTicket | null> {
+  const month = quotaMonth(now);
+  const account = await loadAccount(tx, businessId, month);
+  if (!account) throw notFound('business');
+  if (account.is_dev) return null;
+  const { plan, planId } = entitlementAt(subscriptionOf(account), now);
+  if (account.bookings_this_month >= plan.monthlyBookings) throw quotaReached(plan.monthlyBookings, planId);
+  return { developerId: account.developer_id, month, quota: plan.monthlyBookings, planId };
+}
+
+/** Counts a placed booking; refuses it (402) when concurrent bookings took the last of the quota first. */
+export async function consumeQuota(tx: Tx, ticket: QuotaTicket | null): Promise<void> {
+  if (!ticket) return;
+  const counted = await countBooking(tx, ticket.developerId, ticket.month, ticket.quota);
+  if (!counted) throw quotaReached(ticket.quota, ticket.planId);
+}
+
+/** `GET /v1/manage/subscription`: the developer's subscription as it stands, seen from one business. */
+export async function subscriptionOfBusiness(executor: Executor, businessId: string, now: number) {
+  const account = await loadAccount(executor, businessId, quotaMonth(now));
+  if (!account) throw notFound('business');
+  const entitlement = entitlementAt(subscriptionOf(account), now);
+  return {
+    subscription_status: entitlement.status,
+    subscription_plan_id: entitlement.planId,
+    trial_ends_at: entitlement.trialEndsAt,
+    trial_days_remaining: entitlement.trialDaysRemaining,
+    current_period_ends_at: account.current_period_ends_at,
+    resource_count: await countResources(executor, businessId),
+    // Deposits need a connected payment account, which no business has yet.
+    deposits_enabled: false,
+    is_sandbox: account.is_dev,
+    bookings_this_month: account.bookings_this_month,
+    bookings_quota: account.is_dev ? null : entitlement.plan.monthlyBookings,
+    features: {
+      dynamic_mode: account.is_dev || entitlement.plan.dynamicMode,
+      authorization_holds: account.is_dev || entitlement.plan.authorizationHolds,
+      calendar_sync: account.is_dev || entitlement.plan.calendarSync,
+    },
+  };
+}
+
+export interface SubscriptionChange {
+  status: SubscriptionStatus;
+  planId: StoredPlanId;
+  trialEndsAt?: Date;
+  currentPeriodEndsAt?: Date | null;
+}
+
+/**
+ * The one way a developer's subscription changes. The payment processor's events call it; until
+ * they exist, tests and `npm run demo` do. A trial has the plan id `trial` and no other status
+ * does.
+ */
+export async function setSubscription(
+  executor: Executor,
+  developerId: string,
+  change: SubscriptionChange,
+): Promise<void> {
+  if ((change.status === 'trial') !== (change.planId === 'trial')) {
+    throw new RangeError(`a ${change.status} subscription cannot be on the ${change.planId} plan`);
+  }
+  const row: Partial<SubscriptionRow> = {
+    subscription_status: change.status,
+    subscription_plan_id: change.planId,
+  };
+  if (change.trialEndsAt !== undefined) row.trial_ends_at = change.trialEndsAt;
+  if (change.currentPeriodEndsAt !== undefined) row.current_period_ends_at = change.currentPeriodEndsAt;
+  const updated = await updateSubscription(executor, developerId, row);
+  if (updated.numUpdatedRows === 0n) throw notFound('developer');
+}
