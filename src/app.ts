@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { availabilityRoutes } from './availability/availability.routes.ts';
 import { blockRoutes } from './availability/blocks.routes.ts';
+import { subscriptionRoutes } from './billing/subscription.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import type { Config } from './config.ts';
@@ -155,6 +156,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(staffRoutes);
   await app.register(apiKeyRoutes);
   await app.register(businessRoutes);
+  await app.register(subscriptionRoutes);
   await app.register(auditRoutes);
   await app.register(resourceRoutes);
   await app.register(serviceRoutes);

@@ -8,6 +8,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
+import { setSubscription } from '../src/billing/subscription.service.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type Database, openPGlite, openPostgres } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
@@ -290,6 +291,8 @@ export interface RouteUnderTest {
   scope: 'read' | 'write' | 'admin';
   /** Whether a staff_member may call it. */
   staff: boolean;
+  /** Open while the developer's subscription is past due (billing, the subscription read). */
+  openWhilePastDue?: boolean;
 }
 
 /** Why `route` reaches into `tenant`'s data: a UUID in its path or the business's id in its body. */
@@ -380,6 +383,21 @@ export function itChecksAuth(
     const response = await call(route, other.headers);
     assert.equal(response.statusCode, 404, `${named}: ${response.body}`);
     assert.equal(response.json().error.code, 'not_found');
+  });
+
+  it("answers 402 payment_required while the developer's subscription is past due", async (t) => {
+    const { tenant, route } = await setup();
+    if (route.openWhilePastDue) {
+      t.skip('the route stays open so that the debt can be seen and paid');
+      return;
+    }
+    await setSubscription(ctx().app.db, ctx().app.changes, tenant.developer.id, {
+      status: 'past_due',
+      planId: 'starter',
+    });
+    const response = await call(route, tenant.headers);
+    assert.equal(response.statusCode, 402, response.body);
+    assert.equal(response.json().error.code, 'payment_required');
   });
 
   it("answers 404 not_found to another developer's token naming this business in X-Business-Id", async () => {

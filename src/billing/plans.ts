@@ -2,10 +2,12 @@
  * The plans of decisions.md, in one table: what each costs, how many bookings a month it takes,
  * and which features it carries. Everything that gates on a plan reads it from here.
  */
-export type PlanId = 'free' | 'starter' | 'pro' | 'premium';
-export type SubscriptionStatus = 'trial' | 'active' | 'past_due' | 'cancelled';
+export const SUBSCRIPTION_STATUSES = ['trial', 'active', 'past_due', 'cancelled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 /** What `subscription_plan_id` may hold: a plan, or `trial` while the trial runs. */
-export type StoredPlanId = PlanId | 'trial';
+export const STORED_PLAN_IDS = ['trial', 'free', 'starter', 'pro', 'premium'] as const;
+export type StoredPlanId = (typeof STORED_PLAN_IDS)[number];
+export type PlanId = Exclude<StoredPlanId, 'trial'>;
 
 export interface Plan {
   /** Monthly price in euro cents. */
@@ -18,7 +20,13 @@ export interface Plan {
 }
 
 export const PLANS: Record<PlanId, Plan> = {
-  free: { priceCents: 0, monthlyBookings: 500, dynamicMode: false, authorizationHolds: false, calendarSync: false },
+  free: {
+    priceCents: 0,
+    monthlyBookings: 500,
+    dynamicMode: false,
+    authorizationHolds: false,
+    calendarSync: false,
+  },
   starter: {
     priceCents: 999,
     monthlyBookings: 2_000,
@@ -26,7 +34,13 @@ export const PLANS: Record<PlanId, Plan> = {
     authorizationHolds: false,
     calendarSync: false,
   },
-  pro: { priceCents: 4_900, monthlyBookings: 10_000, dynamicMode: false, authorizationHolds: true, calendarSync: true },
+  pro: {
+    priceCents: 4_900,
+    monthlyBookings: 10_000,
+    dynamicMode: false,
+    authorizationHolds: true,
+    calendarSync: true,
+  },
   premium: {
     priceCents: 12_900,
     monthlyBookings: 50_000,
@@ -84,7 +98,12 @@ export function entitlementAt(state: SubscriptionState, now: number): Entitlemen
   if (state.status === 'trial' || state.planId === 'trial') {
     return trialLeft > 0 && state.status === 'trial'
       ? { ...base, status: 'trial', planId: 'trial', plan: PLANS[TRIAL_PLAN] }
-      : { ...base, status: state.status === 'trial' ? 'active' : state.status, planId: 'free', plan: PLANS.free };
+      : {
+          ...base,
+          status: state.status === 'trial' ? 'active' : state.status,
+          planId: 'free',
+          plan: PLANS.free,
+        };
   }
   const periodOver =
     state.status === 'cancelled' &&

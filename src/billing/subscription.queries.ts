@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
-import type { SubscriptionState, SubscriptionStatus, StoredPlanId } from './plans.ts';
+import type { StoredPlanId, SubscriptionState, SubscriptionStatus } from './plans.ts';
 
 /** The developer columns a subscription is read from; qualified, so they join from any table. */
 export const SUBSCRIPTION_COLUMNS = [

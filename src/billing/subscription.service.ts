@@ -1,4 +1,5 @@
 import type { Principal } from '../platform/auth.ts';
+import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import {
@@ -7,9 +8,9 @@ import {
   type Feature,
   PLAN_IDS,
   PLANS,
+  quotaMonth,
   type StoredPlanId,
   type SubscriptionStatus,
-  quotaMonth,
 } from './plans.ts';
 import {
   countBooking,
@@ -38,8 +39,7 @@ export function assertFeature(subscriber: Subscriber, feature: Feature, now: num
   }
 }
 
-const plansWith = (feature: Feature) =>
-  PLAN_IDS.filter((id) => PLANS[id][feature]).join(' and ');
+const plansWith = (feature: Feature) => PLAN_IDS.filter((id) => PLANS[id][feature]).join(' and ');
 
 /** A booking about to be counted against its developer's monthly quota; null for a sandbox business. */
 export interface QuotaTicket {
@@ -85,9 +85,9 @@ export async function subscriptionOfBusiness(executor: Executor, businessId: str
   return {
     subscription_status: entitlement.status,
     subscription_plan_id: entitlement.planId,
-    trial_ends_at: entitlement.trialEndsAt,
+    trial_ends_at: entitlement.trialEndsAt.toISOString(),
     trial_days_remaining: entitlement.trialDaysRemaining,
-    current_period_ends_at: account.current_period_ends_at,
+    current_period_ends_at: account.current_period_ends_at?.toISOString() ?? null,
     resource_count: await countResources(executor, businessId),
     // Deposits need a connected payment account, which no business has yet.
     deposits_enabled: false,
@@ -112,10 +112,12 @@ export interface SubscriptionChange {
 /**
  * The one way a developer's subscription changes. The payment processor's events call it; until
  * they exist, tests and `npm run demo` do. A trial has the plan id `trial` and no other status
- * does.
+ * does. Other processes hear of the change from the database; this one forgets its verified keys
+ * at once, so its next request already sees the new state.
  */
 export async function setSubscription(
   executor: Executor,
+  changes: ChangeFeed,
   developerId: string,
   change: SubscriptionChange,
 ): Promise<void> {
@@ -130,4 +132,5 @@ export async function setSubscription(
   if (change.currentPeriodEndsAt !== undefined) row.current_period_ends_at = change.currentPeriodEndsAt;
   const updated = await updateSubscription(executor, developerId, row);
   if (updated.numUpdatedRows === 0n) throw notFound('developer');
+  changes.credentialsChanged();
 }

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { recordAudit } from '../audit/audit.ts';
-import { consumeQuota, openQuota } from '../billing/subscription.service.ts';
 import { assertPartySize, loadDay, startFailure, toDayRules } from '../availability/availability.service.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
+import { consumeQuota, openQuota } from '../billing/subscription.service.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
 import { type GuestNames, guestNamesOf } from '../customers/entry-customer.ts';
 import type { Principal } from '../platform/auth.ts';

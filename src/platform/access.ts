@@ -26,7 +26,10 @@ const insufficient = (message: string) => new AppError('insufficient_permissions
  */
 function assertNotPastDue(principal: Principal): void {
   if (principal.subscription.status === 'past_due') {
-    throw new AppError('payment_required', 'the developer subscription is past due; update billing to continue');
+    throw new AppError(
+      'payment_required',
+      'the developer subscription is past due; update billing to continue',
+    );
   }
 }
 

@@ -65,7 +65,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const principal = principalOf(request);
       const change = await prepareSettingsChange(app.db, request.body);
-      return commitReply(request, reply, 200, (tx) => changeSettings(tx, principal, change));
+      return commitReply(request, reply, 200, (tx) => changeSettings(tx, principal, change, app.clock.now()));
     },
   );
 };

@@ -1,4 +1,5 @@
 import { type AuditActor, changeAudited } from '../audit/audit.ts';
+import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import {
@@ -54,13 +55,34 @@ export async function prepareSettingsChange(
   return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined };
 }
 
+/**
+ * Switching on what the plan does not carry is refused (402); a business that already has it
+ * (its plan lapsed since) may keep the value and change everything else.
+ */
+function checkPlan(merged: SettingsRow, before: SettingsRow, subscriber: Subscriber, now: number): void {
+  if (merged.booking_mode === 'dynamic' && before.booking_mode !== 'dynamic') {
+    assertFeature(subscriber, 'dynamicMode', now);
+  }
+  if (merged.deposit_type === 'authorization_hold' && before.deposit_type !== 'authorization_hold') {
+    assertFeature(subscriber, 'authorizationHolds', now);
+  }
+}
+
 /** Changes any subset of the settings. */
-export function changeSettings(tx: Tx, actor: AuditActor, { patch, zoneKnown }: SettingsChange) {
+export function changeSettings(
+  tx: Tx,
+  actor: AuditActor & Subscriber,
+  { patch, zoneKnown }: SettingsChange,
+  now: number,
+) {
   return changeAudited(tx, actor, {
     entityType: 'business',
     lock: () => lockSettings(tx, actor.businessId),
     patch,
-    check: (merged) => checkSettings(patch, merged, zoneKnown),
+    check: (merged, before) => {
+      checkPlan(merged, before, actor, now);
+      checkSettings(patch, merged, zoneKnown);
+    },
     update: (changes) => updateSettings(tx, actor.businessId, changes),
     view: withoutId,
     action: 'settings.updated',
