@@ -86,7 +86,30 @@ describe('demo seed', () => {
     });
     assert.deepEqual(
       owned.json().items.map((b: { id: string; is_dev: boolean }) => [b.id, b.is_dev]),
-      [[demo.business.id, true]],
+      [
+        [demo.business.id, true],
+        [demo.studio.id, false],
+      ],
+    );
+  });
+
+  it('puts the developer on the premium plan and a live studio in dynamic mode', async () => {
+    const demo = await seedDemo(ctx.app, NOW);
+    const studio = bearer(demo.studio.apiKey);
+    const subscription = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/subscription',
+      headers: studio,
+    });
+    assert.equal(subscription.json().subscription_status, 'active');
+    assert.equal(subscription.json().subscription_plan_id, 'premium');
+    assert.equal(subscription.json().is_sandbox, false);
+    const settings = await ctx.app.inject({ method: 'GET', url: '/v1/manage/settings', headers: studio });
+    assert.equal(settings.json().booking_mode, 'dynamic');
+    const rooms = await ctx.app.inject({ method: 'GET', url: '/v1/manage/resources', headers: studio });
+    assert.deepEqual(
+      rooms.json().items.map((r: { name: string }) => r.name),
+      ['Room A', 'Room B'],
     );
   });
 
@@ -106,6 +129,8 @@ describe('demo seed', () => {
       demo.business.id,
       demo.business.slug,
       demo.apiKey,
+      demo.studio.id,
+      demo.studio.apiKey,
     ]) {
       assert.ok(text.includes(part), part);
     }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { todayIn } from './availability/engine/index.ts';
+import { setSubscription } from './billing/subscription.service.ts';
 import type { Config } from './config.ts';
 import { openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
@@ -28,10 +29,25 @@ const DEMO_TABLES = [
   { name: 'Terrace 8', section: 'Terrace', capacity_min: 5, capacity_max: 8 },
 ];
 
+/** Rooms booked for any length from any minute: the demo's dynamic-mode business. */
+const STUDIO_ROOMS = [
+  { name: 'Room A', capacity_min: 1, capacity_max: 4 },
+  { name: 'Room B', capacity_min: 1, capacity_max: 8 },
+];
+const STUDIO_HOURS = [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+  day_of_week: day,
+  is_open: true,
+  open_time: '10:00',
+  close_time: '22:00',
+}));
+const PLAN_PERIOD_DAYS = 30;
+
 export interface DemoBusiness {
   developer: { email: string; password: string };
   business: { id: string; name: string; slug: string };
   apiKey: string;
+  /** A live business in dynamic mode, on the developer's premium plan. */
+  studio: { id: string; name: string; apiKey: string };
   resources: { id: string; name: string; section: string; capacity_max: number }[];
   services: { id: string; name: string; duration_minutes: number }[];
   blackout: { id: string; start_date: string; end_date: string; reason: string };
@@ -43,8 +59,9 @@ const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * Seeds a sandbox restaurant through the public API, so every validation and audit rule applies
- * as it would to a client. Returns what it made.
+ * Seeds a sandbox restaurant and a rehearsal studio in dynamic mode through the public API, so
+ * every validation and audit rule applies as it would to a client, with the developer on the
+ * premium plan as a paid checkout would leave it. Returns what it made.
  */
 export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Promise<DemoBusiness> {
   const send = async (method: InjectOptions['method'], url: string, payload: object, token?: string) => {
@@ -61,13 +78,18 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
   };
 
   const email = `demo+${now.getTime()}@slotwise.dev`;
-  await send('POST', '/v1/auth/developer/register', {
+  const registered = await send('POST', '/v1/auth/developer/register', {
     email,
     password: DEMO_PASSWORD,
     first_name: 'Demo',
     last_name: 'Developer',
   });
   const { access_token } = await send('POST', '/v1/auth/developer/login', { email, password: DEMO_PASSWORD });
+  await setSubscription(app.db, app.changes, registered.id, {
+    status: 'active',
+    planId: 'premium',
+    currentPeriodEndsAt: new Date(now.getTime() + PLAN_PERIOD_DAYS * 86_400_000),
+  });
   const created = await send(
     'POST',
     '/v1/developer/businesses',
@@ -126,10 +148,28 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
   const weekday = new Date(`${today}T00:00:00Z`).getUTCDay();
   const exampleDate = addDays(today, (6 - weekday + 7) % 7 || 7);
 
+  const studio = await send(
+    'POST',
+    '/v1/developer/businesses',
+    { name: 'Rehearsal Studio Demo', business_type: 'studio' },
+    access_token,
+  );
+  await send(
+    'PATCH',
+    '/v1/manage/settings',
+    { timezone: DEMO_TIMEZONE, booking_mode: 'dynamic' },
+    studio.api_key,
+  );
+  await send('PUT', '/v1/manage/hours', STUDIO_HOURS, studio.api_key);
+  for (const room of STUDIO_ROOMS) {
+    await send('POST', '/v1/manage/resources', { ...room, resource_type: 'room' }, studio.api_key);
+  }
+
   return {
     developer: { email, password: DEMO_PASSWORD },
     business: { id: created.business_id, name: created.name, slug: created.slug },
     apiKey,
+    studio: { id: studio.business_id, name: studio.name, apiKey: studio.api_key },
     resources,
     services,
     blackout,
@@ -156,10 +196,18 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     '  Open Tuesday to Sunday from 17:00 to 23:00 (Friday and Saturday to 00:30), closed on Monday;',
     `  blackout ${demo.blackout.start_date} to ${demo.blackout.end_date}.`,
     '',
+    `"${demo.studio.name}" books its ${STUDIO_ROOMS.length} rooms in dynamic mode: any length, from any minute.`,
+    `  Business id      ${demo.studio.id}`,
+    `  API key          ${demo.studio.apiKey}`,
+    '',
+    `The developer is on the premium plan for ${PLAN_PERIOD_DAYS} days (dynamic mode needs it).`,
+    '',
     'Start the server with `npm start`, then try:',
     '',
     `  curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/v1/manage/resources`,
     `  curl "${baseUrl}/v1/availability/${demo.business.id}?date=${demo.exampleDate}&capacity=2"`,
+    `  curl -H "Authorization: Bearer ${demo.studio.apiKey}" "${baseUrl}/v1/dynamic/availability/${demo.studio.id}?booking_date=${demo.exampleDate}&start_time=14:10&duration_minutes=90&capacity=3"`,
+    `  curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/v1/manage/subscription`,
     '',
   ].join('\n');
 }
