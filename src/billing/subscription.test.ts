@@ -386,6 +386,25 @@ describe('features by plan in settings', () => {
       assert.equal((await patch(tenant, { booking_mode: 'dynamic' })).statusCode, 402);
     });
 
+    it('refuses them once a trial or a cancelled period is over', async () => {
+      const trial = await createTenant(ctx.app);
+      const trialEnd = Date.parse((await subscription(trial.headers)).json().trial_ends_at);
+      const cancelled = await createTenant(ctx.app);
+      await setSubscription(ctx.app.db, ctx.app.changes, cancelled.developer.id, {
+        status: 'cancelled',
+        planId: 'premium',
+        currentPeriodEndsAt: new Date(trialEnd),
+      });
+      for (const tenant of [trial, cancelled]) {
+        ctx.app.clock.now = () => trialEnd - 1;
+        assert.equal((await patch(tenant, { deposit_type: 'authorization_hold' })).statusCode, 200);
+        ctx.app.clock.now = () => trialEnd;
+        const response = await patch(tenant, { booking_mode: 'dynamic' });
+        assert.equal(response.statusCode, 402, response.body);
+        assert.equal(response.json().error.code, 'plan_upgrade_required');
+      }
+    });
+
     it('gives a sandbox business every feature on any plan', async () => {
       const tenant = await createTenant(ctx.app, { is_dev: true });
       await setSubscription(ctx.app.db, ctx.app.changes, tenant.developer.id, {
