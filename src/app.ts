@@ -22,6 +22,7 @@ import type { Database, Db } from './platform/db.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { healthRoutes } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
+import { JobRunner } from './platform/jobs.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
 import { routeOf } from './platform/route-info.ts';
@@ -46,6 +47,7 @@ declare module 'fastify' {
     tokens: TokenService;
     changes: ChangeFeed;
     clock: Clock;
+    jobs: JobRunner;
   }
 }
 
@@ -94,8 +96,10 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
   app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));
+  app.decorate('jobs', new JobRunner(app.log));
   app.decorateRequest('principal', null);
   app.addHook('onClose', async () => {
+    await app.jobs.stop();
     await stopListening();
     await keyUsage.stop();
   });

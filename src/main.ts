@@ -34,6 +34,7 @@ async function serve(config: Config): Promise<void> {
     await database.close();
     throw listenError(error, config);
   }
+  app.jobs.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = config.publicBaseUrl.replace(`:${config.port}`, `:${port}`);

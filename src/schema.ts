@@ -15,6 +15,8 @@ export interface DevelopersTable {
   subscription_plan_id: Generated<StoredPlanId>;
   trial_ends_at: Generated<Date>;
   current_period_ends_at: Timestamp | null;
+  processor_customer_id: string | null;
+  processor_subscription_id: string | null;
   created_at: Generated<Date>;
 }
 
@@ -44,6 +46,7 @@ export interface BusinessesTable {
   booking_mode: Generated<string>;
   buffer_minutes: Generated<number>;
   deposit_type: Generated<string>;
+  payment_hold_minutes: Generated<number>;
 }
 
 /** A dashboard user: one email (lower case) and one password, whatever the number of businesses. */
@@ -237,6 +240,73 @@ export interface IdempotencyKeysTable {
   created_at: Generated<Date>;
 }
 
+export type DepositStatus =
+  | 'requires_payment'
+  | 'held'
+  | 'paid'
+  | 'captured'
+  | 'released'
+  | 'refunded'
+  | 'failed';
+
+export interface DepositsTable {
+  id: Generated<string>;
+  business_id: string;
+  booking_id: string;
+  type: 'charge' | 'authorization_hold';
+  status: DepositStatus;
+  amount_cents: number;
+  currency: string;
+  processor: 'stripe' | 'simulated';
+  processor_payment_id: string | null;
+  processor_setup_id: string | null;
+  processor_checkout_id: string | null;
+  processor_customer_id: string | null;
+  processor_payment_method_id: string | null;
+  checkout_url: string | null;
+  expires_at: Timestamp | null;
+  hold_due_at: Timestamp | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ProcessorEventsTable {
+  id: string;
+  type: string;
+  received_at: Generated<Date>;
+}
+
+export interface ConnectedAccountsTable {
+  business_id: string;
+  processor: 'stripe' | 'simulated';
+  processor_account_id: string;
+  details_submitted: Generated<boolean>;
+  charges_enabled: Generated<boolean>;
+  payouts_enabled: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface EmailOutboxTable {
+  id: Generated<string>;
+  business_id: string | null;
+  to_address: string;
+  subject: string;
+  body_text: string;
+  created_at: Generated<Date>;
+  sent_at: Timestamp | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+}
+
+export interface SimulatedProcessorObjectsTable {
+  id: string;
+  object: ColumnType<Record<string, unknown>, string, string>;
+  idempotency_key: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface DB {
   developers: DevelopersTable;
   booking_usage: BookingUsageTable;
@@ -256,4 +326,9 @@ export interface DB {
   bookings: BookingsTable;
   waitlist_entries: WaitlistEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
+  deposits: DepositsTable;
+  processor_events: ProcessorEventsTable;
+  connected_accounts: ConnectedAccountsTable;
+  email_outbox: EmailOutboxTable;
+  simulated_processor_objects: SimulatedProcessorObjectsTable;
 }

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../platform/db.ts';
 export type BookingMode = 'scheduled' | 'dynamic';
 export type DepositType = 'none' | 'charge' | 'authorization_hold';
 
-/** A business's booking rules: the columns of `businesses` from `timezone` to `deposit_type`. */
+/** A business's booking rules: the columns of `businesses` from `timezone` to `payment_hold_minutes`. */
 export interface BusinessSettings {
   timezone: string;
   default_slot_interval_minutes: number;
@@ -18,6 +18,7 @@ export interface BusinessSettings {
   booking_mode: BookingMode;
   buffer_minutes: number;
   deposit_type: DepositType;
+  payment_hold_minutes: number;
 }
 
 export type SettingsRow = BusinessSettings & { id: string };
@@ -35,6 +36,7 @@ export const SETTINGS_COLUMNS = [
   'booking_mode',
   'buffer_minutes',
   'deposit_type',
+  'payment_hold_minutes',
 ] as const;
 
 /** The settings of a business, or undefined when no such business exists. */

@@ -37,6 +37,7 @@ const DEFAULTS = {
   booking_mode: 'scheduled',
   buffer_minutes: 0,
   deposit_type: 'none',
+  payment_hold_minutes: 30,
 };
 
 const call = (tenant: Tenant, method: InjectOptions['method'], payload?: unknown) =>
@@ -125,6 +126,7 @@ describe('PATCH /v1/manage/settings', () => {
         max_capacity: 1,
         default_deposit_amount_cents: 5,
         buffer_minutes: 0,
+        payment_hold_minutes: 5,
       };
       const high = {
         default_slot_interval_minutes: 120,
@@ -135,6 +137,7 @@ describe('PATCH /v1/manage/settings', () => {
         max_capacity: 50,
         default_deposit_amount_cents: 500,
         buffer_minutes: 240,
+        payment_hold_minutes: 1440,
       };
       for (const change of [low, high]) {
         const response = await call(tenant, 'PATCH', change);
@@ -207,6 +210,8 @@ describe('PATCH /v1/manage/settings', () => {
       [{ buffer_minutes: 241 }, 'buffer_minutes'],
       [{ booking_mode: 'freeform' }, 'booking_mode'],
       [{ deposit_type: 'cash' }, 'deposit_type'],
+      [{ payment_hold_minutes: 4 }, 'payment_hold_minutes'],
+      [{ payment_hold_minutes: 1441 }, 'payment_hold_minutes'],
       [{ auto_confirm_bookings: 'sometimes' }, 'auto_confirm_bookings'],
       [{ booking_window_days: 'ten' }, 'booking_window_days'],
       [{ min_notice_hours: 1.5 }, 'min_notice_hours'],
