@@ -6,15 +6,20 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { availabilityRoutes } from './availability/availability.routes.ts';
 import { blockRoutes } from './availability/blocks.routes.ts';
+import { billingEventHandlers } from './billing/billing-events.ts';
 import { subscriptionRoutes } from './billing/subscription.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
+import { depositEventHandlers } from './deposits/deposit-events.ts';
 import { apiKeyRoutes } from './developers/api-keys.routes.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { combineHandlers, InboundEvents } from './payments/inbound.ts';
+import { paymentsRoutes } from './payments/payments.routes.ts';
+import { Processors } from './payments/processors.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -48,6 +53,8 @@ declare module 'fastify' {
     changes: ChangeFeed;
     clock: Clock;
     jobs: JobRunner;
+    payments: Processors;
+    inboundEvents: InboundEvents;
   }
 }
 
@@ -97,6 +104,16 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('changes', changes);
   app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));
   app.decorate('jobs', new JobRunner(app.log));
+  app.decorate('payments', new Processors(config, database.db, clock));
+  app.decorate(
+    'inboundEvents',
+    new InboundEvents(database.db, combineHandlers(billingEventHandlers, depositEventHandlers), () => ({
+      now: clock.now(),
+      changes,
+      processors: app.payments,
+      log: app.log,
+    })),
+  );
   app.decorateRequest('principal', null);
   app.addHook('onClose', async () => {
     await app.jobs.stop();
@@ -161,6 +178,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(apiKeyRoutes);
   await app.register(businessRoutes);
   await app.register(subscriptionRoutes);
+  await app.register(paymentsRoutes);
   await app.register(auditRoutes);
   await app.register(resourceRoutes);
   await app.register(serviceRoutes);

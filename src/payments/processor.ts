@@ -130,3 +130,6 @@ export interface ProcessorEvent {
   /** The connected account an event of it is about. */
   account?: string;
 }
+
+/** The processor refused a request (a state it cannot move from, an unknown object, a declined card). */
+export class ProcessorRefusal extends Error {}

@@ -32,7 +32,11 @@ const SettingsFields = {
     Type.Literal('charge'),
     Type.Literal('authorization_hold'),
   ]),
-  payment_hold_minutes: int(5, 1440, 'how long a public booking waits for its deposit before it is cancelled'),
+  payment_hold_minutes: int(
+    5,
+    1440,
+    'how long a public booking waits for its deposit before it is cancelled',
+  ),
 };
 
 const Settings = Type.Object(SettingsFields);

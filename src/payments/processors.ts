@@ -1,0 +1,38 @@
+import type { Config } from '../config.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Db } from '../platform/db.ts';
+import { deriveKey } from '../platform/secrets.ts';
+import type { PaymentProcessor } from './processor.ts';
+import { SimulatedProcessor } from './simulated-processor.ts';
+
+/**
+ * The processors the service talks to: the simulated one always (sandbox businesses use it even
+ * where Stripe is configured), Stripe when `STRIPE_SECRET_KEY` is set.
+ */
+export class Processors {
+  readonly simulated: SimulatedProcessor;
+  readonly stripe: PaymentProcessor | null;
+  /**
+   * Signs and verifies inbound events. `PAYMENTS_WEBHOOK_SECRET` when set (required with Stripe);
+   * otherwise one derived from `JWT_SECRET`, which the simulated processor signs its events with.
+   */
+  readonly webhookSecret: string;
+
+  constructor(config: Config, db: Db, clock: Clock, stripe: PaymentProcessor | null = null) {
+    this.simulated = new SimulatedProcessor(db, config.publicBaseUrl, clock);
+    this.stripe = stripe;
+    this.webhookSecret =
+      config.paymentsWebhookSecret ??
+      `whsec_${deriveKey(config.jwtSecret, 'payments webhook').toString('base64url')}`;
+  }
+
+  /** The processor of a business: the simulated one for a sandbox or while Stripe is not configured. */
+  forBusiness(sandbox: boolean): PaymentProcessor {
+    return sandbox || !this.stripe ? this.simulated : this.stripe;
+  }
+
+  /** The processor that bills developers for their plans. */
+  forBilling(): PaymentProcessor {
+    return this.stripe ?? this.simulated;
+  }
+}

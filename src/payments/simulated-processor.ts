@@ -1,0 +1,317 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../platform/clock.ts';
+import type { Db } from '../platform/db.ts';
+import {
+  type CheckoutSession,
+  type ConnectedAccount,
+  type PaymentCheckoutRequest,
+  type PaymentIntent,
+  type PaymentIntentRequest,
+  type PaymentProcessor,
+  type ProcessorEvent,
+  ProcessorRefusal,
+  type SetupIntent,
+  type SubscriptionCheckoutRequest,
+} from './processor.ts';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Ids as the processor makes them: a type prefix and 24 characters. */
+function objectId(prefix: string): string {
+  const bytes = randomBytes(24);
+  let id = '';
+  for (const byte of bytes) id += ALPHABET[byte % ALPHABET.length];
+  return `${prefix}_${id}`;
+}
+
+type StoredObject = Record<string, unknown> & { id: string; object: string };
+
+/** A saved card that the processor declines when a hold is placed on it, for trying the failure. */
+export const DECLINING_PAYMENT_METHOD = 'pm_card_chargeDeclined';
+
+/**
+ * A payment processor that moves no money, for the embedded default and sandbox businesses. Its
+ * objects have the processor's JSON shapes and live in the database, so its test pages
+ * (`simulator.routes.ts`) find them after a restart and from any process; what a guest does on
+ * those pages comes back as the processor's events through the one inbound handler.
+ *
+ * It queries the database itself: call it outside a transaction, as with the real processor (on
+ * PGlite's single connection a call inside one would wait for that transaction forever).
+ */
+export class SimulatedProcessor implements PaymentProcessor {
+  readonly name = 'simulated' as const;
+  private readonly db: Db;
+  private readonly baseUrl: string;
+  private readonly clock: Clock;
+
+  constructor(db: Db, baseUrl: string, clock: Clock) {
+    this.db = db;
+    this.baseUrl = baseUrl;
+    this.clock = clock;
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.clock.now() / 1000);
+  }
+
+  /** Stores a new object, or answers the one an earlier request with the same idempotency key made. */
+  private async create(idempotencyKey: string | null, object: StoredObject): Promise<StoredObject> {
+    const inserted = await this.db
+      .insertInto('simulated_processor_objects')
+      .values({ id: object.id, object: JSON.stringify(object), idempotency_key: idempotencyKey })
+      .onConflict((oc) => oc.column('idempotency_key').doNothing())
+      .returning('object')
+      .executeTakeFirst();
+    if (inserted) return inserted.object as StoredObject;
+    const earlier = await this.db
+      .selectFrom('simulated_processor_objects')
+      .select('object')
+      .where('idempotency_key', '=', idempotencyKey)
+      .executeTakeFirstOrThrow();
+    return earlier.object as StoredObject;
+  }
+
+  async find(id: string): Promise<StoredObject | undefined> {
+    const row = await this.db
+      .selectFrom('simulated_processor_objects')
+      .select('object')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.object as StoredObject | undefined;
+  }
+
+  async update(id: string, changes: Record<string, unknown>): Promise<StoredObject> {
+    const current = await this.find(id);
+    if (!current) throw new Error(`no simulated object ${id}`);
+    const next = { ...current, ...changes };
+    await this.db
+      .updateTable('simulated_processor_objects')
+      .set({ object: JSON.stringify(next), updated_at: new Date() })
+      .where('id', '=', id)
+      .execute();
+    return next;
+  }
+
+  /** The event the processor would send about `object`, in its shape. */
+  event(type: string, object: StoredObject): ProcessorEvent {
+    return { id: objectId('evt'), type, created: this.nowSeconds(), data: { object } };
+  }
+
+  async createPaymentIntent(request: PaymentIntentRequest): Promise<PaymentIntent> {
+    const id = objectId('pi');
+    const declined = request.savedCard?.paymentMethodId === DECLINING_PAYMENT_METHOD;
+    const status = !request.savedCard
+      ? 'requires_payment_method'
+      : declined
+        ? 'requires_payment_method'
+        : request.captureMethod === 'manual'
+          ? 'requires_capture'
+          : 'succeeded';
+    const stored = await this.create(request.idempotencyKey, {
+      id,
+      object: 'payment_intent',
+      amount: request.amountCents,
+      amount_capturable: status === 'requires_capture' ? request.amountCents : 0,
+      amount_received: status === 'succeeded' ? request.amountCents : 0,
+      currency: request.currency,
+      capture_method: request.captureMethod,
+      client_secret: `${id}_secret_${objectId('x').slice(2)}`,
+      customer: request.savedCard?.customerId ?? null,
+      payment_method: request.savedCard?.paymentMethodId ?? null,
+      last_payment_error: declined ? { code: 'card_declined', message: 'Your card was declined.' } : null,
+      metadata: request.metadata,
+      status,
+      transfer_data: request.destinationAccountId ? { destination: request.destinationAccountId } : null,
+      created: this.nowSeconds(),
+    });
+    return toPaymentIntent(stored);
+  }
+
+  async createSetupIntent(request: {
+    customerId: string;
+    metadata: Record<string, string>;
+    idempotencyKey: string;
+  }): Promise<SetupIntent> {
+    const id = objectId('seti');
+    const stored = await this.create(request.idempotencyKey, {
+      id,
+      object: 'setup_intent',
+      client_secret: `${id}_secret_${objectId('x').slice(2)}`,
+      customer: request.customerId,
+      payment_method: null,
+      usage: 'off_session',
+      metadata: request.metadata,
+      status: 'requires_payment_method',
+      created: this.nowSeconds(),
+    });
+    return { id: stored.id, clientSecret: stored.client_secret as string };
+  }
+
+  /** Capturing twice answers the captured intent again, as the processor does under one idempotency key. */
+  async capturePaymentIntent(id: string): Promise<PaymentIntent> {
+    const intent = await this.requireIntent(id);
+    if (intent.status === 'succeeded') return toPaymentIntent(intent);
+    if (intent.status !== 'requires_capture')
+      throw new ProcessorRefusal(`payment intent ${id} is ${intent.status}`);
+    return toPaymentIntent(
+      await this.update(id, { status: 'succeeded', amount_received: intent.amount, amount_capturable: 0 }),
+    );
+  }
+
+  async cancelPaymentIntent(id: string): Promise<PaymentIntent> {
+    const intent = await this.requireIntent(id);
+    if (intent.status === 'canceled') return toPaymentIntent(intent);
+    if (intent.status === 'succeeded') throw new ProcessorRefusal(`payment intent ${id} is already paid`);
+    return toPaymentIntent(await this.update(id, { status: 'canceled', amount_capturable: 0 }));
+  }
+
+  async refundPaymentIntent(id: string, idempotencyKey: string): Promise<void> {
+    const intent = await this.requireIntent(id);
+    if (intent.status !== 'succeeded') throw new ProcessorRefusal(`payment intent ${id} is ${intent.status}`);
+    await this.create(idempotencyKey, {
+      id: objectId('re'),
+      object: 'refund',
+      amount: intent.amount_received,
+      payment_intent: id,
+      status: 'succeeded',
+      created: this.nowSeconds(),
+    });
+  }
+
+  async createPaymentCheckout(request: PaymentCheckoutRequest): Promise<CheckoutSession> {
+    const id = objectId('cs_test');
+    const stored = await this.create(request.idempotencyKey, {
+      id,
+      object: 'checkout.session',
+      mode: 'payment',
+      amount_total: request.amountCents,
+      currency: request.currency,
+      customer_email: request.customerEmail,
+      description: request.description,
+      expires_at: Math.floor(request.expiresAt.getTime() / 1000),
+      metadata: request.metadata,
+      payment_intent: null,
+      payment_status: 'unpaid',
+      status: 'open',
+      success_url: request.successUrl,
+      cancel_url: request.cancelUrl,
+      url: `${this.baseUrl}/simulated-processor/checkout/${id}`,
+      created: this.nowSeconds(),
+    });
+    return { id: stored.id, url: stored.url as string };
+  }
+
+  async createSubscriptionCheckout(request: SubscriptionCheckoutRequest): Promise<CheckoutSession> {
+    const id = objectId('cs_test');
+    const stored = await this.create(request.idempotencyKey, {
+      id,
+      object: 'checkout.session',
+      mode: 'subscription',
+      amount_total: request.plan.priceCents,
+      currency: 'eur',
+      customer: request.customerId,
+      description: `Slotwise ${request.plan.name}`,
+      metadata: { ...request.metadata, plan: request.plan.id },
+      subscription: null,
+      payment_status: 'unpaid',
+      status: 'open',
+      success_url: request.successUrl,
+      cancel_url: request.cancelUrl,
+      url: `${this.baseUrl}/simulated-processor/checkout/${id}`,
+      created: this.nowSeconds(),
+    });
+    return { id: stored.id, url: stored.url as string };
+  }
+
+  async createCustomer(request: {
+    email: string;
+    name: string;
+    idempotencyKey: string;
+    metadata: Record<string, string>;
+  }): Promise<{ id: string }> {
+    const stored = await this.create(request.idempotencyKey, {
+      id: objectId('cus'),
+      object: 'customer',
+      email: request.email,
+      name: request.name,
+      metadata: request.metadata,
+      created: this.nowSeconds(),
+    });
+    return { id: stored.id };
+  }
+
+  async createPortalSession(request: { customerId: string; returnUrl: string }): Promise<{ url: string }> {
+    const stored = await this.create(null, {
+      id: objectId('bps'),
+      object: 'billing_portal.session',
+      customer: request.customerId,
+      return_url: request.returnUrl,
+      created: this.nowSeconds(),
+    });
+    return { url: `${this.baseUrl}/simulated-processor/portal/${stored.id}` };
+  }
+
+  async createConnectedAccount(request: {
+    email: string | null;
+    metadata: Record<string, string>;
+    idempotencyKey: string;
+  }): Promise<ConnectedAccount> {
+    const stored = await this.create(request.idempotencyKey, {
+      id: objectId('acct'),
+      object: 'account',
+      type: 'express',
+      email: request.email,
+      details_submitted: false,
+      charges_enabled: false,
+      payouts_enabled: false,
+      metadata: request.metadata,
+      created: this.nowSeconds(),
+    });
+    return toAccount(stored);
+  }
+
+  async createOnboardingLink(request: {
+    accountId: string;
+    refreshUrl: string;
+    returnUrl: string;
+  }): Promise<{ url: string }> {
+    const stored = await this.create(null, {
+      id: objectId('acctlink'),
+      object: 'account_link',
+      account: request.accountId,
+      refresh_url: request.refreshUrl,
+      return_url: request.returnUrl,
+      created: this.nowSeconds(),
+    });
+    return { url: `${this.baseUrl}/simulated-processor/connect/${stored.id}` };
+  }
+
+  async retrieveConnectedAccount(id: string): Promise<ConnectedAccount> {
+    const account = await this.find(id);
+    if (!account || account.object !== 'account') throw new ProcessorRefusal(`no account ${id}`);
+    return toAccount(account);
+  }
+
+  private async requireIntent(id: string): Promise<StoredObject> {
+    const intent = await this.find(id);
+    if (!intent || intent.object !== 'payment_intent') throw new ProcessorRefusal(`no payment intent ${id}`);
+    return intent;
+  }
+}
+
+function toPaymentIntent(object: StoredObject): PaymentIntent {
+  return {
+    id: object.id,
+    clientSecret: object.client_secret as string,
+    status: object.status as PaymentIntent['status'],
+    amountCents: object.amount as number,
+  };
+}
+
+function toAccount(object: StoredObject): ConnectedAccount {
+  return {
+    id: object.id,
+    detailsSubmitted: object.details_submitted as boolean,
+    chargesEnabled: object.charges_enabled as boolean,
+    payoutsEnabled: object.payouts_enabled as boolean,
+  };
+}
