@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { availabilityRoutes } from './availability/availability.routes.ts';
+import { AvailabilityService } from './availability/availability.service.ts';
 import { blockRoutes } from './availability/blocks.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
@@ -45,6 +46,8 @@ declare module 'fastify' {
     tokens: TokenService;
     changes: ChangeFeed;
     clock: Clock;
+    /** Availability and its caches, one per process: the slot grid and dynamic mode's point checks share them. */
+    availability: AvailabilityService;
   }
 }
 
@@ -93,6 +96,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
   app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));
+  app.decorate('availability', new AvailabilityService(database.db, changes, clock));
   app.decorateRequest('principal', null);
   app.addHook('onClose', async () => {
     await stopListening();
