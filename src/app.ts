@@ -15,6 +15,7 @@ import { apiKeyRoutes } from './developers/api-keys.routes.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { dynamicRoutes } from './dynamic/dynamic.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -170,6 +171,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(blockRoutes);
   await app.register(bookingRoutes);
   await app.register(staffBookingRoutes);
+  await app.register(dynamicRoutes);
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);
 
