@@ -105,6 +105,28 @@ async function moveToPro(biz: BookableBusiness) {
   );
 }
 
+interface Answer {
+  statusCode: number;
+  body: string;
+  json(): { error: { code: string; fields?: { field: string }[] } };
+}
+
+/** The response is the error `code` with its `status`. */
+function assertError(response: Answer, status: number, code: string, label = '') {
+  assert.equal(response.statusCode, status, `${label} ${response.body}`);
+  assert.equal(response.json().error.code, code, label);
+}
+
+/** Each input is refused with a validation error naming its field. */
+async function assertNamesFields<T>(cases: [T, string][], send: (input: T) => Promise<Answer>) {
+  for (const [input, field] of cases) {
+    const response = await send(input);
+    assertError(response, 422, 'validation_error', JSON.stringify(input));
+    const named = response.json().error.fields?.map((f) => f.field) ?? [];
+    assert.ok(named.includes(field), `${JSON.stringify(input)}: ${response.body}`);
+  }
+}
+
 /** A sandbox (`is_dev`) business in dynamic mode with one table, its developer on the free plan. */
 async function setupSandbox(): Promise<BookableBusiness> {
   const tenant = await createTenant(ctx.app, { name: 'Sandbox Bistro', is_dev: true });
@@ -261,8 +283,7 @@ describe('GET /v1/dynamic/availability/{business_id}', () => {
       assert.equal(gap.available, false);
       assert.equal(gap.reason, 'outside_operating_hours');
       const refused = await book(biz, { booking_date: night, start_time: '02:30', duration_minutes: 30 });
-      assert.equal(refused.statusCode, 422, refused.body);
-      assert.equal(refused.json().error.code, 'outside_operating_hours');
+      assertError(refused, 422, 'outside_operating_hours');
       assert.equal((await checkOk(biz, { booking_date: night, start_time: '03:00' })).available, true);
       const across = await bookOk(biz, { booking_date: night, start_time: '01:30', duration_minutes: 60 });
       assert.equal(across.end_time, '03:30', '60 real minutes from 01:30 CET end at 03:30 CEST');
@@ -288,8 +309,7 @@ describe('GET /v1/dynamic/availability/{business_id}', () => {
     it('refuses a business that books on its slot grid', async () => {
       const biz = await setupBookable(ctx.app);
       const response = await startCheck(biz);
-      assert.equal(response.statusCode, 400, response.body);
-      assert.equal(response.json().error.code, 'bad_request');
+      assertError(response, 400, 'bad_request');
       assert.match(response.json().error.message, /slot grid.*\/v1\/availability/);
     });
   });
@@ -302,8 +322,7 @@ describe('GET /v1/dynamic/availability/{business_id}', () => {
       await moveToPro(scheduled);
       for (const business of [biz, scheduled]) {
         const response = await startCheck(business);
-        assert.equal(response.statusCode, 402, response.body);
-        assert.equal(response.json().error.code, 'plan_upgrade_required');
+        assertError(response, 402, 'plan_upgrade_required');
       }
     });
   });
@@ -313,8 +332,7 @@ describe('GET /v1/dynamic/availability/{business_id}', () => {
       const biz = await setupDynamic();
       const other = await setupDynamic();
       const response = await startCheck(other, {}, biz.tenant.headers);
-      assert.equal(response.statusCode, 404, response.body);
-      assert.equal(response.json().error.code, 'not_found');
+      assertError(response, 404, 'not_found');
     });
   });
 
@@ -334,15 +352,7 @@ describe('GET /v1/dynamic/availability/{business_id}', () => {
         [{ capacity: 5 }, 'capacity'],
         [{ view: 'resources' }, 'view'],
       ];
-      for (const [query, field] of cases) {
-        const response = await startCheck(biz, query);
-        assert.equal(response.statusCode, 422, `${JSON.stringify(query)}: ${response.body}`);
-        assert.equal(response.json().error.code, 'validation_error');
-        assert.ok(
-          response.json().error.fields.some((f: { field: string }) => f.field === field),
-          `${JSON.stringify(query)}: ${response.body}`,
-        );
-      }
+      await assertNamesFields(cases, (query) => startCheck(biz, query));
     });
   });
 
@@ -436,8 +446,7 @@ describe('POST /v1/dynamic/bookings', () => {
     it('refuses a business that books on its slot grid and writes nothing', async () => {
       const biz = await setupBookable(ctx.app);
       const response = await book(biz);
-      assert.equal(response.statusCode, 400, response.body);
-      assert.equal(response.json().error.code, 'bad_request');
+      assertError(response, 400, 'bad_request');
       assert.match(response.json().error.message, /\/v1\/bookings/);
       const bookings = await ctx.database.db.selectFrom('bookings').select('id').execute();
       assert.equal(bookings.length, 0);
@@ -449,8 +458,7 @@ describe('POST /v1/dynamic/bookings', () => {
       const biz = await setupDynamic();
       await moveToPro(biz);
       const response = await book(biz);
-      assert.equal(response.statusCode, 402, response.body);
-      assert.equal(response.json().error.code, 'plan_upgrade_required');
+      assertError(response, 402, 'plan_upgrade_required');
     });
   });
 
@@ -459,8 +467,7 @@ describe('POST /v1/dynamic/bookings', () => {
       const biz = await setupDynamic();
       const other = await setupDynamic();
       const response = await book(biz, { business_id: other.tenant.businessId });
-      assert.equal(response.statusCode, 404, response.body);
-      assert.equal(response.json().error.code, 'not_found');
+      assertError(response, 404, 'not_found');
     });
   });
 
@@ -536,15 +543,7 @@ describe('POST /v1/dynamic/bookings', () => {
         [{ service_id: biz.resources.T2 }, 'service_id'],
         [{ table: 'by the window' }, 'table'],
       ];
-      for (const [body, field] of cases) {
-        const response = await book(biz, body);
-        assert.equal(response.statusCode, 422, `${JSON.stringify(body)}: ${response.body}`);
-        assert.equal(response.json().error.code, 'validation_error');
-        assert.ok(
-          response.json().error.fields.some((f: { field: string }) => f.field === field),
-          `${JSON.stringify(body)}: ${response.body}`,
-        );
-      }
+      await assertNamesFields(cases, (body) => book(biz, body));
     });
 
     it('refuses starts outside hours, ending after closing, on a blackout and outside notice or window', async () => {
@@ -560,8 +559,7 @@ describe('POST /v1/dynamic/bookings', () => {
       ];
       for (const [body, code] of cases) {
         const response = await book(biz, body);
-        assert.equal(response.statusCode, 422, `${JSON.stringify(body)}: ${response.body}`);
-        assert.equal(response.json().error.code, code, JSON.stringify(body));
+        assertError(response, 422, code, JSON.stringify(body));
       }
       assert.equal((await book(biz, { start_time: '16:31', duration_minutes: 29 })).statusCode, 201);
     });
