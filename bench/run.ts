@@ -2,6 +2,7 @@ import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { formatMinutes } from '../src/availability/engine/index.ts';
 import { confirmationCode } from '../src/bookings/bookings.service.ts';
 import { ACTIVE_STATUSES } from '../src/bookings/status.ts';
 import { normalizePhone } from '../src/customers/customers.service.ts';
@@ -11,13 +12,14 @@ import { rangeLiteral } from '../src/platform/sql.ts';
 import { scratchDatabase } from './database.ts';
 import { benchEngine } from './engine.bench.ts';
 import { startProcess, startServer, stopProcess } from './process.ts';
-import { dayFromToday, SEED, type SeededBusiness, seedBusiness } from './seed.ts';
+import { dayFromToday, SEED, type SeededBusiness, seedBusiness, seededRandom } from './seed.ts';
 
 /**
  * `npm run bench`: seeds a realistic restaurant, starts the real server (`node src/main.ts`) on
  * embedded PGlite and on PostgreSQL, and loads it with autocannon from this process. In the same
  * run it measures a bare Fastify route and the booking transaction's SQL run directly, and prints
- * every figure with its ratio to them. BENCH_SECONDS (default 10) sets each scenario's length;
+ * every figure with its ratio to them. The same restaurant is then switched to dynamic mode for the
+ * dynamic surface's point checks and bookings. BENCH_SECONDS (default 10) sets each scenario's length;
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -137,6 +139,88 @@ function bookingLoad(url: string, seeded: SeededBusiness): Promise<LoadResult> {
   });
 }
 
+/** A start of dynamic mode: any minute from 11:00 to 21:29, 30 to 90 minutes long, so it ends by closing (23:00). */
+function dynamicStart(random: () => number): { start_time: string; duration_minutes: number } {
+  return {
+    start_time: formatMinutes(11 * 60 + Math.floor(random() * 630)),
+    duration_minutes: 30 + Math.floor(random() * 61),
+  };
+}
+
+/** Switches the seeded restaurant to dynamic mode through the API, as its owner would. */
+async function switchToDynamic(url: string, seeded: SeededBusiness): Promise<void> {
+  const response = await fetch(`${url}/v1/manage/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ booking_mode: 'dynamic' }),
+  });
+  if (!response.ok) throw new Error(`switching to dynamic mode: ${response.status} ${await response.text()}`);
+}
+
+/**
+ * Dynamic point checks over the 30 days the availability scenario asks about, each at a random
+ * minute and length for 2 or 4: after a day's first question, its rules and busy periods come
+ * from the cache, and each request runs the engine's check of one start.
+ */
+function dynamicAvailabilityLoad(url: string, seeded: SeededBusiness): Promise<LoadResult> {
+  const random = seededRandom(7);
+  let n = 0;
+  return load({
+    url,
+    headers: { authorization: `Bearer ${seeded.apiKey}` },
+    requests: [
+      {
+        setupRequest: (request) => {
+          n++;
+          const { start_time, duration_minutes } = dynamicStart(random);
+          const query = `date=${dayFromToday(1 + (n % 30))}&start_time=${start_time}&duration_minutes=${duration_minutes}&capacity=${n % 2 ? 2 : 4}`;
+          return {
+            ...request,
+            method: 'GET',
+            path: `/v1/dynamic/availability/${seeded.businessId}?${query}`,
+          };
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * Dynamic bookings at random minutes and lengths on 30 days nothing else books (121-150, inside
+ * the 150-day window). At the rates measured here that is a hundred or so a day, about ten of
+ * them at any moment, far below the 50 tables, so they do not conflict.
+ */
+function dynamicBookingLoad(url: string, seeded: SeededBusiness): Promise<LoadResult> {
+  const random = seededRandom(11);
+  let n = 0;
+  return load({
+    url,
+    headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (request) => {
+          n++;
+          return {
+            ...request,
+            method: 'POST',
+            path: '/v1/dynamic/bookings',
+            body: JSON.stringify({
+              business_id: seeded.businessId,
+              booking_date: dayFromToday(121 + (n % 30)),
+              ...dynamicStart(random),
+              capacity: 2,
+              first_name: 'Load',
+              last_name: 'Test',
+              email: 'load@example.com',
+              phone: `+49 172 ${1_000_000 + n}`,
+            }),
+          };
+        },
+      },
+    ],
+  });
+}
+
 /**
  * The statements of one booking transaction, as the service runs them, sent straight through
  * the driver: no HTTP, validation, auth or engine (the free table is the first one not busy).
@@ -225,6 +309,8 @@ interface EngineRun {
   availability: LoadResult;
   uncached: LoadResult;
   bookings: LoadResult;
+  dynamicAvailability: LoadResult;
+  dynamicBookings: LoadResult;
   bookingSql: LoadResult;
 }
 
@@ -240,6 +326,8 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     let availability: LoadResult;
     let uncached: LoadResult;
     let bookings: LoadResult;
+    let dynamicAvailability: LoadResult;
+    let dynamicBookings: LoadResult;
     try {
       process.stderr.write(`[${engine}] availability...\n`);
       availability = await availabilityLoad(url, seeded);
@@ -247,6 +335,11 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
       uncached = await uncachedAvailabilityLoad(url, seeded, seeded.resourceIds);
       process.stderr.write(`[${engine}] bookings...\n`);
       bookings = await bookingLoad(url, seeded);
+      await switchToDynamic(url, seeded);
+      process.stderr.write(`[${engine}] dynamic availability...\n`);
+      dynamicAvailability = await dynamicAvailabilityLoad(url, seeded);
+      process.stderr.write(`[${engine}] dynamic bookings...\n`);
+      dynamicBookings = await dynamicBookingLoad(url, seeded);
     } finally {
       await stopProcess(child);
     }
@@ -254,7 +347,16 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     database = await scratch.open();
     const bookingSql = await bookingSqlLoad(database.db, seeded);
     await database.close();
-    return { engine, seeded, availability, uncached, bookings, bookingSql };
+    return {
+      engine,
+      seeded,
+      availability,
+      uncached,
+      bookings,
+      dynamicAvailability,
+      dynamicBookings,
+      bookingSql,
+    };
   } finally {
     await scratch.drop();
   }
@@ -303,11 +405,15 @@ async function main() {
     const u = run.uncached;
     const b = run.bookings;
     const s = run.bookingSql;
+    const da = run.dynamicAvailability;
+    const db = run.dynamicBookings;
     lines.push(
       `| ${run.engine}: availability, 60 questions asked again and again | ${fmt(a.rps)} | ${a.p50} | ${a.p99} | ${a.ok} | ${a.failed} | ${pct(a.rps, bare.rps)} of bare route |`,
       `| ${run.engine}: availability, every question new (computed from the database) | ${fmt(u.rps)} | ${u.p50} | ${u.p99} | ${u.ok} | ${u.failed} | ${pct(u.rps, bare.rps)} of bare route |`,
       `| ${run.engine}: booking transaction SQL, direct | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${s.ok} | ${s.failed} | yardstick for bookings |`,
       `| ${run.engine}: bookings over HTTP (non-conflicting) | ${fmt(b.rps)} | ${b.p50} | ${b.p99} | ${b.ok} | ${b.failed} | ${pct(b.rps, s.rps)} of direct SQL |`,
+      `| ${run.engine}: dynamic availability, any minute and length over 30 days | ${fmt(da.rps)} | ${da.p50} | ${da.p99} | ${da.ok} | ${da.failed} | ${pct(da.rps, bare.rps)} of bare route |`,
+      `| ${run.engine}: dynamic bookings over HTTP (any minute and length, non-conflicting) | ${fmt(db.rps)} | ${db.p50} | ${db.p99} | ${db.ok} | ${db.failed} | ${pct(db.rps, s.rps)} of direct SQL |`,
     );
   }
   lines.push(

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { availabilityRoutes } from './availability/availability.routes.ts';
+import { AvailabilityService } from './availability/availability.service.ts';
 import { blockRoutes } from './availability/blocks.routes.ts';
 import { billingEventHandlers } from './billing/billing-events.ts';
 import { subscriptionRoutes } from './billing/subscription.routes.ts';
@@ -17,6 +18,7 @@ import { apiKeyRoutes } from './developers/api-keys.routes.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { dynamicRoutes } from './dynamic/dynamic.routes.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors } from './payments/processors.ts';
@@ -55,6 +57,8 @@ declare module 'fastify' {
     jobs: JobRunner;
     payments: Processors;
     inboundEvents: InboundEvents;
+    /** Availability and its caches, one per process: the slot grid and dynamic mode's point checks share them. */
+    availability: AvailabilityService;
   }
 }
 
@@ -114,6 +118,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
       log: app.log,
     })),
   );
+  app.decorate('availability', new AvailabilityService(database.db, changes, clock));
   app.decorateRequest('principal', null);
   app.addHook('onClose', async () => {
     await app.jobs.stop();
@@ -190,6 +195,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(blockRoutes);
   await app.register(bookingRoutes);
   await app.register(staffBookingRoutes);
+  await app.register(dynamicRoutes);
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);
 

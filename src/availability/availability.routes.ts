@@ -3,7 +3,6 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField } from '../platform/errors.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
-import { AvailabilityService } from './availability.service.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -53,13 +52,11 @@ const dayQueryString = <C extends TSchema>(capacity: C) =>
 type DayQueryString = Omit<Static<ReturnType<typeof dayQueryString>>, 'capacity'>;
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const availability = new AvailabilityService(app.db, app.changes, app.clock);
-
   /** Both routes answer the same question; only where the business and the party size come from differs. */
   const answer = async (businessId: string, q: DayQueryString, partySize: number) => {
     const date = q.booking_date ?? q.date;
     if (!date) throw invalidField('booking_date', 'is required');
-    const day = await availability.day({
+    const day = await app.availability.day({
       businessId,
       date,
       partySize,

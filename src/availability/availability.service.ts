@@ -4,8 +4,15 @@ import type { Clock } from '../platform/clock.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
-import { addDays, daySlots, heldSpan, todayIn } from './engine/index.ts';
-import type { BusyPeriod, DayRules, DaySlots, StartCheck, StartCheckFailure } from './engine/types.ts';
+import { addDays, checkStart, daySlots, heldSpan, todayIn } from './engine/index.ts';
+import type {
+  BusyPeriod,
+  DayRules,
+  DaySlots,
+  EngineResource,
+  StartCheck,
+  StartCheckFailure,
+} from './engine/types.ts';
 
 export interface DayQuery {
   date: string;
@@ -14,6 +21,8 @@ export interface DayQuery {
   resourceId?: string | null;
   /** A booking being changed does not block itself. */
   excludeBookingId?: string | null;
+  /** The booking's length when the caller sets it (dynamic mode); else the service's or the business's default. */
+  durationMinutes?: number | null;
 }
 
 export interface LoadedDay extends DayContext {
@@ -30,7 +39,8 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
     hours: ctx.hours,
     blackouts: ctx.blackouts,
     intervalMinutes: business.default_slot_interval_minutes,
-    durationMinutes: service?.duration_minutes ?? business.default_slot_duration_minutes,
+    durationMinutes:
+      query.durationMinutes ?? service?.duration_minutes ?? business.default_slot_duration_minutes,
     bufferBeforeMinutes: service?.buffer_before_minutes ?? 0,
     bufferAfterMinutes: business.buffer_minutes + (service?.buffer_after_minutes ?? 0),
     minNoticeHours: business.min_notice_hours,
@@ -77,6 +87,16 @@ export function assertPartySize(
   const { min_capacity, max_capacity } = limits;
   if (partySize < min_capacity || partySize > max_capacity) {
     throw invalidField('capacity', `must be between ${min_capacity} and ${max_capacity} for this business`);
+  }
+}
+
+/** The dynamic surface serves only businesses that book in dynamic mode. */
+export function assertDynamicMode(business: Pick<BusinessRules, 'booking_mode'>): void {
+  if (business.booking_mode !== 'dynamic') {
+    throw new AppError(
+      'bad_request',
+      'this business books on its slot grid (booking_mode scheduled): use /v1/availability and /v1/bookings',
+    );
   }
 }
 
@@ -142,6 +162,26 @@ export interface DayAnswer {
   reason: NoSlotsReason | null;
 }
 
+/** One start at any minute and of any length (dynamic mode): a point check, not a grid. */
+export interface StartQuery {
+  businessId: string;
+  date: string;
+  time: string;
+  partySize: number;
+  durationMinutes: number;
+}
+
+/** The engine's refusals of a start off the grid: a point check answers them instead of throwing. */
+export type StartRefusal = Exclude<StartCheckFailure, 'off_grid'>;
+
+export interface StartAnswer {
+  available: boolean;
+  remaining_resources: number;
+  /** Names of the free active resources that fit the party, in display order (then id). */
+  free_resources: string[];
+  reason: StartRefusal | null;
+}
+
 /** The longest a computed day or a business's rules are served, even when nothing changes, so time moving on is noticed. */
 const CACHE_MS = 30_000;
 const HOUR_MS = 3_600_000;
@@ -166,11 +206,16 @@ const ENTRY_BYTES = 300;
 const SLOT_BYTES = 140;
 const RESOURCE_BYTES = 260;
 const ROW_BYTES = 120;
+const BUSY_BYTES = 100;
 
-interface CachedDay {
-  version: string;
-  answer: DayAnswer;
-}
+/**
+ * A computed day of the slot grid, or a loaded day (its rules, shared with the rules cache, and
+ * its busy periods) that point checks of any start on it read.
+ */
+type CachedDay = { version: string } & (
+  | { answer: DayAnswer; loaded?: undefined }
+  | { loaded: LoadedDay; answer?: undefined }
+);
 
 interface CachedRules {
   version: string;
@@ -182,9 +227,11 @@ interface CachedRules {
  * business's change version is unchanged and until its first slot falls inside minimum notice, so
  * a cached answer never shows a slot a fresh computation would not. A business's rules (settings,
  * hours, blackouts, resources, a service) are cached apart: bookings do not change them, so they
- * outlive the days a booking drops. Both are bounded by estimated size and expire on the app's
- * clock; what does not exist (an unknown business or service) is never cached, so questions about
- * made-up ids cannot crowd out real ones.
+ * outlive the days a booking drops. A loaded day (a day's rules and busy periods, which point
+ * checks of dynamic mode read for any start) lives beside the computed days under the same
+ * version; it does not depend on the time, so only a change or its TTL ends it. Both caches are
+ * bounded by estimated size and expire on the app's clock; what does not exist (an unknown
+ * business or service) is never cached, so questions about made-up ids cannot crowd out real ones.
  */
 export class AvailabilityService {
   private readonly db: Db;
@@ -199,7 +246,10 @@ export class AvailabilityService {
     this.clock = clock;
     this.days = new LRUCache<string, CachedDay>({
       maxSize: limits.daysBytes,
-      sizeCalculation: (entry, key) => ENTRY_BYTES + key.length * 2 + entry.answer.slots.length * SLOT_BYTES,
+      sizeCalculation: (entry, key) =>
+        ENTRY_BYTES +
+        key.length * 2 +
+        (entry.answer ? entry.answer.slots.length * SLOT_BYTES : entry.loaded.busy.length * BUSY_BYTES),
       ttl: CACHE_MS,
       perf: clock,
     });
@@ -228,8 +278,14 @@ export class AvailabilityService {
       query.perResource,
     ].join('|');
     const hit = this.days.get(key);
-    if (hit && hit.version === version) return hit.answer;
-    const ctx = await loadDay(this.db, query.businessId, query, now, await this.rulesOf(query, now));
+    if (hit?.answer && hit.version === version) return hit.answer;
+    const ctx = await loadDay(
+      this.db,
+      query.businessId,
+      query,
+      now,
+      await this.rulesOf(query.businessId, query.serviceId, now),
+    );
     assertPartySize(ctx.business, query.partySize);
     const rules = toDayRules(ctx, query, now);
     const found = daySlots(rules);
@@ -248,6 +304,44 @@ export class AvailabilityService {
     return answer;
   }
 
+  /**
+   * Whether a booking may start at `time` (any minute) for `durationMinutes` (dynamic mode), and
+   * which resources are free for it. Every rule of a booking applies but the grid; a refusal of
+   * the engine is an answer (`available: false` with its reason), not an error. The day's rules
+   * and busy periods are cached under the business's change version, so a deactivated resource or
+   * a new booking counts at once.
+   */
+  async start(query: StartQuery): Promise<StartAnswer> {
+    const now = this.clock.now();
+    const dayQuery: DayQuery = {
+      date: query.date,
+      partySize: query.partySize,
+      durationMinutes: query.durationMinutes,
+    };
+    const ctx = await this.loadedDay(query.businessId, dayQuery, now);
+    assertDynamicMode(ctx.business);
+    assertPartySize(ctx.business, query.partySize);
+    const check = checkStart(toDayRules(ctx, dayQuery, now), query.time, {
+      onGrid: false,
+      ignoreNoticeAndWindow: false,
+    });
+    if (!check.ok) {
+      // Off the grid cannot come: the start may take any minute.
+      return {
+        available: false,
+        remaining_resources: 0,
+        free_resources: [],
+        reason: check.reason as StartRefusal,
+      };
+    }
+    const free = new Set(check.freeResourceIds);
+    const names = ctx.resources
+      .filter((resource) => free.has(resource.id))
+      .sort(inDisplayOrder)
+      .map((resource) => resource.name);
+    return { available: true, remaining_resources: names.length, free_resources: names, reason: null };
+  }
+
   /** How much the caches hold: entries and estimated bytes. */
   cacheStats() {
     return {
@@ -258,23 +352,44 @@ export class AvailabilityService {
     };
   }
 
+  /** A day's rules and busy periods, whatever the start, length and party; cached like a computed day. */
+  private async loadedDay(businessId: string, query: DayQuery, now: number): Promise<LoadedDay> {
+    const version = this.changes.businessVersion(businessId);
+    const key = `${businessId}|${query.date}|loaded`;
+    const hit = this.days.get(key);
+    if (hit?.loaded && hit.version === version) return hit.loaded;
+    const loaded = await loadDay(
+      this.db,
+      businessId,
+      query,
+      now,
+      await this.rulesOf(businessId, undefined, now),
+    );
+    if (version) this.days.set(key, { version, loaded });
+    return loaded;
+  }
+
   /** The business's rules, from the cache while they are current; null for an unknown business. */
-  private async rulesOf(query: AvailabilityQuery, now: number): Promise<DayContext | null> {
-    const version = this.changes.rulesVersion(query.businessId);
-    const key = `${query.businessId}|${query.serviceId ?? ''}`;
+  private async rulesOf(
+    businessId: string,
+    serviceId: string | undefined,
+    now: number,
+  ): Promise<DayContext | null> {
+    const version = this.changes.rulesVersion(businessId);
+    const key = `${businessId}|${serviceId ?? ''}`;
     const hit = this.rules.get(key);
     if (hit && hit.version === version) return hit.rules;
     // Blackouts from two days back cover every date that can still have slots, in any zone.
-    const loaded = await loadDayContext(
-      this.db,
-      query.businessId,
-      addDays(todayIn('UTC', now), -2),
-      query.serviceId,
-    );
-    const known = loaded !== null && (!query.serviceId || loaded.service !== null);
+    const loaded = await loadDayContext(this.db, businessId, addDays(todayIn('UTC', now), -2), serviceId);
+    const known = loaded !== null && (!serviceId || loaded.service !== null);
     if (version && known) this.rules.set(key, { version, rules: loaded });
     return loaded;
   }
+}
+
+function inDisplayOrder(a: EngineResource, b: EngineResource): number {
+  if (a.displayOrder !== b.displayOrder) return a.displayOrder - b.displayOrder;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 function slotViews(found: DaySlots): SlotView[] {

@@ -24,25 +24,29 @@ const Phone = Type.String({ minLength: 7, maxLength: 20 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const StatusSchema = Type.Union(BOOKING_STATUSES.map((s) => Type.Literal(s)));
 
+/** The fields of every online booking body, scheduled or dynamic: where, when, who (flat). */
+export const OnlineBookingFields = {
+  business_id: Uuid,
+  booking_date: DateString,
+  start_time: TimeString,
+  first_name: FirstName,
+  last_name: FirstName,
+  email: Email,
+  phone: Phone,
+  customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+};
+
+export const CUSTOMER_FLAT_OR_NESTED =
+  'The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat.';
+
 const PublicBookingBody = Type.Object(
   {
-    business_id: Uuid,
-    booking_date: DateString,
-    start_time: TimeString,
+    ...OnlineBookingFields,
     capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
-    first_name: FirstName,
-    last_name: FirstName,
-    email: Email,
-    phone: Phone,
-    customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
     service_id: Type.Optional(Uuid),
     resource_id: Type.Optional(Uuid),
   },
-  {
-    additionalProperties: false,
-    description:
-      'The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat.',
-  },
+  { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
 );
 
 const ResourceOption = Type.Object({

@@ -1,6 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { recordAudit } from '../audit/audit.ts';
-import { assertPartySize, loadDay, startFailure, toDayRules } from '../availability/availability.service.ts';
+import {
+  assertDynamicMode,
+  assertPartySize,
+  type DayQuery,
+  loadDay,
+  startFailure,
+  toDayRules,
+} from '../availability/availability.service.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
 import { consumeQuota, openQuota } from '../billing/subscription.service.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
@@ -142,11 +149,19 @@ export interface NewBooking {
   customer: CustomerInput;
   customerNotes?: string | null;
   source: 'online' | 'staff';
+  /**
+   * `dynamic`: the start may take any minute and the booking lasts `durationMinutes`, for a business
+   * that books in dynamic mode (400 otherwise). Scheduled when absent.
+   */
+  mode?: 'scheduled' | 'dynamic';
+  /** The booking's length; the service's or the business's default when absent. */
+  durationMinutes?: number;
 }
 
 /**
  * Creates a booking with every rule re-checked inside the caller's transaction. Online bookings
- * sit on the slot grid and respect notice and window; staff bookings take any minute inside hours.
+ * sit on the slot grid and respect notice and window; dynamic ones take any minute and their own
+ * length with the same rules otherwise; staff bookings take any minute inside hours.
  */
 export async function createBooking(
   tx: Tx,
@@ -155,26 +170,21 @@ export async function createBooking(
   now: number,
 ): Promise<BookingView> {
   const staff = input.source === 'staff';
+  const dynamic = input.mode === 'dynamic';
   const quota = await openQuota(tx, actor.businessId, now);
-  const ctx = await loadDay(
-    tx,
-    actor.businessId,
-    {
-      date: input.date,
-      partySize: input.partySize,
-      serviceId: input.serviceId,
-      resourceId: input.resourceId,
-    },
-    now,
-  );
+  const query: DayQuery = {
+    date: input.date,
+    partySize: input.partySize,
+    serviceId: input.serviceId,
+    resourceId: input.resourceId,
+    durationMinutes: input.durationMinutes,
+  };
+  const ctx = await loadDay(tx, actor.businessId, query, now);
+  if (dynamic) assertDynamicMode(ctx.business);
   assertPartySize(ctx.business, input.partySize);
   if (staff) assertStaffDate(input.date, ctx.business.timezone, now);
-  const rules = toDayRules(
-    ctx,
-    { date: input.date, partySize: input.partySize, resourceId: input.resourceId },
-    now,
-  );
-  const check = checkStart(rules, input.time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
+  const rules = toDayRules(ctx, query, now);
+  const check = checkStart(rules, input.time, { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff });
   if (!check.ok) throw startFailure(check);
   const customer = await upsertCustomer(
     tx,

@@ -112,7 +112,7 @@ export class InboundEvents {
 export function combineHandlers(...maps: EventHandlers[]): EventHandlers {
   const combined: Record<string, EventHandler[]> = {};
   for (const map of maps) {
-    for (const [type, handler] of Object.entries(map)) (combined[type] ??= []).push(handler);
+    for (const [type, handler] of Object.entries(map)) combined[type] = [...(combined[type] ?? []), handler];
   }
   return Object.fromEntries(
     Object.entries(combined).map(([type, handlers]) => [

@@ -206,10 +206,13 @@ describe('the error handler', () => {
       assert.doesNotMatch(response.body, /secret_internal_table|constraint/);
     });
 
-    it('answers {detail} where the contract says so', async () => {
+    it('answers {detail} beside the usual error where the contract says so', async () => {
       const response = await ctx.app.inject({ method: 'GET', url: '/test/detail' });
       assert.equal(response.statusCode, 409);
-      assert.deepEqual(response.json(), { detail: 'the booking has no held deposit' });
+      assert.deepEqual(response.json(), {
+        detail: 'the booking has no held deposit',
+        error: { code: 'conflict', message: 'the booking has no held deposit' },
+      });
     });
   });
 

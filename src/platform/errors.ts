@@ -38,7 +38,7 @@ export type ErrorCode = keyof typeof STATUS_OF_CODE;
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly fields?: FieldError[];
-  /** Some endpoints of the contract answer `{detail}` instead of `{error:{...}}`. */
+  /** Some endpoints of the contract answer `{detail}`: sent beside `error:{code,message}`, the same text. */
   readonly detailBody: boolean;
 
   constructor(code: ErrorCode, message: string, options: { fields?: FieldError[]; detail?: boolean } = {}) {
@@ -116,7 +116,11 @@ function thingNamedBy(issues: AjvIssue[]): string {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.detailBody) return reply.status(error.status).send({ detail: error.message });
+  if (error.detailBody) {
+    return reply
+      .status(error.status)
+      .send({ detail: error.message, error: { code: error.code, message: error.message } });
+  }
   const body: { error: { code: string; message: string; fields?: FieldError[] } } = {
     error: { code: error.code, message: error.message },
   };

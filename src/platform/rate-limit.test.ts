@@ -213,6 +213,23 @@ describe('429 rate_limit_exceeded', () => {
     assert.equal(read.headers['ratelimit-limit'], String(RATE_LIMITS.authenticated));
   });
 
+  it('counts dynamic booking creation in the same bucket as public booking creation', async () => {
+    const tenant = await createTenant(ctx.app);
+    const book = (url: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: tenant.headers,
+        payload: { business_id: tenant.businessId },
+      });
+    for (let call = 1; call <= RATE_LIMITS.bookingCreation; call++) {
+      const response = await book(call % 2 ? '/v1/dynamic/bookings' : '/v1/bookings');
+      assert.notEqual(response.statusCode, 429, `call ${call}`);
+      assertLimitHeaders(response, RATE_LIMITS.bookingCreation, RATE_LIMITS.bookingCreation - call);
+    }
+    assertRefused(await book('/v1/dynamic/bookings'), RATE_LIMITS.bookingCreation);
+  });
+
   it('refuses the 301st call without a credential from one client IP, not from another', async () => {
     const tenant = await createTenant(ctx.app);
     const read = (remoteAddress: string) =>

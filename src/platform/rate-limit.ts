@@ -30,8 +30,10 @@ function isUnlimited(request: FastifyRequest): boolean {
   );
 }
 
+/** Online booking creation, on the slot grid or in dynamic mode: one bucket for both. */
+const BOOKING_CREATION_ROUTES = new Set(['/v1/bookings', '/v1/dynamic/bookings']);
 const isBookingCreation = (request: FastifyRequest) =>
-  request.method === 'POST' && routeOf(request) === '/v1/bookings';
+  request.method === 'POST' && BOOKING_CREATION_ROUTES.has(routeOf(request) ?? '');
 
 /**
  * The counter a request is charged to. Booking creation has a bucket of its own so a burst of

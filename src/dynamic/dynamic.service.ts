@@ -1,0 +1,58 @@
+import type { AvailabilityService, StartAnswer } from '../availability/availability.service.ts';
+import { assertFeature } from '../billing/subscription.service.ts';
+import { createBooking, type NewBooking } from '../bookings/bookings.service.ts';
+import type { BookingView } from '../bookings/bookings.view.ts';
+import type { Principal } from '../platform/auth.ts';
+import type { Tx } from '../platform/db.ts';
+import { AppError } from '../platform/errors.ts';
+
+/**
+ * Dynamic mode (top plan only): any start minute and any length, the booking's resource checked
+ * as a point rather than read off a slot grid. The rules are the scheduled ones but the grid, in
+ * the same code: availability's point check and `createBooking` in dynamic mode.
+ */
+
+type Caller = Principal & { businessId: string };
+
+export interface DynamicStart {
+  date: string;
+  time: string;
+  partySize: number;
+  durationMinutes: number;
+}
+
+/** Whether `start` may be booked, and which resources are free for it (plan 402, scheduled mode 400). */
+export function checkDynamicStart(
+  availability: AvailabilityService,
+  caller: Caller,
+  start: DynamicStart,
+  now: number,
+): Promise<StartAnswer> {
+  assertFeature(caller, 'dynamicMode', now);
+  return availability.start({ businessId: caller.businessId, ...start });
+}
+
+export type NewDynamicBooking = Omit<NewBooking, 'source' | 'mode' | 'serviceId' | 'resourceId'> & {
+  durationMinutes: number;
+};
+
+/**
+ * Books `input` on the best-fitting free resource in the caller's transaction, as an online
+ * booking. When none is free the 409 carries `detail`, as the contract of this surface has it.
+ */
+export async function createDynamicBooking(
+  tx: Tx,
+  caller: Caller,
+  input: NewDynamicBooking,
+  now: number,
+): Promise<BookingView> {
+  assertFeature(caller, 'dynamicMode', now);
+  try {
+    return await createBooking(tx, caller, { ...input, source: 'online', mode: 'dynamic' }, now);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'slot_unavailable') {
+      throw new AppError('slot_unavailable', error.message, { detail: true });
+    }
+    throw error;
+  }
+}
