@@ -287,13 +287,13 @@ export class SimulatedProcessor implements PaymentProcessor {
 
   async retrieveConnectedAccount(id: string): Promise<ConnectedAccount> {
     const account = await this.find(id);
-    if (!account || account.object !== 'account') throw new ProcessorRefusal(`no account ${id}`);
+    if (account?.object !== 'account') throw new ProcessorRefusal(`no account ${id}`);
     return toAccount(account);
   }
 
   private async requireIntent(id: string): Promise<StoredObject> {
     const intent = await this.find(id);
-    if (!intent || intent.object !== 'payment_intent') throw new ProcessorRefusal(`no payment intent ${id}`);
+    if (intent?.object !== 'payment_intent') throw new ProcessorRefusal(`no payment intent ${id}`);
     return intent;
   }
 }
