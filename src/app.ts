@@ -7,6 +7,7 @@ import { auditRoutes } from './audit/audit.routes.ts';
 import { availabilityRoutes } from './availability/availability.routes.ts';
 import { AvailabilityService } from './availability/availability.service.ts';
 import { blockRoutes } from './availability/blocks.routes.ts';
+import { billingRoutes } from './billing/billing.routes.ts';
 import { billingEventHandlers } from './billing/billing-events.ts';
 import { subscriptionRoutes } from './billing/subscription.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
@@ -184,6 +185,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(apiKeyRoutes);
   await app.register(businessRoutes);
   await app.register(subscriptionRoutes);
+  await app.register(billingRoutes);
   await app.register(paymentsRoutes);
   await app.register(simulatorRoutes);
   await app.register(auditRoutes);

@@ -17,6 +17,7 @@ export interface DevelopersTable {
   current_period_ends_at: Timestamp | null;
   processor_customer_id: string | null;
   processor_subscription_id: string | null;
+  subscription_event_at: Timestamp | null;
   created_at: Generated<Date>;
 }
 
@@ -283,6 +284,7 @@ export interface ConnectedAccountsTable {
   details_submitted: Generated<boolean>;
   charges_enabled: Generated<boolean>;
   payouts_enabled: Generated<boolean>;
+  synced_at: Timestamp | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -70,9 +70,64 @@ export const countResources = async (executor: Executor, businessId: string) =>
     ).count,
   );
 
+/** Where a developer's subscription comes from at the processor, and the last event applied to it. */
+export interface ProcessorSubscriptionRow {
+  processor_customer_id: string | null;
+  processor_subscription_id: string | null;
+  subscription_event_at: Date | null;
+}
+
 /** Writes a developer's subscription state; the internal entry point of every change to it. */
 export const updateSubscription = (
   executor: Executor,
   developerId: string,
-  changes: Partial<SubscriptionRow>,
+  changes: Partial<SubscriptionRow & ProcessorSubscriptionRow>,
 ) => executor.updateTable('developers').set(changes).where('id', '=', developerId).executeTakeFirst();
+
+/**
+ * A developer's subscription, found by one of the processor's names for it (or by id), locked
+ * until the transaction ends: two events about one developer are applied one after the other.
+ */
+export const lockBillingDeveloper = (
+  tx: Tx,
+  column: 'id' | 'processor_customer_id' | 'processor_subscription_id',
+  value: string,
+) =>
+  tx
+    .selectFrom('developers')
+    .select([
+      'developers.id',
+      ...SUBSCRIPTION_COLUMNS,
+      'developers.processor_customer_id',
+      'developers.processor_subscription_id',
+      'developers.subscription_event_at',
+    ])
+    .where(column, '=', value)
+    .forUpdate()
+    .executeTakeFirst();
+export type BillingDeveloperRow = NonNullable<Awaited<ReturnType<typeof lockBillingDeveloper>>>;
+
+/** What billing a developer needs: who they are, the processor's customer and subscription. */
+export const findDeveloperForBilling = (executor: Executor, developerId: string) =>
+  executor
+    .selectFrom('developers')
+    .select([
+      'id',
+      'email',
+      'first_name',
+      'last_name',
+      'subscription_status',
+      'processor_customer_id',
+      'processor_subscription_id',
+    ])
+    .where('id', '=', developerId)
+    .executeTakeFirst();
+
+/** Keeps the processor's customer made for the developer; one made by a concurrent request stays. */
+export const rememberCustomer = (tx: Tx, developerId: string, customerId: string) =>
+  tx
+    .updateTable('developers')
+    .set({ processor_customer_id: customerId })
+    .where('id', '=', developerId)
+    .where('processor_customer_id', 'is', null)
+    .execute();

@@ -2,6 +2,7 @@ import type { Principal } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
+import { depositsEnabled } from './connect.service.ts';
 import {
   entitlementAt,
   FEATURE_NAMES,
@@ -16,6 +17,7 @@ import {
   countBooking,
   countResources,
   loadAccount,
+  type ProcessorSubscriptionRow,
   type SubscriptionRow,
   subscriptionOf,
   updateSubscription,
@@ -89,8 +91,7 @@ export async function subscriptionOfBusiness(executor: Executor, businessId: str
     trial_days_remaining: entitlement.trialDaysRemaining,
     current_period_ends_at: account.current_period_ends_at?.toISOString() ?? null,
     resource_count: await countResources(executor, businessId),
-    // Deposits need a connected payment account, which no business has yet.
-    deposits_enabled: false,
+    deposits_enabled: await depositsEnabled(executor, businessId, account.is_dev),
     is_sandbox: account.is_dev,
     bookings_this_month: account.bookings_this_month,
     bookings_quota: account.is_dev ? null : entitlement.plan.monthlyBookings,
@@ -107,11 +108,16 @@ export interface SubscriptionChange {
   planId: StoredPlanId;
   trialEndsAt?: Date;
   currentPeriodEndsAt?: Date | null;
+  /** The processor's subscription (`sub_...`) and customer (`cus_...`) the state belongs to. */
+  processorSubscriptionId?: string | null;
+  processorCustomerId?: string;
+  /** When the processor created the event that set the state: older events are ignored from then on. */
+  eventAt?: Date;
 }
 
 /**
- * The one way a developer's subscription changes. The payment processor's events call it; until
- * they exist, tests and `npm run demo` do. A trial has the plan id `trial` and no other status
+ * The one way a developer's subscription changes: the payment processor's events call it, as do
+ * tests and `npm run demo`. A trial has the plan id `trial` and no other status
  * does. Other processes hear of the change from the database; this one forgets its verified keys
  * at once, so its next request already sees the new state.
  */
@@ -124,12 +130,16 @@ export async function setSubscription(
   if ((change.status === 'trial') !== (change.planId === 'trial')) {
     throw new RangeError(`a ${change.status} subscription cannot be on the ${change.planId} plan`);
   }
-  const row: Partial<SubscriptionRow> = {
+  const row: Partial<SubscriptionRow & ProcessorSubscriptionRow> = {
     subscription_status: change.status,
     subscription_plan_id: change.planId,
   };
   if (change.trialEndsAt !== undefined) row.trial_ends_at = change.trialEndsAt;
   if (change.currentPeriodEndsAt !== undefined) row.current_period_ends_at = change.currentPeriodEndsAt;
+  if (change.processorSubscriptionId !== undefined)
+    row.processor_subscription_id = change.processorSubscriptionId;
+  if (change.processorCustomerId !== undefined) row.processor_customer_id = change.processorCustomerId;
+  if (change.eventAt !== undefined) row.subscription_event_at = change.eventAt;
   const updated = await updateSubscription(executor, developerId, row);
   if (updated.numUpdatedRows === 0n) throw notFound('developer');
   changes.credentialsChanged();

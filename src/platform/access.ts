@@ -74,6 +74,11 @@ function requireKind(
 /** Developer surface: only a developer's JWT. */
 export const requireDeveloper = requireKind('developer', 'this call needs a developer token');
 
+/** Developer billing: a developer's JWT, open while past due so that the debt can be paid. */
+export const requireDeveloperForBilling = requireKind('developer', 'this call needs a developer token', {
+  allowPastDue: true,
+});
+
 /**
  * A dashboard user's own token (switching between their businesses). Switching signs in to
  * another business, whose developer may well be paid up; the new token is checked when used.
