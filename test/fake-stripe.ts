@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
  * Stripe's JSON shapes and error shape, so tests run the real SDK against it. It reads the SDK's
  * form bodies (`a[b][0][c]=`), replays the first answer to a repeated `Idempotency-Key` (a
  * different body under the same key is Stripe's `idempotency_error`), records every request, and
- * can be told to fail. A saved card `pm_card_chargeDeclined` is declined, as in Stripe's test mode.
+ * can be told to fail or decline. A saved card `pm_card_chargeDeclined` is always declined, as in
+ * Stripe's test mode.
  */
 
 type Json = Record<string, unknown>;
@@ -79,6 +80,7 @@ export class FakeStripe {
   readonly objects = new Map<string, Json>();
   private readonly answers = new Map<string, { fingerprint: string; answer: Answer }>();
   private failures: Answer[] = [];
+  private declines = 0;
   private server: Server | undefined;
   url = '';
 
@@ -104,6 +106,11 @@ export class FakeStripe {
     }
   }
 
+  /** The next `count` payments confirmed at creation are declined, whatever the card. */
+  declineNext(count = 1): void {
+    this.declines += count;
+  }
+
   /** Requests of one method and path pattern, e.g. `('POST', /\/capture$/)`. */
   requestsTo(method: string, path: RegExp): RecordedRequest[] {
     return this.requests.filter((r) => r.method === method && path.test(r.path));
@@ -122,6 +129,7 @@ export class FakeStripe {
     this.objects.clear();
     this.answers.clear();
     this.failures = [];
+    this.declines = 0;
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -278,7 +286,8 @@ export class FakeStripe {
     const id = objectId('pi');
     const manual = body.capture_method === 'manual';
     const confirm = body.confirm === 'true';
-    const declined = confirm && body.payment_method === 'pm_card_chargeDeclined';
+    const declined = confirm && (body.payment_method === 'pm_card_chargeDeclined' || this.declines > 0);
+    if (declined && this.declines > 0) this.declines--;
     const amount = Number(body.amount);
     const status =
       !confirm || declined ? 'requires_payment_method' : manual ? 'requires_capture' : 'succeeded';

@@ -226,6 +226,16 @@ describe('POST /webhooks/payments: subscription events', () => {
       });
     });
 
+    it("keeps the known period's end when the subscription shows none", async () => {
+      const billed = await subscribed();
+      const known = (await stored(billed)).current_period_ends_at!.toISOString();
+      await send(
+        'customer.subscription.updated',
+        subscription(billed, { items: { data: [] }, cancel_at_period_end: true }),
+      );
+      assert.deepEqual(await seen(billed), { status: 'cancelled', plan: 'pro', periodEnd: known });
+    });
+
     it('takes a subscription back that is no longer set to cancel', async () => {
       const billed = await subscribed();
       await send('customer.subscription.updated', subscription(billed, { cancel_at_period_end: true }));

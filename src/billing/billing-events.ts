@@ -116,7 +116,8 @@ function changeOf(
   plan: PlanId,
   event: ProcessorEvent,
 ): SubscriptionChange | null {
-  const periodEnd = periodEndOf(subscription);
+  // A subscription shown without its period leaves the known end as it is.
+  const periodEnd = periodEndOf(subscription) ?? undefined;
   const endedAt = secondsToDate(subscription.ended_at) ?? eventTime(event);
   switch (endedStatus(subscription, event) ? 'canceled' : subscription.status) {
     case 'trialing':

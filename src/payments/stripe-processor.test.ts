@@ -88,6 +88,17 @@ describe('StripeProcessor', () => {
       );
     });
 
+    it('refuses a hold the card issuer declines, and places the next one', async () => {
+      fake.declineNext();
+      const hold = intentRequest({
+        captureMethod: 'manual',
+        savedCard: { customerId: 'cus_1', paymentMethodId: 'pm_card_visa' },
+      });
+      await assert.rejects(stripe.createPaymentIntent(hold), ProcessorRefusal);
+      const placed = await stripe.createPaymentIntent({ ...hold, idempotencyKey: key('hold') });
+      assert.equal(placed.status, 'requires_capture');
+    });
+
     it('answers a repeated idempotency key with the first object: one intent, not two', async () => {
       const request = intentRequest();
       const first = await stripe.createPaymentIntent(request);
