@@ -223,7 +223,8 @@ function dynamicBookingLoad(url: string, seeded: SeededBusiness): Promise<LoadRe
 
 /**
  * The statements of one booking transaction, as the service runs them, sent straight through
- * the driver: no HTTP, validation, auth or engine (the free table is the first one not busy).
+ * the driver: no HTTP, validation, auth or engine (the free table is the first one not busy). The
+ * monthly quota is read first and counted last, as in the service.
  */
 async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResult> {
   let n = 0;
@@ -243,6 +244,10 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
           const id = seeded.businessId;
           const dayStart = Date.parse(`${date}T00:00:00Z`);
           const range = sql`tstzrange(${new Date(dayStart - 2 * 86_400_000)}, ${new Date(dayStart + 3 * 86_400_000)})`;
+          const month = `${new Date().toISOString().slice(0, 7)}-01`;
+          await sql`SELECT d.id, b.is_dev, d.subscription_status, d.subscription_plan_id, d.trial_ends_at, d.current_period_ends_at, u.bookings FROM businesses b JOIN developers d ON d.id = b.developer_id LEFT JOIN booking_usage u ON u.developer_id = d.id AND u.month = ${month} WHERE b.id = ${id}`.execute(
+            tx,
+          );
           await sql`SELECT * FROM businesses WHERE id = ${id}`.execute(tx);
           await sql`SELECT * FROM operating_hours WHERE business_id = ${id}`.execute(tx);
           await sql`SELECT start_date, end_date FROM blackout_dates WHERE business_id = ${id} AND start_date <= ${date} AND end_date >= ${date}`.execute(
@@ -286,6 +291,9 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
               tx,
             );
           await sql`INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, after_state) VALUES (${id}, 'api_key:bench', 'booking.created', 'booking', ${booking.rows[0]!.id}, ${JSON.stringify(view.rows[0])})`.execute(
+            tx,
+          );
+          await sql`INSERT INTO booking_usage (developer_id, month, bookings) SELECT developer_id, ${month}, 1 FROM businesses WHERE id = ${id} ON CONFLICT (developer_id, month) DO UPDATE SET bookings = booking_usage.bookings + 1 WHERE booking_usage.bookings < 50000 RETURNING bookings`.execute(
             tx,
           );
         });
