@@ -42,6 +42,7 @@ import { serviceRoutes } from './services/services.routes.ts';
 import { blackoutRoutes } from './settings/blackouts.routes.ts';
 import { hoursRoutes } from './settings/hours.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
+import { statsRoutes } from './stats/stats.routes.ts';
 import { waitlistRoutes } from './waitlist/waitlist.routes.ts';
 
 export const API_VERSION = '2.0.0';
@@ -185,6 +186,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(subscriptionRoutes);
   await app.register(paymentsRoutes);
   await app.register(auditRoutes);
+  await app.register(statsRoutes);
   await app.register(resourceRoutes);
   await app.register(serviceRoutes);
   await app.register(settingsRoutes);
