@@ -311,6 +311,18 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
   return { rps: done / SECONDS, p50: at(0.5), p99: at(0.99), ok: done, failed };
 }
 
+/**
+ * `GET /v1/manage/stats` over a whole year of a business seeded with a year of bookings, from
+ * one client: the latency of one dashboard asking for its year.
+ */
+function statsLoad(url: string, year: SeededBusiness): Promise<LoadResult> {
+  return load({
+    url: `${url}/v1/manage/stats?from_date=${dayFromToday(0)}&to_date=${dayFromToday(364)}`,
+    headers: { authorization: `Bearer ${year.apiKey}` },
+    connections: 1,
+  });
+}
+
 interface EngineRun {
   engine: 'PGlite' | 'PostgreSQL';
   seeded: SeededBusiness;
@@ -320,6 +332,8 @@ interface EngineRun {
   dynamicAvailability: LoadResult;
   dynamicBookings: LoadResult;
   bookingSql: LoadResult;
+  year: SeededBusiness;
+  stats: LoadResult;
 }
 
 async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
@@ -329,6 +343,7 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     await migrate(database);
     process.stderr.write(`[${engine}] seeding...\n`);
     const seeded = await seedBusiness(database.db);
+    const year = await seedBusiness(database.db, { ...SEED, label: 'year', bookedDays: 365 });
     await database.close();
     const { child, url } = await startServer(scratch.serverEnv);
     let availability: LoadResult;
@@ -336,6 +351,7 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     let bookings: LoadResult;
     let dynamicAvailability: LoadResult;
     let dynamicBookings: LoadResult;
+    let stats: LoadResult;
     try {
       process.stderr.write(`[${engine}] availability...\n`);
       availability = await availabilityLoad(url, seeded);
@@ -348,6 +364,8 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
       dynamicAvailability = await dynamicAvailabilityLoad(url, seeded);
       process.stderr.write(`[${engine}] dynamic bookings...\n`);
       dynamicBookings = await dynamicBookingLoad(url, seeded);
+      process.stderr.write(`[${engine}] statistics of a year...\n`);
+      stats = await statsLoad(url, year);
     } finally {
       await stopProcess(child);
     }
@@ -364,6 +382,8 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
       dynamicAvailability,
       dynamicBookings,
       bookingSql,
+      year,
+      stats,
     };
   } finally {
     await scratch.drop();
@@ -422,6 +442,7 @@ async function main() {
       `| ${run.engine}: bookings over HTTP (non-conflicting) | ${fmt(b.rps)} | ${b.p50} | ${b.p99} | ${b.ok} | ${b.failed} | ${pct(b.rps, s.rps)} of direct SQL |`,
       `| ${run.engine}: dynamic availability, any minute and length over 30 days | ${fmt(da.rps)} | ${da.p50} | ${da.p99} | ${da.ok} | ${da.failed} | ${pct(da.rps, bare.rps)} of bare route |`,
       `| ${run.engine}: dynamic bookings over HTTP (any minute and length, non-conflicting) | ${fmt(db.rps)} | ${db.p50} | ${db.p99} | ${db.ok} | ${db.failed} | ${pct(db.rps, s.rps)} of direct SQL |`,
+      `| ${run.engine}: statistics of a year (${fmt(run.year.bookings)} bookings), one client | ${fmt(run.stats.rps)} | ${run.stats.p50} | ${run.stats.p99} | ${run.stats.ok} | ${run.stats.failed} | aim: p99 under 100 ms on PostgreSQL |`,
     );
   }
   lines.push(

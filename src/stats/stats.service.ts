@@ -39,31 +39,35 @@ export async function businessStats(
     );
   }
   const stats = await loadStats(executor, businessId, { from, to });
-  const c = stats.counts;
+  const count = (status: string) => stats.statuses.find((s) => s.status === status)?.count ?? 0;
+  const total = stats.statuses.reduce((sum, s) => sum + s.count, 0);
+  const kept = stats.statuses.filter((s) => s.status !== 'cancelled');
+  const parties = kept.reduce((sum, s) => sum + s.count, 0);
+  const covers = kept.reduce((sum, s) => sum + s.covers, 0);
   return {
     period: { from, to },
     bookings: {
-      total: c.total,
-      pending: c.pending,
-      confirmed: c.confirmed,
-      checked_in: c.checked_in,
-      completed: c.completed,
-      cancelled: c.cancelled,
-      no_show: c.no_show,
+      total,
+      pending: count('pending'),
+      confirmed: count('confirmed'),
+      checked_in: count('checked_in'),
+      completed: count('completed'),
+      cancelled: count('cancelled'),
+      no_show: count('no_show'),
     },
     revenue: {
-      deposits_captured_cents: c.captured_cents,
-      deposits_held_cents: c.held_cents,
-      deposits_released_cents: c.released_cents,
+      deposits_captured_cents: stats.deposits.captured_cents,
+      deposits_held_cents: stats.deposits.held_cents,
+      deposits_released_cents: stats.deposits.released_cents,
     },
     rates: {
-      no_show_pct: percent(c.no_show, c.total),
-      cancellation_pct: percent(c.cancelled, c.total),
-      completion_pct: percent(c.completed, c.total),
+      no_show_pct: percent(count('no_show'), total),
+      cancellation_pct: percent(count('cancelled'), total),
+      completion_pct: percent(count('completed'), total),
     },
     capacity: {
-      avg_party_size: c.parties > 0 ? Math.round((c.covers / c.parties) * 10) / 10 : 0,
-      total_covers: c.covers,
+      avg_party_size: parties > 0 ? Math.round((covers / parties) * 10) / 10 : 0,
+      total_covers: covers,
     },
     busy_hours: stats.busy_hours,
     busy_days: stats.busy_days.map((day) => ({ ...day, day_name: DAY_NAMES[dayOfWeek(day.date)]! })),
@@ -71,7 +75,7 @@ export async function businessStats(
       resource_id: r.resource_id,
       resource_name: r.resource_name,
       booking_count: r.booking_count,
-      utilization_pct: percent(r.booked_minutes, r.open_minutes),
+      utilization_pct: percent(r.booked_minutes, stats.open_minutes),
     })),
   };
 }
