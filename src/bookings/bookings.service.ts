@@ -95,7 +95,7 @@ interface BookingPlacement {
   heldEnd: number;
   status: BookingStatus;
   capacity: number;
-  source: 'online' | 'staff';
+  source: 'online' | 'staff' | 'sandbox';
   customerNotes: string | null;
   /** The name and email given with the booking; kept on it whatever the customer's record says. */
   guest?: GuestNames;
@@ -148,7 +148,7 @@ export interface NewBooking {
   resourceId?: string | null;
   customer: CustomerInput;
   customerNotes?: string | null;
-  source: 'online' | 'staff';
+  source: 'online' | 'staff' | 'sandbox';
   /**
    * `dynamic`: the start may take any minute and the booking lasts `durationMinutes`, for a business
    * that books in dynamic mode (400 otherwise). Scheduled when absent.
