@@ -223,7 +223,8 @@ function dynamicBookingLoad(url: string, seeded: SeededBusiness): Promise<LoadRe
 
 /**
  * The statements of one booking transaction, as the service runs them, sent straight through
- * the driver: no HTTP, validation, auth or engine (the free table is the first one not busy).
+ * the driver: no HTTP, validation, auth or engine (the free table is the first one not busy). The
+ * monthly quota is read first and counted last, as in the service.
  */
 async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResult> {
   let n = 0;
@@ -243,6 +244,10 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
           const id = seeded.businessId;
           const dayStart = Date.parse(`${date}T00:00:00Z`);
           const range = sql`tstzrange(${new Date(dayStart - 2 * 86_400_000)}, ${new Date(dayStart + 3 * 86_400_000)})`;
+          const month = `${new Date().toISOString().slice(0, 7)}-01`;
+          await sql`SELECT d.id, b.is_dev, d.subscription_status, d.subscription_plan_id, d.trial_ends_at, d.current_period_ends_at, u.bookings FROM businesses b JOIN developers d ON d.id = b.developer_id LEFT JOIN booking_usage u ON u.developer_id = d.id AND u.month = ${month} WHERE b.id = ${id}`.execute(
+            tx,
+          );
           await sql`SELECT * FROM businesses WHERE id = ${id}`.execute(tx);
           await sql`SELECT * FROM operating_hours WHERE business_id = ${id}`.execute(tx);
           await sql`SELECT start_date, end_date FROM blackout_dates WHERE business_id = ${id} AND start_date <= ${date} AND end_date >= ${date}`.execute(
@@ -288,6 +293,9 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
           await sql`INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, after_state) VALUES (${id}, 'api_key:bench', 'booking.created', 'booking', ${booking.rows[0]!.id}, ${JSON.stringify(view.rows[0])})`.execute(
             tx,
           );
+          await sql`INSERT INTO booking_usage (developer_id, month, bookings) SELECT developer_id, ${month}, 1 FROM businesses WHERE id = ${id} ON CONFLICT (developer_id, month) DO UPDATE SET bookings = booking_usage.bookings + 1 WHERE booking_usage.bookings < 50000 RETURNING bookings`.execute(
+            tx,
+          );
         });
         done++;
         latencies.push(performance.now() - started);
@@ -303,6 +311,18 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
   return { rps: done / SECONDS, p50: at(0.5), p99: at(0.99), ok: done, failed };
 }
 
+/**
+ * `GET /v1/manage/stats` over a whole year of a business seeded with a year of bookings, from
+ * one client: the latency of one dashboard asking for its year.
+ */
+function statsLoad(url: string, year: SeededBusiness): Promise<LoadResult> {
+  return load({
+    url: `${url}/v1/manage/stats?from_date=${dayFromToday(0)}&to_date=${dayFromToday(364)}`,
+    headers: { authorization: `Bearer ${year.apiKey}` },
+    connections: 1,
+  });
+}
+
 interface EngineRun {
   engine: 'PGlite' | 'PostgreSQL';
   seeded: SeededBusiness;
@@ -312,6 +332,8 @@ interface EngineRun {
   dynamicAvailability: LoadResult;
   dynamicBookings: LoadResult;
   bookingSql: LoadResult;
+  year: SeededBusiness;
+  stats: LoadResult;
 }
 
 async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
@@ -321,6 +343,7 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     await migrate(database);
     process.stderr.write(`[${engine}] seeding...\n`);
     const seeded = await seedBusiness(database.db);
+    const year = await seedBusiness(database.db, { ...SEED, label: 'year', bookedDays: 365 });
     await database.close();
     const { child, url } = await startServer(scratch.serverEnv);
     let availability: LoadResult;
@@ -328,6 +351,7 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     let bookings: LoadResult;
     let dynamicAvailability: LoadResult;
     let dynamicBookings: LoadResult;
+    let stats: LoadResult;
     try {
       process.stderr.write(`[${engine}] availability...\n`);
       availability = await availabilityLoad(url, seeded);
@@ -340,6 +364,8 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
       dynamicAvailability = await dynamicAvailabilityLoad(url, seeded);
       process.stderr.write(`[${engine}] dynamic bookings...\n`);
       dynamicBookings = await dynamicBookingLoad(url, seeded);
+      process.stderr.write(`[${engine}] statistics of a year...\n`);
+      stats = await statsLoad(url, year);
     } finally {
       await stopProcess(child);
     }
@@ -356,6 +382,8 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
       dynamicAvailability,
       dynamicBookings,
       bookingSql,
+      year,
+      stats,
     };
   } finally {
     await scratch.drop();
@@ -414,6 +442,7 @@ async function main() {
       `| ${run.engine}: bookings over HTTP (non-conflicting) | ${fmt(b.rps)} | ${b.p50} | ${b.p99} | ${b.ok} | ${b.failed} | ${pct(b.rps, s.rps)} of direct SQL |`,
       `| ${run.engine}: dynamic availability, any minute and length over 30 days | ${fmt(da.rps)} | ${da.p50} | ${da.p99} | ${da.ok} | ${da.failed} | ${pct(da.rps, bare.rps)} of bare route |`,
       `| ${run.engine}: dynamic bookings over HTTP (any minute and length, non-conflicting) | ${fmt(db.rps)} | ${db.p50} | ${db.p99} | ${db.ok} | ${db.failed} | ${pct(db.rps, s.rps)} of direct SQL |`,
+      `| ${run.engine}: statistics of a year (${fmt(run.year.bookings)} bookings), one client | ${fmt(run.stats.rps)} | ${run.stats.p50} | ${run.stats.p99} | ${run.stats.ok} | ${run.stats.failed} | aim: p99 under 100 ms on PostgreSQL |`,
     );
   }
   lines.push(

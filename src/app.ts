@@ -40,10 +40,12 @@ import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators } from './platform/validation.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
+import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { serviceRoutes } from './services/services.routes.ts';
 import { blackoutRoutes } from './settings/blackouts.routes.ts';
 import { hoursRoutes } from './settings/hours.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
+import { statsRoutes } from './stats/stats.routes.ts';
 import { waitlistRoutes } from './waitlist/waitlist.routes.ts';
 
 export const API_VERSION = '2.0.0';
@@ -189,6 +191,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(paymentsRoutes);
   await app.register(simulatorRoutes);
   await app.register(auditRoutes);
+  await app.register(statsRoutes);
+  await app.register(sandboxRoutes);
   await app.register(resourceRoutes);
   await app.register(serviceRoutes);
   await app.register(settingsRoutes);

@@ -106,6 +106,16 @@ describe('demo seed', () => {
     assert.equal(subscription.json().is_sandbox, false);
     const settings = await ctx.app.inject({ method: 'GET', url: '/v1/manage/settings', headers: studio });
     assert.equal(settings.json().booking_mode, 'dynamic');
+    const printed = describeDemo(demo, 'http://127.0.0.1:8080').match(
+      /"http:\/\/127\.0\.0\.1:8080(\/v1\/dynamic\/[^"]+)"/,
+    );
+    assert.ok(printed, 'the demo prints a dynamic availability call');
+    // The demo was seeded as of NOW; its example date is in the past of the real clock.
+    ctx.app.clock.now = () => NOW.getTime();
+    const check = await ctx.app.inject({ method: 'GET', url: printed[1]!, headers: studio });
+    ctx.app.clock.now = () => Date.now();
+    assert.equal(check.statusCode, 200, check.body);
+    assert.equal(check.json().available, true);
     const rooms = await ctx.app.inject({ method: 'GET', url: '/v1/manage/resources', headers: studio });
     assert.deepEqual(
       rooms.json().items.map((r: { name: string }) => r.name),

@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Database, DataDirLockedError, openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
+import { ensureSandbox } from './sandbox/sandbox.service.ts';
 
 export async function openDatabase(config: Config): Promise<Database> {
   return config.databaseUrl ? openPostgres(config.databaseUrl) : openPGlite(config.dataDir);
@@ -10,6 +11,7 @@ export async function openDatabase(config: Config): Promise<Database> {
 async function serve(config: Config): Promise<void> {
   const database = await openDatabase(config);
   await migrate(database);
+  await ensureSandbox(database.db);
   const app = await buildApp({ config, database, logger: { level: config.logLevel } });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -86,6 +86,71 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
+    '/v1/availability/:business_id/days',
+    {
+      onRequest: optionalCredential,
+      schema: {
+        tags: ['Availability'],
+        summary:
+          'A summary of each day of a range, up to 62 days (public): what a booking calendar greys out',
+        description:
+          "`from` defaults to today in the business's zone, `to` to 30 days later. Each day: `available` (a start with a free resource that fits the party), `first_time`, `slot_count` (such starts) and, when none, `reason`: `closed` (no hours, or too short for one booking), `blackout`, `fully_booked` (starts, but nothing free) or `outside_booking_window` (past, inside notice or beyond the window).",
+        security: [],
+        params: IdParams('business_id'),
+        querystring: Type.Object(
+          {
+            from: Type.Optional(DateString),
+            to: Type.Optional(DateString),
+            capacity: Type.Optional(PartySize),
+            service_id: Type.Optional(Uuid),
+            resource_id: Type.Optional(Uuid),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            business_id: Uuid,
+            from: DateString,
+            to: DateString,
+            capacity: Type.Integer(),
+            days: Type.Array(
+              Type.Object({
+                date: DateString,
+                available: Type.Boolean(),
+                first_time: Nullable(Type.String()),
+                slot_count: Type.Integer(),
+                reason: Nullable(
+                  Type.Union([
+                    Type.Literal('closed'),
+                    Type.Literal('blackout'),
+                    Type.Literal('fully_booked'),
+                    Type.Literal('outside_booking_window'),
+                  ]),
+                ),
+              }),
+            ),
+          }),
+          ...ErrorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const businessId = request.params.business_id;
+      const capacity = q.capacity ?? 1;
+      const range = await app.availability.daysOf({
+        businessId,
+        from: q.from,
+        to: q.to,
+        partySize: capacity,
+        serviceId: q.service_id,
+        resourceId: q.resource_id,
+      });
+      return { business_id: businessId, from: range.from, to: range.to, capacity, days: range.days };
+    },
+  );
+
+  app.get(
     '/v1/manage/availability',
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),

@@ -53,6 +53,17 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
   };
 }
 
+/** What the caller asked about exists: the business (404), the service and resource (422). */
+function assertAsked(ctx: DayContext | null, query: Pick<DayQuery, 'serviceId' | 'resourceId'>): DayContext {
+  if (!ctx) throw notFound('business');
+  if (query.serviceId && !ctx.service)
+    throw invalidField('service_id', 'is not an active service of this business');
+  if (query.resourceId && !ctx.resources.some((r) => r.id === query.resourceId)) {
+    throw invalidField('resource_id', 'is not an active resource of this business');
+  }
+  return ctx;
+}
+
 /**
  * Loads a day and checks what the caller asked for exists: the business (404), the service and
  * resource (422). Busy periods are loaded second, for exactly the period the day's slots can
@@ -66,14 +77,10 @@ export async function loadDay(
   now: number,
   rules?: DayContext | null,
 ): Promise<LoadedDay> {
-  const ctx =
-    rules === undefined ? await loadDayContext(executor, businessId, query.date, query.serviceId) : rules;
-  if (!ctx) throw notFound('business');
-  if (query.serviceId && !ctx.service)
-    throw invalidField('service_id', 'is not an active service of this business');
-  if (query.resourceId && !ctx.resources.some((r) => r.id === query.resourceId)) {
-    throw invalidField('resource_id', 'is not an active resource of this business');
-  }
+  const ctx = assertAsked(
+    rules === undefined ? await loadDayContext(executor, businessId, query.date, query.serviceId) : rules,
+    query,
+  );
   const span = heldSpan(toDayRules({ ...ctx, busy: [] }, query, now));
   const busy = span ? await loadBusy(executor, businessId, span, query.excludeBookingId) : [];
   return { ...ctx, busy };
@@ -163,6 +170,31 @@ export interface DayAnswer {
 }
 
 /** One start at any minute and of any length (dynamic mode): a point check, not a grid. */
+/** Many days of a business for a party: what a booking calendar greys out. */
+export interface DaysQuery {
+  businessId: string;
+  /** Default: today in the business's zone. */
+  from?: string;
+  /** Default: 30 days after `from`. */
+  to?: string;
+  partySize: number;
+  serviceId?: string;
+  resourceId?: string;
+}
+
+/** Why a day offers nothing: the month view's `reason`. A day before today is outside the window. */
+export type DayReason = 'closed' | 'blackout' | 'fully_booked' | 'outside_booking_window';
+
+export interface DaySummary {
+  date: string;
+  available: boolean;
+  /** The first start with a free resource. */
+  first_time: string | null;
+  /** Starts with a free resource. */
+  slot_count: number;
+  reason: DayReason | null;
+}
+
 export interface StartQuery {
   businessId: string;
   date: string;
@@ -184,6 +216,9 @@ export interface StartAnswer {
 
 /** The longest a computed day or a business's rules are served, even when nothing changes, so time moving on is noticed. */
 const CACHE_MS = 30_000;
+/** The month view answers up to two months at once; a month when no end is given. */
+const MAX_DAYS = 62;
+const DEFAULT_DAYS = 31;
 const HOUR_MS = 3_600_000;
 
 /**
@@ -207,14 +242,16 @@ const SLOT_BYTES = 140;
 const RESOURCE_BYTES = 260;
 const ROW_BYTES = 120;
 const BUSY_BYTES = 100;
+const SUMMARY_BYTES = 160;
 
 /**
  * A computed day of the slot grid, or a loaded day (its rules, shared with the rules cache, and
  * its busy periods) that point checks of any start on it read.
  */
 type CachedDay = { version: string } & (
-  | { answer: DayAnswer; loaded?: undefined }
-  | { loaded: LoadedDay; answer?: undefined }
+  | { answer: DayAnswer; loaded?: undefined; summaries?: undefined }
+  | { loaded: LoadedDay; answer?: undefined; summaries?: undefined }
+  | { summaries: DaySummary[]; answer?: undefined; loaded?: undefined }
 );
 
 interface CachedRules {
@@ -249,7 +286,11 @@ export class AvailabilityService {
       sizeCalculation: (entry, key) =>
         ENTRY_BYTES +
         key.length * 2 +
-        (entry.answer ? entry.answer.slots.length * SLOT_BYTES : entry.loaded.busy.length * BUSY_BYTES),
+        (entry.answer
+          ? entry.answer.slots.length * SLOT_BYTES
+          : entry.loaded
+            ? entry.loaded.busy.length * BUSY_BYTES
+            : entry.summaries.length * SUMMARY_BYTES),
       ttl: CACHE_MS,
       perf: clock,
     });
@@ -342,6 +383,75 @@ export class AvailabilityService {
     return { available: true, remaining_resources: names.length, free_resources: names, reason: null };
   }
 
+  /**
+   * A summary of each day from `from` to `to`: whether it has a free start, the first one, how
+   * many, and why not. The busy periods of the whole range come in one query; the answer is
+   * cached like a computed day (until a change, its TTL, or its first start reaching notice).
+   */
+  async daysOf(query: DaysQuery): Promise<{ from: string; to: string; days: DaySummary[] }> {
+    const now = this.clock.now();
+    const ctx = assertAsked(await this.rulesOf(query.businessId, query.serviceId, now), query);
+    const from = query.from ?? todayIn(ctx.business.timezone, now);
+    const to = query.to ?? addDays(from, DEFAULT_DAYS - 1);
+    if (to < from) throw invalidField('to', `must not be before from (${from})`);
+    if (addDays(from, MAX_DAYS - 1) < to)
+      throw invalidField('to', `at most ${MAX_DAYS} days may be asked at once`);
+    assertPartySize(ctx.business, query.partySize);
+    const version = this.changes.businessVersion(query.businessId);
+    const key = [query.businessId, from, to, query.partySize, query.serviceId, query.resourceId, 'days'].join(
+      '|',
+    );
+    const hit = this.days.get(key);
+    if (hit?.summaries && hit.version === version) return { from, to, days: hit.summaries };
+    const dates: string[] = [];
+    for (let date = from; date <= to; date = addDays(date, 1)) dates.push(date);
+    const dayQuery = (date: string): DayQuery => ({ ...query, date });
+    let spanStart = Number.POSITIVE_INFINITY;
+    let spanEnd = Number.NEGATIVE_INFINITY;
+    for (const date of dates) {
+      const span = heldSpan(toDayRules({ ...ctx, busy: [] }, dayQuery(date), now));
+      if (!span) continue;
+      spanStart = Math.min(spanStart, span.start);
+      spanEnd = Math.max(spanEnd, span.end);
+    }
+    const busy =
+      spanStart < spanEnd
+        ? await loadBusy(this.db, query.businessId, { start: spanStart, end: spanEnd })
+        : [];
+    const byDay = new BusyByWindow(busy);
+    let firstStart = Number.POSITIVE_INFINITY;
+    const summaries = dates.map((date): DaySummary => {
+      const span = heldSpan(toDayRules({ ...ctx, busy: [] }, dayQuery(date), now));
+      const rules = toDayRules(
+        { ...ctx, busy: span ? byDay.overlapping(span.start, span.end) : [] },
+        dayQuery(date),
+        now,
+      );
+      const found = daySlots(rules);
+      if (found.slots[0]) firstStart = Math.min(firstStart, found.slots[0].start);
+      const free = found.slots.filter((slot) => slot.freeResourceIds.length > 0);
+      if (free.length > 0) {
+        return { date, available: true, first_time: free[0]!.time, slot_count: free.length, reason: null };
+      }
+      const why = found.slots.length > 0 ? 'fully_booked' : whyNoStarts(rules, found);
+      return {
+        date,
+        available: false,
+        first_time: null,
+        slot_count: 0,
+        reason: why === 'past' ? 'outside_booking_window' : why,
+      };
+    });
+    if (version) {
+      const leavesNotice = Number.isFinite(firstStart)
+        ? firstStart - ctx.business.min_notice_hours * HOUR_MS - now
+        : CACHE_MS;
+      if (leavesNotice > 0)
+        this.days.set(key, { version, summaries }, { ttl: Math.min(CACHE_MS, leavesNotice) });
+    }
+    return { from, to, days: summaries };
+  }
+
   /** How much the caches hold: entries and estimated bytes. */
   cacheStats() {
     return {
@@ -410,4 +520,38 @@ function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
       resource_name: names.get(id)!,
     })),
   );
+}
+
+/**
+ * Busy periods sorted by start, so each day of a range takes only the periods near it instead of
+ * scanning all of them: those starting before the day's end, from the longest period's length
+ * before its start. Unbounded periods (a block without an end) go to every day.
+ */
+class BusyByWindow {
+  private readonly sorted: BusyPeriod[];
+  private readonly unbounded: BusyPeriod[];
+  private readonly longest: number;
+
+  constructor(busy: BusyPeriod[]) {
+    const bounded = busy.filter((p) => Number.isFinite(p.start) && Number.isFinite(p.end));
+    this.unbounded = busy.filter((p) => !Number.isFinite(p.start) || !Number.isFinite(p.end));
+    this.sorted = bounded.sort((a, b) => a.start - b.start);
+    this.longest = bounded.reduce((max, p) => Math.max(max, p.end - p.start), 0);
+  }
+
+  overlapping(from: number, to: number): BusyPeriod[] {
+    let low = 0;
+    let high = this.sorted.length;
+    const earliest = from - this.longest;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.sorted[mid]!.start < earliest) low = mid + 1;
+      else high = mid;
+    }
+    const near: BusyPeriod[] = [...this.unbounded];
+    for (let i = low; i < this.sorted.length && this.sorted[i]!.start < to; i++) {
+      if (this.sorted[i]!.end > from) near.push(this.sorted[i]!);
+    }
+    return near;
+  }
 }

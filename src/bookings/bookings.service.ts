@@ -95,7 +95,7 @@ interface BookingPlacement {
   heldEnd: number;
   status: BookingStatus;
   capacity: number;
-  source: 'online' | 'staff';
+  source: 'online' | 'staff' | 'sandbox';
   customerNotes: string | null;
   /** The name and email given with the booking; kept on it whatever the customer's record says. */
   guest?: GuestNames;
@@ -148,7 +148,7 @@ export interface NewBooking {
   resourceId?: string | null;
   customer: CustomerInput;
   customerNotes?: string | null;
-  source: 'online' | 'staff';
+  source: 'online' | 'staff' | 'sandbox';
   /**
    * `dynamic`: the start may take any minute and the booking lasts `durationMinutes`, for a business
    * that books in dynamic mode (400 otherwise). Scheduled when absent.
@@ -317,23 +317,25 @@ export async function changeBooking(
   if (reschedule) {
     const date = change.booking_date ?? current.booking_date;
     const time = change.start_time ?? current.start_time.slice(0, 5);
-    const ctx = await loadDay(
-      tx,
-      actor.businessId,
-      {
-        date,
-        partySize: capacity,
-        serviceId: current.service_id,
-        resourceId: change.resource_id,
-        excludeBookingId: current.id,
-      },
-      now,
-    );
+    const query: DayQuery = {
+      date,
+      partySize: capacity,
+      serviceId: current.service_id,
+      resourceId: change.resource_id,
+      excludeBookingId: current.id,
+    };
+    let ctx = await loadDay(tx, actor.businessId, query, now);
+    // In dynamic mode a booking chose its own length and any minute: moved, it keeps both.
+    const dynamic = ctx.business.booking_mode === 'dynamic';
+    if (dynamic) {
+      query.durationMinutes = current.duration_minutes;
+      ctx = await loadDay(tx, actor.businessId, query, now, ctx);
+    }
     assertPartySize(ctx.business, capacity);
     const staff = current.source === 'staff';
     if (staff) assertStaffDate(date, ctx.business.timezone, now);
-    const rules = toDayRules(ctx, { date, partySize: capacity, resourceId: change.resource_id }, now);
-    const check = checkStart(rules, time, { onGrid: !staff, ignoreNoticeAndWindow: staff });
+    const rules = toDayRules(ctx, query, now);
+    const check = checkStart(rules, time, { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff });
     if (!check.ok) throw startFailure(check);
     // The booking stays on its resource when that is free and none was asked for; otherwise, and
     // when another request takes a candidate first, the next free one is tried.

@@ -605,3 +605,39 @@ describe('POST /v1/dynamic/bookings', () => {
     );
   });
 });
+
+describe('PATCH /v1/manage/bookings/{id} of a dynamic booking', () => {
+  describe('200', () => {
+    it('moves it to any minute and keeps its own length', async () => {
+      const biz = await setupDynamic(ONE_TABLE);
+      const booking = await bookOk(biz, { start_time: '10:07', duration_minutes: 95 });
+      const moved = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/bookings/${booking.id}`,
+        headers: biz.tenant.headers,
+        payload: { start_time: '13:11' },
+      });
+      assert.equal(moved.statusCode, 200, moved.body);
+      assert.equal(moved.json().start_time, '13:11');
+      assert.equal(moved.json().end_time, '14:46');
+      assert.equal(moved.json().duration_minutes, 95);
+      assert.equal((await checkOk(biz, { start_time: '14:45', duration_minutes: 5 })).available, false);
+      assert.equal((await checkOk(biz, { start_time: '10:07' })).available, true);
+    });
+  });
+
+  describe('422', () => {
+    it('refuses a move whose own length would run past closing time', async () => {
+      const biz = await setupDynamic(ONE_TABLE);
+      const booking = await bookOk(biz, { start_time: '10:07', duration_minutes: 95 });
+      const moved = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/bookings/${booking.id}`,
+        headers: biz.tenant.headers,
+        payload: { start_time: '15:30' },
+      });
+      assert.equal(moved.statusCode, 422, moved.body);
+      assert.equal(moved.json().error.code, 'outside_operating_hours');
+    });
+  });
+});

@@ -44,7 +44,7 @@ export const ErrorBody = Type.Object(
     ),
     detail: Type.Optional(Type.String()),
   },
-  { description: 'Error: `{error:{code,message,fields?}}` (a few endpoints answer `{detail}`)' },
+  { description: 'Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail`' },
 );
 
 /** Error statuses documented on authenticated routes. */

@@ -4,6 +4,7 @@ export {
   dayOfWeek,
   formatMinutes,
   instantToWall,
+  isoWithOffset,
   minutesOf,
   todayIn,
   type WallTime,

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addDays, dayOfWeek, instantToWall, minutesOf, todayIn, wallTimeToInstant } from './time.ts';
+import {
+  addDays,
+  dayOfWeek,
+  instantToWall,
+  isoWithOffset,
+  minutesOf,
+  todayIn,
+  wallTimeToInstant,
+} from './time.ts';
 
 const iso = (instant: number | null) => (instant === null ? null : new Date(instant).toISOString());
 
@@ -181,4 +189,22 @@ describe('minutesOf', () => {
   for (const [time, minutes] of cases) {
     it(`${JSON.stringify(time)} -> ${minutes}`, () => assert.equal(minutesOf(time), minutes));
   }
+});
+
+describe('isoWithOffset', () => {
+  it("writes the zone's wall clock with the offset in force at that instant", () => {
+    const before = Date.parse('2026-03-29T00:30:00Z');
+    assert.equal(isoWithOffset(before, 'Europe/Berlin'), '2026-03-29T01:30:00+01:00');
+    assert.equal(isoWithOffset(before + 3_600_000, 'Europe/Berlin'), '2026-03-29T03:30:00+02:00');
+    assert.equal(
+      isoWithOffset(Date.parse('2026-07-01T12:00:00Z'), 'America/St_Johns'),
+      '2026-07-01T09:30:00-02:30',
+    );
+    assert.equal(isoWithOffset(Date.parse('2026-07-01T12:00:00Z'), 'UTC'), '2026-07-01T12:00:00+00:00');
+  });
+
+  it('reads back as the same instant', () => {
+    const instant = Date.parse('2026-10-25T00:45:00Z');
+    assert.equal(Date.parse(isoWithOffset(instant, 'Europe/Berlin')), instant);
+  });
 });

@@ -249,6 +249,15 @@ export function instantToWall(instant: number, timeZone: string): WallTime {
   };
 }
 
+/** `instant` as ISO 8601 in `timeZone`'s wall clock with its offset, to the minute: `2026-03-29T03:00:00+02:00`. */
+export function isoWithOffset(instant: number, timeZone: string): string {
+  const { date, time } = instantToWall(instant, timeZone);
+  const offsetMinutes = Math.round(offsetAt(instant, timeZone) / 60_000);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  return `${date}T${time}:00${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
+}
+
 /** The date it is in `timeZone` at `now`. */
 export function todayIn(timeZone: string, now: number): string {
   return instantToWall(now, timeZone).date;

@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { DateString, ErrorResponses, Uuid } from '../platform/schemas.ts';
+import { businessStats } from './stats.service.ts';
+
+const Count = Type.Integer({ minimum: 0 });
+const Percent = Type.Number({ minimum: 0, maximum: 100 });
+
+const Stats = Type.Object({
+  period: Type.Object({ from: DateString, to: DateString }),
+  bookings: Type.Object({
+    total: Count,
+    pending: Count,
+    confirmed: Count,
+    checked_in: Count,
+    completed: Count,
+    cancelled: Count,
+    no_show: Count,
+  }),
+  revenue: Type.Object({
+    deposits_captured_cents: Count,
+    deposits_held_cents: Count,
+    deposits_released_cents: Count,
+  }),
+  rates: Type.Object({ no_show_pct: Percent, cancellation_pct: Percent, completion_pct: Percent }),
+  capacity: Type.Object({ avg_party_size: Type.Number({ minimum: 0 }), total_covers: Count }),
+  busy_hours: Type.Array(Type.Object({ hour: Type.Integer({ minimum: 0, maximum: 23 }), count: Count })),
+  busy_days: Type.Array(Type.Object({ date: DateString, day_name: Type.String(), count: Count })),
+  top_resources: Type.Array(
+    Type.Object({
+      resource_id: Uuid,
+      resource_name: Type.String(),
+      booking_count: Count,
+      utilization_pct: Type.Number({ minimum: 0 }),
+    }),
+  ),
+});
+
+export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/manage/stats',
+    {
+      onRequest: requireBusiness({ scope: 'read' }),
+      schema: {
+        tags: ['Statistics'],
+        summary: "Statistics of the bookings dated in a period, in the business's time zone",
+        description:
+          '`from_date` defaults to the first of the current month, `to_date` to today (both included, at most 366 days). `bookings` counts every booking by status; `capacity` and `busy_*` leave cancelled ones out; `rates` are percentages of `bookings.total`. `busy_hours` and `busy_days` list the hours and dates that have bookings, busiest first; `top_resources` the ten active resources with most bookings, with booked minutes as a percentage of open minutes.',
+        querystring: Type.Object(
+          { from_date: Type.Optional(DateString), to_date: Type.Optional(DateString) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Stats, ...ErrorResponses },
+      },
+    },
+    async (request) => businessStats(app.db, principalOf(request).businessId, request.query, app.clock.now()),
+  );
+};

@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => {
+  ctx.app.clock.now = () => Date.now();
+  return ctx.reset();
+});
+
+const stats = (headers: Record<string, string>, query = '') =>
+  ctx.app.inject({ method: 'GET', url: `/v1/manage/stats${query}`, headers });
+
+/**
+ * A week in Berlin across the spring-forward night (Saturday 28 to Sunday 29 March 2026), open
+ * 20:00-04:00 every night, with a blackout on Wednesday 25, and eight bookings in every status.
+ */
+async function seededWeek() {
+  ctx.app.clock.now = () => Date.parse('2026-03-20T12:00:00Z');
+  const biz = await setupBookable(ctx.app, {
+    settings: { timezone: 'Europe/Berlin', auto_confirm_bookings: false },
+    open: '20:00',
+    close: '04:00',
+  });
+  const headers = biz.tenant.headers;
+  const send = async (method: 'POST' | 'PATCH', url: string, payload: object) => {
+    const response = await ctx.app.inject({ method, url, headers, payload });
+    assert.ok(response.statusCode < 300, `${method} ${url}: ${response.body}`);
+    return response.json();
+  };
+  await send('POST', '/v1/manage/blackout-dates', { start_date: '2026-03-25', end_date: '2026-03-25' });
+  const staff = async (date: string, time: string, capacity: number) =>
+    (await send('POST', '/v1/manage/bookings/staff', { date, time, capacity, ...guest() })).booking;
+  const move = async (booking: { id: string }, ...statuses: string[]) => {
+    for (const status of statuses) await send('PATCH', `/v1/manage/bookings/${booking.id}`, { status });
+  };
+  const completed = await staff('2026-03-23', '20:00', 2);
+  const noShow = await staff('2026-03-23', '21:00', 4);
+  const cancelled = await staff('2026-03-24', '20:00', 2);
+  const confirmedBig = await staff('2026-03-26', '22:00', 6);
+  const checkedIn = await staff('2026-03-28', '20:00', 3);
+  const lateConfirmed = await staff('2026-03-28', '23:30', 2);
+  // After midnight of the Saturday night: 01:00 still exists, the hour after 02:00 does not.
+  const afterMidnight = await staff('2026-03-28', '01:00', 2);
+  const pending = (
+    await send('POST', '/v1/bookings', {
+      business_id: biz.tenant.businessId,
+      booking_date: '2026-03-27',
+      start_time: '20:30',
+      capacity: 2,
+      ...guest(),
+    })
+  ).booking;
+  assert.equal(pending.status, 'pending');
+  await move(completed, 'checked_in', 'completed');
+  await move(noShow, 'no_show');
+  await move(cancelled, 'cancelled');
+  await move(checkedIn, 'checked_in');
+  const deposits = [
+    [completed, 'paid', 1000],
+    [noShow, 'captured', 2000],
+    [confirmedBig, 'held', 2000],
+    [lateConfirmed, 'released', 2000],
+    [cancelled, 'refunded', 1000],
+  ] as const;
+  for (const [booking, status, amount] of deposits) {
+    await ctx.database.db
+      .insertInto('deposits')
+      .values({
+        business_id: biz.tenant.businessId,
+        booking_id: booking.id,
+        type: status === 'paid' || status === 'refunded' ? 'charge' : 'authorization_hold',
+        status,
+        amount_cents: amount,
+        currency: 'eur',
+        processor: 'simulated',
+      })
+      .execute();
+  }
+  return { biz, afterMidnight };
+}
+
+describe('GET /v1/manage/stats', () => {
+  describe('200', () => {
+    it('matches the hand-computed figures of a week across a daylight-saving change', async () => {
+      const { biz, afterMidnight } = await seededWeek();
+      assert.equal(afterMidnight.resource_id, biz.resources.T2);
+      const response = await stats(biz.tenant.headers, '?from_date=2026-03-23&to_date=2026-03-29');
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.deepEqual(body.period, { from: '2026-03-23', to: '2026-03-29' });
+      assert.deepEqual(body.bookings, {
+        total: 8,
+        pending: 1,
+        confirmed: 3,
+        checked_in: 1,
+        completed: 1,
+        cancelled: 1,
+        no_show: 1,
+      });
+      assert.deepEqual(body.revenue, {
+        deposits_captured_cents: 3000,
+        deposits_held_cents: 2000,
+        deposits_released_cents: 2000,
+      });
+      assert.deepEqual(body.rates, { no_show_pct: 12.5, cancellation_pct: 12.5, completion_pct: 12.5 });
+      assert.deepEqual(body.capacity, { avg_party_size: 3, total_covers: 21 });
+      assert.deepEqual(body.busy_hours, [
+        { hour: 20, count: 3 },
+        { hour: 1, count: 1 },
+        { hour: 21, count: 1 },
+        { hour: 22, count: 1 },
+        { hour: 23, count: 1 },
+      ]);
+      assert.deepEqual(body.busy_days, [
+        { date: '2026-03-28', day_name: 'Saturday', count: 3 },
+        { date: '2026-03-23', day_name: 'Monday', count: 2 },
+        { date: '2026-03-26', day_name: 'Thursday', count: 1 },
+        { date: '2026-03-27', day_name: 'Friday', count: 1 },
+      ]);
+      // Open: five nights of 480 minutes, the spring-forward night 420, the blackout none: 2,820.
+      assert.deepEqual(body.top_resources, [
+        { resource_id: biz.resources.T2, resource_name: 'T2', booking_count: 4, utilization_pct: 8.5 },
+        { resource_id: biz.resources.T4, resource_name: 'T4', booking_count: 2, utilization_pct: 4.3 },
+        { resource_id: biz.resources.T6, resource_name: 'T6', booking_count: 1, utilization_pct: 2.1 },
+      ]);
+    });
+
+    it('covers the first of the month to today by default, and answers zeros for an empty period', async () => {
+      const { biz } = await seededWeek();
+      ctx.app.clock.now = () => Date.parse('2026-03-21T23:30:00Z'); // already the 22nd in Berlin
+      const body = (await stats(biz.tenant.headers)).json();
+      assert.deepEqual(body.period, { from: '2026-03-01', to: '2026-03-22' });
+      assert.equal(body.bookings.total, 0);
+      assert.deepEqual(body.rates, { no_show_pct: 0, cancellation_pct: 0, completion_pct: 0 });
+      assert.deepEqual(body.capacity, { avg_party_size: 0, total_covers: 0 });
+      assert.deepEqual(body.busy_hours, []);
+      assert.deepEqual(body.busy_days, []);
+      assert.deepEqual(
+        body.top_resources.map((r: { booking_count: number; utilization_pct: number }) => [
+          r.booking_count,
+          r.utilization_pct,
+        ]),
+        [
+          [0, 0],
+          [0, 0],
+          [0, 0],
+        ],
+      );
+    });
+
+    it('takes a period of 366 days', async () => {
+      const tenant = await createTenant(ctx.app);
+      const response = await stats(tenant.headers, '?from_date=2025-01-01&to_date=2026-01-01');
+      assert.equal(response.statusCode, 200, response.body);
+    });
+  });
+
+  describe('422', () => {
+    it('refuses to_date before from_date, a period over 366 days, bad dates and unknown fields', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (const [query, field] of [
+        ['?from_date=2026-03-10&to_date=2026-03-09', 'to_date'],
+        ['?from_date=2025-01-01&to_date=2026-01-02', 'to_date'],
+        ['?from_date=2026-02-30', 'from_date'],
+        ['?to_date=yesterday', 'to_date'],
+        ['?since=2026-01-01', 'since'],
+      ]) {
+        const response = await stats(tenant.headers, query);
+        assert.equal(response.statusCode, 422, `${query}: ${response.body}`);
+        assert.ok(
+          response.json().error.fields.some((f: { field: string }) => f.field === field),
+          `${query}: ${response.body}`,
+        );
+      }
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        return { tenant, route: { method: 'GET', url: '/v1/manage/stats', scope: 'read', staff: true } };
+      },
+    );
+  });
+});
