@@ -26,6 +26,7 @@ import { dynamicRoutes } from './dynamic/dynamic.routes.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors } from './payments/processors.ts';
+import { simulatorRoutes } from './payments/simulator.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -200,6 +201,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(businessRoutes);
   await app.register(subscriptionRoutes);
   await app.register(paymentsRoutes);
+  await app.register(simulatorRoutes);
   await app.register(auditRoutes);
   await app.register(resourceRoutes);
   await app.register(serviceRoutes);

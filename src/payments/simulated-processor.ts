@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
 import {
@@ -16,14 +17,14 @@ import {
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Ids as the processor makes them: a type prefix and 24 characters. */
-function objectId(prefix: string): string {
+export function objectId(prefix: string): string {
   const bytes = randomBytes(24);
   let id = '';
   for (const byte of bytes) id += ALPHABET[byte % ALPHABET.length];
   return `${prefix}_${id}`;
 }
 
-type StoredObject = Record<string, unknown> & { id: string; object: string };
+export type StoredObject = Record<string, unknown> & { id: string; object: string };
 
 /** A saved card that the processor declines when a hold is placed on it, for trying the failure. */
 export const DECLINING_PAYMENT_METHOD = 'pm_card_chargeDeclined';
@@ -49,12 +50,12 @@ export class SimulatedProcessor implements PaymentProcessor {
     this.clock = clock;
   }
 
-  private nowSeconds(): number {
+  nowSeconds(): number {
     return Math.floor(this.clock.now() / 1000);
   }
 
   /** Stores a new object, or answers the one an earlier request with the same idempotency key made. */
-  private async create(idempotencyKey: string | null, object: StoredObject): Promise<StoredObject> {
+  async create(idempotencyKey: string | null, object: StoredObject): Promise<StoredObject> {
     const inserted = await this.db
       .insertInto('simulated_processor_objects')
       .values({ id: object.id, object: JSON.stringify(object), idempotency_key: idempotencyKey })
@@ -89,6 +90,39 @@ export class SimulatedProcessor implements PaymentProcessor {
       .where('id', '=', id)
       .execute();
     return next;
+  }
+
+  /**
+   * Moves an object only while `field` still holds one of `from` (compared as JSON text, so
+   * `false` is `'false'`); undefined when it had moved on. Two guests pressing Pay at once move it once.
+   */
+  async transition(
+    id: string,
+    field: string,
+    from: readonly string[],
+    changes: Record<string, unknown>,
+  ): Promise<StoredObject | undefined> {
+    const row = await this.db
+      .updateTable('simulated_processor_objects')
+      .set({ object: sql`object || ${JSON.stringify(changes)}::jsonb`, updated_at: new Date() })
+      .where('id', '=', id)
+      .where(sql<string>`object->>${field}`, 'in', from)
+      .returning('object')
+      .executeTakeFirst();
+    return row?.object as StoredObject | undefined;
+  }
+
+  /** The newest object of a type whose fields hold the given text (a customer's subscription, its open invoice). */
+  async findLatest(type: string, fields: Record<string, string>): Promise<StoredObject | undefined> {
+    let query = this.db
+      .selectFrom('simulated_processor_objects')
+      .select('object')
+      .where(sql<string>`object->>'object'`, '=', type);
+    for (const [field, value] of Object.entries(fields)) {
+      query = query.where(sql<string>`object->>${field}`, '=', value);
+    }
+    const row = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return row?.object as StoredObject | undefined;
   }
 
   /** The event the processor would send about `object`, in its shape. */
