@@ -39,6 +39,7 @@ describe('loadConfig', () => {
     assert.equal(config.publicBaseUrl, 'http://127.0.0.1:8080');
     assert.equal(config.paymentsWebhookSecret, undefined);
     assert.equal(config.stripeSecretKey, undefined);
+    assert.equal(config.stripeApiBase, undefined);
     assert.equal(config.smtpUrl, undefined);
     assert.equal(config.webhookAllowPrivateUrls, false);
   });
@@ -90,6 +91,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       PAYMENTS_WEBHOOK_SECRET: 'whsec_123',
       STRIPE_SECRET_KEY: 'sk_test_123',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111',
       SMTP_URL: 'smtp://mail:25',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     });
@@ -103,6 +105,7 @@ describe('loadConfig', () => {
     assert.equal(config.publicBaseUrl, 'http://127.0.0.1:9000', 'a wildcard host is shown as loopback');
     assert.equal(config.paymentsWebhookSecret, 'whsec_123');
     assert.equal(config.stripeSecretKey, 'sk_test_123');
+    assert.equal(config.stripeApiBase, 'http://127.0.0.1:12111');
     assert.equal(config.smtpUrl, 'smtp://mail:25');
     assert.equal(config.webhookAllowPrivateUrls, true);
   });
@@ -142,6 +145,8 @@ describe('loadConfig', () => {
       ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
       ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
       ['SMTP_URL', { SMTP_URL: 'mail.example.com' }],
+      ['STRIPE_API_BASE', { STRIPE_API_BASE: 'localhost:12111' }],
+      ['PAYMENTS_WEBHOOK_SECRET', { STRIPE_SECRET_KEY: 'sk_test_123' }],
       ['WEBHOOK_ALLOW_PRIVATE_URLS', { WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }],
       ['TRUST_PROXY', { TRUST_PROXY: 'the load balancer' }],
       ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1, proxy.internal' }],

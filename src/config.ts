@@ -15,6 +15,8 @@ export interface Config {
   publicBaseUrl: string;
   paymentsWebhookSecret: string | undefined;
   stripeSecretKey: string | undefined;
+  /** Where the Stripe SDK sends its requests (a local stand-in); unset: Stripe's own API. */
+  stripeApiBase: string | undefined;
   smtpUrl: string | undefined;
   webhookAllowPrivateUrls: boolean;
   /** Which proxies' `X-Forwarded-For` names the client (Fastify's `trustProxy`); false: the socket's address. */
@@ -120,6 +122,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret = embeddedJwtSecret(dataDir);
   }
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const stripeSecretKey = env.STRIPE_SECRET_KEY || undefined;
+  const paymentsWebhookSecret = env.PAYMENTS_WEBHOOK_SECRET || undefined;
+  // Stripe's events can only be verified with the signing secret of its webhook endpoint.
+  if (stripeSecretKey && !paymentsWebhookSecret) {
+    throw new ConfigError(
+      "PAYMENTS_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set (the signing secret of Stripe's webhook endpoint)",
+    );
+  }
   const publicBaseUrl =
     parseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL, ['http:', 'https:']) ?? `http://${displayHost}:${port}`;
   return {
@@ -132,8 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret,
     logLevel,
     publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
-    paymentsWebhookSecret: env.PAYMENTS_WEBHOOK_SECRET || undefined,
-    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+    paymentsWebhookSecret,
+    stripeSecretKey,
+    stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
     webhookAllowPrivateUrls: parseBool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

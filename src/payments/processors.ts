@@ -4,6 +4,7 @@ import type { Db } from '../platform/db.ts';
 import { deriveKey } from '../platform/secrets.ts';
 import type { PaymentProcessor } from './processor.ts';
 import { SimulatedProcessor } from './simulated-processor.ts';
+import { StripeProcessor } from './stripe-processor.ts';
 
 /**
  * The processors the service talks to: the simulated one always (sandbox businesses use it even
@@ -18,7 +19,14 @@ export class Processors {
    */
   readonly webhookSecret: string;
 
-  constructor(config: Config, db: Db, clock: Clock, stripe: PaymentProcessor | null = null) {
+  constructor(
+    config: Config,
+    db: Db,
+    clock: Clock,
+    stripe: PaymentProcessor | null = config.stripeSecretKey
+      ? new StripeProcessor(config.stripeSecretKey, config.stripeApiBase)
+      : null,
+  ) {
     this.simulated = new SimulatedProcessor(db, config.publicBaseUrl, clock);
     this.stripe = stripe;
     this.webhookSecret =

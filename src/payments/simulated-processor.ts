@@ -157,6 +157,10 @@ export class SimulatedProcessor implements PaymentProcessor {
       transfer_data: request.destinationAccountId ? { destination: request.destinationAccountId } : null,
       created: this.nowSeconds(),
     });
+    // As Stripe answers an off-session payment on a declined card (a 402, replayed under its key):
+    // the intent exists, waiting for another card, and the request is refused.
+    if (stored.last_payment_error)
+      throw new ProcessorRefusal(`payment intent ${stored.id}: your card was declined`);
     return toPaymentIntent(stored);
   }
 

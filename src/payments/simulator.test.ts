@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
-import type { ProcessorEvent } from './processor.ts';
+import { type ProcessorEvent, ProcessorRefusal } from './processor.ts';
 import type { SimulatedProcessor } from './simulated-processor.ts';
 
 let ctx: TestContext;
@@ -594,5 +594,34 @@ describe('billing portal', () => {
       assert.match((await get(`/portal/${portalId}`)).body, /No subscription yet/);
       assert.equal((await post(`/portal/${portalId}/cancel_now`)).statusCode, 409);
     });
+  });
+});
+
+describe('holds on a saved card', () => {
+  it('refuses a declining card as Stripe does, again under the same key, keeping one intent', async () => {
+    const request = {
+      amountCents: 2000,
+      currency: 'eur',
+      captureMethod: 'manual' as const,
+      destinationAccountId: null,
+      metadata: {},
+      idempotencyKey: 'hold:declining',
+      savedCard: { customerId: 'cus_1', paymentMethodId: 'pm_card_chargeDeclined' },
+    };
+    await assert.rejects(sim.createPaymentIntent(request), ProcessorRefusal);
+    await assert.rejects(sim.createPaymentIntent(request), ProcessorRefusal);
+    const stored = await ctx.database.db
+      .selectFrom('simulated_processor_objects')
+      .select('object')
+      .where('idempotency_key', '=', 'hold:declining')
+      .execute();
+    assert.equal(stored.length, 1);
+    assert.equal((stored[0]!.object as { status: string }).status, 'requires_payment_method');
+    const held = await sim.createPaymentIntent({
+      ...request,
+      idempotencyKey: 'hold:visa',
+      savedCard: { customerId: 'cus_1', paymentMethodId: 'pm_card_visa' },
+    });
+    assert.equal(held.status, 'requires_capture');
   });
 });
