@@ -96,7 +96,7 @@ const staffDeposit = (
 async function staffDepositOk(biz: BookableBusiness, body: Record<string, unknown> = {}) {
   const response = await staffDeposit(biz, body);
   assert.equal(response.statusCode, 201, response.body);
-  return response.json() as { booking: Record<string, any>; checkout_url: string; expires_at: string };
+  return response.json() as { booking: { id: string }; checkout_url: string; expires_at: string };
 }
 
 const sessionIdOf = (checkoutUrl: string) => checkoutUrl.split('/').at(-1)!;
