@@ -12,7 +12,8 @@ import { addDays, checkStart, instantToWall, todayIn } from '../availability/eng
 import { consumeQuota, openQuota } from '../billing/subscription.service.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
 import { type GuestNames, guestNamesOf } from '../customers/entry-customer.ts';
-import { insertDeposit, type NewDepositRow } from '../deposits/deposits.queries.ts';
+import { HOLD_LEAD_MS } from '../deposits/deposit-status.ts';
+import { followStart, insertDeposit, type NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
@@ -387,6 +388,7 @@ export async function changeBooking(
       }
     }
     if (!resourceId) throw slotTaken();
+    await followStart(tx, actor.businessId, current.id, times.starts_at, HOLD_LEAD_MS);
     await recordAudit(tx, actor, {
       action: 'booking.rescheduled',
       entityType: 'booking',

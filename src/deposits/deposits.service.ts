@@ -19,7 +19,7 @@ import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
 import type { DepositType } from '../settings/settings.queries.ts';
-import { canMove, MONEY_TAKEN } from './deposit-status.ts';
+import { canMove, HOLD_LEAD_MS, MONEY_TAKEN } from './deposit-status.ts';
 import {
   type DepositReference,
   depositOfBooking,
@@ -36,12 +36,6 @@ import { enqueueEmail } from './email.service.ts';
 export const HOLD_AMOUNT_CENTS = 2000;
 const CURRENCY = 'eur';
 const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
-/**
- * A card authorisation lapses after about 7 days: a hold for a booking further ahead than this
- * saves the card instead and is placed this long before the start.
- */
-export const HOLD_LEAD_MS = 6 * DAY_MS;
 /** A staff deposit's payment link lasts this long; unpaid by then, the booking is cancelled. */
 export const CHECKOUT_LIFETIME_MS = 2 * 3_600_000;
 

@@ -509,6 +509,20 @@ describe('a hold for a booking more than 6 days ahead', () => {
     assert.equal((await bookingView(ctx.app, biz, booking.id)).status, 'pending');
   });
 
+  it('moves the hold with its booking when the booking is rescheduled', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'authorization_hold');
+    const { booking } = await farHold(biz);
+    const moved = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/manage/bookings/${booking.id}`,
+      headers: biz.tenant.headers,
+      payload: { booking_date: daysFromNow(12), start_time: '15:00' },
+    });
+    assert.equal(moved.statusCode, 200, moved.body);
+    const row = await depositRow(ctx.app, booking.id);
+    assert.equal(row.hold_due_at?.getTime(), Date.parse(`${daysFromNow(12)}T15:00:00Z`) - 6 * DAY);
+  });
+
   it('cancels the booking when no card is saved by the deadline', async () => {
     const biz = await setupDepositBusiness(ctx.app, 'authorization_hold');
     const { booking } = await farHold(biz);
