@@ -15,6 +15,10 @@ import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
+import { depositJobs } from './deposits/deposit-jobs.ts';
+import { depositRoutes } from './deposits/deposits.routes.ts';
+import type { DepositDeps } from './deposits/deposits.service.ts';
+import { EmailSender } from './deposits/email.service.ts';
 import { apiKeyRoutes } from './developers/api-keys.routes.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
@@ -61,6 +65,8 @@ declare module 'fastify' {
     jobs: JobRunner;
     payments: Processors;
     inboundEvents: InboundEvents;
+    /** What the deposit use cases and jobs call beside a transaction. */
+    deposits: DepositDeps;
     /** Availability and its caches, one per process: the slot grid and dynamic mode's point checks share them. */
     availability: AvailabilityService;
   }
@@ -123,9 +129,19 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     })),
   );
   app.decorate('availability', new AvailabilityService(database.db, changes, clock));
+  app.decorate('deposits', {
+    db: database.db,
+    payments: app.payments,
+    publicBaseUrl: config.publicBaseUrl,
+    log: app.log,
+  });
+  for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
+  const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
+  app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
   app.decorateRequest('principal', null);
   app.addHook('onClose', async () => {
     await app.jobs.stop();
+    email.close();
     await stopListening();
     await keyUsage.stop();
   });
@@ -204,6 +220,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(bookingRoutes);
   await app.register(staffBookingRoutes);
   await app.register(dynamicRoutes);
+  await app.register(depositRoutes);
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);
 

@@ -267,6 +267,8 @@ export interface DepositsTable {
   checkout_url: string | null;
   expires_at: Timestamp | null;
   hold_due_at: Timestamp | null;
+  /** Migration 0012: money arrived for a cancelled booking; a job refunds it or releases the hold. */
+  reversal_due_at: Timestamp | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -299,6 +301,8 @@ export interface EmailOutboxTable {
   sent_at: Timestamp | null;
   attempts: Generated<number>;
   last_error: string | null;
+  /** Migration 0012: when the sender tries it next. */
+  next_attempt_at: Timestamp;
 }
 
 export interface SimulatedProcessorObjectsTable {

@@ -15,6 +15,8 @@ export interface BookableBusiness {
 
 export interface BookableOptions {
   settings?: Record<string, unknown>;
+  /** A sandbox (`is_dev`) business. */
+  sandbox?: boolean;
   /** Opening hours of every day of the week. */
   open?: string;
   close?: string;
@@ -26,7 +28,7 @@ export async function setupBookable(
   app: FastifyInstance,
   options: BookableOptions = {},
 ): Promise<BookableBusiness> {
-  const tenant = await createTenant(app, { name: 'Bistro Race' });
+  const tenant = await createTenant(app, { name: 'Bistro Race', is_dev: options.sandbox });
   const call = async (method: 'PUT' | 'PATCH' | 'POST', url: string, payload: unknown) => {
     const response = await app.inject({ method, url, headers: tenant.headers, payload: payload as object });
     assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);

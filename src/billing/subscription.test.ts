@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { bookOk, daysFromNow, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
+import { connectPaymentAccount } from '../../test/deposit-fixtures.ts';
 import {
   bearer,
   createTenant,
@@ -348,6 +349,7 @@ describe('features by plan in settings', () => {
   describe('402', () => {
     it('refuses dynamic mode below premium and authorization holds below pro, changing nothing', async () => {
       const tenant = await createTenant(ctx.app);
+      await connectPaymentAccount(ctx.app, tenant.businessId);
       for (const [planId, dynamic, holds] of [
         ['free', 402, 402],
         ['starter', 402, 402],
@@ -390,6 +392,7 @@ describe('features by plan in settings', () => {
       const trial = await createTenant(ctx.app);
       const trialEnd = Date.parse((await subscription(trial.headers)).json().trial_ends_at);
       const cancelled = await createTenant(ctx.app);
+      for (const tenant of [trial, cancelled]) await connectPaymentAccount(ctx.app, tenant.businessId);
       await setSubscription(ctx.app.db, ctx.app.changes, cancelled.developer.id, {
         status: 'cancelled',
         planId: 'premium',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
+import { commitWithDeposit, prepareDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
@@ -16,7 +17,7 @@ import {
   findBookings,
   saveStaffNotes,
 } from './bookings.service.ts';
-import { BookingSchema } from './bookings.view.ts';
+import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
@@ -35,6 +36,10 @@ export const OnlineBookingFields = {
   phone: Phone,
   customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
 };
+
+/** How a business's `deposit_type` shapes an online booking, for the creation routes' descriptions. */
+export const DEPOSIT_RULES =
+  "With a deposit (`deposit_type` `charge` or `authorization_hold`) the booking is `pending` and the answer adds `payment_client_secret` and `deposit_type`; unpaid after `payment_hold_minutes` it is cancelled. A hold for a booking more than 6 days ahead saves the card (a setup intent's secret) and is placed 6 days before the start. 402 `plan_upgrade_required` for holds on a plan without them; 422 `deposits_not_enabled` while the business has no payment account (sandbox businesses need none).";
 
 export const CUSTOMER_FLAT_OR_NESTED =
   'The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat.';
@@ -65,36 +70,40 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptCustomerFlatOrNested('flat'),
+      // With a deposit the answer carries the payment's client secret.
+      config: { sensitive: true },
       schema: {
         tags: ['Bookings'],
         summary: 'Book a slot (API key with the write scope)',
-        description:
-          'Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless `resource_id` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 `slot_unavailable`.',
+        description: `Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless \`resource_id\` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 \`slot_unavailable\`. ${DEPOSIT_RULES}`,
         body: PublicBookingBody,
-        response: { 201: Type.Object({ booking: BookingSchema }), ...ErrorResponses },
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...ErrorResponses },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body;
       if (body.business_id !== principal.businessId) throw notFound('business');
-      return commitReply(request, reply, 201, async (tx) => ({
-        booking: await createBooking(
-          tx,
-          principal,
-          {
-            date: body.booking_date,
-            time: body.start_time,
-            partySize: body.capacity ?? 1,
-            serviceId: body.service_id,
-            resourceId: body.resource_id,
-            customer: customerOf(body),
-            customerNotes: body.customer_notes,
-            source: 'online',
-          },
-          app.clock.now(),
-        ),
-      }));
+      const now = app.clock.now();
+      const input = {
+        date: body.booking_date,
+        time: body.start_time,
+        partySize: body.capacity ?? 1,
+        serviceId: body.service_id,
+        resourceId: body.resource_id,
+        customer: customerOf(body),
+        customerNotes: body.customer_notes,
+        source: 'online' as const,
+      };
+      const deposit = await prepareDeposit(app.deposits, principal, { ...input, mode: 'scheduled' }, now);
+      return commitWithDeposit(app.deposits, deposit, () =>
+        commitReply(request, reply, 201, async (tx) => ({
+          booking: withPaymentSecret(
+            await createBooking(tx, principal, { ...input, deposit: deposit ?? undefined }, now),
+            deposit,
+          ),
+        })),
+      );
     },
   );
 

@@ -12,6 +12,8 @@ import { addDays, checkStart, instantToWall, todayIn } from '../availability/eng
 import { consumeQuota, openQuota } from '../billing/subscription.service.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
 import { type GuestNames, guestNamesOf } from '../customers/entry-customer.ts';
+import { HOLD_LEAD_MS } from '../deposits/deposit-status.ts';
+import { followStart, insertDeposit, type NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
@@ -82,6 +84,8 @@ export const findBookings = (executor: Executor, page: PageRequest, filters: Boo
   listBookings(executor, page, filters);
 
 interface BookingPlacement {
+  /** Set when the id was picked before the transaction (a deposit's payment was prepared for it). */
+  id?: string;
   businessId: string;
   customerId: string;
   serviceId: string | null;
@@ -115,6 +119,7 @@ export async function insertOnFirstFree(
     if (!(await lockUsableResource(tx, placement.businessId, resourceId))) continue;
     for (let codeAttempt = 0; codeAttempt < 5; codeAttempt++) {
       const placed = await tryInsertBooking(tx, {
+        id: placement.id,
         business_id: placement.businessId,
         customer_id: placement.customerId,
         resource_id: resourceId,
@@ -156,6 +161,17 @@ export interface NewBooking {
   mode?: 'scheduled' | 'dynamic';
   /** The booking's length; the service's or the business's default when absent. */
   durationMinutes?: number;
+  /** A deposit prepared before the transaction: the booking waits for it, `pending`. */
+  deposit?: BookingDeposit;
+}
+
+/**
+ * The deposit a booking is created with: the booking's id, picked when the processor was asked
+ * for the payment (its idempotency key and metadata name the booking), and the deposit's row.
+ */
+export interface BookingDeposit {
+  bookingId: string;
+  row: Omit<NewDepositRow, 'business_id' | 'booking_id'>;
 }
 
 /**
@@ -196,6 +212,7 @@ export async function createBooking(
   const bookingId = await insertOnFirstFree(
     tx,
     {
+      id: input.deposit?.bookingId,
       businessId: actor.businessId,
       customerId: customer.id,
       serviceId: ctx.service?.id ?? null,
@@ -207,7 +224,7 @@ export async function createBooking(
       end: check.end,
       heldStart: check.heldStart,
       heldEnd: check.heldEnd,
-      status: staff || ctx.business.auto_confirm_bookings ? 'confirmed' : 'pending',
+      status: !input.deposit && (staff || ctx.business.auto_confirm_bookings) ? 'confirmed' : 'pending',
       capacity: input.partySize,
       source: input.source,
       customerNotes: input.customerNotes ?? null,
@@ -215,9 +232,16 @@ export async function createBooking(
     },
     check.freeResourceIds,
   );
+  if (input.deposit) {
+    await insertDeposit(tx, { ...input.deposit.row, business_id: actor.businessId, booking_id: bookingId });
+  }
   const booking = await findBooking(tx, actor.businessId, bookingId);
   await recordAudit(tx, actor, {
-    action: staff ? 'booking.created_by_staff' : 'booking.created',
+    action: staff
+      ? input.deposit
+        ? 'booking.created_by_staff_with_deposit'
+        : 'booking.created_by_staff'
+      : 'booking.created',
     entityType: 'booking',
     entityId: booking.id,
     after: booking,
@@ -366,6 +390,7 @@ export async function changeBooking(
       }
     }
     if (!resourceId) throw slotTaken();
+    await followStart(tx, actor.businessId, current.id, times.starts_at, HOLD_LEAD_MS);
     await recordAudit(tx, actor, {
       action: 'booking.rescheduled',
       entityType: 'booking',

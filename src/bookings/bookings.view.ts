@@ -6,8 +6,23 @@ import {
   toCustomerSummary,
   toGuestView,
 } from '../customers/entry-customer.ts';
+import { DEPOSIT_STATUSES } from '../deposits/deposit-status.ts';
 import type { Executor } from '../platform/db.ts';
 import { DateString, hhmm, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+
+/** A booking's deposit as clients see it; the processor's own ids beyond the payment stay inside. */
+export const DepositSchema = Type.Object(
+  {
+    status: Type.String({ description: `one of ${DEPOSIT_STATUSES.join(', ')}` }),
+    type: Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')]),
+    amount_cents: Type.Integer(),
+    processor_payment_id: Nullable(Type.String({ description: 'the payment intent, `pi_...`' })),
+  },
+  {
+    description:
+      '`requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined',
+  },
+);
 
 /** The one shape of a booking on the wire, in create, list, detail and change responses. */
 export const BookingSchema = Type.Object({
@@ -34,18 +49,38 @@ export const BookingSchema = Type.Object({
   }),
   customer_notes: Nullable(Type.String()),
   staff_notes: Nullable(Type.String()),
+  deposit: Nullable(DepositSchema),
   starts_at: Timestamp,
   ends_at: Timestamp,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
-/** Bookings joined with their customer and resource, ready for `toBookingView`. */
+/** A created booking: with a deposit, what the guest pays with and the kind of deposit. */
+export const CreatedBookingSchema = Type.Object({
+  ...BookingSchema.properties,
+  payment_client_secret: Type.Optional(
+    Type.String({
+      description:
+        "the payment intent's client secret (`pi_..._secret_...`), or for a hold far ahead the setup intent's (`seti_..._secret_...`) that saves the card; only with a deposit",
+    }),
+  ),
+  deposit_type: Type.Optional(
+    Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')], {
+      description: 'only with a deposit',
+    }),
+  ),
+});
+
+/** Bookings joined with their customer, resource and deposit, ready for `toBookingView`. */
 export function selectBookingRows(executor: Executor) {
   return executor
     .selectFrom('bookings as b')
     .innerJoin('customers as c', 'c.id', 'b.customer_id')
     .innerJoin('resources as r', 'r.id', 'b.resource_id')
+    .leftJoin('deposits as d', (join) =>
+      join.onRef('d.business_id', '=', 'b.business_id').onRef('d.booking_id', '=', 'b.id'),
+    )
     .select([
       'b.id',
       'b.business_id',
@@ -73,6 +108,10 @@ export function selectBookingRows(executor: Executor) {
       'r.name as resource_name',
       'r.capacity_max as resource_capacity_max',
       'r.section as resource_section',
+      'd.status as deposit_status',
+      'd.type as deposit_type',
+      'd.amount_cents as deposit_amount_cents',
+      'd.processor_payment_id as deposit_payment_id',
     ]);
 }
 
@@ -103,6 +142,15 @@ export function toBookingView(row: BookingRow) {
     },
     customer_notes: row.customer_notes,
     staff_notes: row.staff_notes,
+    deposit:
+      row.deposit_status && row.deposit_type && row.deposit_amount_cents !== null
+        ? {
+            status: row.deposit_status,
+            type: row.deposit_type,
+            amount_cents: row.deposit_amount_cents,
+            processor_payment_id: row.deposit_payment_id,
+          }
+        : null,
     starts_at: row.starts_at.toISOString(),
     ends_at: row.ends_at.toISOString(),
     created_at: row.created_at.toISOString(),

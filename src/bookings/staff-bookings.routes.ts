@@ -11,7 +11,7 @@ import { BookingSchema } from './bookings.view.ts';
 const ALIASES: Record<string, string> = { booking_date: 'date', start_time: 'time' };
 
 /** The public booking's field names are accepted too; renamed before validation so errors name `date`/`time`. */
-async function acceptAliases(request: FastifyRequest): Promise<void> {
+export async function acceptAliases(request: FastifyRequest): Promise<void> {
   const body = request.body as Record<string, unknown> | null;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return;
   const renamed = { ...body };
@@ -24,6 +24,22 @@ async function acceptAliases(request: FastifyRequest): Promise<void> {
   request.body = renamed;
 }
 
+/** The fields of a staff booking's body, with or without a deposit. */
+export const StaffBookingFields = {
+  date: DateString,
+  time: TimeString,
+  capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+  first_name: Type.String({ minLength: 1, maxLength: 100 }),
+  last_name: Type.String({ minLength: 1, maxLength: 100 }),
+  phone: Type.String({ minLength: 7, maxLength: 20 }),
+  email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
+  notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+  service_id: Type.Optional(Uuid),
+  resource_id: Type.Optional(Uuid),
+};
+
+export const ALIASES_ACCEPTED = '`booking_date` and `start_time` are accepted for `date` and `time`.';
+
 export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/manage/bookings/staff',
@@ -35,24 +51,7 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Staff booking (walk-ins, phone calls): any minute inside hours, auto-assigned resource',
         description:
           'No minimum notice or booking window; always confirmed; 409 `slot_unavailable` when nothing is free.',
-        body: Type.Object(
-          {
-            date: DateString,
-            time: TimeString,
-            capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
-            first_name: Type.String({ minLength: 1, maxLength: 100 }),
-            last_name: Type.String({ minLength: 1, maxLength: 100 }),
-            phone: Type.String({ minLength: 7, maxLength: 20 }),
-            email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
-            notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
-            service_id: Type.Optional(Uuid),
-            resource_id: Type.Optional(Uuid),
-          },
-          {
-            additionalProperties: false,
-            description: '`booking_date` and `start_time` are accepted for `date` and `time`.',
-          },
-        ),
+        body: Type.Object(StaffBookingFields, { additionalProperties: false, description: ALIASES_ACCEPTED }),
         response: { 201: Type.Object({ booking: BookingSchema }), ...ErrorResponses },
       },
     },

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CUSTOMER_FLAT_OR_NESTED, OnlineBookingFields } from '../bookings/bookings.routes.ts';
-import { BookingSchema } from '../bookings/bookings.view.ts';
+import { CUSTOMER_FLAT_OR_NESTED, DEPOSIT_RULES, OnlineBookingFields } from '../bookings/bookings.routes.ts';
+import { CreatedBookingSchema } from '../bookings/bookings.view.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
+import { commitWithDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
@@ -16,7 +17,7 @@ import {
   TimeString,
   Uuid,
 } from '../platform/schemas.ts';
-import { checkDynamicStart, createDynamicBooking } from './dynamic.service.ts';
+import { checkDynamicStart, createDynamicBooking, prepareDynamicDeposit } from './dynamic.service.ts';
 
 const DURATION_DEFAULT = 60;
 const Duration = Type.Integer({
@@ -119,33 +120,38 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptCustomerFlatOrNested('flat'),
+      // With a deposit the answer carries the payment's client secret.
+      config: { sensitive: true },
       schema: {
         tags: ['Dynamic mode'],
         summary: 'Book any start minute for any length (dynamic mode)',
-        description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE}`,
+        description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE} ${DEPOSIT_RULES}`,
         body: DynamicBookingBody,
-        response: { 201: Type.Object({ booking: BookingSchema }), ...ErrorResponses },
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...ErrorResponses },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body;
       if (body.business_id !== principal.businessId) throw notFound('business');
-      return commitReply(request, reply, 201, async (tx) => ({
-        booking: await createDynamicBooking(
-          tx,
-          principal,
-          {
-            date: body.booking_date,
-            time: body.start_time,
-            durationMinutes: body.duration_minutes ?? DURATION_DEFAULT,
-            partySize: body.capacity,
-            customer: customerOf(body),
-            customerNotes: body.customer_notes,
-          },
-          app.clock.now(),
-        ),
-      }));
+      const now = app.clock.now();
+      const input = {
+        date: body.booking_date,
+        time: body.start_time,
+        durationMinutes: body.duration_minutes ?? DURATION_DEFAULT,
+        partySize: body.capacity,
+        customer: customerOf(body),
+        customerNotes: body.customer_notes,
+      };
+      const deposit = await prepareDynamicDeposit(app.deposits, principal, input, now);
+      return commitWithDeposit(app.deposits, deposit, () =>
+        commitReply(request, reply, 201, async (tx) => ({
+          booking: withPaymentSecret(
+            await createDynamicBooking(tx, principal, { ...input, deposit: deposit ?? undefined }, now),
+            deposit,
+          ),
+        })),
+      );
     },
   );
 };

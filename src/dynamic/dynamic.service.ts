@@ -2,6 +2,7 @@ import type { AvailabilityService, StartAnswer } from '../availability/availabil
 import { assertFeature } from '../billing/subscription.service.ts';
 import { createBooking, type NewBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
+import { type DepositDeps, type PreparedDeposit, prepareDeposit } from '../deposits/deposits.service.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Tx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
@@ -35,6 +36,20 @@ export function checkDynamicStart(
 export type NewDynamicBooking = Omit<NewBooking, 'source' | 'mode' | 'serviceId' | 'resourceId'> & {
   durationMinutes: number;
 };
+
+/**
+ * The deposit of a dynamic booking, before its transaction; the plan is checked first, so a
+ * business without dynamic mode hears that (402) before anything of deposits.
+ */
+export function prepareDynamicDeposit(
+  deps: DepositDeps,
+  caller: Caller,
+  input: NewDynamicBooking,
+  now: number,
+): Promise<PreparedDeposit | null> {
+  assertFeature(caller, 'dynamicMode', now);
+  return prepareDeposit(deps, caller, { ...input, mode: 'dynamic' }, now);
+}
 
 /**
  * Books `input` on the best-fitting free resource in the caller's transaction, as an online

@@ -25,6 +25,8 @@ export const STATUS_OF_CODE = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,
+  /** Deposits need a connected payment account that can take charges (sandbox businesses excepted). */
+  deposits_not_enabled: 422,
   outside_operating_hours: 422,
   outside_booking_window: 422,
   rate_limit_exceeded: 429,

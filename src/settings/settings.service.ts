@@ -1,5 +1,6 @@
 import { type AuditActor, changeAudited } from '../audit/audit.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
+import { paymentDestination } from '../deposits/deposits.service.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import {
@@ -68,6 +69,18 @@ function checkPlan(merged: SettingsRow, before: SettingsRow, subscriber: Subscri
   }
 }
 
+/** Deposits are switched on (or from one kind to the other) only with a payment account that can take charges. */
+async function checkPaymentAccount(
+  tx: Tx,
+  merged: SettingsRow,
+  before: SettingsRow,
+  actor: AuditActor & Subscriber,
+): Promise<void> {
+  if (merged.deposit_type !== 'none' && merged.deposit_type !== before.deposit_type) {
+    await paymentDestination(tx, actor.businessId, actor.sandbox);
+  }
+}
+
 /** Changes any subset of the settings. */
 export function changeSettings(
   tx: Tx,
@@ -79,9 +92,10 @@ export function changeSettings(
     entityType: 'business',
     lock: () => lockSettings(tx, actor.businessId),
     patch,
-    check: (merged, before) => {
+    check: async (merged, before) => {
       checkPlan(merged, before, actor, now);
       checkSettings(patch, merged, zoneKnown);
+      await checkPaymentAccount(tx, merged, before, actor);
     },
     update: (changes) => updateSettings(tx, actor.businessId, changes),
     view: withoutId,

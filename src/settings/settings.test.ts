@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
+import { connectPaymentAccount } from '../../test/deposit-fixtures.ts';
 import {
   bearer,
   createTenant,
@@ -97,6 +98,7 @@ describe('PATCH /v1/manage/settings', () => {
   describe('200', () => {
     it('changes the given fields, answers all of them and audits settings.updated', async () => {
       const tenant = await createTenant(ctx.app);
+      await connectPaymentAccount(ctx.app, tenant.businessId);
       const change = {
         timezone: 'Europe/Berlin',
         default_slot_interval_minutes: 15,
@@ -231,6 +233,25 @@ describe('PATCH /v1/manage/settings', () => {
         assert.deepEqual((await call(tenant, 'GET')).json(), DEFAULTS);
       });
     }
+
+    it('refuses deposits without a payment account that can take charges, except on a sandbox', async () => {
+      const tenant = await createTenant(ctx.app);
+      const sandbox = await createTenant(ctx.app, { is_dev: true });
+      const onboarding = await createTenant(ctx.app);
+      await connectPaymentAccount(ctx.app, onboarding.businessId, { ready: false });
+      for (const deposit_type of ['charge', 'authorization_hold']) {
+        for (const refused of [tenant, onboarding]) {
+          const response = await call(refused, 'PATCH', { deposit_type, buffer_minutes: 15 });
+          assert.equal(response.statusCode, 422, response.body);
+          assert.equal(response.json().error.code, 'deposits_not_enabled');
+          assert.match(response.json().error.message, /POST \/v1\/billing\/connect\/onboard/);
+          assert.deepEqual((await call(refused, 'GET')).json(), DEFAULTS);
+        }
+        const response = await call(sandbox, 'PATCH', { deposit_type });
+        assert.equal(response.statusCode, 200, response.body);
+      }
+      assert.equal((await call(tenant, 'PATCH', { deposit_type: 'none' })).statusCode, 200);
+    });
 
     it('checks the capacity range against the stored values', async () => {
       const tenant = await createTenant(ctx.app);

@@ -1,0 +1,123 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { BookingSchema } from '../bookings/bookings.view.ts';
+import { ALIASES_ACCEPTED, acceptAliases, StaffBookingFields } from '../bookings/staff-bookings.routes.ts';
+import { customerOf } from '../customers/customers.service.ts';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { commitReply } from '../platform/idempotency.ts';
+import { ErrorResponses, IdParams, Timestamp } from '../platform/schemas.ts';
+import {
+  cancelHeldHold,
+  captureNoShowHold,
+  createStaffDepositBooking,
+  prepareStaffDeposit,
+  recordNoShow,
+  recordRelease,
+} from './deposits.service.ts';
+
+const StaffDepositBody = Type.Object(
+  { ...StaffBookingFields, email: Type.String({ format: 'email', maxLength: 254 }) },
+  { additionalProperties: false, description: ALIASES_ACCEPTED },
+);
+
+const DetailAnswer = Type.Object({
+  detail: Type.String(),
+  booking: BookingSchema,
+});
+
+export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/manage/bookings/staff-deposit',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      preValidation: acceptAliases,
+      // The answer carries the guest's payment link.
+      config: { sensitive: true },
+      schema: {
+        tags: ['Deposits'],
+        summary: 'Staff booking paid by a deposit link: pending until the guest pays',
+        description:
+          "Staff rules (any minute inside hours, no notice or window). The booking is `pending` with a `charge` deposit (the deposit per person times the party) paid through the processor's checkout page; the link is emailed to the guest and expires after 2 hours, when an unpaid booking is cancelled. 422 `deposits_not_enabled` until the business has a payment account (sandbox businesses need none).",
+        body: StaffDepositBody,
+        response: {
+          201: Type.Object({
+            booking: BookingSchema,
+            checkout_url: Type.String(),
+            expires_at: Timestamp,
+          }),
+          ...ErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      const now = app.clock.now();
+      const prepared = await prepareStaffDeposit(
+        app.deposits,
+        principal,
+        { partySize: body.capacity ?? 1, email: body.email },
+        now,
+      );
+      return commitReply(request, reply, 201, (tx) =>
+        createStaffDepositBooking(
+          tx,
+          principal,
+          {
+            date: body.date,
+            time: body.time,
+            partySize: body.capacity ?? 1,
+            serviceId: body.service_id,
+            resourceId: body.resource_id,
+            customer: { ...customerOf(body), email: body.email },
+            customerNotes: body.notes,
+          },
+          prepared,
+          now,
+        ),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/manage/bookings/:booking_id/no-show',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        tags: ['Deposits'],
+        summary: 'Mark a no-show and capture its EUR 20 hold',
+        description:
+          'For a `confirmed` or `checked_in` booking whose deposit is `held`: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise 409 with `detail`. A retry after a failure never captures twice.',
+        params: IdParams('booking_id'),
+        response: { 200: DetailAnswer, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const bookingId = request.params.booking_id;
+      await captureNoShowHold(app.deposits, principal.businessId, bookingId);
+      return commitReply(request, reply, 200, (tx) => recordNoShow(tx, principal, bookingId));
+    },
+  );
+
+  app.post(
+    '/v1/manage/bookings/:booking_id/release-hold',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        tags: ['Deposits'],
+        summary: 'Release a held deposit without charging',
+        description:
+          "For a booking whose deposit is `held`: the hold is cancelled and the deposit becomes `released`; the booking's status stays. Otherwise 409 with `detail`.",
+        params: IdParams('booking_id'),
+        response: { 200: DetailAnswer, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const bookingId = request.params.booking_id;
+      await cancelHeldHold(app.deposits, principal.businessId, bookingId);
+      return commitReply(request, reply, 200, (tx) => recordRelease(tx, principal, bookingId));
+    },
+  );
+};

@@ -1,0 +1,314 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import type { FastifyBaseLogger } from 'fastify';
+import { SMTPServer } from 'smtp-server';
+import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { auditTrail, bookingView, connectPaymentAccount, depositRow } from '../../test/deposit-fixtures.ts';
+import {
+  bearer,
+  createTenant,
+  createTestApp,
+  dashboardToken,
+  itChecksAuth,
+  type TestContext,
+} from '../../test/helpers.ts';
+import { withTx } from '../platform/db.ts';
+import { EmailSender, enqueueEmail } from './email.service.ts';
+
+interface Received {
+  to: string[];
+  raw: string;
+}
+const received: Received[] = [];
+/** A recipient the capture server refuses, to try a failed delivery. */
+let refusedRecipient: string | null = null;
+
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  logger: false,
+  onRcptTo(address, _session, callback) {
+    if (address.address === refusedRecipient) return callback(new Error('mailbox unavailable'));
+    callback();
+  },
+  onData(stream, session, callback) {
+    let raw = '';
+    stream.on('data', (chunk: Buffer) => {
+      raw += chunk.toString('utf8');
+    });
+    stream.on('end', () => {
+      received.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
+      callback();
+    });
+  },
+});
+
+let ctx: TestContext;
+before(async () => {
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const { port } = smtp.server.address() as AddressInfo;
+  ctx = await createTestApp({ smtpUrl: `smtp://127.0.0.1:${port}` });
+});
+after(async () => {
+  await ctx.close();
+  await new Promise<void>((resolve) => smtp.close(resolve));
+});
+beforeEach(() => {
+  received.length = 0;
+  refusedRecipient = null;
+  ctx.app.clock.now = () => Date.now();
+  return ctx.reset();
+});
+
+const MINUTE = 60_000;
+const URL = '/v1/manage/bookings/staff-deposit';
+const TOMORROW = daysFromNow(1);
+
+/** The body of a mail as sent: quoted-printable undone. */
+const bodyOf = (raw: string) =>
+  raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+async function bookable(options: { account?: boolean } = {}): Promise<BookableBusiness> {
+  const biz = await setupBookable(ctx.app, {
+    // Staff rules: neither notice nor the slot grid applies to them.
+    settings: { min_notice_hours: 72 },
+    resources: [{ name: 'Only', capacity_min: 1, capacity_max: 6 }],
+  });
+  if (options.account !== false) await connectPaymentAccount(ctx.app, biz.tenant.businessId);
+  return biz;
+}
+
+const staffDeposit = (
+  biz: BookableBusiness,
+  body: Record<string, unknown> = {},
+  headers = biz.tenant.headers,
+) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: URL,
+    headers,
+    payload: { date: TOMORROW, time: '12:10', capacity: 3, ...guest(), notes: 'window seat', ...body },
+  });
+
+async function staffDepositOk(biz: BookableBusiness, body: Record<string, unknown> = {}) {
+  const response = await staffDeposit(biz, body);
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json() as { booking: { id: string }; checkout_url: string; expires_at: string };
+}
+
+const sessionIdOf = (checkoutUrl: string) => checkoutUrl.split('/').at(-1)!;
+const checkout = (checkoutUrl: string, action: 'complete' | 'expire') =>
+  ctx.app.inject({
+    method: 'POST',
+    url: `/simulated-processor/checkout/${sessionIdOf(checkoutUrl)}/${action}`,
+  });
+
+describe('POST /v1/manage/bookings/staff-deposit', () => {
+  describe('201', () => {
+    it('books pending with a charge paid through a 2-hour payment link, emailed to the guest', async () => {
+      const biz = await bookable();
+      const response = await staffDeposit(biz, {
+        date: undefined,
+        time: undefined,
+        booking_date: TOMORROW,
+        start_time: '12:10',
+        email: 'ada@example.com',
+        first_name: 'Ada',
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(response.headers['cache-control'], 'no-store');
+      const { booking, checkout_url, expires_at } = response.json();
+      assert.equal(booking.status, 'pending');
+      assert.equal(booking.source, 'staff');
+      assert.equal(booking.start_time, '12:10');
+      assert.deepEqual(booking.deposit, {
+        status: 'requires_payment',
+        type: 'charge',
+        amount_cents: 1500,
+        processor_payment_id: null,
+      });
+      assert.ok(checkout_url.startsWith(`${ctx.config.publicBaseUrl}/simulated-processor/checkout/cs_test_`));
+      assert.ok(Math.abs(Date.parse(expires_at) - (Date.now() + 120 * MINUTE)) < MINUTE);
+      const session = await ctx.app.payments.simulated.find(sessionIdOf(checkout_url));
+      assert.equal(session?.amount_total, 1500);
+      assert.equal(session?.customer_email, 'ada@example.com');
+      assert.equal(session?.expires_at, Math.floor(Date.parse(expires_at) / 1000));
+      assert.deepEqual(session?.metadata, { booking_id: booking.id, business_id: biz.tenant.businessId });
+      assert.match(
+        String(session?.success_url),
+        new RegExp(`/book/${biz.tenant.slug}\\?booking=${booking.id}`),
+      );
+      assert.equal((await depositRow(ctx.app, booking.id)).checkout_url, checkout_url);
+      const [created] = await auditTrail(ctx.app, booking.id);
+      assert.match(created!, /^booking\.created_by_staff_with_deposit by /);
+
+      assert.equal((await ctx.app.jobs.runAll()).email, 1);
+      assert.equal(received.length, 1);
+      const [mail] = received;
+      assert.deepEqual(mail!.to, ['ada@example.com']);
+      assert.match(mail!.raw, /^Subject: Pay the deposit for your booking at Bistro Race\r?$/m);
+      const body = bodyOf(mail!.raw);
+      assert.ok(body.includes(checkout_url), body);
+      assert.ok(body.includes('Hello Ada'), body);
+      assert.ok(body.includes('EUR 15.00'), body);
+      assert.ok(body.includes(booking.confirmation_code), body);
+      const [outbox] = await ctx.app.db.selectFrom('email_outbox').selectAll().execute();
+      assert.ok(outbox!.sent_at);
+      assert.equal(outbox!.attempts, 1);
+      assert.equal((await ctx.app.jobs.runAll()).email, 0);
+    });
+
+    it('lets a staff member take one, and a sandbox business needs no payment account', async () => {
+      const biz = await bookable();
+      const token = await dashboardToken(ctx.app, biz.tenant, 'staff_member');
+      assert.equal((await staffDeposit(biz, {}, bearer(token))).statusCode, 201);
+      const sandbox = await setupBookable(ctx.app, { sandbox: true });
+      assert.equal((await staffDeposit(sandbox)).statusCode, 201);
+    });
+
+    it('confirms the booking when the guest pays through the link', async () => {
+      const biz = await bookable();
+      const { booking, checkout_url } = await staffDepositOk(biz);
+      const paid = await checkout(checkout_url, 'complete');
+      assert.equal(paid.statusCode, 200, paid.body);
+      const shown = await bookingView(ctx.app, biz, booking.id);
+      assert.equal(shown.status, 'confirmed');
+      assert.equal(shown.deposit.status, 'paid');
+      assert.equal(shown.deposit.processor_payment_id, paid.json().payment_intent);
+    });
+
+    it('cancels the unpaid booking when the link expires, with or without the processor saying so', async () => {
+      const biz = await bookable();
+      const expired = await staffDepositOk(biz, { time: '10:00' });
+      assert.equal((await checkout(expired.checkout_url, 'expire')).statusCode, 200);
+      const byEvent = await bookingView(ctx.app, biz, expired.booking.id);
+      assert.equal(byEvent.status, 'cancelled');
+      assert.equal(byEvent.deposit.status, 'failed');
+
+      const silent = await staffDepositOk(biz, { time: '14:00' });
+      ctx.app.clock.now = () => Date.parse(silent.expires_at) - MINUTE;
+      await ctx.app.jobs.runAll();
+      assert.equal((await bookingView(ctx.app, biz, silent.booking.id)).status, 'pending');
+      ctx.app.clock.now = () => Date.parse(silent.expires_at) + MINUTE;
+      await ctx.app.jobs.runAll();
+      const byDeadline = await bookingView(ctx.app, biz, silent.booking.id);
+      assert.equal(byDeadline.status, 'cancelled');
+      assert.equal(byDeadline.deposit.status, 'failed');
+      for (const { booking } of [expired, silent]) {
+        assert.deepEqual((await auditTrail(ctx.app, booking.id)).slice(1), [
+          'booking.cancelled_unpaid by system',
+          'deposit.failed by system',
+        ]);
+      }
+    });
+
+    it('tries an email the mail server refused again later', async () => {
+      const biz = await bookable();
+      refusedRecipient = 'later@example.com';
+      await staffDepositOk(biz, { email: 'later@example.com' });
+      assert.equal((await ctx.app.jobs.runAll()).email, 1);
+      const failed = await ctx.app.db.selectFrom('email_outbox').selectAll().executeTakeFirstOrThrow();
+      assert.equal(failed.sent_at, null);
+      assert.equal(failed.attempts, 1);
+      assert.ok(failed.last_error);
+      assert.equal((await ctx.app.jobs.runAll()).email, 0);
+      refusedRecipient = null;
+      ctx.app.clock.now = () => Date.now() + 2 * MINUTE;
+      assert.equal((await ctx.app.jobs.runAll()).email, 1);
+      const sent = await ctx.app.db.selectFrom('email_outbox').selectAll().executeTakeFirstOrThrow();
+      assert.ok(sent.sent_at);
+      assert.equal(sent.attempts, 2);
+      assert.equal(sent.last_error, null);
+      assert.deepEqual(
+        received.map((mail) => mail.to),
+        [['later@example.com']],
+      );
+    });
+  });
+
+  describe('409', () => {
+    it('answers slot_unavailable when no resource is free', async () => {
+      const biz = await bookable();
+      await staffDepositOk(biz);
+      const response = await staffDeposit(biz, { time: '12:40' });
+      assert.equal(response.statusCode, 409, response.body);
+      assert.equal(response.json().error.code, 'slot_unavailable');
+      assert.equal(
+        await ctx.app.db
+          .selectFrom('email_outbox')
+          .select('id')
+          .execute()
+          .then((rows) => rows.length),
+        1,
+      );
+    });
+  });
+
+  describe('422', () => {
+    it('needs a valid guest email', async () => {
+      const biz = await bookable();
+      for (const [body, field] of [
+        [{ email: undefined }, 'email'],
+        [{ email: null }, 'email'],
+        [{ email: 'not an email' }, 'email'],
+        [{ phone: '123' }, 'phone'],
+        [{ capacity: 51 }, 'capacity'],
+      ] as const) {
+        const response = await staffDeposit(biz, body);
+        assert.equal(response.statusCode, 422, `${JSON.stringify(body)}: ${response.body}`);
+        assert.equal(response.json().error.code, 'validation_error');
+        assert.ok(
+          response.json().error.fields.some((f: { field: string }) => f.field === field),
+          response.body,
+        );
+      }
+    });
+
+    it('answers deposits_not_enabled without a payment account, making no payment link', async () => {
+      const biz = await bookable({ account: false });
+      const response = await staffDeposit(biz);
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().error.code, 'deposits_not_enabled');
+      const objects = await ctx.app.db.selectFrom('simulated_processor_objects').select('id').execute();
+      assert.deepEqual(objects, []);
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => ({
+        tenant: await createTenant(ctx.app),
+        route: {
+          method: 'POST',
+          url: URL,
+          payload: { date: TOMORROW, time: '12:00', ...guest() },
+          scope: 'write',
+          staff: true,
+        },
+      }),
+    );
+  });
+});
+
+describe('email without SMTP_URL', () => {
+  it('is logged with its recipient and subject, never its body, and marked sent', async () => {
+    const lines: unknown[][] = [];
+    const log = { info: (...args: unknown[]) => lines.push(args) } as unknown as FastifyBaseLogger;
+    const sender = new EmailSender(ctx.app.db, ctx.app.clock, log, undefined, ctx.config.publicBaseUrl);
+    await withTx(ctx.app.db, (tx) =>
+      enqueueEmail(tx, { businessId: null, to: 'guest@example.com', subject: 'Hello', text: 'secret link' }),
+    );
+    assert.equal(await sender.run(), 1);
+    assert.equal(lines.length, 1);
+    assert.deepEqual((lines[0]![0] as Record<string, unknown>).to, 'guest@example.com');
+    assert.deepEqual((lines[0]![0] as Record<string, unknown>).subject, 'Hello');
+    assert.ok(!JSON.stringify(lines).includes('secret link'));
+    const row = await ctx.app.db.selectFrom('email_outbox').selectAll().executeTakeFirstOrThrow();
+    assert.ok(row.sent_at);
+    assert.equal(received.length, 0);
+  });
+});
