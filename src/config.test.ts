@@ -41,6 +41,11 @@ describe('loadConfig', () => {
     assert.equal(config.stripeSecretKey, undefined);
     assert.equal(config.smtpUrl, undefined);
     assert.equal(config.webhookAllowPrivateUrls, false);
+    assert.deepEqual(
+      config.webhookRetrySchedule,
+      [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      'the Standard Webhooks schedule',
+    );
   });
 
   it('puts the data in ./data unless DATA_DIR says otherwise', () => {
@@ -92,6 +97,7 @@ describe('loadConfig', () => {
       STRIPE_SECRET_KEY: 'sk_test_123',
       SMTP_URL: 'smtp://mail:25',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '500ms, 1s,2m,1h,1d',
     });
     assert.equal(config.port, 9000);
     assert.equal(config.host, '0.0.0.0');
@@ -105,6 +111,7 @@ describe('loadConfig', () => {
     assert.equal(config.stripeSecretKey, 'sk_test_123');
     assert.equal(config.smtpUrl, 'smtp://mail:25');
     assert.equal(config.webhookAllowPrivateUrls, true);
+    assert.deepEqual(config.webhookRetrySchedule, [500, 1_000, 120_000, 3_600_000, 86_400_000]);
   });
 
   it('takes PUBLIC_BASE_URL without its trailing slash', () => {
@@ -143,6 +150,10 @@ describe('loadConfig', () => {
       ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
       ['SMTP_URL', { SMTP_URL: 'mail.example.com' }],
       ['WEBHOOK_ALLOW_PRIVATE_URLS', { WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5s,,1m' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5 seconds' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '0s' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: Array(21).fill('1s').join(',') }],
       ['TRUST_PROXY', { TRUST_PROXY: 'the load balancer' }],
       ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1, proxy.internal' }],
     ];
