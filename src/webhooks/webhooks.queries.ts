@@ -195,7 +195,8 @@ export interface ClaimedDelivery {
 
 /**
  * Takes up to `limit` deliveries due at `now` and leases them until `leaseUntil`, counting the
- * attempt. Rows another dispatcher is claiming are skipped (`SKIP LOCKED`), rows leased by one
+ * attempt. A pending delivery (never tried, or asked to be sent again) is due at once, whatever
+ * the clocks of the database and of this process say; a retrying one at its `next_attempt_at`. Rows another dispatcher is claiming are skipped (`SKIP LOCKED`), rows leased by one
  * are not due, and a delivery waits while an earlier one of its endpoint and subject is pending
  * or retrying, so one subject's events arrive in order. A row whose lease changed under the
  * claim is re-checked by PostgreSQL against the new version and left alone.
@@ -204,7 +205,7 @@ export async function claimDue(db: Db, now: Date, leaseUntil: Date, limit: numbe
   const { rows } = await sql<ClaimedDelivery>`
     WITH due AS (
       SELECT c.id FROM webhook_deliveries c
-      WHERE c.status IN ('pending', 'retrying') AND c.next_attempt_at <= ${now}
+      WHERE (c.status = 'pending' OR (c.status = 'retrying' AND c.next_attempt_at <= ${now}))
         AND (c.locked_until IS NULL OR c.locked_until <= ${now})
         AND NOT EXISTS (
           SELECT 1 FROM webhook_deliveries earlier
