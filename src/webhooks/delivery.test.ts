@@ -5,6 +5,7 @@ import {
   BOOKING_DAY,
   type BookableBusiness,
   bookOk,
+  guest,
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
@@ -148,6 +149,28 @@ describe('events', () => {
     assert.equal(rescheduled.event.data.start_time, '14:00');
     assert.equal(rescheduled.event.data.staff_notes, 'window seat');
     assert.equal(new Set(receiver.received.map((r) => r.event.id)).size, 12, 'each event its own id');
+  });
+
+  it('delivers booking.created for a dynamic-mode booking too', async () => {
+    const biz = await setupBookable(ctx.app, { settings: { booking_mode: 'dynamic' } });
+    await subscribe(biz.tenant);
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/dynamic/bookings',
+      headers: biz.tenant.headers,
+      payload: {
+        business_id: biz.tenant.businessId,
+        booking_date: BOOKING_DAY,
+        start_time: '10:07',
+        duration_minutes: 25,
+        capacity: 2,
+        ...guest(),
+      },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    await dispatch();
+    assert.deepEqual(receiver.types(), ['booking.created']);
+    assert.deepEqual(receiver.received[0]!.event.data, response.json().booking);
   });
 
   it('fires one event per kind of change of a PATCH, the status last, each with the final booking', async () => {
