@@ -51,6 +51,10 @@ import { hoursRoutes } from './settings/hours.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { statsRoutes } from './stats/stats.routes.ts';
 import { waitlistRoutes } from './waitlist/waitlist.routes.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { WebhookTargets } from './webhooks/target.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
+import { webhookSealKey } from './webhooks/webhooks.service.ts';
 
 export const API_VERSION = '2.0.0';
 
@@ -69,6 +73,8 @@ declare module 'fastify' {
     deposits: DepositDeps;
     /** Availability and its caches, one per process: the slot grid and dynamic mode's point checks share them. */
     availability: AvailabilityService;
+    /** Where webhooks may go, the key their secrets are sealed with, and the dispatcher sending them. */
+    webhooks: { targets: WebhookTargets; sealKey: Buffer; dispatcher: WebhookDispatcher };
   }
 }
 
@@ -138,6 +144,18 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
   const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
+  const webhookTargets = new WebhookTargets(config);
+  const sealKey = webhookSealKey(config.jwtSecret);
+  const dispatcher = new WebhookDispatcher({
+    db: database.db,
+    clock,
+    targets: webhookTargets,
+    sealKey,
+    retrySchedule: config.webhookRetrySchedule,
+    log: app.log,
+  });
+  app.decorate('webhooks', { targets: webhookTargets, sealKey, dispatcher });
+  for (const job of dispatcher.jobs()) app.jobs.add(job);
   app.decorateRequest('principal', null);
   app.addHook('onClose', async () => {
     await app.jobs.stop();
@@ -223,6 +241,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(depositRoutes);
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);
+  await app.register(webhookRoutes);
 
   return app;
 }

@@ -42,6 +42,11 @@ describe('loadConfig', () => {
     assert.equal(config.stripeApiBase, undefined);
     assert.equal(config.smtpUrl, undefined);
     assert.equal(config.webhookAllowPrivateUrls, false);
+    assert.deepEqual(
+      config.webhookRetrySchedule,
+      [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      'the Standard Webhooks schedule',
+    );
   });
 
   it('puts the data in ./data unless DATA_DIR says otherwise', () => {
@@ -94,6 +99,7 @@ describe('loadConfig', () => {
       STRIPE_API_BASE: 'http://127.0.0.1:12111',
       SMTP_URL: 'smtp://mail:25',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '500ms, 1s,2m,1h,1d',
     });
     assert.equal(config.port, 9000);
     assert.equal(config.host, '0.0.0.0');
@@ -108,6 +114,7 @@ describe('loadConfig', () => {
     assert.equal(config.stripeApiBase, 'http://127.0.0.1:12111');
     assert.equal(config.smtpUrl, 'smtp://mail:25');
     assert.equal(config.webhookAllowPrivateUrls, true);
+    assert.deepEqual(config.webhookRetrySchedule, [500, 1_000, 120_000, 3_600_000, 86_400_000]);
   });
 
   it('takes PUBLIC_BASE_URL without its trailing slash', () => {
@@ -148,6 +155,10 @@ describe('loadConfig', () => {
       ['STRIPE_API_BASE', { STRIPE_API_BASE: 'localhost:12111' }],
       ['PAYMENTS_WEBHOOK_SECRET', { STRIPE_SECRET_KEY: 'sk_test_123' }],
       ['WEBHOOK_ALLOW_PRIVATE_URLS', { WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5s,,1m' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5 seconds' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '0s' }],
+      ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: Array(21).fill('1s').join(',') }],
       ['TRUST_PROXY', { TRUST_PROXY: 'the load balancer' }],
       ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1, proxy.internal' }],
     ];

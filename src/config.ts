@@ -19,6 +19,8 @@ export interface Config {
   stripeApiBase: string | undefined;
   smtpUrl: string | undefined;
   webhookAllowPrivateUrls: boolean;
+  /** Waits between a failed webhook delivery and its next attempt, in milliseconds (before jitter). */
+  webhookRetrySchedule: number[];
   /** Which proxies' `X-Forwarded-For` names the client (Fastify's `trustProxy`); false: the socket's address. */
   trustProxy: boolean | number | string[];
 }
@@ -56,6 +58,23 @@ function parseBool(name: string, raw: string | undefined): boolean {
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** The Standard Webhooks schedule: after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const STANDARD_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const MAX_RETRIES = 20;
+
+/** `WEBHOOK_RETRY_SCHEDULE`: the waits between attempts, as `5s,5m,30m,2h` (units ms, s, m, h, d). */
+function parseRetrySchedule(raw: string | undefined): number[] {
+  const value = raw === undefined || raw.trim() === '' ? STANDARD_RETRY_SCHEDULE : raw;
+  const steps = value.split(',').map((part) => /^\s*(\d{1,9})\s*(ms|s|m|h|d)\s*$/.exec(part));
+  if (steps.length > MAX_RETRIES || steps.some((step) => !step || Number(step[1]) === 0)) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be 1 to ${MAX_RETRIES} comma-separated waits above zero such as 5s,5m,30m,2h (units ms, s, m, h, d), got "${raw}"`,
+    );
+  }
+  return steps.map((step) => Number(step![1]) * DURATION_UNIT_MS[step![2]!]!);
 }
 
 const IP_OR_CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:.]*)(\/\d{1,3})?$/i;
@@ -147,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
     webhookAllowPrivateUrls: parseBool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS),
+    webhookRetrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Database, DataDirLockedError, openPGlite, openPostgres } from './platform/db.ts';
@@ -8,16 +9,13 @@ export async function openDatabase(config: Config): Promise<Database> {
   return config.databaseUrl ? openPostgres(config.databaseUrl) : openPGlite(config.dataDir);
 }
 
-async function serve(config: Config): Promise<void> {
-  const database = await openDatabase(config);
-  await migrate(database);
-  await ensureSandbox(database.db);
-  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+/** On SIGTERM or SIGINT: finish what is in flight (requests, job runs), close the database, exit. */
+function stopOnSignal(app: FastifyInstance, database: Database, what: string): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.log.info({ signal }, `shutting down: finishing in-flight ${what}`);
     try {
       await app.close();
       await database.close();
@@ -29,6 +27,14 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+async function serve(config: Config): Promise<void> {
+  const database = await openDatabase(config);
+  await migrate(database);
+  await ensureSandbox(database.db);
+  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+  stopOnSignal(app, database, 'requests');
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -71,6 +77,26 @@ function listenError(error: unknown, config: Config): unknown {
   }
 }
 
+/**
+ * The scheduled jobs alone (webhook deliveries and the rest), without an HTTP listener: more of
+ * them beside the servers, sharing the work through the database. PGlite's data folder belongs
+ * to one process, whose server already runs the jobs, so a worker needs PostgreSQL.
+ */
+async function work(config: Config): Promise<void> {
+  if (!config.databaseUrl) {
+    throw new ConfigError(
+      'worker needs DATABASE_URL: with the embedded database the server runs the jobs itself',
+    );
+  }
+  const database = await openDatabase(config);
+  await migrate(database);
+  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+  await app.ready();
+  stopOnSignal(app, database, 'jobs');
+  app.jobs.start({ keepAlive: true });
+  process.stdout.write('Slotwise worker is running the scheduled jobs on PostgreSQL (DATABASE_URL)\n');
+}
+
 async function runMigrations(config: Config): Promise<void> {
   const database = await openDatabase(config);
   try {
@@ -85,12 +111,13 @@ async function main(): Promise<void> {
   const command = process.argv[2] ?? 'serve';
   const config = loadConfig();
   if (command === 'serve') return serve(config);
+  if (command === 'worker') return work(config);
   if (command === 'migrate') return runMigrations(config);
   if (command === 'demo') {
     const { runDemo } = await import('./demo.ts');
     return runDemo(config);
   }
-  throw new ConfigError(`unknown command "${command}"; use serve, migrate or demo`);
+  throw new ConfigError(`unknown command "${command}"; use serve, worker, migrate or demo`);
 }
 
 main().catch((error: unknown) => {

@@ -313,6 +313,50 @@ export interface SimulatedProcessorObjectsTable {
   updated_at: Generated<Date>;
 }
 
+export type WebhookEndpointStatus = 'active' | 'failing';
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  business_id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  /** Sealed (`platform/secrets.ts`); never stored in plain text. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  is_active: Generated<boolean>;
+  status: Generated<WebhookEndpointStatus>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WebhookEventsTable {
+  id: Generated<string>;
+  business_id: string;
+  type: string;
+  data: Json;
+  created_at: Generated<Date>;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  seq: Generated<number>;
+  endpoint_id: string;
+  event_id: string;
+  subject_key: string;
+  status: Generated<WebhookDeliveryStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  locked_until: Timestamp | null;
+  last_response_code: number | null;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  created_at: Generated<Date>;
+}
+
 export interface DB {
   developers: DevelopersTable;
   booking_usage: BookingUsageTable;
@@ -337,4 +381,7 @@ export interface DB {
   connected_accounts: ConnectedAccountsTable;
   email_outbox: EmailOutboxTable;
   simulated_processor_objects: SimulatedProcessorObjectsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -20,6 +20,7 @@ import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import type { BookingStatus } from '../schema.ts';
+import { bookingStatusEvent, emitEvent, type WebhookEventType } from '../webhooks/events.ts';
 import {
   type BookingFilters,
   bookingPlacement,
@@ -246,6 +247,7 @@ export async function createBooking(
     entityId: booking.id,
     after: booking,
   });
+  await emitEvent(tx, actor.businessId, 'booking.created', booking, booking.id);
   // Last, so the quota's row is held only for the moment before the commit.
   await consumeQuota(tx, quota);
   return booking;
@@ -337,6 +339,7 @@ export async function changeBooking(
   }
   const capacity = change.capacity ?? current.capacity;
   let placed: { resourceId: string; capacity: number };
+  const events: WebhookEventType[] = [];
 
   if (reschedule) {
     const date = change.booking_date ?? current.booking_date;
@@ -403,6 +406,7 @@ export async function changeBooking(
       },
       after: { booking_date: date, start_time: times.start_time, resource_id: resourceId, capacity },
     });
+    events.push('booking.rescheduled');
     placed = { resourceId, capacity };
   } else {
     const resourceId = change.resource_id ?? current.resource_id;
@@ -415,6 +419,7 @@ export async function changeBooking(
       assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
       if (moves && (await resourceIsBusy(tx, resource.id, current.during, current.id))) throw slotTaken();
       await updateBooking(tx, actor.businessId, current.id, { resource_id: resourceId, capacity });
+      events.push('booking.updated');
     }
     placed = { resourceId, capacity };
   }
@@ -454,8 +459,12 @@ export async function changeBooking(
       current.status,
       change.status,
     );
+    if (change.status !== 'pending') events.push(bookingStatusEvent(change.status));
   }
-  return findBooking(tx, actor.businessId, bookingId);
+  const booking = await findBooking(tx, actor.businessId, bookingId);
+  // Each event carries the booking as the whole change left it.
+  for (const type of events) await emitEvent(tx, actor.businessId, type, booking, booking.id);
+  return booking;
 }
 
 export async function saveStaffNotes(
@@ -467,7 +476,9 @@ export async function saveStaffNotes(
   const current = await lockedBooking(tx, actor.businessId, bookingId);
   await updateBooking(tx, actor.businessId, current.id, { staff_notes: notes });
   await auditBooking(tx, actor, current.id, 'booking.notes_saved', 'staff_notes', current.staff_notes, notes);
-  return findBooking(tx, actor.businessId, bookingId);
+  const booking = await findBooking(tx, actor.businessId, bookingId);
+  await emitEvent(tx, actor.businessId, 'booking.updated', booking, booking.id);
+  return booking;
 }
 
 /** Active resources that could take the booking instead of its current one, in display order. */

@@ -109,6 +109,8 @@ const PARAM_THINGS: Record<string, string> = {
   key_id: 'API key',
   user_id: 'staff member',
   block_id: 'resource block',
+  endpoint_id: 'webhook endpoint',
+  delivery_id: 'webhook delivery',
 };
 
 /** What a path parameter that failed its check names: `business_id` -> "business". */

@@ -152,7 +152,7 @@ const deleteExpiredKeys = (db: Executor) =>
 export async function commitReply<T>(
   request: FastifyRequest,
   reply: FastifyReply,
-  status: 200 | 201 | 204,
+  status: 200 | 201 | 202 | 204,
   work: (tx: Tx) => Promise<T>,
 ): Promise<FastifyReply> {
   const claim = claims.get(request);

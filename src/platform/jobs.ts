@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 
 /**
  * Work the service does on its own, on a timer: cancelling unpaid bookings, placing holds,
- * sending email. Each run claims its rows in the database (`FOR UPDATE SKIP LOCKED`), so any
+ * sending email and webhooks. Each run claims its rows in the database (`FOR UPDATE SKIP LOCKED`), so any
  * number of processes may run the same jobs. Tests call `runAll()` instead of waiting.
  */
 export interface Job {
@@ -33,15 +33,18 @@ export class JobRunner {
     return handled;
   }
 
-  /** Starts the timers; a failing run is logged and tried again at the next tick. */
-  start(): void {
+  /**
+   * Starts the timers; a failing run is logged and tried again at the next tick. The timers keep
+   * the process alive only when asked (a worker, which has no listening server to do so).
+   */
+  start({ keepAlive = false } = {}): void {
     for (const job of this.jobs) {
       const timer = setInterval(() => {
         this.runOne(job).catch((error: unknown) =>
           this.log.error({ err: error, job: job.name }, 'job failed'),
         );
       }, job.everyMs);
-      timer.unref();
+      if (!keepAlive) timer.unref();
       this.timers.push(timer);
     }
   }

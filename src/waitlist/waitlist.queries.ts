@@ -55,32 +55,9 @@ export async function insertEntry(executor: Executor, entry: NewEntryRow): Promi
   return row.id;
 }
 
-/** The 1-based position of an entry among the business's entries of the same date (null counts among nulls). */
-export async function positionOf(
-  executor: Executor,
-  businessId: string,
-  preferredDate: string | null,
-  entryId: string,
-): Promise<number> {
-  const { position } = await executor
-    .selectFrom('waitlist_entries as w')
-    .select((eb) => eb.fn.countAll<number>().as('position'))
-    .where('w.business_id', '=', businessId)
-    .where('w.preferred_date', 'is not distinct from', preferredDate)
-    .where(
-      sql<boolean>`(w.created_at, w.id) <= (SELECT created_at, id FROM waitlist_entries WHERE id = ${entryId})`,
-    )
-    .executeTakeFirstOrThrow();
-  return position;
-}
-
-/**
- * The business's entries by creation, each with its position among the entries of its date (null
- * dates count among themselves). The position is ranked before paging, so a page's cut never
- * changes it. With `preferredDate`, that date's entries and the undated ones.
- */
-export function listEntries(executor: Executor, page: PageRequest, preferredDate?: string) {
-  let ranked = executor
+/** The business's entries, each with its position among the entries of its date (null dates count among themselves). */
+function rankedEntries(executor: Executor, businessId: string) {
+  return executor
     .selectFrom('waitlist_entries')
     .select((eb) => [
       'id',
@@ -98,30 +75,58 @@ export function listEntries(executor: Executor, page: PageRequest, preferredDate
         .over((over) => over.partitionBy('preferred_date').orderBy('created_at').orderBy('id'))
         .as('position'),
     ])
-    .where('business_id', '=', page.owner);
+    .where('business_id', '=', businessId);
+}
+
+/** Ranked entries with their customer, in the columns `toEntryView` reads. */
+function entriesWithCustomer(executor: Executor, ranked: ReturnType<typeof rankedEntries>) {
+  return executor
+    .selectFrom(ranked.as('w'))
+    .innerJoin('customers as c', 'c.id', 'w.customer_id')
+    .select([
+      'w.id',
+      'w.preferred_date',
+      'w.service_id',
+      'w.capacity',
+      'w.notes',
+      'w.guest_first_name',
+      'w.guest_last_name',
+      'w.guest_email',
+      'w.position',
+      'w.created_at',
+      'c.id as customer_id',
+      ...CUSTOMER_SUMMARY_COLUMNS,
+    ]);
+}
+
+type EntryRow = Awaited<ReturnType<ReturnType<typeof entriesWithCustomer>['executeTakeFirstOrThrow']>>;
+
+const toEntryView = (row: EntryRow) => ({
+  id: row.id,
+  customer: toCustomerSummary(row),
+  guest: toGuestView(row),
+  preferred_date: row.preferred_date,
+  service_id: row.service_id,
+  capacity: row.capacity,
+  notes: row.notes,
+  position: row.position,
+  created_at: row.created_at.toISOString(),
+});
+
+/**
+ * The business's entries by creation, each with its position among the entries of its date (null
+ * dates count among themselves). The position is ranked before paging, so a page's cut never
+ * changes it. With `preferredDate`, that date's entries and the undated ones.
+ */
+export function listEntries(executor: Executor, page: PageRequest, preferredDate?: string) {
+  let ranked = rankedEntries(executor, page.owner);
   if (preferredDate) {
     ranked = ranked.where((eb) =>
       eb.or([eb('preferred_date', '=', preferredDate), eb('preferred_date', 'is', null)]),
     );
   }
   return keysetPage(
-    executor
-      .selectFrom(ranked.as('w'))
-      .innerJoin('customers as c', 'c.id', 'w.customer_id')
-      .select([
-        'w.id',
-        'w.preferred_date',
-        'w.service_id',
-        'w.capacity',
-        'w.notes',
-        'w.guest_first_name',
-        'w.guest_last_name',
-        'w.guest_email',
-        'w.position',
-        'w.created_at',
-        'c.id as customer_id',
-        ...CUSTOMER_SUMMARY_COLUMNS,
-      ]),
+    entriesWithCustomer(executor, ranked),
     {
       name: 'waitlist',
       keys: [
@@ -130,18 +135,16 @@ export function listEntries(executor: Executor, page: PageRequest, preferredDate
       ],
     },
     page,
-    (row) => ({
-      id: row.id,
-      customer: toCustomerSummary(row),
-      guest: toGuestView(row),
-      preferred_date: row.preferred_date,
-      service_id: row.service_id,
-      capacity: row.capacity,
-      notes: row.notes,
-      position: row.position,
-      created_at: row.created_at.toISOString(),
-    }),
+    toEntryView,
   );
+}
+
+/** One entry as the list shows it. */
+export async function findEntry(executor: Executor, businessId: string, entryId: string) {
+  const row = await entriesWithCustomer(executor, rankedEntries(executor, businessId))
+    .where('w.id', '=', entryId)
+    .executeTakeFirstOrThrow();
+  return toEntryView(row);
 }
 
 export const deleteEntry = (executor: Executor, businessId: string, entryId: string) =>

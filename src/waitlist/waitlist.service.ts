@@ -5,7 +5,8 @@ import { guestNamesOf } from '../customers/entry-customer.ts';
 import type { Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { findService } from '../services/services.queries.ts';
-import { businessZone, deleteEntry, insertEntry, lockWaitlist, positionOf } from './waitlist.queries.ts';
+import { emitEvent } from '../webhooks/events.ts';
+import { businessZone, deleteEntry, findEntry, insertEntry, lockWaitlist } from './waitlist.queries.ts';
 
 export interface NewWaitlistEntry {
   customer: CustomerInput;
@@ -48,7 +49,9 @@ export async function joinWaitlist(
     notes: entry.notes ?? null,
     ...guestNamesOf(entry.customer),
   });
-  return { waitlist_id: id, position: await positionOf(tx, businessId, entry.preferred_date, id) };
+  const created = await findEntry(tx, businessId, id);
+  await emitEvent(tx, businessId, 'waitlist.created', created, id);
+  return { waitlist_id: id, position: created.position };
 }
 
 export async function removeFromWaitlist(tx: Tx, actor: AuditActor, entryId: string): Promise<void> {

@@ -1,0 +1,48 @@
+import type { Tx } from '../platform/db.ts';
+import type { BookingStatus } from '../schema.ts';
+import { insertEvent } from './webhooks.queries.ts';
+
+/** The events an endpoint may subscribe to (or `*`, all of them). */
+export const WEBHOOK_EVENTS = [
+  'booking.created',
+  'booking.confirmed',
+  'booking.checked_in',
+  'booking.completed',
+  'booking.cancelled',
+  'booking.no_show',
+  'booking.rescheduled',
+  'booking.updated',
+  'deposit.paid',
+  'deposit.collected',
+  'deposit.refunded',
+  'deposit.failed',
+  'waitlist.created',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+
+/** The event of a booking's move to `status` (no move leads to `pending`). */
+export const bookingStatusEvent = (status: Exclude<BookingStatus, 'pending'>): WebhookEventType =>
+  `booking.${status}`;
+
+/** Sent only to the endpoint it is asked for, by `POST /v1/manage/webhooks/{id}/test`. */
+export const TEST_EVENT = 'webhook.test';
+
+export const ALL_EVENTS = '*';
+
+/**
+ * Puts an event in the outbox: the event and one delivery per active endpoint of the business
+ * subscribed to it, written in the caller's transaction, so the event exists exactly when the
+ * change does. `data` is the object as the API answers it, read after the change. `subjectId`
+ * (a booking's id for its events and its deposit's) orders deliveries: an endpoint receives the
+ * events of one subject in the order they happened. A business with no such endpoint writes nothing.
+ */
+export async function emitEvent(
+  tx: Tx,
+  businessId: string,
+  type: WebhookEventType,
+  data: unknown,
+  subjectId: string,
+): Promise<void> {
+  await insertEvent(tx, { businessId, type, data: JSON.stringify(data), subjectKey: subjectId });
+}

@@ -1,0 +1,222 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { commitReply } from '../platform/idempotency.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { ErrorResponses, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { WEBHOOK_EVENTS } from './events.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listDeliveries,
+  listEndpoints,
+  prepareEndpoint,
+  retryDelivery,
+  rotateSecret,
+  sendTestEvent,
+} from './webhooks.service.ts';
+
+const EndpointView = Type.Object({
+  id: Uuid,
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  events: Type.Array(Type.String()),
+  is_active: Type.Boolean(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('failing')], {
+    description:
+      '`failing` once a delivery has used up its retries; `active` again after a delivery succeeds',
+  }),
+  created_at: Timestamp,
+});
+
+const SECRET_DESCRIPTION =
+  'signing secret (`whsec_` + base64 of 32 bytes), shown only in this answer: `x-service-signature` is keyed with this whole text, Standard Webhooks signatures with its base64-decoded bytes';
+
+const EndpointWithSecret = Type.Object({
+  ...EndpointView.properties,
+  secret: Type.String({ description: SECRET_DESCRIPTION }),
+});
+
+const RotatedEndpoint = Type.Object({
+  ...EndpointWithSecret.properties,
+  previous_secret_expires_at: Type.String({
+    format: 'date-time',
+    description: 'until then deliveries carry a signature with the previous secret too',
+  }),
+});
+
+const DeliveryStatus = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('retrying'),
+  Type.Literal('delivered'),
+  Type.Literal('failed'),
+]);
+
+const DeliveryView = Type.Object({
+  id: Uuid,
+  event_id: Uuid,
+  event_type: Type.String(),
+  status: DeliveryStatus,
+  attempts: Type.Integer({ description: 'attempts made since the delivery was created or last re-sent' }),
+  last_response_code: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String({ description: 'why the last attempt got no answer' })),
+  next_attempt_at: Nullable(Timestamp),
+  delivered_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
+
+const EndpointParams = IdParams('endpoint_id');
+const admin = requireBusiness({ scope: 'admin' });
+
+export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/manage/webhooks',
+    {
+      config: { sensitive: true },
+      onRequest: admin,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Register a webhook endpoint; its signing secret is returned once',
+        description: `\`url\` must be https and reach a public address. \`events\`: any of ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}, or \`*\` for all.`,
+        body: Type.Object(
+          {
+            url: Type.String({ minLength: 1, maxLength: 2048 }),
+            events: Type.Array(Type.String({ maxLength: 100 }), {
+              minItems: 1,
+              maxItems: WEBHOOK_EVENTS.length + 1,
+              uniqueItems: true,
+            }),
+            description: Type.Optional(Nullable(NonBlankString({ maxLength: 500 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: EndpointWithSecret, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const input = await prepareEndpoint(app.webhooks.targets, request.body);
+      return commitReply(request, reply, 201, (tx) =>
+        createEndpoint(tx, principal, app.webhooks.sealKey, input),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/manage/webhooks',
+    {
+      onRequest: admin,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'List webhook endpoints, oldest first (never their secrets)',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: pageEnvelope(EndpointView), ...ErrorResponses },
+      },
+    },
+    async (request) => listEndpoints(app.db, pageOf(request)),
+  );
+
+  app.delete(
+    '/v1/manage/webhooks/:endpoint_id',
+    {
+      onRequest: admin,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Remove a webhook endpoint; deliveries not yet made are dropped',
+        params: EndpointParams,
+        response: { 204: Type.Null(), ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, 204, (tx) =>
+        deleteEndpoint(tx, principal, request.params.endpoint_id),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/manage/webhooks/:endpoint_id/rotate-secret',
+    {
+      config: { sensitive: true },
+      onRequest: admin,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
+        params: EndpointParams,
+        response: { 200: RotatedEndpoint, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, 200, (tx) =>
+        rotateSecret(tx, principal, app.webhooks.sealKey, request.params.endpoint_id, app.clock.now()),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/manage/webhooks/:endpoint_id/test',
+    {
+      onRequest: admin,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Send a `webhook.test` event to this endpoint, delivered like any other',
+        params: EndpointParams,
+        response: { 202: DeliveryView, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, 202, (tx) =>
+        sendTestEvent(tx, principal, request.params.endpoint_id),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/manage/webhooks/:endpoint_id/deliveries',
+    {
+      onRequest: admin,
+      schema: {
+        tags: ['Webhooks'],
+        summary: "The endpoint's delivery log, newest first",
+        params: EndpointParams,
+        querystring: Type.Object(
+          { ...PageQuery, status: Type.Optional(DeliveryStatus) },
+          { additionalProperties: false },
+        ),
+        response: { 200: pageEnvelope(DeliveryView), ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const { endpoint_id } = request.params;
+      return listDeliveries(
+        app.db,
+        principalOf(request).businessId,
+        pageOf(request, endpoint_id),
+        request.query.status,
+      );
+    },
+  );
+
+  app.post(
+    '/v1/manage/webhooks/:endpoint_id/deliveries/:delivery_id/retry',
+    {
+      onRequest: admin,
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Send a delivery again now (any status), with a fresh retry schedule',
+        params: Type.Object({ endpoint_id: Uuid, delivery_id: Uuid }, { additionalProperties: false }),
+        response: { 202: DeliveryView, ...ErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { endpoint_id, delivery_id } = request.params;
+      return commitReply(request, reply, 202, (tx) =>
+        retryDelivery(tx, principal, endpoint_id, delivery_id, app.clock.now()),
+      );
+    },
+  );
+};
