@@ -19,6 +19,7 @@ import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
 import type { DepositType } from '../settings/settings.queries.ts';
+import { bookingStatusEvent, emitEvent, type WebhookEventType } from '../webhooks/events.ts';
 import { canMove, HOLD_LEAD_MS, MONEY_TAKEN } from './deposit-status.ts';
 import {
   type DepositReference,
@@ -324,13 +325,39 @@ async function recordDepositMove(
     after: { deposit_status: to },
     meta: { type: deposit.type, amount_cents: deposit.amount_cents, ...meta },
   });
+  const event = DEPOSIT_EVENTS[to];
+  if (event) {
+    await emitEvent(
+      tx,
+      deposit.business_id,
+      event,
+      {
+        booking_id: deposit.booking_id,
+        status: to,
+        type: deposit.type,
+        amount_cents: deposit.amount_cents,
+        processor_payment_id: changes.processor_payment_id ?? deposit.processor_payment_id,
+      },
+      deposit.booking_id,
+    );
+  }
 }
+
+/** The outbound event of each deposit status: money taken or held, collected, given back, failed. */
+const DEPOSIT_EVENTS: Partial<Record<DepositStatus, WebhookEventType>> = {
+  paid: 'deposit.paid',
+  held: 'deposit.paid',
+  captured: 'deposit.collected',
+  released: 'deposit.refunded',
+  refunded: 'deposit.refunded',
+  failed: 'deposit.failed',
+};
 
 /** A status change the service makes by itself (a payment confirmed it, its deposit expired). */
 async function moveBookingBySystem(
   tx: Tx,
   booking: { id: string; business_id: string; status: BookingStatus },
-  to: BookingStatus,
+  to: Exclude<BookingStatus, 'pending'>,
   action: string,
   meta: Record<string, unknown>,
 ): Promise<void> {
@@ -343,6 +370,23 @@ async function moveBookingBySystem(
     after: { status: to },
     meta,
   });
+  await emitBookingMove(tx, booking.business_id, booking.id, to);
+}
+
+/** The outbound event of a booking's move, carrying the booking as the API answers it now. */
+async function emitBookingMove(
+  tx: Tx,
+  businessId: string,
+  bookingId: string,
+  to: Exclude<BookingStatus, 'pending'>,
+) {
+  await emitEvent(
+    tx,
+    businessId,
+    bookingStatusEvent(to),
+    await findBooking(tx, businessId, bookingId),
+    bookingId,
+  );
 }
 
 /** Locks a deposit's booking, then the deposit (always in that order, as staff changes do). */
@@ -558,6 +602,7 @@ export async function recordNoShow(tx: Tx, actor: AuditActor, bookingId: string)
     await recordDepositMove(tx, deposit, 'captured', {}, actor, { reason: 'no-show' });
   }
   await updateBooking(tx, actor.businessId, bookingId, { status: 'no_show' });
+  await emitBookingMove(tx, actor.businessId, bookingId, 'no_show');
   await recordAudit(tx, actor, {
     action: 'booking.hold_captured',
     entityType: 'booking',
