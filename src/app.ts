@@ -41,7 +41,7 @@ import { registerRateLimit } from './platform/rate-limit.ts';
 import { routeOf } from './platform/route-info.ts';
 import { deriveKey } from './platform/secrets.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
-import { requestValidators } from './platform/validation.ts';
+import { requestValidators, responseSerializers } from './platform/validation.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
@@ -97,7 +97,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
     bodyLimit: 256 * 1024,
-    schemaController: { compilersFactory: { buildValidator: requestValidators() } },
+    schemaController: {
+      compilersFactory: { buildValidator: requestValidators(), buildSerializer: responseSerializers() },
+    },
     // A URL the router cannot even decode (`/v1/x/%zz`) still gets the one error format and headers.
     frameworkErrors: (_error, request, reply) => {
       reply.header('API-Version', API_VERSION);

@@ -1,4 +1,5 @@
 import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
 
 type RouteSchema = Parameters<FastifySchemaCompiler<unknown>>[0];
@@ -19,6 +20,38 @@ export function requestValidators(): BuildCompilerFromPool {
     const strict = pool(externalSchemas, { customOptions: { ...RULES, coerceTypes: false } });
     // Fastify hands a compiler the whole route schema definition; the pool's declared type names only the schema.
     const compile = (route: RouteSchema) => (route.httpPart === 'body' ? strict : coercing)(route as never);
-    return compile as unknown as Compile;
+    return onceBySchema(
+      compile,
+      (route) => `${route.httpPart === 'body'}|${JSON.stringify(route.schema)}`,
+    ) as unknown as Compile;
+  };
+}
+
+/**
+ * Many routes share a schema (the error body of every status, ids, paging): each distinct one is
+ * compiled once per app instead of once per route and status, which was most of the time an app
+ * took to start.
+ */
+function onceBySchema<R, F>(compile: (route: R) => F, keyOf: (route: R) => string): (route: R) => F {
+  const compiled = new Map<string, F>();
+  return (route) => {
+    const key = keyOf(route);
+    let made = compiled.get(key);
+    if (made === undefined) {
+      made = compile(route);
+      compiled.set(key, made);
+    }
+    return made;
+  };
+}
+
+type BuildSerializer = ReturnType<typeof SerializerSelector>;
+
+/** Fastify's own response serializers, one per distinct schema. */
+export function responseSerializers(): BuildSerializer {
+  const select = SerializerSelector();
+  return (externalSchemas, options) => {
+    const compile = select(externalSchemas, options);
+    return onceBySchema(compile, (route) => JSON.stringify(route.schema));
   };
 }
