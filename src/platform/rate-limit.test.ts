@@ -83,6 +83,17 @@ describe('RateLimit headers', () => {
     }
   });
 
+  it("are absent from the payment processor's events, which come in bursts and are signed", async () => {
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: '/webhooks/payments',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.headers['ratelimit-limit'], undefined);
+  });
+
   it('count the account endpoints per IP in a bucket of their own', async () => {
     const remoteAddress = '198.51.100.7';
     const login = await ctx.app.inject({
