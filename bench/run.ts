@@ -24,6 +24,10 @@ import { dayFromToday, SEED, type SeededBusiness, seedBusiness, seededRandom } f
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
+/** Bookings are also measured at 20 clients and at one, against the bare INSERT yardstick. */
+const BOOKING_CLIENTS = 20;
+/** Rounds of the interleaved availability measurement. */
+const ROUNDS = 3;
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** Starts 90 minutes apart, so bookings of one table on one day never overlap one another. */
 const BOOKING_TIMES = ['11:00', '12:30', '14:00', '15:30', '17:00', '18:30', '20:00', '21:30'];
@@ -47,10 +51,11 @@ async function load(options: autocannon.Options): Promise<LoadResult> {
   };
 }
 
-function availabilityLoad(url: string, seeded: SeededBusiness): Promise<LoadResult> {
+function availabilityLoad(url: string, seeded: SeededBusiness, seconds = SECONDS): Promise<LoadResult> {
   let n = 0;
   return load({
     url,
+    duration: seconds,
     headers: { authorization: `Bearer ${seeded.apiKey}` },
     requests: [
       {
@@ -109,10 +114,11 @@ async function uncachedAvailabilityLoad(
 }
 
 /** Each request books a different (day, time) on days no seeded booking touches, so none conflict. */
-function bookingLoad(url: string, seeded: SeededBusiness): Promise<LoadResult> {
+function bookingLoad(url: string, seeded: SeededBusiness, connections = CONNECTIONS): Promise<LoadResult> {
   let n = 0;
   return load({
     url,
+    connections,
     headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' },
     requests: [
       {
@@ -311,6 +317,91 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
   return { rps: done / SECONDS, p50: at(0.5), p99: at(0.99), ok: done, failed };
 }
 
+/** The bare route and the API's asked-before availability in turns, so the box's noise hits both alike; medians. */
+async function interleavedAvailability(
+  bareUrl: string,
+  url: string,
+  seeded: SeededBusiness,
+): Promise<{ bare: number; api: number; rounds: string[] }> {
+  const seconds = Math.max(3, Math.round(SECONDS / 2));
+  const bare: number[] = [];
+  const api: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    bare.push((await load({ url: `${bareUrl}/bare`, duration: seconds })).rps);
+    api.push((await availabilityLoad(url, seeded, seconds)).rps);
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return {
+    bare: median(bare),
+    api: median(api),
+    rounds: api.map((rps, i) => `${Math.round((100 * rps) / bare[i]!)}%`),
+  };
+}
+
+/**
+ * A month of availability from one client. `new`: every request asks what no earlier one did
+ * (its start day, party size and resource filter), so each is computed from the database; `again`:
+ * the same two questions over and over.
+ */
+function monthLoad(url: string, seeded: SeededBusiness, mode: 'new' | 'again'): Promise<LoadResult> {
+  let n = 0;
+  const filters = [null, ...seeded.resourceIds];
+  return load({
+    url,
+    connections: 1,
+    requests: [
+      {
+        setupRequest: (request) => {
+          n++;
+          const k = mode === 'again' ? n % 2 : n;
+          const from = dayFromToday(k % 30);
+          const capacity = 1 + (Math.floor(k / 30) % 8);
+          const resource = filters[Math.floor(k / 240) % filters.length];
+          const query = `from=${from}&to=${dayFromToday((k % 30) + 30)}&capacity=${capacity}${resource ? `&resource_id=${resource}` : ''}`;
+          return { ...request, method: 'GET', path: `/v1/availability/${seeded.businessId}/days?${query}` };
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * The yardstick of the database alone: single-row INSERTs in autocommit into a bare table with
+ * the same kind of exclusion constraint, from BOOKING_CLIENTS workers over a pool of the server's
+ * size; no two rows clash.
+ */
+async function bareInsertLoad(db: Db): Promise<LoadResult> {
+  await sql`CREATE TABLE bench_bare_inserts (resource int, during tstzrange, EXCLUDE USING gist (resource WITH =, during WITH &&))`.execute(
+    db,
+  );
+  let n = 0;
+  let done = 0;
+  let failed = 0;
+  const latencies: number[] = [];
+  const deadline = Date.now() + SECONDS * 1000;
+  const base = Date.parse('2030-01-01T00:00:00Z');
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      const i = n++;
+      const start = base + Math.floor(i / 50) * 3_600_000;
+      const started = performance.now();
+      try {
+        await sql`INSERT INTO bench_bare_inserts VALUES (${i % 50}, ${rangeLiteral(start, start + 3_600_000)}::tstzrange)`.execute(
+          db,
+        );
+        done++;
+        latencies.push(performance.now() - started);
+      } catch {
+        failed++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: BOOKING_CLIENTS }, worker));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { rps: done / SECONDS, p50: at(0.5), p99: at(0.99), ok: done, failed };
+}
+
 /**
  * `GET /v1/manage/stats` over a whole year of a business seeded with a year of bookings, from
  * one client: the latency of one dashboard asking for its year.
@@ -334,9 +425,15 @@ interface EngineRun {
   bookingSql: LoadResult;
   year: SeededBusiness;
   stats: LoadResult;
+  interleaved: { bare: number; api: number; rounds: string[] };
+  monthNew: LoadResult;
+  monthAgain: LoadResult;
+  bookings20: LoadResult;
+  bookingsOne: LoadResult;
+  bareInserts: LoadResult | null;
 }
 
-async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
+async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<EngineRun> {
   const scratch = await scratchDatabase(engine === 'PGlite' ? undefined : SERVER_URL, 'bench');
   try {
     let database = await scratch.open();
@@ -352,13 +449,25 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     let dynamicAvailability: LoadResult;
     let dynamicBookings: LoadResult;
     let stats: LoadResult;
+    let interleaved: EngineRun['interleaved'];
+    let monthNew: LoadResult;
+    let monthAgain: LoadResult;
+    let bookings20: LoadResult;
+    let bookingsOne: LoadResult;
     try {
       process.stderr.write(`[${engine}] availability...\n`);
       availability = await availabilityLoad(url, seeded);
       process.stderr.write(`[${engine}] availability, uncached...\n`);
       uncached = await uncachedAvailabilityLoad(url, seeded, seeded.resourceIds);
+      process.stderr.write(`[${engine}] availability, interleaved with the bare route...\n`);
+      interleaved = await interleavedAvailability(bareUrl, url, seeded);
+      process.stderr.write(`[${engine}] a month of availability...\n`);
+      monthNew = await monthLoad(url, seeded, 'new');
+      monthAgain = await monthLoad(url, seeded, 'again');
       process.stderr.write(`[${engine}] bookings...\n`);
       bookings = await bookingLoad(url, seeded);
+      bookings20 = await bookingLoad(url, seeded, BOOKING_CLIENTS);
+      bookingsOne = await bookingLoad(url, seeded, 1);
       await switchToDynamic(url, seeded);
       process.stderr.write(`[${engine}] dynamic availability...\n`);
       dynamicAvailability = await dynamicAvailabilityLoad(url, seeded);
@@ -372,6 +481,7 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
     process.stderr.write(`[${engine}] booking SQL direct...\n`);
     database = await scratch.open();
     const bookingSql = await bookingSqlLoad(database.db, seeded);
+    const bareInserts = engine === 'PostgreSQL' ? await bareInsertLoad(database.db) : null;
     await database.close();
     return {
       engine,
@@ -384,6 +494,12 @@ async function runOn(engine: EngineRun['engine']): Promise<EngineRun> {
       bookingSql,
       year,
       stats,
+      interleaved,
+      monthNew,
+      monthAgain,
+      bookings20,
+      bookingsOne,
+      bareInserts,
     };
   } finally {
     await scratch.drop();
@@ -410,15 +526,16 @@ async function main() {
   const engine = benchEngine();
   process.stderr.write('bare route...\n');
   const bareServer = await startProcess('bench/bare-server.ts', {}, { readyPath: '/bare' });
+  const runs: EngineRun[] = [];
   let bare: LoadResult;
   try {
     bare = await load({ url: `${bareServer.url}/bare` });
+    runs.push(await runOn('PGlite', bareServer.url));
+    if (await postgresReachable()) runs.push(await runOn('PostgreSQL', bareServer.url));
+    else process.stderr.write(`PostgreSQL at ${SERVER_URL} is not reachable: skipped\n`);
   } finally {
     await stopProcess(bareServer.child);
   }
-  const runs: EngineRun[] = [await runOn('PGlite')];
-  if (await postgresReachable()) runs.push(await runOn('PostgreSQL'));
-  else process.stderr.write(`PostgreSQL at ${SERVER_URL} is not reachable: skipped\n`);
 
   const lines = [
     `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${SECONDS} s per scenario, ${CONNECTIONS} connections.`,
@@ -443,7 +560,18 @@ async function main() {
       `| ${run.engine}: dynamic availability, any minute and length over 30 days | ${fmt(da.rps)} | ${da.p50} | ${da.p99} | ${da.ok} | ${da.failed} | ${pct(da.rps, bare.rps)} of bare route |`,
       `| ${run.engine}: dynamic bookings over HTTP (any minute and length, non-conflicting) | ${fmt(db.rps)} | ${db.p50} | ${db.p99} | ${db.ok} | ${db.failed} | ${pct(db.rps, s.rps)} of direct SQL |`,
       `| ${run.engine}: statistics of a year (${fmt(run.year.bookings)} bookings), one client | ${fmt(run.stats.rps)} | ${run.stats.p50} | ${run.stats.p99} | ${run.stats.ok} | ${run.stats.failed} | aim: p99 under 100 ms on PostgreSQL |`,
+      `| ${run.engine}: availability asked before, interleaved rounds (medians) | ${fmt(run.interleaved.api)} | | | | | ${pct(run.interleaved.api, run.interleaved.bare)} of bare route (${fmt(run.interleaved.bare)} req/s); rounds ${run.interleaved.rounds.join(', ')} |`,
+      `| ${run.engine}: a month of availability, every question new, one client | ${fmt(run.monthNew.rps)} | ${run.monthNew.p50} | ${run.monthNew.p99} | ${run.monthNew.ok} | ${run.monthNew.failed} | aim: p50 under 30 ms |`,
+      `| ${run.engine}: a month of availability, asked before, one client | ${fmt(run.monthAgain.rps)} | ${run.monthAgain.p50} | ${run.monthAgain.p99} | ${run.monthAgain.ok} | ${run.monthAgain.failed} | |`,
+      `| ${run.engine}: bookings over HTTP, ${BOOKING_CLIENTS} clients | ${fmt(run.bookings20.rps)} | ${run.bookings20.p50} | ${run.bookings20.p99} | ${run.bookings20.ok} | ${run.bookings20.failed} | ${run.bareInserts ? `${pct(run.bookings20.rps, run.bareInserts.rps)} of bare INSERTs` : ''} |`,
+      `| ${run.engine}: bookings over HTTP, one client | ${fmt(run.bookingsOne.rps)} | ${run.bookingsOne.p50} | ${run.bookingsOne.p99} | ${run.bookingsOne.ok} | ${run.bookingsOne.failed} | aim: p50 under 3 ms, p99 under 10 ms |`,
     );
+    if (run.bareInserts) {
+      const i = run.bareInserts;
+      lines.push(
+        `| ${run.engine}: bare INSERTs with an exclusion constraint, ${BOOKING_CLIENTS} clients, direct | ${fmt(i.rps)} | ${fmt(i.p50, 1)} | ${fmt(i.p99, 1)} | ${i.ok} | ${i.failed} | yardstick for bookings at ${BOOKING_CLIENTS} clients |`,
+      );
+    }
   }
   lines.push(
     '',
