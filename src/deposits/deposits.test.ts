@@ -441,6 +441,28 @@ describe('the deadline of an unpaid deposit', () => {
     assert.equal(shown.deposit.status, 'released');
     assert.equal((await simulated().find(intentIdOf(secret)))?.status, 'canceled');
   });
+
+  it('refunds, once, a hold captured after its booking was cancelled', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'authorization_hold');
+    const { booking, secret } = await bookWithDeposit(biz, { booking_date: SOON });
+    await confirmPayment(ctx.app, secret);
+    const cancelled = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/manage/bookings/${booking.id}`,
+      headers: biz.tenant.headers,
+      payload: { status: 'cancelled' },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    // Captured at the processor all the same (its dashboard, or a no-show crossing the cancellation).
+    await simulated().capturePaymentIntent(intentIdOf(secret));
+    await deliver('payment_intent.succeeded', intentIdOf(secret));
+    assert.equal((await bookingView(ctx.app, biz, booking.id)).deposit.status, 'captured');
+    assert.equal((await runJobs())['deposits.reverse'], 1);
+    const shown = await bookingView(ctx.app, biz, booking.id);
+    assert.equal(shown.deposit.status, 'refunded');
+    assert.equal((await processorObjects('refund')).length, 1);
+    assert.equal((await runJobs())['deposits.reverse'], 0);
+  });
 });
 
 describe('a hold for a booking more than 6 days ahead', () => {
