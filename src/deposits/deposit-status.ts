@@ -11,7 +11,8 @@ const MOVES: Record<DepositStatus, readonly DepositStatus[]> = {
   failed: ['paid', 'held', 'captured'],
   held: ['captured', 'released'],
   paid: ['refunded'],
-  captured: [],
+  // A hold captured for a booking cancelled meanwhile is refunded, as a paid charge is.
+  captured: ['refunded'],
   released: [],
   refunded: [],
 };

@@ -522,6 +522,11 @@ export async function recordReversal(
     });
     return;
   }
+  if (deposit.status === outcome.to) {
+    // The processor's event about the reversal was recorded first: nothing is left to give back.
+    await updateDeposit(tx, deposit.id, { reversal_due_at: null });
+    return;
+  }
   if (!canMove(deposit.status, outcome.to)) return;
   await recordDepositMove(tx, deposit, outcome.to, { reversal_due_at: null }, actor, {
     reason: 'paid after the booking was cancelled',

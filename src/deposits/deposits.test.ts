@@ -21,6 +21,7 @@ import {
 } from '../../test/deposit-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
+import type { PaymentProcessor } from '../payments/processor.ts';
 import { DECLINING_PAYMENT_METHOD } from '../payments/simulated-processor.ts';
 
 let ctx: TestContext;
@@ -440,6 +441,54 @@ describe('the deadline of an unpaid deposit', () => {
     assert.equal(shown.status, 'cancelled');
     assert.equal(shown.deposit.status, 'released');
     assert.equal((await simulated().find(intentIdOf(secret)))?.status, 'canceled');
+  });
+
+  it('releases a hold for a cancelled booking once, when the processor reports the release before the write', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'authorization_hold');
+    const { booking, secret } = await bookWithDeposit(biz, { booking_date: SOON });
+    later(31 * MINUTE);
+    await runJobs();
+    await simulated().update(intentIdOf(secret), { status: 'requires_capture', amount_capturable: 2000 });
+    await deliver('payment_intent.amount_capturable_updated', intentIdOf(secret));
+    const processor = simulated();
+    const cancel: PaymentProcessor['cancelPaymentIntent'] = processor.cancelPaymentIntent.bind(processor);
+    // The processor's event about the release overtakes the job's own write.
+    (processor as PaymentProcessor).cancelPaymentIntent = async (id, key) => {
+      const answer = await cancel(id, key);
+      await deliver('payment_intent.canceled', id);
+      return answer;
+    };
+    try {
+      assert.equal((await runJobs())['deposits.reverse'], 1);
+    } finally {
+      (processor as PaymentProcessor).cancelPaymentIntent = cancel;
+    }
+    assert.equal((await bookingView(ctx.app, biz, booking.id)).deposit.status, 'released');
+    assert.equal((await runJobs())['deposits.reverse'], 0);
+    const trail = await auditTrail(ctx.app, booking.id);
+    assert.ok(!trail.includes('deposit.reversal_refused by system'), trail.join('\n'));
+  });
+
+  it('refunds, once, a hold captured after its booking was cancelled', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'authorization_hold');
+    const { booking, secret } = await bookWithDeposit(biz, { booking_date: SOON });
+    await confirmPayment(ctx.app, secret);
+    const cancelled = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/manage/bookings/${booking.id}`,
+      headers: biz.tenant.headers,
+      payload: { status: 'cancelled' },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    // Captured at the processor all the same (its dashboard, or a no-show crossing the cancellation).
+    await simulated().capturePaymentIntent(intentIdOf(secret));
+    await deliver('payment_intent.succeeded', intentIdOf(secret));
+    assert.equal((await bookingView(ctx.app, biz, booking.id)).deposit.status, 'captured');
+    assert.equal((await runJobs())['deposits.reverse'], 1);
+    const shown = await bookingView(ctx.app, biz, booking.id);
+    assert.equal(shown.deposit.status, 'refunded');
+    assert.equal((await processorObjects('refund')).length, 1);
+    assert.equal((await runJobs())['deposits.reverse'], 0);
   });
 });
 

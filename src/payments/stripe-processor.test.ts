@@ -160,15 +160,20 @@ describe('StripeProcessor', () => {
       await assert.rejects(stripe.cancelPaymentIntent(paid.id, key('cancel')), ProcessorRefusal);
     });
 
-    it('refunds a paid intent under its key, and refuses an unpaid or unknown one', async () => {
+    it('refunds a paid intent under its key, taking the money back from the connected account, and refuses an unpaid or unknown one', async () => {
       const paid = await stripe.createPaymentIntent(
-        intentRequest({ savedCard: { customerId: 'cus_1', paymentMethodId: 'pm_card_visa' } }),
+        intentRequest({
+          destinationAccountId: 'acct_123',
+          savedCard: { customerId: 'cus_1', paymentMethodId: 'pm_card_visa' },
+        }),
       );
       const refundKey = key('refund');
       await stripe.refundPaymentIntent(paid.id, refundKey);
       await stripe.refundPaymentIntent(paid.id, refundKey);
       assert.equal(objectsOf('refund').length, 1);
-      assert.deepEqual(lastRequest().body, { payment_intent: paid.id });
+      // A deposit is a destination charge: without the transfer reversed, the platform would pay
+      // the refund while the business kept the money.
+      assert.deepEqual(lastRequest().body, { payment_intent: paid.id, reverse_transfer: 'true' });
       const unpaid = await stripe.createPaymentIntent(intentRequest());
       await assert.rejects(stripe.refundPaymentIntent(unpaid.id, key('refund')), ProcessorRefusal);
       await assert.rejects(stripe.refundPaymentIntent('pi_unknown', key('refund')), ProcessorRefusal);

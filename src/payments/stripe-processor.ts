@@ -114,7 +114,9 @@ export class StripeProcessor implements PaymentProcessor {
 
   refundPaymentIntent(id: string, idempotencyKey: string): Promise<void> {
     return this.call(async () => {
-      await this.stripe.refunds.create({ payment_intent: id }, { idempotencyKey });
+      // Every deposit taken through Stripe is a destination charge: the refund takes the money back
+      // from the business's account, not from the platform's balance.
+      await this.stripe.refunds.create({ payment_intent: id, reverse_transfer: true }, { idempotencyKey });
     });
   }
 
