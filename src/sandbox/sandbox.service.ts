@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/audit.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { instantToWall, isoWithOffset, wallTimeToInstant } from '../availability/engine/index.ts';
-import { updateBooking } from '../bookings/bookings.queries.ts';
+import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { createBooking, findBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { assertTransition } from '../bookings/status.ts';
@@ -190,6 +190,8 @@ export async function getSandboxBooking(executor: Executor, sandbox: SandboxBusi
 
 /** Cancels a sandbox booking; cancelling it again answers it as it is. */
 export async function cancelSandboxBooking(tx: Tx, sandbox: SandboxBusiness, bookingId: string) {
+  // Locked first, so two cancellations at once make one change and one audit row.
+  await lockBooking(tx, sandbox.id, bookingId);
   const booking = await sandboxBookingView(tx, sandbox, bookingId);
   if (booking.status !== 'cancelled') {
     assertTransition(booking.status, 'cancelled');

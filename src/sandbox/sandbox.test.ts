@@ -83,6 +83,27 @@ describe('sandbox surface', () => {
     });
   });
 
+  describe('200 (at once)', () => {
+    it('cancels once when two cancellations arrive together: one change, one audit row', async () => {
+      const { slots: day } = await slots();
+      const { id } = (await book({ start_time: day[0].start_time })).json();
+      const answers = await Promise.all(
+        [0, 1, 2].map(() => ctx.app.inject({ method: 'DELETE', url: `/v1/sandbox/bookings/${id}` })),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.statusCode),
+        [200, 200, 200],
+      );
+      const audits = await ctx.database.db
+        .selectFrom('audit_logs')
+        .select('action')
+        .where('entity_id', '=', id)
+        .where('action', '=', 'booking.status_changed')
+        .execute();
+      assert.equal(audits.length, 1);
+    });
+  });
+
   describe('201', () => {
     it('books a slot given as a timestamp in any offset, answered in the business offset', async () => {
       ctx.app.clock.now = () => Date.parse('2026-11-25T12:00:00Z');
