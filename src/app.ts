@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { availabilityRoutes } from './availability/availability.routes.ts';
 import { AvailabilityService } from './availability/availability.service.ts';
@@ -84,9 +84,24 @@ export interface AppDeps {
   logger?: boolean | object;
 }
 
+/**
+ * A client secret can travel in a URL (the simulated processor's checkout page, as the real
+ * processor's): logged requests show the URL without it.
+ */
+const withoutSecrets = (url: string) => url.replace(/([?&]client_secret=)[^&]*/g, '$1[redacted]');
+
+const requestLog = {
+  req: (request: FastifyRequest) => ({
+    method: request.method,
+    url: withoutSecrets(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+  }),
+};
+
 export async function buildApp({ config, database, logger = false }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger,
+    logger: typeof logger === 'object' ? { ...logger, serializers: requestLog } : logger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();

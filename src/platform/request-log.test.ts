@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { buildApp } from '../app.ts';
+
+let ctx: TestContext;
+let logged: FastifyInstance;
+const lines: string[] = [];
+before(async () => {
+  ctx = await createTestApp();
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  logged = await buildApp({ config: ctx.config, database: ctx.database, logger: { level: 'info', stream } });
+  await logged.ready();
+});
+after(async () => {
+  await logged.close();
+  await ctx.close();
+});
+
+describe('request log', () => {
+  it('writes the URL of a request without the client secret it carries', async () => {
+    await logged.inject({
+      method: 'GET',
+      url: '/simulated-processor/payment_intents/pi_123?client_secret=pi_123_secret_abcdef&x=1',
+    });
+    const requests = lines.filter((line) => line.includes('/simulated-processor/payment_intents/pi_123'));
+    assert.ok(requests.length > 0, lines.join(''));
+    for (const line of requests) {
+      assert.ok(!line.includes('pi_123_secret_abcdef'), line);
+      assert.ok(line.includes('client_secret=[redacted]&x=1'), line);
+    }
+  });
+});
