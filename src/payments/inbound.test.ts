@@ -67,3 +67,31 @@ describe('POST /webhooks/payments', () => {
     });
   });
 });
+
+describe('POST /webhooks/payments with two signing secrets (platform and connected accounts)', () => {
+  let two: TestContext;
+  before(async () => {
+    two = await createTestApp({ paymentsWebhookSecret: 'whsec_platform, whsec_connect' });
+  });
+  after(() => two.close());
+
+  it('accepts an event signed with either, and refuses one signed with neither', async () => {
+    for (const [id, secret, status] of [
+      ['evt_platform_1', 'whsec_platform', 200],
+      ['evt_connect_1', 'whsec_connect', 200],
+      ['evt_other_1', 'whsec_other', 400],
+    ] as const) {
+      const body = eventBody(id, 'account.updated');
+      const response = await two.app.inject({
+        method: 'POST',
+        url: '/webhooks/payments',
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': signEvent(body, secret, Date.now()),
+        },
+        payload: body,
+      });
+      assert.equal(response.statusCode, status, `${secret}: ${response.body}`);
+    }
+  });
+});

@@ -33,21 +33,22 @@ export const SIGNATURE_HEADERS = ['payment-processor-signature', 'stripe-signatu
  * Checks the signature (`t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, 300 s tolerance) with the
  * processor's own verifier, and answers the event. Anything wrong is 400 and changes nothing.
  */
-export function verifyEvent(rawBody: string, signature: string | undefined, secret: string, now: number) {
+export function verifyEvent(rawBody: string, signature: string | undefined, secrets: string[], now: number) {
   if (!signature) throw new AppError('bad_request', 'the payment-processor-signature header is missing');
-  try {
-    const event = Stripe.webhooks.constructEvent(
-      rawBody,
-      signature,
-      secret,
-      SIGNATURE_TOLERANCE_SECONDS,
-      undefined,
-      now,
-    );
-    return event as unknown as ProcessorEvent;
-  } catch {
-    throw new AppError('bad_request', 'the event signature does not match, or it is too old');
+  for (const secret of secrets) {
+    try {
+      const event = Stripe.webhooks.constructEvent(
+        rawBody,
+        signature,
+        secret,
+        SIGNATURE_TOLERANCE_SECONDS,
+        undefined,
+        now,
+      );
+      return event as unknown as ProcessorEvent;
+    } catch {}
   }
+  throw new AppError('bad_request', 'the event signature does not match, or it is too old');
 }
 
 /** Signs a body as the processor would, for the simulated processor's events and for tests. */
@@ -80,7 +81,7 @@ export class InboundEvents {
     signature: string | undefined,
   ): Promise<'applied' | 'duplicate' | 'ignored'> {
     const context = this.context();
-    const event = verifyEvent(rawBody, signature, context.processors.webhookSecret, context.now);
+    const event = verifyEvent(rawBody, signature, context.processors.webhookSecrets, context.now);
     return this.apply(event, context);
   }
 

@@ -14,10 +14,16 @@ export class Processors {
   readonly simulated: SimulatedProcessor;
   readonly stripe: PaymentProcessor | null;
   /**
-   * Signs and verifies inbound events. `PAYMENTS_WEBHOOK_SECRET` when set (required with Stripe);
-   * otherwise one derived from `JWT_SECRET`, which the simulated processor signs its events with.
+   * Signs the simulated processor's events: the first of `PAYMENTS_WEBHOOK_SECRET` when set
+   * (required with Stripe), otherwise one derived from `JWT_SECRET`.
    */
   readonly webhookSecret: string;
+  /**
+   * Any of these verifies an inbound event. Stripe signs the events of connected accounts (a
+   * Connect endpoint) with another secret than the platform's own, so the variable may list both,
+   * comma-separated.
+   */
+  readonly webhookSecrets: string[];
 
   constructor(
     config: Config,
@@ -29,9 +35,14 @@ export class Processors {
   ) {
     this.simulated = new SimulatedProcessor(db, config.publicBaseUrl, clock);
     this.stripe = stripe;
-    this.webhookSecret =
+    this.webhookSecrets = (
       config.paymentsWebhookSecret ??
-      `whsec_${deriveKey(config.jwtSecret, 'payments webhook').toString('base64url')}`;
+      `whsec_${deriveKey(config.jwtSecret, 'payments webhook').toString('base64url')}`
+    )
+      .split(',')
+      .map((secret) => secret.trim())
+      .filter((secret) => secret !== '');
+    this.webhookSecret = this.webhookSecrets[0]!;
   }
 
   /** The processor of a business: the simulated one for a sandbox or while Stripe is not configured. */
