@@ -349,6 +349,7 @@ function monthLoad(url: string, seeded: SeededBusiness, mode: 'new' | 'again'): 
   return load({
     url,
     connections: 1,
+    headers: { authorization: `Bearer ${seeded.apiKey}` },
     requests: [
       {
         setupRequest: (request) => {

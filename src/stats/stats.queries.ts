@@ -25,14 +25,14 @@ const periodBookings = (businessId: string, period: StatsPeriod) =>
   sql`business_id = ${businessId} AND booking_date BETWEEN ${period.from}::date AND ${period.to}::date`;
 
 /**
- * Counts by status, date and resource from one scan of the period's bookings: grouped first by
- * (date, resource, status), a few rows per day, then rolled up three ways.
+ * Counts by status, date and hour from one scan of the period's bookings: grouped first by
+ * (date, hour, status), a few dozen rows a day, then rolled up three ways.
  */
 async function bookingCounts(executor: Executor, businessId: string, period: StatsPeriod) {
-  const { rows } = await sql<Pick<StatsRow, 'statuses' | 'busy_days' | 'resources'>>`
+  const { rows } = await sql<Pick<StatsRow, 'statuses' | 'busy_days' | 'busy_hours'>>`
     WITH g AS MATERIALIZED (
-      SELECT booking_date, resource_id, status, count(*)::int AS n, sum(capacity)::int AS covers,
-        sum(duration_minutes)::int AS minutes
+      SELECT booking_date, extract(hour FROM start_time)::int AS hour, status, count(*)::int AS n,
+        sum(capacity)::int AS covers
       FROM bookings WHERE ${periodBookings(businessId, period)}
       GROUP BY 1, 2, 3
     )
@@ -43,25 +43,26 @@ async function bookingCounts(executor: Executor, businessId: string, period: Sta
       (SELECT coalesce(json_agg(json_build_object('date', booking_date, 'count', n) ORDER BY n DESC, booking_date), '[]')
         FROM (SELECT booking_date, sum(n)::int AS n FROM g WHERE status <> 'cancelled' GROUP BY 1) AS d
       ) AS busy_days,
-      (SELECT coalesce(json_agg(json_build_object(
-          'resource_id', r.id, 'resource_name', r.name, 'booking_count', coalesce(k.n, 0),
-          'booked_minutes', coalesce(k.minutes, 0)
-        ) ORDER BY coalesce(k.n, 0) DESC, r.display_order, r.id), '[]')
-        FROM resources r
-        LEFT JOIN (SELECT resource_id, sum(n)::int AS n, sum(minutes)::int AS minutes FROM g WHERE status <> 'cancelled' GROUP BY 1) AS k
-          ON k.resource_id = r.id
-        WHERE r.business_id = ${businessId} AND r.deleted_at IS NULL AND r.is_active
-      ) AS resources
+      (SELECT coalesce(json_agg(json_build_object('hour', hour, 'count', n) ORDER BY n DESC, hour), '[]')
+        FROM (SELECT hour, sum(n)::int AS n FROM g WHERE status <> 'cancelled' GROUP BY 1) AS h
+      ) AS busy_hours
   `.execute(executor);
   return rows[0]!;
 }
 
-/** Bookings that are not cancelled, by the hour (wall clock) they start. */
-async function busyHours(executor: Executor, businessId: string, period: StatsPeriod) {
-  const { rows } = await sql<{ hour: number; count: number }>`
-    SELECT extract(hour FROM start_time)::int AS hour, count(*)::int AS count
-    FROM bookings WHERE ${periodBookings(businessId, period)} AND status <> 'cancelled'
-    GROUP BY 1 ORDER BY 2 DESC, 1
+/** The active resources with their bookings (not cancelled) and booked minutes, most booked first. */
+async function resourceCounts(executor: Executor, businessId: string, period: StatsPeriod) {
+  const { rows } = await sql<StatsRow['resources'][number]>`
+    SELECT r.id AS resource_id, r.name AS resource_name, coalesce(k.n, 0)::int AS booking_count,
+      coalesce(k.minutes, 0)::int AS booked_minutes
+    FROM resources r
+    LEFT JOIN (
+      SELECT resource_id, count(*) AS n, sum(duration_minutes) AS minutes
+      FROM bookings WHERE ${periodBookings(businessId, period)} AND status <> 'cancelled'
+      GROUP BY 1
+    ) AS k ON k.resource_id = r.id
+    WHERE r.business_id = ${businessId} AND r.deleted_at IS NULL AND r.is_active
+    ORDER BY coalesce(k.n, 0) DESC, r.display_order, r.id
   `.execute(executor);
   return rows;
 }
@@ -108,10 +109,10 @@ export async function loadStats(
   businessId: string,
   period: StatsPeriod,
 ): Promise<StatsRow> {
-  const [counts, hours, money] = await Promise.all([
+  const [counts, resources, money] = await Promise.all([
     bookingCounts(executor, businessId, period),
-    busyHours(executor, businessId, period),
+    resourceCounts(executor, businessId, period),
     depositsAndOpenMinutes(executor, businessId, period),
   ]);
-  return { ...counts, busy_hours: hours, ...money };
+  return { ...counts, resources, ...money };
 }
