@@ -313,30 +313,14 @@ describe('monthly booking quota', () => {
     });
 
     it('never applies to a sandbox business', async () => {
-      const tenant = await createTenant(ctx.app, { is_dev: true });
+      const biz = await setupBookable(ctx.app, { sandbox: true });
+      const tenant = biz.tenant;
       await setSubscription(ctx.app.db, ctx.app.changes, tenant.developer.id, {
         status: 'active',
         planId: 'free',
       });
       await usedThisMonth(tenant, PLANS.free.monthlyBookings);
-      await ctx.app.inject({
-        method: 'PUT',
-        url: '/v1/manage/hours',
-        headers: tenant.headers,
-        payload: [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-          day_of_week: day,
-          is_open: true,
-          open_time: '09:00',
-          close_time: '17:00',
-        })),
-      });
-      await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/manage/resources',
-        headers: tenant.headers,
-        payload: { name: 'T', capacity_min: 1, capacity_max: 4 },
-      });
-      const booked = await postBooking(ctx.app, { tenant, resources: {} });
+      const booked = await postBooking(ctx.app, biz);
       assert.equal(booked.statusCode, 201, booked.body);
     });
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { daysFromNow } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
+import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { SANDBOX_BOOKING_DAYS } from './sandbox.service.ts';
 
 let ctx: TestContext;
@@ -144,24 +144,7 @@ describe('sandbox surface', () => {
 
   describe('404', () => {
     it("never shows or cancels a booking that is not the sandbox's", async () => {
-      const tenant = await createTenant(ctx.app);
-      await ctx.app.inject({
-        method: 'PUT',
-        url: '/v1/manage/hours',
-        headers: tenant.headers,
-        payload: [0, 1, 2, 3, 4, 5, 6].map((d) => ({
-          day_of_week: d,
-          is_open: true,
-          open_time: '09:00',
-          close_time: '17:00',
-        })),
-      });
-      await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/manage/resources',
-        headers: tenant.headers,
-        payload: { name: 'T', capacity_min: 1, capacity_max: 4 },
-      });
+      const { tenant } = await setupBookable(ctx.app);
       const other = await ctx.app.inject({
         method: 'POST',
         url: '/v1/bookings',
