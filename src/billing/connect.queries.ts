@@ -62,15 +62,20 @@ export const syncConnectedAccount = (executor: Executor, account: ConnectedAccou
     .where((eb) => eb.or([eb('synced_at', 'is', null), eb('synced_at', '<=', syncedAt)]))
     .executeTakeFirst();
 
-/** Whether the business's account has finished onboarding and may take charges. */
-export const hasChargeableAccount = async (executor: Executor, businessId: string) =>
-  (await executor
+/**
+ * The business's account if it has finished onboarding, may take charges, and belongs to
+ * `processor`: an account made with the simulated processor is no destination for Stripe's
+ * charges once Stripe is configured, and the business onboards again.
+ */
+export const chargeableAccount = (executor: Executor, businessId: string, processor: ProcessorName) =>
+  executor
     .selectFrom('connected_accounts')
-    .select('business_id')
+    .select('processor_account_id')
     .where('business_id', '=', businessId)
+    .where('processor', '=', processor)
     .where('details_submitted', '=', true)
     .where('charges_enabled', '=', true)
-    .executeTakeFirst()) !== undefined;
+    .executeTakeFirst();
 
 export const findBusinessSandbox = (executor: Executor, businessId: string) =>
   executor.selectFrom('businesses').select('is_dev').where('id', '=', businessId).executeTakeFirst();

@@ -6,9 +6,9 @@ import { notFound } from '../platform/errors.ts';
 import { askProcessor } from './billing.service.ts';
 import {
   type ConnectedAccountRow,
+  chargeableAccount,
   findBusinessSandbox,
   findConnectedAccount,
-  hasChargeableAccount,
   saveConnectedAccount,
   syncConnectedAccount,
 } from './connect.queries.ts';
@@ -21,8 +21,9 @@ export async function depositsEnabled(
   executor: Executor,
   businessId: string,
   isDev: boolean,
+  processor: ProcessorName,
 ): Promise<boolean> {
-  return isDev || hasChargeableAccount(executor, businessId);
+  return isDev || (await chargeableAccount(executor, businessId, processor)) !== undefined;
 }
 
 /** The processor's clock counts seconds: a state learnt now is as new as an event of this second. */

@@ -10,6 +10,8 @@ import {
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
+import { paymentDestination } from '../deposits/deposits.service.ts';
+import type { AppError } from '../platform/errors.ts';
 import { depositsEnabled } from './connect.service.ts';
 import { setSubscription } from './subscription.service.ts';
 
@@ -215,12 +217,12 @@ describe('deposits_enabled', () => {
   it('is always true for a sandbox business, which needs no onboarding', async () => {
     const tenant = await createTenant(ctx.app, { is_dev: true });
     assert.equal(await depositsShown(tenant), true);
-    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, true), true);
+    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, true, 'simulated'), true);
   });
 
   it('needs both submitted details and enabled charges', async () => {
     const tenant = await createTenant(ctx.app);
-    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false), false);
+    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false, 'simulated'), false);
     const { connect_id } = (await onboard(tenant.headers)).json();
     const set = (details: boolean, charges: boolean) =>
       ctx.database.db
@@ -229,10 +231,30 @@ describe('deposits_enabled', () => {
         .where('processor_account_id', '=', connect_id)
         .execute();
     await set(true, false);
-    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false), false);
+    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false, 'simulated'), false);
     await set(false, true);
-    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false), false);
+    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false, 'simulated'), false);
     await set(true, true);
-    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false), true);
+    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false, 'simulated'), true);
+  });
+
+  it("counts only an account of the processor the business's deposits go through", async () => {
+    const tenant = await createTenant(ctx.app);
+    const { connect_id } = (await onboard(tenant.headers)).json();
+    await ctx.database.db
+      .updateTable('connected_accounts')
+      .set({ details_submitted: true, charges_enabled: true })
+      .where('processor_account_id', '=', connect_id)
+      .execute();
+    // Onboarded with the simulated processor, then Stripe configured: onboard again first.
+    assert.equal(await depositsEnabled(ctx.app.db, tenant.businessId, false, 'stripe'), false);
+    await assert.rejects(
+      paymentDestination(ctx.app.db, tenant.businessId, false, 'stripe'),
+      (error: AppError) => {
+        assert.equal(error.code, 'deposits_not_enabled');
+        return true;
+      },
+    );
+    assert.equal(await paymentDestination(ctx.app.db, tenant.businessId, false, 'simulated'), connect_id);
   });
 });

@@ -41,6 +41,12 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Subscription, ...ErrorResponses },
       },
     },
-    async (request) => subscriptionOfBusiness(app.db, principalOf(request).businessId, app.clock.now()),
+    async (request) =>
+      subscriptionOfBusiness(
+        app.db,
+        principalOf(request).businessId,
+        app.clock.now(),
+        app.payments.forBusiness(false).name,
+      ),
   );
 };

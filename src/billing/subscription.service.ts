@@ -1,3 +1,4 @@
+import type { ProcessorName } from '../payments/processor.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -80,7 +81,13 @@ export async function consumeQuota(tx: Tx, ticket: QuotaTicket | null): Promise<
 }
 
 /** `GET /v1/manage/subscription`: the developer's subscription as it stands, seen from one business. */
-export async function subscriptionOfBusiness(executor: Executor, businessId: string, now: number) {
+export async function subscriptionOfBusiness(
+  executor: Executor,
+  businessId: string,
+  now: number,
+  /** The processor a live business's deposits go through. */
+  processor: ProcessorName,
+) {
   const account = await loadAccount(executor, businessId, quotaMonth(now));
   if (!account) throw notFound('business');
   const entitlement = entitlementAt(subscriptionOf(account), now);
@@ -91,7 +98,7 @@ export async function subscriptionOfBusiness(executor: Executor, businessId: str
     trial_days_remaining: entitlement.trialDaysRemaining,
     current_period_ends_at: account.current_period_ends_at?.toISOString() ?? null,
     resource_count: await countResources(executor, businessId),
-    deposits_enabled: await depositsEnabled(executor, businessId, account.is_dev),
+    deposits_enabled: await depositsEnabled(executor, businessId, account.is_dev, processor),
     is_sandbox: account.is_dev,
     bookings_this_month: account.bookings_this_month,
     bookings_quota: account.is_dev ? null : entitlement.plan.monthlyBookings,

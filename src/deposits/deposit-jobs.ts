@@ -1,3 +1,4 @@
+import { chargeableAccount } from '../billing/connect.queries.ts';
 import type { PaymentIntent } from '../payments/processor.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -8,7 +9,6 @@ import {
   depositTerms,
   dueHolds,
   dueReversals,
-  readyPaymentAccount,
   type StoredDeposit,
 } from './deposits.queries.ts';
 import {
@@ -48,7 +48,8 @@ export async function expireUnpaid(deps: DepositDeps, now: number): Promise<numb
 async function destinationOf(deps: DepositDeps, deposit: StoredDeposit): Promise<string | null | undefined> {
   const terms = await depositTerms(deps.db, deposit.business_id);
   if (!terms || terms.is_dev) return null;
-  return (await readyPaymentAccount(deps.db, deposit.business_id))?.processor_account_id;
+  return (await chargeableAccount(deps.db, deposit.business_id, deps.payments.forBusiness(false).name))
+    ?.processor_account_id;
 }
 
 /**

@@ -24,16 +24,6 @@ export const depositTerms = (executor: Executor, businessId: string) =>
     .$narrowType<{ booking_mode: BookingMode; deposit_type: DepositType }>()
     .executeTakeFirst();
 
-/** The business's payment account when it can take charges: onboarding finished, charges enabled. */
-export const readyPaymentAccount = (executor: Executor, businessId: string) =>
-  executor
-    .selectFrom('connected_accounts')
-    .select(['processor_account_id'])
-    .where('business_id', '=', businessId)
-    .where('details_submitted', '=', true)
-    .where('charges_enabled', '=', true)
-    .executeTakeFirst();
-
 export const insertDeposit = (tx: Tx, row: NewDepositRow) => tx.insertInto('deposits').values(row).execute();
 
 /** The deposit of a booking, or undefined when it has none. */

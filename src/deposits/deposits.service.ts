@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { assertDynamicMode } from '../availability/availability.service.ts';
 import { instantToWall, wallTimeToInstant } from '../availability/engine/index.ts';
+import { chargeableAccount } from '../billing/connect.queries.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import {
@@ -27,7 +28,6 @@ import {
   depositTerms,
   findDepositByReference,
   lockDeposit,
-  readyPaymentAccount,
   type StoredDeposit,
   updateDeposit,
 } from './deposits.queries.ts';
@@ -68,9 +68,10 @@ export async function paymentDestination(
   executor: Executor,
   businessId: string,
   sandbox: boolean,
+  processor: ProcessorName,
 ): Promise<string | null> {
   if (sandbox) return null;
-  const account = await readyPaymentAccount(executor, businessId);
+  const account = await chargeableAccount(executor, businessId, processor);
   if (!account) throw depositsNotEnabled();
   return account.processor_account_id;
 }
@@ -118,7 +119,12 @@ export async function prepareDeposit(
   if (terms.deposit_type === 'none') return null;
   const type = terms.deposit_type;
   if (type === 'authorization_hold') assertFeature(caller, 'authorizationHolds', now);
-  const destination = await paymentDestination(deps.db, caller.businessId, terms.is_dev);
+  const destination = await paymentDestination(
+    deps.db,
+    caller.businessId,
+    terms.is_dev,
+    deps.payments.forBusiness(false).name,
+  );
   const processor = deps.payments.forBusiness(terms.is_dev);
   const bookingId = randomUUID();
   const metadata = { booking_id: bookingId, business_id: caller.businessId };
@@ -225,7 +231,12 @@ export async function prepareStaffDeposit(
 ): Promise<PreparedCheckout> {
   const terms = await depositTerms(deps.db, caller.businessId);
   if (!terms) throw notFound('business');
-  const destination = await paymentDestination(deps.db, caller.businessId, terms.is_dev);
+  const destination = await paymentDestination(
+    deps.db,
+    caller.businessId,
+    terms.is_dev,
+    deps.payments.forBusiness(false).name,
+  );
   const processor = deps.payments.forBusiness(terms.is_dev);
   const bookingId = randomUUID();
   const amount = terms.default_deposit_amount_cents * request.partySize;

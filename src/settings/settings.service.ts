@@ -1,6 +1,7 @@
 import { type AuditActor, changeAudited } from '../audit/audit.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
 import { paymentDestination } from '../deposits/deposits.service.ts';
+import type { ProcessorName } from '../payments/processor.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import {
@@ -38,6 +39,8 @@ const withoutId = ({ id: _, ...settings }: SettingsRow): BusinessSettings => set
 
 export interface SettingsChange {
   input: Partial<BusinessSettings>;
+  /** The processor a live business's deposits would go through. */
+  paymentProcessor: ProcessorName;
   patch: Partial<SettingsRow>;
   /** Whether a time zone sent is one the database knows (true when none is sent). */
   zoneKnown: boolean;
@@ -50,10 +53,11 @@ export interface SettingsChange {
 export async function prepareSettingsChange(
   db: Db,
   input: Partial<BusinessSettings>,
+  paymentProcessor: ProcessorName,
 ): Promise<SettingsChange> {
   const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
   const patch: Partial<SettingsRow> = zone === undefined ? input : { ...input, timezone: zone };
-  return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined };
+  return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined, paymentProcessor };
 }
 
 /**
@@ -75,9 +79,10 @@ async function checkPaymentAccount(
   merged: SettingsRow,
   before: SettingsRow,
   actor: AuditActor & Subscriber,
+  processor: ProcessorName,
 ): Promise<void> {
   if (merged.deposit_type !== 'none' && merged.deposit_type !== before.deposit_type) {
-    await paymentDestination(tx, actor.businessId, actor.sandbox);
+    await paymentDestination(tx, actor.businessId, actor.sandbox, processor);
   }
 }
 
@@ -85,7 +90,7 @@ async function checkPaymentAccount(
 export function changeSettings(
   tx: Tx,
   actor: AuditActor & Subscriber,
-  { patch, zoneKnown }: SettingsChange,
+  { patch, zoneKnown, paymentProcessor }: SettingsChange,
   now: number,
 ) {
   return changeAudited(tx, actor, {
@@ -95,7 +100,7 @@ export function changeSettings(
     check: async (merged, before) => {
       checkPlan(merged, before, actor, now);
       checkSettings(patch, merged, zoneKnown);
-      await checkPaymentAccount(tx, merged, before, actor);
+      await checkPaymentAccount(tx, merged, before, actor, paymentProcessor);
     },
     update: (changes) => updateSettings(tx, actor.businessId, changes),
     view: withoutId,
