@@ -406,10 +406,10 @@ export class AvailabilityService {
     const dates: string[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) dates.push(date);
     const dayQuery = (date: string): DayQuery => ({ ...query, date });
+    const spans = dates.map((date) => heldSpan(toDayRules({ ...ctx, busy: [] }, dayQuery(date), now)));
     let spanStart = Number.POSITIVE_INFINITY;
     let spanEnd = Number.NEGATIVE_INFINITY;
-    for (const date of dates) {
-      const span = heldSpan(toDayRules({ ...ctx, busy: [] }, dayQuery(date), now));
+    for (const span of spans) {
       if (!span) continue;
       spanStart = Math.min(spanStart, span.start);
       spanEnd = Math.max(spanEnd, span.end);
@@ -420,8 +420,8 @@ export class AvailabilityService {
         : [];
     const byDay = new BusyByWindow(busy);
     let firstStart = Number.POSITIVE_INFINITY;
-    const summaries = dates.map((date): DaySummary => {
-      const span = heldSpan(toDayRules({ ...ctx, busy: [] }, dayQuery(date), now));
+    const summaries = dates.map((date, i): DaySummary => {
+      const span = spans[i];
       const rules = toDayRules(
         { ...ctx, busy: span ? byDay.overlapping(span.start, span.end) : [] },
         dayQuery(date),

@@ -111,8 +111,9 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { businessId } = principalOf(request);
-      const prepared = await prepareOnboarding(app.db, app.payments, businessId, {
+      const principal = principalOf(request);
+      const { businessId } = principal;
+      const prepared = await prepareOnboarding(app.db, app.payments, principal, {
         returnUrl: request.body.return_url ?? home,
         refreshUrl: request.body.refresh_url ?? home,
       });

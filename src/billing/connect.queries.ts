@@ -76,6 +76,3 @@ export const chargeableAccount = (executor: Executor, businessId: string, proces
     .where('details_submitted', '=', true)
     .where('charges_enabled', '=', true)
     .executeTakeFirst();
-
-export const findBusinessSandbox = (executor: Executor, businessId: string) =>
-  executor.selectFrom('businesses').select('is_dev').where('id', '=', businessId).executeTakeFirst();

@@ -2,12 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ConnectedAccount, PaymentProcessor, ProcessorName } from '../payments/processor.ts';
 import type { Processors } from '../payments/processors.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
-import { notFound } from '../platform/errors.ts';
 import { askProcessor } from './billing.service.ts';
 import {
   type ConnectedAccountRow,
   chargeableAccount,
-  findBusinessSandbox,
   findConnectedAccount,
   saveConnectedAccount,
   syncConnectedAccount,
@@ -29,12 +27,6 @@ export async function depositsEnabled(
 /** The processor's clock counts seconds: a state learnt now is as new as an event of this second. */
 const syncTime = (now: number) => new Date(Math.floor(now / 1000) * 1000);
 
-async function sandboxOf(executor: Executor, businessId: string): Promise<boolean> {
-  const business = await findBusinessSandbox(executor, businessId);
-  if (!business) throw notFound('business');
-  return business.is_dev;
-}
-
 export interface PreparedOnboarding {
   processor: ProcessorName;
   /** Set when a new account was made; an existing one is kept as it is. */
@@ -52,10 +44,11 @@ export interface PreparedOnboarding {
 export async function prepareOnboarding(
   executor: Executor,
   processors: Processors,
-  businessId: string,
+  business: { businessId: string; sandbox: boolean },
   urls: { refreshUrl: string; returnUrl: string },
 ): Promise<PreparedOnboarding> {
-  const processor = processors.forBusiness(await sandboxOf(executor, businessId));
+  const { businessId } = business;
+  const processor = processors.forBusiness(business.sandbox);
   const existing = await findConnectedAccount(executor, businessId);
   const reused = existing?.processor === processor.name ? existing.processor_account_id : null;
   return askProcessor(async () => {

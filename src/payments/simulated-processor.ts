@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { randomToken } from '../platform/auth.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
 import {
@@ -15,14 +15,20 @@ import {
   type SubscriptionCheckoutRequest,
 } from './processor.ts';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** What an intent can be cancelled from: anything not yet paid or cancelled. */
+const CANCELLABLE = [
+  'requires_payment_method',
+  'requires_confirmation',
+  'requires_action',
+  'processing',
+  'requires_capture',
+];
+
 /** Ids as the processor makes them: a type prefix and 24 characters. */
-export function objectId(prefix: string): string {
-  const bytes = randomBytes(24);
-  let id = '';
-  for (const byte of bytes) id += ALPHABET[byte % ALPHABET.length];
-  return `${prefix}_${id}`;
-}
+export const objectId = (prefix: string) => `${prefix}_${randomToken(24)}`;
+
+/** A client secret as the processor makes them: the object's id, `_secret_`, 24 characters. */
+export const clientSecretOf = (id: string) => `${id}_secret_${randomToken(24)}`;
 
 export type StoredObject = Record<string, unknown> & { id: string; object: string };
 
@@ -80,16 +86,16 @@ export class SimulatedProcessor implements PaymentProcessor {
     return row?.object as StoredObject | undefined;
   }
 
+  /** Merges `changes` into an object, whatever its state (the guarded move is `transition`). */
   async update(id: string, changes: Record<string, unknown>): Promise<StoredObject> {
-    const current = await this.find(id);
-    if (!current) throw new Error(`no simulated object ${id}`);
-    const next = { ...current, ...changes };
-    await this.db
+    const row = await this.db
       .updateTable('simulated_processor_objects')
-      .set({ object: JSON.stringify(next), updated_at: new Date() })
+      .set({ object: sql`object || ${JSON.stringify(changes)}::jsonb`, updated_at: new Date() })
       .where('id', '=', id)
-      .execute();
-    return next;
+      .returning('object')
+      .executeTakeFirst();
+    if (!row) throw new Error(`no simulated object ${id}`);
+    return row.object as StoredObject;
   }
 
   /**
@@ -148,7 +154,7 @@ export class SimulatedProcessor implements PaymentProcessor {
       amount_received: status === 'succeeded' ? request.amountCents : 0,
       currency: request.currency,
       capture_method: request.captureMethod,
-      client_secret: `${id}_secret_${objectId('x').slice(2)}`,
+      client_secret: clientSecretOf(id),
       customer: request.savedCard?.customerId ?? null,
       payment_method: request.savedCard?.paymentMethodId ?? null,
       last_payment_error: declined ? { code: 'card_declined', message: 'Your card was declined.' } : null,
@@ -173,7 +179,7 @@ export class SimulatedProcessor implements PaymentProcessor {
     const stored = await this.create(request.idempotencyKey, {
       id,
       object: 'setup_intent',
-      client_secret: `${id}_secret_${objectId('x').slice(2)}`,
+      client_secret: clientSecretOf(id),
       customer: request.customerId,
       payment_method: null,
       usage: 'off_session',
@@ -187,19 +193,32 @@ export class SimulatedProcessor implements PaymentProcessor {
   /** Capturing twice answers the captured intent again, as the processor does under one idempotency key. */
   async capturePaymentIntent(id: string): Promise<PaymentIntent> {
     const intent = await this.requireIntent(id);
-    if (intent.status === 'succeeded') return toPaymentIntent(intent);
-    if (intent.status !== 'requires_capture')
-      throw new ProcessorRefusal(`payment intent ${id} is ${intent.status}`);
-    return toPaymentIntent(
-      await this.update(id, { status: 'succeeded', amount_received: intent.amount, amount_capturable: 0 }),
-    );
+    return this.move(id, ['requires_capture'], 'succeeded', {
+      status: 'succeeded',
+      amount_received: intent.amount,
+      amount_capturable: 0,
+    });
   }
 
   async cancelPaymentIntent(id: string): Promise<PaymentIntent> {
+    return this.move(id, CANCELLABLE, 'canceled', { status: 'canceled', amount_capturable: 0 });
+  }
+
+  /**
+   * Moves an intent from one of `from` to `to` at most once, however many calls race: a call that
+   * finds it already at `to` answers it as it is; any other state is a refusal.
+   */
+  private async move(
+    id: string,
+    from: readonly string[],
+    to: string,
+    changes: Record<string, unknown>,
+  ): Promise<PaymentIntent> {
+    const moved = await this.transition(id, 'status', from, changes);
+    if (moved) return toPaymentIntent(moved);
     const intent = await this.requireIntent(id);
-    if (intent.status === 'canceled') return toPaymentIntent(intent);
-    if (intent.status === 'succeeded') throw new ProcessorRefusal(`payment intent ${id} is already paid`);
-    return toPaymentIntent(await this.update(id, { status: 'canceled', amount_capturable: 0 }));
+    if (intent.status === to) return toPaymentIntent(intent);
+    throw new ProcessorRefusal(`payment intent ${id} is ${intent.status}`);
   }
 
   async refundPaymentIntent(id: string, idempotencyKey: string): Promise<void> {

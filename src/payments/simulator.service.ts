@@ -5,6 +5,7 @@ import { conflict, notFound } from '../platform/errors.ts';
 import type { InboundEvents } from './inbound.ts';
 import type { ProcessorEvent } from './processor.ts';
 import {
+  clientSecretOf,
   DECLINING_PAYMENT_METHOD,
   objectId,
   type SimulatedProcessor,
@@ -187,7 +188,7 @@ export async function completeCheckout(simulator: Simulator, id: string): Promis
     amount_received: claimed.amount_total,
     currency: claimed.currency,
     capture_method: 'automatic',
-    client_secret: `${intentId}_secret_${objectId('x').slice(2)}`,
+    client_secret: clientSecretOf(intentId),
     customer: null,
     payment_method: TEST_CARD,
     last_payment_error: null,

@@ -70,7 +70,8 @@ const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 const LOOKUP_LENGTH = 20;
 export const DISPLAY_PREFIX_LENGTH = 12;
 
-function randomToken(length: number): string {
+/** `length` random letters and digits, each equally likely. */
+export function randomToken(length: number): string {
   const bytes = randomBytes(length * 2);
   let out = '';
   for (let i = 0; i < bytes.length && out.length < length; i++) {

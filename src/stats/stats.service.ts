@@ -1,4 +1,4 @@
-import { dayOfWeek, todayIn } from '../availability/engine/index.ts';
+import { addDays, dayOfWeek, todayIn } from '../availability/engine/index.ts';
 import type { Executor } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { findBusinessTimezone } from '../public/public.queries.ts';
@@ -9,9 +9,6 @@ const MAX_DAYS = 366;
 /** How many resources `top_resources` ranks. */
 const TOP_RESOURCES = 10;
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-const daysBetween = (from: string, to: string) =>
-  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
 
 /** A percentage of `part` in `whole`, one decimal, 0 when there is no whole. */
 const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
@@ -32,7 +29,7 @@ export async function businessStats(
   const from = query.from_date ?? `${today.slice(0, 8)}01`;
   const to = query.to_date ?? today;
   if (to < from) throw invalidField('to_date', `must not be before from_date (${from})`);
-  if (daysBetween(from, to) >= MAX_DAYS) {
+  if (addDays(from, MAX_DAYS - 1) < to) {
     throw invalidField(
       'to_date',
       `the period may cover at most ${MAX_DAYS} days; ${from} to ${to} is longer`,
