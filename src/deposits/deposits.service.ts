@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
-import { assertDynamicMode } from '../availability/availability.service.ts';
+import { type AvailabilityService, assertDynamicMode } from '../availability/availability.service.ts';
 import { instantToWall, wallTimeToInstant } from '../availability/engine/index.ts';
 import { chargeableAccount } from '../billing/connect.queries.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
@@ -43,13 +43,15 @@ export const CHECKOUT_LIFETIME_MS = 2 * 3_600_000;
 /** What the deposit use cases need beside a transaction. */
 export interface DepositDeps {
   db: Db;
+  /** Whose cached settings tell, without a query, that a business asks no deposit. */
+  availability: AvailabilityService;
   payments: Processors;
   publicBaseUrl: string;
   log: FastifyBaseLogger;
 }
 
 type Caller = Subscriber & { businessId: string };
-type BookingActor = Parameters<typeof createBooking>[1];
+type BookingActor = Parameters<typeof createBooking>[2];
 
 /** Work the service does by itself (jobs, the processor's events) is audited under this name. */
 const systemActor = (businessId: string): AuditActor => ({ actor: 'system', businessId });
@@ -113,9 +115,14 @@ export async function prepareDeposit(
   request: DepositRequest,
   now: number,
 ): Promise<PreparedDeposit | null> {
+  // Most businesses ask no deposit: their settings, as availability caches them, say so at once.
+  const settings = await deps.availability.businessRules(caller.businessId, now);
+  if (!settings) throw notFound('business');
+  if (request.mode === 'dynamic') assertDynamicMode(settings);
+  if (settings.deposit_type === 'none') return null;
+  // Money is asked on the settings as stored.
   const terms = await depositTerms(deps.db, caller.businessId);
   if (!terms) throw notFound('business');
-  if (request.mode === 'dynamic') assertDynamicMode(terms);
   if (terms.deposit_type === 'none') return null;
   const type = terms.deposit_type;
   if (type === 'authorization_hold') assertFeature(caller, 'authorizationHolds', now);
@@ -300,12 +307,19 @@ function paymentLinkEmail(booking: BookingView, prepared: PreparedCheckout) {
  */
 export async function createStaffDepositBooking(
   tx: Tx,
+  availability: AvailabilityService,
   actor: BookingActor,
   input: Omit<NewBooking, 'source' | 'deposit'> & { customer: { email: string } },
   prepared: PreparedCheckout,
   now: number,
 ) {
-  const booking = await createBooking(tx, actor, { ...input, source: 'staff', deposit: prepared }, now);
+  const booking = await createBooking(
+    tx,
+    availability,
+    actor,
+    { ...input, source: 'staff', deposit: prepared },
+    now,
+  );
   await enqueueEmail(tx, {
     businessId: actor.businessId,
     to: input.customer.email,

@@ -79,23 +79,12 @@ export interface NewEvent {
 }
 
 /**
- * One statement: the event and a delivery to each active endpoint of the business subscribed to
- * its type or to `*`, due at once. Without such an endpoint nothing is written.
+ * The event and a delivery to each active endpoint of the business subscribed to its type or to
+ * `*`, due at once; without such an endpoint nothing is written. One SQL function does it
+ * (migrations/0015), which the booking statement calls too.
  */
 export async function insertEvent(executor: Executor, event: NewEvent): Promise<void> {
-  await sql`
-    WITH targets AS (
-      SELECT id FROM webhook_endpoints
-      WHERE business_id = ${event.businessId}::uuid AND is_active
-        AND events && ARRAY[${event.type}::text, '*']
-    ), event AS (
-      INSERT INTO webhook_events (business_id, type, data)
-      SELECT ${event.businessId}::uuid, ${event.type}, ${event.data}::json
-      WHERE EXISTS (SELECT 1 FROM targets)
-      RETURNING id, created_at
-    )
-    INSERT INTO webhook_deliveries (endpoint_id, event_id, subject_key, next_attempt_at)
-    SELECT targets.id, event.id, ${event.subjectKey}, event.created_at FROM targets CROSS JOIN event`.execute(
+  await sql`SELECT slotwise_emit_event(${event.businessId}::uuid, ${event.type}, ${event.data}::json, ${event.subjectKey})`.execute(
     executor,
   );
 }
