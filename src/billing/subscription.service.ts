@@ -45,7 +45,7 @@ const plansWith = (feature: Feature) => PLAN_IDS.filter((id) => PLANS[id][featur
 
 /**
  * What a booking counts against: its developer's month and the plan's quota, which the booking
- * statement counts it in only while the count is below the quota (migrations/0015). Null for a
+ * statement counts it in only while the count is below the quota (migrations/0017). Null for a
  * sandbox business, which has no quota.
  */
 export interface QuotaTicket {

@@ -158,7 +158,7 @@ async function inSavepoint<T>(tx: Tx, write: () => Promise<T>): Promise<Placemen
   }
 }
 
-/** What `slotwise_place_booking` (migrations/0015) is given to place one booking. */
+/** What `slotwise_place_booking` (migrations/0017) is given to place one booking. */
 export interface BookingToPlace {
   id: string;
   business_id: string;

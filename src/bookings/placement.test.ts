@@ -10,7 +10,7 @@ import { type BookingToPlace, placeBooking } from './bookings.queries.ts';
 import { confirmationCode, findBooking } from './bookings.service.ts';
 
 /**
- * The booking statement (`slotwise_place_booking`, migrations/0015) as the database runs it: a
+ * The booking statement (`slotwise_place_booking`, migrations/0017) as the database runs it: a
  * candidate resource the exclusion constraint refuses (23P01) is given up inside a subtransaction
  * and the next one tried; a refusal leaves nothing written. On PGlite's one connection no two
  * requests ever race, so the conflicting booking is put there by hand.
