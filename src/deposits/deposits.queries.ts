@@ -45,7 +45,12 @@ export const lockDeposit = (tx: Tx, businessId: string, depositId: string) =>
     .forUpdate()
     .executeTakeFirst();
 
-export const updateDeposit = (tx: Tx, businessId: string, depositId: string, changes: Updateable<DepositsTable>) =>
+export const updateDeposit = (
+  tx: Tx,
+  businessId: string,
+  depositId: string,
+  changes: Updateable<DepositsTable>,
+) =>
   tx
     .updateTable('deposits')
     .set({ ...changes, updated_at: new Date() })

@@ -98,9 +98,7 @@ export async function insertEvent(executor: Executor, event: NewEvent): Promise<
     )
     INSERT INTO webhook_deliveries (business_id, endpoint_id, event_id, subject_key, next_attempt_at)
     SELECT ${event.businessId}::uuid, targets.id, event.id, ${event.subjectKey}, event.created_at
-    FROM targets CROSS JOIN event`.execute(
-    executor,
-  );
+    FROM targets CROSS JOIN event`.execute(executor);
 }
 
 /** An event for one endpoint only (the test ping), ordered by nothing but itself; answers the delivery's id. */
@@ -152,7 +150,9 @@ export function listDeliveriesOf(
   page: PageRequest,
   status?: WebhookDeliveryStatus,
 ) {
-  let query = selectDeliveries(executor).where('d.business_id', '=', businessId).where('d.endpoint_id', '=', page.owner);
+  let query = selectDeliveries(executor)
+    .where('d.business_id', '=', businessId)
+    .where('d.endpoint_id', '=', page.owner);
   if (status) query = query.where('d.status', '=', status);
   return keysetPage(
     query,
@@ -162,14 +162,24 @@ export function listDeliveriesOf(
   );
 }
 
-export const findDelivery = (executor: Executor, businessId: string, endpointId: string, deliveryId: string) =>
+export const findDelivery = (
+  executor: Executor,
+  businessId: string,
+  endpointId: string,
+  deliveryId: string,
+) =>
   selectDeliveries(executor)
     .where('d.business_id', '=', businessId)
     .where('d.id', '=', deliveryId)
     .where('d.endpoint_id', '=', endpointId)
     .executeTakeFirst();
 
-export const lockDelivery = (executor: Executor, businessId: string, endpointId: string, deliveryId: string) =>
+export const lockDelivery = (
+  executor: Executor,
+  businessId: string,
+  endpointId: string,
+  deliveryId: string,
+) =>
   executor
     .selectFrom('webhook_deliveries')
     .select(['id', 'locked_until'])
