@@ -91,7 +91,7 @@ async function distributionProblems(executor: Executor, kinds: Record<string, Ki
   for (const [table, kind] of Object.entries(kinds)) {
     if (kind !== 'business' || !tables.includes(table)) continue;
     const column = businessIds.find((row) => row.table === table);
-    if (!column || column.type !== 'uuid' || !column.not_null)
+    if (column?.type !== 'uuid' || !column.not_null)
       problems.push(`${table}: business data needs business_id uuid NOT NULL`);
   }
 
