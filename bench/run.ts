@@ -293,7 +293,7 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
             tx,
           );
           const view =
-            await sql`SELECT b.*, c.first_name, c.last_name, c.phone, c.email, r.name, r.capacity_max, r.section FROM bookings b JOIN customers c ON c.id = b.customer_id JOIN resources r ON r.id = b.resource_id WHERE b.id = ${booking.rows[0]!.id}`.execute(
+            await sql`SELECT b.*, c.first_name, c.last_name, c.phone, c.email, r.name, r.capacity_max, r.section FROM bookings b JOIN customers c ON c.business_id = b.business_id AND c.id = b.customer_id JOIN resources r ON r.business_id = b.business_id AND r.id = b.resource_id WHERE b.business_id = ${id} AND b.id = ${booking.rows[0]!.id}`.execute(
               tx,
             );
           await sql`INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, after_state) VALUES (${id}, 'api_key:bench', 'booking.created', 'booking', ${booking.rows[0]!.id}, ${JSON.stringify(view.rows[0])})`.execute(
