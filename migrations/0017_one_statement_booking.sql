@@ -43,8 +43,8 @@ RETURNS void LANGUAGE sql AS $$
     WHERE EXISTS (SELECT 1 FROM targets)
     RETURNING id, created_at
   )
-  INSERT INTO webhook_deliveries (endpoint_id, event_id, subject_key, next_attempt_at)
-  SELECT targets.id, event.id, p_subject, event.created_at FROM targets CROSS JOIN event
+  INSERT INTO webhook_deliveries (business_id, endpoint_id, event_id, subject_key, next_attempt_at)
+  SELECT p_business, targets.id, event.id, p_subject, event.created_at FROM targets CROSS JOIN event
 $$;
 
 -- Places a booking (`p`, built by bookings.service.ts `placeBooking`) on the first candidate

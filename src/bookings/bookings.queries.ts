@@ -111,6 +111,7 @@ export const serviceResourceIds = async (executor: Executor, businessId: string,
 /** Whether another active booking or an external block holds the resource during `heldRange`. */
 export async function resourceIsBusy(
   executor: Executor,
+  businessId: string,
   resourceId: string,
   heldRange: string,
   excludeBookingId: string,
@@ -118,6 +119,7 @@ export async function resourceIsBusy(
   const clash = await executor
     .selectFrom('bookings')
     .select('id')
+    .where('business_id', '=', businessId)
     .where('resource_id', '=', resourceId)
     .where('id', '<>', excludeBookingId)
     .where('status', 'in', ACTIVE_STATUSES)
@@ -126,6 +128,7 @@ export async function resourceIsBusy(
       executor
         .selectFrom('resource_blocks')
         .select('id')
+        .where('business_id', '=', businessId)
         .where('resource_id', '=', resourceId)
         .where(sql<boolean>`during && ${heldRange}::tstzrange`),
     )
@@ -295,6 +298,7 @@ export const freeResourcesFor = (
         exists(
           selectFrom('bookings as o')
             .select('o.id')
+            .whereRef('o.business_id', '=', 'r.business_id')
             .whereRef('o.resource_id', '=', 'r.id')
             .where('o.id', '<>', booking.id)
             .where('o.status', 'in', ACTIVE_STATUSES)
@@ -307,6 +311,7 @@ export const freeResourcesFor = (
         exists(
           selectFrom('resource_blocks as k')
             .select('k.id')
+            .whereRef('k.business_id', '=', 'r.business_id')
             .whereRef('k.resource_id', '=', 'r.id')
             .where(sql<boolean>`k.during && ${booking.during}::tstzrange`),
         ),

@@ -357,7 +357,8 @@ export async function changeBooking(
       const resource = await loadResource(tx, actor.businessId, resourceId);
       if (moves) await assertPerformsService(tx, actor.businessId, current.service_id, resource.id);
       assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
-      if (moves && (await resourceIsBusy(tx, resource.id, current.during, current.id))) throw slotTaken();
+      if (moves && (await resourceIsBusy(tx, actor.businessId, resource.id, current.during, current.id)))
+        throw slotTaken();
       await updateBooking(tx, actor.businessId, current.id, { resource_id: resourceId, capacity });
       events.push('booking.updated');
     }

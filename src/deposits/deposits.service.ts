@@ -341,7 +341,7 @@ async function recordDepositMove(
   actor: AuditActor,
   meta: Record<string, unknown>,
 ): Promise<void> {
-  await updateDeposit(tx, deposit.id, { ...changes, status: to });
+  await updateDeposit(tx, deposit.business_id, deposit.id, { ...changes, status: to });
   await recordAudit(tx, actor, {
     action: `deposit.${to}`,
     entityType: 'booking',
@@ -417,7 +417,7 @@ async function emitBookingMove(
 /** Locks a deposit's booking, then the deposit (always in that order, as staff changes do). */
 async function lockBookingAndDeposit(tx: Tx, deposit: StoredDeposit) {
   const booking = await lockBooking(tx, deposit.business_id, deposit.booking_id);
-  const locked = await lockDeposit(tx, deposit.id);
+  const locked = await lockDeposit(tx, deposit.business_id, deposit.id);
   return booking && locked ? { booking, deposit: locked } : undefined;
 }
 
@@ -470,7 +470,7 @@ async function expireLocked(
   if (canMove(deposit.status, 'failed')) {
     await recordDepositMove(tx, deposit, 'failed', { expires_at: null }, actor, meta);
   } else {
-    await updateDeposit(tx, deposit.id, { expires_at: null });
+    await updateDeposit(tx, deposit.business_id, deposit.id, { expires_at: null });
   }
   if (bookingStatus === 'pending') {
     await moveBookingBySystem(
@@ -513,7 +513,7 @@ export async function saveCard(
   const locked = await lockBookingAndDeposit(tx, found);
   if (locked?.deposit.status !== 'requires_payment') return;
   const { deposit } = locked;
-  await updateDeposit(tx, deposit.id, {
+  await updateDeposit(tx, deposit.business_id, deposit.id, {
     processor_customer_id: card.customerId ?? deposit.processor_customer_id,
     processor_payment_method_id: card.paymentMethodId,
     expires_at: null,
@@ -538,7 +538,7 @@ export async function recordReversal(
   const { deposit } = locked;
   const actor = systemActor(deposit.business_id);
   if ('refused' in outcome) {
-    await updateDeposit(tx, deposit.id, { reversal_due_at: null });
+    await updateDeposit(tx, deposit.business_id, deposit.id, { reversal_due_at: null });
     await recordAudit(tx, actor, {
       action: 'deposit.reversal_refused',
       entityType: 'booking',
@@ -549,7 +549,7 @@ export async function recordReversal(
   }
   if (deposit.status === outcome.to) {
     // The processor's event about the reversal was recorded first: nothing is left to give back.
-    await updateDeposit(tx, deposit.id, { reversal_due_at: null });
+    await updateDeposit(tx, deposit.business_id, deposit.id, { reversal_due_at: null });
     return;
   }
   if (!canMove(deposit.status, outcome.to)) return;
@@ -626,7 +626,7 @@ export async function recordNoShow(tx: Tx, actor: AuditActor, bookingId: string)
   const booking = await lockBooking(tx, actor.businessId, bookingId);
   if (!booking) throw notFound('booking');
   const found = await depositOfBooking(tx, actor.businessId, bookingId);
-  const deposit = found && (await lockDeposit(tx, found.id));
+  const deposit = found && (await lockDeposit(tx, found.business_id, found.id));
   assertNoShowAllowed(booking.status, deposit);
   if (deposit?.status === 'held') {
     await recordDepositMove(tx, deposit, 'captured', {}, actor, { reason: 'no-show' });
@@ -669,7 +669,7 @@ export async function recordRelease(tx: Tx, actor: AuditActor, bookingId: string
   const booking = await lockBooking(tx, actor.businessId, bookingId);
   if (!booking) throw notFound('booking');
   const found = await depositOfBooking(tx, actor.businessId, bookingId);
-  const deposit = found && (await lockDeposit(tx, found.id));
+  const deposit = found && (await lockDeposit(tx, found.business_id, found.id));
   if (deposit?.status !== 'released') assertHeld(deposit);
   if (deposit?.status === 'held') {
     await recordDepositMove(tx, deposit, 'released', {}, actor, { reason: 'released by staff' });
