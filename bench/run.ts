@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { formatMinutes } from '../src/availability/engine/index.ts';
+import { placeBooking } from '../src/bookings/bookings.queries.ts';
 import { confirmationCode } from '../src/bookings/bookings.service.ts';
-import { ACTIVE_STATUSES } from '../src/bookings/status.ts';
 import { normalizePhone } from '../src/customers/customers.service.ts';
 import type { Db } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
@@ -228,11 +229,29 @@ function dynamicBookingLoad(url: string, seeded: SeededBusiness): Promise<LoadRe
 }
 
 /**
- * The statements of one booking transaction, as the service runs them, sent straight through
- * the driver: no HTTP, validation, auth or engine (the free table is the first one not busy). The
- * monthly quota is read first and counted last, as in the service.
+ * The one statement the service sends to place a booking (`placeBooking`), sent straight through
+ * the driver: no HTTP, validation, auth, caches or engine. The candidate tables are the ones this
+ * load has not booked yet at that time, smallest first, as the service's caches would order them;
+ * the monthly quota is counted as in the service.
  */
 async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResult> {
+  const tables = await db
+    .selectFrom('resources')
+    .select('id')
+    .where('business_id', '=', seeded.businessId)
+    .where('deleted_at', 'is', null)
+    .where('is_active', '=', true)
+    .where('capacity_max', '>=', 2)
+    .orderBy('capacity_max')
+    .orderBy('display_order')
+    .execute();
+  const { developer_id } = await db
+    .selectFrom('businesses')
+    .select('developer_id')
+    .where('id', '=', seeded.businessId)
+    .executeTakeFirstOrThrow();
+  const month = `${new Date().toISOString().slice(0, 7)}-01`;
+  const bookedAt = new Map<string, number>();
   let n = 0;
   let done = 0;
   let failed = 0;
@@ -244,65 +263,46 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
       const i = n;
       const date = dayFromToday(91 + (i % 30));
       const time = BOOKING_TIMES[Math.floor(i / 30) % BOOKING_TIMES.length]!;
+      const booked = bookedAt.get(`${date} ${time}`) ?? 0;
+      bookedAt.set(`${date} ${time}`, booked + 1);
+      const start = Date.parse(`${date}T${time}:00+01:00`);
+      const end = start + SEED.durationMinutes * 60_000;
+      const phone = `+49 171 ${1_000_000 + i}`;
       const started = performance.now();
       try {
-        await db.transaction().execute(async (tx) => {
-          const id = seeded.businessId;
-          const dayStart = Date.parse(`${date}T00:00:00Z`);
-          const range = sql`tstzrange(${new Date(dayStart - 2 * 86_400_000)}, ${new Date(dayStart + 3 * 86_400_000)})`;
-          const month = `${new Date().toISOString().slice(0, 7)}-01`;
-          await sql`SELECT d.id, b.is_dev, d.subscription_status, d.subscription_plan_id, d.trial_ends_at, d.current_period_ends_at, u.bookings FROM businesses b JOIN developers d ON d.id = b.developer_id LEFT JOIN booking_usage u ON u.developer_id = d.id AND u.month = ${month} WHERE b.id = ${id}`.execute(
-            tx,
-          );
-          await sql`SELECT * FROM businesses WHERE id = ${id}`.execute(tx);
-          await sql`SELECT * FROM operating_hours WHERE business_id = ${id}`.execute(tx);
-          await sql`SELECT start_date, end_date FROM blackout_dates WHERE business_id = ${id} AND start_date <= ${date} AND end_date >= ${date}`.execute(
-            tx,
-          );
-          const resources = await sql<{
-            id: string;
-          }>`SELECT id FROM resources WHERE business_id = ${id} AND deleted_at IS NULL AND is_active AND capacity_max >= 2 ORDER BY capacity_max, display_order`.execute(
-            tx,
-          );
-          const busy = await sql<{
-            resource_id: string;
-            lo: Date;
-            hi: Date;
-          }>`SELECT resource_id, lower(during) AS lo, upper(during) AS hi FROM bookings WHERE business_id = ${id} AND status IN (${sql.join([...ACTIVE_STATUSES])}) AND during && ${range}`.execute(
-            tx,
-          );
-          await sql`SELECT resource_id, lower(during), upper(during) FROM resource_blocks WHERE business_id = ${id} AND during && ${range}`.execute(
-            tx,
-          );
-          const start = Date.parse(`${date}T${time}:00+01:00`);
-          const end = start + SEED.durationMinutes * 60_000;
-          const taken = new Set(
-            busy.rows.filter((b) => b.lo.getTime() < end && b.hi.getTime() > start).map((b) => b.resource_id),
-          );
-          const resourceId = resources.rows.find((r) => !taken.has(r.id))?.id;
-          if (!resourceId) throw new Error('no free table');
-          const phone = `+49 171 ${1_000_000 + i}`;
-          const customer = await sql<{
-            id: string;
-          }>`INSERT INTO customers (business_id, first_name, last_name, phone, phone_normalized, email) VALUES (${id}, 'Load', 'Test', ${phone}, ${normalizePhone(phone)}, 'load@example.com') ON CONFLICT (business_id, phone_normalized) DO UPDATE SET first_name = excluded.first_name, updated_at = now() RETURNING *`.execute(
-            tx,
-          );
-          const booking = await sql<{
-            id: string;
-          }>`INSERT INTO bookings (business_id, customer_id, resource_id, booking_date, start_time, end_time, duration_minutes, starts_at, ends_at, during, status, confirmation_code, capacity, source) VALUES (${id}, ${customer.rows[0]!.id}, ${resourceId}, ${date}, ${time}, ${time}, ${SEED.durationMinutes}, ${new Date(start)}, ${new Date(end)}, ${rangeLiteral(start, end)}, 'confirmed', ${confirmationCode()}, 2, 'online') RETURNING id`.execute(
-            tx,
-          );
-          const view =
-            await sql`SELECT b.*, c.first_name, c.last_name, c.phone, c.email, r.name, r.capacity_max, r.section FROM bookings b JOIN customers c ON c.id = b.customer_id JOIN resources r ON r.id = b.resource_id WHERE b.id = ${booking.rows[0]!.id}`.execute(
-              tx,
-            );
-          await sql`INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, after_state) VALUES (${id}, 'api_key:bench', 'booking.created', 'booking', ${booking.rows[0]!.id}, ${JSON.stringify(view.rows[0])})`.execute(
-            tx,
-          );
-          await sql`INSERT INTO booking_usage (developer_id, month, bookings) SELECT developer_id, ${month}, 1 FROM businesses WHERE id = ${id} ON CONFLICT (developer_id, month) DO UPDATE SET bookings = booking_usage.bookings + 1 WHERE booking_usage.bookings < 50000 RETURNING bookings`.execute(
-            tx,
-          );
+        const placed = await placeBooking(db, {
+          id: randomUUID(),
+          business_id: seeded.businessId,
+          service_id: null,
+          booking_date: date,
+          start_time: time,
+          end_time: time,
+          duration_minutes: SEED.durationMinutes,
+          starts_at: new Date(start),
+          ends_at: new Date(end),
+          during: rangeLiteral(start, end),
+          status: 'confirmed',
+          capacity: 2,
+          source: 'online',
+          customer_notes: null,
+          guest_first_name: 'Load',
+          guest_last_name: 'Test',
+          guest_email: 'load@example.com',
+          customer: {
+            first_name: 'Load',
+            last_name: 'Test',
+            phone,
+            phone_normalized: normalizePhone(phone),
+            email: 'load@example.com',
+          },
+          trusted: true,
+          candidates: tables.slice(booked).map((table) => table.id),
+          codes: Array.from({ length: 5 }, confirmationCode),
+          actor: 'api_key:bench',
+          action: 'booking.created',
+          quota: { developer_id, month, limit: 50_000 },
         });
+        if (typeof placed === 'string') throw new Error(placed);
         done++;
         latencies.push(performance.now() - started);
       } catch (error) {

@@ -154,6 +154,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('availability', new AvailabilityService(database.db, changes, clock));
   app.decorate('deposits', {
     db: database.db,
+    availability: app.availability,
     payments: app.payments,
     publicBaseUrl: config.publicBaseUrl,
     log: app.log,

@@ -344,6 +344,7 @@ export type WebhookDeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'fail
 export interface WebhookDeliveriesTable {
   id: Generated<string>;
   seq: Generated<number>;
+  business_id: string;
   endpoint_id: string;
   event_id: string;
   subject_key: string;

@@ -452,6 +452,11 @@ export class AvailabilityService {
     return { from, to, days: summaries };
   }
 
+  /** The business's settings, from the rules cache while they are current; null for an unknown business. */
+  async businessRules(businessId: string, now: number): Promise<BusinessRules | null> {
+    return (await this.rulesOf(businessId, undefined, now))?.business ?? null;
+  }
+
   /** How much the caches hold: entries and estimated bytes. */
   cacheStats() {
     return {
@@ -462,18 +467,35 @@ export class AvailabilityService {
     };
   }
 
-  /** A day's rules and busy periods, whatever the start, length and party; cached like a computed day. */
-  private async loadedDay(businessId: string, query: DayQuery, now: number): Promise<LoadedDay> {
+  /**
+   * A day's rules (for the service asked, if any) and busy periods, whatever the start, length and
+   * party; cached like a computed day. Point checks and new bookings read it: a booking decides on
+   * it which resources to try first, and the database's exclusion constraint decides the rest.
+   * Inside a transaction it is read through that transaction and not cached: what a transaction
+   * sees may never commit, and on PGlite's one connection another reader would wait for it forever.
+   */
+  async loadedDay(
+    businessId: string,
+    query: DayQuery,
+    now: number,
+    executor: Executor = this.db,
+  ): Promise<LoadedDay> {
+    if (executor.isTransaction) {
+      return loadDay(executor, businessId, query, now);
+    }
     const version = this.changes.businessVersion(businessId);
-    const key = `${businessId}|${query.date}|loaded`;
+    const key = `${businessId}|${query.date}|${query.serviceId ?? ''}|loaded`;
     const hit = this.days.get(key);
-    if (hit?.loaded && hit.version === version) return hit.loaded;
+    if (hit?.loaded && hit.version === version) {
+      assertAsked(hit.loaded, query);
+      return hit.loaded;
+    }
     const loaded = await loadDay(
       this.db,
       businessId,
       query,
       now,
-      await this.rulesOf(businessId, undefined, now),
+      await this.rulesOf(businessId, query.serviceId ?? undefined, now),
     );
     if (version) this.days.set(key, { version, loaded });
     return loaded;

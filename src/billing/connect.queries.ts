@@ -53,7 +53,10 @@ export const saveConnectedAccount = (
     )
     .execute();
 
-/** Takes the account's state as of `syncedAt`, unless the row already knows a later one. */
+/**
+ * Takes the account's state as of `syncedAt`, unless the row already knows a later one. Found by the
+ * processor's account id across businesses, as the processor's event names no business.
+ */
 export const syncConnectedAccount = (executor: Executor, account: ConnectedAccount, syncedAt: Date) =>
   executor
     .updateTable('connected_accounts')

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
 import type { StoredPlanId, SubscriptionState, SubscriptionStatus } from './plans.ts';
 
@@ -38,24 +37,6 @@ export const loadAccount = (executor: Executor, businessId: string, month: strin
     .executeTakeFirst();
 
 export type AccountRow = NonNullable<Awaited<ReturnType<typeof loadAccount>>>;
-
-/**
- * Counts one booking against the month's quota, only while the count is below it. Undefined when
- * the quota is used up. Concurrent bookings of one developer wait here for each other's commit
- * and then see its count, so two of them can never both take the last booking of the quota.
- */
-export const countBooking = (tx: Tx, developerId: string, month: string, quota: number) =>
-  tx
-    .insertInto('booking_usage')
-    .values({ developer_id: developerId, month, bookings: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['developer_id', 'month'])
-        .doUpdateSet({ bookings: sql`booking_usage.bookings + 1` })
-        .where('booking_usage.bookings', '<', quota),
-    )
-    .returning('bookings')
-    .executeTakeFirst();
 
 /** The business's resources, active or not; deleted ones are gone. */
 export const countResources = async (executor: Executor, businessId: string) =>

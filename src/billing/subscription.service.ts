@@ -1,7 +1,7 @@
 import type { ProcessorName } from '../payments/processor.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
-import type { Executor, Tx } from '../platform/db.ts';
+import type { Executor } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { depositsEnabled } from './connect.service.ts';
 import {
@@ -15,7 +15,6 @@ import {
   type SubscriptionStatus,
 } from './plans.ts';
 import {
-  countBooking,
   countResources,
   loadAccount,
   type ProcessorSubscriptionRow,
@@ -44,7 +43,11 @@ export function assertFeature(subscriber: Subscriber, feature: Feature, now: num
 
 const plansWith = (feature: Feature) => PLAN_IDS.filter((id) => PLANS[id][feature]).join(' and ');
 
-/** A booking about to be counted against its developer's monthly quota; null for a sandbox business. */
+/**
+ * What a booking counts against: its developer's month and the plan's quota, which the booking
+ * statement counts it in only while the count is below the quota (migrations/0017). Null for a
+ * sandbox business, which has no quota.
+ */
 export interface QuotaTicket {
   developerId: string;
   month: string;
@@ -52,33 +55,20 @@ export interface QuotaTicket {
   planId: StoredPlanId;
 }
 
-const quotaReached = (quota: number, planId: string) =>
+export type QuotaHolder = { sandbox: true } | Pick<Principal, 'sandbox' | 'developerId' | 'subscription'>;
+
+export function bookingQuota(holder: QuotaHolder, now: number): QuotaTicket | null {
+  // Only a developer's token without a business has no developer to count for, and it books nothing.
+  if (holder.sandbox || holder.developerId === null) return null;
+  const { plan, planId } = entitlementAt(holder.subscription, now);
+  return { developerId: holder.developerId, month: quotaMonth(now), quota: plan.monthlyBookings, planId };
+}
+
+export const quotaReached = (ticket: QuotaTicket) =>
   new AppError(
     'plan_limit_reached',
-    `the ${planId} plan takes ${quota} bookings a month and they are used up; upgrade the plan to take more`,
+    `the ${ticket.planId} plan takes ${ticket.quota} bookings a month and they are used up; upgrade the plan to take more`,
   );
-
-/**
- * Checks, before a booking is placed, that the month's quota has room, and returns the ticket to
- * count it with once it is placed (`consumeQuota`). The check alone is only a fast refusal; the
- * count is the judge.
- */
-export async function openQuota(tx: Tx, businessId: string, now: number): Promise<QuotaTicket | null> {
-  const month = quotaMonth(now);
-  const account = await loadAccount(tx, businessId, month);
-  if (!account) throw notFound('business');
-  if (account.is_dev) return null;
-  const { plan, planId } = entitlementAt(subscriptionOf(account), now);
-  if (account.bookings_this_month >= plan.monthlyBookings) throw quotaReached(plan.monthlyBookings, planId);
-  return { developerId: account.developer_id, month, quota: plan.monthlyBookings, planId };
-}
-
-/** Counts a placed booking; refuses it (402) when concurrent bookings took the last of the quota first. */
-export async function consumeQuota(tx: Tx, ticket: QuotaTicket | null): Promise<void> {
-  if (!ticket) return;
-  const counted = await countBooking(tx, ticket.developerId, ticket.month, ticket.quota);
-  if (!counted) throw quotaReached(ticket.quota, ticket.planId);
-}
 
 /** `GET /v1/manage/subscription`: the developer's subscription as it stands, seen from one business. */
 export async function subscriptionOfBusiness(

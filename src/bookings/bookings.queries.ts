@@ -1,9 +1,11 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
+import type { NewCustomer } from '../customers/customers.queries.ts';
+import type { NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
 import type { BookingStatus, BookingsTable, DB } from '../schema.ts';
-import { selectBookingRows, toBookingView } from './bookings.view.ts';
+import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
 import { ACTIVE_STATUSES } from './status.ts';
 
 /** The business's smallest and largest party, which every booking's party size stays within. */
@@ -109,6 +111,7 @@ export const serviceResourceIds = async (executor: Executor, businessId: string,
 /** Whether another active booking or an external block holds the resource during `heldRange`. */
 export async function resourceIsBusy(
   executor: Executor,
+  businessId: string,
   resourceId: string,
   heldRange: string,
   excludeBookingId: string,
@@ -116,6 +119,7 @@ export async function resourceIsBusy(
   const clash = await executor
     .selectFrom('bookings')
     .select('id')
+    .where('business_id', '=', businessId)
     .where('resource_id', '=', resourceId)
     .where('id', '<>', excludeBookingId)
     .where('status', 'in', ACTIVE_STATUSES)
@@ -124,6 +128,7 @@ export async function resourceIsBusy(
       executor
         .selectFrom('resource_blocks')
         .select('id')
+        .where('business_id', '=', businessId)
         .where('resource_id', '=', resourceId)
         .where(sql<boolean>`during && ${heldRange}::tstzrange`),
     )
@@ -156,8 +161,89 @@ async function inSavepoint<T>(tx: Tx, write: () => Promise<T>): Promise<Placemen
   }
 }
 
-export const tryInsertBooking = (tx: Tx, row: NewBookingRow): Promise<Placement<{ id: string }>> =>
-  inSavepoint(tx, () => tx.insertInto('bookings').values(row).returning('id').executeTakeFirstOrThrow());
+/** What `slotwise_place_booking` (migrations/0017) is given to place one booking. */
+export interface BookingToPlace {
+  id: string;
+  business_id: string;
+  service_id: string | null;
+  booking_date: string;
+  start_time: string;
+  end_time: string;
+  duration_minutes: number;
+  starts_at: Date;
+  ends_at: Date;
+  /** The held range, buffers included, as a tstzrange literal. */
+  during: string;
+  status: BookingStatus;
+  capacity: number;
+  source: 'online' | 'staff' | 'sandbox';
+  customer_notes: string | null;
+  guest_first_name: string;
+  guest_last_name: string;
+  guest_email: string | null;
+  customer: Omit<NewCustomer, 'business_id'>;
+  /** Whether the caller may rewrite a returning customer's name and email. */
+  trusted: boolean;
+  /** The resources to try, in order. */
+  candidates: string[];
+  /** Confirmation codes to try, in order, should one be taken. */
+  codes: string[];
+  deposit?: Omit<NewDepositRow, 'business_id' | 'booking_id'>;
+  /** Who the audit row names, and its action. */
+  actor: string;
+  action: string;
+  quota?: { developer_id: string; month: string; limit: number };
+}
+
+/**
+ * Places the booking in one statement: customer, booking on the first free candidate, deposit,
+ * audit row, outbox event and the monthly count. Answers the booking as the API shows it, or why
+ * it was refused (nothing is written then).
+ */
+export async function placeBooking(
+  executor: Executor,
+  booking: BookingToPlace,
+): Promise<BookingView | 'slot_taken' | 'quota_reached'> {
+  const params = JSON.stringify({ ...booking, view: placedBookingView(booking) });
+  try {
+    const { rows } = await sql<{ booking: BookingView }>`
+      SELECT slotwise_place_booking(${params}::jsonb) AS booking`.execute(executor);
+    return rows[0]!.booking;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'SWB09') return 'slot_taken';
+    if (code === 'SWQ02') return 'quota_reached';
+    throw error;
+  }
+}
+
+/**
+ * The placed booking's view as far as it is known before the statement runs; the statement fills
+ * in the rest (confirmation code, resource, customer, timestamps). One shape: `toBookingView`'s.
+ */
+function placedBookingView(booking: BookingToPlace): BookingView {
+  const { deposit } = booking;
+  return toBookingView({
+    ...booking,
+    confirmation_code: '',
+    resource_id: '',
+    customer_id: '',
+    staff_notes: null,
+    created_at: booking.starts_at,
+    updated_at: booking.starts_at,
+    customer_first_name: '',
+    customer_last_name: '',
+    customer_phone: '',
+    customer_email: null,
+    resource_name: '',
+    resource_capacity_max: 0,
+    resource_section: null,
+    deposit_status: deposit?.status ?? null,
+    deposit_type: deposit?.type ?? null,
+    deposit_amount_cents: deposit?.amount_cents ?? null,
+    deposit_payment_id: deposit?.processor_payment_id ?? null,
+  });
+}
 
 /** Moves a booking to another time or resource; refused like an insert when the resource is taken. */
 export const tryMoveBooking = (
@@ -212,6 +298,7 @@ export const freeResourcesFor = (
         exists(
           selectFrom('bookings as o')
             .select('o.id')
+            .whereRef('o.business_id', '=', 'r.business_id')
             .whereRef('o.resource_id', '=', 'r.id')
             .where('o.id', '<>', booking.id)
             .where('o.status', 'in', ACTIVE_STATUSES)
@@ -224,6 +311,7 @@ export const freeResourcesFor = (
         exists(
           selectFrom('resource_blocks as k')
             .select('k.id')
+            .whereRef('k.business_id', '=', 'r.business_id')
             .whereRef('k.resource_id', '=', 'r.id')
             .where(sql<boolean>`k.during && ${booking.during}::tstzrange`),
         ),

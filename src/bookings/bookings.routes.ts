@@ -5,7 +5,7 @@ import { customerOf } from '../customers/customers.service.ts';
 import { commitWithDeposit, prepareDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { DateString, ErrorResponses, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
@@ -97,9 +97,15 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       const deposit = await prepareDeposit(app.deposits, principal, { ...input, mode: 'scheduled' }, now);
       return commitWithDeposit(app.deposits, deposit, () =>
-        commitReply(request, reply, 201, async (tx) => ({
+        commitStatement(request, reply, 201, async (executor) => ({
           booking: withPaymentSecret(
-            await createBooking(tx, principal, { ...input, deposit: deposit ?? undefined }, now),
+            await createBooking(
+              executor,
+              app.availability,
+              principal,
+              { ...input, deposit: deposit ?? undefined },
+              now,
+            ),
             deposit,
           ),
         })),

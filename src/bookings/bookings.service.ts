@@ -1,6 +1,7 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/audit.ts';
 import {
+  type AvailabilityService,
   assertDynamicMode,
   assertPartySize,
   type DayQuery,
@@ -9,11 +10,11 @@ import {
   toDayRules,
 } from '../availability/availability.service.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
-import { consumeQuota, openQuota } from '../billing/subscription.service.ts';
-import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
-import { type GuestNames, guestNamesOf } from '../customers/entry-customer.ts';
+import { bookingQuota, type QuotaHolder, quotaReached } from '../billing/subscription.service.ts';
+import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
+import { guestNamesOf } from '../customers/entry-customer.ts';
 import { HOLD_LEAD_MS } from '../deposits/deposit-status.ts';
-import { followStart, insertDeposit, type NewDepositRow } from '../deposits/deposits.queries.ts';
+import { followStart, type NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
@@ -30,9 +31,9 @@ import {
   lockBooking,
   lockUsableResource,
   partyLimits,
+  placeBooking,
   resourceIsBusy,
   serviceResourceIds,
-  tryInsertBooking,
   tryMoveBooking,
   updateBooking,
 } from './bookings.queries.ts';
@@ -84,68 +85,6 @@ export async function findBooking(
 export const findBookings = (executor: Executor, page: PageRequest, filters: BookingFilters) =>
   listBookings(executor, page, filters);
 
-interface BookingPlacement {
-  /** Set when the id was picked before the transaction (a deposit's payment was prepared for it). */
-  id?: string;
-  businessId: string;
-  customerId: string;
-  serviceId: string | null;
-  date: string;
-  startTime: string;
-  endTime: string;
-  durationMinutes: number;
-  start: number;
-  end: number;
-  heldStart: number;
-  heldEnd: number;
-  status: BookingStatus;
-  capacity: number;
-  source: 'online' | 'staff' | 'sandbox';
-  customerNotes: string | null;
-  /** The name and email given with the booking; kept on it whatever the customer's record says. */
-  guest?: GuestNames;
-}
-
-/**
- * Inserts the booking on the first candidate resource the database accepts. The exclusion
- * constraint is the judge under concurrency: a 23P01 means another request took that resource
- * first, so the next candidate is tried inside a savepoint; a code collision draws a new code.
- */
-export async function insertOnFirstFree(
-  tx: Tx,
-  placement: BookingPlacement,
-  candidates: string[],
-): Promise<string> {
-  for (const resourceId of candidates) {
-    if (!(await lockUsableResource(tx, placement.businessId, resourceId))) continue;
-    for (let codeAttempt = 0; codeAttempt < 5; codeAttempt++) {
-      const placed = await tryInsertBooking(tx, {
-        id: placement.id,
-        business_id: placement.businessId,
-        customer_id: placement.customerId,
-        resource_id: resourceId,
-        service_id: placement.serviceId,
-        booking_date: placement.date,
-        start_time: placement.startTime,
-        end_time: placement.endTime,
-        duration_minutes: placement.durationMinutes,
-        starts_at: new Date(placement.start),
-        ends_at: new Date(placement.end),
-        during: rangeLiteral(placement.heldStart, placement.heldEnd),
-        status: placement.status,
-        confirmation_code: confirmationCode(),
-        capacity: placement.capacity,
-        source: placement.source,
-        customer_notes: placement.customerNotes,
-        ...placement.guest,
-      });
-      if ('id' in placed) return placed.id;
-      if (placed.refused === 'overlap') break;
-    }
-  }
-  throw slotTaken();
-}
-
 export interface NewBooking {
   date: string;
   time: string;
@@ -175,20 +114,28 @@ export interface BookingDeposit {
   row: Omit<NewDepositRow, 'business_id' | 'booking_id'>;
 }
 
+/** Who books: the credential's caller, with what its business's monthly quota is counted for. */
+export type BookingActor = Actor & QuotaHolder;
+
 /**
- * Creates a booking with every rule re-checked inside the caller's transaction. Online bookings
- * sit on the slot grid and respect notice and window; dynamic ones take any minute and their own
- * length with the same rules otherwise; staff bookings take any minute inside hours.
+ * Creates a booking in ONE statement. Every rule is checked here against the business's rules and
+ * busy periods as the availability caches hold them (kept current by the change feed); they only
+ * order the candidate resources: the statement (migrations/0017) takes the first candidate still
+ * active, unblocked and accepted by the exclusion constraint, so a cache a moment behind can
+ * neither double-book nor refuse a resource freed meanwhile. Online bookings sit on the slot grid
+ * and respect notice and window; dynamic ones take any minute and their own length with the same
+ * rules otherwise; staff bookings take any minute inside hours. Called alone the statement is the
+ * request's transaction; inside the caller's, it is part of it.
  */
 export async function createBooking(
-  tx: Tx,
-  actor: Actor,
+  executor: Executor,
+  availability: AvailabilityService,
+  actor: BookingActor,
   input: NewBooking,
   now: number,
 ): Promise<BookingView> {
   const staff = input.source === 'staff';
   const dynamic = input.mode === 'dynamic';
-  const quota = await openQuota(tx, actor.businessId, now);
   const query: DayQuery = {
     date: input.date,
     partySize: input.partySize,
@@ -196,61 +143,54 @@ export async function createBooking(
     resourceId: input.resourceId,
     durationMinutes: input.durationMinutes,
   };
-  const ctx = await loadDay(tx, actor.businessId, query, now);
+  const ctx = await availability.loadedDay(actor.businessId, query, now, executor);
   if (dynamic) assertDynamicMode(ctx.business);
   assertPartySize(ctx.business, input.partySize);
   if (staff) assertStaffDate(input.date, ctx.business.timezone, now);
   const rules = toDayRules(ctx, query, now);
-  const check = checkStart(rules, input.time, { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff });
-  if (!check.ok) throw startFailure(check);
-  const customer = await upsertCustomer(
-    tx,
-    actor.businessId,
-    input.customer,
-    isTrustedCaller(actor, actor.businessId),
-  );
+  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff };
+  const check = checkStart(rules, input.time, options);
+  if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
+  // Every resource the rules allow, busy or not: the ones the cache sees busy are tried last.
+  const fitting = checkStart({ ...rules, busy: [] }, input.time, options);
+  if (!fitting.ok) throw startFailure(fitting);
+  const free = check.ok ? check.freeResourceIds : [];
+  const candidates = [...free, ...fitting.freeResourceIds.filter((id) => !free.includes(id))];
   const tz = ctx.business.timezone;
-  const bookingId = await insertOnFirstFree(
-    tx,
-    {
-      id: input.deposit?.bookingId,
-      businessId: actor.businessId,
-      customerId: customer.id,
-      serviceId: ctx.service?.id ?? null,
-      date: input.date,
-      startTime: instantToWall(check.start, tz).time,
-      endTime: instantToWall(check.end, tz).time,
-      durationMinutes: rules.durationMinutes,
-      start: check.start,
-      end: check.end,
-      heldStart: check.heldStart,
-      heldEnd: check.heldEnd,
-      status: !input.deposit && (staff || ctx.business.auto_confirm_bookings) ? 'confirmed' : 'pending',
-      capacity: input.partySize,
-      source: input.source,
-      customerNotes: input.customerNotes ?? null,
-      guest: guestNamesOf(input.customer),
-    },
-    check.freeResourceIds,
-  );
-  if (input.deposit) {
-    await insertDeposit(tx, { ...input.deposit.row, business_id: actor.businessId, booking_id: bookingId });
-  }
-  const booking = await findBooking(tx, actor.businessId, bookingId);
-  await recordAudit(tx, actor, {
+  const quota = bookingQuota(actor, now);
+  const deposit = input.deposit?.row;
+  const placed = await placeBooking(executor, {
+    id: input.deposit?.bookingId ?? randomUUID(),
+    business_id: actor.businessId,
+    service_id: ctx.service?.id ?? null,
+    booking_date: input.date,
+    start_time: instantToWall(fitting.start, tz).time,
+    end_time: instantToWall(fitting.end, tz).time,
+    duration_minutes: rules.durationMinutes,
+    starts_at: new Date(fitting.start),
+    ends_at: new Date(fitting.end),
+    during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
+    status: !input.deposit && (staff || ctx.business.auto_confirm_bookings) ? 'confirmed' : 'pending',
+    capacity: input.partySize,
+    source: input.source,
+    customer_notes: input.customerNotes ?? null,
+    ...guestNamesOf(input.customer),
+    customer: customerRowOf(input.customer),
+    trusted: isTrustedCaller(actor, actor.businessId),
+    candidates,
+    codes: Array.from({ length: 5 }, confirmationCode),
+    deposit,
+    actor: actor.actor,
     action: staff
       ? input.deposit
         ? 'booking.created_by_staff_with_deposit'
         : 'booking.created_by_staff'
       : 'booking.created',
-    entityType: 'booking',
-    entityId: booking.id,
-    after: booking,
+    quota: quota ? { developer_id: quota.developerId, month: quota.month, limit: quota.quota } : undefined,
   });
-  await emitEvent(tx, actor.businessId, 'booking.created', booking, booking.id);
-  // Last, so the quota's row is held only for the moment before the commit.
-  await consumeQuota(tx, quota);
-  return booking;
+  if (placed === 'slot_taken') throw slotTaken();
+  if (placed === 'quota_reached') throw quotaReached(quota!);
+  return placed;
 }
 
 export interface BookingChange {
@@ -417,7 +357,8 @@ export async function changeBooking(
       const resource = await loadResource(tx, actor.businessId, resourceId);
       if (moves) await assertPerformsService(tx, actor.businessId, current.service_id, resource.id);
       assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
-      if (moves && (await resourceIsBusy(tx, resource.id, current.during, current.id))) throw slotTaken();
+      if (moves && (await resourceIsBusy(tx, actor.businessId, resource.id, current.during, current.id)))
+        throw slotTaken();
       await updateBooking(tx, actor.businessId, current.id, { resource_id: resourceId, capacity });
       events.push('booking.updated');
     }

@@ -76,8 +76,12 @@ export const CreatedBookingSchema = Type.Object({
 export function selectBookingRows(executor: Executor) {
   return executor
     .selectFrom('bookings as b')
-    .innerJoin('customers as c', 'c.id', 'b.customer_id')
-    .innerJoin('resources as r', 'r.id', 'b.resource_id')
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.business_id', '=', 'b.business_id').onRef('c.id', '=', 'b.customer_id'),
+    )
+    .innerJoin('resources as r', (join) =>
+      join.onRef('r.business_id', '=', 'b.business_id').onRef('r.id', '=', 'b.resource_id'),
+    )
     .leftJoin('deposits as d', (join) =>
       join.onRef('d.business_id', '=', 'b.business_id').onRef('d.booking_id', '=', 'b.id'),
     )

@@ -1,17 +1,19 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { BOOKING_DAY, type BookableBusiness, bookOk, setupBookable } from '../../test/booking-fixtures.ts';
 import { createTestApp, ENGINE, type TestContext, untilALockWait } from '../../test/helpers.ts';
-import { withTx } from '../platform/db.ts';
-import { AppError } from '../platform/errors.ts';
+import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import { insertOnFirstFree } from './bookings.service.ts';
+import { type BookingToPlace, placeBooking } from './bookings.queries.ts';
+import { confirmationCode, findBooking } from './bookings.service.ts';
 
 /**
- * The placement's retry path: a candidate resource the exclusion constraint refuses (23P01) is
- * given up inside a savepoint and the next one tried. On PGlite's one connection no two requests
- * ever race, so the conflicting booking is put there by hand.
+ * The booking statement (`slotwise_place_booking`, migrations/0017) as the database runs it: a
+ * candidate resource the exclusion constraint refuses (23P01) is given up inside a subtransaction
+ * and the next one tried; a refusal leaves nothing written. On PGlite's one connection no two
+ * requests ever race, so the conflicting booking is put there by hand.
  */
 
 let ctx: TestContext;
@@ -21,55 +23,72 @@ before(async () => {
 after(() => ctx.close());
 beforeEach(() => ctx.reset());
 
-type Placement = Parameters<typeof insertOnFirstFree>[1];
-
 const NOON = Date.parse(`${BOOKING_DAY}T12:00:00Z`);
 const HOUR = 3_600_000;
 
-async function placementFor(biz: BookableBusiness): Promise<Placement> {
-  const customer = await ctx.database.db
-    .insertInto('customers')
-    .values({
-      business_id: biz.tenant.businessId,
-      first_name: 'Grace',
-      last_name: 'Hopper',
-      phone: '+49 30 5550100',
-      phone_normalized: '49305550100',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+/** A staff booking of two at noon UTC plus `hours`, for an hour, on the first of `candidates` free. */
+function toPlace(biz: BookableBusiness, candidates: string[], hours = 0): BookingToPlace {
+  const start = NOON + hours * HOUR;
   return {
-    businessId: biz.tenant.businessId,
-    customerId: customer.id,
-    serviceId: null,
-    date: BOOKING_DAY,
-    startTime: '12:00',
-    endTime: '13:00',
-    durationMinutes: 60,
-    start: NOON,
-    end: NOON + HOUR,
-    heldStart: NOON,
-    heldEnd: NOON + HOUR,
+    id: randomUUID(),
+    business_id: biz.tenant.businessId,
+    service_id: null,
+    booking_date: BOOKING_DAY,
+    start_time: '12:00',
+    end_time: '13:00',
+    duration_minutes: 60,
+    starts_at: new Date(start),
+    ends_at: new Date(start + HOUR),
+    during: rangeLiteral(start, start + HOUR),
     status: 'confirmed',
     capacity: 2,
     source: 'staff',
-    customerNotes: null,
+    customer_notes: null,
+    guest_first_name: 'Grace',
+    guest_last_name: 'Hopper',
+    guest_email: null,
+    customer: {
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      phone: '+49 30 5550100',
+      phone_normalized: '+49305550100',
+      email: null,
+    },
+    trusted: true,
+    candidates,
+    codes: Array.from({ length: 5 }, confirmationCode),
+    actor: 'placement test',
+    action: 'booking.created_by_staff',
   };
 }
 
-/** A booking holding `resourceId` over the placement's time, inserted as it is. */
-const insertConflicting = (
-  tx: Parameters<typeof insertOnFirstFree>[0],
-  placement: Placement,
-  resourceId: string,
-) =>
-  tx
+/** The resource the booking was placed on; fails the test when it was refused. */
+async function placedOn(executor: Executor, booking: BookingToPlace): Promise<string> {
+  const placed = await placeBooking(executor, booking);
+  assert.equal(typeof placed, 'object', `refused: ${String(placed)}`);
+  return (placed as Exclude<typeof placed, string>).resource_id;
+}
+
+/** A booking holding `resourceId` from 11:30 to 12:30, inserted as it is. */
+const insertConflicting = async (executor: Executor, biz: BookableBusiness, resourceId: string) => {
+  const customer = await executor
+    .insertInto('customers')
+    .values({
+      business_id: biz.tenant.businessId,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      phone: '+44 20 5550100',
+      phone_normalized: '+442055501000',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await executor
     .insertInto('bookings')
     .values({
-      business_id: placement.businessId,
-      customer_id: placement.customerId,
+      business_id: biz.tenant.businessId,
+      customer_id: customer.id,
       resource_id: resourceId,
-      booking_date: placement.date,
+      booking_date: BOOKING_DAY,
       start_time: '11:30',
       end_time: '12:30',
       duration_minutes: 60,
@@ -82,67 +101,107 @@ const insertConflicting = (
       source: 'staff',
     })
     .execute();
+};
 
-const resourceOf = async (bookingId: string) =>
-  (
-    await ctx.database.db
-      .selectFrom('bookings')
-      .select('resource_id')
-      .where('id', '=', bookingId)
-      .executeTakeFirstOrThrow()
-  ).resource_id;
+const count = async (table: 'bookings' | 'customers' | 'audit_logs') =>
+  (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}`.execute(ctx.database.db))
+    .rows[0]!.n;
 
-describe('insertOnFirstFree', () => {
+describe('placeBooking', () => {
   it('moves on to the next candidate when the exclusion constraint refuses the first', async () => {
     const biz = await setupBookable(ctx.app);
-    const placement = await placementFor(biz);
     const { T4, T6 } = biz.resources as { T4: string; T6: string };
-    const bookingId = await withTx(ctx.database.db, async (tx) => {
-      await insertConflicting(tx, placement, T4);
-      const placed = await insertOnFirstFree(tx, placement, [T4, T6]);
-      // The transaction goes on after the refused insert: the savepoint undid only that.
+    await withTx(ctx.database.db, async (tx) => {
+      await insertConflicting(tx, biz, T4);
+      assert.equal(await placedOn(tx, toPlace(biz, [T4, T6])), T6);
+      // The transaction goes on after the refused insert: the subtransaction undid only that.
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM bookings`.execute(tx);
       assert.equal(rows[0]!.n, 2);
-      return placed;
     });
-    assert.equal(await resourceOf(bookingId), T6);
   });
 
-  it('answers 409 slot_unavailable when every candidate is refused', async () => {
+  it('skips a candidate that is blocked, inactive or deleted', async () => {
     const biz = await setupBookable(ctx.app);
-    const placement = await placementFor(biz);
+    const { T2, T4, T6 } = biz.resources as { T2: string; T4: string; T6: string };
+    await ctx.database.db
+      .insertInto('resource_blocks')
+      .values({
+        business_id: biz.tenant.businessId,
+        resource_id: T2,
+        during: rangeLiteral(NOON - HOUR, NOON + HOUR / 2),
+        source: 'manual',
+      })
+      .execute();
+    await ctx.database.db.updateTable('resources').set({ is_active: false }).where('id', '=', T4).execute();
+    assert.equal(await placedOn(ctx.database.db, toPlace(biz, [T2, T4, T6])), T6);
+  });
+
+  it('draws the next confirmation code when one is taken', async () => {
+    const biz = await setupBookable(ctx.app);
+    const { T2, T4 } = biz.resources as { T2: string; T4: string };
+    const first = toPlace(biz, [T2]);
+    await placedOn(ctx.database.db, first);
+    const second = { ...toPlace(biz, [T4]), codes: [first.codes[0]!, 'FRESH234'] };
+    const placed = await placeBooking(ctx.database.db, second);
+    assert.equal(typeof placed === 'object' && placed.confirmation_code, 'FRESH234');
+  });
+
+  it('answers the booking exactly as it is read back, and audits that', async () => {
+    const biz = await setupBookable(ctx.app);
     const { T4 } = biz.resources as { T4: string };
-    await assert.rejects(
-      withTx(ctx.database.db, async (tx) => {
-        await insertConflicting(tx, placement, T4);
-        return insertOnFirstFree(tx, placement, [T4]);
-      }),
-      (error: unknown) => {
-        assert.ok(error instanceof AppError);
-        assert.equal(error.status, 409);
-        assert.equal(error.code, 'slot_unavailable');
-        return true;
-      },
-    );
+    const placed = await placeBooking(ctx.database.db, toPlace(biz, [T4]));
+    assert.ok(typeof placed === 'object');
+    assert.deepEqual(placed, await findBooking(ctx.database.db, biz.tenant.businessId, placed.id));
+    const audit = await ctx.database.db
+      .selectFrom('audit_logs')
+      .select(['action', 'after_state', 'user_email'])
+      .where('entity_id', '=', placed.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(audit, {
+      action: 'booking.created_by_staff',
+      after_state: placed,
+      user_email: 'placement test',
+    });
+  });
+
+  it('refuses with nothing written when every candidate is taken', async () => {
+    const biz = await setupBookable(ctx.app);
+    const { T4 } = biz.resources as { T4: string };
+    await insertConflicting(ctx.database.db, biz, T4);
+    const before = [await count('bookings'), await count('customers'), await count('audit_logs')];
+    assert.equal(await placeBooking(ctx.database.db, toPlace(biz, [T4])), 'slot_taken');
+    assert.deepEqual([await count('bookings'), await count('customers'), await count('audit_logs')], before);
+  });
+
+  it('refuses with nothing written when the monthly quota is used up, and counts below it', async () => {
+    const biz = await setupBookable(ctx.app);
+    const { T2, T4, T6 } = biz.resources as { T2: string; T4: string; T6: string };
+    const developer = await ctx.database.db
+      .selectFrom('businesses')
+      .select('developer_id')
+      .where('id', '=', biz.tenant.businessId)
+      .executeTakeFirstOrThrow();
+    const quota = { developer_id: developer.developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit: 2 };
+    await placedOn(ctx.database.db, { ...toPlace(biz, [T2]), quota });
+    await placedOn(ctx.database.db, { ...toPlace(biz, [T4]), quota });
+    const before = [await count('bookings'), await count('customers')];
+    assert.equal(await placeBooking(ctx.database.db, { ...toPlace(biz, [T6]), quota }), 'quota_reached');
+    assert.deepEqual([await count('bookings'), await count('customers')], before);
   });
 
   it('places the later of two transactions racing for one resource on the next, once the first commits', {
     skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
   }, async () => {
     const biz = await setupBookable(ctx.app);
-    const placement = await placementFor(biz);
     const { T4, T6 } = biz.resources as { T4: string; T6: string };
     const first = await ctx.database.db.startTransaction().execute();
     try {
-      const firstId = await insertOnFirstFree(first, placement, [T4, T6]);
-      assert.equal(firstId.length, 36);
-      // The second insert on T4 waits for the first transaction to end, then is refused.
-      const second = withTx(ctx.database.db, (tx) => insertOnFirstFree(tx, placement, [T4, T6]));
+      assert.equal(await placedOn(first, toPlace(biz, [T4, T6])), T4);
+      // The second waits at T4 for the first transaction to end, then moves on.
+      const second = placedOn(ctx.database.db, toPlace(biz, [T4, T6]));
       await untilALockWait(ctx.database);
       await first.commit().execute();
-      const secondId = await second;
-      assert.equal(await resourceOf(firstId), T4);
-      assert.equal(await resourceOf(secondId), T6);
+      assert.equal(await second, T6);
     } finally {
       if (!first.isCommitted) await first.rollback().execute();
     }
@@ -154,24 +213,19 @@ describe('two placements on one resource at once', () => {
     skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
   }, async () => {
     const biz = await setupBookable(ctx.app);
-    const placement = await placementFor(biz);
     const { T4, T6 } = biz.resources as { T4: string; T6: string };
-    const at = (hours: number) => {
-      const start = NOON + hours * HOUR;
-      return { ...placement, start, end: start + HOUR, heldStart: start, heldEnd: start + HOUR };
-    };
     const first = await ctx.database.db.startTransaction().execute();
     try {
-      await insertOnFirstFree(first, at(0), [T4]);
+      await placedOn(first, toPlace(biz, [T4]));
       // 12:30-13:30 clashes with the first transaction's 12:00-13:00 on T4.
-      // No retry here, unlike withTx: a deadlock must show, not be papered over.
-      const second = ctx.database.db.transaction().execute((tx) => insertOnFirstFree(tx, at(0.5), [T4, T6]));
+      // No retry here: a deadlock must show, not be papered over.
+      const second = placedOn(ctx.database.db, toPlace(biz, [T4, T6], 0.5));
       await untilALockWait(ctx.database);
       // 13:00-14:00 clashes only with what the second would insert: had it already inserted its
       // row and waited on the first inside the constraint check, each would now wait for the other.
-      await insertOnFirstFree(first, at(1), [T4]);
+      await placedOn(first, toPlace(biz, [T4], 1));
       await first.commit().execute();
-      assert.equal(await resourceOf(await second), T6);
+      assert.equal(await second, T6);
     } finally {
       if (!first.isCommitted) await first.rollback().execute();
     }
@@ -185,24 +239,10 @@ describe('a reschedule racing a booking for its resource', () => {
     const biz = await setupBookable(ctx.app);
     const { T2, T4 } = biz.resources as { T2: string; T4: string };
     const booking = await bookOk(ctx.app, biz, { resource_id: T4 });
-    const placement = await placementFor(biz);
-    const twoPm = NOON + 2 * HOUR;
     const rival = await ctx.database.db.startTransaction().execute();
     try {
       // Another request books T4 at 14:00 and has not committed: the reschedule cannot see it yet.
-      await insertOnFirstFree(
-        rival,
-        {
-          ...placement,
-          startTime: '14:00',
-          endTime: '15:00',
-          start: twoPm,
-          end: twoPm + HOUR,
-          heldStart: twoPm,
-          heldEnd: twoPm + HOUR,
-        },
-        [T4],
-      );
+      await placedOn(rival, toPlace(biz, [T4], 2));
       const moved = ctx.app.inject({
         method: 'PATCH',
         url: `/v1/manage/bookings/${booking.id}`,

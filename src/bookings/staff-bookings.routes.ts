@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitStatement } from '../platform/idempotency.ts';
 import { DateString, ErrorResponses, TimeString, Uuid } from '../platform/schemas.ts';
 import { createBooking } from './bookings.service.ts';
 import { BookingSchema } from './bookings.view.ts';
@@ -59,9 +59,10 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       const body = request.body;
       const { date, time } = body;
-      return commitReply(request, reply, 201, async (tx) => ({
+      return commitStatement(request, reply, 201, async (executor) => ({
         booking: await createBooking(
-          tx,
+          executor,
+          app.availability,
           principal,
           {
             date,

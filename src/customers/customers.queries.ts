@@ -1,4 +1,4 @@
-import { type Insertable, sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { Type } from 'typebox';
 import { selectBookingRows } from '../bookings/bookings.view.ts';
 import { ACTIVE_STATUSES } from '../bookings/status.ts';
@@ -89,41 +89,28 @@ export function listCustomers(executor: Executor, page: PageRequest, search?: Cu
   );
 }
 
-export type NewCustomer = Insertable<DB['customers']>;
+export interface NewCustomer {
+  business_id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  phone_normalized: string;
+  email: string | null;
+}
 
-/** Inserts the customer, or makes a returning one (same normalised phone) take this name and email. */
-export const upsertCustomerRow = (executor: Executor, customer: NewCustomer) =>
-  executor
-    .insertInto('customers')
-    .values(customer)
-    .onConflict((oc) =>
-      oc.columns(['business_id', 'phone_normalized']).doUpdateSet((eb) => ({
-        first_name: eb.ref('excluded.first_name'),
-        last_name: eb.ref('excluded.last_name'),
-        phone: eb.ref('excluded.phone'),
-        email: eb.fn.coalesce(eb.ref('excluded.email'), eb.ref('customers.email')),
-        updated_at: new Date(),
-      })),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
-
-/** Inserts the customer unless one with this normalised phone exists (then undefined, nothing changed). */
-export const insertCustomerIfNew = (executor: Executor, customer: NewCustomer) =>
-  executor
-    .insertInto('customers')
-    .values(customer)
-    .onConflict((oc) => oc.columns(['business_id', 'phone_normalized']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-
-export const findCustomerByPhone = (executor: Executor, businessId: string, phoneNormalized: string) =>
-  executor
-    .selectFrom('customers')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('phone_normalized', '=', phoneNormalized)
-    .executeTakeFirstOrThrow();
+/**
+ * The customer with this normalised phone, written by the one SQL function that matches
+ * customers (migrations/0017): a trusted caller's name and email become the record's, anyone
+ * else's attach to it unchanged. The booking statement calls the same function.
+ */
+export async function upsertCustomerRow(executor: Executor, customer: NewCustomer, trusted: boolean) {
+  const { rows } = await sql<Selectable<DB['customers']>>`
+    SELECT * FROM slotwise_upsert_customer(${customer.business_id}::uuid, ${customer.first_name},
+      ${customer.last_name}, ${customer.phone}, ${customer.phone_normalized}, ${customer.email}, ${trusted})`.execute(
+    executor,
+  );
+  return rows[0]!;
+}
 
 export function findCustomer(executor: Executor, businessId: string, customerId: string) {
   return executor

@@ -6,8 +6,6 @@ import type { PageRequest } from '../platform/pagination.ts';
 import {
   customerStats,
   findCustomer,
-  findCustomerByPhone,
-  insertCustomerIfNew,
   listCustomers,
   recentBookingsOf,
   toCustomerView,
@@ -64,20 +62,17 @@ export async function upsertCustomer(
   input: CustomerInput,
   trusted: boolean,
 ) {
-  const row = {
-    business_id: businessId,
-    first_name: input.first_name,
-    last_name: input.last_name,
-    phone: input.phone,
-    phone_normalized: normalizePhone(input.phone),
-    email: input.email ?? null,
-  };
-  if (trusted) return upsertCustomerRow(executor, row);
-  return (
-    (await insertCustomerIfNew(executor, row)) ??
-    (await findCustomerByPhone(executor, businessId, row.phone_normalized))
-  );
+  return upsertCustomerRow(executor, { business_id: businessId, ...customerRowOf(input) }, trusted);
 }
+
+/** A customer's stored fields from the ones given, the phone also normalised for matching. */
+export const customerRowOf = (input: CustomerInput) => ({
+  first_name: input.first_name,
+  last_name: input.last_name,
+  phone: input.phone,
+  phone_normalized: normalizePhone(input.phone),
+  email: input.email ?? null,
+});
 
 /** A search made only of phone characters also matches the normalised phone, whatever its formatting. */
 const PHONE_LIKE = /^[\d\s+()./-]+$/;

@@ -36,13 +36,25 @@ export const depositOfBooking = (executor: Executor, businessId: string, booking
     .executeTakeFirst();
 
 /** The deposit, locked for the rest of the transaction. */
-export const lockDeposit = (tx: Tx, depositId: string) =>
-  tx.selectFrom('deposits').selectAll().where('id', '=', depositId).forUpdate().executeTakeFirst();
+export const lockDeposit = (tx: Tx, businessId: string, depositId: string) =>
+  tx
+    .selectFrom('deposits')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', depositId)
+    .forUpdate()
+    .executeTakeFirst();
 
-export const updateDeposit = (tx: Tx, depositId: string, changes: Updateable<DepositsTable>) =>
+export const updateDeposit = (
+  tx: Tx,
+  businessId: string,
+  depositId: string,
+  changes: Updateable<DepositsTable>,
+) =>
   tx
     .updateTable('deposits')
     .set({ ...changes, updated_at: new Date() })
+    .where('business_id', '=', businessId)
     .where('id', '=', depositId)
     .execute();
 
@@ -65,7 +77,11 @@ export interface DepositReference {
   booking?: { id: string; businessId: string };
 }
 
-/** The deposit an event refers to, by the processor's id first and the booking of its metadata last. */
+/**
+ * The deposit an event refers to, by the processor's id first and the booking of its metadata last.
+ * The processor's ids are looked up across businesses (each has an index of its own): an event is
+ * trusted for its signature, not for the business its metadata names.
+ */
 export async function findDepositByReference(
   executor: Executor,
   reference: DepositReference,
@@ -95,7 +111,9 @@ export async function findDepositByReference(
 export const claimExpiredDeposits = (tx: Tx, now: Date, limit: number) =>
   tx
     .selectFrom('deposits as d')
-    .innerJoin('bookings as b', 'b.id', 'd.booking_id')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.business_id', '=', 'd.business_id').onRef('b.id', '=', 'd.booking_id'),
+    )
     .selectAll('d')
     .select(['b.status as booking_status'])
     .where('d.expires_at', '<=', now)
@@ -109,7 +127,9 @@ export const claimExpiredDeposits = (tx: Tx, now: Date, limit: number) =>
 export const dueHolds = (executor: Executor, now: Date, limit: number) =>
   executor
     .selectFrom('deposits as d')
-    .innerJoin('bookings as b', 'b.id', 'd.booking_id')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.business_id', '=', 'd.business_id').onRef('b.id', '=', 'd.booking_id'),
+    )
     .selectAll('d')
     .where('d.status', '=', 'requires_payment')
     .where('d.hold_due_at', '<=', now)

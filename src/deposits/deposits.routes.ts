@@ -62,6 +62,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return commitReply(request, reply, 201, (tx) =>
         createStaffDepositBooking(
           tx,
+          app.availability,
           principal,
           {
             date: body.date,

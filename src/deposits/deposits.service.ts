@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
-import { assertDynamicMode } from '../availability/availability.service.ts';
+import { type AvailabilityService, assertDynamicMode } from '../availability/availability.service.ts';
 import { instantToWall, wallTimeToInstant } from '../availability/engine/index.ts';
 import { chargeableAccount } from '../billing/connect.queries.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
@@ -43,13 +43,15 @@ export const CHECKOUT_LIFETIME_MS = 2 * 3_600_000;
 /** What the deposit use cases need beside a transaction. */
 export interface DepositDeps {
   db: Db;
+  /** Whose cached settings tell, without a query, that a business asks no deposit. */
+  availability: AvailabilityService;
   payments: Processors;
   publicBaseUrl: string;
   log: FastifyBaseLogger;
 }
 
 type Caller = Subscriber & { businessId: string };
-type BookingActor = Parameters<typeof createBooking>[1];
+type BookingActor = Parameters<typeof createBooking>[2];
 
 /** Work the service does by itself (jobs, the processor's events) is audited under this name. */
 const systemActor = (businessId: string): AuditActor => ({ actor: 'system', businessId });
@@ -113,9 +115,14 @@ export async function prepareDeposit(
   request: DepositRequest,
   now: number,
 ): Promise<PreparedDeposit | null> {
+  // Most businesses ask no deposit: their settings, as availability caches them, say so at once.
+  const settings = await deps.availability.businessRules(caller.businessId, now);
+  if (!settings) throw notFound('business');
+  if (request.mode === 'dynamic') assertDynamicMode(settings);
+  if (settings.deposit_type === 'none') return null;
+  // Money is asked on the settings as stored.
   const terms = await depositTerms(deps.db, caller.businessId);
   if (!terms) throw notFound('business');
-  if (request.mode === 'dynamic') assertDynamicMode(terms);
   if (terms.deposit_type === 'none') return null;
   const type = terms.deposit_type;
   if (type === 'authorization_hold') assertFeature(caller, 'authorizationHolds', now);
@@ -300,12 +307,19 @@ function paymentLinkEmail(booking: BookingView, prepared: PreparedCheckout) {
  */
 export async function createStaffDepositBooking(
   tx: Tx,
+  availability: AvailabilityService,
   actor: BookingActor,
   input: Omit<NewBooking, 'source' | 'deposit'> & { customer: { email: string } },
   prepared: PreparedCheckout,
   now: number,
 ) {
-  const booking = await createBooking(tx, actor, { ...input, source: 'staff', deposit: prepared }, now);
+  const booking = await createBooking(
+    tx,
+    availability,
+    actor,
+    { ...input, source: 'staff', deposit: prepared },
+    now,
+  );
   await enqueueEmail(tx, {
     businessId: actor.businessId,
     to: input.customer.email,
@@ -327,7 +341,7 @@ async function recordDepositMove(
   actor: AuditActor,
   meta: Record<string, unknown>,
 ): Promise<void> {
-  await updateDeposit(tx, deposit.id, { ...changes, status: to });
+  await updateDeposit(tx, deposit.business_id, deposit.id, { ...changes, status: to });
   await recordAudit(tx, actor, {
     action: `deposit.${to}`,
     entityType: 'booking',
@@ -403,7 +417,7 @@ async function emitBookingMove(
 /** Locks a deposit's booking, then the deposit (always in that order, as staff changes do). */
 async function lockBookingAndDeposit(tx: Tx, deposit: StoredDeposit) {
   const booking = await lockBooking(tx, deposit.business_id, deposit.booking_id);
-  const locked = await lockDeposit(tx, deposit.id);
+  const locked = await lockDeposit(tx, deposit.business_id, deposit.id);
   return booking && locked ? { booking, deposit: locked } : undefined;
 }
 
@@ -456,7 +470,7 @@ async function expireLocked(
   if (canMove(deposit.status, 'failed')) {
     await recordDepositMove(tx, deposit, 'failed', { expires_at: null }, actor, meta);
   } else {
-    await updateDeposit(tx, deposit.id, { expires_at: null });
+    await updateDeposit(tx, deposit.business_id, deposit.id, { expires_at: null });
   }
   if (bookingStatus === 'pending') {
     await moveBookingBySystem(
@@ -499,7 +513,7 @@ export async function saveCard(
   const locked = await lockBookingAndDeposit(tx, found);
   if (locked?.deposit.status !== 'requires_payment') return;
   const { deposit } = locked;
-  await updateDeposit(tx, deposit.id, {
+  await updateDeposit(tx, deposit.business_id, deposit.id, {
     processor_customer_id: card.customerId ?? deposit.processor_customer_id,
     processor_payment_method_id: card.paymentMethodId,
     expires_at: null,
@@ -524,7 +538,7 @@ export async function recordReversal(
   const { deposit } = locked;
   const actor = systemActor(deposit.business_id);
   if ('refused' in outcome) {
-    await updateDeposit(tx, deposit.id, { reversal_due_at: null });
+    await updateDeposit(tx, deposit.business_id, deposit.id, { reversal_due_at: null });
     await recordAudit(tx, actor, {
       action: 'deposit.reversal_refused',
       entityType: 'booking',
@@ -535,7 +549,7 @@ export async function recordReversal(
   }
   if (deposit.status === outcome.to) {
     // The processor's event about the reversal was recorded first: nothing is left to give back.
-    await updateDeposit(tx, deposit.id, { reversal_due_at: null });
+    await updateDeposit(tx, deposit.business_id, deposit.id, { reversal_due_at: null });
     return;
   }
   if (!canMove(deposit.status, outcome.to)) return;
@@ -612,7 +626,7 @@ export async function recordNoShow(tx: Tx, actor: AuditActor, bookingId: string)
   const booking = await lockBooking(tx, actor.businessId, bookingId);
   if (!booking) throw notFound('booking');
   const found = await depositOfBooking(tx, actor.businessId, bookingId);
-  const deposit = found && (await lockDeposit(tx, found.id));
+  const deposit = found && (await lockDeposit(tx, found.business_id, found.id));
   assertNoShowAllowed(booking.status, deposit);
   if (deposit?.status === 'held') {
     await recordDepositMove(tx, deposit, 'captured', {}, actor, { reason: 'no-show' });
@@ -655,7 +669,7 @@ export async function recordRelease(tx: Tx, actor: AuditActor, bookingId: string
   const booking = await lockBooking(tx, actor.businessId, bookingId);
   if (!booking) throw notFound('booking');
   const found = await depositOfBooking(tx, actor.businessId, bookingId);
-  const deposit = found && (await lockDeposit(tx, found.id));
+  const deposit = found && (await lockDeposit(tx, found.business_id, found.id));
   if (deposit?.status !== 'released') assertHeld(deposit);
   if (deposit?.status === 'held') {
     await recordDepositMove(tx, deposit, 'released', {}, actor, { reason: 'released by staff' });

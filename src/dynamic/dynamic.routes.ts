@@ -7,7 +7,7 @@ import { customerOf } from '../customers/customers.service.ts';
 import { commitWithDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitStatement } from '../platform/idempotency.ts';
 import {
   DateString,
   ErrorResponses,
@@ -145,9 +145,15 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       const deposit = await prepareDynamicDeposit(app.deposits, principal, input, now);
       return commitWithDeposit(app.deposits, deposit, () =>
-        commitReply(request, reply, 201, async (tx) => ({
+        commitStatement(request, reply, 201, async (executor) => ({
           booking: withPaymentSecret(
-            await createDynamicBooking(tx, principal, { ...input, deposit: deposit ?? undefined }, now),
+            await createDynamicBooking(
+              executor,
+              app.availability,
+              principal,
+              { ...input, deposit: deposit ?? undefined },
+              now,
+            ),
             deposit,
           ),
         })),

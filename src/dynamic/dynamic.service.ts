@@ -4,7 +4,7 @@ import { createBooking, type NewBooking } from '../bookings/bookings.service.ts'
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { type DepositDeps, type PreparedDeposit, prepareDeposit } from '../deposits/deposits.service.ts';
 import type { Principal } from '../platform/auth.ts';
-import type { Tx } from '../platform/db.ts';
+import type { Executor } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
 
 /**
@@ -56,14 +56,21 @@ export function prepareDynamicDeposit(
  * booking. When none is free the 409 carries `detail`, as the contract of this surface has it.
  */
 export async function createDynamicBooking(
-  tx: Tx,
+  executor: Executor,
+  availability: AvailabilityService,
   caller: Caller,
   input: NewDynamicBooking,
   now: number,
 ): Promise<BookingView> {
   assertFeature(caller, 'dynamicMode', now);
   try {
-    return await createBooking(tx, caller, { ...input, source: 'online', mode: 'dynamic' }, now);
+    return await createBooking(
+      executor,
+      availability,
+      caller,
+      { ...input, source: 'online', mode: 'dynamic' },
+      now,
+    );
   } catch (error) {
     if (error instanceof AppError && error.code === 'slot_unavailable') {
       throw new AppError('slot_unavailable', error.message, { detail: true });

@@ -313,10 +313,14 @@ export async function openPGlite(dataDir?: string, from?: Blob): Promise<PGliteD
 const RETRYABLE = new Set(['40001', '40P01']);
 
 /** One transaction per request; serialization failures and deadlocks are retried a few times. */
-export async function withTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export const withTx = <T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> =>
+  retryingConflicts(() => db.transaction().execute(fn));
+
+/** Runs a transaction again after a serialization failure or a deadlock, a few times. */
+export async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(fn);
+      return await run();
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (!code || !RETRYABLE.has(code) || attempt >= 5) throw error;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { sha256 } from './auth.ts';
-import { type Executor, type Tx, withTx } from './db.ts';
+import { type Executor, retryingConflicts, type Tx, withTx } from './db.ts';
 import { AppError, conflict, invalidField } from './errors.ts';
 import { isAccountRoute, routeOf } from './route-info.ts';
 import { decrypt, deriveKey, encrypt } from './secrets.ts';
@@ -171,6 +171,23 @@ export async function commitReply<T>(
   return serialized === null
     ? reply.send(result)
     : reply.type('application/json; charset=utf-8').send(serialized);
+}
+
+/**
+ * `commitReply` for a change made in one statement, which is a transaction of its own: without an
+ * `Idempotency-Key` it runs alone, one round trip to the database; with one, it runs in the
+ * transaction that stores its response. Deadlocks and serialization failures are retried as
+ * `withTx` retries them.
+ */
+export async function commitStatement<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: 200 | 201,
+  work: (executor: Executor) => Promise<T>,
+): Promise<FastifyReply> {
+  if (claims.has(request)) return commitReply(request, reply, status, work);
+  const result = await retryingConflicts(() => work(request.server.db));
+  return reply.code(status).send(result);
 }
 
 /**

@@ -87,13 +87,21 @@ export async function deleteSandboxBookingsBefore(tx: Tx, businessId: string, be
     .deleteFrom('customers')
     .where('business_id', '=', businessId)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('bookings').select('id').whereRef('bookings.customer_id', '=', 'customers.id'))),
+      not(
+        exists(
+          selectFrom('bookings')
+            .select('id')
+            .whereRef('bookings.business_id', '=', 'customers.business_id')
+            .whereRef('bookings.customer_id', '=', 'customers.id'),
+        ),
+      ),
     )
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
           selectFrom('waitlist_entries')
             .select('id')
+            .whereRef('waitlist_entries.business_id', '=', 'customers.business_id')
             .whereRef('waitlist_entries.customer_id', '=', 'customers.id'),
         ),
       ),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
   cancelSandboxBooking,
@@ -138,9 +138,10 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const business = await sandbox();
       const body = request.body;
-      return commitReply(request, reply, 201, (tx) =>
+      return commitStatement(request, reply, 201, (executor) =>
         createSandboxBooking(
-          tx,
+          executor,
+          app.availability,
           business,
           {
             start_time: body.start_time,

@@ -61,6 +61,7 @@ function rankedEntries(executor: Executor, businessId: string) {
     .selectFrom('waitlist_entries')
     .select((eb) => [
       'id',
+      'business_id',
       'customer_id',
       'preferred_date',
       'service_id',
@@ -82,7 +83,9 @@ function rankedEntries(executor: Executor, businessId: string) {
 function entriesWithCustomer(executor: Executor, ranked: ReturnType<typeof rankedEntries>) {
   return executor
     .selectFrom(ranked.as('w'))
-    .innerJoin('customers as c', 'c.id', 'w.customer_id')
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.business_id', '=', 'w.business_id').onRef('c.id', '=', 'w.customer_id'),
+    )
     .select([
       'w.id',
       'w.preferred_date',

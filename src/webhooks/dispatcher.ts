@@ -170,8 +170,10 @@ export class WebhookDispatcher {
     const outcome = await this.attempt(delivery);
     await withTx(this.db, async (tx) => {
       if (!(await recordOutcome(tx, delivery, outcome))) return;
-      if (outcome.status === 'delivered') await setEndpointStatus(tx, delivery.endpoint_id, 'active');
-      if (outcome.status === 'failed') await setEndpointStatus(tx, delivery.endpoint_id, 'failing');
+      if (outcome.status === 'delivered')
+        await setEndpointStatus(tx, delivery.business_id, delivery.endpoint_id, 'active');
+      if (outcome.status === 'failed')
+        await setEndpointStatus(tx, delivery.business_id, delivery.endpoint_id, 'failing');
     });
   }
 

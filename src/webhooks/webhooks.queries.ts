@@ -51,6 +51,7 @@ export const lockEndpoint = (executor: Executor, businessId: string, endpointId:
 
 export const updateEndpoint = (
   executor: Executor,
+  businessId: string,
   endpointId: string,
   changes: Updateable<DB['webhook_endpoints']>,
 ) =>
@@ -58,6 +59,7 @@ export const updateEndpoint = (
     .updateTable('webhook_endpoints')
     .set({ ...changes, updated_at: sql`now()` })
     .where('id', '=', endpointId)
+    .where('business_id', '=', businessId)
     .returning(ENDPOINT_COLUMNS)
     .executeTakeFirstOrThrow();
 
@@ -79,23 +81,12 @@ export interface NewEvent {
 }
 
 /**
- * One statement: the event and a delivery to each active endpoint of the business subscribed to
- * its type or to `*`, due at once. Without such an endpoint nothing is written.
+ * The event and a delivery to each active endpoint of the business subscribed to its type or to
+ * `*`, due at once; without such an endpoint nothing is written. One SQL function does it
+ * (migrations/0017), which the booking statement calls too.
  */
 export async function insertEvent(executor: Executor, event: NewEvent): Promise<void> {
-  await sql`
-    WITH targets AS (
-      SELECT id FROM webhook_endpoints
-      WHERE business_id = ${event.businessId}::uuid AND is_active
-        AND events && ARRAY[${event.type}::text, '*']
-    ), event AS (
-      INSERT INTO webhook_events (business_id, type, data)
-      SELECT ${event.businessId}::uuid, ${event.type}, ${event.data}::json
-      WHERE EXISTS (SELECT 1 FROM targets)
-      RETURNING id, created_at
-    )
-    INSERT INTO webhook_deliveries (endpoint_id, event_id, subject_key, next_attempt_at)
-    SELECT targets.id, event.id, ${event.subjectKey}, event.created_at FROM targets CROSS JOIN event`.execute(
+  await sql`SELECT slotwise_emit_event(${event.businessId}::uuid, ${event.type}, ${event.data}::json, ${event.subjectKey})`.execute(
     executor,
   );
 }
@@ -112,8 +103,8 @@ export async function insertEventFor(
       VALUES (${event.businessId}::uuid, ${event.type}, ${event.data}::json)
       RETURNING id, created_at
     )
-    INSERT INTO webhook_deliveries (endpoint_id, event_id, subject_key, next_attempt_at)
-    SELECT ${endpointId}::uuid, event.id, event.id::text, event.created_at FROM event
+    INSERT INTO webhook_deliveries (business_id, endpoint_id, event_id, subject_key, next_attempt_at)
+    SELECT ${event.businessId}::uuid, ${endpointId}::uuid, event.id, event.id::text, event.created_at FROM event
     RETURNING id`.execute(executor);
   return rows[0]!.id;
 }
@@ -135,14 +126,23 @@ const DELIVERY_COLUMNS = [
 const selectDeliveries = (executor: Executor) =>
   executor
     .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_events as e', (join) =>
+      join.onRef('e.business_id', '=', 'd.business_id').onRef('e.id', '=', 'd.event_id'),
+    )
     .select(DELIVERY_COLUMNS);
 
 export type DeliveryRow = Awaited<ReturnType<ReturnType<typeof selectDeliveries>['executeTakeFirstOrThrow']>>;
 
 /** A page of one endpoint's deliveries (the page's owner), newest first. */
-export function listDeliveriesOf(executor: Executor, page: PageRequest, status?: WebhookDeliveryStatus) {
-  let query = selectDeliveries(executor).where('d.endpoint_id', '=', page.owner);
+export function listDeliveriesOf(
+  executor: Executor,
+  businessId: string,
+  page: PageRequest,
+  status?: WebhookDeliveryStatus,
+) {
+  let query = selectDeliveries(executor)
+    .where('d.business_id', '=', businessId)
+    .where('d.endpoint_id', '=', page.owner);
   if (status) query = query.where('d.status', '=', status);
   return keysetPage(
     query,
@@ -152,26 +152,39 @@ export function listDeliveriesOf(executor: Executor, page: PageRequest, status?:
   );
 }
 
-export const findDelivery = (executor: Executor, endpointId: string, deliveryId: string) =>
+export const findDelivery = (
+  executor: Executor,
+  businessId: string,
+  endpointId: string,
+  deliveryId: string,
+) =>
   selectDeliveries(executor)
+    .where('d.business_id', '=', businessId)
     .where('d.id', '=', deliveryId)
     .where('d.endpoint_id', '=', endpointId)
     .executeTakeFirst();
 
-export const lockDelivery = (executor: Executor, endpointId: string, deliveryId: string) =>
+export const lockDelivery = (
+  executor: Executor,
+  businessId: string,
+  endpointId: string,
+  deliveryId: string,
+) =>
   executor
     .selectFrom('webhook_deliveries')
     .select(['id', 'locked_until'])
+    .where('business_id', '=', businessId)
     .where('id', '=', deliveryId)
     .where('endpoint_id', '=', endpointId)
     .forUpdate()
     .executeTakeFirst();
 
 /** Due at `now` with a fresh schedule, whatever became of it before. */
-export const requeueDelivery = (executor: Executor, deliveryId: string, now: Date) =>
+export const requeueDelivery = (executor: Executor, businessId: string, deliveryId: string, now: Date) =>
   executor
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: null })
+    .where('business_id', '=', businessId)
     .where('id', '=', deliveryId)
     .execute();
 
@@ -204,12 +217,13 @@ export interface ClaimedDelivery {
 export async function claimDue(db: Db, now: Date, leaseUntil: Date, limit: number) {
   const { rows } = await sql<ClaimedDelivery>`
     WITH due AS (
-      SELECT c.id FROM webhook_deliveries c
+      SELECT c.business_id, c.id FROM webhook_deliveries c
       WHERE (c.status = 'pending' OR (c.status = 'retrying' AND c.next_attempt_at <= ${now}))
         AND (c.locked_until IS NULL OR c.locked_until <= ${now})
         AND NOT EXISTS (
           SELECT 1 FROM webhook_deliveries earlier
-          WHERE earlier.endpoint_id = c.endpoint_id AND earlier.subject_key = c.subject_key
+          WHERE earlier.business_id = c.business_id AND earlier.endpoint_id = c.endpoint_id
+            AND earlier.subject_key = c.subject_key
             AND earlier.seq < c.seq AND earlier.status IN ('pending', 'retrying'))
       ORDER BY c.next_attempt_at, c.seq
       LIMIT ${limit}
@@ -217,7 +231,9 @@ export async function claimDue(db: Db, now: Date, leaseUntil: Date, limit: numbe
     )
     UPDATE webhook_deliveries d SET locked_until = ${leaseUntil}, attempts = d.attempts + 1
     FROM due, webhook_endpoints w, webhook_events e
-    WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
+    WHERE d.business_id = due.business_id AND d.id = due.id
+      AND w.business_id = d.business_id AND w.id = d.endpoint_id
+      AND e.business_id = d.business_id AND e.id = d.event_id
     RETURNING d.id, d.attempts, d.locked_until, w.id AS endpoint_id, w.url, w.secret, w.previous_secret,
       w.previous_secret_expires_at, e.id AS event_id, e.type, e.business_id, e.data,
       e.created_at AS event_created_at`.execute(db);
@@ -238,7 +254,7 @@ export interface DeliveryOutcome {
  */
 export async function recordOutcome(
   executor: Executor,
-  claimed: Pick<ClaimedDelivery, 'id' | 'locked_until'>,
+  claimed: Pick<ClaimedDelivery, 'business_id' | 'id' | 'locked_until'>,
   outcome: DeliveryOutcome,
 ): Promise<boolean> {
   const result = await executor
@@ -251,16 +267,23 @@ export async function recordOutcome(
       last_error: outcome.error,
       delivered_at: outcome.deliveredAt,
     })
+    .where('business_id', '=', claimed.business_id)
     .where('id', '=', claimed.id)
     .where('locked_until', '=', claimed.locked_until)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-export const setEndpointStatus = (executor: Executor, endpointId: string, status: WebhookEndpointStatus) =>
+export const setEndpointStatus = (
+  executor: Executor,
+  businessId: string,
+  endpointId: string,
+  status: WebhookEndpointStatus,
+) =>
   executor
     .updateTable('webhook_endpoints')
     .set({ status, updated_at: sql`now()` })
+    .where('business_id', '=', businessId)
     .where('id', '=', endpointId)
     .where('status', '!=', status)
     .execute();
@@ -276,7 +299,14 @@ export async function deleteOldDeliveries(executor: Executor, before: Date): Pro
     .deleteFrom('webhook_events as e')
     .where('e.created_at', '<', before)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))),
+      not(
+        exists(
+          selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .whereRef('d.business_id', '=', 'e.business_id')
+            .whereRef('d.event_id', '=', 'e.id'),
+        ),
+      ),
     )
     .executeTakeFirst();
   return Number(deliveries.numDeletedRows) + Number(events.numDeletedRows);

@@ -136,7 +136,7 @@ export async function rotateSecret(
   if (!current) throw notFound('webhook endpoint');
   const secret = generateSecret();
   const previousExpiresAt = new Date(now + ROTATION_OVERLAP_MS);
-  const row = await updateEndpoint(tx, current.id, {
+  const row = await updateEndpoint(tx, actor.businessId, current.id, {
     secret: encrypt(sealKey, secret),
     previous_secret: current.secret,
     previous_secret_expires_at: previousExpiresAt,
@@ -194,12 +194,12 @@ export async function listDeliveries(
   status?: WebhookDeliveryStatus,
 ): Promise<Page<DeliveryView>> {
   await assertEndpoint(executor, businessId, page.owner);
-  const rows = await listDeliveriesOf(executor, page, status);
+  const rows = await listDeliveriesOf(executor, businessId, page, status);
   return { ...rows, items: rows.items.map(toDeliveryView) };
 }
 
-async function deliveryView(executor: Executor, endpointId: string, deliveryId: string) {
-  const row = await findDelivery(executor, endpointId, deliveryId);
+async function deliveryView(executor: Executor, businessId: string, endpointId: string, deliveryId: string) {
+  const row = await findDelivery(executor, businessId, endpointId, deliveryId);
   if (!row) throw notFound('webhook delivery');
   return toDeliveryView(row);
 }
@@ -216,13 +216,13 @@ export async function retryDelivery(
   now: number,
 ): Promise<DeliveryView> {
   await assertEndpoint(tx, actor.businessId, endpointId);
-  const delivery = await lockDelivery(tx, endpointId, deliveryId);
+  const delivery = await lockDelivery(tx, actor.businessId, endpointId, deliveryId);
   if (!delivery) throw notFound('webhook delivery');
   if (delivery.locked_until && delivery.locked_until.getTime() > now) {
     throw conflict('this delivery is being sent right now; look at the delivery log in a moment');
   }
-  await requeueDelivery(tx, delivery.id, new Date(now));
-  return deliveryView(tx, endpointId, delivery.id);
+  await requeueDelivery(tx, actor.businessId, delivery.id, new Date(now));
+  return deliveryView(tx, actor.businessId, endpointId, delivery.id);
 }
 
 /** A `webhook.test` event for this endpoint alone, delivered like any other. */
@@ -236,5 +236,5 @@ export async function sendTestEvent(tx: Tx, actor: AuditActor, endpointId: strin
       message: 'A test event: this endpoint receives and verifies webhooks.',
     }),
   });
-  return deliveryView(tx, endpoint.id, deliveryId);
+  return deliveryView(tx, actor.businessId, endpoint.id, deliveryId);
 }
