@@ -3,10 +3,21 @@ import { Type } from 'typebox';
 import { optionalCredential } from '../platform/access.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.queries.ts';
+import { SettingsFields } from '../settings/settings.routes.ts';
 import { cachePublicRead } from './http-cache.ts';
+import { WIDGET_SETTINGS } from './public.queries.ts';
 import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
 
-const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
+/** Who the business is and the settings a booking widget sets itself up with, in one answer. */
+const BusinessInfo = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  slug: Type.String(),
+  ...(Object.fromEntries(WIDGET_SETTINGS.map((field) => [field, SettingsFields[field]])) as Pick<
+    typeof SettingsFields,
+    (typeof WIDGET_SETTINGS)[number]
+  >),
+});
 const PublicBlackout = Type.Object({
   start_date: DateString,
   end_date: DateString,
@@ -25,7 +36,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...PUBLIC_READ,
       schema: {
         ...PUBLIC_SCHEMA,
-        summary: 'A business by its slug: id, name and slug',
+        summary: 'A business by its slug: id, name, slug and the settings a booking widget needs',
         params: Type.Object(
           { slug: Type.String({ minLength: 1, maxLength: 200 }) },
           { additionalProperties: false },

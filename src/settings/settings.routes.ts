@@ -8,7 +8,7 @@ import { changeSettings, getSettings, prepareSettingsChange } from './settings.s
 const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ minimum, maximum, description });
 
-const SettingsFields = {
+export const SettingsFields = {
   timezone: Type.String({
     minLength: 1,
     maxLength: 64,
