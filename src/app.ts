@@ -31,6 +31,7 @@ import { simulatorRoutes } from './payments/simulator.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
+import { registerCors } from './platform/cors.ts';
 import type { Database, Db } from './platform/db.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { healthRoutes } from './platform/health.ts';
@@ -139,7 +140,10 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
-  app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));
+  app.decorate(
+    'authenticator',
+    new Authenticator(database.db, tokens, keyUsage, changes, new URL(config.publicBaseUrl).origin),
+  );
   app.decorate('jobs', new JobRunner(app.log));
   app.decorate('payments', new Processors(config, database.db, clock));
   app.decorate(
@@ -229,6 +233,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await registerCors(app);
   await registerRateLimit(app);
   await registerIdempotency(app);
 

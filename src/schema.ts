@@ -101,7 +101,16 @@ export interface ApiKeysTable {
   is_active: Generated<boolean>;
   created_at: Generated<Date>;
   last_used_at: Timestamp | null;
+  type: Generated<ApiKeyType>;
+  /** Origins (`https://shop.example`) a publishable key may be used from; empty for secret keys. */
+  allowed_origins: Generated<string[]>;
+  /** The business's default publishable key, the one its hosted booking page uses. */
+  is_default: Generated<boolean>;
+  /** The full key, for publishable keys only (they are no secret); null for secret keys. */
+  public_key: string | null;
 }
+
+export type ApiKeyType = 'secret' | 'publishable';
 
 export interface AuditLogsTable {
   id: Generated<string>;

@@ -18,6 +18,8 @@ export const STATUS_OF_CODE = {
   plan_upgrade_required: 402,
   missing_scope: 403,
   insufficient_permissions: 403,
+  /** A publishable key sent from an origin it does not list, or with no origin at all. */
+  origin_not_allowed: 403,
   not_found: 404,
   conflict: 409,
   slot_unavailable: 409,

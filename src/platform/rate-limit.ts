@@ -52,13 +52,18 @@ function quotaOf(request: FastifyRequest): Quota {
   }
   const principal = request.principal;
   if (!principal) return { bucket: `ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.anonymousPerIp };
+  // A publishable key is shared by every visitor of a web page: each client IP counts on its own.
+  const credential =
+    principal.kind === 'publishable_key'
+      ? `${principal.credentialId}:ip:${normalizeIP(request.ip)}`
+      : principal.credentialId;
   if (principal.rateLimitPerMinute !== null) {
-    return { bucket: principal.credentialId, max: principal.rateLimitPerMinute };
+    return { bucket: credential, max: principal.rateLimitPerMinute };
   }
   if (isBookingCreation(request)) {
-    return { bucket: `${principal.credentialId}:bookings`, max: RATE_LIMITS.bookingCreation };
+    return { bucket: `${credential}:bookings`, max: RATE_LIMITS.bookingCreation };
   }
-  return { bucket: principal.credentialId, max: RATE_LIMITS.authenticated };
+  return { bucket: credential, max: RATE_LIMITS.authenticated };
 }
 
 /**

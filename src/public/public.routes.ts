@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { optionalCredential } from '../platform/access.ts';
+import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.queries.ts';
 import { SettingsFields } from '../settings/settings.routes.ts';
@@ -25,7 +25,7 @@ const PublicBlackout = Type.Object({
 });
 
 const NotModified = Type.Null({ description: 'Not modified: the ETag sent in If-None-Match is current' });
-const PUBLIC_READ = { onRequest: optionalCredential, onSend: cachePublicRead };
+const PUBLIC_READ = { onRequest: optionalCredential, onSend: cachePublicRead, config: { publishable: true } };
 const PUBLIC_SCHEMA = { tags: ['Public'], security: [] };
 
 /** Reads a booking widget makes without credentials; a credential that is sent must still be valid. */
@@ -44,7 +44,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BusinessInfo, 304: NotModified, ...ErrorResponses },
       },
     },
-    async (request) => businessBySlug(app.db, request.params.slug),
+    async (request) => {
+      const business = await businessBySlug(app.db, request.params.slug);
+      assertVisibleTo(request, business.id);
+      return business;
+    },
   );
 
   for (const path of ['/v1/public/hours/:business_id', '/v1/availability/hours/:business_id']) {
