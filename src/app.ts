@@ -43,6 +43,7 @@ import { routeOf } from './platform/route-info.ts';
 import { deriveKey } from './platform/secrets.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators, responseSerializers } from './platform/validation.ts';
+import { guestBookingRoutes } from './public/guest-bookings.routes.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
@@ -87,9 +88,11 @@ export interface AppDeps {
 
 /**
  * A client secret can travel in a URL (the simulated processor's checkout page, as the real
- * processor's): logged requests show the URL without it.
+ * processor's), and so can a guest's email or phone (looking up their booking): logged requests
+ * show the URL without them.
  */
-const withoutSecrets = (url: string) => url.replace(/([?&]client_secret=)[^&]*/g, '$1[redacted]');
+const withoutSecrets = (url: string) =>
+  url.replace(/([?&](?:client_secret|email|phone)=)[^&]*/g, '$1[redacted]');
 
 const requestLog = {
   req: (request: FastifyRequest) => ({
@@ -255,6 +258,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(hoursRoutes);
   await app.register(blackoutRoutes);
   await app.register(publicRoutes);
+  await app.register(guestBookingRoutes);
   await app.register(availabilityRoutes);
   await app.register(blockRoutes);
   await app.register(bookingRoutes);

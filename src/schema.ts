@@ -48,6 +48,7 @@ export interface BusinessesTable {
   buffer_minutes: Generated<number>;
   deposit_type: Generated<string>;
   payment_hold_minutes: Generated<number>;
+  cancellation_cutoff_hours: Generated<number>;
 }
 
 /** A dashboard user: one email (lower case) and one password, whatever the number of businesses. */

@@ -24,6 +24,8 @@ export const STATUS_OF_CODE = {
   conflict: 409,
   slot_unavailable: 409,
   idempotency_mismatch: 409,
+  /** A guest cancelling online after the business's cut-off before the start. */
+  cancellation_cutoff_passed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,

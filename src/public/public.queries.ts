@@ -11,6 +11,7 @@ export const WIDGET_SETTINGS = [
   'default_slot_interval_minutes',
   'deposit_type',
   'default_deposit_amount_cents',
+  'cancellation_cutoff_hours',
 ] as const;
 
 /** A business by its slug, which is stored in lower case. */

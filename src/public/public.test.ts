@@ -56,6 +56,7 @@ describe('GET /v1/public/business/{slug}', () => {
           default_slot_interval_minutes: 30,
           deposit_type: 'none',
           default_deposit_amount_cents: 500,
+          cancellation_cutoff_hours: 0,
         });
       }
     });

@@ -37,6 +37,11 @@ export const SettingsFields = {
     1440,
     'how long a public booking waits for its deposit before it is cancelled',
   ),
+  cancellation_cutoff_hours: int(
+    0,
+    720,
+    'guests may cancel their own booking until this many hours before it starts (0: until it starts)',
+  ),
 };
 
 const Settings = Type.Object(SettingsFields);
