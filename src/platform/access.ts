@@ -37,7 +37,7 @@ function assertNotPastDue(principal: Principal): void {
  * The origin a browser calls from: its `Origin` header, or the API's own origin for a same-origin
  * request that carries none (browsers leave it out of same-origin GETs; `Sec-Fetch-Site` says so).
  */
-export function requestOrigin(request: FastifyRequest): string | undefined {
+function requestOrigin(request: FastifyRequest): string | undefined {
   const origin = request.headers.origin;
   if (origin !== undefined) return origin;
   if (request.headers['sec-fetch-site'] === 'same-origin')
@@ -138,8 +138,8 @@ export const optionalCredential: onRequestAsyncHookHandler = async (request) => 
 };
 
 /**
- * A public read of a business found by something other than its id (a slug, a confirmation
- * code): a publishable key of another business finds nothing there, as with an id in the path.
+ * A public read of a business found by its slug rather than its id: a publishable key of another
+ * business finds nothing there, as with an id in the path.
  */
 export function assertVisibleTo(request: FastifyRequest, businessId: string): void {
   const principal = request.principal;
