@@ -127,6 +127,15 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   const keyUsage = new KeyUsageRecorder(database.db);
   const clock = systemClock();
   const changes = new ChangeFeed(clock);
+  const stopWatching = database.outages.watch({
+    began: (outage, error) =>
+      app.log.error(
+        { err: error, outage },
+        `database ${outage}: requests needing it are answered 503 service_unavailable until it is back`,
+      ),
+    ended: (outage, failures, lastedMs) =>
+      app.log.info({ outage, failures, lasted_ms: lastedMs }, `database ${outage} no more: back to normal`),
+  });
   const stopListening = await database.listen(CHANGE_CHANNEL, {
     message: (payload) => changes.apply(payload),
     up: () => changes.connected(),
@@ -140,7 +149,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
   app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));
-  app.decorate('jobs', new JobRunner(app.log));
+  app.decorate('jobs', new JobRunner(app.log, database.outages));
   app.decorate('payments', new Processors(config, database.db, clock));
   app.decorate(
     'inboundEvents',
@@ -179,6 +188,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     email.close();
     await stopListening();
     await keyUsage.stop();
+    stopWatching();
   });
   // The database announces every change to all processes, a moment after commit; this process's
   // own writes are known at once, so a client that wrote never reads a cached answer from before.
