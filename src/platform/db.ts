@@ -330,9 +330,13 @@ export async function openPostgres(
       }) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its server connection must not crash the process; the next query reconnects.
+  // A client losing its server connection must not crash the process, idle (the pool's 'error') or
+  // lent between two queries (its own, unheard otherwise): its next query fails and is answered 503.
   pool.on('error', () => {});
-  pool.on('connect', () => outages.reachable());
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    outages.reachable();
+  });
   const client = await pool.connect();
   client.release();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: poolOfOutages(pool) }) });
