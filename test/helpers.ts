@@ -145,6 +145,12 @@ async function openTestDatabase(
   };
 }
 
+/**
+ * Every wait bounded, as in production, but far above its 5 s: a machine running many test files
+ * at once may rightly keep a race test's requests waiting that long (the outage tests set short ones).
+ */
+const TEST_DB_TIMEOUTS: DbTimeouts = { lockMs: 30_000, statementMs: 30_000, acquireMs: 30_000 };
+
 /** `extend` may add routes or hooks to the app before it is ready (e.g. a route that throws). */
 export async function createTestApp(
   overrides: Partial<Config> = {},
@@ -152,9 +158,9 @@ export async function createTestApp(
 ): Promise<TestContext> {
   const config = {
     ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: 'postgres://unused' }),
+    dbTimeouts: TEST_DB_TIMEOUTS,
     ...overrides,
   };
-  // The timeouts of production: the suite shows that nothing a request rightly does trips them.
   const { database, url, drop } = await openTestDatabase(config.dbTimeouts);
   await migrate(database);
   const app = await buildApp({ config, database });

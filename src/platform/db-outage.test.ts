@@ -44,7 +44,11 @@ describe('PostgreSQL stopped under booking load', { skip: noOwnPostgres, timeout
 
   before(async () => {
     server = await startOwnPostgres();
-    const config = loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: server.url });
+    // Timeouts far above what a busy machine may take: this outage is the server gone, not a stall.
+    const config = {
+      ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: server.url }),
+      dbTimeouts: { lockMs: 30_000, statementMs: 30_000, acquireMs: 30_000 },
+    };
     database = await openPostgres(server.url, 10, config.dbTimeouts);
     await migrate(database);
     app = await buildApp({
