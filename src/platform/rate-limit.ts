@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
@@ -87,17 +88,14 @@ class RedisBreaker {
     });
   }
 
-  /** Waits a moment for the first connection, so counting starts with the first request. */
+  /**
+   * Waits a moment for the first connection, so counting starts with the first request; a Redis
+   * that refuses or does not answer in time is left to the breaker.
+   */
   async firstConnection(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    let ready: (() => void) | undefined;
-    await new Promise<void>((resolve) => {
-      ready = resolve;
-      this.redis.once('ready', resolve);
-      timer = setTimeout(resolve, REDIS_CONNECT_TIMEOUT_MS);
-    });
-    clearTimeout(timer);
-    if (ready) this.redis.off('ready', ready);
+    await once(this.redis, 'ready', { signal: AbortSignal.timeout(REDIS_CONNECT_TIMEOUT_MS) }).catch(
+      () => {},
+    );
   }
 
   get isOpen(): boolean {
