@@ -136,10 +136,6 @@ export class OutageWatch {
     };
   }
 
-  get outage(): Outage | null {
-    return this.current?.outage ?? null;
-  }
-
   /** Counts a failure toward its outage; answers which outage, null for an error of the query itself. */
   failed(error: unknown): Outage | null {
     const outage = outageOf(error);
