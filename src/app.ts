@@ -131,6 +131,15 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   const keyUsage = new KeyUsageRecorder(database.db);
   const clock = systemClock();
   const changes = new ChangeFeed(clock);
+  const stopWatching = database.outages.watch({
+    began: (outage, error) =>
+      app.log.error(
+        { err: error, outage },
+        `database ${outage}: requests needing it are answered 503 service_unavailable until it is back`,
+      ),
+    ended: (outage, failures, lastedMs) =>
+      app.log.info({ outage, failures, lasted_ms: lastedMs }, `database ${outage} no more: back to normal`),
+  });
   const stopListening = await database.listen(CHANGE_CHANNEL, {
     message: (payload) => changes.apply(payload),
     up: () => changes.connected(),
@@ -147,7 +156,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     'authenticator',
     new Authenticator(database.db, tokens, keyUsage, changes, new URL(config.publicBaseUrl).origin),
   );
-  app.decorate('jobs', new JobRunner(app.log));
+  app.decorate('jobs', new JobRunner(app.log, database.outages));
   app.decorate('payments', new Processors(config, database.db, clock));
   app.decorate(
     'inboundEvents',
@@ -187,6 +196,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     email.close();
     await stopListening();
     await keyUsage.stop();
+    stopWatching();
   });
   // The database announces every change to all processes, a moment after commit; this process's
   // own writes are known at once, so a client that wrote never reads a cached answer from before.

@@ -72,6 +72,21 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ DATA_DIR: tempDir(), JWT_SECRET: SECRET }).jwtSecret, SECRET);
   });
 
+  it('bounds database waits at 5 s each unless DB_*_TIMEOUT_MS say otherwise (0: no limit)', () => {
+    assert.deepEqual(loadConfig({ DATA_DIR: tempDir() }).dbTimeouts, {
+      lockMs: 5000,
+      statementMs: 5000,
+      acquireMs: 5000,
+    });
+    const config = loadConfig({
+      DATA_DIR: tempDir(),
+      DB_LOCK_TIMEOUT_MS: '1500',
+      DB_STATEMENT_TIMEOUT_MS: '0',
+      DB_ACQUIRE_TIMEOUT_MS: '250',
+    });
+    assert.deepEqual(config.dbTimeouts, { lockMs: 1500, statementMs: 0, acquireMs: 250 });
+  });
+
   it('trusts no proxy unless TRUST_PROXY names them, in the forms of Fastify trustProxy', () => {
     assert.equal(loadConfig({ DATA_DIR: tempDir() }).trustProxy, false);
     const read = (value: string) => loadConfig({ DATA_DIR: tempDir(), TRUST_PROXY: value }).trustProxy;
@@ -161,6 +176,9 @@ describe('loadConfig', () => {
       ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: Array(21).fill('1s').join(',') }],
       ['TRUST_PROXY', { TRUST_PROXY: 'the load balancer' }],
       ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1, proxy.internal' }],
+      ['DB_LOCK_TIMEOUT_MS', { DB_LOCK_TIMEOUT_MS: '5s' }],
+      ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '-1' }],
+      ['DB_ACQUIRE_TIMEOUT_MS', { DB_ACQUIRE_TIMEOUT_MS: '1.5' }],
     ];
     for (const [variable, env] of cases) {
       it(`${variable}=${Object.values(env)[0]}`, () => assertRefused(env, variable));

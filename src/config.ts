@@ -23,6 +23,8 @@ export interface Config {
   webhookRetrySchedule: number[];
   /** Which proxies' `X-Forwarded-For` names the client (Fastify's `trustProxy`); false: the socket's address. */
   trustProxy: boolean | number | string[];
+  /** How long the database may keep a request waiting, in milliseconds (0: no limit); see `DbTimeouts`. */
+  dbTimeouts: { lockMs: number; statementMs: number; acquireMs: number };
 }
 
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
@@ -75,6 +77,18 @@ function parseRetrySchedule(raw: string | undefined): number[] {
     );
   }
   return steps.map((step) => Number(step![1]) * DURATION_UNIT_MS[step![2]!]!);
+}
+
+/** The default of each database timeout: past it a request is answered 503 instead of waiting on. */
+const DB_TIMEOUT_MS = 5000;
+
+/** A wait in whole milliseconds, 0 for none; unset: `DB_TIMEOUT_MS`. */
+function parseTimeoutMs(name: string, raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DB_TIMEOUT_MS;
+  if (!/^\s*\d{1,9}\s*$/.test(raw)) {
+    throw new ConfigError(`${name} must be a whole number of milliseconds (0 for no limit), got "${raw}"`);
+  }
+  return Number(raw);
 }
 
 const IP_OR_CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:.]*)(\/\d{1,3})?$/i;
@@ -168,5 +182,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateUrls: parseBool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS),
     webhookRetrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    dbTimeouts: {
+      lockMs: parseTimeoutMs('DB_LOCK_TIMEOUT_MS', env.DB_LOCK_TIMEOUT_MS),
+      statementMs: parseTimeoutMs('DB_STATEMENT_TIMEOUT_MS', env.DB_STATEMENT_TIMEOUT_MS),
+      acquireMs: parseTimeoutMs('DB_ACQUIRE_TIMEOUT_MS', env.DB_ACQUIRE_TIMEOUT_MS),
+    },
   };
 }

@@ -6,7 +6,9 @@ import { migrate } from './platform/migrate.ts';
 import { ensureSandbox } from './sandbox/sandbox.service.ts';
 
 export async function openDatabase(config: Config): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPGlite(config.dataDir);
+  return config.databaseUrl
+    ? openPostgres(config.databaseUrl, undefined, config.dbTimeouts)
+    : openPGlite(config.dataDir, undefined, config.dbTimeouts);
 }
 
 /** On SIGTERM or SIGINT: finish what is in flight (requests, job runs), close the database, exit. */

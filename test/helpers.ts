@@ -12,7 +12,7 @@ import { setSubscription } from '../src/billing/subscription.service.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { insertDeveloper } from '../src/developers/developers.queries.ts';
 import { hashPassword } from '../src/platform/auth.ts';
-import { type Database, openPGlite, openPostgres } from '../src/platform/db.ts';
+import { type Database, type DbTimeouts, openPGlite, openPostgres } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { isUuid } from '../src/platform/schemas.ts';
 
@@ -55,15 +55,15 @@ function schemaFingerprint(): string {
  * The tarball is written under a temporary name and renamed, so a test file running beside the
  * one writing it never reads half of it; tarballs of other fingerprints are removed.
  */
-async function openMigratedPGlite(): Promise<Database> {
+async function openMigratedPGlite(timeouts: DbTimeouts): Promise<Database> {
   const name = `slotwise-test-${schemaFingerprint()}.tar`;
   const snapshot = join(tmpdir(), name);
   try {
-    return await openPGlite(undefined, new Blob([readFileSync(snapshot)]));
+    return await openPGlite(undefined, new Blob([readFileSync(snapshot)]), timeouts);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const database = await openPGlite();
+  const database = await openPGlite(undefined, undefined, timeouts);
   await migrate(database);
   const partial = `${snapshot}.${process.pid}`;
   writeFileSync(partial, await (await database.dumpDataDir()).bytes());
@@ -118,9 +118,11 @@ function databaseUrl(serverUrl: string, name: string): string {
   return url.toString();
 }
 
-async function openTestDatabase(): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
+async function openTestDatabase(
+  timeouts: DbTimeouts,
+): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) return { database: await openMigratedPGlite(), drop: async () => {} };
+  if (!serverUrl) return { database: await openMigratedPGlite(timeouts), drop: async () => {} };
   const name = `slotwise_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -130,7 +132,7 @@ async function openTestDatabase(): Promise<{ database: Database; url?: string; d
     await admin.end();
   }
   const url = databaseUrl(serverUrl, name);
-  const database = await openPostgres(url, 20);
+  const database = await openPostgres(url, 20, timeouts);
   return {
     database,
     url,
@@ -143,17 +145,24 @@ async function openTestDatabase(): Promise<{ database: Database; url?: string; d
   };
 }
 
+/**
+ * Every wait bounded, as in production, but far above its 5 s: a machine running many test files
+ * at once may rightly keep a race test's requests waiting that long (the outage tests set short ones).
+ */
+const TEST_DB_TIMEOUTS: DbTimeouts = { lockMs: 30_000, statementMs: 30_000, acquireMs: 30_000 };
+
 /** `extend` may add routes or hooks to the app before it is ready (e.g. a route that throws). */
 export async function createTestApp(
   overrides: Partial<Config> = {},
   extend?: (app: FastifyInstance) => void,
 ): Promise<TestContext> {
-  const { database, url, drop } = await openTestDatabase();
-  await migrate(database);
   const config = {
     ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: 'postgres://unused' }),
+    dbTimeouts: TEST_DB_TIMEOUTS,
     ...overrides,
   };
+  const { database, url, drop } = await openTestDatabase(config.dbTimeouts);
+  await migrate(database);
   const app = await buildApp({ config, database });
   extend?.(app);
   await app.ready();

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createTestApp, ENGINE, eventually, type TestContext } from '../../test/helpers.ts';
 import { CHANGE_CHANNEL } from './change-feed.ts';
-import { listenOnServer } from './db.ts';
+import { DatabaseUnavailableError, listenOnServer, type Outage, outageOf } from './db.ts';
 
 const ON_SERVER = { skip: ENGINE !== 'postgres' ? 'needs a PostgreSQL server (TEST_DATABASE_URL)' : false };
 
@@ -118,4 +118,40 @@ describe('LISTEN on a PostgreSQL server', () => {
       await relay.close();
     }
   });
+});
+
+describe('outageOf', () => {
+  const withCode = (code: string, message = 'from the server') => Object.assign(new Error(message), { code });
+  const cases: [string, unknown, Outage | null][] = [
+    [
+      'a pool connection not had',
+      new DatabaseUnavailableError('unreachable', 'could not connect'),
+      'unreachable',
+    ],
+    ['a pool wait that timed out', new DatabaseUnavailableError('stalled', 'no connection'), 'stalled'],
+    ['a refused connection', withCode('ECONNREFUSED'), 'unreachable'],
+    ['a reset connection', withCode('ECONNRESET'), 'unreachable'],
+    ['admin_shutdown (pg_ctl stop)', withCode('57P01'), 'unreachable'],
+    ['crash_shutdown', withCode('57P02'), 'unreachable'],
+    ['cannot_connect_now (starting up)', withCode('57P03'), 'unreachable'],
+    ['too_many_connections', withCode('53300'), 'unreachable'],
+    ['connection_failure (class 08)', withCode('08006'), 'unreachable'],
+    ["pg's connection lost mid-query", new Error('Connection terminated unexpectedly'), 'unreachable'],
+    [
+      "pg's client after a connection error",
+      new Error('Client has encountered a connection error and is not queryable'),
+      'unreachable',
+    ],
+    ['lock_not_available (lock_timeout)', withCode('55P03'), 'stalled'],
+    ['query_canceled (statement_timeout)', withCode('57014'), 'stalled'],
+    ['exclusion_violation', withCode('23P01'), null],
+    ['unique_violation', withCode('23505'), null],
+    ['serialization_failure', withCode('40001'), null],
+    ['a data exception', withCode('22007'), null],
+    ['a plain error', new Error('something else'), null],
+    ['not an error', 'Connection terminated', null],
+  ];
+  for (const [what, error, outage] of cases) {
+    it(`${what}: ${outage ?? 'no outage'}`, () => assert.equal(outageOf(error), outage));
+  }
 });

@@ -21,6 +21,8 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 export interface Database {
   db: Db;
   engine: 'pglite' | 'postgres';
+  /** Whether the database is out of reach or stalled, told apart from the errors of single requests. */
+  outages: OutageWatch;
   /** Runs a multi-statement SQL script (migrations) outside Kysely. */
   runScript(sql: string): Promise<void>;
   /** Subscribes to a notification channel; resolves to the unsubscribe function. */
@@ -37,6 +39,136 @@ export interface ChannelListener {
 }
 
 const LISTEN_RETRY_MS = 1000;
+
+/** How long the database may keep a request waiting, in milliseconds; 0: no limit. */
+export interface DbTimeouts {
+  /** Waiting for a lock (PostgreSQL's `lock_timeout`), advisory locks included. */
+  lockMs: number;
+  /** One statement (PostgreSQL's `statement_timeout`). */
+  statementMs: number;
+  /** Waiting for a connection of the pool: pg's `connectionTimeoutMillis`, or PGlite's one connection. */
+  acquireMs: number;
+}
+
+export const NO_TIMEOUTS: DbTimeouts = { lockMs: 0, statementMs: 0, acquireMs: 0 };
+
+/**
+ * Why the database could not serve a query, whatever the query: `unreachable` (no connection, or
+ * one lost), or `stalled` (a lock, a statement or a free connection not had in time).
+ */
+export type Outage = 'unreachable' | 'stalled';
+
+/** A failure of the database as a whole rather than of the query: thrown for pool connections not had. */
+export class DatabaseUnavailableError extends Error {
+  readonly outage: Outage;
+
+  constructor(outage: Outage, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.outage = outage;
+  }
+}
+
+/** Node's errors of a connection not made or cut. */
+const UNREACHABLE_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/**
+ * SQLSTATEs of a server ending or refusing sessions: admin_shutdown (57P01, `pg_ctl stop`),
+ * crash_shutdown (57P02), cannot_connect_now (57P03, starting up or recovering),
+ * too_many_connections (53300); and the whole class 08, connection exceptions.
+ */
+const UNREACHABLE_SQLSTATE = new Set(['57P01', '57P02', '57P03', '53300']);
+const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/;
+/** lock_not_available (55P03, `lock_timeout`) and query_canceled (57014, `statement_timeout`). */
+const STALLED_SQLSTATE = new Set(['55P03', '57014']);
+/** pg's own errors of a connection lost mid-query carry no code, only these texts. */
+const LOST_CONNECTION = /^Connection terminated|is not queryable/;
+/** pg-pool's error when no connection of a full pool was free in time. */
+const ACQUIRE_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/** Which outage an error is a symptom of; null for an error of the query itself. */
+export function outageOf(error: unknown): Outage | null {
+  if (error instanceof DatabaseUnavailableError) return error.outage;
+  if (!(error instanceof Error)) return null;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (STALLED_SQLSTATE.has(code)) return 'stalled';
+    if (UNREACHABLE_SQLSTATE.has(code) || CONNECTION_EXCEPTION.test(code) || UNREACHABLE_ERRNO.has(code)) {
+      return 'unreachable';
+    }
+    return null;
+  }
+  return LOST_CONNECTION.test(error.message) ? 'unreachable' : null;
+}
+
+export interface OutageListener {
+  began(outage: Outage, error: unknown): void;
+  /** `failures`: the failed queries the outage caused. */
+  ended(outage: Outage, failures: number, lastedMs: number): void;
+}
+
+/** A stall has no event of its own that ends it: it counts as over after this long without a timeout. */
+const STALL_QUIET_MS = 10_000;
+
+/**
+ * One outage is one event, however many requests fail during it: listeners hear when it begins
+ * and when it ends, not of each failure. An unreachable database is back when a new connection is
+ * made; a stalled one when no timeout happened for a while. While unreachable, timeouts (of
+ * connections the pool waited for) are part of the same outage.
+ */
+export class OutageWatch {
+  private current: { outage: Outage; failures: number; since: number } | null = null;
+  private quiet: NodeJS.Timeout | undefined;
+  private readonly listeners = new Set<OutageListener>();
+
+  /** Listens until the returned function is called. */
+  watch(listener: OutageListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Counts a failure toward its outage; answers which outage, null for an error of the query itself. */
+  failed(error: unknown): Outage | null {
+    const outage = outageOf(error);
+    if (!outage) return null;
+    if (!this.current || (outage === 'unreachable' && this.current.outage === 'stalled')) {
+      this.end();
+      this.current = { outage, failures: 0, since: Date.now() };
+      for (const listener of this.listeners) listener.began(outage, error);
+    }
+    this.current.failures++;
+    if (this.current.outage === 'stalled') {
+      clearTimeout(this.quiet);
+      this.quiet = setTimeout(() => this.end(), STALL_QUIET_MS);
+      this.quiet.unref();
+    }
+    return outage;
+  }
+
+  /** A new connection was made: the server is reachable again. */
+  reachable(): void {
+    if (this.current?.outage === 'unreachable') this.end();
+  }
+
+  private end(): void {
+    clearTimeout(this.quiet);
+    const ended = this.current;
+    this.current = null;
+    if (!ended) return;
+    for (const listener of this.listeners) {
+      listener.ended(ended.outage, ended.failures, Date.now() - ended.since);
+    }
+  }
+}
 
 export interface ListenHealthCheck {
   /** How often the listening connection is asked a trivial query. */
@@ -153,10 +285,39 @@ const OID_NUMERIC = 1700;
 const keepDate = (value: string) => value;
 const toNumber = (value: string) => Number(value);
 
-export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
+/**
+ * The pool Kysely draws from: a connection not had becomes a `DatabaseUnavailableError`, stalled
+ * when the pool was full and none came free in time, unreachable otherwise.
+ */
+function poolOfOutages(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      try {
+        return await pool.connect();
+      } catch (error) {
+        throw (error as Error).message === ACQUIRE_TIMEOUT
+          ? new DatabaseUnavailableError('stalled', 'no database connection came free in time', error)
+          : new DatabaseUnavailableError('unreachable', 'could not connect to the database', error);
+      }
+    },
+    end: () => pool.end(),
+    options: pool.options,
+  };
+}
+
+export async function openPostgres(
+  connectionString: string,
+  poolSize = 10,
+  timeouts: DbTimeouts = NO_TIMEOUTS,
+): Promise<Database> {
+  const outages = new OutageWatch();
+  // The timeouts travel in each connection's startup packet: no round trip to set them.
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
+    lock_timeout: timeouts.lockMs,
+    statement_timeout: timeouts.statementMs,
+    connectionTimeoutMillis: timeouts.acquireMs,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === OID_DATE) return keepDate;
@@ -165,16 +326,33 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
       }) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its server connection must not crash the process; the next query reconnects.
+  // A client losing its server connection must not crash the process, idle (the pool's 'error') or
+  // lent between two queries (its own, unheard otherwise): its next query fails and is answered 503.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    outages.reachable();
+  });
   const client = await pool.connect();
   client.release();
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: poolOfOutages(pool) }) });
   return {
     db,
     engine: 'postgres',
+    outages,
+    // A migration may rightly take longer than any request: the script runs without the timeouts,
+    // which RESET gives back to the connection's own values.
     async runScript(sql) {
-      await pool.query(sql);
+      const script = await pool.connect();
+      try {
+        await script.query('SET lock_timeout = 0; SET statement_timeout = 0');
+        await script.query(sql);
+        await script.query('RESET lock_timeout; RESET statement_timeout');
+        script.release();
+      } catch (error) {
+        script.release(error as Error);
+        throw error;
+      }
     },
     listen: (channel, listener) => listenOnServer(connectionString, channel, listener),
     async close() {
@@ -196,9 +374,11 @@ class PGlitePool implements PostgresPool {
   options = {};
   private queue: Promise<void> = Promise.resolve();
   private readonly pglite: PGlite;
+  private readonly acquireMs: number;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, acquireMs: number) {
     this.pglite = pglite;
+    this.acquireMs = acquireMs;
   }
 
   connect(): Promise<PostgresPoolClient> {
@@ -222,7 +402,20 @@ class PGlitePool implements PostgresPool {
         release();
       },
     } as unknown as PostgresPoolClient;
-    return turn;
+    if (!this.acquireMs) return turn;
+    // A borrower that gave up still gets its turn, and hands it on at once.
+    return new Promise((resolve, reject) => {
+      let gaveUp = false;
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        reject(new DatabaseUnavailableError('stalled', 'the database connection did not come free in time'));
+      }, this.acquireMs);
+      void turn.then((lent) => {
+        clearTimeout(timer);
+        if (gaveUp) lent.release();
+        else resolve(lent);
+      });
+    });
   }
 
   async end(): Promise<void> {}
@@ -272,7 +465,11 @@ export interface PGliteDatabase extends Database {
  * `dataDir` undefined keeps everything in memory (tests, benchmarks). `from`, a `dumpDataDir`
  * tarball, skips creating a blank cluster: tests start each file from one migrated copy.
  */
-export async function openPGlite(dataDir?: string, from?: Blob): Promise<PGliteDatabase> {
+export async function openPGlite(
+  dataDir?: string,
+  from?: Blob,
+  timeouts: DbTimeouts = NO_TIMEOUTS,
+): Promise<PGliteDatabase> {
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   let pglite: PGlite;
   try {
@@ -286,10 +483,15 @@ export async function openPGlite(dataDir?: string, from?: Blob): Promise<PGliteD
     unlock();
     throw error;
   }
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
+  // One connection, in this process: no lock is ever waited for and PGlite has no statement timer,
+  // so only the wait for the connection is bounded.
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: new PGlitePool(pglite, timeouts.acquireMs) }),
+  });
   return {
     db,
     engine: 'pglite',
+    outages: new OutageWatch(),
     async runScript(sql) {
       await pglite.exec(sql);
     },

@@ -36,6 +36,8 @@ export const STATUS_OF_CODE = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   not_ready: 503,
+  /** The database is out of reach or stalled: sent with `Retry-After`. */
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_OF_CODE;
@@ -144,10 +146,24 @@ const PG_UNIQUE_VIOLATION = '23505';
  */
 const isDataException = (code: unknown) => typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 
+/** When a client should try again after the database failed as a whole. */
+const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+const OUTAGE_MESSAGES = {
+  unreachable: 'the database cannot be reached; retry later',
+  stalled: 'the database did not answer in time; retry later',
+};
+
 /** The one error handler: every failure leaves as `{error:{code,message}}` with no stack, SQL or internals. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { code?: string }, request, reply) => {
     if (error instanceof AppError) return sendError(reply, error);
+    // Logged once per outage by the watch's listener (app.ts), not for each request it fails.
+    const outage = app.database.outages.failed(error);
+    if (outage) {
+      reply.header('Retry-After', OUTAGE_RETRY_AFTER_SECONDS);
+      return sendError(reply, new AppError('service_unavailable', OUTAGE_MESSAGES[outage]));
+    }
     if (error.validation) {
       // Path parameters are all ids: one that is not even a UUID names nothing that exists.
       if (error.validationContext === 'params') {

@@ -6,6 +6,7 @@ import { createTestApp, TEST_JWT_SECRET, type TestContext } from '../../test/hel
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import type { DB } from '../schema.ts';
+import { OutageWatch } from './db.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -29,6 +30,7 @@ async function appWithoutDatabase() {
     database: {
       db,
       engine: 'postgres',
+      outages: new OutageWatch(),
       runScript: async () => {},
       listen: async () => async () => {},
       close: () => db.destroy(),

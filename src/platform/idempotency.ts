@@ -259,7 +259,10 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
       if (leavesKeyFree(reply.statusCode, payload)) await releaseKey(app.db, claim);
       else await storeResponse(app.db, claim, reply.statusCode, typeof payload === 'string' ? payload : null);
     } catch (error) {
-      request.log.error({ err: error }, 'could not record the response of an idempotent request');
+      // A claim left behind counts as abandoned after a while; an outage is logged once, not here.
+      if (!app.database.outages.failed(error)) {
+        request.log.error({ err: error }, 'could not record the response of an idempotent request');
+      }
     }
     return payload;
   });

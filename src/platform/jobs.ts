@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { OutageWatch } from './db.ts';
 
 /**
  * Work the service does on its own, on a timer: cancelling unpaid bookings, placing holds,
@@ -17,9 +18,12 @@ export class JobRunner {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Map<string, Promise<number>>();
   private readonly log: FastifyBaseLogger;
+  private readonly outages: OutageWatch | undefined;
 
-  constructor(log: FastifyBaseLogger) {
+  /** `outages`: runs failed by a database outage count toward it instead of being logged one by one. */
+  constructor(log: FastifyBaseLogger, outages?: OutageWatch) {
     this.log = log;
+    this.outages = outages;
   }
 
   add(job: Job): void {
@@ -40,9 +44,9 @@ export class JobRunner {
   start({ keepAlive = false } = {}): void {
     for (const job of this.jobs) {
       const timer = setInterval(() => {
-        this.runOne(job).catch((error: unknown) =>
-          this.log.error({ err: error, job: job.name }, 'job failed'),
-        );
+        this.runOne(job).catch((error: unknown) => {
+          if (!this.outages?.failed(error)) this.log.error({ err: error, job: job.name }, 'job failed');
+        });
       }, job.everyMs);
       if (!keepAlive) timer.unref();
       this.timers.push(timer);

@@ -23,6 +23,9 @@ const checksumOf = (body: string) => createHash('sha256').update(body).digest('h
 export async function migrate(database: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
   // The lock lives on one held connection; scripts run beside it (on PGlite, outside the pool's queue).
   return database.db.connection().execute(async (connection) => {
+    // Waiting for another process's migrations may rightly take longer than any request may wait.
+    await sql`SET lock_timeout = 0`.execute(connection);
+    await sql`SET statement_timeout = 0`.execute(connection);
     await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK})`.execute(connection);
     try {
       await database.runScript(
@@ -65,6 +68,8 @@ export async function migrate(database: Database, dir = MIGRATIONS_DIR): Promise
       return ran;
     } finally {
       await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.execute(connection);
+      await sql`RESET lock_timeout`.execute(connection);
+      await sql`RESET statement_timeout`.execute(connection);
     }
   });
 }

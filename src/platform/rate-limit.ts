@@ -1,5 +1,6 @@
+import { once } from 'node:events';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { AppError } from './errors.ts';
 import { isAccountRoute, routeOf } from './route-info.ts';
@@ -77,6 +78,86 @@ function quotaOf(request: FastifyRequest): Quota {
   return { bucket: credential, max: RATE_LIMITS.authenticated };
 }
 
+/** A Redis command not answered in this long counts as Redis being gone. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+const REDIS_CONNECT_TIMEOUT_MS = 2000;
+/** While Redis is gone it is asked this often whether it is back; no request waits for it meanwhile. */
+const REDIS_PROBE_MS = 1000;
+
+/**
+ * Redis behind a circuit breaker. While Redis is gone (its connection down, or a command failed or
+ * timed out) the limits fail open at once, without asking it; ioredis reconnects in the
+ * background and a probe closes the breaker when Redis answers a PING again, so counting resumes.
+ * The outage is logged when it begins and when it ends, not for each request.
+ */
+class RedisBreaker {
+  private readonly redis: Redis;
+  private readonly log: FastifyBaseLogger;
+  private probe: NodeJS.Timeout | undefined;
+  private lastError: unknown;
+
+  constructor(redis: Redis, log: FastifyBaseLogger) {
+    this.redis = redis;
+    this.log = log;
+    redis.on('error', (error) => {
+      this.lastError = error;
+    });
+  }
+
+  /**
+   * Waits a moment for the first connection, so counting starts with the first request; a Redis
+   * that refuses or does not answer in time is left to the breaker.
+   */
+  async firstConnection(): Promise<void> {
+    await once(this.redis, 'ready', { signal: AbortSignal.timeout(REDIS_CONNECT_TIMEOUT_MS) }).catch(
+      () => {},
+    );
+  }
+
+  get isOpen(): boolean {
+    return this.probe !== undefined;
+  }
+
+  /** Whether a request may ask Redis; trips the breaker when the connection is down. */
+  allows(): boolean {
+    if (this.isOpen) return false;
+    if (this.redis.status === 'ready') return true;
+    this.trip(this.lastError);
+    return false;
+  }
+
+  trip(error: unknown): void {
+    if (this.isOpen) return;
+    this.log.error(
+      { err: error },
+      'rate limit store (Redis) unreachable: limits let every request through until it is back',
+    );
+    const since = Date.now();
+    this.probe = setInterval(() => {
+      if (this.redis.status !== 'ready') return;
+      this.redis.ping().then(
+        () => {
+          if (!this.isOpen) return;
+          clearInterval(this.probe);
+          this.probe = undefined;
+          this.log.info(
+            { lasted_ms: Date.now() - since },
+            'rate limit store (Redis) is back: limits count again',
+          );
+        },
+        () => {},
+      );
+    }, REDIS_PROBE_MS);
+    this.probe.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.probe);
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
+  }
+}
+
 /**
  * Fixed one-minute windows per credential (per client IP without one), counted in Redis when
  * `REDIS_URL` is set so that every process shares the limit, in memory otherwise. The check runs
@@ -86,14 +167,19 @@ function quotaOf(request: FastifyRequest): Quota {
 export async function registerRateLimit(app: FastifyInstance): Promise<void> {
   const { redisUrl, redisKeyPrefix } = app.config;
   let redis: Redis | undefined;
+  let breaker: RedisBreaker | undefined;
   if (redisUrl) {
-    // One retry keeps a Redis outage from stalling requests: the limiter then lets calls through.
-    redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-    redis.on('error', (error) => app.log.warn({ err: error }, 'rate limit store unreachable'));
-    const connection = redis;
-    app.addHook('onClose', async () => {
-      await connection.quit();
+    redis = new Redis(redisUrl, {
+      // A command while disconnected fails at once instead of waiting for a reconnection.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
     });
+    breaker = new RedisBreaker(redis, app.log);
+    await breaker.firstConnection();
+    const closing = breaker;
+    app.addHook('onClose', () => closing.close());
   }
 
   await app.register(rateLimit, {
@@ -111,11 +197,13 @@ export async function registerRateLimit(app: FastifyInstance): Promise<void> {
   /** Counts the request and sets the RateLimit-* headers; returns the seconds to wait when over the limit. */
   async function charge(request: FastifyRequest, reply: FastifyReply): Promise<number | null> {
     charged.add(request);
+    if (breaker && !breaker.allows()) return null;
     let state: Awaited<ReturnType<typeof consume>>;
     try {
       state = await consume(request);
     } catch (error) {
-      request.log.warn({ err: error }, 'rate limit store failed; the request is let through');
+      if (breaker) breaker.trip(error);
+      else request.log.warn({ err: error }, 'rate limit store failed; the request is let through');
       return null;
     }
     if (state.isAllowed) return null;

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import pg from 'pg';
+import {
+  type BookableBusiness,
+  daysFromNow,
+  postBooking,
+  setupBookable,
+} from '../../test/booking-fixtures.ts';
+import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import { noOwnPostgres, type OwnPostgres, startOwnPostgres } from '../../test/outage-servers.ts';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { type Database, type DbTimeouts, openPostgres } from './db.ts';
+import { migrate } from './migrate.ts';
+
+/**
+ * A stalled database (a lock held for long, a statement that does not end, a pool with no free
+ * connection) answers 503 `service_unavailable` with `Retry-After` once the timeout passes,
+ * instead of holding every request for as long as the stall lasts.
+ */
+
+/** Short timeouts, so the tests wait little; production's default is 5 s each. */
+const TIMEOUTS: DbTimeouts = { lockMs: 1000, statementMs: 2000, acquireMs: 1000 };
+const POOL_SIZE = 4;
+
+function assertUnavailable(response: LightMyRequestResponse): void {
+  assert.equal(response.statusCode, 503, response.body);
+  assert.equal(response.json().error.code, 'service_unavailable');
+  assert.equal(response.headers['retry-after'], '5');
+}
+
+interface LogLine {
+  level: number;
+  msg: string;
+}
+
+/** Waits until `hold` is told to end, holding what the callback took meanwhile. */
+function holder() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { released, release };
+}
+
+describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 180_000 }, () => {
+  let server: OwnPostgres;
+  let database: Database;
+  let app: FastifyInstance;
+  let biz: BookableBusiness;
+  const logs: LogLine[] = [];
+  let slot = 0;
+  /** A booking of its own hour: bookings of these tests never collide with each other. */
+  const book = () => {
+    const k = slot++;
+    return postBooking(app, biz, {
+      booking_date: daysFromNow(2 + Math.floor(k / 7)),
+      start_time: `${String(9 + (k % 7)).padStart(2, '0')}:00`,
+    });
+  };
+
+  before(async () => {
+    server = await startOwnPostgres();
+    database = await openPostgres(server.url, POOL_SIZE, TIMEOUTS);
+    await migrate(database);
+    const config = {
+      ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: server.url }),
+      dbTimeouts: TIMEOUTS,
+    };
+    app = await buildApp({
+      config,
+      database,
+      logger: { level: 'info', stream: { write: (line: string) => logs.push(JSON.parse(line)) } },
+    });
+    app.get('/test/slow', { schema: { hide: true } }, async () => {
+      await sql`SELECT pg_sleep(3)`.execute(app.db);
+      return { slept: true };
+    });
+    await app.ready();
+    biz = await setupBookable(app);
+  });
+  after(async () => {
+    await app?.close();
+    await database?.close();
+    await server?.close();
+  });
+
+  describe('503', () => {
+    it('answers 30 bookings at once while a lock on the bookings table outlasts the lock timeout, then books again', async () => {
+      const locker = new pg.Client({ connectionString: server.url });
+      await locker.connect();
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE bookings IN ACCESS EXCLUSIVE MODE');
+        const logged = logs.length;
+        // The lock is released only after every answer came: a request waiting for it never would.
+        const responses = await Promise.all(Array.from({ length: 30 }, book));
+        for (const response of responses) assertUnavailable(response);
+        const errors = logs.slice(logged).filter((line) => line.level >= 50);
+        assert.deepEqual(
+          errors.map((line) => line.msg.split(':')[0]),
+          ['database stalled'],
+          'one line for the stall, none for the requests',
+        );
+      } finally {
+        await locker.query('COMMIT');
+        await locker.end();
+      }
+      const booked = await book();
+      assert.equal(booked.statusCode, 201, booked.body);
+    });
+
+    it('answers a statement that outlasts the statement timeout', async () => {
+      assertUnavailable(await app.inject({ method: 'GET', url: '/test/slow' }));
+    });
+
+    it('answers a request for which no pooled connection comes free in time', async () => {
+      const hold = holder();
+      let holding = 0;
+      const taken = Array.from({ length: POOL_SIZE }, () =>
+        database.db.connection().execute(async (connection) => {
+          await sql`SELECT 1`.execute(connection);
+          holding++;
+          await hold.released;
+        }),
+      );
+      try {
+        while (holding < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 20));
+        assertUnavailable(
+          await app.inject({ method: 'GET', url: '/v1/manage/business', headers: biz.tenant.headers }),
+        );
+      } finally {
+        hold.release();
+        await Promise.all(taken);
+      }
+      const read = await app.inject({
+        method: 'GET',
+        url: '/v1/manage/business',
+        headers: biz.tenant.headers,
+      });
+      assert.equal(read.statusCode, 200, read.body);
+    });
+
+    it('logs nothing but the stalls as errors', () => {
+      const errors = logs.filter((line) => line.level >= 50);
+      assert.ok(errors.length > 0);
+      for (const line of errors) assert.ok(line.msg.startsWith('database stalled'), line.msg);
+    });
+  });
+
+  describe('migrations', () => {
+    it('run free of the statement timeout, which applies again after them', async () => {
+      await database.runScript('SELECT pg_sleep(2.5)');
+      await assert.rejects(sql`SELECT pg_sleep(2.5)`.execute(database.db), { code: '57014' });
+    });
+  });
+});
+
+describe('the database stalled (PGlite)', {
+  skip: ENGINE === 'pglite' ? false : "PGlite's own pool: runs in the suite on PGlite",
+  timeout: 60_000,
+}, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestApp({ dbTimeouts: { lockMs: 0, statementMs: 0, acquireMs: 500 } });
+  });
+  after(() => ctx.close());
+
+  describe('503', () => {
+    it('answers a request that waited longer than the acquire timeout for the one connection', async () => {
+      const biz = await setupBookable(ctx.app);
+      const hold = holder();
+      const taken = ctx.database.db.connection().execute(() => hold.released);
+      try {
+        assertUnavailable(await postBooking(ctx.app, biz));
+      } finally {
+        hold.release();
+        await taken;
+      }
+      const booked = await postBooking(ctx.app, biz);
+      assert.equal(booked.statusCode, 201, booked.body);
+    });
+  });
+});

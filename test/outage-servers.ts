@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+/**
+ * A PostgreSQL server and a Redis of a test's own, on ports of their own, for tests that stop,
+ * pause or kill them: the machine's shared servers are never touched. Only the processes started
+ * here are ended, by their PID (PostgreSQL's from its own data folder).
+ */
+
+const run = promisify(execFile);
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  assert.ok(address && typeof address === 'object');
+  return address.port;
+}
+
+/** The newest PostgreSQL's binaries in the Debian layout, else those on the PATH. */
+function postgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((version) => existsSync(join(root, version, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(root, versions[0], 'bin');
+  }
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) return dir;
+  }
+  return undefined;
+}
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, name)));
+}
+
+const PG_BIN = postgresBin();
+const IS_ROOT = process.getuid?.() === 0;
+
+/** Why a test of a stopped PostgreSQL cannot run here; undefined when it can. */
+export const noOwnPostgres: string | undefined = !PG_BIN
+  ? 'needs the PostgreSQL server binaries (initdb, pg_ctl) to start a PostgreSQL of its own'
+  : IS_ROOT && !onPath('runuser')
+    ? 'runs as root and needs runuser to start PostgreSQL as the postgres user'
+    : undefined;
+
+/** Why a test of a lost Redis cannot run here; undefined when it can. */
+export const noOwnRedis: string | undefined = onPath('redis-server')
+  ? undefined
+  : 'needs redis-server to start a Redis of its own';
+
+export interface OwnPostgres {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres`. */
+  url: string;
+  /** `pg_ctl stop -m immediate`: every backend ends at once, as in a crash. */
+  stopImmediately(): Promise<void>;
+  /** Starts it again on the same port and data; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Runs SQL on a connection of its own. */
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+  /** Stops it and removes its data. */
+  close(): Promise<void>;
+}
+
+/** Runs a PostgreSQL binary, as the postgres user when the test runs as root (PostgreSQL refuses root). */
+async function pgTool(tool: string, args: string[]): Promise<void> {
+  const binary = join(PG_BIN!, tool);
+  if (IS_ROOT) await run('runuser', ['-u', 'postgres', '--', binary, ...args]);
+  else await run(binary, args);
+}
+
+/** initdb into a temporary folder, then pg_ctl start on a free port of 127.0.0.1 (no Unix socket). */
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  assert.equal(noOwnPostgres, undefined, noOwnPostgres);
+  const dir = mkdtempSync(join(tmpdir(), 'slotwise-pg-'));
+  const data = join(dir, 'data');
+  if (IS_ROOT) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const port = await freePort();
+  await pgTool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=50`;
+  const start = () =>
+    pgTool('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', options]);
+  let running = false;
+  await start();
+  running = true;
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    async stopImmediately() {
+      await pgTool('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
+      running = false;
+    },
+    async start() {
+      await start();
+      running = true;
+    },
+    async query(text, values) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return await client.query(text, values);
+      } finally {
+        await client.end();
+      }
+    },
+    async close() {
+      if (running) await pgTool('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']).catch(() => {});
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface OwnRedis {
+  url: string;
+  /** SIGKILL: the connection drops, nothing answers on the port. */
+  kill(): Promise<void>;
+  /** SIGSTOP: the connection stays open, nothing answers on it. */
+  pause(): void;
+  resume(): void;
+  /** Starts a fresh Redis on the same port (after `kill`). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Whether a Redis answers PING on the port, asked in its wire protocol. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(1000);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+export async function startOwnRedis(): Promise<OwnRedis> {
+  assert.equal(noOwnRedis, undefined, noOwnRedis);
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    const started = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    child = started;
+    // Ready once it answers PING on its port.
+    for (let attempt = 0; ; attempt++) {
+      if (started.exitCode !== null) assert.fail(`redis-server exited with ${started.exitCode}`);
+      if (await answersPing(port)) return;
+      assert.ok(attempt < 100, 'redis-server did not answer within 10 seconds');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const stop = async (signal: NodeJS.Signals) => {
+    const running = child;
+    child = undefined;
+    if (!running?.pid || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    process.kill(running.pid, 'SIGCONT');
+    process.kill(running.pid, signal);
+    await exited;
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    kill: () => stop('SIGKILL'),
+    pause() {
+      if (child?.pid) process.kill(child.pid, 'SIGSTOP');
+    },
+    resume() {
+      if (child?.pid) process.kill(child.pid, 'SIGCONT');
+    },
+    start,
+    close: () => stop('SIGKILL'),
+  };
+}
