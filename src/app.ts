@@ -33,15 +33,18 @@ import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Database, Db } from './platform/db.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
-import { healthRoutes } from './platform/health.ts';
+import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
+import { registerMetrics } from './platform/metrics.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
 import { routeOf } from './platform/route-info.ts';
 import { deriveKey } from './platform/secrets.ts';
+import { registerShutdown } from './platform/shutdown.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators, responseSerializers } from './platform/validation.ts';
+import { API_VERSION } from './platform/version.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
@@ -56,7 +59,16 @@ import { WebhookTargets } from './webhooks/target.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { webhookSealKey } from './webhooks/webhooks.service.ts';
 
-export const API_VERSION = '2.0.0';
+/**
+ * swagger-ui's own policy asks browsers to upgrade every request to https, which breaks `/docs`
+ * opened over plain http from another machine; and it allows images of an outside validator the
+ * page never uses. The rest of the policy stays.
+ */
+const docsPolicy = (policy: string) =>
+  policy
+    .replace(/\s*upgrade-insecure-requests;?/, '')
+    .replace(' validator.swagger.io', '')
+    .trim();
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -112,6 +124,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
     bodyLimit: 256 * 1024,
+    // Requests arriving on open connections while stopping are served (answers close their
+    // connections), not refused: see platform/shutdown.ts.
+    return503OnClosing: false,
     schemaController: {
       compilersFactory: { buildValidator: requestValidators(), buildSerializer: responseSerializers() },
     },
@@ -199,6 +214,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   });
 
   registerErrorHandler(app);
+  registerShutdown(app);
+  await registerPressure(app);
+  await registerMetrics(app);
   registerTextGuard(app);
 
   // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
@@ -226,7 +244,12 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    transformStaticCSP: docsPolicy,
+    uiConfig: { validatorUrl: null },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await registerRateLimit(app);

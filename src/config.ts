@@ -23,6 +23,15 @@ export interface Config {
   webhookRetrySchedule: number[];
   /** Which proxies' `X-Forwarded-For` names the client (Fastify's `trustProxy`); false: the socket's address. */
   trustProxy: boolean | number | string[];
+  /** `/metrics` on the public port asks for `Authorization: Bearer <this>`; unset: see `metricsPort`. */
+  metricsToken: string | undefined;
+  /** A listener of its own for `/metrics` (on `metricsHost`); undefined: none. */
+  metricsPort: number | undefined;
+  metricsHost: string;
+  /** Thresholds past which the API answers 503 (`@fastify/under-pressure`); 0: not checked. */
+  pressure: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number; maxRssBytes: number };
+  /** How long a stopping server waits for requests in flight before it cuts their connections. */
+  shutdownTimeoutMs: number;
 }
 
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
@@ -31,12 +40,19 @@ export class ConfigError extends Error {}
 const MIN_JWT_SECRET_LENGTH = 32;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function parsePort(raw: string | undefined): number {
+function parsePort(raw: string | undefined, name = 'PORT'): number {
   if (raw === undefined || raw === '') return 8080;
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
+    throw new ConfigError(`${name} must be a whole number from 0 to 65535, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** A whole number of at least zero, `fallback` when unset. */
+function parseCount(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d{1,15}$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  return Number(raw.trim());
 }
 
 function parseUrl(name: string, raw: string | undefined, protocols: string[]): string | undefined {
@@ -168,5 +184,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateUrls: parseBool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS),
     webhookRetrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, 'METRICS_PORT') : undefined,
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    pressure: {
+      maxEventLoopDelayMs: parseCount(
+        'PRESSURE_MAX_EVENT_LOOP_DELAY_MS',
+        env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS,
+        1000,
+      ),
+      maxHeapUsedBytes: parseCount('PRESSURE_MAX_HEAP_BYTES', env.PRESSURE_MAX_HEAP_BYTES, 0),
+      maxRssBytes: parseCount('PRESSURE_MAX_RSS_BYTES', env.PRESSURE_MAX_RSS_BYTES, 0),
+    },
+    shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10_000),
   };
 }

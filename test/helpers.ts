@@ -151,7 +151,12 @@ export async function createTestApp(
   const { database, url, drop } = await openTestDatabase();
   await migrate(database);
   const config = {
-    ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: 'postgres://unused' }),
+    ...loadConfig({
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATABASE_URL: 'postgres://unused',
+      // A busy test machine (PGlite's work blocks the loop) must not make test apps shed load.
+      PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
+    }),
     ...overrides,
   };
   const app = await buildApp({ config, database });

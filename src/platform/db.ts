@@ -25,7 +25,17 @@ export interface Database {
   runScript(sql: string): Promise<void>;
   /** Subscribes to a notification channel; resolves to the unsubscribe function. */
   listen(channel: string, listener: ChannelListener): Promise<() => Promise<void>>;
+  /** The pool's connections now (metrics); absent on a database made by hand in a test. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections lent out to a query or a transaction. */
+  inUse: number;
+  idle: number;
+  /** Borrowers waiting for a connection. */
+  waiting: number;
 }
 
 export interface ChannelListener {
@@ -177,6 +187,11 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
       await pool.query(sql);
     },
     listen: (channel, listener) => listenOnServer(connectionString, channel, listener),
+    poolStats: () => ({
+      inUse: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     async close() {
       await db.destroy();
     },
@@ -196,6 +211,8 @@ class PGlitePool implements PostgresPool {
   options = {};
   private queue: Promise<void> = Promise.resolve();
   private readonly pglite: PGlite;
+  /** Borrowers holding or waiting for the connection. */
+  private borrowers = 0;
 
   constructor(pglite: PGlite) {
     this.pglite = pglite;
@@ -208,6 +225,8 @@ class PGlitePool implements PostgresPool {
     });
     const turn = this.queue.then(() => client);
     this.queue = this.queue.then(() => released);
+    this.borrowers++;
+    void released.then(() => this.borrowers--);
     const pglite = this.pglite;
     const client = {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>) {
@@ -226,6 +245,14 @@ class PGlitePool implements PostgresPool {
   }
 
   async end(): Promise<void> {}
+
+  stats(): PoolStats {
+    return {
+      inUse: this.borrowers > 0 ? 1 : 0,
+      idle: this.borrowers > 0 ? 0 : 1,
+      waiting: Math.max(0, this.borrowers - 1),
+    };
+  }
 }
 
 /** One process per data folder: PGlite would corrupt files shared by two writers. */
@@ -286,10 +313,12 @@ export async function openPGlite(dataDir?: string, from?: Blob): Promise<PGliteD
     unlock();
     throw error;
   }
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
+  const pool = new PGlitePool(pglite);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     engine: 'pglite',
+    poolStats: () => pool.stats(),
     async runScript(sql) {
       await pglite.exec(sql);
     },

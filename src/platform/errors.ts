@@ -32,6 +32,8 @@ export const STATUS_OF_CODE = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   not_ready: 503,
+  /** Overloaded or shutting down: the answer carries `Retry-After`. */
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_OF_CODE;

@@ -4,6 +4,13 @@ import { Redis } from 'ioredis';
 import { AppError } from './errors.ts';
 import { isAccountRoute, routeOf } from './route-info.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limits' Redis connection when `REDIS_URL` is set (readiness asks it too). */
+    redis?: Redis;
+  }
+}
+
 /** Requests per fixed one-minute window. */
 export const RATE_LIMITS = {
   bookingCreation: 60,
@@ -29,6 +36,7 @@ function isUnlimited(request: FastifyRequest): boolean {
     route === '/healthz' ||
     route === '/webhooks/payments' ||
     route === '/readyz' ||
+    route === '/livez' ||
     route === '/openapi.json' ||
     route === '/docs' ||
     (route?.startsWith('/docs/') ?? false)
@@ -75,6 +83,7 @@ export async function registerRateLimit(app: FastifyInstance): Promise<void> {
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
     redis.on('error', (error) => app.log.warn({ err: error }, 'rate limit store unreachable'));
     const connection = redis;
+    app.decorate('redis', redis);
     app.addHook('onClose', async () => {
       await connection.quit();
     });
