@@ -216,7 +216,6 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   registerErrorHandler(app);
   registerShutdown(app);
   await registerPressure(app);
-  await registerMetrics(app);
   registerTextGuard(app);
 
   // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
@@ -251,6 +250,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     uiConfig: { validatorUrl: null },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // After swagger, which documents only the routes added after it.
+  await registerMetrics(app);
 
   await registerRateLimit(app);
   await registerIdempotency(app);

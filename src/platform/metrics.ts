@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import fastifyMetrics from 'fastify-metrics';
 import { sql } from 'kysely';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { ConfigError } from '../config.ts';
 import { countUnfinishedDeliveries } from '../webhooks/webhooks.queries.ts';
 import { CHANGE_CHANNEL } from './change-feed.ts';
 import { AppError, STATUS_OF_CODE, sendError } from './errors.ts';
@@ -11,7 +12,7 @@ import { routeOf } from './route-info.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The separate listener of `/metrics` when `METRICS_PORT` is set (it listens with the app). */
+    /** The separate listener of `/metrics` when `METRICS_PORT` is set (it listens once the app is ready). */
     metricsServer: FastifyInstance | undefined;
   }
 }
@@ -260,8 +261,16 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
     server.setNotFoundHandler((request, reply) =>
       sendError(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
     );
-    app.addHook('onListen', async () => {
-      await server.listen({ port: metricsPort, host: metricsHost });
+    // On ready, so a worker (which never listens itself) serves its metrics too.
+    app.addHook('onReady', async () => {
+      try {
+        await server.listen({ port: metricsPort, host: metricsHost });
+      } catch (error) {
+        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        throw new ConfigError(
+          `METRICS_PORT ${metricsPort} on METRICS_HOST ${metricsHost} cannot listen (${reason})`,
+        );
+      }
     });
     app.addHook('onClose', async () => {
       await server.close();
