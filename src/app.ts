@@ -61,13 +61,14 @@ import { webhookSealKey } from './webhooks/webhooks.service.ts';
 
 /**
  * swagger-ui's own policy asks browsers to upgrade every request to https, which breaks `/docs`
- * opened over plain http from another machine; and it allows images of an outside validator the
- * page never uses. The rest of the policy stays.
+ * opened over plain http from another machine; and it allows fonts and styles from any https
+ * host and images of an outside validator, none of which the page uses: it loads only its own files.
  */
 const docsPolicy = (policy: string) =>
   policy
     .replace(/\s*upgrade-insecure-requests;?/, '')
     .replace(' validator.swagger.io', '')
+    .replace(/ https:/g, '')
     .trim();
 
 declare module 'fastify' {
@@ -89,6 +90,14 @@ declare module 'fastify' {
     webhooks: { targets: WebhookTargets; sealKey: Buffer; dispatcher: WebhookDispatcher };
   }
 }
+
+/**
+ * The server the reference's "Try it out" calls. A loopback address (the default without
+ * PUBLIC_BASE_URL, even with HOST=0.0.0.0) would send a browser on another machine to itself:
+ * then the reference names the server it was loaded from.
+ */
+const documentedServer = (publicBaseUrl: string) =>
+  /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(publicBaseUrl) ? '/' : publicBaseUrl;
 
 export interface AppDeps {
   config: Config;
@@ -238,7 +247,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
         description:
           'Multi-tenant booking and availability engine. Send credentials as `Authorization: Bearer <API key or JWT>`.',
       },
-      servers: [{ url: config.publicBaseUrl }],
+      servers: [{ url: documentedServer(config.publicBaseUrl) }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },

@@ -121,7 +121,8 @@ describe('GET /metrics', () => {
       assert.ok(lag !== undefined && lag >= 0 && lag < 2, `lag ${lag}`);
       assert.ok((sample(text, 'slotwise_db_pool_connections', { state: 'idle' }) ?? -1) >= 0);
       assert.ok((sample(text, 'slotwise_db_pool_connections', { state: 'in_use' }) ?? -1) >= 0);
-      assert.equal(sample(text, 'slotwise_db_pool_waiting'), 0);
+      // The scrape's own queries may be waiting for a new connection as it is read.
+      assert.ok((sample(text, 'slotwise_db_pool_waiting') ?? -1) >= 0);
     });
 
     it('counts feed reconnects', async () => {
