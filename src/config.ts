@@ -188,13 +188,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, 'METRICS_PORT') : undefined,
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     pressure: {
-      maxEventLoopDelayMs: parseCount(
-        'PRESSURE_MAX_EVENT_LOOP_DELAY_MS',
-        env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS,
-        1000,
-      ),
-      maxHeapUsedBytes: parseCount('PRESSURE_MAX_HEAP_BYTES', env.PRESSURE_MAX_HEAP_BYTES, 0),
-      maxRssBytes: parseCount('PRESSURE_MAX_RSS_BYTES', env.PRESSURE_MAX_RSS_BYTES, 0),
+      maxEventLoopDelayMs: parseCount('MAX_EVENT_LOOP_DELAY_MS', env.MAX_EVENT_LOOP_DELAY_MS, 1000),
+      maxHeapUsedBytes: parseCount('MAX_HEAP_BYTES', env.MAX_HEAP_BYTES, 0),
+      maxRssBytes: parseCount('MAX_RSS_BYTES', env.MAX_RSS_BYTES, 0),
     },
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10_000),
   };

@@ -155,7 +155,7 @@ export async function createTestApp(
       JWT_SECRET: TEST_JWT_SECRET,
       DATABASE_URL: 'postgres://unused',
       // A busy test machine (PGlite's work blocks the loop) must not make test apps shed load.
-      PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
     }),
     ...overrides,
   };

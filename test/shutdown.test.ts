@@ -55,7 +55,7 @@ describe('SIGTERM under booking load', {
 
     const worker = async (w: number) => {
       // Each worker goes on until the server refuses to connect (it stopped listening) or has exited.
-      for (let i = 0; ; i++) {
+      for (;;) {
         const n = sent++;
         const body = {
           business_id: biz.tenant.businessId,
