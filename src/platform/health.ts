@@ -14,22 +14,34 @@ export const PRESSURE_RETRY_AFTER_S = 10;
 /** A readiness check that takes longer than this counts as a failure: a probe must not hang. */
 const CHECK_TIMEOUT_MS = 2000;
 
+/**
+ * The samples taken while the app starts measure the start (compiling every route's schemas
+ * blocks the loop for seconds on a busy machine), not load: pressure counts once two samples of
+ * the running app have been taken.
+ */
+const WARM_UP_MS = 2000;
+
 /** Answered even under pressure: the liveness of the process itself, and what operators look at. */
 const ALWAYS_ANSWERED = new Set(['/healthz', '/metrics']);
 
 /**
  * Under pressure (event-loop delay, heap or RSS past their thresholds, sampled each second by
  * `@fastify/under-pressure`) every request but `/healthz` and `/metrics` is answered at once
- * with 503 `service_unavailable` and `Retry-After`, instead of queuing without bound.
+ * with 503 `service_unavailable` and `Retry-After`, instead of queuing without bound; from two
+ * seconds after the app is ready.
  */
 export async function registerPressure(app: FastifyInstance): Promise<void> {
   const { maxEventLoopDelayMs, maxHeapUsedBytes, maxRssBytes } = app.config.pressure;
+  let steadyFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', async () => {
+    steadyFrom = Date.now() + WARM_UP_MS;
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: maxEventLoopDelayMs,
     maxHeapUsedBytes,
     maxRssBytes,
     pressureHandler: async (request, reply, type) => {
-      if (ALWAYS_ANSWERED.has(routeOf(request) ?? '')) return;
+      if (ALWAYS_ANSWERED.has(routeOf(request) ?? '') || Date.now() < steadyFrom) return;
       request.log.warn({ pressure: type, memory: app.memoryUsage() }, 'refused under pressure');
       reply.header('Retry-After', PRESSURE_RETRY_AFTER_S);
       throw new AppError('service_unavailable', 'the server is overloaded; retry later');
