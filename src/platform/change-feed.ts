@@ -108,7 +108,7 @@ export class ChangeFeed {
     const [kind, id] = payload.split(':');
     if (kind === 'probe') {
       if (id) this.probes.get(id)?.();
-      this.forgetProbe(id ?? '');
+      if (id) this.forgetProbe(id);
     } else if (kind === 'rules' && id) this.changed(id, 'rules');
     else if (kind === 'busy' && id) this.changed(id, 'busy');
     else this.credentialsChanged();
