@@ -85,7 +85,7 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('node src/main.ts', { timeout: 120_000 }, () => {
+describe('node src/main.ts', { timeout: 240_000 }, () => {
   let server: Run;
   let port: number;
   let dataDir: string;
