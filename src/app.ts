@@ -34,15 +34,18 @@ import { type Clock, systemClock } from './platform/clock.ts';
 import { registerCors } from './platform/cors.ts';
 import type { Database, Db } from './platform/db.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
-import { healthRoutes } from './platform/health.ts';
+import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
+import { registerMetrics } from './platform/metrics.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
 import { routeOf } from './platform/route-info.ts';
 import { deriveKey } from './platform/secrets.ts';
+import { registerShutdown } from './platform/shutdown.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators, responseSerializers } from './platform/validation.ts';
+import { API_VERSION } from './platform/version.ts';
 import { guestBookingRoutes } from './public/guest-bookings.routes.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
@@ -58,7 +61,17 @@ import { WebhookTargets } from './webhooks/target.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { webhookSealKey } from './webhooks/webhooks.service.ts';
 
-export const API_VERSION = '2.0.0';
+/**
+ * swagger-ui's own policy asks browsers to upgrade every request to https, which breaks `/docs`
+ * opened over plain http from another machine; and it allows fonts and styles from any https
+ * host and images of an outside validator, none of which the page uses: it loads only its own files.
+ */
+const docsPolicy = (policy: string) =>
+  policy
+    .replace(/\s*upgrade-insecure-requests;?/, '')
+    .replace(' validator.swagger.io', '')
+    .replace(/ https:/g, '')
+    .trim();
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -79,6 +92,14 @@ declare module 'fastify' {
     webhooks: { targets: WebhookTargets; sealKey: Buffer; dispatcher: WebhookDispatcher };
   }
 }
+
+/**
+ * The server the reference's "Try it out" calls. A loopback address (the default without
+ * PUBLIC_BASE_URL, even with HOST=0.0.0.0) would send a browser on another machine to itself:
+ * then the reference names the server it was loaded from.
+ */
+const documentedServer = (publicBaseUrl: string) =>
+  /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(publicBaseUrl) ? '/' : publicBaseUrl;
 
 export interface AppDeps {
   config: Config;
@@ -116,6 +137,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
     bodyLimit: 256 * 1024,
+    // Requests arriving on open connections while stopping are served (answers close their
+    // connections), not refused: see platform/shutdown.ts.
+    return503OnClosing: false,
     schemaController: {
       compilersFactory: { buildValidator: requestValidators(), buildSerializer: responseSerializers() },
     },
@@ -217,6 +241,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   });
 
   registerErrorHandler(app);
+  registerShutdown(app);
+  await registerPressure(app);
   registerTextGuard(app);
 
   // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
@@ -239,13 +265,20 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
         description:
           'Multi-tenant booking and availability engine. Send credentials as `Authorization: Bearer <API key or JWT>`.',
       },
-      servers: [{ url: config.publicBaseUrl }],
+      servers: [{ url: documentedServer(config.publicBaseUrl) }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    transformStaticCSP: docsPolicy,
+    uiConfig: { validatorUrl: null },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // After swagger, which documents only the routes added after it.
+  await registerMetrics(app);
 
   await registerCors(app);
   await registerRateLimit(app);

@@ -152,6 +152,34 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the metrics, pressure and shutdown variables, with safe defaults', () => {
+    const defaults = loadConfig({ DATA_DIR: tempDir() });
+    assert.equal(defaults.metricsToken, undefined);
+    assert.equal(defaults.metricsPort, undefined);
+    assert.equal(defaults.metricsHost, '127.0.0.1');
+    assert.deepEqual(defaults.pressure, { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0 });
+    assert.equal(defaults.shutdownTimeoutMs, 10_000);
+    const config = loadConfig({
+      DATA_DIR: tempDir(),
+      METRICS_TOKEN: 'scrape-me',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '0.0.0.0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      MAX_HEAP_BYTES: '1073741824',
+      MAX_RSS_BYTES: '2147483648',
+      SHUTDOWN_TIMEOUT_MS: '30000',
+    });
+    assert.equal(config.metricsToken, 'scrape-me');
+    assert.equal(config.metricsPort, 9464);
+    assert.equal(config.metricsHost, '0.0.0.0');
+    assert.deepEqual(config.pressure, {
+      maxEventLoopDelayMs: 0,
+      maxHeapUsedBytes: 1_073_741_824,
+      maxRssBytes: 2_147_483_648,
+    });
+    assert.equal(config.shutdownTimeoutMs, 30_000);
+  });
+
   describe('refuses a bad value with one line naming the variable', () => {
     const cases: [string, NodeJS.ProcessEnv][] = [
       ['PORT', { PORT: 'eighty' }],
@@ -179,6 +207,11 @@ describe('loadConfig', () => {
       ['DB_LOCK_TIMEOUT_MS', { DB_LOCK_TIMEOUT_MS: '5s' }],
       ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '-1' }],
       ['DB_ACQUIRE_TIMEOUT_MS', { DB_ACQUIRE_TIMEOUT_MS: '1.5' }],
+      ['METRICS_PORT', { METRICS_PORT: 'ninety' }],
+      ['MAX_EVENT_LOOP_DELAY_MS', { MAX_EVENT_LOOP_DELAY_MS: '1s' }],
+      ['MAX_HEAP_BYTES', { MAX_HEAP_BYTES: '-1' }],
+      ['MAX_RSS_BYTES', { MAX_RSS_BYTES: '2GB' }],
+      ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '10.5' }],
     ];
     for (const [variable, env] of cases) {
       it(`${variable}=${Object.values(env)[0]}`, () => assertRefused(env, variable));

@@ -25,6 +25,15 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** How long the database may keep a request waiting, in milliseconds (0: no limit); see `DbTimeouts`. */
   dbTimeouts: { lockMs: number; statementMs: number; acquireMs: number };
+  /** `/metrics` on the public port asks for `Authorization: Bearer <this>`; unset: see `metricsPort`. */
+  metricsToken: string | undefined;
+  /** A listener of its own for `/metrics` (on `metricsHost`); undefined: none. */
+  metricsPort: number | undefined;
+  metricsHost: string;
+  /** Thresholds past which the API answers 503 (`@fastify/under-pressure`); 0: not checked. */
+  pressure: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number; maxRssBytes: number };
+  /** How long a stopping server waits for requests in flight before it cuts their connections. */
+  shutdownTimeoutMs: number;
 }
 
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
@@ -33,12 +42,19 @@ export class ConfigError extends Error {}
 const MIN_JWT_SECRET_LENGTH = 32;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function parsePort(raw: string | undefined): number {
+function parsePort(raw: string | undefined, name = 'PORT'): number {
   if (raw === undefined || raw === '') return 8080;
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
+    throw new ConfigError(`${name} must be a whole number from 0 to 65535, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** A whole number of at least zero, `fallback` when unset. */
+function parseCount(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d{1,15}$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  return Number(raw.trim());
 }
 
 function parseUrl(name: string, raw: string | undefined, protocols: string[]): string | undefined {
@@ -187,5 +203,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementMs: parseTimeoutMs('DB_STATEMENT_TIMEOUT_MS', env.DB_STATEMENT_TIMEOUT_MS),
       acquireMs: parseTimeoutMs('DB_ACQUIRE_TIMEOUT_MS', env.DB_ACQUIRE_TIMEOUT_MS),
     },
+    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, 'METRICS_PORT') : undefined,
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    pressure: {
+      maxEventLoopDelayMs: parseCount('MAX_EVENT_LOOP_DELAY_MS', env.MAX_EVENT_LOOP_DELAY_MS, 1000),
+      maxHeapUsedBytes: parseCount('MAX_HEAP_BYTES', env.MAX_HEAP_BYTES, 0),
+      maxRssBytes: parseCount('MAX_RSS_BYTES', env.MAX_RSS_BYTES, 0),
+    },
+    shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10_000),
   };
 }

@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Database, DataDirLockedError, openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
+import { stopServing } from './platform/shutdown.ts';
 import { ensureSandbox } from './sandbox/sandbox.service.ts';
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -11,17 +12,28 @@ export async function openDatabase(config: Config): Promise<Database> {
     : openPGlite(config.dataDir, undefined, config.dbTimeouts);
 }
 
-/** On SIGTERM or SIGINT: finish what is in flight (requests, job runs), close the database, exit. */
-function stopOnSignal(app: FastifyInstance, database: Database, what: string): void {
+/** After the shutdown timeout, this long more for the app's own close (jobs, database) before giving up. */
+const CLOSE_GRACE_MS = 5000;
+
+/**
+ * On SIGTERM or SIGINT: stop accepting, finish what is in flight (requests up to
+ * SHUTDOWN_TIMEOUT_MS, job runs), flush key usage, stop the change feed, close the database and
+ * exit 0; exit 1 when requests had to be cut or the close itself did not end.
+ */
+function stopOnSignal(app: FastifyInstance, database: Database, config: Config, what: string): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, `shutting down: finishing in-flight ${what}`);
+    setTimeout(() => {
+      app.log.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + CLOSE_GRACE_MS).unref();
     try {
-      await app.close();
+      const drained = await stopServing(app, config.shutdownTimeoutMs);
       await database.close();
-      process.exit(0);
+      process.exit(drained ? 0 : 1);
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
       process.exit(1);
@@ -36,7 +48,7 @@ async function serve(config: Config): Promise<void> {
   await migrate(database);
   await ensureSandbox(database.db);
   const app = await buildApp({ config, database, logger: { level: config.logLevel } });
-  stopOnSignal(app, database, 'requests');
+  stopOnSignal(app, database, config, 'requests');
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -94,7 +106,7 @@ async function work(config: Config): Promise<void> {
   await migrate(database);
   const app = await buildApp({ config, database, logger: { level: config.logLevel } });
   await app.ready();
-  stopOnSignal(app, database, 'jobs');
+  stopOnSignal(app, database, config, 'jobs');
   app.jobs.start({ keepAlive: true });
   process.stdout.write('Slotwise worker is running the scheduled jobs on PostgreSQL (DATABASE_URL)\n');
 }

@@ -157,7 +157,12 @@ export async function createTestApp(
   extend?: (app: FastifyInstance) => void,
 ): Promise<TestContext> {
   const config = {
-    ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: 'postgres://unused' }),
+    ...loadConfig({
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATABASE_URL: 'postgres://unused',
+      // A busy test machine (PGlite's work blocks the loop) must not make test apps shed load.
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+    }),
     dbTimeouts: TEST_DB_TIMEOUTS,
     ...overrides,
   };

@@ -85,7 +85,7 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('node src/main.ts', { timeout: 120_000 }, () => {
+describe('node src/main.ts', { timeout: 240_000 }, () => {
   let server: Run;
   let port: number;
   let dataDir: string;
@@ -101,6 +101,9 @@ describe('node src/main.ts', { timeout: 120_000 }, () => {
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     assert.equal(ready.status, 200);
     assert.equal(ready.headers.get('api-version'), '2.0.0');
+    const home = await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(home.status, 200);
+    assert.equal(((await home.json()) as { links: { docs: string } }).links.docs, '/docs');
     const unknown = await fetch(`http://127.0.0.1:${port}/v1/unknown`);
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { error: { code: string } }).error.code, 'not_found');
@@ -129,6 +132,18 @@ describe('node src/main.ts', { timeout: 120_000 }, () => {
     assert.notEqual(code, 0);
     assertOneLine(clash.stderr(), ['PORT', String(port)]);
     assert.equal(existsSync(join(otherDir, 'slotwise.lock')), false);
+  });
+
+  it('refuses a METRICS_PORT that is taken with one line naming METRICS_PORT', async () => {
+    const clash = run({
+      PORT: String(await freePort()),
+      DATA_DIR: tempDir(),
+      JWT_SECRET,
+      METRICS_PORT: String(port),
+    });
+    const code = await clash.exited;
+    assert.notEqual(code, 0);
+    assertOneLine(clash.stderr(), ['METRICS_PORT', String(port)]);
   });
 
   it('exits 0 on SIGTERM and releases its DATA_DIR', async () => {

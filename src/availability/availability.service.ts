@@ -276,6 +276,8 @@ export class AvailabilityService {
   private readonly clock: Clock;
   private readonly days: LRUCache<string, CachedDay>;
   private readonly rules: LRUCache<string, CachedRules>;
+  /** Lookups of each cache that found a current value, and those that did not (metrics). */
+  readonly lookups = { days: { hits: 0, misses: 0 }, rules: { hits: 0, misses: 0 } };
 
   constructor(db: Db, changes: ChangeFeed, clock: Clock, limits: CacheLimits = DEFAULT_LIMITS) {
     this.db = db;
@@ -319,7 +321,7 @@ export class AvailabilityService {
       query.perResource,
     ].join('|');
     const hit = this.days.get(key);
-    if (hit?.answer && hit.version === version) return hit.answer;
+    if (this.found('days', hit?.answer !== undefined && hit.version === version)) return hit!.answer!;
     const ctx = await loadDay(
       this.db,
       query.businessId,
@@ -402,7 +404,9 @@ export class AvailabilityService {
       '|',
     );
     const hit = this.days.get(key);
-    if (hit?.summaries && hit.version === version) return { from, to, days: hit.summaries };
+    if (this.found('days', hit?.summaries !== undefined && hit.version === version)) {
+      return { from, to, days: hit!.summaries! };
+    }
     const dates: string[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) dates.push(date);
     const dayQuery = (date: string): DayQuery => ({ ...query, date });
@@ -467,6 +471,11 @@ export class AvailabilityService {
     };
   }
 
+  private found(cache: 'days' | 'rules', hit: boolean): boolean {
+    this.lookups[cache][hit ? 'hits' : 'misses']++;
+    return hit;
+  }
+
   /**
    * A day's rules (for the service asked, if any) and busy periods, whatever the start, length and
    * party; cached like a computed day. Point checks and new bookings read it: a booking decides on
@@ -486,9 +495,9 @@ export class AvailabilityService {
     const version = this.changes.businessVersion(businessId);
     const key = `${businessId}|${query.date}|${query.serviceId ?? ''}|loaded`;
     const hit = this.days.get(key);
-    if (hit?.loaded && hit.version === version) {
-      assertAsked(hit.loaded, query);
-      return hit.loaded;
+    if (this.found('days', hit?.loaded !== undefined && hit.version === version)) {
+      assertAsked(hit!.loaded!, query);
+      return hit!.loaded!;
     }
     const loaded = await loadDay(
       this.db,
@@ -510,7 +519,7 @@ export class AvailabilityService {
     const version = this.changes.rulesVersion(businessId);
     const key = `${businessId}|${serviceId ?? ''}`;
     const hit = this.rules.get(key);
-    if (hit && hit.version === version) return hit.rules;
+    if (this.found('rules', hit !== undefined && hit.version === version)) return hit!.rules;
     // Blackouts from two days back cover every date that can still have slots, in any zone.
     const loaded = await loadDayContext(this.db, businessId, addDays(todayIn('UTC', now), -2), serviceId);
     const known = loaded !== null && (!serviceId || loaded.service !== null);

@@ -130,6 +130,24 @@ describe('ChangeFeed', () => {
     assert.equal(feed.businessVersion('b1'), null);
     feed.connected();
     assert.notEqual(feed.businessVersion('b1'), beforeDrop);
+    assert.equal(feed.reconnects, 1, 'the first connection is no reconnection');
+  });
+
+  it("answers a probe's echo and changes no version for it, nor for another process's probe", async () => {
+    const feed = new ChangeFeed();
+    feed.connected();
+    const versions = () => [feed.businessVersion('b1'), feed.credentialsVersion()];
+    const before = versions();
+    let heard = false;
+    const echoed = feed.probe('t1').then(() => {
+      heard = true;
+    });
+    feed.apply('probe:someone-else');
+    await Promise.resolve();
+    assert.equal(heard, false);
+    feed.apply('probe:t1');
+    await echoed;
+    assert.deepEqual(versions(), before);
   });
 });
 

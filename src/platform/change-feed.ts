@@ -26,6 +26,11 @@ interface BusinessVersions {
 
 export class ChangeFeed {
   live = false;
+  /** How many times the feed came back after it had been listening (metrics). */
+  reconnects = 0;
+  private everConnected = false;
+  /** Echo notifications awaited by `probe`, by token. */
+  private readonly probes = new Map<string, () => void>();
   /** Moves on whenever the feed (re)connects: changes missed meanwhile invalidate everything. */
   private epoch = 0;
   /**
@@ -86,15 +91,32 @@ export class ChangeFeed {
     this.keysVersion++;
   }
 
-  /** A notification payload: `rules:<business id>`, `busy:<business id>` or `keys:<id>`. */
+  /**
+   * Resolves when the notification `probe:<token>` comes back through the feed: how long it took
+   * is the feed's lag (the metrics send one per scrape). Probes of other processes change nothing.
+   */
+  probe(token: string): Promise<void> {
+    return new Promise((resolve) => this.probes.set(token, resolve));
+  }
+
+  forgetProbe(token: string): void {
+    this.probes.delete(token);
+  }
+
+  /** A notification payload: `rules:<business id>`, `busy:<business id>`, `keys:<id>` or `probe:<token>`. */
   apply(payload: string): void {
     const [kind, id] = payload.split(':');
-    if (kind === 'rules' && id) this.changed(id, 'rules');
+    if (kind === 'probe') {
+      if (id) this.probes.get(id)?.();
+      if (id) this.forgetProbe(id);
+    } else if (kind === 'rules' && id) this.changed(id, 'rules');
     else if (kind === 'busy' && id) this.changed(id, 'busy');
     else this.credentialsChanged();
   }
 
   connected(): void {
+    if (this.everConnected) this.reconnects++;
+    this.everConnected = true;
     this.epoch++;
     this.live = true;
   }

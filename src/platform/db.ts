@@ -27,7 +27,17 @@ export interface Database {
   runScript(sql: string): Promise<void>;
   /** Subscribes to a notification channel; resolves to the unsubscribe function. */
   listen(channel: string, listener: ChannelListener): Promise<() => Promise<void>>;
+  /** The pool's connections now (metrics); absent on a database made by hand in a test. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections lent out to a query or a transaction. */
+  inUse: number;
+  idle: number;
+  /** Borrowers waiting for a connection. */
+  waiting: number;
 }
 
 export interface ChannelListener {
@@ -355,6 +365,11 @@ export async function openPostgres(
       }
     },
     listen: (channel, listener) => listenOnServer(connectionString, channel, listener),
+    poolStats: () => ({
+      inUse: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     async close() {
       await db.destroy();
     },
@@ -375,6 +390,8 @@ class PGlitePool implements PostgresPool {
   private queue: Promise<void> = Promise.resolve();
   private readonly pglite: PGlite;
   private readonly acquireMs: number;
+  /** Borrowers holding or waiting for the connection. */
+  private borrowers = 0;
 
   constructor(pglite: PGlite, acquireMs: number) {
     this.pglite = pglite;
@@ -388,6 +405,8 @@ class PGlitePool implements PostgresPool {
     });
     const turn = this.queue.then(() => client);
     this.queue = this.queue.then(() => released);
+    this.borrowers++;
+    void released.then(() => this.borrowers--);
     const pglite = this.pglite;
     const client = {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>) {
@@ -419,6 +438,14 @@ class PGlitePool implements PostgresPool {
   }
 
   async end(): Promise<void> {}
+
+  stats(): PoolStats {
+    return {
+      inUse: this.borrowers > 0 ? 1 : 0,
+      idle: this.borrowers > 0 ? 0 : 1,
+      waiting: Math.max(0, this.borrowers - 1),
+    };
+  }
 }
 
 /** One process per data folder: PGlite would corrupt files shared by two writers. */
@@ -485,13 +512,13 @@ export async function openPGlite(
   }
   // One connection, in this process: no lock is ever waited for and PGlite has no statement timer,
   // so only the wait for the connection is bounded.
-  const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool: new PGlitePool(pglite, timeouts.acquireMs) }),
-  });
+  const pool = new PGlitePool(pglite, timeouts.acquireMs);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     engine: 'pglite',
     outages: new OutageWatch(),
+    poolStats: () => pool.stats(),
     async runScript(sql) {
       await pglite.exec(sql);
     },

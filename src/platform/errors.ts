@@ -36,7 +36,7 @@ export const STATUS_OF_CODE = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   not_ready: 503,
-  /** The database is out of reach or stalled: sent with `Retry-After`. */
+  /** Overloaded, shutting down, or the database out of reach or stalled: sent with `Retry-After`. */
   service_unavailable: 503,
 } as const;
 

@@ -115,5 +115,30 @@ describe('GET /docs', () => {
         assert.equal(loaded.statusCode, 200, asset);
       }
     });
+
+    it('works over plain http from another machine: no upgrade to https, nothing allowed from outside', async () => {
+      const response = await ctx.app.inject({ method: 'GET', url: '/docs' });
+      assert.equal(response.statusCode, 200);
+      const policy = String(response.headers['content-security-policy']);
+      assert.match(policy, /default-src 'self'/);
+      assert.doesNotMatch(policy, /upgrade-insecure-requests/);
+      assert.doesNotMatch(policy, /https:|validator\.swagger\.io/, 'no source outside the server');
+      assert.equal(response.headers['strict-transport-security'], undefined);
+      const initializer = await ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+      assert.equal(initializer.statusCode, 200);
+      assert.match(initializer.body, /validatorUrl: null/);
+    });
+
+    it('sends "Try it out" to the server it was loaded from, unless PUBLIC_BASE_URL names one', async () => {
+      const spec = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+      assert.deepEqual(spec.servers, [{ url: '/' }]);
+      const named = await createTestApp({ publicBaseUrl: 'https://api.example.com' });
+      try {
+        const documented = (await named.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+        assert.deepEqual(documented.servers, [{ url: 'https://api.example.com' }]);
+      } finally {
+        await named.close();
+      }
+    });
   });
 });

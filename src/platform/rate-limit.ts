@@ -5,6 +5,13 @@ import { Redis } from 'ioredis';
 import { AppError } from './errors.ts';
 import { isAccountRoute, routeOf } from './route-info.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limits' Redis connection when `REDIS_URL` is set (readiness asks it too). */
+    redis?: Redis;
+  }
+}
+
 /** Requests per fixed one-minute window. */
 export const RATE_LIMITS = {
   bookingCreation: 60,
@@ -31,6 +38,7 @@ function isUnlimited(request: FastifyRequest): boolean {
     route === '/healthz' ||
     route === '/webhooks/payments' ||
     route === '/readyz' ||
+    route === '/livez' ||
     route === '/openapi.json' ||
     route === '/docs' ||
     (route?.startsWith('/docs/') ?? false)
@@ -176,6 +184,8 @@ export async function registerRateLimit(app: FastifyInstance): Promise<void> {
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
     });
+    // Readiness asks this connection whether Redis answers.
+    app.decorate('redis', redis);
     breaker = new RedisBreaker(redis, app.log);
     await breaker.firstConnection();
     const closing = breaker;

@@ -118,6 +118,8 @@ export class WebhookDispatcher {
   private readonly retrySchedule: number[];
   private readonly log: FastifyBaseLogger;
   private readonly options: Required<DispatcherOptions>;
+  /** Attempts that failed since start, by what followed: another try later, or none (metrics). */
+  readonly failures = { retrying: 0, failed: 0 };
 
   constructor(deps: {
     db: Db;
@@ -168,6 +170,7 @@ export class WebhookDispatcher {
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
     const outcome = await this.attempt(delivery);
+    if (outcome.status === 'retrying' || outcome.status === 'failed') this.failures[outcome.status]++;
     await withTx(this.db, async (tx) => {
       if (!(await recordOutcome(tx, delivery, outcome))) return;
       if (outcome.status === 'delivered')

@@ -289,6 +289,16 @@ export const setEndpointStatus = (
     .execute();
 
 /** Finished deliveries, and events left without deliveries, older than `before`. */
+/** Deliveries not yet finished, across every business: the outbox's depth (metrics). */
+export async function countUnfinishedDeliveries(executor: Executor): Promise<number> {
+  const { n } = await executor
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', 'in', ['pending', 'retrying'])
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 export async function deleteOldDeliveries(executor: Executor, before: Date): Promise<number> {
   const deliveries = await executor
     .deleteFrom('webhook_deliveries')
