@@ -35,13 +35,11 @@ export const Nullable = <T extends TSchema>(schema: T) => {
 
 export const ErrorBody = Type.Object(
   {
-    error: Type.Optional(
-      Type.Object({
-        code: Type.String(),
-        message: Type.String(),
-        fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-      }),
-    ),
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    }),
     detail: Type.Optional(Type.String()),
   },
   { description: 'Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail`' },
