@@ -36,9 +36,11 @@ import { AppError, registerErrorHandler, sendError } from './platform/errors.ts'
 import { healthRoutes } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
+import { documentErrors, refResolver } from './platform/openapi.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
 import { routeOf } from './platform/route-info.ts';
+import { ErrorBody } from './platform/schemas.ts';
 import { deriveKey } from './platform/secrets.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators, responseSerializers } from './platform/validation.ts';
@@ -200,6 +202,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
 
   registerErrorHandler(app);
   registerTextGuard(app);
+  app.addSchema(ErrorBody);
 
   // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
   // an empty body is no body, not malformed JSON.
@@ -212,7 +215,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     parseJson(request, body as string, done);
   });
 
+  app.addHook('onRoute', documentErrors);
   await app.register(swagger, {
+    refResolver,
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField } from '../platform/errors.ts';
-import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -72,6 +72,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: optionalCredential,
       schema: {
+        operationId: 'getAvailability',
         tags: ['Availability'],
         summary: 'Bookable slots of one day (public)',
         description:
@@ -79,7 +80,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [],
         params: IdParams('business_id'),
         querystring: dayQueryString(Type.Optional(PartySize)),
-        response: { 200: AvailabilityResponse, ...ErrorResponses },
+        response: { 200: AvailabilityResponse },
       },
     },
     async (request) => answer(request.params.business_id, request.query, request.query.capacity ?? 1),
@@ -90,6 +91,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: optionalCredential,
       schema: {
+        operationId: 'getAvailabilityDays',
         tags: ['Availability'],
         summary:
           'A summary of each day of a range, up to 62 days (public): what a booking calendar greys out',
@@ -130,7 +132,6 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
               }),
             ),
           }),
-          ...ErrorResponses,
         },
       },
     },
@@ -155,10 +156,11 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'getManagedAvailability',
         tags: ['Availability'],
         summary: "Slots of one day for the staff's own business",
         querystring: dayQueryString(PartySize),
-        response: { 200: AvailabilityResponse, ...ErrorResponses },
+        response: { 200: AvailabilityResponse },
       },
     },
     async (request) => answer(principalOf(request).businessId, request.query, request.query.capacity),

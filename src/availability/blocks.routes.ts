@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { BlockView } from './blocks.queries.ts';
 import { addBlock, listResourceBlocks, removeBlock } from './blocks.service.ts';
 
@@ -17,6 +17,7 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'createResourceBlock',
         tags: ['Resources'],
         summary: 'Block a resource for a period (external busy time)',
         params: ResourceParams,
@@ -33,7 +34,7 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: BlockView, ...ErrorResponses },
+        response: { 201: BlockView },
       },
     },
     async (request, reply) => {
@@ -49,6 +50,7 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listResourceBlocks',
         tags: ['Resources'],
         summary: "List a resource's blocks, oldest first; `from`/`to` keep those overlapping the period",
         params: ResourceParams,
@@ -56,7 +58,7 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { ...PageQuery, from: Type.Optional(Timestamp), to: Type.Optional(Timestamp) },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(BlockView), ...ErrorResponses },
+        response: { 200: pageEnvelope(BlockView) },
       },
     },
     async (request) =>
@@ -71,10 +73,11 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'deleteResourceBlock',
         tags: ['Resources'],
         summary: 'Remove a block',
         params: BlockParams,
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {

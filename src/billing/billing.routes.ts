@@ -3,7 +3,7 @@ import type { preValidationAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDeveloperForBilling } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { ErrorResponses, Nullable } from '../platform/schemas.ts';
+import { Nullable } from '../platform/schemas.ts';
 import { openPortal, PAID_PLANS, prepareCheckout, recordCheckout } from './billing.service.ts';
 import { connectStatus, prepareOnboarding, recordOnboarding } from './connect.service.ts';
 
@@ -32,6 +32,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireDeveloperForBilling,
       schema: {
+        operationId: 'createBillingCheckout',
         tags: ['Billing'],
         summary: "Buy a plan: a checkout page of the payment processor's",
         description:
@@ -44,7 +45,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ checkout_url: Type.String() }), ...ErrorResponses },
+        response: { 200: Type.Object({ checkout_url: Type.String() }) },
       },
     },
     async (request, reply) => {
@@ -64,6 +65,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireDeveloperForBilling,
       preValidation: noBodyIsEmpty,
       schema: {
+        operationId: 'createBillingPortal',
         tags: ['Billing'],
         summary: "The payment processor's billing portal: cancel, or pay what is past due",
         description: 'Needs a plan bought first (409 otherwise). Open while past due.',
@@ -75,7 +77,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             },
           ),
         ),
-        response: { 200: Type.Object({ portal_url: Type.String() }), ...ErrorResponses },
+        response: { 200: Type.Object({ portal_url: Type.String() }) },
       },
     },
     async (request) =>
@@ -93,6 +95,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'admin', allowPastDue: true }),
       preValidation: noBodyIsEmpty,
       schema: {
+        operationId: 'startPaymentOnboarding',
         tags: ['Billing'],
         summary: "Connect the business's payment account (made once, then reused): an onboarding link",
         description:
@@ -106,7 +109,6 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
         response: {
           200: Type.Object({ onboarding_url: Type.String(), connect_id: Type.String() }),
-          ...ErrorResponses,
         },
       },
     },
@@ -128,9 +130,10 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', allowPastDue: true }),
       schema: {
+        operationId: 'getPaymentAccountStatus',
         tags: ['Billing'],
         summary: "The business's payment account, as the processor describes it now",
-        response: { 200: ConnectStatus, ...ErrorResponses },
+        response: { 200: ConnectStatus },
       },
     },
     async (request) =>

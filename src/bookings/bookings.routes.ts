@@ -7,7 +7,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
+import { DateString, errorResponses, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
   availableResources,
@@ -73,11 +73,12 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // With a deposit the answer carries the payment's client secret.
       config: { sensitive: true },
       schema: {
+        operationId: 'createBooking',
         tags: ['Bookings'],
         summary: 'Book a slot (API key with the write scope)',
         description: `Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless \`resource_id\` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 \`slot_unavailable\`. ${DEPOSIT_RULES}`,
         body: PublicBookingBody,
-        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...ErrorResponses },
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(404) },
       },
     },
     async (request, reply) => {
@@ -112,6 +113,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'listBookings',
         tags: ['Bookings'],
         summary: 'List bookings',
         description:
@@ -135,7 +137,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(BookingSchema), ...ErrorResponses },
+        response: { 200: pageEnvelope(BookingSchema) },
       },
     },
     async (request) => {
@@ -158,10 +160,11 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'getBooking',
         tags: ['Bookings'],
         summary: 'One booking',
         params: IdParams('booking_id'),
-        response: { 200: BookingSchema, ...ErrorResponses },
+        response: { 200: BookingSchema },
       },
     },
     async (request) => findBooking(app.db, principalOf(request).businessId, request.params.booking_id),
@@ -172,6 +175,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'updateBooking',
         tags: ['Bookings'],
         summary: 'Change status, resource, party size or time of a booking',
         description:
@@ -187,7 +191,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false, minProperties: 1 },
         ),
-        response: { 200: BookingSchema, ...ErrorResponses },
+        response: { 200: BookingSchema },
       },
     },
     async (request, reply) => {
@@ -203,11 +207,12 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'updateBookingNotes',
         tags: ['Bookings'],
         summary: "Save the staff's notes on a booking (kept after it closes)",
         params: IdParams('booking_id'),
         body: Type.Object({ staff_notes: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
-        response: { 200: BookingSchema, ...ErrorResponses },
+        response: { 200: BookingSchema },
       },
     },
     async (request, reply) => {
@@ -223,12 +228,13 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'listAvailableResources',
         tags: ['Bookings'],
         summary: 'Resources the booking could move to',
         description:
           'Active resources that fit the party and are free for the whole booking (buffers included), excluding its current one.',
         params: IdParams('booking_id'),
-        response: { 200: Type.Array(ResourceOption), ...ErrorResponses },
+        response: { 200: Type.Array(ResourceOption) },
       },
     },
     async (request) => availableResources(app.db, principalOf(request).businessId, request.params.booking_id),

@@ -5,7 +5,7 @@ import { ALIASES_ACCEPTED, acceptAliases, StaffBookingFields } from '../bookings
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { ErrorResponses, IdParams, Timestamp } from '../platform/schemas.ts';
+import { errorResponses, IdParams, Timestamp } from '../platform/schemas.ts';
 import {
   cancelHeldHold,
   captureNoShowHold,
@@ -34,6 +34,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The answer carries the guest's payment link.
       config: { sensitive: true },
       schema: {
+        operationId: 'createStaffDepositBooking',
         tags: ['Deposits'],
         summary: 'Staff booking paid by a deposit link: pending until the guest pays',
         description:
@@ -45,7 +46,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
             checkout_url: Type.String(),
             expires_at: Timestamp,
           }),
-          ...ErrorResponses,
+          ...errorResponses(404),
         },
       },
     },
@@ -84,12 +85,13 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'markNoShow',
         tags: ['Deposits'],
         summary: 'Mark a no-show and capture its EUR 20 hold',
         description:
           'For a `confirmed` or `checked_in` booking whose deposit is `held`: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise 409 with `detail`. A retry after a failure never captures twice.',
         params: IdParams('booking_id'),
-        response: { 200: DetailAnswer, ...ErrorResponses },
+        response: { 200: DetailAnswer },
       },
     },
     async (request, reply) => {
@@ -105,12 +107,13 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'releaseHold',
         tags: ['Deposits'],
         summary: 'Release a held deposit without charging',
         description:
           "For a booking whose deposit is `held`: the hold is cancelled and the deposit becomes `released`; the booking's status stays. Otherwise 409 with `detail`.",
         params: IdParams('booking_id'),
-        response: { 200: DetailAnswer, ...ErrorResponses },
+        response: { 200: DetailAnswer },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.ts';
 
 const ScopeSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
@@ -31,6 +31,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'createApiKey',
         tags: ['API keys'],
         summary: 'Create an API key; the full key is returned once',
         body: Type.Object(
@@ -42,7 +43,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: CreatedApiKey, ...ErrorResponses },
+        response: { 201: CreatedApiKey },
       },
     },
     async (request, reply) => {
@@ -56,10 +57,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'listApiKeys',
         tags: ['API keys'],
         summary: 'List API keys (never the full key)',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(ApiKeyView), ...ErrorResponses },
+        response: { 200: pageEnvelope(ApiKeyView) },
       },
     },
     async (request) => listApiKeys(app.db, pageOf(request)),
@@ -70,10 +72,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'revokeApiKey',
         tags: ['API keys'],
         summary: 'Revoke an API key (it stays listed with is_active false)',
         params: IdParams('key_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {

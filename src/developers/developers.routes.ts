@@ -5,7 +5,7 @@ import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
+import { errorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
 
@@ -66,6 +66,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/auth/developer/register',
     {
       schema: {
+        operationId: 'registerDeveloper',
         tags: ['Developers'],
         summary: 'Register a developer account',
         security: [],
@@ -73,7 +74,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { email: Email, password: Password, first_name: Name, last_name: Name },
           { additionalProperties: false },
         ),
-        response: { 201: Developer, ...ErrorResponses },
+        response: { 201: Developer, ...errorResponses(409) },
       },
     },
     async (request, reply) => reply.status(201).send(await registerDeveloper(app.db, request.body)),
@@ -84,11 +85,12 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { sensitive: true },
       schema: {
+        operationId: 'loginDeveloper',
         tags: ['Developers'],
         summary: 'Log in as a developer: a 1-hour access token and a refresh token',
         security: [],
         body: LoginBody,
-        response: { 200: TokenResponse, ...ErrorResponses },
+        response: { 200: TokenResponse, ...errorResponses(401) },
       },
       onError: retryAfterWhenLocked,
     },
@@ -100,6 +102,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { sensitive: true },
       schema: {
+        operationId: 'refreshToken',
         tags: ['Developers'],
         summary: 'Exchange a refresh token for a new token pair (the old refresh token is spent)',
         security: [],
@@ -107,7 +110,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { refresh_token: Type.String({ minLength: 1, maxLength: 200 }) },
           { additionalProperties: false },
         ),
-        response: { 200: TokenResponse, ...ErrorResponses },
+        response: { 200: TokenResponse, ...errorResponses(401) },
       },
     },
     async (request, reply) =>
@@ -122,6 +125,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: requireDeveloper,
       schema: {
+        operationId: 'createBusiness',
         tags: ['Developers'],
         summary: 'Create a business and its first API key (shown once, all scopes)',
         body: Type.Object(
@@ -132,7 +136,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: CreatedBusiness, ...ErrorResponses },
+        response: { 201: CreatedBusiness },
       },
     },
     async (request, reply) => {
@@ -146,10 +150,11 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireDeveloper,
       schema: {
+        operationId: 'listBusinesses',
         tags: ['Developers'],
         summary: "List the developer's businesses, oldest first",
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(BusinessSummary), ...ErrorResponses },
+        response: { 200: pageEnvelope(BusinessSummary) },
       },
     },
     async (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),

@@ -10,7 +10,7 @@ import { invalidField, notFound } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import {
   DateString,
-  ErrorResponses,
+  errorResponses,
   hhmm,
   IdParams,
   Nullable,
@@ -83,12 +83,13 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'getDynamicAvailability',
         tags: ['Dynamic mode'],
         summary: 'Whether a booking may start at any minute, for any length (dynamic mode)',
         description: `A point check with every rule of a booking but the slot grid. A start that cannot be booked answers 200 with \`available: false\` and the reason. ${PLAN_AND_MODE}`,
         params: IdParams('business_id'),
         querystring: StartQuery,
-        response: { 200: StartResponse, ...ErrorResponses },
+        response: { 200: StartResponse, ...errorResponses(400) },
       },
     },
     async (request) => {
@@ -123,11 +124,12 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // With a deposit the answer carries the payment's client secret.
       config: { sensitive: true },
       schema: {
+        operationId: 'createDynamicBooking',
         tags: ['Dynamic mode'],
         summary: 'Book any start minute for any length (dynamic mode)',
         description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE} ${DEPOSIT_RULES}`,
         body: DynamicBookingBody,
-        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...ErrorResponses },
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(400, 404) },
       },
     },
     async (request, reply) => {

@@ -16,6 +16,19 @@ export interface BusinessAccess {
   allowPastDue?: boolean;
 }
 
+/**
+ * The error statuses each guard can answer, for the API reference (`documentErrors` in
+ * platform/openapi.ts): 401 for a bad credential, 403 for a lacking one, 402 while past due.
+ */
+const refusalsOfGuard = new WeakMap<onRequestAsyncHookHandler, number[]>();
+const guard = (refusals: number[], hook: onRequestAsyncHookHandler) => {
+  refusalsOfGuard.set(hook, refusals);
+  return hook;
+};
+export const refusalsOf = (hook: unknown): number[] =>
+  refusalsOfGuard.get(hook as onRequestAsyncHookHandler) ?? [];
+const pastDueUnless = (allowPastDue: boolean | undefined) => (allowPastDue ? [] : [402]);
+
 const missingCredentials = () =>
   new AppError('invalid_token', 'send credentials as "Authorization: Bearer <token>"');
 const insufficient = (message: string) => new AppError('insufficient_permissions', message);
@@ -35,7 +48,7 @@ function assertNotPastDue(principal: Principal): void {
 
 /** The hook of every `/v1/manage/*` route and of authenticated business calls. */
 export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandler {
-  return async (request) => {
+  return guard([401, 403, ...pastDueUnless(access.allowPastDue)], async (request) => {
     const principal = await request.server.authenticator.resolve(request);
     if (!principal) throw missingCredentials();
     if (!principal.businessId) {
@@ -53,7 +66,7 @@ export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandl
       throw new AppError('missing_scope', `this call needs the "${access.scope}" scope`);
     }
     request.principal = principal;
-  };
+  });
 }
 
 /** Only a credential of one kind: a developer's token, or a dashboard user's own token. */
@@ -62,13 +75,13 @@ function requireKind(
   refusal: string,
   { allowPastDue = false } = {},
 ): onRequestAsyncHookHandler {
-  return async (request) => {
+  return guard([401, 403, ...pastDueUnless(allowPastDue)], async (request) => {
     const principal = await request.server.authenticator.resolve(request);
     if (!principal) throw missingCredentials();
     if (principal.kind !== kind) throw insufficient(refusal);
     if (!allowPastDue) assertNotPastDue(principal);
     request.principal = principal;
-  };
+  });
 }
 
 /** Developer surface: only a developer's JWT. */
@@ -88,11 +101,11 @@ export const requireDashboardUser = requireKind('user', "this call needs a dashb
 });
 
 /** Public reads: no credential needed, but one that is sent must be valid (and paid up). */
-export const optionalCredential: onRequestAsyncHookHandler = async (request) => {
+export const optionalCredential = guard([401, 402], async (request) => {
   const principal = await request.server.authenticator.resolve(request);
   if (principal) assertNotPastDue(principal);
   request.principal = principal;
-};
+});
 
 /** The principal of a route guarded by `requireBusiness`. */
 export function principalOf(request: FastifyRequest): Principal & { businessId: string } {

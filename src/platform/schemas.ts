@@ -42,20 +42,22 @@ export const ErrorBody = Type.Object(
     }),
     detail: Type.Optional(Type.String()),
   },
-  { description: 'Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail`' },
+  {
+    $id: 'Error',
+    description: 'Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail`',
+  },
 );
 
-/** Error statuses documented on authenticated routes. */
-export const ErrorResponses = {
-  400: ErrorBody,
-  401: ErrorBody,
-  402: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  409: ErrorBody,
-  422: ErrorBody,
-  429: ErrorBody,
-};
+/**
+ * The error body by reference: registered once (`app.addSchema(ErrorBody)`), so the reference
+ * names it `Error` and generated clients get one error type.
+ */
+const ErrorRef = Type.Unsafe<Static<typeof ErrorBody>>({ $ref: 'Error' });
+
+/** Error statuses of a route, each answered with the one error body. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorRef> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorRef]));
+}
 
 export const IdParams = <K extends string>(name: K) =>
   Type.Object({ [name]: Uuid } as { [P in K]: typeof Uuid }, { additionalProperties: false });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { DateString, ErrorResponses, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { DateString, errorResponses, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
   cancelSandboxBooking,
   createSandboxBooking,
@@ -54,6 +54,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/resources',
     {
       schema: {
+        operationId: 'listSandboxResources',
         ...SANDBOX_TAG,
         summary: "The sandbox business's tables (no key needed)",
         response: {
@@ -66,7 +67,6 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
               capacity_max: Type.Integer(),
             }),
           ),
-          ...ErrorResponses,
         },
       },
     },
@@ -77,6 +77,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/availability',
     {
       schema: {
+        operationId: 'getSandboxAvailability',
         ...SANDBOX_TAG,
         summary: "The sandbox's slots of one day, as start and end timestamps",
         querystring: Type.Object(
@@ -101,7 +102,6 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
             ),
             reason: Nullable(Type.String()),
           }),
-          ...ErrorResponses,
         },
       },
     },
@@ -113,6 +113,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/bookings',
     {
       schema: {
+        operationId: 'createSandboxBooking',
         ...SANDBOX_TAG,
         summary: 'Book the sandbox (honours Idempotency-Key)',
         body: Type.Object(
@@ -132,7 +133,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: SandboxBooking, ...ErrorResponses },
+        response: { 201: SandboxBooking, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
@@ -158,10 +159,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/bookings/:booking_id',
     {
       schema: {
+        operationId: 'getSandboxBooking',
         ...SANDBOX_TAG,
         summary: 'One sandbox booking',
         params: IdParams('booking_id'),
-        response: { 200: SandboxBooking, ...ErrorResponses },
+        response: { 200: SandboxBooking },
       },
     },
     async (request) => getSandboxBooking(app.db, await sandbox(), request.params.booking_id),
@@ -171,10 +173,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/bookings/:booking_id',
     {
       schema: {
+        operationId: 'cancelSandboxBooking',
         ...SANDBOX_TAG,
         summary: 'Cancel a sandbox booking (answers it, cancelled)',
         params: IdParams('booking_id'),
-        response: { 200: SandboxBooking, ...ErrorResponses },
+        response: { 200: SandboxBooking },
       },
     },
     async (request, reply) => {

@@ -5,7 +5,7 @@ import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
 import { joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
 
@@ -41,6 +41,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: optionalCredential,
       preValidation: acceptCustomerFlatOrNested('nested'),
       schema: {
+        operationId: 'joinWaitlist',
         tags: ['Waitlist'],
         summary: 'Join a business’s waitlist (public); returns the position for the preferred date',
         security: [],
@@ -48,7 +49,6 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: NewEntryBody,
         response: {
           201: Type.Object({ waitlist_id: Uuid, position: Type.Integer({ minimum: 1 }) }),
-          ...ErrorResponses,
         },
       },
     },
@@ -78,6 +78,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listWaitlist',
         tags: ['Waitlist'],
         summary:
           'List waitlist entries in the order they were added; `preferred_date` keeps that date and the undated entries',
@@ -88,7 +89,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(WaitlistEntryView), ...ErrorResponses },
+        response: { 200: pageEnvelope(WaitlistEntryView) },
       },
     },
     async (request) => listEntries(app.db, pageOf(request), request.query.preferred_date),
@@ -99,10 +100,11 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'removeWaitlistEntry',
         tags: ['Waitlist'],
         summary: 'Remove a waitlist entry',
         params: IdParams('entry_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {
