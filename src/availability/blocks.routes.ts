@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { BlockView } from './blocks.queries.ts';
 import { addBlock, listResourceBlocks, removeBlock } from './blocks.service.ts';
 
@@ -21,18 +21,25 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Resources'],
         summary: 'Block a resource for a period (external busy time)',
         params: ResourceParams,
-        body: Type.Object(
-          {
-            start_at: Timestamp,
-            end_at: Timestamp,
-            reason: Type.Optional(
-              Nullable(
-                Type.String({ maxLength: 500, description: 'empty or only white space means none (null)' }),
+        body: example(
+          Type.Object(
+            {
+              start_at: Timestamp,
+              end_at: Timestamp,
+              reason: Type.Optional(
+                Nullable(
+                  Type.String({ maxLength: 500, description: 'empty or only white space means none (null)' }),
+                ),
               ),
-            ),
-            source: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+              source: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+            },
+            { additionalProperties: false },
+          ),
+          {
+            start_at: '2026-12-04T18:00:00+01:00',
+            end_at: '2026-12-04T20:00:00+01:00',
+            reason: 'Private event',
           },
-          { additionalProperties: false },
         ),
         response: { 201: BlockView },
       },

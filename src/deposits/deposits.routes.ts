@@ -5,7 +5,7 @@ import { ALIASES_ACCEPTED, acceptAliases, StaffBookingFields } from '../bookings
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { errorResponses, IdParams, Timestamp } from '../platform/schemas.ts';
+import { errorResponses, example, IdParams, Timestamp } from '../platform/schemas.ts';
 import {
   cancelHeldHold,
   captureNoShowHold,
@@ -39,7 +39,15 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Staff booking paid by a deposit link: pending until the guest pays',
         description:
           "Staff rules (any minute inside hours, no notice or window). The booking is `pending` with a `charge` deposit (the deposit per person times the party) paid through the processor's checkout page; the link is emailed to the guest and expires after 2 hours, when an unpaid booking is cancelled. 422 `deposits_not_enabled` until the business has a payment account (sandbox businesses need none).",
-        body: StaffDepositBody,
+        body: example(StaffDepositBody, {
+          date: '2026-12-04',
+          time: '19:30',
+          capacity: 6,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: 'grace@example.com',
+          phone: '+49 30 5550 1234',
+        }),
         response: {
           201: Type.Object({
             booking: BookingSchema,

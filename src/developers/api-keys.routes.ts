@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.ts';
 
 const ScopeSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
@@ -34,14 +34,19 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createApiKey',
         tags: ['API keys'],
         summary: 'Create an API key; the full key is returned once',
-        body: Type.Object(
-          {
-            name: NonBlankString({ maxLength: 100 }),
-            scopes: Type.Optional(Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
-            environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
-            rate_limit_per_minute: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              name: NonBlankString({ maxLength: 100 }),
+              scopes: Type.Optional(Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
+              environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+              rate_limit_per_minute: Type.Optional(
+                Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          { name: 'Website booking', scopes: ['read', 'write'] },
         ),
         response: { 201: CreatedApiKey },
       },

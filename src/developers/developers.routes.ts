@@ -5,7 +5,7 @@ import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { errorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
+import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
 
@@ -70,9 +70,17 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Developers'],
         summary: 'Register a developer account',
         security: [],
-        body: Type.Object(
-          { email: Email, password: Password, first_name: Name, last_name: Name },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            { email: Email, password: Password, first_name: Name, last_name: Name },
+            { additionalProperties: false },
+          ),
+          {
+            email: 'ada@example.com',
+            password: 'correct horse battery staple',
+            first_name: 'Ada',
+            last_name: 'Lovelace',
+          },
         ),
         response: { 201: Developer, ...errorResponses(409) },
       },
@@ -89,7 +97,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Developers'],
         summary: 'Log in as a developer: a 1-hour access token and a refresh token',
         security: [],
-        body: LoginBody,
+        body: example(LoginBody, { email: 'ada@example.com', password: 'correct horse battery staple' }),
         response: { 200: TokenResponse, ...errorResponses(401) },
       },
       onError: retryAfterWhenLocked,
@@ -106,9 +114,12 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Developers'],
         summary: 'Exchange a refresh token for a new token pair (the old refresh token is spent)',
         security: [],
-        body: Type.Object(
-          { refresh_token: Type.String({ minLength: 1, maxLength: 200 }) },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            { refresh_token: Type.String({ minLength: 1, maxLength: 200 }) },
+            { additionalProperties: false },
+          ),
+          { refresh_token: 'rt_8Jx2kQ4mZp7vL0sN3bW6yT1cR5dF9gH' },
         ),
         response: { 200: TokenResponse, ...errorResponses(401) },
       },
@@ -128,13 +139,16 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createBusiness',
         tags: ['Developers'],
         summary: 'Create a business and its first API key (shown once, all scopes)',
-        body: Type.Object(
-          {
-            name: NonBlankString({ maxLength: 200 }),
-            business_type: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
-            is_dev: Type.Optional(Type.Boolean({ default: false })),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              name: NonBlankString({ maxLength: 200 }),
+              business_type: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
+              is_dev: Type.Optional(Type.Boolean({ default: false })),
+            },
+            { additionalProperties: false },
+          ),
+          { name: 'Chez Ada', business_type: 'restaurant' },
         ),
         response: { 201: CreatedBusiness },
       },

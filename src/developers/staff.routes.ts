@@ -4,7 +4,7 @@ import { principalOf, requireBusiness, requireDashboardUser } from '../platform/
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { errorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
+import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
 import {
   changeStaffRole,
@@ -37,7 +37,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Staff'],
         summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
         security: [],
-        body: LoginBody,
+        body: example(LoginBody, { email: 'ada@example.com', password: 'correct horse battery staple' }),
         response: { 200: DashboardSession, ...errorResponses(401, 404) },
       },
       onError: retryAfterWhenLocked,
@@ -54,7 +54,9 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'switchBusiness',
         tags: ['Staff'],
         summary: "Exchange a dashboard user's access token for one acting on another of their businesses",
-        body: Type.Object({ business_id: Uuid }, { additionalProperties: false }),
+        body: example(Type.Object({ business_id: Uuid }, { additionalProperties: false }), {
+          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+        }),
         response: { 200: DashboardSession, ...errorResponses(401, 404) },
       },
     },
@@ -84,13 +86,16 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'inviteStaff',
         tags: ['Staff'],
         summary: 'Invite a dashboard user with an initial password',
-        body: Type.Object(
-          {
-            email: Type.String({ format: 'email', maxLength: 254 }),
-            role: Role,
-            password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 }),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              email: Type.String({ format: 'email', maxLength: 254 }),
+              role: Role,
+              password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 }),
+            },
+            { additionalProperties: false },
+          ),
+          { email: 'grace@example.com', role: 'staff_member', password: 'a long staff password' },
         ),
         response: { 201: StaffUser },
       },
@@ -111,7 +116,9 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Staff'],
         summary: "Change a dashboard user's role",
         params: IdParams('user_id'),
-        body: Type.Object({ role: Role }, { additionalProperties: false }),
+        body: example(Type.Object({ role: Role }, { additionalProperties: false }), {
+          role: 'business_owner',
+        }),
         response: { 200: StaffUser },
       },
     },

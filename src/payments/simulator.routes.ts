@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses } from '../platform/schemas.ts';
+import { errorResponses, example } from '../platform/schemas.ts';
 import type { StoredObject } from './simulated-processor.ts';
 import {
   checkoutPage,
@@ -103,7 +103,10 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Manual capture -> `requires_capture` and `payment_intent.amount_capturable_updated`; automatic -> `succeeded` and `payment_intent.succeeded`; `decline` -> `payment_intent.payment_failed` with `last_payment_error`. Wrong client secret or unknown id: 404; an intent no longer waiting for a card: 409.',
         security: [],
         params: IdParam('`pi_...`'),
-        body: Type.Object({ client_secret: ClientSecret, outcome: Outcome }, { additionalProperties: false }),
+        body: example(
+          Type.Object({ client_secret: ClientSecret, outcome: Outcome }, { additionalProperties: false }),
+          { client_secret: 'pi_1_secret_2', outcome: 'succeed' },
+        ),
         response: { 200: ProcessorObject, 303: Type.Null(), ...Refusals },
       },
     },
@@ -145,13 +148,16 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '`succeed` saves `payment_method` (default `pm_card_visa`; `pm_card_chargeDeclined` is saved but its hold is declined later) and sends `setup_intent.succeeded`; `decline` sends `setup_intent.setup_failed`.',
         security: [],
         params: IdParam('`seti_...`'),
-        body: Type.Object(
-          {
-            client_secret: ClientSecret,
-            outcome: Outcome,
-            payment_method: Type.Optional(Type.Enum(SAVEABLE_CARDS)),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              client_secret: ClientSecret,
+              outcome: Outcome,
+              payment_method: Type.Optional(Type.Enum(SAVEABLE_CARDS)),
+            },
+            { additionalProperties: false },
+          ),
+          { client_secret: 'seti_1_secret_2', outcome: 'succeed', payment_method: 'pm_card_visa' },
         ),
         response: { 200: ProcessorObject, 303: Type.Null(), ...Refusals },
       },

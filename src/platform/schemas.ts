@@ -49,6 +49,13 @@ export const ErrorBody = Type.Object(
 );
 
 /**
+ * `schema` with `value` as its example, shown in the API reference and generated clients; the
+ * value is type-checked against the schema here, and validated by the OpenAPI test.
+ */
+export const example = <T extends TSchema>(schema: T, value: Static<T>): T =>
+  Object.assign(schema, { examples: [value] });
+
+/**
  * The error body by reference: registered once (`app.addSchema(ErrorBody)`), so the reference
  * names it `Error` and generated clients get one error type.
  */

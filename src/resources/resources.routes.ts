@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { errorResponses, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
+import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { listResources, ResourceView } from './resources.queries.ts';
 import { changeResource, createResource, deleteResource } from './resources.service.ts';
 
@@ -59,7 +59,13 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createResource',
         tags: ['Resources'],
         summary: 'Create a resource (a table, a stylist, a room)',
-        body: CreateBody,
+        body: example(CreateBody, {
+          name: 'Table 4',
+          resource_type: 'table',
+          capacity_min: 2,
+          capacity_max: 4,
+          section: 'Terrace',
+        }),
         response: { 201: ResourceView },
       },
     },
@@ -76,7 +82,7 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Resources'],
         summary: 'Change any field of a resource; is_active false hides it from availability',
         params: IdParams('resource_id'),
-        body: PatchBody,
+        body: example(PatchBody, { capacity_max: 6, is_active: true }),
         response: { 200: ResourceView },
       },
     },

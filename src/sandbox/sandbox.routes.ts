@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { DateString, errorResponses, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import {
+  DateString,
+  errorResponses,
+  example,
+  IdParams,
+  Nullable,
+  Timestamp,
+  Uuid,
+} from '../platform/schemas.ts';
 import {
   cancelSandboxBooking,
   createSandboxBooking,
@@ -116,22 +124,34 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createSandboxBooking',
         ...SANDBOX_TAG,
         summary: 'Book the sandbox (honours Idempotency-Key)',
-        body: Type.Object(
+        body: example(
+          Type.Object(
+            {
+              start_time: Timestamp,
+              capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 2 })),
+              customer: Type.Object(
+                {
+                  first_name: Type.String({ minLength: 1, maxLength: 100 }),
+                  last_name: Type.String({ minLength: 1, maxLength: 100 }),
+                  email: Type.String({ format: 'email', maxLength: 254 }),
+                  phone: Type.String({ minLength: 7, maxLength: 20 }),
+                },
+                { additionalProperties: false },
+              ),
+              notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+            },
+            { additionalProperties: false },
+          ),
           {
-            start_time: Timestamp,
-            capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 2 })),
-            customer: Type.Object(
-              {
-                first_name: Type.String({ minLength: 1, maxLength: 100 }),
-                last_name: Type.String({ minLength: 1, maxLength: 100 }),
-                email: Type.String({ format: 'email', maxLength: 254 }),
-                phone: Type.String({ minLength: 7, maxLength: 20 }),
-              },
-              { additionalProperties: false },
-            ),
-            notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+            start_time: '2026-12-04T19:00:00+01:00',
+            capacity: 2,
+            customer: {
+              first_name: 'Grace',
+              last_name: 'Hopper',
+              email: 'grace@example.com',
+              phone: '+49 30 5550 1234',
+            },
           },
-          { additionalProperties: false },
         ),
         response: { 201: SandboxBooking, ...errorResponses(404) },
       },

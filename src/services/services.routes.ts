@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
+import { example, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
 import { listServices, ServiceView } from './services.queries.ts';
 import { changeService, createService, deleteService } from './services.service.ts';
 
@@ -65,7 +65,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createService',
         tags: ['Services'],
         summary: 'Create a bookable service (e.g. a haircut or a tasting menu)',
-        body: CreateBody,
+        body: example(CreateBody, { name: 'Dinner', duration_minutes: 90 }),
         response: { 201: ServiceView },
       },
     },
@@ -84,7 +84,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Services'],
         summary: 'Change any field of a service; fields left out stay as they are',
         params: IdParams('service_id'),
-        body: PatchBody,
+        body: example(PatchBody, { duration_minutes: 120 }),
         response: { 200: ServiceView },
       },
     },

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, IdParams, Nullable } from '../platform/schemas.ts';
+import { DateString, example, IdParams, Nullable } from '../platform/schemas.ts';
 import { BlackoutView, listBlackouts } from './blackouts.queries.ts';
 import { addBlackout, changeBlackout, removeBlackout } from './blackouts.service.ts';
 
@@ -52,7 +52,7 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createBlackoutDate',
         tags: ['Settings'],
         summary: 'Close the business on a range of whole days',
-        body: CreateBody,
+        body: example(CreateBody, { start_date: '2026-12-24', end_date: '2026-12-26', reason: 'Christmas' }),
         response: { 201: BlackoutView },
       },
     },
@@ -71,7 +71,7 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Settings'],
         summary: 'Change the dates or the reason of a blackout',
         params: IdParams('blackout_id'),
-        body: PatchBody,
+        body: example(PatchBody, { reason: 'Closed for the holidays' }),
         response: { 200: BlackoutView },
       },
     },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { Nullable, TimeString } from '../platform/schemas.ts';
+import { example, Nullable, TimeString } from '../platform/schemas.ts';
 import { HoursRowView, loadWeek } from './hours.queries.ts';
 import { replaceWeek } from './hours.service.ts';
 
@@ -64,7 +64,14 @@ export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'replaceHours',
         tags: ['Settings'],
         summary: 'Replace the hours of all seven days',
-        body: WeekBody,
+        body: example(WeekBody, {
+          hours: [0, 1, 2, 3, 4, 5, 6].map((day_of_week) => ({
+            day_of_week,
+            is_open: day_of_week !== 1,
+            open_time: '17:00',
+            close_time: '23:00',
+          })),
+        }),
         response: { 200: Week },
       },
     },

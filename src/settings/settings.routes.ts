@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
+import { example } from '../platform/schemas.ts';
 import { changeSettings, getSettings, prepareSettingsChange } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
@@ -64,7 +65,11 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'updateSettings',
         tags: ['Settings'],
         summary: 'Change any subset of the settings; answers with all of them',
-        body: SettingsPatch,
+        body: example(SettingsPatch, {
+          timezone: 'Europe/Berlin',
+          default_slot_interval_minutes: 30,
+          booking_window_days: 60,
+        }),
         response: { 200: Settings },
       },
     },

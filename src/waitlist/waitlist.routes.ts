@@ -5,7 +5,7 @@ import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
 import { joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
 
@@ -46,7 +46,16 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Join a business’s waitlist (public); returns the position for the preferred date',
         security: [],
         params: IdParams('business_id'),
-        body: NewEntryBody,
+        body: example(NewEntryBody, {
+          customer: {
+            first_name: 'Grace',
+            last_name: 'Hopper',
+            email: 'grace@example.com',
+            phone: '+49 30 5550 1234',
+          },
+          preferred_date: '2026-12-04',
+          capacity: 2,
+        }),
         response: {
           201: Type.Object({ waitlist_id: Uuid, position: Type.Integer({ minimum: 1 }) }),
         },

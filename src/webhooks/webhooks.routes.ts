@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
 import {
   createEndpoint,
@@ -79,17 +79,20 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Webhooks'],
         summary: 'Register a webhook endpoint; its signing secret is returned once',
         description: `\`url\` must be https and reach a public address. \`events\`: any of ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}, or \`*\` for all.`,
-        body: Type.Object(
-          {
-            url: Type.String({ minLength: 1, maxLength: 2048 }),
-            events: Type.Array(Type.String({ maxLength: 100 }), {
-              minItems: 1,
-              maxItems: WEBHOOK_EVENTS.length + 1,
-              uniqueItems: true,
-            }),
-            description: Type.Optional(Nullable(NonBlankString({ maxLength: 500 }))),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              url: Type.String({ minLength: 1, maxLength: 2048 }),
+              events: Type.Array(Type.String({ maxLength: 100 }), {
+                minItems: 1,
+                maxItems: WEBHOOK_EVENTS.length + 1,
+                uniqueItems: true,
+              }),
+              description: Type.Optional(Nullable(NonBlankString({ maxLength: 500 }))),
+            },
+            { additionalProperties: false },
+          ),
+          { url: 'https://example.com/slotwise/webhooks', events: ['booking.created', 'booking.cancelled'] },
         ),
         response: { 201: EndpointWithSecret },
       },

@@ -1474,6 +1474,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "first_name": "Ada",
+                 *       "last_name": "Lovelace"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -1569,6 +1577,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -1656,6 +1670,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh_token": "rt_8Jx2kQ4mZp7vL0sN3bW6yT1cR5dF9gH"
+                 *     }
+                 */
                 "application/json": {
                     refresh_token: string;
                 };
@@ -1828,6 +1847,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Chez Ada",
+                 *       "business_type": "restaurant"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     business_type?: string | null;
@@ -1948,6 +1973,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                     password: string;
@@ -2051,6 +2082,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "business_id": "0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     business_id: string;
@@ -2245,6 +2281,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "staff_member",
+                 *       "password": "a long staff password"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -2432,6 +2475,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "business_owner"
+                 *     }
+                 */
                 "application/json": {
                     role: "business_owner" | "staff_member";
                 };
@@ -2650,6 +2698,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Website booking",
+                 *       "scopes": [
+                 *         "read",
+                 *         "write"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     scopes?: ("read" | "write" | "admin")[];
@@ -3050,6 +3107,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "plan": "pro",
+                 *       "success_url": "https://example.com/billing/done",
+                 *       "cancel_url": "https://example.com/billing"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     plan: "starter" | "pro" | "premium";
@@ -3161,6 +3225,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "return_url": "https://example.com/billing"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -3265,6 +3334,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "return_url": "https://example.com/payments/done",
+                 *       "refresh_url": "https://example.com/payments"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -3430,6 +3505,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {"id":"evt_1","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1"}}} */
                 "application/json": string;
             };
         };
@@ -3566,6 +3642,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_secret": "pi_1_secret_2",
+                 *       "outcome": "succeed"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the intent's `client_secret` */
                     client_secret: string;
@@ -3738,6 +3820,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_secret": "seti_1_secret_2",
+                 *       "outcome": "succeed",
+                 *       "payment_method": "pm_card_visa"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the intent's `client_secret` */
                     client_secret: string;
@@ -4737,6 +4826,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_time": "2026-12-04T19:00:00+01:00",
+                 *       "capacity": 2,
+                 *       "customer": {
+                 *         "first_name": "Grace",
+                 *         "last_name": "Hopper",
+                 *         "email": "grace@example.com",
+                 *         "phone": "+49 30 5550 1234"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date-time
@@ -5106,6 +5207,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Table 4",
+                 *       "resource_type": "table",
+                 *       "capacity_min": 2,
+                 *       "capacity_max": 4,
+                 *       "section": "Terrace"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description e.g. table, staff, room */
@@ -5316,6 +5426,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "capacity_max": 6,
+                 *       "is_active": true
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description e.g. table, staff, room */
@@ -5548,6 +5664,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Dinner",
+                 *       "duration_minutes": 90
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description length of a booking of it */
@@ -5752,6 +5874,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "duration_minutes": 120
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     description?: string | null;
@@ -5979,6 +6106,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timezone": "Europe/Berlin",
+                 *       "default_slot_interval_minutes": 30,
+                 *       "booking_window_days": 60
+                 *     }
+                 */
                 "application/json": {
                     /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
                     timezone?: string;
@@ -6201,6 +6335,54 @@ export interface operations {
         /** @description Seven rows, one per day; a bare array of the seven rows is accepted as well */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hours": [
+                 *         {
+                 *           "day_of_week": 0,
+                 *           "is_open": true,
+                 *           "open_time": "17:00",
+                 *           "close_time": "23:00"
+                 *         },
+                 *         {
+                 *           "day_of_week": 1,
+                 *           "is_open": false,
+                 *           "open_time": "17:00",
+                 *           "close_time": "23:00"
+                 *         },
+                 *         {
+                 *           "day_of_week": 2,
+                 *           "is_open": true,
+                 *           "open_time": "17:00",
+                 *           "close_time": "23:00"
+                 *         },
+                 *         {
+                 *           "day_of_week": 3,
+                 *           "is_open": true,
+                 *           "open_time": "17:00",
+                 *           "close_time": "23:00"
+                 *         },
+                 *         {
+                 *           "day_of_week": 4,
+                 *           "is_open": true,
+                 *           "open_time": "17:00",
+                 *           "close_time": "23:00"
+                 *         },
+                 *         {
+                 *           "day_of_week": 5,
+                 *           "is_open": true,
+                 *           "open_time": "17:00",
+                 *           "close_time": "23:00"
+                 *         },
+                 *         {
+                 *           "day_of_week": 6,
+                 *           "is_open": true,
+                 *           "open_time": "17:00",
+                 *           "close_time": "23:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     hours: {
                         /** @description 0 = Sunday ... 6 = Saturday */
@@ -6411,6 +6593,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_date": "2026-12-24",
+                 *       "end_date": "2026-12-26",
+                 *       "reason": "Christmas"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date
@@ -6616,6 +6805,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Closed for the holidays"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date
@@ -7457,6 +7651,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start_at": "2026-12-04T18:00:00+01:00",
+                 *       "end_at": "2026-12-04T20:00:00+01:00",
+                 *       "reason": "Private event"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date-time
@@ -7674,6 +7875,18 @@ export interface operations {
         /** @description The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "business_id": "0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10",
+                 *       "booking_date": "2026-12-04",
+                 *       "start_time": "19:00",
+                 *       "capacity": 2,
+                 *       "first_name": "Grace",
+                 *       "last_name": "Hopper",
+                 *       "email": "grace@example.com",
+                 *       "phone": "+49 30 5550 1234"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     business_id: string;
@@ -8195,6 +8408,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "capacity": 4,
+                 *       "start_time": "20:00"
+                 *     }
+                 */
                 "application/json": {
                     status?: "pending" | "confirmed" | "checked_in" | "completed" | "cancelled" | "no_show";
                     /** Format: uuid */
@@ -8398,6 +8617,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "staff_notes": "Window table requested"
+                 *     }
+                 */
                 "application/json": {
                     staff_notes: string;
                 };
@@ -8666,6 +8890,16 @@ export interface operations {
         /** @description `booking_date` and `start_time` are accepted for `date` and `time`. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2026-12-04",
+                 *       "time": "19:30",
+                 *       "capacity": 4,
+                 *       "first_name": "Grace",
+                 *       "last_name": "Hopper",
+                 *       "phone": "+49 30 5550 1234"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date
@@ -8988,6 +9222,19 @@ export interface operations {
         /** @description The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "business_id": "0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10",
+                 *       "booking_date": "2026-12-04",
+                 *       "start_time": "19:10",
+                 *       "duration_minutes": 45,
+                 *       "capacity": 2,
+                 *       "first_name": "Grace",
+                 *       "last_name": "Hopper",
+                 *       "email": "grace@example.com",
+                 *       "phone": "+49 30 5550 1234"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     business_id: string;
@@ -9206,6 +9453,17 @@ export interface operations {
         /** @description `booking_date` and `start_time` are accepted for `date` and `time`. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2026-12-04",
+                 *       "time": "19:30",
+                 *       "capacity": 6,
+                 *       "first_name": "Grace",
+                 *       "last_name": "Hopper",
+                 *       "email": "grace@example.com",
+                 *       "phone": "+49 30 5550 1234"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date
@@ -10078,6 +10336,18 @@ export interface operations {
         /** @description The customer may also come flat (`first_name`, `last_name`, `phone`, `email` beside the other fields); errors name the fields as `customer.*`. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customer": {
+                 *         "first_name": "Grace",
+                 *         "last_name": "Hopper",
+                 *         "email": "grace@example.com",
+                 *         "phone": "+49 30 5550 1234"
+                 *       },
+                 *       "preferred_date": "2026-12-04",
+                 *       "capacity": 2
+                 *     }
+                 */
                 "application/json": {
                     customer: {
                         first_name: string;
@@ -10460,6 +10730,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/slotwise/webhooks",
+                 *       "events": [
+                 *         "booking.created",
+                 *         "booking.cancelled"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     url: string;
                     events: string[];
