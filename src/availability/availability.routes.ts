@@ -6,13 +6,16 @@ import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
-const SlotSchema = Type.Object({
-  time: Type.String(),
-  available: Type.Boolean(),
-  remaining_resources: Type.Optional(Type.Integer()),
-  resource_id: Type.Optional(Uuid),
-  resource_name: Type.Optional(Type.String()),
-});
+const SlotSchema = Type.Object(
+  {
+    time: Type.String(),
+    available: Type.Boolean(),
+    remaining_resources: Type.Optional(Type.Integer()),
+    resource_id: Type.Optional(Uuid),
+    resource_name: Type.Optional(Type.String()),
+  },
+  { $id: 'Slot' },
+);
 
 const AvailabilityResponse = Type.Object({
   business_id: Uuid,

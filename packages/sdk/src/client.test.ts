@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { BOOKING_DAY, type BookableBusiness, guest, setupBookable } from '../../../test/booking-fixtures.ts';
-import { createTestApp, type TestContext } from '../../../test/helpers.ts';
+import { bearer, createTestApp, type TestContext } from '../../../test/helpers.ts';
 import { createSlotwiseClient } from './index.ts';
 
 /** The SDK against the real server on a port: real HTTP, fetch, JSON and headers, no inject. */
@@ -78,5 +82,37 @@ describe('createSlotwiseClient', () => {
     assert.equal(settings.response.status, 200, JSON.stringify(settings.error));
     assert.equal(settings.response.headers.get('x-request-id'), 'sdk-test-1');
     assert.equal(typeof settings.data?.timezone, 'string');
+  });
+});
+
+describe("the README's SDK example", () => {
+  const example = new URL('../example.ts', import.meta.url);
+
+  it('is packages/sdk/example.ts, word for word', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    assert.ok(readme.includes(`\`\`\`ts\n${readFileSync(example, 'utf8')}\`\`\``));
+  });
+
+  it('imports the workspace package by its name and books a slot on the real server', async () => {
+    assert.equal(import.meta.resolve('@slotwise/sdk'), new URL('./index.ts', import.meta.url).href);
+    const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(example)], {
+      env: {
+        ...process.env,
+        SLOTWISE_URL: baseUrl,
+        SLOTWISE_API_KEY: biz.tenant.apiKey,
+        SLOTWISE_BUSINESS_ID: biz.tenant.businessId,
+      },
+    });
+    const [, code] = /^booked (\w+) at \d\d:\d\d on \d{4}-\d\d-\d\d$/m.exec(stdout) ?? [];
+    assert.ok(code, stdout);
+    const listed = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/manage/bookings?code=${code}`,
+      headers: bearer(biz.tenant.apiKey),
+    });
+    assert.deepEqual(
+      listed.json().items.map((booking: { confirmation_code: string }) => booking.confirmation_code),
+      [code],
+    );
   });
 });

@@ -1403,6 +1403,163 @@ export interface components {
             };
             detail?: string;
         };
+        Slot: {
+            time: string;
+            available: boolean;
+            remaining_resources?: number;
+            /** Format: uuid */
+            resource_id?: string;
+            resource_name?: string;
+        };
+        CreatedBooking: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            business_id: string;
+            status: string;
+            confirmation_code: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, years 1900-2999
+             */
+            booking_date: string;
+            start_time: string;
+            end_time: string;
+            duration_minutes: number;
+            capacity: number;
+            source: string;
+            /** Format: uuid */
+            resource_id: string;
+            /** Format: uuid */
+            service_id: string | null;
+            /** Format: uuid */
+            customer_id: string;
+            customer: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+                phone: string;
+                email: string | null;
+            };
+            /** @description the name and email given with this one; null on entries made before they were kept */
+            guest: {
+                first_name: string;
+                last_name: string;
+                email: string | null;
+            } | null;
+            resource: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                capacity_max: number;
+                section: string | null;
+            };
+            customer_notes: string | null;
+            staff_notes: string | null;
+            deposit: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            ends_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            updated_at: string;
+            /** @description the payment intent's client secret (`pi_..._secret_...`), or for a hold far ahead the setup intent's (`seti_..._secret_...`) that saves the card; only with a deposit */
+            payment_client_secret?: string;
+            /** @description only with a deposit */
+            deposit_type?: "charge" | "authorization_hold";
+        };
+        /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
+        Deposit: {
+            /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
+            status: string;
+            type: "charge" | "authorization_hold";
+            amount_cents: number;
+            /** @description the payment intent, `pi_...` */
+            processor_payment_id: string | null;
+        } | null;
+        Booking: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            business_id: string;
+            status: string;
+            confirmation_code: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, years 1900-2999
+             */
+            booking_date: string;
+            start_time: string;
+            end_time: string;
+            duration_minutes: number;
+            capacity: number;
+            source: string;
+            /** Format: uuid */
+            resource_id: string;
+            /** Format: uuid */
+            service_id: string | null;
+            /** Format: uuid */
+            customer_id: string;
+            customer: {
+                /** Format: uuid */
+                id: string;
+                first_name: string;
+                last_name: string;
+                phone: string;
+                email: string | null;
+            };
+            /** @description the name and email given with this one; null on entries made before they were kept */
+            guest: {
+                first_name: string;
+                last_name: string;
+                email: string | null;
+            } | null;
+            resource: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                capacity_max: number;
+                section: string | null;
+            };
+            customer_notes: string | null;
+            staff_notes: string | null;
+            deposit: components["schemas"]["Deposit"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            ends_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            updated_at: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -7280,14 +7437,7 @@ export interface operations {
                          */
                         booking_date: string;
                         capacity: number;
-                        slots: {
-                            time: string;
-                            available: boolean;
-                            remaining_resources?: number;
-                            /** Format: uuid */
-                            resource_id?: string;
-                            resource_name?: string;
-                        }[];
+                        slots: components["schemas"]["Slot"][];
                         reason: ("past" | "closed" | "blackout" | "outside_booking_window" | "no_free_resource") | null;
                     };
                 };
@@ -7472,14 +7622,7 @@ export interface operations {
                          */
                         booking_date: string;
                         capacity: number;
-                        slots: {
-                            time: string;
-                            available: boolean;
-                            remaining_resources?: number;
-                            /** Format: uuid */
-                            resource_id?: string;
-                            resource_name?: string;
-                        }[];
+                        slots: components["schemas"]["Slot"][];
                         reason: ("past" | "closed" | "blackout" | "outside_booking_window" | "no_free_resource") | null;
                     };
                 };
@@ -7920,86 +8063,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        booking: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                            /** @description the payment intent's client secret (`pi_..._secret_...`), or for a hold far ahead the setup intent's (`seti_..._secret_...`) that saves the card; only with a deposit */
-                            payment_client_secret?: string;
-                            /** @description only with a deposit */
-                            deposit_type?: "charge" | "authorization_hold";
-                        };
+                        booking: components["schemas"]["CreatedBooking"];
                     };
                 };
             };
@@ -8127,82 +8191,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                        }[];
+                        items: components["schemas"]["Booking"][];
                         next_cursor: string | null;
                         has_more: boolean;
                     };
@@ -8318,15 +8307,7 @@ export interface operations {
                         };
                         customer_notes: string | null;
                         staff_notes: string | null;
-                        /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                        deposit: {
-                            /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                            status: string;
-                            type: "charge" | "authorization_hold";
-                            amount_cents: number;
-                            /** @description the payment intent, `pi_...` */
-                            processor_payment_id: string | null;
-                        } | null;
+                        deposit: components["schemas"]["Deposit"];
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
@@ -8482,15 +8463,7 @@ export interface operations {
                         };
                         customer_notes: string | null;
                         staff_notes: string | null;
-                        /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                        deposit: {
-                            /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                            status: string;
-                            type: "charge" | "authorization_hold";
-                            amount_cents: number;
-                            /** @description the payment intent, `pi_...` */
-                            processor_payment_id: string | null;
-                        } | null;
+                        deposit: components["schemas"]["Deposit"];
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
@@ -8680,15 +8653,7 @@ export interface operations {
                         };
                         customer_notes: string | null;
                         staff_notes: string | null;
-                        /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                        deposit: {
-                            /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                            status: string;
-                            type: "charge" | "authorization_hold";
-                            amount_cents: number;
-                            /** @description the payment intent, `pi_...` */
-                            processor_payment_id: string | null;
-                        } | null;
+                        deposit: components["schemas"]["Deposit"];
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
@@ -8930,82 +8895,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        booking: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                        };
+                        booking: components["schemas"]["Booking"];
                     };
                 };
             };
@@ -9268,86 +9158,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        booking: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                            /** @description the payment intent's client secret (`pi_..._secret_...`), or for a hold far ahead the setup intent's (`seti_..._secret_...`) that saves the card; only with a deposit */
-                            payment_client_secret?: string;
-                            /** @description only with a deposit */
-                            deposit_type?: "charge" | "authorization_hold";
-                        };
+                        booking: components["schemas"]["CreatedBooking"];
                     };
                 };
             };
@@ -9495,82 +9306,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        booking: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                        };
+                        booking: components["schemas"]["Booking"];
                         checkout_url: string;
                         /**
                          * Format: date-time
@@ -9691,82 +9427,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
-                        booking: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                        };
+                        booking: components["schemas"]["Booking"];
                     };
                 };
             };
@@ -9881,82 +9542,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
-                        booking: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                        };
+                        booking: components["schemas"]["Booking"];
                     };
                 };
             };
@@ -10178,82 +9764,7 @@ export interface operations {
                          */
                         updated_at: string;
                         /** @description the last 20, newest date and time first */
-                        bookings: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            business_id: string;
-                            status: string;
-                            confirmation_code: string;
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, years 1900-2999
-                             */
-                            booking_date: string;
-                            start_time: string;
-                            end_time: string;
-                            duration_minutes: number;
-                            capacity: number;
-                            source: string;
-                            /** Format: uuid */
-                            resource_id: string;
-                            /** Format: uuid */
-                            service_id: string | null;
-                            /** Format: uuid */
-                            customer_id: string;
-                            customer: {
-                                /** Format: uuid */
-                                id: string;
-                                first_name: string;
-                                last_name: string;
-                                phone: string;
-                                email: string | null;
-                            };
-                            /** @description the name and email given with this one; null on entries made before they were kept */
-                            guest: {
-                                first_name: string;
-                                last_name: string;
-                                email: string | null;
-                            } | null;
-                            resource: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                capacity_max: number;
-                                section: string | null;
-                            };
-                            customer_notes: string | null;
-                            staff_notes: string | null;
-                            /** @description `requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined */
-                            deposit: {
-                                /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
-                                status: string;
-                                type: "charge" | "authorization_hold";
-                                amount_cents: number;
-                                /** @description the payment intent, `pi_...` */
-                                processor_payment_id: string | null;
-                            } | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            starts_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            ends_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with an offset, years 1900-2999
-                             */
-                            updated_at: string;
-                        }[];
+                        bookings: components["schemas"]["Booking"][];
                         stats: {
                             total_bookings: number;
                             completed: number;
