@@ -42,7 +42,7 @@ export function documentErrors(route: RouteOptions): void {
   if (idempotent) add(409);
   if (!isUnlimitedRoute(route.url)) add(429);
   schema.response = {
-    ...errorResponses(...[...statuses].sort()),
+    ...errorResponses(...[...statuses].sort((a, b) => a - b)),
     ...(schema.response as object | undefined),
   };
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { BOOKING_DAY, type BookableBusiness, guest, setupBookable } from '../../../test/booking-fixtures.ts';
 import { bearer, createTestApp, type TestContext } from '../../../test/helpers.ts';
-import { createSlotwiseClient } from './index.ts';
+import { createSlotwiseClient, type SlotwiseError } from './index.ts';
 
 /** The SDK against the real server on a port: real HTTP, fetch, JSON and headers, no inject. */
 let ctx: TestContext;
@@ -69,7 +69,8 @@ describe('createSlotwiseClient', () => {
     });
     assert.equal(refused.response.status, 401);
     assert.equal(refused.data, undefined);
-    assert.equal(refused.error?.error.code, 'invalid_token');
+    const refusal: SlotwiseError | undefined = refused.error;
+    assert.equal(refusal?.error.code, 'invalid_token');
   });
 
   it('sends the key as a bearer credential beside headers of its own', async () => {

@@ -1,7 +1,10 @@
 import createClient, { type Client, type ClientOptions, mergeHeaders } from 'openapi-fetch';
-import type { paths } from './schema.d.ts';
+import type { components, paths } from './schema.d.ts';
 
 export type { components, operations, paths } from './schema.d.ts';
+
+/** Every refusal of the API: `{error:{code,message,fields?}}`. */
+export type SlotwiseError = components['schemas']['Error'];
 
 export interface SlotwiseClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   /** Where the API is served, e.g. `https://api.example.com` (no trailing `/v1`). */
