@@ -38,9 +38,11 @@ import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
 import { registerMetrics } from './platform/metrics.ts';
+import { documentErrors, refResolver } from './platform/openapi.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
 import { routeOf } from './platform/route-info.ts';
+import { ErrorBody } from './platform/schemas.ts';
 import { deriveKey } from './platform/secrets.ts';
 import { registerShutdown } from './platform/shutdown.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
@@ -244,6 +246,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   registerShutdown(app);
   await registerPressure(app);
   registerTextGuard(app);
+  app.addSchema(ErrorBody);
 
   // Many clients send `Content-Type: application/json` on every call, bodiless DELETEs included:
   // an empty body is no body, not malformed JSON.
@@ -256,7 +259,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     parseJson(request, body as string, done);
   });
 
+  app.addHook('onRoute', documentErrors);
   await app.register(swagger, {
+    refResolver,
     openapi: {
       openapi: '3.1.0',
       info: {

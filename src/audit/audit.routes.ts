@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses } from '../platform/schemas.ts';
 import { AuditEntryView, listAuditLog } from './audit.queries.ts';
 
 export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -11,10 +10,11 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listAuditLogs',
         tags: ['Audit'],
         summary: 'List audit log entries, newest first',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(AuditEntryView), ...ErrorResponses },
+        response: { 200: pageEnvelope(AuditEntryView) },
       },
     },
     async (request) => listAuditLog(app.db, pageOf(request)),

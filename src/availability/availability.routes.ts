@@ -2,17 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField } from '../platform/errors.ts';
-import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
-const SlotSchema = Type.Object({
-  time: Type.String(),
-  available: Type.Boolean(),
-  remaining_resources: Type.Optional(Type.Integer()),
-  resource_id: Type.Optional(Uuid),
-  resource_name: Type.Optional(Type.String()),
-});
+const SlotSchema = Type.Object(
+  {
+    time: Type.String(),
+    available: Type.Boolean(),
+    remaining_resources: Type.Optional(Type.Integer()),
+    resource_id: Type.Optional(Uuid),
+    resource_name: Type.Optional(Type.String()),
+  },
+  { $id: 'Slot' },
+);
 
 const AvailabilityResponse = Type.Object({
   business_id: Uuid,
@@ -73,6 +76,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: optionalCredential,
       config: { publishable: true },
       schema: {
+        operationId: 'getAvailability',
         tags: ['Availability'],
         summary: 'Bookable slots of one day (public)',
         description:
@@ -80,7 +84,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [],
         params: IdParams('business_id'),
         querystring: dayQueryString(Type.Optional(PartySize)),
-        response: { 200: AvailabilityResponse, ...ErrorResponses },
+        response: { 200: AvailabilityResponse },
       },
     },
     async (request) => answer(request.params.business_id, request.query, request.query.capacity ?? 1),
@@ -92,6 +96,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: optionalCredential,
       config: { publishable: true },
       schema: {
+        operationId: 'getAvailabilityDays',
         tags: ['Availability'],
         summary:
           'A summary of each day of a range, up to 62 days (public): what a booking calendar greys out',
@@ -132,7 +137,6 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
               }),
             ),
           }),
-          ...ErrorResponses,
         },
       },
     },
@@ -157,10 +161,11 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'getManagedAvailability',
         tags: ['Availability'],
         summary: "Slots of one day for the staff's own business",
         querystring: dayQueryString(PartySize),
-        response: { 200: AvailabilityResponse, ...ErrorResponses },
+        response: { 200: AvailabilityResponse },
       },
     },
     async (request) => answer(principalOf(request).businessId, request.query, request.query.capacity),

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { BlockView } from './blocks.queries.ts';
 import { addBlock, listResourceBlocks, removeBlock } from './blocks.service.ts';
 
@@ -17,23 +17,31 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'createResourceBlock',
         tags: ['Resources'],
         summary: 'Block a resource for a period (external busy time)',
         params: ResourceParams,
-        body: Type.Object(
-          {
-            start_at: Timestamp,
-            end_at: Timestamp,
-            reason: Type.Optional(
-              Nullable(
-                Type.String({ maxLength: 500, description: 'empty or only white space means none (null)' }),
+        body: example(
+          Type.Object(
+            {
+              start_at: Timestamp,
+              end_at: Timestamp,
+              reason: Type.Optional(
+                Nullable(
+                  Type.String({ maxLength: 500, description: 'empty or only white space means none (null)' }),
+                ),
               ),
-            ),
-            source: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+              source: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+            },
+            { additionalProperties: false },
+          ),
+          {
+            start_at: '2026-12-04T18:00:00+01:00',
+            end_at: '2026-12-04T20:00:00+01:00',
+            reason: 'Private event',
           },
-          { additionalProperties: false },
         ),
-        response: { 201: BlockView, ...ErrorResponses },
+        response: { 201: BlockView },
       },
     },
     async (request, reply) => {
@@ -49,6 +57,7 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listResourceBlocks',
         tags: ['Resources'],
         summary: "List a resource's blocks, oldest first; `from`/`to` keep those overlapping the period",
         params: ResourceParams,
@@ -56,7 +65,7 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { ...PageQuery, from: Type.Optional(Timestamp), to: Type.Optional(Timestamp) },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(BlockView), ...ErrorResponses },
+        response: { 200: pageEnvelope(BlockView) },
       },
     },
     async (request) =>
@@ -71,10 +80,11 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'deleteResourceBlock',
         tags: ['Resources'],
         summary: 'Remove a block',
         params: BlockParams,
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,7 @@ import type { preValidationAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDeveloperForBilling } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { ErrorResponses, Nullable } from '../platform/schemas.ts';
+import { example, Nullable } from '../platform/schemas.ts';
 import { openPortal, PAID_PLANS, prepareCheckout, recordCheckout } from './billing.service.ts';
 import { connectStatus, prepareOnboarding, recordOnboarding } from './connect.service.ts';
 
@@ -32,19 +32,27 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireDeveloperForBilling,
       schema: {
+        operationId: 'createBillingCheckout',
         tags: ['Billing'],
         summary: "Buy a plan: a checkout page of the payment processor's",
         description:
           'Paying it makes the subscription `active` on the plan (the processor tells the service with `checkout.session.completed`). A running subscription is changed or cancelled in the billing portal instead (409). Open while past due.',
-        body: Type.Object(
+        body: example(
+          Type.Object(
+            {
+              plan: Type.Enum(PAID_PLANS),
+              success_url: ReturnUrl(`where the payer goes after paying; ${DEFAULT_URL}`),
+              cancel_url: ReturnUrl(`where the payer goes on giving up; ${DEFAULT_URL}`),
+            },
+            { additionalProperties: false },
+          ),
           {
-            plan: Type.Enum(PAID_PLANS),
-            success_url: ReturnUrl(`where the payer goes after paying; ${DEFAULT_URL}`),
-            cancel_url: ReturnUrl(`where the payer goes on giving up; ${DEFAULT_URL}`),
+            plan: 'pro',
+            success_url: 'https://example.com/billing/done',
+            cancel_url: 'https://example.com/billing',
           },
-          { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ checkout_url: Type.String() }), ...ErrorResponses },
+        response: { 200: Type.Object({ checkout_url: Type.String() }) },
       },
     },
     async (request, reply) => {
@@ -64,18 +72,22 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireDeveloperForBilling,
       preValidation: noBodyIsEmpty,
       schema: {
+        operationId: 'createBillingPortal',
         tags: ['Billing'],
         summary: "The payment processor's billing portal: cancel, or pay what is past due",
         description: 'Needs a plan bought first (409 otherwise). Open while past due.',
-        body: Type.Optional(
-          Type.Object(
-            { return_url: ReturnUrl(`where the portal leads back to; ${DEFAULT_URL}`) },
-            {
-              additionalProperties: false,
-            },
+        body: example(
+          Type.Optional(
+            Type.Object(
+              { return_url: ReturnUrl(`where the portal leads back to; ${DEFAULT_URL}`) },
+              {
+                additionalProperties: false,
+              },
+            ),
           ),
+          { return_url: 'https://example.com/billing' },
         ),
-        response: { 200: Type.Object({ portal_url: Type.String() }), ...ErrorResponses },
+        response: { 200: Type.Object({ portal_url: Type.String() }) },
       },
     },
     async (request) =>
@@ -93,20 +105,23 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'admin', allowPastDue: true }),
       preValidation: noBodyIsEmpty,
       schema: {
+        operationId: 'startPaymentOnboarding',
         tags: ['Billing'],
         summary: "Connect the business's payment account (made once, then reused): an onboarding link",
         description:
           "Deposits are paid into this account; they are enabled once its onboarding is complete (`deposits_enabled` in the subscription). A sandbox business's account is with the simulated processor, and its deposits need none.",
-        body: Type.Object(
-          {
-            return_url: ReturnUrl(`where onboarding leads back to; ${DEFAULT_URL}`),
-            refresh_url: ReturnUrl(`where an expired link leads, to ask for a new one; ${DEFAULT_URL}`),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              return_url: ReturnUrl(`where onboarding leads back to; ${DEFAULT_URL}`),
+              refresh_url: ReturnUrl(`where an expired link leads, to ask for a new one; ${DEFAULT_URL}`),
+            },
+            { additionalProperties: false },
+          ),
+          { return_url: 'https://example.com/payments/done', refresh_url: 'https://example.com/payments' },
         ),
         response: {
           200: Type.Object({ onboarding_url: Type.String(), connect_id: Type.String() }),
-          ...ErrorResponses,
         },
       },
     },
@@ -128,9 +143,10 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', allowPastDue: true }),
       schema: {
+        operationId: 'getPaymentAccountStatus',
         tags: ['Billing'],
         summary: "The business's payment account, as the processor describes it now",
-        response: { 200: ConnectStatus, ...ErrorResponses },
+        response: { 200: ConnectStatus },
       },
     },
     async (request) =>

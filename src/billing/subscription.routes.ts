@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { ErrorResponses, Nullable, Timestamp } from '../platform/schemas.ts';
+import { Nullable, Timestamp } from '../platform/schemas.ts';
 import { STORED_PLAN_IDS, SUBSCRIPTION_STATUSES } from './plans.ts';
 import { subscriptionOfBusiness } from './subscription.service.ts';
 
@@ -35,10 +35,11 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', allowPastDue: true }),
       schema: {
+        operationId: 'getSubscription',
         tags: ['Billing'],
         summary: "The developer's plan, trial and monthly booking quota, seen from this business",
         description: 'Answers even while the subscription is past due, when every other call answers 402.',
-        response: { 200: Subscription, ...ErrorResponses },
+        response: { 200: Subscription },
       },
     },
     async (request) =>

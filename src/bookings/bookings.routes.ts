@@ -7,7 +7,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
+import { DateString, errorResponses, example, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
   availableResources,
@@ -73,11 +73,21 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // With a deposit the answer carries the payment's client secret.
       config: { sensitive: true, publishable: true },
       schema: {
+        operationId: 'createBooking',
         tags: ['Bookings'],
         summary: 'Book a slot (API key with the write scope, or a publishable key)',
         description: `Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless \`resource_id\` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 \`slot_unavailable\`. ${DEPOSIT_RULES}`,
-        body: PublicBookingBody,
-        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...ErrorResponses },
+        body: example(PublicBookingBody, {
+          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+          booking_date: '2026-12-04',
+          start_time: '19:00',
+          capacity: 2,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: 'grace@example.com',
+          phone: '+49 30 5550 1234',
+        }),
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(404) },
       },
     },
     async (request, reply) => {
@@ -118,6 +128,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'listBookings',
         tags: ['Bookings'],
         summary: 'List bookings',
         description:
@@ -141,7 +152,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(BookingSchema), ...ErrorResponses },
+        response: { 200: pageEnvelope(BookingSchema) },
       },
     },
     async (request) => {
@@ -164,10 +175,11 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'getBooking',
         tags: ['Bookings'],
         summary: 'One booking',
         params: IdParams('booking_id'),
-        response: { 200: BookingSchema, ...ErrorResponses },
+        response: { 200: BookingSchema },
       },
     },
     async (request) => findBooking(app.db, principalOf(request).businessId, request.params.booking_id),
@@ -178,22 +190,26 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'updateBooking',
         tags: ['Bookings'],
         summary: 'Change status, resource, party size or time of a booking',
         description:
           'Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one.',
         params: IdParams('booking_id'),
-        body: Type.Object(
-          {
-            status: Type.Optional(StatusSchema),
-            resource_id: Type.Optional(Uuid),
-            capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
-            booking_date: Type.Optional(DateString),
-            start_time: Type.Optional(TimeString),
-          },
-          { additionalProperties: false, minProperties: 1 },
+        body: example(
+          Type.Object(
+            {
+              status: Type.Optional(StatusSchema),
+              resource_id: Type.Optional(Uuid),
+              capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+              booking_date: Type.Optional(DateString),
+              start_time: Type.Optional(TimeString),
+            },
+            { additionalProperties: false, minProperties: 1 },
+          ),
+          { capacity: 4, start_time: '20:00' },
         ),
-        response: { 200: BookingSchema, ...ErrorResponses },
+        response: { 200: BookingSchema },
       },
     },
     async (request, reply) => {
@@ -209,11 +225,15 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'updateBookingNotes',
         tags: ['Bookings'],
         summary: "Save the staff's notes on a booking (kept after it closes)",
         params: IdParams('booking_id'),
-        body: Type.Object({ staff_notes: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
-        response: { 200: BookingSchema, ...ErrorResponses },
+        body: example(
+          Type.Object({ staff_notes: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
+          { staff_notes: 'Window table requested' },
+        ),
+        response: { 200: BookingSchema },
       },
     },
     async (request, reply) => {
@@ -229,12 +249,13 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       schema: {
+        operationId: 'listAvailableResources',
         tags: ['Bookings'],
         summary: 'Resources the booking could move to',
         description:
           'Active resources that fit the party and are free for the whole booking (buffers included), excluding its current one.',
         params: IdParams('booking_id'),
-        response: { 200: Type.Array(ResourceOption), ...ErrorResponses },
+        response: { 200: Type.Array(ResourceOption) },
       },
     },
     async (request) => availableResources(app.db, principalOf(request).businessId, request.params.booking_id),

@@ -21,56 +21,63 @@ export const DepositSchema = Type.Object(
   {
     description:
       '`requires_payment` until the guest pays; a charge becomes `paid` (`refunded` when given back), a hold `held`, then `captured` on a no-show or `released`; `failed` when unpaid in time or declined',
+    $id: 'Deposit',
   },
 );
 
 /** The one shape of a booking on the wire, in create, list, detail and change responses. */
-export const BookingSchema = Type.Object({
-  id: Uuid,
-  business_id: Uuid,
-  status: Type.String(),
-  confirmation_code: Type.String(),
-  booking_date: DateString,
-  start_time: Type.String(),
-  end_time: Type.String(),
-  duration_minutes: Type.Integer(),
-  capacity: Type.Integer(),
-  source: Type.String(),
-  resource_id: Uuid,
-  service_id: Nullable(Uuid),
-  customer_id: Uuid,
-  customer: CustomerSummary,
-  guest: GuestSchema,
-  resource: Type.Object({
+export const BookingSchema = Type.Object(
+  {
     id: Uuid,
-    name: Type.String(),
-    capacity_max: Type.Integer(),
-    section: Nullable(Type.String()),
-  }),
-  customer_notes: Nullable(Type.String()),
-  staff_notes: Nullable(Type.String()),
-  deposit: Nullable(DepositSchema),
-  starts_at: Timestamp,
-  ends_at: Timestamp,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+    business_id: Uuid,
+    status: Type.String(),
+    confirmation_code: Type.String(),
+    booking_date: DateString,
+    start_time: Type.String(),
+    end_time: Type.String(),
+    duration_minutes: Type.Integer(),
+    capacity: Type.Integer(),
+    source: Type.String(),
+    resource_id: Uuid,
+    service_id: Nullable(Uuid),
+    customer_id: Uuid,
+    customer: CustomerSummary,
+    guest: GuestSchema,
+    resource: Type.Object({
+      id: Uuid,
+      name: Type.String(),
+      capacity_max: Type.Integer(),
+      section: Nullable(Type.String()),
+    }),
+    customer_notes: Nullable(Type.String()),
+    staff_notes: Nullable(Type.String()),
+    deposit: Nullable(DepositSchema),
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Booking' },
+);
 
 /** A created booking: with a deposit, what the guest pays with and the kind of deposit. */
-export const CreatedBookingSchema = Type.Object({
-  ...BookingSchema.properties,
-  payment_client_secret: Type.Optional(
-    Type.String({
-      description:
-        "the payment intent's client secret (`pi_..._secret_...`), or for a hold far ahead the setup intent's (`seti_..._secret_...`) that saves the card; only with a deposit",
-    }),
-  ),
-  deposit_type: Type.Optional(
-    Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')], {
-      description: 'only with a deposit',
-    }),
-  ),
-});
+export const CreatedBookingSchema = Type.Object(
+  {
+    ...BookingSchema.properties,
+    payment_client_secret: Type.Optional(
+      Type.String({
+        description:
+          "the payment intent's client secret (`pi_..._secret_...`), or for a hold far ahead the setup intent's (`seti_..._secret_...`) that saves the card; only with a deposit",
+      }),
+    ),
+    deposit_type: Type.Optional(
+      Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')], {
+        description: 'only with a deposit',
+      }),
+    ),
+  },
+  { $id: 'CreatedBooking' },
+);
 
 /** Bookings joined with their customer, resource and deposit, ready for `toBookingView`. */
 export function selectBookingRows(executor: Executor) {

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitStatement } from '../platform/idempotency.ts';
-import { DateString, ErrorResponses, TimeString, Uuid } from '../platform/schemas.ts';
+import { DateString, errorResponses, example, TimeString, Uuid } from '../platform/schemas.ts';
 import { createBooking } from './bookings.service.ts';
 import { BookingSchema } from './bookings.view.ts';
 
@@ -47,12 +47,23 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptAliases,
       schema: {
+        operationId: 'createStaffBooking',
         tags: ['Bookings'],
         summary: 'Staff booking (walk-ins, phone calls): any minute inside hours, auto-assigned resource',
         description:
           'No minimum notice or booking window; always confirmed; 409 `slot_unavailable` when nothing is free.',
-        body: Type.Object(StaffBookingFields, { additionalProperties: false, description: ALIASES_ACCEPTED }),
-        response: { 201: Type.Object({ booking: BookingSchema }), ...ErrorResponses },
+        body: example(
+          Type.Object(StaffBookingFields, { additionalProperties: false, description: ALIASES_ACCEPTED }),
+          {
+            date: '2026-12-04',
+            time: '19:30',
+            capacity: 4,
+            first_name: 'Grace',
+            last_name: 'Hopper',
+            phone: '+49 30 5550 1234',
+          },
+        ),
+        response: { 201: Type.Object({ booking: BookingSchema }), ...errorResponses(404) },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { BookingSchema } from '../bookings/bookings.view.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, Nullable } from '../platform/schemas.ts';
+import { DateString, IdParams, Nullable } from '../platform/schemas.ts';
 import { CustomerView } from './customers.queries.ts';
 import { customerDetail, findCustomers } from './customers.service.ts';
 
@@ -30,6 +30,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listCustomers',
         tags: ['Customers'],
         summary: 'List customers by last name, optionally searching name, phone and email',
         querystring: Type.Object(
@@ -46,7 +47,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(CustomerView), ...ErrorResponses },
+        response: { 200: pageEnvelope(CustomerView) },
       },
     },
     async (request) => findCustomers(app.db, pageOf(request), request.query.search),
@@ -57,10 +58,11 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'getCustomer',
         tags: ['Customers'],
         summary: 'A customer with their last 20 bookings and booking statistics',
         params: IdParams('customer_id'),
-        response: { 200: CustomerDetailSchema, ...ErrorResponses },
+        response: { 200: CustomerDetailSchema },
       },
     },
     async (request) => customerDetail(app.db, principalOf(request).businessId, request.params.customer_id),

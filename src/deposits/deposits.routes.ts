@@ -5,7 +5,7 @@ import { ALIASES_ACCEPTED, acceptAliases, StaffBookingFields } from '../bookings
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { ErrorResponses, IdParams, Timestamp } from '../platform/schemas.ts';
+import { errorResponses, example, IdParams, Timestamp } from '../platform/schemas.ts';
 import {
   cancelHeldHold,
   captureNoShowHold,
@@ -34,18 +34,27 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The answer carries the guest's payment link.
       config: { sensitive: true },
       schema: {
+        operationId: 'createStaffDepositBooking',
         tags: ['Deposits'],
         summary: 'Staff booking paid by a deposit link: pending until the guest pays',
         description:
           "Staff rules (any minute inside hours, no notice or window). The booking is `pending` with a `charge` deposit (the deposit per person times the party) paid through the processor's checkout page; the link is emailed to the guest and expires after 2 hours, when an unpaid booking is cancelled. 422 `deposits_not_enabled` until the business has a payment account (sandbox businesses need none).",
-        body: StaffDepositBody,
+        body: example(StaffDepositBody, {
+          date: '2026-12-04',
+          time: '19:30',
+          capacity: 6,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: 'grace@example.com',
+          phone: '+49 30 5550 1234',
+        }),
         response: {
           201: Type.Object({
             booking: BookingSchema,
             checkout_url: Type.String(),
             expires_at: Timestamp,
           }),
-          ...ErrorResponses,
+          ...errorResponses(404),
         },
       },
     },
@@ -85,12 +94,13 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'markNoShow',
         tags: ['Deposits'],
         summary: 'Mark a no-show and capture its EUR 20 hold',
         description:
           'For a `confirmed` or `checked_in` booking whose deposit is `held`: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise 409 with `detail`. A retry after a failure never captures twice.',
         params: IdParams('booking_id'),
-        response: { 200: DetailAnswer, ...ErrorResponses },
+        response: { 200: DetailAnswer },
       },
     },
     async (request, reply) => {
@@ -106,12 +116,13 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'releaseHold',
         tags: ['Deposits'],
         summary: 'Release a held deposit without charging',
         description:
           "For a booking whose deposit is `held`: the hold is cancelled and the deposit becomes `released`; the booking's status stays. Otherwise 409 with `detail`.",
         params: IdParams('booking_id'),
-        response: { 200: DetailAnswer, ...ErrorResponses },
+        response: { 200: DetailAnswer },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import {
+  errorResponses,
+  example,
+  IdParams,
+  NonBlankString,
+  Nullable,
+  Timestamp,
+  Uuid,
+} from '../platform/schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './api-keys.service.ts';
 
 const ScopeSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
@@ -46,28 +54,34 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'createApiKey',
         tags: ['API keys'],
         summary: 'Create an API key; the full key is returned once',
-        body: Type.Object(
-          {
-            name: NonBlankString({ maxLength: 100 }),
-            type: Type.Optional(KeyType),
-            scopes: Type.Optional(Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
-            environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
-            allowed_origins: Type.Optional(
-              Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
-                minItems: 1,
-                maxItems: 20,
-                uniqueItems: true,
-                description:
-                  'publishable keys only (required there): origins such as `https://shop.example` or `http://localhost:5173`; no paths or wildcards, `http` only for localhost',
-              }),
-            ),
-            rate_limit_per_minute: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              name: NonBlankString({ maxLength: 100 }),
+              type: Type.Optional(KeyType),
+              scopes: Type.Optional(Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
+              environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+              allowed_origins: Type.Optional(
+                Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+                  minItems: 1,
+                  maxItems: 20,
+                  uniqueItems: true,
+                  description:
+                    'publishable keys only (required there): origins such as `https://shop.example` or `http://localhost:5173`; no paths or wildcards, `http` only for localhost',
+                }),
+              ),
+              rate_limit_per_minute: Type.Optional(
+                Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          { name: 'Website booking', scopes: ['read', 'write'] },
         ),
-        response: { 201: CreatedApiKey, ...ErrorResponses },
+        response: { 201: CreatedApiKey },
       },
     },
     async (request, reply) => {
@@ -81,10 +95,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'listApiKeys',
         tags: ['API keys'],
         summary: 'List API keys (never the full key)',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(ApiKeyView), ...ErrorResponses },
+        response: { 200: pageEnvelope(ApiKeyView) },
       },
     },
     async (request) => listApiKeys(app.db, pageOf(request)),
@@ -95,11 +110,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'revokeApiKey',
         tags: ['API keys'],
         summary: 'Revoke an API key (it stays listed with is_active false)',
         description: 'The default publishable key is rotated instead: revoking it is 409 `conflict`.',
         params: IdParams('key_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {
@@ -114,12 +130,13 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'rotateApiKey',
         tags: ['API keys'],
         summary: 'Replace a key by a new one with the same settings; the old one is refused from then on',
         description:
           'The new key keeps the name, type, scopes, environment, origins, rate limit and default flag; the answer carries it in full. A revoked key is 409 `conflict`.',
         params: IdParams('key_id'),
-        response: { 201: CreatedApiKey, ...ErrorResponses },
+        response: { 201: CreatedApiKey, ...errorResponses(409) },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { ErrorResponses, Uuid } from '../platform/schemas.ts';
+import { Uuid } from '../platform/schemas.ts';
 import { businessInfo } from './developers.service.ts';
 
 const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
@@ -12,9 +12,10 @@ export const businessRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'getBusiness',
         tags: ['Business'],
         summary: 'The business the credential acts on',
-        response: { 200: BusinessInfo, ...ErrorResponses },
+        response: { 200: BusinessInfo },
       },
     },
     async (request) => businessInfo(app.db, principalOf(request).businessId),
@@ -25,10 +26,11 @@ export const businessRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'getRestaurant',
         tags: ['Business'],
         summary: 'Deprecated: use GET /v1/manage/business',
         deprecated: true,
-        response: { 200: BusinessInfo, ...ErrorResponses },
+        response: { 200: BusinessInfo },
       },
     },
     async (request, reply) => {

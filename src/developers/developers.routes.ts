@@ -5,7 +5,7 @@ import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
+import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
 
@@ -66,14 +66,23 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/auth/developer/register',
     {
       schema: {
+        operationId: 'registerDeveloper',
         tags: ['Developers'],
         summary: 'Register a developer account',
         security: [],
-        body: Type.Object(
-          { email: Email, password: Password, first_name: Name, last_name: Name },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            { email: Email, password: Password, first_name: Name, last_name: Name },
+            { additionalProperties: false },
+          ),
+          {
+            email: 'ada@example.com',
+            password: 'correct horse battery staple',
+            first_name: 'Ada',
+            last_name: 'Lovelace',
+          },
         ),
-        response: { 201: Developer, ...ErrorResponses },
+        response: { 201: Developer, ...errorResponses(409) },
       },
     },
     async (request, reply) => reply.status(201).send(await registerDeveloper(app.db, request.body)),
@@ -84,11 +93,12 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { sensitive: true },
       schema: {
+        operationId: 'loginDeveloper',
         tags: ['Developers'],
         summary: 'Log in as a developer: a 1-hour access token and a refresh token',
         security: [],
-        body: LoginBody,
-        response: { 200: TokenResponse, ...ErrorResponses },
+        body: example(LoginBody, { email: 'ada@example.com', password: 'correct horse battery staple' }),
+        response: { 200: TokenResponse, ...errorResponses(401) },
       },
       onError: retryAfterWhenLocked,
     },
@@ -100,14 +110,18 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { sensitive: true },
       schema: {
+        operationId: 'refreshToken',
         tags: ['Developers'],
         summary: 'Exchange a refresh token for a new token pair (the old refresh token is spent)',
         security: [],
-        body: Type.Object(
-          { refresh_token: Type.String({ minLength: 1, maxLength: 200 }) },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            { refresh_token: Type.String({ minLength: 1, maxLength: 200 }) },
+            { additionalProperties: false },
+          ),
+          { refresh_token: 'rt_8Jx2kQ4mZp7vL0sN3bW6yT1cR5dF9gH' },
         ),
-        response: { 200: TokenResponse, ...ErrorResponses },
+        response: { 200: TokenResponse, ...errorResponses(401) },
       },
     },
     async (request, reply) =>
@@ -122,17 +136,21 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: requireDeveloper,
       schema: {
+        operationId: 'createBusiness',
         tags: ['Developers'],
         summary: 'Create a business and its first API key (shown once, all scopes)',
-        body: Type.Object(
-          {
-            name: NonBlankString({ maxLength: 200 }),
-            business_type: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
-            is_dev: Type.Optional(Type.Boolean({ default: false })),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              name: NonBlankString({ maxLength: 200 }),
+              business_type: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
+              is_dev: Type.Optional(Type.Boolean({ default: false })),
+            },
+            { additionalProperties: false },
+          ),
+          { name: 'Chez Ada', business_type: 'restaurant' },
         ),
-        response: { 201: CreatedBusiness, ...ErrorResponses },
+        response: { 201: CreatedBusiness },
       },
     },
     async (request, reply) => {
@@ -146,10 +164,11 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireDeveloper,
       schema: {
+        operationId: 'listBusinesses',
         tags: ['Developers'],
         summary: "List the developer's businesses, oldest first",
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(BusinessSummary), ...ErrorResponses },
+        response: { 200: pageEnvelope(BusinessSummary) },
       },
     },
     async (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),

@@ -4,7 +4,7 @@ import { principalOf, requireBusiness, requireDashboardUser } from '../platform/
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
+import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
 import {
   changeStaffRole,
@@ -33,11 +33,12 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { sensitive: true },
       schema: {
+        operationId: 'loginDashboardUser',
         tags: ['Staff'],
         summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
         security: [],
-        body: LoginBody,
-        response: { 200: DashboardSession, ...ErrorResponses },
+        body: example(LoginBody, { email: 'ada@example.com', password: 'correct horse battery staple' }),
+        response: { 200: DashboardSession, ...errorResponses(401, 404) },
       },
       onError: retryAfterWhenLocked,
     },
@@ -50,10 +51,13 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: requireDashboardUser,
       schema: {
+        operationId: 'switchBusiness',
         tags: ['Staff'],
         summary: "Exchange a dashboard user's access token for one acting on another of their businesses",
-        body: Type.Object({ business_id: Uuid }, { additionalProperties: false }),
-        response: { 200: DashboardSession, ...ErrorResponses },
+        body: example(Type.Object({ business_id: Uuid }, { additionalProperties: false }), {
+          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+        }),
+        response: { 200: DashboardSession, ...errorResponses(401, 404) },
       },
     },
     async (request) => switchBusiness(app.db, app.tokens, request.principal!, request.body.business_id),
@@ -64,10 +68,11 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'listStaff',
         tags: ['Staff'],
         summary: 'List dashboard users',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(StaffUser), ...ErrorResponses },
+        response: { 200: pageEnvelope(StaffUser) },
       },
     },
     async (request) => listStaff(app.db, pageOf(request)),
@@ -78,17 +83,21 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'inviteStaff',
         tags: ['Staff'],
         summary: 'Invite a dashboard user with an initial password',
-        body: Type.Object(
-          {
-            email: Type.String({ format: 'email', maxLength: 254 }),
-            role: Role,
-            password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 }),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              email: Type.String({ format: 'email', maxLength: 254 }),
+              role: Role,
+              password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 }),
+            },
+            { additionalProperties: false },
+          ),
+          { email: 'grace@example.com', role: 'staff_member', password: 'a long staff password' },
         ),
-        response: { 201: StaffUser, ...ErrorResponses },
+        response: { 201: StaffUser },
       },
     },
     async (request, reply) => {
@@ -103,11 +112,14 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'updateStaff',
         tags: ['Staff'],
         summary: "Change a dashboard user's role",
         params: IdParams('user_id'),
-        body: Type.Object({ role: Role }, { additionalProperties: false }),
-        response: { 200: StaffUser, ...ErrorResponses },
+        body: example(Type.Object({ role: Role }, { additionalProperties: false }), {
+          role: 'business_owner',
+        }),
+        response: { 200: StaffUser },
       },
     },
     async (request, reply) => {
@@ -123,10 +135,11 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'admin' }),
       schema: {
+        operationId: 'removeStaff',
         tags: ['Staff'],
         summary: 'Remove a dashboard user; their tokens stop working at once',
         params: IdParams('user_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {

@@ -10,7 +10,8 @@ import { invalidField, notFound } from '../platform/errors.ts';
 import { commitStatement } from '../platform/idempotency.ts';
 import {
   DateString,
-  ErrorResponses,
+  errorResponses,
+  example,
   hhmm,
   IdParams,
   Nullable,
@@ -84,12 +85,13 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
       config: { publishable: true },
       schema: {
+        operationId: 'getDynamicAvailability',
         tags: ['Dynamic mode'],
         summary: 'Whether a booking may start at any minute, for any length (dynamic mode)',
         description: `A point check with every rule of a booking but the slot grid. A start that cannot be booked answers 200 with \`available: false\` and the reason. ${PLAN_AND_MODE}`,
         params: IdParams('business_id'),
         querystring: StartQuery,
-        response: { 200: StartResponse, ...ErrorResponses },
+        response: { 200: StartResponse, ...errorResponses(400) },
       },
     },
     async (request) => {
@@ -124,11 +126,22 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // With a deposit the answer carries the payment's client secret.
       config: { sensitive: true, publishable: true },
       schema: {
+        operationId: 'createDynamicBooking',
         tags: ['Dynamic mode'],
         summary: 'Book any start minute for any length (dynamic mode)',
         description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE} ${DEPOSIT_RULES}`,
-        body: DynamicBookingBody,
-        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...ErrorResponses },
+        body: example(DynamicBookingBody, {
+          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+          booking_date: '2026-12-04',
+          start_time: '19:10',
+          duration_minutes: 45,
+          capacity: 2,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: 'grace@example.com',
+          phone: '+49 30 5550 1234',
+        }),
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(400, 404) },
       },
     },
     async (request, reply) => {

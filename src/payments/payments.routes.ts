@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorResponses } from '../platform/schemas.ts';
+import { errorResponses, example } from '../platform/schemas.ts';
 import { SIGNATURE_HEADERS } from './inbound.ts';
 
 export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -14,13 +14,17 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/payments',
     {
       schema: {
+        operationId: 'receivePaymentEvent',
         tags: ['Payments'],
         summary: "The payment processor's events (not for clients)",
         description:
           'Signed by the processor in `payment-processor-signature` (or `Stripe-Signature`): `t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, 300 s tolerance. Each event id is applied once; unknown types are acknowledged and ignored. A bad or missing signature is 400 and changes nothing.',
         security: [],
-        body: Type.String(),
-        response: { 200: Type.Object({ received: Type.Boolean() }), 400: ErrorResponses[400] },
+        body: example(
+          Type.String(),
+          '{"id":"evt_1","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1"}}}',
+        ),
+        response: { 200: Type.Object({ received: Type.Boolean() }), ...errorResponses(400) },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ErrorBody } from '../platform/schemas.ts';
+import { errorResponses, example } from '../platform/schemas.ts';
 import type { StoredObject } from './simulated-processor.ts';
 import {
   checkoutPage,
@@ -43,7 +43,7 @@ const ProcessorObject = Type.Object(
   { id: Type.String(), object: Type.String() },
   { additionalProperties: true, description: "the object as the processor's API shows it" },
 );
-const Refusals = { 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+const Refusals = errorResponses(404, 409, 422, 429);
 const TAGS = ['Simulated processor'];
 
 const isForm = (request: FastifyRequest) =>
@@ -76,6 +76,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/payment_intents/:id`,
     {
       schema: {
+        operationId: 'showSimulatedPaymentIntent',
         tags: TAGS,
         summary: "A guest's test checkout of a payment intent: the amount, Pay or Decline",
         security: [],
@@ -95,13 +96,17 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/payment_intents/:id/confirm`,
     {
       schema: {
+        operationId: 'confirmSimulatedPaymentIntent',
         tags: TAGS,
         summary: 'Pay or decline a payment intent, as the guest would',
         description:
           'Manual capture -> `requires_capture` and `payment_intent.amount_capturable_updated`; automatic -> `succeeded` and `payment_intent.succeeded`; `decline` -> `payment_intent.payment_failed` with `last_payment_error`. Wrong client secret or unknown id: 404; an intent no longer waiting for a card: 409.',
         security: [],
         params: IdParam('`pi_...`'),
-        body: Type.Object({ client_secret: ClientSecret, outcome: Outcome }, { additionalProperties: false }),
+        body: example(
+          Type.Object({ client_secret: ClientSecret, outcome: Outcome }, { additionalProperties: false }),
+          { client_secret: 'pi_1_secret_2', outcome: 'succeed' },
+        ),
         response: { 200: ProcessorObject, 303: Type.Null(), ...Refusals },
       },
     },
@@ -116,6 +121,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/setup_intents/:id`,
     {
       schema: {
+        operationId: 'showSimulatedSetupIntent',
         tags: TAGS,
         summary: 'Save a card for a later hold: Save card or Decline',
         security: [],
@@ -135,19 +141,23 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/setup_intents/:id/confirm`,
     {
       schema: {
+        operationId: 'confirmSimulatedSetupIntent',
         tags: TAGS,
         summary: 'Save a card (or decline) on a setup intent, as the guest would',
         description:
           '`succeed` saves `payment_method` (default `pm_card_visa`; `pm_card_chargeDeclined` is saved but its hold is declined later) and sends `setup_intent.succeeded`; `decline` sends `setup_intent.setup_failed`.',
         security: [],
         params: IdParam('`seti_...`'),
-        body: Type.Object(
-          {
-            client_secret: ClientSecret,
-            outcome: Outcome,
-            payment_method: Type.Optional(Type.Enum(SAVEABLE_CARDS)),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              client_secret: ClientSecret,
+              outcome: Outcome,
+              payment_method: Type.Optional(Type.Enum(SAVEABLE_CARDS)),
+            },
+            { additionalProperties: false },
+          ),
+          { client_secret: 'seti_1_secret_2', outcome: 'succeed', payment_method: 'pm_card_visa' },
         ),
         response: { 200: ProcessorObject, 303: Type.Null(), ...Refusals },
       },
@@ -163,6 +173,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/checkout/:id`,
     {
       schema: {
+        operationId: 'showSimulatedCheckout',
         tags: TAGS,
         summary: 'A checkout session (a payment link or a plan): Pay or Let it expire',
         security: [],
@@ -179,6 +190,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/checkout/:id/complete`,
     {
       schema: {
+        operationId: 'completeSimulatedCheckout',
         tags: TAGS,
         summary: 'Pay a checkout session',
         description:
@@ -198,6 +210,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/checkout/:id/expire`,
     {
       schema: {
+        operationId: 'expireSimulatedCheckout',
         tags: TAGS,
         summary: 'Let a checkout session expire (`checkout.session.expired`)',
         security: [],
@@ -215,6 +228,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/connect/:id`,
     {
       schema: {
+        operationId: 'showSimulatedOnboarding',
         tags: TAGS,
         summary: "A connected account's onboarding: Complete",
         security: [],
@@ -232,6 +246,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/connect/:id/complete`,
     {
       schema: {
+        operationId: 'completeSimulatedOnboarding',
         tags: TAGS,
         summary: 'Complete onboarding: details submitted, charges and payouts enabled (`account.updated`)',
         security: [],
@@ -249,6 +264,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/portal/:id`,
     {
       schema: {
+        operationId: 'showSimulatedPortal',
         tags: TAGS,
         summary: "A developer's billing portal: cancel, or fail and pay an invoice",
         security: [],
@@ -266,6 +282,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     `${PREFIX}/portal/:id/:action`,
     {
       schema: {
+        operationId: 'actOnSimulatedPortal',
         tags: TAGS,
         summary: "Act on the portal's subscription",
         description:

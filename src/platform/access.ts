@@ -16,6 +16,19 @@ export interface BusinessAccess {
   allowPastDue?: boolean;
 }
 
+/**
+ * The error statuses each guard can answer, for the API reference (`documentErrors` in
+ * platform/openapi.ts): 401 for a bad credential, 403 for a lacking one, 402 while past due.
+ */
+const refusalsOfGuard = new WeakMap<onRequestAsyncHookHandler, number[]>();
+const guard = (refusals: number[], hook: onRequestAsyncHookHandler) => {
+  refusalsOfGuard.set(hook, refusals);
+  return hook;
+};
+export const refusalsOf = (hook: unknown): number[] =>
+  refusalsOfGuard.get(hook as onRequestAsyncHookHandler) ?? [];
+const pastDueUnless = (allowPastDue: boolean | undefined) => (allowPastDue ? [] : [402]);
+
 const missingCredentials = () =>
   new AppError('invalid_token', 'send credentials as "Authorization: Bearer <token>"');
 const insufficient = (message: string) => new AppError('insufficient_permissions', message);
@@ -78,7 +91,7 @@ async function resolvePrincipal(request: FastifyRequest): Promise<Principal | nu
 
 /** The hook of every `/v1/manage/*` route and of authenticated business calls. */
 export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandler {
-  return async (request) => {
+  return guard([401, 403, ...pastDueUnless(access.allowPastDue)], async (request) => {
     const principal = await resolvePrincipal(request);
     if (!principal) throw missingCredentials();
     if (!principal.businessId) {
@@ -96,7 +109,7 @@ export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandl
       throw new AppError('missing_scope', `this call needs the "${access.scope}" scope`);
     }
     request.principal = principal;
-  };
+  });
 }
 
 /** Only a credential of one kind: a developer's token, or a dashboard user's own token. */
@@ -105,13 +118,13 @@ function requireKind(
   refusal: string,
   { allowPastDue = false } = {},
 ): onRequestAsyncHookHandler {
-  return async (request) => {
+  return guard([401, 403, ...pastDueUnless(allowPastDue)], async (request) => {
     const principal = await resolvePrincipal(request);
     if (!principal) throw missingCredentials();
     if (principal.kind !== kind) throw insufficient(refusal);
     if (!allowPastDue) assertNotPastDue(principal);
     request.principal = principal;
-  };
+  });
 }
 
 /** Developer surface: only a developer's JWT. */
@@ -131,11 +144,11 @@ export const requireDashboardUser = requireKind('user', "this call needs a dashb
 });
 
 /** Public reads: no credential needed, but one that is sent must be valid (and paid up). */
-export const optionalCredential: onRequestAsyncHookHandler = async (request) => {
+export const optionalCredential = guard([401, 402], async (request) => {
   const principal = await resolvePrincipal(request);
   if (principal) assertNotPastDue(principal);
   request.principal = principal;
-};
+});
 
 /**
  * A public read of a business found by its slug rather than its id: a publishable key of another

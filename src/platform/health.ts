@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { AppError } from './errors.ts';
 import { routeOf } from './route-info.ts';
+import { errorResponses } from './schemas.ts';
 import { API_VERSION } from './version.ts';
 
 const Status = Type.Object({ status: Type.String() });
@@ -80,6 +81,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'getHome',
         tags: ['Health'],
         summary: 'Where to start: the API reference and the health routes',
         security: [],
@@ -100,17 +102,26 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/healthz',
-    { schema: { tags: ['Health'], summary: 'The process is up', security: [], response: { 200: Status } } },
+    {
+      schema: {
+        operationId: 'getHealth',
+        tags: ['Health'],
+        summary: 'The process is up',
+        security: [],
+        response: { 200: Status },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
   app.get(
     '/livez',
     {
       schema: {
+        operationId: 'getLiveness',
         tags: ['Health'],
         summary: 'The process and its event loop keep up (503 service_unavailable under pressure)',
         security: [],
-        response: { 200: Status },
+        response: { 200: Status, ...errorResponses(503) },
       },
     },
     async () => ({ status: 'ok' }),
@@ -119,10 +130,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['Health'],
         summary: 'The database answers, and Redis when configured; not while shutting down',
         security: [],
-        response: { 200: Status },
+        response: { 200: Status, ...errorResponses(503) },
       },
     },
     async () => {

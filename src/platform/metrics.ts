@@ -236,6 +236,7 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
       METRICS_ROUTE,
       {
         schema: {
+          operationId: 'getMetrics',
           tags: ['Health'],
           summary:
             'Prometheus metrics: with METRICS_TOKEN as a Bearer token; without one, to this machine only',

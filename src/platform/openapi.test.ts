@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { requestValidators } from './validation.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -10,15 +11,38 @@ before(async () => {
 after(() => ctx.close());
 
 interface Operation {
+  operationId?: string;
   tags?: string[];
   summary?: string;
-  responses?: Record<string, unknown>;
+  requestBody?: { content: Record<string, { schema: object; example?: unknown }> };
+  responses?: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
 }
 type OpenApi = {
   openapi: string;
   info: { version: string };
   paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Record<string, unknown>> };
 };
+
+const openApi = async () => (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApi;
+
+/** Every operation of the document as `METHOD /path` with its operation object. */
+const operationsOf = (spec: OpenApi) =>
+  Object.entries(spec.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, operation]) => ({
+      route: `${method.toUpperCase()} ${path}`,
+      operation,
+    })),
+  );
+
+/** The request validator the app itself uses, on a schema of the document. */
+const validatorOf = (schema: object) =>
+  (requestValidators()({}) as unknown as (route: object) => (value: unknown) => boolean)({
+    schema,
+    httpPart: 'body',
+    method: 'POST',
+    url: '/',
+  });
 
 const normalise = (path: string) => (path.length > 1 ? path.replace(/\/$/, '') : path);
 
@@ -92,6 +116,99 @@ describe('GET /openapi.json', () => {
         'GET /v1/manage/audit-logs',
       ]) {
         assert.ok(documented.has(route), route);
+      }
+    });
+  });
+});
+
+describe('GET /openapi.json, for client generators', () => {
+  describe('200', () => {
+    it('gives every operation an operationId, unique and camelCase', async () => {
+      const operations = operationsOf(await openApi());
+      const ids = operations.map(({ route, operation }) => {
+        assert.match(operation.operationId ?? '', /^[a-z][a-zA-Z]+$/, `${route} has a camelCase operationId`);
+        return operation.operationId;
+      });
+      assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+      const byRoute = new Map(operations.map(({ route, operation }) => [route, operation.operationId]));
+      assert.equal(byRoute.get('POST /v1/bookings'), 'createBooking');
+      assert.equal(byRoute.get('GET /v1/availability/{business_id}'), 'getAvailability');
+    });
+
+    it('gives every request body an example that its own schema accepts', async () => {
+      const operations = operationsOf(await openApi()).filter(({ operation }) => operation.requestBody);
+      assert.ok(operations.length >= 30, `found the bodies: ${operations.length}`);
+      for (const { route, operation } of operations) {
+        for (const [type, media] of Object.entries(operation.requestBody!.content)) {
+          assert.notEqual(media.example, undefined, `${route} ${type} has an example`);
+          const validate = validatorOf(media.schema) as ((value: unknown) => boolean) & { errors?: unknown };
+          assert.ok(validate(structuredClone(media.example)), `${route}: ${JSON.stringify(validate.errors)}`);
+        }
+      }
+    });
+
+    it('names the error body Error and requires error.code and error.message in it', async () => {
+      const spec = await openApi();
+      const schema = { ...spec.components.schemas.Error, $id: undefined };
+      const validate = validatorOf(schema);
+      assert.equal(validate({}), false, 'an empty object is no error body');
+      assert.equal(validate({ error: { code: 'not_found' } }), false, 'the message is required');
+      assert.equal(validate({ error: { message: 'booking not found' } }), false, 'the code is required');
+      assert.equal(validate({ error: { code: 'not_found', message: 'booking not found' } }), true);
+      const created = spec.paths['/v1/bookings']!.post!;
+      assert.equal(
+        created.responses?.['409']?.content?.['application/json']?.schema.$ref,
+        '#/components/schemas/Error',
+      );
+      assert.deepEqual(
+        Object.keys(spec.components.schemas).filter((name) => /^def-\d+$/.test(name)),
+        [],
+        'every component has a name of its own',
+      );
+    });
+
+    it('documents only the errors a route can give: 402 where a plan or a past-due subscription refuses, 413 where a body can be too large', async () => {
+      const spec = await openApi();
+      const statusesOf = (method: string, path: string) =>
+        Object.keys(spec.paths[path]?.[method]?.responses ?? {}).filter((status) => status >= '400');
+      for (const [method, path] of [
+        ['get', '/healthz'],
+        ['post', '/v1/auth/developer/register'],
+        ['post', '/v1/auth/developer/login'],
+        ['post', '/v1/auth/refresh'],
+        ['post', '/v1/auth/login'],
+        ['post', '/v1/auth/switch'],
+        ['get', '/v1/manage/subscription'],
+        ['post', '/v1/developer/billing/checkout'],
+        ['post', '/v1/developer/billing/portal'],
+        ['post', '/webhooks/payments'],
+        ['get', '/v1/sandbox/availability'],
+        ['post', '/v1/sandbox/bookings'],
+      ] as const) {
+        assert.ok(!statusesOf(method, path).includes('402'), `${method} ${path} has no 402`);
+      }
+      for (const [method, path] of [
+        ['post', '/v1/bookings'],
+        ['post', '/v1/dynamic/bookings'],
+        ['patch', '/v1/manage/settings'],
+        ['get', '/v1/availability/{business_id}'],
+      ] as const) {
+        assert.ok(statusesOf(method, path).includes('402'), `${method} ${path} has 402`);
+      }
+      assert.deepEqual(statusesOf('get', '/healthz'), []);
+      assert.deepEqual(statusesOf('get', '/readyz'), ['503']);
+      assert.deepEqual(statusesOf('get', '/v1/manage/settings'), ['401', '402', '403', '429']);
+      for (const { route, operation } of operationsOf(spec)) {
+        const statuses = Object.keys(operation.responses ?? {});
+        if (operation.requestBody) {
+          for (const status of ['400', '413', '415', '422']) {
+            assert.ok(statuses.includes(status), `${route} takes a body: documents ${status}`);
+          }
+        }
+        if (route.startsWith('GET') || route.startsWith('DELETE')) {
+          assert.ok(!statuses.includes('413'), `${route} takes no body: no 413`);
+        }
+        if (route.includes('{')) assert.ok(statuses.includes('404'), `${route} names an id: documents 404`);
       }
     });
   });

@@ -32,8 +32,7 @@ interface Quota {
  * come in bursts from a few addresses, a refused one only comes back later, and a forged one costs
  * one signature check before anything else happens.
  */
-function isUnlimited(request: FastifyRequest): boolean {
-  const route = routeOf(request);
+export function isUnlimitedRoute(route: string | undefined): boolean {
   return (
     route === '/healthz' ||
     route === '/webhooks/payments' ||
@@ -44,6 +43,7 @@ function isUnlimited(request: FastifyRequest): boolean {
     (route?.startsWith('/docs/') ?? false)
   );
 }
+const isUnlimited = (request: FastifyRequest) => isUnlimitedRoute(routeOf(request));
 
 /** Online booking creation, on the slot grid or in dynamic mode: one bucket for both. */
 const BOOKING_CREATION_ROUTES = new Set(['/v1/bookings', '/v1/dynamic/bookings']);

@@ -28,4 +28,5 @@ export function routeOf(request: FastifyRequest): string | undefined {
 }
 
 /** The account endpoints: sign-up, logins, refresh. */
-export const isAccountRoute = (request: FastifyRequest) => routeOf(request)?.startsWith('/v1/auth/') ?? false;
+export const isAccountPath = (route: string) => route.startsWith('/v1/auth/');
+export const isAccountRoute = (request: FastifyRequest) => isAccountPath(routeOf(request) ?? '');

@@ -35,29 +35,36 @@ export const Nullable = <T extends TSchema>(schema: T) => {
 
 export const ErrorBody = Type.Object(
   {
-    error: Type.Optional(
-      Type.Object({
-        code: Type.String(),
-        message: Type.String(),
-        fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-      }),
-    ),
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    }),
     detail: Type.Optional(Type.String()),
   },
-  { description: 'Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail`' },
+  {
+    $id: 'Error',
+    description: 'Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail`',
+  },
 );
 
-/** Error statuses documented on authenticated routes. */
-export const ErrorResponses = {
-  400: ErrorBody,
-  401: ErrorBody,
-  402: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  409: ErrorBody,
-  422: ErrorBody,
-  429: ErrorBody,
-};
+/**
+ * `schema` with `value` as its example, shown in the API reference and generated clients; the
+ * value is type-checked against the schema here, and validated by the OpenAPI test.
+ */
+export const example = <T extends TSchema>(schema: T, value: Static<T>): T =>
+  Object.assign(schema, { examples: [value] });
+
+/**
+ * The error body by reference: registered once (`app.addSchema(ErrorBody)`), so the reference
+ * names it `Error` and generated clients get one error type.
+ */
+const ErrorRef = Type.Unsafe<Static<typeof ErrorBody>>({ $ref: 'Error' });
+
+/** Error statuses of a route, each answered with the one error body. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorRef> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorRef]));
+}
 
 export const IdParams = <K extends string>(name: K) =>
   Type.Object({ [name]: Uuid } as { [P in K]: typeof Uuid }, { additionalProperties: false });

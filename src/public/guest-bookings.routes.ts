@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { DepositSchema } from '../bookings/bookings.view.ts';
 import { optionalCredential } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { DateString, ErrorResponses, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { DateString, errorResponses, example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { cancelGuestBooking, type GuestContact, viewGuestBooking } from './guest-bookings.service.ts';
 
 const Contact = {
@@ -63,13 +63,14 @@ export const guestBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Personal data: never kept by a cache.
       config: { publishable: true, sensitive: true },
       schema: {
+        operationId: 'getGuestBooking',
         tags: ['Public'],
         summary: "A guest's own booking, by confirmation code and the guest's email or phone",
         description: `What the guest may see: times in the business's zone, party, the name and email given, the deposit, and whether and until when it may be cancelled online. ${CONTACT_RULE}`,
         security: [],
         params: CodeParams,
         querystring: Type.Object(Contact, { additionalProperties: false }),
-        response: { 200: GuestBooking, ...ErrorResponses },
+        response: { 200: GuestBooking },
       },
     },
     async (request) =>
@@ -88,13 +89,14 @@ export const guestBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: optionalCredential,
       config: { publishable: true, sensitive: true },
       schema: {
+        operationId: 'cancelGuestBooking',
         tags: ['Public'],
         summary: 'A guest cancels their own booking, until the business’s cancellation cut-off',
         description: `A \`pending\` or \`confirmed\` booking is cancelled (\`booking.cancelled\` fires; a deposit is left as a staff cancellation leaves it) until \`cancellation_cutoff_hours\` before its start: later, 409 \`cancellation_cutoff_passed\`. Another status is 409 \`conflict\`. ${CONTACT_RULE}`,
         security: [],
         params: CodeParams,
-        body: Type.Object(Contact, { additionalProperties: false }),
-        response: { 200: GuestBooking, ...ErrorResponses },
+        body: example(Type.Object(Contact, { additionalProperties: false }), { email: 'grace@example.com' }),
+        response: { 200: GuestBooking, ...errorResponses(409) },
       },
     },
     async (request, reply) => {

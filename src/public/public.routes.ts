@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
-import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.queries.ts';
 import { SettingsFields } from '../settings/settings.routes.ts';
 import { cachePublicRead } from './http-cache.ts';
@@ -35,13 +35,14 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       ...PUBLIC_READ,
       schema: {
+        operationId: 'getPublicBusiness',
         ...PUBLIC_SCHEMA,
         summary: 'A business by its slug: id, name, slug and the settings a booking widget needs',
         params: Type.Object(
           { slug: Type.String({ minLength: 1, maxLength: 200 }) },
           { additionalProperties: false },
         ),
-        response: { 200: BusinessInfo, 304: NotModified, ...ErrorResponses },
+        response: { 200: BusinessInfo, 304: NotModified },
       },
     },
     async (request) => {
@@ -51,16 +52,20 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  for (const path of ['/v1/public/hours/:business_id', '/v1/availability/hours/:business_id']) {
+  for (const [path, operationId] of [
+    ['/v1/public/hours/:business_id', 'getPublicHours'],
+    ['/v1/availability/hours/:business_id', 'getAvailabilityHours'],
+  ] as const) {
     app.get(
       path,
       {
         ...PUBLIC_READ,
         schema: {
           ...PUBLIC_SCHEMA,
+          operationId,
           summary: 'Weekly operating hours: seven rows, Sunday (0) first',
           params: IdParams('business_id'),
-          response: { 200: Type.Array(HoursRowView), 304: NotModified, ...ErrorResponses },
+          response: { 200: Type.Array(HoursRowView), 304: NotModified },
         },
       },
       async (request) => publicHours(app.db, request.params.business_id),
@@ -72,10 +77,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       ...PUBLIC_READ,
       schema: {
+        operationId: 'getPublicBlackoutDates',
         ...PUBLIC_SCHEMA,
         summary: "Blackout ranges ending today or later in the business's time zone, by start date",
         params: IdParams('business_id'),
-        response: { 200: Type.Array(PublicBlackout), 304: NotModified, ...ErrorResponses },
+        response: { 200: Type.Array(PublicBlackout), 304: NotModified },
       },
     },
     async (request) => publicBlackouts(app.db, request.params.business_id, app.clock.now()),

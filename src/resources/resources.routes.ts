@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
+import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { listResources, ResourceView } from './resources.queries.ts';
 import { changeResource, createResource, deleteResource } from './resources.service.ts';
 
@@ -41,10 +41,11 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listResources',
         tags: ['Resources'],
         summary: 'List resources by display order, inactive ones included',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(ResourceView), ...ErrorResponses },
+        response: { 200: pageEnvelope(ResourceView) },
       },
     },
     async (request) => listResources(app.db, pageOf(request)),
@@ -55,10 +56,17 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'createResource',
         tags: ['Resources'],
         summary: 'Create a resource (a table, a stylist, a room)',
-        body: CreateBody,
-        response: { 201: ResourceView, ...ErrorResponses },
+        body: example(CreateBody, {
+          name: 'Table 4',
+          resource_type: 'table',
+          capacity_min: 2,
+          capacity_max: 4,
+          section: 'Terrace',
+        }),
+        response: { 201: ResourceView },
       },
     },
     async (request, reply) =>
@@ -70,11 +78,12 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'updateResource',
         tags: ['Resources'],
         summary: 'Change any field of a resource; is_active false hides it from availability',
         params: IdParams('resource_id'),
-        body: PatchBody,
-        response: { 200: ResourceView, ...ErrorResponses },
+        body: example(PatchBody, { capacity_max: 6, is_active: true }),
+        response: { 200: ResourceView },
       },
     },
     async (request, reply) =>
@@ -88,11 +97,12 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'deleteResource',
         tags: ['Resources'],
         summary: 'Delete a resource; refused with 409 while bookings to come hold it',
         description: 'Past bookings keep showing the resource they were made on.',
         params: IdParams('resource_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null(), ...errorResponses(409) },
       },
     },
     async (request, reply) =>

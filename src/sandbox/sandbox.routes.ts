@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
-import { DateString, ErrorResponses, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import {
+  DateString,
+  errorResponses,
+  example,
+  IdParams,
+  Nullable,
+  Timestamp,
+  Uuid,
+} from '../platform/schemas.ts';
 import {
   cancelSandboxBooking,
   createSandboxBooking,
@@ -54,6 +62,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/resources',
     {
       schema: {
+        operationId: 'listSandboxResources',
         ...SANDBOX_TAG,
         summary: "The sandbox business's tables (no key needed)",
         response: {
@@ -66,7 +75,6 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
               capacity_max: Type.Integer(),
             }),
           ),
-          ...ErrorResponses,
         },
       },
     },
@@ -77,6 +85,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/availability',
     {
       schema: {
+        operationId: 'getSandboxAvailability',
         ...SANDBOX_TAG,
         summary: "The sandbox's slots of one day, as start and end timestamps",
         querystring: Type.Object(
@@ -101,7 +110,6 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
             ),
             reason: Nullable(Type.String()),
           }),
-          ...ErrorResponses,
         },
       },
     },
@@ -113,26 +121,39 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/bookings',
     {
       schema: {
+        operationId: 'createSandboxBooking',
         ...SANDBOX_TAG,
         summary: 'Book the sandbox (honours Idempotency-Key)',
-        body: Type.Object(
+        body: example(
+          Type.Object(
+            {
+              start_time: Timestamp,
+              capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 2 })),
+              customer: Type.Object(
+                {
+                  first_name: Type.String({ minLength: 1, maxLength: 100 }),
+                  last_name: Type.String({ minLength: 1, maxLength: 100 }),
+                  email: Type.String({ format: 'email', maxLength: 254 }),
+                  phone: Type.String({ minLength: 7, maxLength: 20 }),
+                },
+                { additionalProperties: false },
+              ),
+              notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+            },
+            { additionalProperties: false },
+          ),
           {
-            start_time: Timestamp,
-            capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 2 })),
-            customer: Type.Object(
-              {
-                first_name: Type.String({ minLength: 1, maxLength: 100 }),
-                last_name: Type.String({ minLength: 1, maxLength: 100 }),
-                email: Type.String({ format: 'email', maxLength: 254 }),
-                phone: Type.String({ minLength: 7, maxLength: 20 }),
-              },
-              { additionalProperties: false },
-            ),
-            notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+            start_time: '2026-12-04T19:00:00+01:00',
+            capacity: 2,
+            customer: {
+              first_name: 'Grace',
+              last_name: 'Hopper',
+              email: 'grace@example.com',
+              phone: '+49 30 5550 1234',
+            },
           },
-          { additionalProperties: false },
         ),
-        response: { 201: SandboxBooking, ...ErrorResponses },
+        response: { 201: SandboxBooking, ...errorResponses(404) },
       },
     },
     async (request, reply) => {
@@ -159,10 +180,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/bookings/:booking_id',
     {
       schema: {
+        operationId: 'getSandboxBooking',
         ...SANDBOX_TAG,
         summary: 'One sandbox booking',
         params: IdParams('booking_id'),
-        response: { 200: SandboxBooking, ...ErrorResponses },
+        response: { 200: SandboxBooking },
       },
     },
     async (request) => getSandboxBooking(app.db, await sandbox(), request.params.booking_id),
@@ -172,10 +194,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sandbox/bookings/:booking_id',
     {
       schema: {
+        operationId: 'cancelSandboxBooking',
         ...SANDBOX_TAG,
         summary: 'Cancel a sandbox booking (answers it, cancelled)',
         params: IdParams('booking_id'),
-        response: { 200: SandboxBooking, ...ErrorResponses },
+        response: { 200: SandboxBooking },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
+import { example, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
 import { listServices, ServiceView } from './services.queries.ts';
 import { changeService, createService, deleteService } from './services.service.ts';
 
@@ -43,13 +43,14 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listServices',
         tags: ['Services'],
         summary: 'List services by name; inactive ones only with include_inactive=true',
         querystring: Type.Object(
           { ...PageQuery, include_inactive: Type.Optional(Type.Boolean({ default: false })) },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(ServiceView), ...ErrorResponses },
+        response: { 200: pageEnvelope(ServiceView) },
       },
     },
     async (request) =>
@@ -61,10 +62,11 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'createService',
         tags: ['Services'],
         summary: 'Create a bookable service (e.g. a haircut or a tasting menu)',
-        body: CreateBody,
-        response: { 201: ServiceView, ...ErrorResponses },
+        body: example(CreateBody, { name: 'Dinner', duration_minutes: 90 }),
+        response: { 201: ServiceView },
       },
     },
     async (request, reply) => {
@@ -78,11 +80,12 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'updateService',
         tags: ['Services'],
         summary: 'Change any field of a service; fields left out stay as they are',
         params: IdParams('service_id'),
-        body: PatchBody,
-        response: { 200: ServiceView, ...ErrorResponses },
+        body: example(PatchBody, { duration_minutes: 120 }),
+        response: { 200: ServiceView },
       },
     },
     async (request, reply) => {
@@ -98,10 +101,11 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'deleteService',
         tags: ['Services'],
         summary: 'Delete a service; bookings made for it keep it',
         params: IdParams('service_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {

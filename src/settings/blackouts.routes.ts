@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, Nullable } from '../platform/schemas.ts';
+import { DateString, example, IdParams, Nullable } from '../platform/schemas.ts';
 import { BlackoutView, listBlackouts } from './blackouts.queries.ts';
 import { addBlackout, changeBlackout, removeBlackout } from './blackouts.service.ts';
 
@@ -34,10 +34,11 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listBlackoutDates',
         tags: ['Settings'],
         summary: 'List blackout dates by start date, past ones included',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(BlackoutView), ...ErrorResponses },
+        response: { 200: pageEnvelope(BlackoutView) },
       },
     },
     async (request) => listBlackouts(app.db, pageOf(request)),
@@ -48,10 +49,11 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'createBlackoutDate',
         tags: ['Settings'],
         summary: 'Close the business on a range of whole days',
-        body: CreateBody,
-        response: { 201: BlackoutView, ...ErrorResponses },
+        body: example(CreateBody, { start_date: '2026-12-24', end_date: '2026-12-26', reason: 'Christmas' }),
+        response: { 201: BlackoutView },
       },
     },
     async (request, reply) => {
@@ -65,11 +67,12 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'updateBlackoutDate',
         tags: ['Settings'],
         summary: 'Change the dates or the reason of a blackout',
         params: IdParams('blackout_id'),
-        body: PatchBody,
-        response: { 200: BlackoutView, ...ErrorResponses },
+        body: example(PatchBody, { reason: 'Closed for the holidays' }),
+        response: { 200: BlackoutView },
       },
     },
     async (request, reply) => {
@@ -85,10 +88,11 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'deleteBlackoutDate',
         tags: ['Settings'],
         summary: 'Remove a blackout: the days are bookable again',
         params: IdParams('blackout_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { ErrorResponses, Nullable, TimeString } from '../platform/schemas.ts';
+import { example, Nullable, TimeString } from '../platform/schemas.ts';
 import { HoursRowView, loadWeek } from './hours.queries.ts';
 import { replaceWeek } from './hours.service.ts';
 
@@ -43,9 +43,10 @@ export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'getHours',
         tags: ['Settings'],
         summary: 'Weekly operating hours: seven rows, Sunday (0) first; a day never set is closed',
-        response: { 200: Week, ...ErrorResponses },
+        response: { 200: Week },
       },
     },
     async (request) => loadWeek(app.db, principalOf(request).businessId),
@@ -60,10 +61,18 @@ export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (Array.isArray(request.body)) request.body = { hours: request.body };
       },
       schema: {
+        operationId: 'replaceHours',
         tags: ['Settings'],
         summary: 'Replace the hours of all seven days',
-        body: WeekBody,
-        response: { 200: Week, ...ErrorResponses },
+        body: example(WeekBody, {
+          hours: [0, 1, 2, 3, 4, 5, 6].map((day_of_week) => ({
+            day_of_week,
+            is_open: day_of_week !== 1,
+            open_time: '17:00',
+            close_time: '23:00',
+          })),
+        }),
+        response: { 200: Week },
       },
     },
     async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { ErrorResponses } from '../platform/schemas.ts';
+import { example } from '../platform/schemas.ts';
 import { changeSettings, getSettings, prepareSettingsChange } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
@@ -53,9 +53,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'getSettings',
         tags: ['Settings'],
         summary: "The business's booking settings",
-        response: { 200: Settings, ...ErrorResponses },
+        response: { 200: Settings },
       },
     },
     async (request) => getSettings(app.db, principalOf(request).businessId),
@@ -66,10 +67,15 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write' }),
       schema: {
+        operationId: 'updateSettings',
         tags: ['Settings'],
         summary: 'Change any subset of the settings; answers with all of them',
-        body: SettingsPatch,
-        response: { 200: Settings, ...ErrorResponses },
+        body: example(SettingsPatch, {
+          timezone: 'Europe/Berlin',
+          default_slot_interval_minutes: 30,
+          booking_window_days: 60,
+        }),
+        response: { 200: Settings },
       },
     },
     async (request, reply) => {

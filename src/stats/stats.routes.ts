@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { DateString, ErrorResponses, Uuid } from '../platform/schemas.ts';
+import { DateString, Uuid } from '../platform/schemas.ts';
 import { businessStats } from './stats.service.ts';
 
 const Count = Type.Integer({ minimum: 0 });
@@ -43,6 +43,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'getStats',
         tags: ['Statistics'],
         summary: "Statistics of the bookings dated in a period, in the business's time zone",
         description:
@@ -51,7 +52,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { from_date: Type.Optional(DateString), to_date: Type.Optional(DateString) },
           { additionalProperties: false },
         ),
-        response: { 200: Stats, ...ErrorResponses },
+        response: { 200: Stats },
       },
     },
     async (request) => businessStats(app.db, principalOf(request).businessId, request.query, app.clock.now()),

@@ -5,7 +5,7 @@ import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
 import { joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
 
@@ -42,14 +42,23 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { publishable: true },
       preValidation: acceptCustomerFlatOrNested('nested'),
       schema: {
+        operationId: 'joinWaitlist',
         tags: ['Waitlist'],
         summary: 'Join a business’s waitlist (public); returns the position for the preferred date',
         security: [],
         params: IdParams('business_id'),
-        body: NewEntryBody,
+        body: example(NewEntryBody, {
+          customer: {
+            first_name: 'Grace',
+            last_name: 'Hopper',
+            email: 'grace@example.com',
+            phone: '+49 30 5550 1234',
+          },
+          preferred_date: '2026-12-04',
+          capacity: 2,
+        }),
         response: {
           201: Type.Object({ waitlist_id: Uuid, position: Type.Integer({ minimum: 1 }) }),
-          ...ErrorResponses,
         },
       },
     },
@@ -79,6 +88,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'read' }),
       schema: {
+        operationId: 'listWaitlist',
         tags: ['Waitlist'],
         summary:
           'List waitlist entries in the order they were added; `preferred_date` keeps that date and the undated entries',
@@ -89,7 +99,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(WaitlistEntryView), ...ErrorResponses },
+        response: { 200: pageEnvelope(WaitlistEntryView) },
       },
     },
     async (request) => listEntries(app.db, pageOf(request), request.query.preferred_date),
@@ -100,10 +110,11 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       schema: {
+        operationId: 'removeWaitlistEntry',
         tags: ['Waitlist'],
         summary: 'Remove a waitlist entry',
         params: IdParams('entry_id'),
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {

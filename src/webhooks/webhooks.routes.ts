@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { ErrorResponses, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
 import {
   createEndpoint,
@@ -75,22 +75,26 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: admin,
       schema: {
+        operationId: 'createWebhookEndpoint',
         tags: ['Webhooks'],
         summary: 'Register a webhook endpoint; its signing secret is returned once',
         description: `\`url\` must be https and reach a public address. \`events\`: any of ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}, or \`*\` for all.`,
-        body: Type.Object(
-          {
-            url: Type.String({ minLength: 1, maxLength: 2048 }),
-            events: Type.Array(Type.String({ maxLength: 100 }), {
-              minItems: 1,
-              maxItems: WEBHOOK_EVENTS.length + 1,
-              uniqueItems: true,
-            }),
-            description: Type.Optional(Nullable(NonBlankString({ maxLength: 500 }))),
-          },
-          { additionalProperties: false },
+        body: example(
+          Type.Object(
+            {
+              url: Type.String({ minLength: 1, maxLength: 2048 }),
+              events: Type.Array(Type.String({ maxLength: 100 }), {
+                minItems: 1,
+                maxItems: WEBHOOK_EVENTS.length + 1,
+                uniqueItems: true,
+              }),
+              description: Type.Optional(Nullable(NonBlankString({ maxLength: 500 }))),
+            },
+            { additionalProperties: false },
+          ),
+          { url: 'https://example.com/slotwise/webhooks', events: ['booking.created', 'booking.cancelled'] },
         ),
-        response: { 201: EndpointWithSecret, ...ErrorResponses },
+        response: { 201: EndpointWithSecret },
       },
     },
     async (request, reply) => {
@@ -107,10 +111,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: admin,
       schema: {
+        operationId: 'listWebhookEndpoints',
         tags: ['Webhooks'],
         summary: 'List webhook endpoints, oldest first (never their secrets)',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(EndpointView), ...ErrorResponses },
+        response: { 200: pageEnvelope(EndpointView) },
       },
     },
     async (request) => listEndpoints(app.db, pageOf(request)),
@@ -121,10 +126,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: admin,
       schema: {
+        operationId: 'deleteWebhookEndpoint',
         tags: ['Webhooks'],
         summary: 'Remove a webhook endpoint; deliveries not yet made are dropped',
         params: EndpointParams,
-        response: { 204: Type.Null(), ...ErrorResponses },
+        response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {
@@ -141,10 +147,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sensitive: true },
       onRequest: admin,
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags: ['Webhooks'],
         summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
         params: EndpointParams,
-        response: { 200: RotatedEndpoint, ...ErrorResponses },
+        response: { 200: RotatedEndpoint },
       },
     },
     async (request, reply) => {
@@ -160,10 +167,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: admin,
       schema: {
+        operationId: 'testWebhookEndpoint',
         tags: ['Webhooks'],
         summary: 'Send a `webhook.test` event to this endpoint, delivered like any other',
         params: EndpointParams,
-        response: { 202: DeliveryView, ...ErrorResponses },
+        response: { 202: DeliveryView },
       },
     },
     async (request, reply) => {
@@ -179,6 +187,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: admin,
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags: ['Webhooks'],
         summary: "The endpoint's delivery log, newest first",
         params: EndpointParams,
@@ -186,7 +195,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { ...PageQuery, status: Type.Optional(DeliveryStatus) },
           { additionalProperties: false },
         ),
-        response: { 200: pageEnvelope(DeliveryView), ...ErrorResponses },
+        response: { 200: pageEnvelope(DeliveryView) },
       },
     },
     async (request) => {
@@ -205,10 +214,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       onRequest: admin,
       schema: {
+        operationId: 'retryWebhookDelivery',
         tags: ['Webhooks'],
         summary: 'Send a delivery again now (any status), with a fresh retry schedule',
         params: Type.Object({ endpoint_id: Uuid, delivery_id: Uuid }, { additionalProperties: false }),
-        response: { 202: DeliveryView, ...ErrorResponses },
+        response: { 202: DeliveryView },
       },
     },
     async (request, reply) => {
