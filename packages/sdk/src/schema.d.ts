@@ -4,6 +4,40 @@
  */
 
 export interface paths {
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics: with METRICS_TOKEN as a Bearer token; without one, to this machine only */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where to start: the API reference and the health routes */
+        get: operations["getHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -21,6 +55,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process and its event loop keep up (503 service_unavailable under pressure) */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -28,7 +79,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database answers */
+        /** The database answers, and Redis when configured; not while shutting down */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -205,8 +256,31 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key (it stays listed with is_active false) */
+        /**
+         * Revoke an API key (it stays listed with is_active false)
+         * @description The default publishable key is rotated instead: revoking it is 409 `conflict`.
+         */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/api-keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a key by a new one with the same settings; the old one is refused from then on
+         * @description The new key keeps the name, type, scopes, environment, origins, rate limit and default flag; the answer carries it in full. A revoked key is 409 `conflict`.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -825,7 +899,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A business by its slug: id, name and slug */
+        /** A business by its slug: id, name, slug and the settings a booking widget needs */
         get: operations["getPublicBusiness"];
         put?: never;
         post?: never;
@@ -880,6 +954,46 @@ export interface paths {
         get: operations["getPublicBlackoutDates"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/bookings/{confirmation_code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A guest's own booking, by confirmation code and the guest's email or phone
+         * @description What the guest may see: times in the business's zone, party, the name and email given, the deposit, and whether and until when it may be cancelled online. The guest proves the booking is theirs with the email or the phone given with it (both must match when both are sent; neither is 422). A wrong code, email or phone is the same 404. Limited to 10 calls a minute per client IP.
+         */
+        get: operations["getGuestBooking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/bookings/{confirmation_code}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A guest cancels their own booking, until the business’s cancellation cut-off
+         * @description A `pending` or `confirmed` booking is cancelled (`booking.cancelled` fires; a deposit is left as a staff cancellation leaves it) until `cancellation_cutoff_hours` before its start: later, 409 `cancellation_cutoff_passed`. Another status is 409 `conflict`. The guest proves the booking is theirs with the email or the phone given with it (both must match when both are sent; neither is 422). A wrong code, email or phone is the same 404. Limited to 10 calls a minute per client IP.
+         */
+        post: operations["cancelGuestBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -988,7 +1102,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Book a slot (API key with the write scope)
+         * Book a slot (API key with the write scope, or a publishable key)
          * @description Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless `resource_id` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 `slot_unavailable`. With a deposit (`deposit_type` `charge` or `authorization_hold`) the booking is `pending` and the answer adds `payment_client_secret` and `deposit_type`; unpaid after `payment_hold_minutes` it is cancelled. A hold for a booking more than 6 days ahead saves the card (a setup intent's secret) and is placed 6 days before the start. 402 `plan_upgrade_required` for holds on a plan without them; 422 `deposits_not_enabled` while the business has no payment account (sandbox businesses need none).
          */
         post: operations["createBooking"];
@@ -1569,6 +1683,74 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        version: string;
+                        links: {
+                            docs: string;
+                            openapi: string;
+                            health: string;
+                            liveness: string;
+                            readiness: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -1587,6 +1769,37 @@ export interface operations {
                     "application/json": {
                         status: string;
                     };
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2777,10 +2990,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            /** @description first 12 characters of the key */
+                            /** @description `secret` (`svc_live_`/`svc_test_`): for servers, with scopes. `publishable` (`svc_pk_live_`/`svc_pk_test_`): safe in a web page, used from its `allowed_origins` only, and may only read availability and public data, book, join the waitlist and manage a guest booking */
+                            type: "secret" | "publishable";
+                            /** @description first 12 characters of a secret key, 16 of a publishable one */
                             prefix: string;
+                            /** @description a publishable key in full (it is no secret); null for a secret key */
+                            key: string | null;
+                            /** @description empty for a publishable key */
                             scopes: ("read" | "write" | "admin")[];
                             environment: "live" | "test";
+                            /** @description origins a publishable key may be used from; empty for a secret key */
+                            allowed_origins: string[];
+                            /** @description the business's default publishable key: used by its hosted booking page, also accepted from the API's own URL; rotated, never revoked */
+                            is_default: boolean;
                             rate_limit_per_minute: number | null;
                             is_active: boolean;
                             /**
@@ -2866,8 +3088,12 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    /** @description `secret` (`svc_live_`/`svc_test_`): for servers, with scopes. `publishable` (`svc_pk_live_`/`svc_pk_test_`): safe in a web page, used from its `allowed_origins` only, and may only read availability and public data, book, join the waitlist and manage a guest booking */
+                    type?: "secret" | "publishable";
                     scopes?: ("read" | "write" | "admin")[];
                     environment?: "live" | "test";
+                    /** @description publishable keys only (required there): origins such as `https://shop.example` or `http://localhost:5173`; no paths or wildcards, `http` only for localhost */
+                    allowed_origins?: string[];
                     rate_limit_per_minute?: number | null;
                 };
             };
@@ -2883,10 +3109,19 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         name: string;
-                        /** @description first 12 characters of the key */
+                        /** @description `secret` (`svc_live_`/`svc_test_`): for servers, with scopes. `publishable` (`svc_pk_live_`/`svc_pk_test_`): safe in a web page, used from its `allowed_origins` only, and may only read availability and public data, book, join the waitlist and manage a guest booking */
+                        type: "secret" | "publishable";
+                        /** @description first 12 characters of a secret key, 16 of a publishable one */
                         prefix: string;
+                        /** @description the full key: shown this once for a secret key */
+                        key: string;
+                        /** @description empty for a publishable key */
                         scopes: ("read" | "write" | "admin")[];
                         environment: "live" | "test";
+                        /** @description origins a publishable key may be used from; empty for a secret key */
+                        allowed_origins: string[];
+                        /** @description the business's default publishable key: used by its hosted booking page, also accepted from the API's own URL; rotated, never revoked */
+                        is_default: boolean;
                         rate_limit_per_minute: number | null;
                         is_active: boolean;
                         /**
@@ -2899,8 +3134,6 @@ export interface operations {
                          * @description ISO 8601 with an offset, years 1900-2999
                          */
                         last_used_at: string | null;
-                        /** @description shown once */
-                        key: string;
                     };
                 };
             };
@@ -3034,6 +3267,147 @@ export interface operations {
             };
             /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @description `secret` (`svc_live_`/`svc_test_`): for servers, with scopes. `publishable` (`svc_pk_live_`/`svc_pk_test_`): safe in a web page, used from its `allowed_origins` only, and may only read availability and public data, book, join the waitlist and manage a guest booking */
+                        type: "secret" | "publishable";
+                        /** @description first 12 characters of a secret key, 16 of a publishable one */
+                        prefix: string;
+                        /** @description the full key: shown this once for a secret key */
+                        key: string;
+                        /** @description empty for a publishable key */
+                        scopes: ("read" | "write" | "admin")[];
+                        environment: "live" | "test";
+                        /** @description origins a publishable key may be used from; empty for a secret key */
+                        allowed_origins: string[];
+                        /** @description the business's default publishable key: used by its hosted booking page, also accepted from the API's own URL; rotated, never revoked */
+                        is_default: boolean;
+                        rate_limit_per_minute: number | null;
+                        is_active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        last_used_at: string | null;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6213,6 +6587,8 @@ export interface operations {
                         deposit_type: "none" | "charge" | "authorization_hold";
                         /** @description how long a public booking waits for its deposit before it is cancelled */
                         payment_hold_minutes: number;
+                        /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
+                        cancellation_cutoff_hours: number;
                     };
                 };
             };
@@ -6295,6 +6671,8 @@ export interface operations {
                     deposit_type?: "none" | "charge" | "authorization_hold";
                     /** @description how long a public booking waits for its deposit before it is cancelled */
                     payment_hold_minutes?: number;
+                    /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
+                    cancellation_cutoff_hours?: number;
                 };
             };
         };
@@ -6330,6 +6708,8 @@ export interface operations {
                         deposit_type: "none" | "charge" | "authorization_hold";
                         /** @description how long a public booking waits for its deposit before it is cancelled */
                         payment_hold_minutes: number;
+                        /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
+                        cancellation_cutoff_hours: number;
                     };
                 };
             };
@@ -7127,6 +7507,22 @@ export interface operations {
                         id: string;
                         name: string;
                         slug: string;
+                        /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
+                        timezone: string;
+                        booking_mode: "scheduled" | "dynamic";
+                        /** @description smallest party size */
+                        min_capacity: number;
+                        /** @description largest party size */
+                        max_capacity: number;
+                        /** @description how far ahead bookings are accepted */
+                        booking_window_days: number;
+                        /** @description gap between slot starts */
+                        default_slot_interval_minutes: number;
+                        deposit_type: "none" | "charge" | "authorization_hold";
+                        /** @description deposit per person, EUR cents */
+                        default_deposit_amount_cents: number;
+                        /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
+                        cancellation_cutoff_hours: number;
                     };
                 };
             };
@@ -7384,6 +7780,308 @@ export interface operations {
             };
             /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGuestBooking: {
+        parameters: {
+            query?: {
+                /** @description the email given with the booking */
+                email?: string;
+                /** @description the phone given with the booking, in any spelling */
+                phone?: string;
+            };
+            header?: never;
+            path: {
+                confirmation_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        confirmation_code: string;
+                        status: string;
+                        business: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            timezone: string;
+                        };
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        booking_date: string;
+                        start_time: string;
+                        end_time: string;
+                        duration_minutes: number;
+                        capacity: number;
+                        /** Format: uuid */
+                        service_id: string | null;
+                        guest: {
+                            first_name: string;
+                            last_name: string;
+                            email: string | null;
+                        };
+                        customer_notes: string | null;
+                        deposit: {
+                            /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
+                            status: string;
+                            type: "charge" | "authorization_hold";
+                            amount_cents: number;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        starts_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        ends_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description until when the guest may cancel online (`cancellation_cutoff_hours` before the start); null once the booking is cancelled, checked in or closed
+                         */
+                        cancellable_until: string | null;
+                        /** @description whether a cancellation now would be accepted */
+                        can_cancel: boolean;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelGuestBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                confirmation_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description the email given with the booking
+                     */
+                    email?: string;
+                    /** @description the phone given with the booking, in any spelling */
+                    phone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        confirmation_code: string;
+                        status: string;
+                        business: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            timezone: string;
+                        };
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        booking_date: string;
+                        start_time: string;
+                        end_time: string;
+                        duration_minutes: number;
+                        capacity: number;
+                        /** Format: uuid */
+                        service_id: string | null;
+                        guest: {
+                            first_name: string;
+                            last_name: string;
+                            email: string | null;
+                        };
+                        customer_notes: string | null;
+                        deposit: {
+                            /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
+                            status: string;
+                            type: "charge" | "authorization_hold";
+                            amount_cents: number;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        starts_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        ends_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description until when the guest may cancel online (`cancellation_cutoff_hours` before the start); null once the booking is cancelled, checked in or closed
+                         */
+                        cancellable_until: string | null;
+                        /** @description whether a cancellation now would be accepted */
+                        can_cancel: boolean;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
