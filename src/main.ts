@@ -3,13 +3,14 @@ import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Database, DataDirLockedError, openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
+import { stopTracing } from './platform/tracing.ts';
 import { ensureSandbox } from './sandbox/sandbox.service.ts';
 
 export async function openDatabase(config: Config): Promise<Database> {
   return config.databaseUrl ? openPostgres(config.databaseUrl) : openPGlite(config.dataDir);
 }
 
-/** On SIGTERM or SIGINT: finish what is in flight (requests, job runs), close the database, exit. */
+/** On SIGTERM or SIGINT: finish what is in flight (requests, job runs), close the database, send the last spans, exit. */
 function stopOnSignal(app: FastifyInstance, database: Database, what: string): void {
   let stopping = false;
   const stop = async (signal: string) => {
@@ -19,6 +20,7 @@ function stopOnSignal(app: FastifyInstance, database: Database, what: string): v
     try {
       await app.close();
       await database.close();
+      await stopTracing();
       process.exit(0);
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
