@@ -1,5 +1,4 @@
 import { appendFileSync } from 'node:fs';
-import type { ExportResult } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { startTracing } from './tracing.ts';
 
@@ -9,7 +8,7 @@ import { startTracing } from './tracing.ts';
  * JSON line to `SPANS_FILE` for the test process to read.
  */
 class SpansToFile extends InMemorySpanExporter {
-  override export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+  override export(spans: ReadableSpan[], done: Parameters<InMemorySpanExporter['export']>[1]): void {
     appendFileSync(
       process.env.SPANS_FILE!,
       spans

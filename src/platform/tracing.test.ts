@@ -89,7 +89,10 @@ async function register(base: string, email: string): Promise<void> {
   assert.equal(response.status, 201, await response.text());
 }
 
-/** The finished spans the fixture wrote, once the request's server span (which ends last) is among them. */
+/**
+ * The finished spans the fixture wrote, once the request's tree is whole: its server span and the
+ * parent of every other span (spans end, and are written, in no fixed order).
+ */
 async function spansOfRequest(file: string): Promise<SpanLine[]> {
   for (let attempt = 0; attempt < 100; attempt++) {
     let text = '';
@@ -100,10 +103,12 @@ async function spansOfRequest(file: string): Promise<SpanLine[]> {
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as SpanLine);
-    if (spans.some((span) => span.kind === SPAN_KIND_SERVER)) return spans;
+    const ids = new Set(spans.map((span) => span.spanId));
+    const whole = spans.every((span) => span.kind === SPAN_KIND_SERVER || ids.has(span.parentSpanId ?? ''));
+    if (whole && spans.some((span) => span.kind === SPAN_KIND_SERVER)) return spans;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  assert.fail('the request never produced a server span');
+  assert.fail('the request never produced a whole tree of spans');
 }
 
 /** The chain of span names from `span` up to the root of its trace. */
