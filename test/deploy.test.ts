@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DockerfileParser } from 'dockerfile-ast';
 import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../src/config.ts';
 import { createTestApp, type TestContext } from './helpers.ts';
 
 /**
@@ -155,6 +156,23 @@ describe('compose.yaml', () => {
     for (const name of interpolated(read('compose.yaml'))) {
       assert.match(example, new RegExp(`^#? ?${name}=`, 'm'), `.env.example lists ${name}`);
     }
+  });
+
+  it('gives the API processes a configuration the service accepts', () => {
+    const secrets: Record<string, string> = { POSTGRES_PASSWORD: 'a1b2c3', JWT_SECRET: 'x'.repeat(40) };
+    const environment = Object.fromEntries(
+      Object.entries(compose.services['api-1']!.environment!).map(([name, value]) => [
+        name,
+        String(value).replace(
+          /\$\{([A-Z0-9_]+)(?::-([^}]*)|:\?[^}]*)?\}/g,
+          (_, variable: string, fallback?: string) => fallback ?? secrets[variable]!,
+        ),
+      ]),
+    );
+    const config = loadConfig(environment);
+    assert.equal(config.databaseUrl, 'postgres://slotwise:a1b2c3@postgres:5432/slotwise');
+    assert.equal(config.host, '0.0.0.0');
+    assert.deepEqual(config.trustProxy, ['172.29.57.0/24']);
   });
 
   it('trusts X-Forwarded-For only from the network the proxy reaches the APIs on', () => {
