@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Database, DataDirLockedError, openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
 import { stopServing } from './platform/shutdown.ts';
+import { stopTracing } from './platform/tracing.ts';
 import { ensureSandbox } from './sandbox/sandbox.service.ts';
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -17,8 +18,8 @@ const CLOSE_GRACE_MS = 5000;
 
 /**
  * On SIGTERM or SIGINT: stop accepting, finish what is in flight (requests up to
- * SHUTDOWN_TIMEOUT_MS, job runs), flush key usage, stop the change feed, close the database and
- * exit 0; exit 1 when requests had to be cut or the close itself did not end.
+ * SHUTDOWN_TIMEOUT_MS, job runs), flush key usage, stop the change feed, close the database, send
+ * the last spans and exit 0; exit 1 when requests had to be cut or the close itself did not end.
  */
 function stopOnSignal(app: FastifyInstance, database: Database, config: Config, what: string): void {
   let stopping = false;
@@ -33,6 +34,7 @@ function stopOnSignal(app: FastifyInstance, database: Database, config: Config, 
     try {
       const drained = await stopServing(app, config.shutdownTimeoutMs);
       await database.close();
+      await stopTracing();
       process.exit(drained ? 0 : 1);
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
