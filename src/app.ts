@@ -55,6 +55,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { WebhookTargets } from './webhooks/target.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { webhookSealKey } from './webhooks/webhooks.service.ts';
+import { widgetRoutes } from './widget/widget.routes.ts';
 
 export const API_VERSION = '2.0.0';
 
@@ -259,6 +260,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);
   await app.register(webhookRoutes);
+  await app.register(widgetRoutes);
 
   return app;
 }
