@@ -55,7 +55,7 @@ const form = (data: FormData) => Object.fromEntries([...data].map(([k, v]) => [k
  * to the parent window when framed.
  */
 export class SlotwiseBooking extends HTMLElement {
-  static observedAttributes = ['business', 'key', 'lang', 'service', 'party-max', 'api'];
+  static observedAttributes = ['business', 'key', 'lang', 'service', 'party-max', 'api', 'heading-level'];
 
   private readonly root = this.attachShadow({ mode: 'open' });
   private api!: Api;
@@ -94,6 +94,11 @@ export class SlotwiseBooking extends HTMLElement {
     if (this.isConnected) void this.start();
   }
 
+  /** The title's heading level (default 2), so it fits the page's outline; each step's is one below. */
+  private get level() {
+    return Math.min(Math.max(Number(this.getAttribute('heading-level')) || 2, 1), 5);
+  }
+
   private get service() {
     return this.getAttribute('service') ?? undefined;
   }
@@ -108,7 +113,7 @@ export class SlotwiseBooking extends HTMLElement {
     );
     this.t = TEXTS[this.language]!;
     this.api = createApi(this.apiBase(), this.getAttribute('key') ?? '');
-    this.root.innerHTML = `<style>${CSS}</style><section class="sw" lang="${this.language}" aria-labelledby="sw-title"><h2 id="sw-title">${esc(this.t.loading)}</h2><div id="sw-body"></div><p id="sw-live" class="sr" role="status"></p><p id="sw-alert" class="alert" role="alert"></p></section>`;
+    this.root.innerHTML = `<style>${CSS}</style><section class="sw" lang="${this.language}" aria-labelledby="sw-title"><h${this.level} id="sw-title">${esc(this.t.loading)}</h${this.level}><div id="sw-body"></div><p id="sw-live" class="sr" role="status"></p><p id="sw-alert" class="alert" role="alert"></p></section>`;
     try {
       const business = await this.api.business(this.getAttribute('business') ?? '');
       if (generation !== this.generation) return;
@@ -140,11 +145,16 @@ export class SlotwiseBooking extends HTMLElement {
     this.$('#sw-alert').textContent = '';
     this.$('#sw-body').innerHTML = this.render();
     const number = STEP_NUMBER[step];
-    const heading = this.$('#sw-body h3');
+    const heading = this.$('#sw-body [tabindex="-1"]');
     this.$('#sw-live').textContent = [number ? fill(this.t.step, { n: number }) : '', heading?.textContent]
       .filter(Boolean)
       .join(': ');
     if (focus) heading?.focus();
+  }
+
+  /** A step's heading, focused when the step opens. */
+  private stepHeading(text: string) {
+    return `<h${this.level + 1} tabindex="-1">${esc(text)}</h${this.level + 1}>`;
   }
 
   private render(): string {
@@ -156,10 +166,10 @@ export class SlotwiseBooking extends HTMLElement {
         const options = Array.from({ length: max - min + 1 }, (_, i) => min + i)
           .map((n) => `<option${n === this.party ? ' selected' : ''}>${n}</option>`)
           .join('');
-        return `<h3 tabindex="-1">${esc(t.party)}</h3><form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party">${options}</select><div class="row"><button class="primary">${esc(t.next)}</button></div></form>`;
+        return `${this.stepHeading(t.party)}<form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party">${options}</select><div class="row"><button class="primary">${esc(t.next)}</button></div></form>`;
       }
       case 'day':
-        return `<h3 tabindex="-1">${esc(t.day)}</h3>${this.calendar()}<div class="row">${back}</div>`;
+        return `${this.stepHeading(t.day)}${this.calendar()}<div class="row">${back}</div>`;
       case 'time': {
         const free = this.slots.filter((slot) => slot.available);
         const buttons = free
@@ -168,7 +178,7 @@ export class SlotwiseBooking extends HTMLElement {
               `<button type="button" data-act="slot" data-time="${slot.time}" aria-pressed="${slot.time === this.time}">${esc(slotTime(this.language, this.date, slot.time))}</button>`,
           )
           .join('');
-        return `<h3 tabindex="-1">${esc(t.time)}</h3><p>${esc(dayLong(this.language, this.date))}</p><p class="muted">${esc(fill(t.zone, { tz: zoneName(this.language, this.business!.timezone) }))}</p>${
+        return `${this.stepHeading(t.time)}<p>${esc(dayLong(this.language, this.date))}</p><p class="muted">${esc(fill(t.zone, { tz: zoneName(this.language, this.business!.timezone) }))}</p>${
           free.length
             ? `<div class="slots" role="group" aria-label="${esc(t.time)}">${buttons}</div><div class="row"><button type="button" class="primary" data-act="details"${this.time ? '' : ' disabled'}>${esc(t.next)}</button>${back}</div>`
             : `<p>${esc(t.noTime)}</p><div class="row"><button type="button" data-act="waitlist">${esc(t.join)}</button>${back}</div>`
@@ -176,22 +186,22 @@ export class SlotwiseBooking extends HTMLElement {
       }
       case 'details': {
         const g = this.guest;
-        return `<h3 tabindex="-1">${esc(t.details)}</h3><p>${esc(dayLong(this.language, this.date))}, ${esc(slotTime(this.language, this.date, this.time))} · ${this.party} × 👤</p><form data-form="book">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('email', t.email, 'email', 'email', g.email)}${field('phone', t.phone, 'tel', 'tel', g.phone)}<label for="sw-notes">${esc(t.notes)}</label><textarea id="sw-notes" name="customer_notes" rows="2">${esc(g.customer_notes)}</textarea><div class="row"><button class="primary">${esc(t.book)}</button>${back}</div></form>`;
+        return `${this.stepHeading(t.details)}<p>${esc(dayLong(this.language, this.date))}, ${esc(slotTime(this.language, this.date, this.time))} · ${esc(this.t.party)}: ${this.party}</p><form data-form="book">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('email', t.email, 'email', 'email', g.email)}${field('phone', t.phone, 'tel', 'tel', g.phone)}<label for="sw-notes">${esc(t.notes)}</label><textarea id="sw-notes" name="customer_notes" rows="2">${esc(g.customer_notes)}</textarea><div class="row"><button class="primary">${esc(t.book)}</button>${back}</div></form>`;
       }
       case 'waitlist': {
         const g = this.guest;
-        return `<h3 tabindex="-1">${esc(t.waitlist)}</h3><p>${esc(dayLong(this.language, this.date))} · ${this.party} × 👤</p><p>${esc(t.waitText)}</p><form data-form="wait">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('phone', t.phone, 'tel', 'tel', g.phone)}${field('email', t.email, 'email', 'email', g.email, false)}<div class="row"><button class="primary">${esc(t.join)}</button>${back}</div></form>`;
+        return `${this.stepHeading(t.waitlist)}<p>${esc(dayLong(this.language, this.date))} · ${esc(this.t.party)}: ${this.party}</p><p>${esc(t.waitText)}</p><form data-form="wait">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('phone', t.phone, 'tel', 'tel', g.phone)}${field('email', t.email, 'email', 'email', g.email, false)}<div class="row"><button class="primary">${esc(t.join)}</button>${back}</div></form>`;
       }
       case 'deposit': {
         const booking = this.booking!;
-        return `<h3 tabindex="-1">${esc(t.deposit)}: ${esc(money(this.language, booking.deposit?.amount_cents ?? 0))}</h3><p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))}</p><p>${esc(t.depositText)}</p><div class="row"><a class="btn" href="${esc(this.paymentUrl(booking.payment_client_secret!))}" target="_blank" rel="noopener" data-act="pay">${esc(t.pay)}</a><button type="button" data-act="check">${esc(t.check)}</button></div>`;
+        return `${this.stepHeading(`${t.deposit}: ${money(this.language, booking.deposit?.amount_cents ?? 0)}`)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))}</p><p>${esc(t.depositText)}</p><div class="row"><a class="btn" href="${esc(this.paymentUrl(booking.payment_client_secret!))}" target="_blank" rel="noopener" data-act="pay">${esc(t.pay)}</a><button type="button" data-act="check">${esc(t.check)}</button></div>`;
       }
       case 'done': {
         const booking = this.booking!;
-        return `<h3 tabindex="-1">${esc(t.done)}</h3><p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${booking.capacity} × 👤</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>`;
+        return `${this.stepHeading(t.done)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(this.t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>`;
       }
       case 'waitlisted':
-        return `<h3 tabindex="-1">${esc(fill(t.joined, { n: this.position }))}</h3><p>${esc(dayLong(this.language, this.date))}</p>`;
+        return `${this.stepHeading(fill(t.joined, { n: this.position }))}<p>${esc(dayLong(this.language, this.date))}</p>`;
     }
   }
 

@@ -2,9 +2,9 @@
 export const CSS = `
 :host{display:block;font:16px/1.4 system-ui,sans-serif;color:var(--sw-text,#1d1d1f);max-width:28rem}
 .sw{background:var(--sw-bg,#fff);border:1px solid #c8c8cc;border-radius:12px;padding:1rem}
-h2{margin:0 0 .5rem;font-size:1.3rem}
-h3{margin:.25rem 0 .75rem;font-size:1.1rem}
-h3:focus{outline:none}
+#sw-title{margin:0 0 .5rem;font-size:1.3rem}
+#sw-body>[tabindex]{margin:.25rem 0 .75rem;font-size:1.1rem}
+#sw-body>[tabindex]:focus{outline:none}
 button,select,input,textarea,.btn{font:inherit;min-height:44px;min-width:44px;box-sizing:border-box;border-radius:8px}
 button,.btn{border:1px solid var(--sw-accent,#0a58a8);background:#fff;color:var(--sw-accent,#0a58a8);padding:0 .9rem;cursor:pointer}
 .primary,.btn{background:var(--sw-accent,#0a58a8);color:#fff;display:inline-flex;align-items:center;text-decoration:none}
@@ -18,7 +18,7 @@ select,input,textarea{width:100%;border:1px solid #767676;padding:.4rem .6rem;ba
 .cal span{font-size:.8rem;color:#595959}
 .cal button{padding:0}
 .cal .full{background:repeating-linear-gradient(135deg,#fff4e0 0 6px,#fde3b8 6px 12px);border-color:#a05a00;color:#6b3d00}
-.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(5.5rem,1fr));gap:6px}
+.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:6px}
 [aria-pressed=true]{background:var(--sw-accent,#0a58a8);color:#fff}
 .muted{color:#595959;font-size:.9rem}
 .code{font-size:1.5rem;font-weight:700;letter-spacing:.08em}
