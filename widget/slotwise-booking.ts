@@ -190,7 +190,7 @@ export class SlotwiseBooking extends HTMLElement {
       }
       case 'waitlist': {
         const g = this.guest;
-        return `${this.stepHeading(t.waitlist)}<p>${esc(dayLong(this.language, this.date))} · ${esc(this.t.party)}: ${this.party}</p><p>${esc(t.waitText)}</p><form data-form="wait">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('phone', t.phone, 'tel', 'tel', g.phone)}${field('email', t.email, 'email', 'email', g.email, false)}<div class="row"><button class="primary">${esc(t.join)}</button>${back}</div></form>`;
+        return `${this.stepHeading(t.waitlist)}<p>${esc(dayLong(this.language, this.date))} · ${esc(this.t.party)}: ${this.party}</p><p>${esc(t.waitText)}</p><form data-form="wait">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('phone', t.phone, 'tel', 'tel', g.phone)}${field('email', `${t.email} (${t.optional})`, 'email', 'email', g.email, false)}<div class="row"><button class="primary">${esc(t.join)}</button>${back}</div></form>`;
       }
       case 'deposit': {
         const booking = this.booking!;
