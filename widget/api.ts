@@ -58,6 +58,8 @@ export interface WaitlistRequest {
   service_id?: string;
 }
 
+export type GuestContact = { email: string } | { phone: string };
+
 /** An answer of the API's error format: `code` as in the API's table of errors. */
 export class ApiError extends Error {
   readonly status: number;
@@ -75,7 +77,9 @@ export interface Api {
   slots(businessId: string, query: Record<string, string | number | undefined>): Promise<{ slots: Slot[] }>;
   book(body: BookingRequest): Promise<{ booking: Booking }>;
   joinWaitlist(businessId: string, body: WaitlistRequest): Promise<{ position: number }>;
-  guestBooking(code: string, email: string): Promise<Booking>;
+  /** A booking as its guest sees it, found by its code and the email or phone given at booking. */
+  guestBooking(code: string, contact: GuestContact): Promise<Booking>;
+  cancelGuestBooking(code: string, contact: GuestContact): Promise<Booking>;
 }
 
 const queryOf = (query: Record<string, string | number | undefined>) => {
@@ -106,6 +110,7 @@ export function createApi(baseUrl: string, key: string): Api {
     slots: (businessId, query) => call('GET', `/v1/availability/${id(businessId)}${queryOf(query)}`),
     book: (body) => call('POST', '/v1/bookings', body),
     joinWaitlist: (businessId, body) => call('POST', `/v1/waitlist/${id(businessId)}`, body),
-    guestBooking: (code, email) => call('GET', `/v1/public/bookings/${id(code)}${queryOf({ email })}`),
+    guestBooking: (code, contact) => call('GET', `/v1/public/bookings/${id(code)}${queryOf(contact)}`),
+    cancelGuestBooking: (code, contact) => call('POST', `/v1/public/bookings/${id(code)}/cancel`, contact),
   };
 }

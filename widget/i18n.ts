@@ -35,6 +35,12 @@ const EN = {
   loading: 'Loading…',
   zone: 'Times in {tz}',
   step: 'Step {n} of 4',
+  contact: 'Email or phone given when booking',
+  find: 'Find my booking',
+  cancel: 'Cancel the booking',
+  cancelled: 'Your booking is cancelled',
+  unknown: 'No booking matches these details.',
+  tooLate: 'This booking can no longer be cancelled online.',
 };
 export type Texts = typeof EN;
 
@@ -76,6 +82,12 @@ export const TEXTS: Record<string, Texts> = {
     loading: 'Wird geladen…',
     zone: 'Zeiten in {tz}',
     step: 'Schritt {n} von 4',
+    contact: 'E-Mail oder Telefon der Buchung',
+    find: 'Buchung finden',
+    cancel: 'Buchung stornieren',
+    cancelled: 'Ihre Buchung ist storniert',
+    unknown: 'Keine Buchung passt zu diesen Angaben.',
+    tooLate: 'Diese Buchung kann nicht mehr online storniert werden.',
   },
   fr: {
     party: 'Nombre de personnes',
@@ -113,6 +125,12 @@ export const TEXTS: Record<string, Texts> = {
     loading: 'Chargement…',
     zone: 'Heures : {tz}',
     step: 'Étape {n} sur 4',
+    contact: 'E-mail ou téléphone donné à la réservation',
+    find: 'Trouver ma réservation',
+    cancel: 'Annuler la réservation',
+    cancelled: 'Votre réservation est annulée',
+    unknown: 'Aucune réservation ne correspond.',
+    tooLate: 'Cette réservation ne peut plus être annulée en ligne.',
   },
   nl: {
     party: 'Aantal gasten',
@@ -150,6 +168,12 @@ export const TEXTS: Record<string, Texts> = {
     loading: 'Laden…',
     zone: 'Tijden in {tz}',
     step: 'Stap {n} van 4',
+    contact: 'E-mail of telefoon van de boeking',
+    find: 'Mijn boeking zoeken',
+    cancel: 'Boeking annuleren',
+    cancelled: 'Uw boeking is geannuleerd',
+    unknown: 'Geen boeking past bij deze gegevens.',
+    tooLate: 'Deze boeking kan niet meer online worden geannuleerd.',
   },
   es: {
     party: 'Número de personas',
@@ -187,6 +211,12 @@ export const TEXTS: Record<string, Texts> = {
     loading: 'Cargando…',
     zone: 'Horas en {tz}',
     step: 'Paso {n} de 4',
+    contact: 'Correo o teléfono dados al reservar',
+    find: 'Buscar mi reserva',
+    cancel: 'Cancelar la reserva',
+    cancelled: 'Su reserva está cancelada',
+    unknown: 'Ninguna reserva coincide con estos datos.',
+    tooLate: 'Esta reserva ya no se puede cancelar en línea.',
   },
 };
 

@@ -1,4 +1,13 @@
-import { type Api, ApiError, type Booking, type Business, createApi, type Day, type Slot } from './api.ts';
+import {
+  type Api,
+  ApiError,
+  type Booking,
+  type Business,
+  createApi,
+  type Day,
+  type GuestContact,
+  type Slot,
+} from './api.ts';
 import {
   addMonths,
   datesOf,
@@ -30,7 +39,17 @@ const ESCAPES: Record<string, string> = {
 };
 const esc = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-type Step = 'party' | 'day' | 'time' | 'details' | 'waitlist' | 'deposit' | 'done' | 'waitlisted';
+type Step =
+  | 'party'
+  | 'day'
+  | 'time'
+  | 'details'
+  | 'waitlist'
+  | 'deposit'
+  | 'done'
+  | 'waitlisted'
+  | 'manage'
+  | 'managed';
 const STEP_NUMBER: Partial<Record<Step, number>> = { party: 1, day: 2, time: 3, details: 4 };
 
 /** How often the deposit step asks whether the payment has arrived. */
@@ -55,7 +74,16 @@ const form = (data: FormData) => Object.fromEntries([...data].map(([k, v]) => [k
  * to the parent window when framed.
  */
 export class SlotwiseBooking extends HTMLElement {
-  static observedAttributes = ['business', 'key', 'lang', 'service', 'party-max', 'api', 'heading-level'];
+  static observedAttributes = [
+    'business',
+    'key',
+    'lang',
+    'service',
+    'party-max',
+    'api',
+    'heading-level',
+    'manage',
+  ];
 
   private readonly root = this.attachShadow({ mode: 'open' });
   private api!: Api;
@@ -72,6 +100,8 @@ export class SlotwiseBooking extends HTMLElement {
   private guest: Record<string, string> = {};
   private booking?: Booking;
   private position = 0;
+  /** How the guest proved the booking is theirs, on the manage steps. */
+  private contact?: GuestContact;
   private poll?: ReturnType<typeof setInterval>;
   /** Bumped by each start: answers to an earlier start's calls are dropped. */
   private generation = 0;
@@ -122,7 +152,7 @@ export class SlotwiseBooking extends HTMLElement {
       const [min, max] = this.partyRange();
       this.party = Math.min(Math.max(this.party, min), max);
       this.month = todayIn(business.timezone).slice(0, 7);
-      this.show('party', false);
+      this.show(this.getAttribute('manage') === null ? 'party' : 'manage', false);
     } catch (error) {
       if (generation === this.generation) this.fail(error);
     }
@@ -198,7 +228,14 @@ export class SlotwiseBooking extends HTMLElement {
       }
       case 'done': {
         const booking = this.booking!;
-        return `${this.stepHeading(t.done)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(this.t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>`;
+        return `${this.stepHeading(t.done)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(this.t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p><p><a href="${esc(this.manageUrl(booking.confirmation_code))}" target="_blank" rel="noopener">${esc(t.manage)}</a></p>`;
+      }
+      case 'manage':
+        return `${this.stepHeading(t.manage)}<form data-form="find">${field('code', t.code, 'text', 'off', this.getAttribute('manage') ?? '')}${field('contact', t.contact, 'text', 'email')}<div class="row"><button class="primary">${esc(t.find)}</button></div></form>`;
+      case 'managed': {
+        const booking = this.booking!;
+        const cancelled = booking.status === 'cancelled';
+        return `${this.stepHeading(cancelled ? t.cancelled : t.manage)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>${cancelled ? '' : `<div class="row"><button type="button" data-act="cancel">${esc(t.cancel)}</button></div>`}`;
       }
       case 'waitlisted':
         return `${this.stepHeading(fill(t.joined, { n: this.position }))}<p>${esc(dayLong(this.language, this.date))}</p>`;
@@ -230,6 +267,14 @@ export class SlotwiseBooking extends HTMLElement {
     const kind = secret.startsWith('seti_') ? 'setup_intents' : 'payment_intents';
     const url = new URL(`/simulated-processor/${kind}/${secret.split('_secret_')[0]}`, this.apiBase());
     url.searchParams.set('client_secret', secret);
+    return url.href;
+  }
+
+  /** The guest's page for the booking: the hosted page, on the API's own origin. */
+  private manageUrl(code: string) {
+    const url = new URL(`/book/${encodeURIComponent(this.business!.slug)}`, this.apiBase());
+    url.searchParams.set('lang', this.language);
+    url.searchParams.set('manage', code);
     return url.href;
   }
 
@@ -273,14 +318,22 @@ export class SlotwiseBooking extends HTMLElement {
         return;
       }
       this.show(this.step);
-      this.fail(error);
+      this.fail(error, this.messageFor(error));
     } finally {
       body.removeAttribute('aria-busy');
     }
   }
 
-  private fail(error: unknown) {
-    this.$('#sw-alert').textContent = this.t.failed;
+  /** What the guest is told: a wrong code or contact, a cut-off passed, or that it failed. */
+  private messageFor(error: unknown) {
+    if (!(error instanceof ApiError)) return this.t.failed;
+    if (this.step === 'manage' && error.status === 404) return this.t.unknown;
+    if (this.step === 'managed' && (error.status === 409 || error.status === 422)) return this.t.tooLate;
+    return this.t.failed;
+  }
+
+  private fail(error: unknown, message = this.t.failed) {
+    this.$('#sw-alert').textContent = message;
     const detail =
       error instanceof ApiError
         ? { status: error.status, code: error.code, message: error.message }
@@ -335,6 +388,11 @@ export class SlotwiseBooking extends HTMLElement {
         return;
       case 'check':
         return void this.checkPayment(true);
+      case 'cancel':
+        return void this.busy(async () => {
+          this.booking = await this.api.cancelGuestBooking(this.booking!.confirmation_code, this.contact!);
+          this.show('managed');
+        });
     }
   }
 
@@ -347,6 +405,14 @@ export class SlotwiseBooking extends HTMLElement {
       return void this.busy(async () => {
         await this.loadMonth();
         this.show('day');
+      });
+    }
+    if (target.dataset.form === 'find') {
+      const contact = values.contact!;
+      this.contact = contact.includes('@') ? { email: contact } : { phone: contact };
+      return void this.busy(async () => {
+        this.booking = await this.api.guestBooking(values.code!.toUpperCase(), this.contact!);
+        this.show('managed');
       });
     }
     this.guest = { ...this.guest, ...values };
@@ -403,7 +469,7 @@ export class SlotwiseBooking extends HTMLElement {
   private async checkPayment(told: boolean) {
     const booking = this.booking!;
     try {
-      const seen = await this.api.guestBooking(booking.confirmation_code, this.guest.email!);
+      const seen = await this.api.guestBooking(booking.confirmation_code, { email: this.guest.email! });
       if (this.step !== 'deposit') return;
       if (seen.status === 'confirmed') return this.confirmed(seen);
       if (told) this.$('#sw-alert').textContent = this.t.unpaid;

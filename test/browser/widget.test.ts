@@ -210,6 +210,10 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
       await step(page, '6-confirmed');
 
       const code = (await widget(page).locator('.code').textContent())!.trim();
+      assert.equal(
+        await widget(page).getByRole('link', { name: 'View or cancel your booking' }).getAttribute('href'),
+        `${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`,
+      );
       const listed = await ctx.app.inject({
         method: 'GET',
         url: `/v1/manage/bookings?code=${code}`,
@@ -415,6 +419,52 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       assert.equal(message.origin, api);
       assert.equal(message.data.type, 'slotwise:booked');
       assert.equal((message.data.detail as { confirmation_code: string }).confirmation_code, code);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lets the guest find and cancel a booking with its code and email', async () => {
+    const venue = await openVenue('Chez Retour', [host.origin]);
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/bookings',
+      headers: venue.tenant.headers,
+      payload: {
+        business_id: venue.tenant.businessId,
+        booking_date: addDays(todayIn(VENUE_ZONE, Date.now()), 5),
+        start_time: '13:00',
+        capacity: 2,
+        first_name: 'Alan',
+        last_name: 'Turing',
+        email: 'alan@example.com',
+        phone: '+44 20 7946 0000',
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const { id, confirmation_code: code } = created.json().booking;
+    const [context, page] = await newPage({ locale: 'en-GB' });
+    try {
+      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`);
+      await heading(page, 'View or cancel your booking');
+      assert.equal(await widget(page).getByLabel('Confirmation code').inputValue(), code);
+      await widget(page).getByLabel('Email or phone given when booking').fill('someone@example.com');
+      await widget(page).getByRole('button', { name: 'Find my booking' }).click();
+      await widget(page).getByText('No booking matches these details.').waitFor();
+
+      await widget(page).getByLabel('Email or phone given when booking').fill('alan@example.com');
+      await widget(page).getByRole('button', { name: 'Find my booking' }).click();
+      await widget(page).getByRole('button', { name: 'Cancel the booking' }).waitFor();
+      await step(page, '9-manage');
+      await widget(page).getByRole('button', { name: 'Cancel the booking' }).click();
+      await heading(page, 'Your booking is cancelled');
+      await checkAccessible(page, 'cancelled');
+      const booking = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/bookings/${id}`,
+        headers: venue.tenant.headers,
+      });
+      assert.equal(booking.json().status, 'cancelled');
     } finally {
       await context.close();
     }
