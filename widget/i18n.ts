@@ -1,5 +1,5 @@
-/** The widget's texts. `{n}` and `{tz}` are filled in by `text()`. */
-const EN = {
+/** The widget's English texts; `{n}` and `{tz}` are filled in by `fill()`. */
+export const EN = {
   party: 'Number of guests',
   next: 'Continue',
   back: 'Back',
@@ -32,7 +32,6 @@ const EN = {
   joined: 'You are on the waitlist, number {n}.',
   taken: 'This time was just taken. Please choose another one.',
   failed: 'Something went wrong. Please try again.',
-  loading: 'Loading…',
   zone: 'Times in {tz}',
   step: 'Step {n} of 4',
   contact: 'Email or phone given when booking',
@@ -44,187 +43,38 @@ const EN = {
 };
 export type Texts = typeof EN;
 
-export const TEXTS: Record<string, Texts> = {
-  en: EN,
-  de: {
-    party: 'Anzahl der Gäste',
-    next: 'Weiter',
-    back: 'Zurück',
-    day: 'Tag wählen',
-    prev: 'Vorheriger Monat',
-    later: 'Nächster Monat',
-    closed: 'nicht verfügbar',
-    full: 'ausgebucht, auf die Warteliste',
-    time: 'Uhrzeit wählen',
-    noTime: 'An diesem Tag ist keine Zeit mehr frei.',
-    details: 'Ihre Angaben',
-    first: 'Vorname',
-    last: 'Nachname',
-    email: 'E-Mail',
-    phone: 'Telefon',
-    notes: 'Anmerkungen (optional)',
-    optional: 'optional',
-    book: 'Buchen',
-    deposit: 'Anzahlung',
-    depositText: 'Die Buchung wird für Sie gehalten, bis die Anzahlung bezahlt ist.',
-    pay: 'Anzahlung bezahlen',
-    check: 'Ich habe bezahlt',
-    unpaid: 'Die Zahlung ist noch nicht eingegangen.',
-    done: 'Ihre Buchung ist bestätigt',
-    code: 'Buchungscode',
-    manage: 'Buchung ansehen oder stornieren',
-    waitlist: 'Dieser Tag ist ausgebucht',
-    waitText: 'Hinterlassen Sie Ihre Angaben, wir melden uns, wenn ein Platz frei wird.',
-    join: 'Auf die Warteliste',
-    joined: 'Sie stehen auf der Warteliste, Platz {n}.',
-    taken: 'Diese Zeit wurde gerade vergeben. Bitte wählen Sie eine andere.',
-    failed: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
-    loading: 'Wird geladen…',
-    zone: 'Zeiten in {tz}',
-    step: 'Schritt {n} von 4',
-    contact: 'E-Mail oder Telefon der Buchung',
-    find: 'Buchung finden',
-    cancel: 'Buchung stornieren',
-    cancelled: 'Ihre Buchung ist storniert',
-    unknown: 'Keine Buchung passt zu diesen Angaben.',
-    tooLate: 'Diese Buchung kann nicht mehr online storniert werden.',
-  },
-  fr: {
-    party: 'Nombre de personnes',
-    next: 'Continuer',
-    back: 'Retour',
-    day: 'Choisissez un jour',
-    prev: 'Mois précédent',
-    later: 'Mois suivant',
-    closed: 'indisponible',
-    full: "complet, liste d'attente",
-    time: 'Choisissez une heure',
-    noTime: "Plus aucune heure n'est libre ce jour-là.",
-    details: 'Vos coordonnées',
-    first: 'Prénom',
-    last: 'Nom',
-    email: 'E-mail',
-    phone: 'Téléphone',
-    notes: 'Remarques (facultatif)',
-    optional: 'facultatif',
-    book: 'Réserver',
-    deposit: 'Acompte',
-    depositText: "La réservation vous est gardée jusqu'au paiement de l'acompte.",
-    pay: "Payer l'acompte",
-    check: "J'ai payé",
-    unpaid: "Le paiement n'est pas encore arrivé.",
-    done: 'Votre réservation est confirmée',
-    code: 'Code de confirmation',
-    manage: 'Voir ou annuler votre réservation',
-    waitlist: 'Ce jour est complet',
-    waitText: 'Laissez vos coordonnées, nous vous contacterons si une place se libère.',
-    join: "S'inscrire sur la liste d'attente",
-    joined: "Vous êtes sur la liste d'attente, numéro {n}.",
-    taken: "Cette heure vient d'être prise. Choisissez-en une autre.",
-    failed: 'Une erreur est survenue. Veuillez réessayer.',
-    loading: 'Chargement…',
-    zone: 'Heures : {tz}',
-    step: 'Étape {n} sur 4',
-    contact: 'E-mail ou téléphone donné à la réservation',
-    find: 'Trouver ma réservation',
-    cancel: 'Annuler la réservation',
-    cancelled: 'Votre réservation est annulée',
-    unknown: 'Aucune réservation ne correspond.',
-    tooLate: 'Cette réservation ne peut plus être annulée en ligne.',
-  },
-  nl: {
-    party: 'Aantal gasten',
-    next: 'Verder',
-    back: 'Terug',
-    day: 'Kies een dag',
-    prev: 'Vorige maand',
-    later: 'Volgende maand',
-    closed: 'niet beschikbaar',
-    full: 'volgeboekt, op de wachtlijst',
-    time: 'Kies een tijd',
-    noTime: 'Op deze dag is geen tijd meer vrij.',
-    details: 'Uw gegevens',
-    first: 'Voornaam',
-    last: 'Achternaam',
-    email: 'E-mail',
-    phone: 'Telefoon',
-    notes: 'Opmerkingen (optioneel)',
-    optional: 'optioneel',
-    book: 'Boeken',
-    deposit: 'Aanbetaling',
-    depositText: 'De boeking wordt voor u vastgehouden tot de aanbetaling is betaald.',
-    pay: 'Aanbetaling betalen',
-    check: 'Ik heb betaald',
-    unpaid: 'De betaling is nog niet binnen.',
-    done: 'Uw boeking is bevestigd',
-    code: 'Bevestigingscode',
-    manage: 'Boeking bekijken of annuleren',
-    waitlist: 'Deze dag is volgeboekt',
-    waitText: 'Laat uw gegevens achter, wij nemen contact op als er plaats vrijkomt.',
-    join: 'Op de wachtlijst',
-    joined: 'U staat op de wachtlijst, nummer {n}.',
-    taken: 'Deze tijd is net vergeven. Kies een andere.',
-    failed: 'Er ging iets mis. Probeer het opnieuw.',
-    loading: 'Laden…',
-    zone: 'Tijden in {tz}',
-    step: 'Stap {n} van 4',
-    contact: 'E-mail of telefoon van de boeking',
-    find: 'Mijn boeking zoeken',
-    cancel: 'Boeking annuleren',
-    cancelled: 'Uw boeking is geannuleerd',
-    unknown: 'Geen boeking past bij deze gegevens.',
-    tooLate: 'Deze boeking kan niet meer online worden geannuleerd.',
-  },
-  es: {
-    party: 'Número de personas',
-    next: 'Continuar',
-    back: 'Atrás',
-    day: 'Elija un día',
-    prev: 'Mes anterior',
-    later: 'Mes siguiente',
-    closed: 'no disponible',
-    full: 'completo, lista de espera',
-    time: 'Elija una hora',
-    noTime: 'No queda ninguna hora libre este día.',
-    details: 'Sus datos',
-    first: 'Nombre',
-    last: 'Apellidos',
-    email: 'Correo electrónico',
-    phone: 'Teléfono',
-    notes: 'Notas (opcional)',
-    optional: 'opcional',
-    book: 'Reservar',
-    deposit: 'Depósito',
-    depositText: 'La reserva se le guarda hasta que pague el depósito.',
-    pay: 'Pagar el depósito',
-    check: 'He pagado',
-    unpaid: 'El pago aún no ha llegado.',
-    done: 'Su reserva está confirmada',
-    code: 'Código de confirmación',
-    manage: 'Ver o cancelar su reserva',
-    waitlist: 'Este día está completo',
-    waitText: 'Déjenos sus datos y le avisaremos si se libera un sitio.',
-    join: 'Apuntarse a la lista de espera',
-    joined: 'Está en la lista de espera, número {n}.',
-    taken: 'Esta hora se acaba de ocupar. Elija otra.',
-    failed: 'Algo ha fallado. Inténtelo de nuevo.',
-    loading: 'Cargando…',
-    zone: 'Horas en {tz}',
-    step: 'Paso {n} de 4',
-    contact: 'Correo o teléfono dados al reservar',
-    find: 'Buscar mi reserva',
-    cancel: 'Cancelar la reserva',
-    cancelled: 'Su reserva está cancelada',
-    unknown: 'Ninguna reserva coincide con estos datos.',
-    tooLate: 'Esta reserva ya no se puede cancelar en línea.',
-  },
-};
+/** The languages the widget speaks; the texts of all but English are `texts/<lang>.json`. */
+export const LANGUAGES = ['en', 'de', 'fr', 'nl', 'es'];
+
+declare const SLOTWISE_TEXT_FILES: Record<string, string>;
+
+const loaded = new Map<string, Promise<Texts>>([['en', Promise.resolve(EN)]]);
+
+/**
+ * The texts of a language: English is built in, the others are fetched once from the API's
+ * `/widget/v1/texts/` (content-hashed files, cached by the browser for good). English when the
+ * fetch fails.
+ */
+export function textsOf(lang: string, apiBase: string): Promise<Texts> {
+  let texts = loaded.get(lang);
+  if (!texts) {
+    texts = fetch(new URL(`/widget/v1/texts/${SLOTWISE_TEXT_FILES[lang]}`, apiBase))
+      .then((response) => (response.ok ? (response.json() as Promise<Partial<Texts>>) : {}))
+      .then((answer) => ({ ...EN, ...answer }))
+      .catch(() => {
+        loaded.delete(lang);
+        return EN;
+      });
+    loaded.set(lang, texts);
+  }
+  return texts;
+}
 
 /** The first supported language among the `lang` attribute, the page's `<html lang>` and the browser's. */
 export function pickLanguage(...candidates: (string | null | undefined)[]): string {
   for (const candidate of candidates) {
     const base = candidate?.toLowerCase().split('-')[0];
-    if (base && base in TEXTS) return base;
+    if (base && LANGUAGES.includes(base)) return base;
   }
   return 'en';
 }

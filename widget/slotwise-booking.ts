@@ -21,7 +21,7 @@ import {
   weekdayShort,
   zoneName,
 } from './format.ts';
-import { fill, pickLanguage, TEXTS, type Texts } from './i18n.ts';
+import { EN, fill, pickLanguage, type Texts, textsOf } from './i18n.ts';
 import { CSS } from './styles.ts';
 
 /** Where this script was loaded from: the API's default address (read now, while it runs). */
@@ -87,7 +87,7 @@ export class SlotwiseBooking extends HTMLElement {
 
   private readonly root = this.attachShadow({ mode: 'open' });
   private api!: Api;
-  private t: Texts = TEXTS.en!;
+  private t: Texts = EN;
   private language = 'en';
   private business?: Business;
   private step: Step = 'party';
@@ -141,19 +141,22 @@ export class SlotwiseBooking extends HTMLElement {
       document.documentElement.lang,
       navigator.language,
     );
-    this.t = TEXTS[this.language]!;
     this.api = createApi(this.apiBase(), this.getAttribute('key') ?? '');
-    this.root.innerHTML = `<style>${CSS}</style><section class="sw" lang="${this.language}" aria-labelledby="sw-title"><h${this.level} id="sw-title">${esc(this.t.loading)}</h${this.level}><div id="sw-body"></div><p id="sw-live" class="sr" role="status"></p><p id="sw-alert" class="alert" role="alert"></p></section>`;
+    this.root.innerHTML = `<style>${CSS}</style><section class="sw" lang="${this.language}" aria-labelledby="sw-title" aria-busy="true"><h${this.level} id="sw-title"></h${this.level}><div id="sw-body"></div><p id="sw-live" class="sr" role="status"></p><p id="sw-alert" class="alert" role="alert"></p></section>`;
+    const texts = textsOf(this.language, this.apiBase());
     try {
       const business = await this.api.business(this.getAttribute('business') ?? '');
+      this.t = await texts;
       if (generation !== this.generation) return;
       this.business = business;
+      this.$('section').removeAttribute('aria-busy');
       this.$('#sw-title').textContent = business.name;
       const [min, max] = this.partyRange();
       this.party = Math.min(Math.max(this.party, min), max);
       this.month = todayIn(business.timezone).slice(0, 7);
       this.show(this.getAttribute('manage') === null ? 'party' : 'manage', false);
     } catch (error) {
+      this.t = await texts;
       if (generation === this.generation) this.fail(error);
     }
   }

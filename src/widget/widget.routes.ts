@@ -1,10 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { notFound } from '../platform/errors.ts';
+import { ErrorResponses } from '../platform/schemas.ts';
 import { matchesAny } from '../public/http-cache.ts';
-import { widgetBundle } from './bundle.ts';
+import { type WidgetAsset, widgetAssets } from './bundle.ts';
 
 /** Pages embedding the widget pick up a new version within five minutes. */
 export const WIDGET_MAX_AGE_SECONDS = 300;
+/** Files named by their content never change. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 const accepts = (header: string | undefined, coding: string) =>
   (header ?? '').split(',').some((part) => {
@@ -12,7 +17,29 @@ const accepts = (header: string | undefined, coding: string) =>
     return name === coding && (q === undefined || Number(q) > 0);
   });
 
-/** The booking widget's script, for any site to load with a `<script>` tag. */
+/** A widget file for pages of any origin (also ones isolating themselves with COEP), gzipped when accepted. */
+function sendAsset(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  asset: WidgetAsset,
+  type: string,
+  cache: string,
+) {
+  reply
+    .header('Cache-Control', cache)
+    .header('ETag', asset.etag)
+    .header('Vary', 'Accept-Encoding')
+    .header('Cross-Origin-Resource-Policy', 'cross-origin')
+    .header('Access-Control-Allow-Origin', '*')
+    .type(type);
+  if (matchesAny(request.headers['if-none-match'], asset.etag)) return reply.code(304).send(null);
+  if (!accepts(request.headers['accept-encoding'], 'gzip')) return reply.send(asset.body);
+  return reply.header('Content-Encoding', 'gzip').send(asset.gzipped);
+}
+
+const FileBody = (description: string) => Type.Unsafe<Buffer>({ type: 'string', description });
+
+/** The booking widget's files, for any site to load. */
 export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/widget/v1/slotwise.js',
@@ -21,25 +48,37 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Widget'],
         summary: 'The `<slotwise-booking>` element: a script for any web page (gzipped when accepted)',
         security: [],
-        response: {
-          200: Type.Unsafe<Buffer>({ type: 'string', description: 'JavaScript' }),
-          304: Type.Null(),
-        },
+        response: { 200: FileBody('JavaScript'), 304: Type.Null() },
+      },
+    },
+    async (request, reply) =>
+      sendAsset(
+        request,
+        reply,
+        (await widgetAssets()).script,
+        'text/javascript; charset=utf-8',
+        `public, max-age=${WIDGET_MAX_AGE_SECONDS}`,
+      ),
+  );
+
+  app.get(
+    '/widget/v1/texts/:file',
+    {
+      schema: {
+        tags: ['Widget'],
+        summary: "The widget's texts in one language, under a name that changes with them (cached for good)",
+        security: [],
+        params: Type.Object(
+          { file: Type.String({ pattern: '^[a-z]{2}\\.[\\w-]{16}\\.json$' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: FileBody('JSON: text by name'), 304: Type.Null(), 404: ErrorResponses[404] },
       },
     },
     async (request, reply) => {
-      const bundle = await widgetBundle();
-      reply
-        .header('Cache-Control', `public, max-age=${WIDGET_MAX_AGE_SECONDS}`)
-        .header('ETag', bundle.etag)
-        .header('Vary', 'Accept-Encoding')
-        // Loaded by pages of any origin, including ones that isolate themselves (COEP).
-        .header('Cross-Origin-Resource-Policy', 'cross-origin')
-        .header('Access-Control-Allow-Origin', '*')
-        .type('text/javascript; charset=utf-8');
-      if (matchesAny(request.headers['if-none-match'], bundle.etag)) return reply.code(304).send(null);
-      if (!accepts(request.headers['accept-encoding'], 'gzip')) return reply.send(bundle.js);
-      return reply.header('Content-Encoding', 'gzip').send(bundle.gzipped);
+      const texts = (await widgetAssets()).texts.get(request.params.file);
+      if (!texts) throw notFound('texts');
+      return sendAsset(request, reply, texts, 'application/json; charset=utf-8', IMMUTABLE);
     },
   );
 };
