@@ -20,6 +20,7 @@ select,input,textarea{width:100%;border:1px solid #767676;padding:.4rem .6rem;ba
 .cal .full{background:repeating-linear-gradient(135deg,#fff4e0 0 6px,#fde3b8 6px 12px);border-color:#a05a00;color:#6b3d00}
 .slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:6px}
 [aria-pressed=true]{background:var(--sw-accent,#0a58a8);color:#fff}
+a{color:var(--sw-accent,#0a58a8)}
 .muted{color:#595959;font-size:.9rem}
 .code{font-size:1.5rem;font-weight:700;letter-spacing:.08em}
 .alert:not(:empty){background:#fdecea;color:#8a1c13;border-radius:8px;padding:.5rem .75rem}
