@@ -105,6 +105,7 @@ export class SlotwiseBooking extends HTMLElement {
   private poll?: ReturnType<typeof setInterval>;
   /** Bumped by each start: answers to an earlier start's calls are dropped. */
   private generation = 0;
+  private restarting = false;
 
   constructor() {
     super();
@@ -113,7 +114,7 @@ export class SlotwiseBooking extends HTMLElement {
   }
 
   connectedCallback() {
-    void this.start();
+    this.restart();
   }
 
   disconnectedCallback() {
@@ -121,7 +122,17 @@ export class SlotwiseBooking extends HTMLElement {
   }
 
   attributeChangedCallback() {
-    if (this.isConnected) void this.start();
+    this.restart();
+  }
+
+  /** Starts over once for all the attributes set together (an upgrade reports each one). */
+  private restart() {
+    if (this.restarting) return;
+    this.restarting = true;
+    queueMicrotask(() => {
+      this.restarting = false;
+      if (this.isConnected) void this.start();
+    });
   }
 
   /** The title's heading level (default 2), so it fits the page's outline; each step's is one below. */
