@@ -111,6 +111,22 @@ export class SlotwiseBooking extends HTMLElement {
     super();
     this.root.addEventListener('click', (event) => this.onClick(event));
     this.root.addEventListener('submit', (event) => this.onSubmit(event));
+    this.root.addEventListener('keydown', (event) => this.onKey(event as KeyboardEvent));
+  }
+
+  /** Arrow keys move between the calendar's open days: a day or a week at a time. */
+  private onKey(event: KeyboardEvent) {
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[event.key];
+    const from = (event.target as HTMLElement).dataset?.date;
+    if (!step || !from) return;
+    const days = [...this.root.querySelectorAll<HTMLButtonElement>('[data-act=day]')];
+    const index = days.findIndex((day) => day.dataset.date === from);
+    for (let i = index + step; i >= 0 && i < days.length; i += Math.sign(step)) {
+      if (!days[i]!.disabled && (Math.abs(step) === 1 || (i - index) % 7 === 0)) {
+        event.preventDefault();
+        return days[i]!.focus();
+      }
+    }
   }
 
   connectedCallback() {

@@ -5,7 +5,14 @@ import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { todayIn } from '../../src/availability/engine/index.ts';
-import { browserSkipReason, type HostSite, launchBrowser, startHostSite, tabTo } from '../browser.ts';
+import {
+  browserSkipReason,
+  focusedLabel,
+  type HostSite,
+  launchBrowser,
+  startHostSite,
+  tabTo,
+} from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
@@ -136,8 +143,8 @@ async function step(page: Page, name: string) {
   await shoot(page, name);
 }
 
-/** Opens the month of `date` with the keyboard, then the day. */
-async function tabToDay(page: Page, date: string, label: RegExp) {
+/** Opens the month of `date` with the keyboard, then a day matching `label` (Enter unless `press` is false). */
+async function tabToDay(page: Page, date: string, label: RegExp, press = true) {
   const month = await widget(page).locator('#sw-month').textContent();
   const wanted = new Date(`${date}T12:00:00Z`).toLocaleString('en', { month: 'long', timeZone: 'UTC' });
   if (!month?.includes(wanted) && (await page.evaluate('document.documentElement.lang')) === 'en') {
@@ -146,7 +153,7 @@ async function tabToDay(page: Page, date: string, label: RegExp) {
     await widget(page).locator('#sw-month', { hasText: wanted }).waitFor();
   }
   await tabTo(page, label);
-  await page.keyboard.press('Enter');
+  if (press) await page.keyboard.press('Enter');
 }
 
 /** How the widget names a day in English: "Thursday, November 26, 2026". */
@@ -184,7 +191,13 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
       await heading(page, 'Choose a day');
       await step(page, '2-day');
 
-      await tabToDay(page, date, new RegExp(`^${englishDay(date)}$`));
+      // The first open day by Tab, then the arrow keys to the day wanted.
+      await tabToDay(page, date, /^\w+, \w+ \d+, \d{4}$/, false);
+      for (let i = 0; i < 40 && (await focusedLabel(page)) !== englishDay(date); i++) {
+        await page.keyboard.press('ArrowRight');
+      }
+      assert.equal(await focusedLabel(page), englishDay(date));
+      await page.keyboard.press('Enter');
       await heading(page, 'Choose a time');
       await tabTo(page, /^7:30 PM$/);
       await page.keyboard.press('Enter');
