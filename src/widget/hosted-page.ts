@@ -50,6 +50,7 @@ export function hostedPage(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${name}</title>
+<link rel="icon" href="data:,">
 <style>
 body { margin: 0; background: #f4f4f6; font-family: system-ui, sans-serif; }
 main { max-width: 30rem; margin: 0 auto; padding: 1.5rem 1rem; }
