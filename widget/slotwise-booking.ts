@@ -52,8 +52,11 @@ type Step =
   | 'managed';
 const STEP_NUMBER: Partial<Record<Step, number>> = { party: 1, day: 2, time: 3, details: 4 };
 
-/** How often the deposit step asks whether the payment has arrived. */
-const PAYMENT_POLL_MS = 3000;
+/**
+ * How often the deposit step asks whether the payment has arrived: the guest's booking view
+ * allows 10 calls a minute per client, and the guest may also press "I have paid".
+ */
+const PAYMENT_POLL_MS = 8000;
 
 const field = (
   name: string,
