@@ -1,5 +1,6 @@
 /** The widget's English texts; `{n}` and `{tz}` are filled in by `fill()`. */
 export const EN = {
+  start: 'Make a booking',
   party: 'Number of guests',
   next: 'Continue',
   back: 'Back',

@@ -229,7 +229,7 @@ export class SlotwiseBooking extends HTMLElement {
         const options = Array.from({ length: max - min + 1 }, (_, i) => min + i)
           .map((n) => `<option${n === this.party ? ' selected' : ''}>${n}</option>`)
           .join('');
-        return `${this.stepHeading(t.party)}<form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party">${options}</select><div class="row"><button class="primary">${esc(t.next)}</button></div></form>`;
+        return `${this.stepHeading(t.start)}<form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party">${options}</select><div class="row"><button class="primary">${esc(t.next)}</button></div></form>`;
       }
       case 'day':
         return `${this.stepHeading(t.day)}${this.calendar()}<div class="row">${back}</div>`;

@@ -181,7 +181,7 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
     try {
       const date = addDays(todayIn(VENUE_ZONE, Date.now()), 3);
       await page.goto(embed('/keyboard', venue, 'lang="en"'));
-      await heading(page, 'Number of guests');
+      await heading(page, 'Make a booking');
       await step(page, '1-party');
 
       await tabTo(page, /^Number of guests$/);
@@ -273,7 +273,7 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
     const [context, page] = await newPage({ locale: 'en-US' });
     try {
       await page.goto(embed('/full', venue, 'lang="en" party-max="4"'));
-      await heading(page, 'Number of guests');
+      await heading(page, 'Make a booking');
       await tabTo(page, /^Continue$/);
       await page.keyboard.press('Enter');
       await heading(page, 'Choose a day');
@@ -310,7 +310,7 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
     const [context, page] = await newPage({ locale: 'en-US' });
     try {
       await page.goto(embed('/deposit', venue, 'lang="en"'));
-      await heading(page, 'Number of guests');
+      await heading(page, 'Make a booking');
       await widget(page).getByRole('button', { name: 'Continue' }).click();
       await heading(page, 'Choose a day');
       await tabToDay(page, date, new RegExp(`^${englishDay(date)}$`));
@@ -346,7 +346,7 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
     try {
       const date = addDays(todayIn(VENUE_ZONE, Date.now()), 1);
       await page.goto(embed('/fr', venue, '', 'fr'));
-      await heading(page, 'Nombre de personnes');
+      await heading(page, 'Faire une réservation');
       await widget(page).getByRole('button', { name: 'Continuer' }).click();
       await heading(page, 'Choisissez un jour');
       const frenchDay = new Intl.DateTimeFormat('fr', {
