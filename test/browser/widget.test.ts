@@ -437,6 +437,28 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     }
   });
 
+  it('books on the page reached by another name of the server than its public URL', async () => {
+    const venue = await openVenue('Chez Alias', [host.origin]);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      // The public URL names 127.0.0.1; a guest may reach the same server as localhost.
+      await page.goto(`${api.replace('127.0.0.1', 'localhost')}/book/${venue.tenant.slug}`);
+      await heading(page, 'Make a booking');
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      await widget(page).locator('[data-act=slot]').first().click();
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).getByLabel('First name').fill('Katherine');
+      await widget(page).getByLabel('Last name').fill('Johnson');
+      await widget(page).getByLabel('Email').fill('katherine@example.com');
+      await widget(page).getByLabel('Phone').fill('+33 1 44 55 66 77');
+      await widget(page).getByRole('button', { name: 'Book' }).click();
+      await heading(page, 'Your booking is confirmed');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('lets the guest find and cancel a booking with its code and email', async () => {
     const venue = await openVenue('Chez Retour', [host.origin]);
     const created = await ctx.app.inject({
