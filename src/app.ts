@@ -31,6 +31,7 @@ import { simulatorRoutes } from './payments/simulator.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
+import { registerCors } from './platform/cors.ts';
 import type { Database, Db } from './platform/db.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { healthRoutes } from './platform/health.ts';
@@ -42,6 +43,7 @@ import { routeOf } from './platform/route-info.ts';
 import { deriveKey } from './platform/secrets.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators, responseSerializers } from './platform/validation.ts';
+import { guestBookingRoutes } from './public/guest-bookings.routes.ts';
 import { publicRoutes } from './public/public.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
@@ -87,9 +89,11 @@ export interface AppDeps {
 
 /**
  * A client secret can travel in a URL (the simulated processor's checkout page, as the real
- * processor's): logged requests show the URL without it.
+ * processor's), and so can a guest's email or phone (looking up their booking): logged requests
+ * show the URL without them.
  */
-const withoutSecrets = (url: string) => url.replace(/([?&]client_secret=)[^&]*/g, '$1[redacted]');
+const withoutSecrets = (url: string) =>
+  url.replace(/([?&](?:client_secret|email|phone)=)[^&]*/g, '$1[redacted]');
 
 const requestLog = {
   req: (request: FastifyRequest) => ({
@@ -140,7 +144,10 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
-  app.decorate('authenticator', new Authenticator(database.db, tokens, keyUsage, changes));
+  app.decorate(
+    'authenticator',
+    new Authenticator(database.db, tokens, keyUsage, changes, new URL(config.publicBaseUrl).origin),
+  );
   app.decorate('jobs', new JobRunner(app.log));
   app.decorate('payments', new Processors(config, database.db, clock));
   app.decorate(
@@ -230,6 +237,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await registerCors(app);
   await registerRateLimit(app);
   await registerIdempotency(app);
 
@@ -251,6 +259,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(hoursRoutes);
   await app.register(blackoutRoutes);
   await app.register(publicRoutes);
+  await app.register(guestBookingRoutes);
   await app.register(availabilityRoutes);
   await app.register(blockRoutes);
   await app.register(bookingRoutes);

@@ -48,6 +48,7 @@ export interface BusinessesTable {
   buffer_minutes: Generated<number>;
   deposit_type: Generated<string>;
   payment_hold_minutes: Generated<number>;
+  cancellation_cutoff_hours: Generated<number>;
 }
 
 /** A dashboard user: one email (lower case) and one password, whatever the number of businesses. */
@@ -101,7 +102,16 @@ export interface ApiKeysTable {
   is_active: Generated<boolean>;
   created_at: Generated<Date>;
   last_used_at: Timestamp | null;
+  type: Generated<ApiKeyType>;
+  /** Origins (`https://shop.example`) a publishable key may be used from; empty for secret keys. */
+  allowed_origins: Generated<string[]>;
+  /** The business's default publishable key, the one its hosted booking page uses. */
+  is_default: Generated<boolean>;
+  /** The full key, for publishable keys only (they are no secret); null for secret keys. */
+  public_key: string | null;
 }
+
+export type ApiKeyType = 'secret' | 'publishable';
 
 export interface AuditLogsTable {
   id: Generated<string>;

@@ -274,6 +274,22 @@ export async function createKeyWithId(
   return { key: response.json().key, id: response.json().id };
 }
 
+/** A publishable key of the tenant's business for the given origins. */
+export async function createPublishableKey(
+  app: FastifyInstance,
+  tenant: Tenant,
+  allowedOrigins: string[],
+): Promise<{ key: string; id: string }> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/v1/manage/api-keys',
+    headers: tenant.headers,
+    payload: { name: 'widget', type: 'publishable', allowed_origins: allowedOrigins },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return { key: response.json().key, id: response.json().id };
+}
+
 /** Invites a dashboard user; returns the access token their login would answer. */
 export async function dashboardToken(
   app: FastifyInstance,

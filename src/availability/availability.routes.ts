@@ -71,6 +71,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/availability/:business_id',
     {
       onRequest: optionalCredential,
+      config: { publishable: true },
       schema: {
         tags: ['Availability'],
         summary: 'Bookable slots of one day (public)',
@@ -89,6 +90,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/availability/:business_id/days',
     {
       onRequest: optionalCredential,
+      config: { publishable: true },
       schema: {
         tags: ['Availability'],
         summary:

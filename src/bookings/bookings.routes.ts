@@ -71,10 +71,10 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptCustomerFlatOrNested('flat'),
       // With a deposit the answer carries the payment's client secret.
-      config: { sensitive: true },
+      config: { sensitive: true, publishable: true },
       schema: {
         tags: ['Bookings'],
-        summary: 'Book a slot (API key with the write scope)',
+        summary: 'Book a slot (API key with the write scope, or a publishable key)',
         description: `Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless \`resource_id\` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 \`slot_unavailable\`. ${DEPOSIT_RULES}`,
         body: PublicBookingBody,
         response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...ErrorResponses },

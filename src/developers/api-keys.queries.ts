@@ -1,22 +1,26 @@
-import type { Insertable } from 'kysely';
+import type { InsertObject } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import type { DB } from '../schema.ts';
 
-/** What a key's listing shows: never the key nor its hash. */
+/** What a key's listing is made from: never a secret key nor a hash (`public_key` is only a publishable key's). */
 const VIEW_COLUMNS = [
   'id',
   'name',
+  'type',
   'prefix',
+  'public_key',
   'scopes',
   'environment',
+  'allowed_origins',
+  'is_default',
   'rate_limit_per_minute',
   'is_active',
   'created_at',
   'last_used_at',
 ] as const;
 
-export function insertApiKey(executor: Executor, values: Insertable<DB['api_keys']>) {
+export function insertApiKey(executor: Executor, values: InsertObject<DB, 'api_keys'>) {
   return executor.insertInto('api_keys').values(values).returning(VIEW_COLUMNS).executeTakeFirstOrThrow();
 }
 
@@ -35,15 +39,38 @@ export const listApiKeysOf = (executor: Executor, page: PageRequest) =>
     (row) => row,
   );
 
-/** Deactivates the business's key; undefined when the business has no such key. */
+/** The business's key, locked for the rest of the transaction; undefined when it has no such key. */
+export function lockApiKey(executor: Executor, businessId: string, keyId: string) {
+  return executor
+    .selectFrom('api_keys')
+    .select(VIEW_COLUMNS)
+    .where('id', '=', keyId)
+    .where('business_id', '=', businessId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Deactivates the business's key, which stops being its default; undefined when it has no such key. */
 export function deactivateApiKey(executor: Executor, businessId: string, keyId: string) {
   return executor
     .updateTable('api_keys')
-    .set({ is_active: false })
+    .set({ is_active: false, is_default: false })
     .where('id', '=', keyId)
     .where('business_id', '=', businessId)
     .returning(VIEW_COLUMNS)
     .executeTakeFirst();
+}
+
+/** The business's active default publishable key, in full. */
+export async function findDefaultPublishableKey(executor: Executor, businessId: string) {
+  const row = await executor
+    .selectFrom('api_keys')
+    .select('public_key')
+    .where('business_id', '=', businessId)
+    .where('is_default', '=', true)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
+  return row?.public_key ?? undefined;
 }
 
 export async function isSandboxBusiness(executor: Executor, businessId: string): Promise<boolean> {

@@ -1,18 +1,31 @@
+import { sql } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
-import { ALL_SCOPES, generateApiKey, type Principal, type Scope } from '../platform/auth.ts';
+import { ALL_SCOPES, type ApiKeyType, generateApiKey, type Principal, type Scope } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { conflict, type FieldError, invalidField, notFound, validationError } from '../platform/errors.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
-import { deactivateApiKey, insertApiKey, isSandboxBusiness, listApiKeysOf } from './api-keys.queries.ts';
+import {
+  deactivateApiKey,
+  findDefaultPublishableKey,
+  insertApiKey,
+  isSandboxBusiness,
+  listApiKeysOf,
+  lockApiKey,
+} from './api-keys.queries.ts';
 
 type KeyRow = Awaited<ReturnType<typeof insertApiKey>>;
 
 export interface ApiKeyView {
   id: string;
   name: string;
+  type: ApiKeyType;
   prefix: string;
+  /** A publishable key in full (it is no secret); null for a secret key, shown once at creation. */
+  key: string | null;
   scopes: Scope[];
   environment: 'live' | 'test';
+  allowed_origins: string[];
+  is_default: boolean;
   rate_limit_per_minute: number | null;
   is_active: boolean;
   created_at: string;
@@ -22,9 +35,13 @@ export interface ApiKeyView {
 const toView = (row: KeyRow): ApiKeyView => ({
   id: row.id,
   name: row.name,
+  type: row.type,
   prefix: row.prefix,
+  key: row.public_key,
   scopes: row.scopes as Scope[],
   environment: row.environment,
+  allowed_origins: row.allowed_origins,
+  is_default: row.is_default,
   rate_limit_per_minute: row.rate_limit_per_minute,
   is_active: row.is_active,
   created_at: row.created_at.toISOString(),
@@ -36,38 +53,132 @@ export interface ApiKeyInput {
   scopes: Scope[];
   environment: 'live' | 'test';
   rateLimitPerMinute: number | null;
+  type?: ApiKeyType;
+  allowedOrigins?: string[];
+  isDefault?: boolean;
 }
 
-/** Makes a key and stores its hash; the full key exists only in the returned value. */
+/** Makes a key and stores its hash (and a publishable key itself); a secret key exists only in the returned value. */
 export async function issueApiKey(
   executor: Executor,
   businessId: string,
   input: ApiKeyInput,
 ): Promise<{ view: ApiKeyView; key: string }> {
-  const generated = generateApiKey(input.environment);
+  const type = input.type ?? 'secret';
+  const generated = generateApiKey(input.environment, type);
   const row = await insertApiKey(executor, {
     business_id: businessId,
     name: input.name,
+    type,
     prefix: generated.prefix,
     lookup: generated.lookup,
     key_hash: generated.keyHash,
+    public_key: type === 'publishable' ? generated.key : null,
     scopes: ALL_SCOPES.filter((scope) => input.scopes.includes(scope)),
     environment: input.environment,
+    allowed_origins: input.allowedOrigins ?? [],
+    is_default: input.isDefault ?? false,
     rate_limit_per_minute: input.rateLimitPerMinute,
+    // The time of the insert, not of the transaction: keys made together (a business's first
+    // key, then its default publishable key) list in the order they were made.
+    created_at: sql<Date>`clock_timestamp()`,
   });
   return { view: toView(row), key: generated.key };
+}
+
+/**
+ * The publishable key every business has from its creation, used by its hosted booking page: it
+ * lists no origins, and is accepted from the API's own public URL (see `Authenticator`).
+ */
+export const issueDefaultPublishableKey = (
+  executor: Executor,
+  businessId: string,
+  environment: 'live' | 'test',
+) =>
+  issueApiKey(executor, businessId, {
+    name: 'default publishable',
+    type: 'publishable',
+    scopes: [],
+    environment,
+    rateLimitPerMinute: null,
+    isDefault: true,
+  });
+
+/** The business's default publishable key in full, for pages the API serves itself (`/book/{slug}`). */
+export async function defaultPublishableKey(executor: Executor, businessId: string): Promise<string> {
+  const key = await findDefaultPublishableKey(executor, businessId);
+  if (key === undefined) throw notFound('business');
+  return key;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * An origin as browsers send it (`https://shop.example`, `http://localhost:5173`), or undefined
+ * when `value` is not one: a scheme, a host and an optional port; no path, query, credentials or
+ * wildcard; `http` only for a loopback host (local development). A trailing `/` is dropped, the
+ * host lower-cased and a default port removed, as in the `Origin` header.
+ */
+export function normalizeOrigin(value: string): string | undefined {
+  if (!/^https?:\/\/[^/?#@*\s]+\/?$/i.test(value)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return url.origin;
+}
+
+/** The origins of a new publishable key, normalised and without repeats; 422 naming each one refused. */
+function allowedOriginsOf(origins: string[]): string[] {
+  const normalized = origins.map(normalizeOrigin);
+  const fields: FieldError[] = normalized.flatMap((origin, index) =>
+    origin === undefined
+      ? [
+          {
+            field: `allowed_origins[${index}]`,
+            message:
+              'must be an origin such as https://shop.example: scheme, host and optional port, no path or wildcard; http only for localhost',
+          },
+        ]
+      : [],
+  );
+  if (fields.length) throw validationError(fields);
+  return [...new Set(normalized as string[])];
+}
+
+export interface NewApiKeyInput {
+  name: string;
+  type?: ApiKeyType;
+  scopes?: Scope[];
+  environment?: 'live' | 'test';
+  allowed_origins?: string[];
+  rate_limit_per_minute?: number | null;
+}
+
+/** What a key of each type takes: scopes for a secret key, origins for a publishable one. */
+function checkTypeFields(type: ApiKeyType, input: NewApiKeyInput): void {
+  if (type === 'publishable') {
+    if (input.scopes !== undefined) {
+      throw invalidField('scopes', 'a publishable key has no scopes: what it may do is fixed');
+    }
+    if (input.allowed_origins === undefined) {
+      throw invalidField('allowed_origins', 'is required for a publishable key');
+    }
+  } else if (input.allowed_origins !== undefined) {
+    throw invalidField('allowed_origins', 'only a publishable key has allowed origins');
+  }
 }
 
 export async function createApiKey(
   tx: Tx,
   principal: Principal & { businessId: string },
-  input: {
-    name: string;
-    scopes?: Scope[];
-    environment?: 'live' | 'test';
-    rate_limit_per_minute?: number | null;
-  },
+  input: NewApiKeyInput,
 ): Promise<ApiKeyView & { key: string }> {
+  const type = input.type ?? 'secret';
+  checkTypeFields(type, input);
   const sandbox = await isSandboxBusiness(tx, principal.businessId);
   const environment = input.environment ?? (sandbox ? 'test' : 'live');
   if (sandbox && environment === 'live') {
@@ -75,8 +186,10 @@ export async function createApiKey(
   }
   const { view, key } = await issueApiKey(tx, principal.businessId, {
     name: input.name,
-    scopes: input.scopes ?? ['read', 'write'],
+    type,
+    scopes: type === 'publishable' ? [] : (input.scopes ?? ['read', 'write']),
     environment,
+    allowedOrigins: type === 'publishable' ? allowedOriginsOf(input.allowed_origins ?? []) : [],
     rateLimitPerMinute: input.rate_limit_per_minute ?? null,
   });
   await recordAudit(tx, principal, {
@@ -93,13 +206,51 @@ export async function listApiKeys(executor: Executor, page: PageRequest): Promis
   return { ...rows, items: rows.items.map(toView) };
 }
 
+/** Revokes a key; the default publishable key is rotated instead, so the hosted booking page keeps working. */
 export async function revokeApiKey(tx: Tx, principal: Principal & { businessId: string }, keyId: string) {
+  const current = await lockApiKey(tx, principal.businessId, keyId);
+  if (!current) throw notFound('API key');
+  if (current.is_default) {
+    throw conflict('the default publishable key cannot be revoked; rotate it to replace it');
+  }
   const revoked = await deactivateApiKey(tx, principal.businessId, keyId);
-  if (!revoked) throw notFound('API key');
   await recordAudit(tx, principal, {
     action: 'api_key.revoked',
     entityType: 'api_key',
-    entityId: revoked.id,
-    after: toView(revoked),
+    entityId: current.id,
+    after: toView(revoked!),
   });
+}
+
+/**
+ * Replaces an active key by a new one with the same name, type, scopes, origins, limit and
+ * default flag; the old key is refused from then on. Answers the new key, in full this once.
+ */
+export async function rotateApiKey(
+  tx: Tx,
+  principal: Principal & { businessId: string },
+  keyId: string,
+): Promise<ApiKeyView & { key: string }> {
+  const current = await lockApiKey(tx, principal.businessId, keyId);
+  if (!current) throw notFound('API key');
+  if (!current.is_active) throw conflict('a revoked key cannot be rotated');
+  const revoked = await deactivateApiKey(tx, principal.businessId, keyId);
+  const { view, key } = await issueApiKey(tx, principal.businessId, {
+    name: current.name,
+    type: current.type,
+    scopes: current.scopes as Scope[],
+    environment: current.environment,
+    allowedOrigins: current.allowed_origins,
+    isDefault: current.is_default,
+    rateLimitPerMinute: current.rate_limit_per_minute,
+  });
+  await recordAudit(tx, principal, {
+    action: 'api_key.rotated',
+    entityType: 'api_key',
+    entityId: view.id,
+    before: toView(revoked!),
+    after: view,
+    meta: { replaces: current.id },
+  });
+  return { ...view, key };
 }

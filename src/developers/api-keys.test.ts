@@ -173,23 +173,30 @@ describe('GET /v1/manage/api-keys', () => {
       const { items, has_more, next_cursor } = response.json();
       assert.deepEqual(
         items.map((k: { name: string }) => k.name),
-        ['default', 'one', 'two'],
+        ['default', 'default publishable', 'one', 'two'],
       );
       assert.equal(has_more, false);
       assert.equal(next_cursor, null);
       for (const item of items) {
         assert.deepEqual(Object.keys(item).sort(), [
+          'allowed_origins',
           'created_at',
           'environment',
           'id',
           'is_active',
+          'is_default',
+          'key',
           'last_used_at',
           'name',
           'prefix',
           'rate_limit_per_minute',
           'scopes',
+          'type',
         ]);
-        assert.equal(item.prefix.length, 12);
+        if (item.type === 'secret') {
+          assert.equal(item.prefix.length, 12);
+          assert.equal(item.key, null);
+        }
       }
       for (const key of [tenant.apiKey, other.apiKey, ...created.map((k) => k.key)]) {
         assert.ok(!response.body.includes(key.slice(12)), 'no secret part of any key');
@@ -205,7 +212,7 @@ describe('GET /v1/manage/api-keys', () => {
       const page2 = (await listKeys(tenant, `?limit=3&cursor=${page1.next_cursor}`)).json();
       assert.deepEqual(
         [...page1.items, ...page2.items].map((k: { name: string }) => k.name),
-        ['default', 'a', 'b', 'c'],
+        ['default', 'default publishable', 'a', 'b', 'c'],
       );
       assert.equal(page2.has_more, false);
     });

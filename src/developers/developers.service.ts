@@ -2,7 +2,7 @@ import { ALL_SCOPES, hashPassword, type TokenService } from '../platform/auth.ts
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { conflict, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import { issueApiKey } from './api-keys.service.ts';
+import { issueApiKey, issueDefaultPublishableKey } from './api-keys.service.ts';
 import {
   findBusinessInfo,
   findDeveloperByEmail,
@@ -105,12 +105,14 @@ export async function createBusiness(
     business_type: input.business_type ?? null,
     is_dev: isDev,
   });
+  const environment = isDev ? 'test' : 'live';
   const { key } = await issueApiKey(tx, business.id, {
     name: 'default',
     scopes: ALL_SCOPES,
-    environment: isDev ? 'test' : 'live',
+    environment,
     rateLimitPerMinute: null,
   });
+  await issueDefaultPublishableKey(tx, business.id, environment);
   return {
     business_id: business.id,
     name: business.name,

@@ -82,6 +82,7 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/dynamic/availability/:business_id',
     {
       onRequest: requireBusiness({ scope: 'read', staff: true }),
+      config: { publishable: true },
       schema: {
         tags: ['Dynamic mode'],
         summary: 'Whether a booking may start at any minute, for any length (dynamic mode)',
@@ -121,7 +122,7 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptCustomerFlatOrNested('flat'),
       // With a deposit the answer carries the payment's client secret.
-      config: { sensitive: true },
+      config: { sensitive: true, publishable: true },
       schema: {
         tags: ['Dynamic mode'],
         summary: 'Book any start minute for any length (dynamic mode)',

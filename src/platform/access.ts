@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Authenticator, Principal, Scope } from './auth.ts';
-import { AppError } from './errors.ts';
+import { AppError, notFound } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,10 +33,53 @@ function assertNotPastDue(principal: Principal): void {
   }
 }
 
+/**
+ * The origin a browser calls from: its `Origin` header, or the API's own origin for a same-origin
+ * request that carries none (browsers leave it out of same-origin GETs; `Sec-Fetch-Site` says so).
+ */
+export function requestOrigin(request: FastifyRequest): string | undefined {
+  const origin = request.headers.origin;
+  if (origin !== undefined) return origin;
+  if (request.headers['sec-fetch-site'] === 'same-origin')
+    return new URL(request.server.config.publicBaseUrl).origin;
+  return undefined;
+}
+
+/**
+ * A publishable key works only on the routes marked `publishable`, from one of its origins, and on
+ * its own business: another business named in the path is as unknown to it as to a secret key.
+ */
+function checkPublishableKey(request: FastifyRequest, principal: Principal): void {
+  if (!request.routeOptions.config.publishable) {
+    throw new AppError(
+      'missing_scope',
+      'a publishable key may only read availability and public data, book, join the waitlist and manage a guest booking',
+    );
+  }
+  const origin = requestOrigin(request);
+  if (origin === undefined || !principal.allowedOrigins?.includes(origin)) {
+    throw new AppError(
+      'origin_not_allowed',
+      origin === undefined
+        ? 'a publishable key is used from a web page: the request must carry its Origin'
+        : `the publishable key does not allow the origin ${origin}`,
+    );
+  }
+  const named = (request.params as { business_id?: string } | undefined)?.business_id;
+  if (named !== undefined && named !== principal.businessId) throw notFound('business');
+}
+
+/** The request's credential, if any; a publishable key only where it may be used. */
+async function resolvePrincipal(request: FastifyRequest): Promise<Principal | null> {
+  const principal = await request.server.authenticator.resolve(request);
+  if (principal?.kind === 'publishable_key') checkPublishableKey(request, principal);
+  return principal;
+}
+
 /** The hook of every `/v1/manage/*` route and of authenticated business calls. */
 export function requireBusiness(access: BusinessAccess): onRequestAsyncHookHandler {
   return async (request) => {
-    const principal = await request.server.authenticator.resolve(request);
+    const principal = await resolvePrincipal(request);
     if (!principal) throw missingCredentials();
     if (!principal.businessId) {
       throw insufficient('a developer token must name one of its businesses in the X-Business-Id header');
@@ -63,7 +106,7 @@ function requireKind(
   { allowPastDue = false } = {},
 ): onRequestAsyncHookHandler {
   return async (request) => {
-    const principal = await request.server.authenticator.resolve(request);
+    const principal = await resolvePrincipal(request);
     if (!principal) throw missingCredentials();
     if (principal.kind !== kind) throw insufficient(refusal);
     if (!allowPastDue) assertNotPastDue(principal);
@@ -89,10 +132,20 @@ export const requireDashboardUser = requireKind('user', "this call needs a dashb
 
 /** Public reads: no credential needed, but one that is sent must be valid (and paid up). */
 export const optionalCredential: onRequestAsyncHookHandler = async (request) => {
-  const principal = await request.server.authenticator.resolve(request);
+  const principal = await resolvePrincipal(request);
   if (principal) assertNotPastDue(principal);
   request.principal = principal;
 };
+
+/**
+ * A public read of a business found by something other than its id (a slug, a confirmation
+ * code): a publishable key of another business finds nothing there, as with an id in the path.
+ */
+export function assertVisibleTo(request: FastifyRequest, businessId: string): void {
+  const principal = request.principal;
+  if (principal?.kind === 'publishable_key' && principal.businessId !== businessId)
+    throw notFound('business');
+}
 
 /** The principal of a route guarded by `requireBusiness`. */
 export function principalOf(request: FastifyRequest): Principal & { businessId: string } {

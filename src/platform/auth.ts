@@ -16,7 +16,8 @@ export type Role = 'business_owner' | 'staff_member' | 'developer';
 
 /** Who is calling, resolved once per request from the Bearer credential. */
 export interface Principal {
-  kind: 'api_key' | 'user' | 'developer';
+  /** `publishable_key`: a key meant for web pages, limited to the routes marked `publishable`. */
+  kind: 'api_key' | 'publishable_key' | 'user' | 'developer';
   /** The business the call acts on; null for a developer JWT without `X-Business-Id`. */
   businessId: string | null;
   developerId: string | null;
@@ -33,6 +34,11 @@ export interface Principal {
   subscription: SubscriptionState;
   /** A sandbox (`is_dev`) business: every feature, no quota. False without a business. */
   sandbox: boolean;
+  /**
+   * The origins a publishable key may be used from (its `allowed_origins`, and the API's own
+   * public origin for a business's default key); absent for other credentials.
+   */
+  allowedOrigins?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -66,9 +72,15 @@ export const decoyPasswordHash = () => {
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** Length of the key head stored in clear and indexed: `svc_live_` plus 11 random characters. */
+/**
+ * Length of the key head stored in clear and indexed: `svc_live_` plus 11 random characters, or
+ * `svc_pk_live_` plus 8.
+ */
 const LOOKUP_LENGTH = 20;
-export const DISPLAY_PREFIX_LENGTH = 12;
+/** What lists show of a key: its marker and, for a publishable key (`svc_pk_live_`), 4 more characters. */
+export const DISPLAY_PREFIX_LENGTH = { secret: 12, publishable: 16 } as const;
+const KEY_MARKERS = ['svc_live_', 'svc_test_', 'svc_pk_live_', 'svc_pk_test_'];
+export type ApiKeyType = keyof typeof DISPLAY_PREFIX_LENGTH;
 
 /** `length` random letters and digits, each equally likely. */
 export function randomToken(length: number): string {
@@ -88,11 +100,11 @@ export interface NewApiKey {
   keyHash: string;
 }
 
-export function generateApiKey(environment: 'live' | 'test'): NewApiKey {
-  const key = `svc_${environment}_${randomToken(40)}`;
+export function generateApiKey(environment: 'live' | 'test', type: ApiKeyType = 'secret'): NewApiKey {
+  const key = `svc_${type === 'publishable' ? 'pk_' : ''}${environment}_${randomToken(40)}`;
   return {
     key,
-    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH[type]),
     lookup: key.slice(0, LOOKUP_LENGTH),
     keyHash: sha256(key),
   };
@@ -186,11 +198,24 @@ export class KeyUsageRecorder {
 /** Verified keys are remembered this long at most, even when no change is announced. */
 const KEY_CACHE_MS = 60_000;
 
+/** Active publishable keys that allow an origin, of any business. */
+const publishableKeysAllowing = (db: Db, origin: string) =>
+  db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('type', '=', 'publishable')
+    .where('is_active', '=', true)
+    .where('allowed_origins', '@>', sql<string[]>`ARRAY[${origin}]::text[]`)
+    .limit(1)
+    .executeTakeFirst();
+
 export class Authenticator {
   private readonly db: Db;
   private readonly tokens: TokenService;
   private readonly usage: KeyUsageRecorder;
   private readonly changes: ChangeFeed;
+  /** The API's own public origin: where the hosted booking page calls from with a default key. */
+  private readonly ownOrigin: string;
   /** Verified API keys by hash: a key used again skips the database until keys or billing change. */
   private readonly verifiedKeys = new LRUCache<string, { version: string; principal: Principal }>({
     // About what an entry holds: the principal's strings and ids, the hash key and the map's own cost.
@@ -199,12 +224,30 @@ export class Authenticator {
       600 + 2 * (entry.principal.actor.length + entry.principal.credentialId.length),
     ttl: KEY_CACHE_MS,
   });
+  /** Whether some publishable key allows an origin, by origin: asked by every CORS preflight. */
+  private readonly knownOrigins = new LRUCache<string, { version: string; allowed: boolean }>({
+    maxSize: 4 * 1024 * 1024,
+    sizeCalculation: (_entry, origin) => 200 + 2 * origin.length,
+    ttl: KEY_CACHE_MS,
+  });
 
-  constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder, changes: ChangeFeed) {
+  constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder, changes: ChangeFeed, ownOrigin: string) {
     this.db = db;
     this.tokens = tokens;
     this.usage = usage;
     this.changes = changes;
+    this.ownOrigin = ownOrigin;
+  }
+
+  /** Whether a browser on `origin` may call with some publishable key: the API's own, or one a key lists. */
+  async isPublishableOrigin(origin: string): Promise<boolean> {
+    if (origin === this.ownOrigin) return true;
+    const version = this.changes.credentialsVersion();
+    const cached = this.knownOrigins.get(origin);
+    if (cached && cached.version === version) return cached.allowed;
+    const allowed = (await publishableKeysAllowing(this.db, origin)) !== undefined;
+    if (version) this.knownOrigins.set(origin, { version, allowed });
+    return allowed;
   }
 
   /** Returns null when no credential is sent; throws 401 when one is sent and is not valid. */
@@ -214,7 +257,7 @@ export class Authenticator {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw invalidToken('the Authorization header must be "Bearer <token>"');
     const token = match[1]!;
-    if (token.startsWith('svc_live_') || token.startsWith('svc_test_')) return this.resolveApiKey(token);
+    if (KEY_MARKERS.some((marker) => token.startsWith(marker))) return this.resolveApiKey(token);
     return this.resolveJwt(token, request);
   }
 
@@ -243,6 +286,9 @@ export class Authenticator {
         'api_keys.scopes',
         'api_keys.rate_limit_per_minute',
         'api_keys.business_id',
+        'api_keys.type',
+        'api_keys.allowed_origins',
+        'api_keys.is_default',
         'businesses.developer_id',
         'businesses.is_dev',
         ...SUBSCRIPTION_COLUMNS,
@@ -254,7 +300,7 @@ export class Authenticator {
     const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.key_hash, 'hex'), presented));
     if (!row) throw invalidToken('the API key is unknown or revoked');
     this.usage.touch(row.id);
-    return {
+    const principal: Principal = {
       kind: 'api_key',
       businessId: row.business_id,
       developerId: row.developer_id,
@@ -266,6 +312,16 @@ export class Authenticator {
       rateLimitPerMinute: row.rate_limit_per_minute,
       subscription: subscriptionOf(row),
       sandbox: row.is_dev,
+    };
+    if (row.type === 'secret') return principal;
+    // A publishable key passes the scope checks of the few routes marked `publishable`, which
+    // only let it read and book; every other route refuses it before its scope is looked at.
+    return {
+      ...principal,
+      kind: 'publishable_key',
+      scopes: expandScopes(['write']),
+      actor: `publishable_key:${row.name}`,
+      allowedOrigins: row.is_default ? [...row.allowed_origins, this.ownOrigin] : row.allowed_origins,
     };
   }
 

@@ -18,10 +18,14 @@ export const STATUS_OF_CODE = {
   plan_upgrade_required: 402,
   missing_scope: 403,
   insufficient_permissions: 403,
+  /** A publishable key sent from an origin it does not list, or with no origin at all. */
+  origin_not_allowed: 403,
   not_found: 404,
   conflict: 409,
   slot_unavailable: 409,
   idempotency_mismatch: 409,
+  /** A guest cancelling online after the business's cut-off before the start. */
+  cancellation_cutoff_passed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,

@@ -80,11 +80,13 @@ const createApiKey = (headers: Record<string, string>, payload: unknown) =>
     payload: payload as InjectOptions['payload'],
   });
 
+/** The business's secret keys: its default publishable key, made with it, is not counted. */
 async function countKeys(businessId: string): Promise<number> {
   const row = await ctx.app.db
     .selectFrom('api_keys')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('business_id', '=', businessId)
+    .where('type', '=', 'secret')
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

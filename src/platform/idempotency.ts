@@ -74,11 +74,14 @@ function fingerprint(request: FastifyRequest): string {
 
 /**
  * The credential and the business it acts on: a developer token reaches several businesses
- * (X-Business-Id), and one business's stored response must never answer a call to another.
+ * (X-Business-Id), and one business's stored response must never answer a call to another. A
+ * publishable key is shared by every visitor of a web page, so each client IP has keys of its own,
+ * as calls without a credential do: one visitor never replays another's booking.
  */
 function scopeOf(request: FastifyRequest): string {
   const principal = request.principal;
   if (!principal) return `ip:${request.ip}`;
+  if (principal.kind === 'publishable_key') return `${principal.credentialId} ip:${request.ip}`;
   return principal.businessId
     ? `${principal.credentialId} business:${principal.businessId}`
     : principal.credentialId;

@@ -10,6 +10,7 @@ export const RATE_LIMITS = {
   authenticated: 600,
   anonymousPerIp: 300,
   accountsPerIp: 300,
+  guestBookingPerIp: 10,
 } as const;
 const WINDOW_MS = 60_000;
 
@@ -40,6 +41,12 @@ const BOOKING_CREATION_ROUTES = new Set(['/v1/bookings', '/v1/dynamic/bookings']
 const isBookingCreation = (request: FastifyRequest) =>
   request.method === 'POST' && BOOKING_CREATION_ROUTES.has(routeOf(request) ?? '');
 
+/** A guest's own booking, found by its code and their email or phone: guessing must stay slow. */
+const GUEST_BOOKING_ROUTES = new Set([
+  '/v1/public/bookings/:confirmation_code',
+  '/v1/public/bookings/:confirmation_code/cancel',
+]);
+
 /**
  * The counter a request is charged to. Booking creation has a bucket of its own so a burst of
  * bookings cannot starve the key's other calls; a key with its own figure has one bucket for all.
@@ -50,15 +57,24 @@ function quotaOf(request: FastifyRequest): Quota {
   if (isAccountRoute(request)) {
     return { bucket: `accounts:ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.accountsPerIp };
   }
+  // Per client IP whatever the credential: a publishable key or a secret one must not widen it.
+  if (GUEST_BOOKING_ROUTES.has(routeOf(request) ?? '')) {
+    return { bucket: `guest-bookings:ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.guestBookingPerIp };
+  }
   const principal = request.principal;
   if (!principal) return { bucket: `ip:${normalizeIP(request.ip)}`, max: RATE_LIMITS.anonymousPerIp };
+  // A publishable key is shared by every visitor of a web page: each client IP counts on its own.
+  const credential =
+    principal.kind === 'publishable_key'
+      ? `${principal.credentialId}:ip:${normalizeIP(request.ip)}`
+      : principal.credentialId;
   if (principal.rateLimitPerMinute !== null) {
-    return { bucket: principal.credentialId, max: principal.rateLimitPerMinute };
+    return { bucket: credential, max: principal.rateLimitPerMinute };
   }
   if (isBookingCreation(request)) {
-    return { bucket: `${principal.credentialId}:bookings`, max: RATE_LIMITS.bookingCreation };
+    return { bucket: `${credential}:bookings`, max: RATE_LIMITS.bookingCreation };
   }
-  return { bucket: principal.credentialId, max: RATE_LIMITS.authenticated };
+  return { bucket: credential, max: RATE_LIMITS.authenticated };
 }
 
 /**

@@ -7,6 +7,12 @@ declare module 'fastify' {
      * `Cache-Control: no-store` and a stored idempotent copy of it is kept encrypted.
      */
     sensitive?: boolean;
+    /**
+     * A publishable key may call the route (from one of its origins, for its own business), and
+     * browsers on those origins get CORS answers: availability, public reads, online bookings,
+     * the waitlist and a guest's own booking. Every other route refuses publishable keys.
+     */
+    publishable?: boolean;
   }
 }
 

@@ -1,12 +1,28 @@
 import type { Executor } from '../platform/db.ts';
+import type { BusinessSettings } from '../settings/settings.queries.ts';
+
+/** The settings a booking widget needs to set itself up, spelled as the settings routes spell them. */
+export const WIDGET_SETTINGS = [
+  'timezone',
+  'booking_mode',
+  'min_capacity',
+  'max_capacity',
+  'booking_window_days',
+  'default_slot_interval_minutes',
+  'deposit_type',
+  'default_deposit_amount_cents',
+  'cancellation_cutoff_hours',
+] as const;
 
 /** A business by its slug, which is stored in lower case. */
-export const findBusinessBySlug = (executor: Executor, slug: string) =>
-  executor
+export const findBusinessBySlug = async (executor: Executor, slug: string) =>
+  (await executor
     .selectFrom('businesses')
-    .select(['id', 'name', 'slug'])
+    .select(['id', 'name', 'slug', ...WIDGET_SETTINGS])
     .where('slug', '=', slug.toLowerCase())
-    .executeTakeFirst();
+    .executeTakeFirst()) as
+    | ({ id: string; name: string; slug: string } & Pick<BusinessSettings, (typeof WIDGET_SETTINGS)[number]>)
+    | undefined;
 
 export async function findBusinessTimezone(executor: Executor, businessId: string) {
   const business = await executor

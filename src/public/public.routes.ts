@@ -1,12 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { optionalCredential } from '../platform/access.ts';
+import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, ErrorResponses, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.queries.ts';
+import { SettingsFields } from '../settings/settings.routes.ts';
 import { cachePublicRead } from './http-cache.ts';
+import { WIDGET_SETTINGS } from './public.queries.ts';
 import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
 
-const BusinessInfo = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() });
+/** Who the business is and the settings a booking widget sets itself up with, in one answer. */
+const BusinessInfo = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  slug: Type.String(),
+  ...(Object.fromEntries(WIDGET_SETTINGS.map((field) => [field, SettingsFields[field]])) as Pick<
+    typeof SettingsFields,
+    (typeof WIDGET_SETTINGS)[number]
+  >),
+});
 const PublicBlackout = Type.Object({
   start_date: DateString,
   end_date: DateString,
@@ -14,7 +25,7 @@ const PublicBlackout = Type.Object({
 });
 
 const NotModified = Type.Null({ description: 'Not modified: the ETag sent in If-None-Match is current' });
-const PUBLIC_READ = { onRequest: optionalCredential, onSend: cachePublicRead };
+const PUBLIC_READ = { onRequest: optionalCredential, onSend: cachePublicRead, config: { publishable: true } };
 const PUBLIC_SCHEMA = { tags: ['Public'], security: [] };
 
 /** Reads a booking widget makes without credentials; a credential that is sent must still be valid. */
@@ -25,7 +36,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...PUBLIC_READ,
       schema: {
         ...PUBLIC_SCHEMA,
-        summary: 'A business by its slug: id, name and slug',
+        summary: 'A business by its slug: id, name, slug and the settings a booking widget needs',
         params: Type.Object(
           { slug: Type.String({ minLength: 1, maxLength: 200 }) },
           { additionalProperties: false },
@@ -33,7 +44,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BusinessInfo, 304: NotModified, ...ErrorResponses },
       },
     },
-    async (request) => businessBySlug(app.db, request.params.slug),
+    async (request) => {
+      const business = await businessBySlug(app.db, request.params.slug);
+      assertVisibleTo(request, business.id);
+      return business;
+    },
   );
 
   for (const path of ['/v1/public/hours/:business_id', '/v1/availability/hours/:business_id']) {

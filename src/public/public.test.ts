@@ -39,13 +39,48 @@ const shiftDate = (date: string, days: number) =>
 
 describe('GET /v1/public/business/{slug}', () => {
   describe('200', () => {
-    it('answers id, name and slug without credentials, whatever the case of the slug', async () => {
+    it('answers id, name, slug and the default settings without credentials, whatever the case of the slug', async () => {
       const tenant = await createTenant(ctx.app, { name: 'Chez Public' });
       for (const slug of [tenant.slug, tenant.slug.toUpperCase()]) {
         const response = await get(`/v1/public/business/${slug}`);
         assert.equal(response.statusCode, 200, response.body);
-        assert.deepEqual(response.json(), { id: tenant.businessId, name: 'Chez Public', slug: tenant.slug });
+        assert.deepEqual(response.json(), {
+          id: tenant.businessId,
+          name: 'Chez Public',
+          slug: tenant.slug,
+          timezone: 'UTC',
+          booking_mode: 'scheduled',
+          min_capacity: 1,
+          max_capacity: 50,
+          booking_window_days: 60,
+          default_slot_interval_minutes: 30,
+          deposit_type: 'none',
+          default_deposit_amount_cents: 500,
+          cancellation_cutoff_hours: 0,
+        });
       }
+    });
+
+    it('answers the settings as the business changed them, so a widget needs no other call', async () => {
+      const tenant = await createTenant(ctx.app, { name: 'Chez Public' });
+      const changed = await manage(tenant, 'PATCH', '/v1/manage/settings', {
+        timezone: 'Europe/Berlin',
+        min_capacity: 2,
+        max_capacity: 8,
+        booking_window_days: 30,
+        default_slot_interval_minutes: 15,
+        default_deposit_amount_cents: 250,
+        min_notice_hours: 3,
+      });
+      assert.equal(changed.statusCode, 200, changed.body);
+      const body = (await get(`/v1/public/business/${tenant.slug}`)).json();
+      assert.equal(body.timezone, 'Europe/Berlin');
+      assert.equal(body.min_capacity, 2);
+      assert.equal(body.max_capacity, 8);
+      assert.equal(body.booking_window_days, 30);
+      assert.equal(body.default_slot_interval_minutes, 15);
+      assert.equal(body.default_deposit_amount_cents, 250);
+      assert.equal(body.min_notice_hours, undefined, 'only what a widget needs is public');
     });
   });
 

@@ -38,7 +38,8 @@ export interface SandboxSeed {
 export const lockSandboxSeed = (tx: Tx) =>
   sql`SELECT pg_advisory_xact_lock(hashtext('sandbox-seed'))`.execute(tx);
 
-export async function insertSandbox(tx: Tx, seed: SandboxSeed): Promise<void> {
+/** Inserts the sandbox business with its developer, settings, hours and resources; answers its id. */
+export async function insertSandbox(tx: Tx, seed: SandboxSeed): Promise<string> {
   const developer = await insertDeveloper(tx, seed.developer);
   const business = await insertBusiness(tx, {
     developer_id: developer.id,
@@ -60,6 +61,7 @@ export async function insertSandbox(tx: Tx, seed: SandboxSeed): Promise<void> {
       })),
     )
     .execute();
+  return business.id;
 }
 
 export const listSandboxResources = (executor: Executor, businessId: string) =>

@@ -7,6 +7,7 @@ import { createBooking, findBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { assertTransition } from '../bookings/status.ts';
 import type { CustomerInput } from '../customers/customers.service.ts';
+import { issueDefaultPublishableKey } from '../developers/api-keys.service.ts';
 import { hashPassword } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
@@ -63,7 +64,7 @@ export async function ensureSandbox(db: Db): Promise<SandboxBusiness> {
     await lockSandboxSeed(tx);
     const seeded = await findSandboxBusiness(tx);
     if (seeded) return seeded;
-    await insertSandbox(tx, {
+    const businessId = await insertSandbox(tx, {
       ...SANDBOX,
       developer: {
         email: `sandbox-${randomBytes(8).toString('hex')}@slotwise.invalid`,
@@ -72,6 +73,7 @@ export async function ensureSandbox(db: Db): Promise<SandboxBusiness> {
         last_name: 'Sandbox',
       },
     });
+    await issueDefaultPublishableKey(tx, businessId, 'test');
     return (await findSandboxBusiness(tx))!;
   });
 }

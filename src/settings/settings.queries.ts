@@ -4,7 +4,7 @@ import type { Db, Executor } from '../platform/db.ts';
 export type BookingMode = 'scheduled' | 'dynamic';
 export type DepositType = 'none' | 'charge' | 'authorization_hold';
 
-/** A business's booking rules: the columns of `businesses` from `timezone` to `payment_hold_minutes`. */
+/** A business's booking rules: the columns of `businesses` from `timezone` to `cancellation_cutoff_hours`. */
 export interface BusinessSettings {
   timezone: string;
   default_slot_interval_minutes: number;
@@ -19,6 +19,7 @@ export interface BusinessSettings {
   buffer_minutes: number;
   deposit_type: DepositType;
   payment_hold_minutes: number;
+  cancellation_cutoff_hours: number;
 }
 
 export type SettingsRow = BusinessSettings & { id: string };
@@ -37,6 +38,7 @@ export const SETTINGS_COLUMNS = [
   'buffer_minutes',
   'deposit_type',
   'payment_hold_minutes',
+  'cancellation_cutoff_hours',
 ] as const;
 
 /** The settings of a business, or undefined when no such business exists. */

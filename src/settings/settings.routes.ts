@@ -8,7 +8,7 @@ import { changeSettings, getSettings, prepareSettingsChange } from './settings.s
 const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ minimum, maximum, description });
 
-const SettingsFields = {
+export const SettingsFields = {
   timezone: Type.String({
     minLength: 1,
     maxLength: 64,
@@ -36,6 +36,11 @@ const SettingsFields = {
     5,
     1440,
     'how long a public booking waits for its deposit before it is cancelled',
+  ),
+  cancellation_cutoff_hours: int(
+    0,
+    720,
+    'guests may cancel their own booking until this many hours before it starts (0: until it starts)',
   ),
 };
 

@@ -39,6 +39,7 @@ const DEFAULTS = {
   buffer_minutes: 0,
   deposit_type: 'none',
   payment_hold_minutes: 30,
+  cancellation_cutoff_hours: 0,
 };
 
 const call = (tenant: Tenant, method: InjectOptions['method'], payload?: unknown) =>
@@ -129,6 +130,7 @@ describe('PATCH /v1/manage/settings', () => {
         default_deposit_amount_cents: 5,
         buffer_minutes: 0,
         payment_hold_minutes: 5,
+        cancellation_cutoff_hours: 0,
       };
       const high = {
         default_slot_interval_minutes: 120,
@@ -140,6 +142,7 @@ describe('PATCH /v1/manage/settings', () => {
         default_deposit_amount_cents: 500,
         buffer_minutes: 240,
         payment_hold_minutes: 1440,
+        cancellation_cutoff_hours: 720,
       };
       for (const change of [low, high]) {
         const response = await call(tenant, 'PATCH', change);
@@ -214,6 +217,8 @@ describe('PATCH /v1/manage/settings', () => {
       [{ deposit_type: 'cash' }, 'deposit_type'],
       [{ payment_hold_minutes: 4 }, 'payment_hold_minutes'],
       [{ payment_hold_minutes: 1441 }, 'payment_hold_minutes'],
+      [{ cancellation_cutoff_hours: -1 }, 'cancellation_cutoff_hours'],
+      [{ cancellation_cutoff_hours: 721 }, 'cancellation_cutoff_hours'],
       [{ auto_confirm_bookings: 'sometimes' }, 'auto_confirm_bookings'],
       [{ booking_window_days: 'ten' }, 'booking_window_days'],
       [{ min_notice_hours: 1.5 }, 'min_notice_hours'],

@@ -39,6 +39,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/waitlist/:business_id',
     {
       onRequest: optionalCredential,
+      config: { publishable: true },
       preValidation: acceptCustomerFlatOrNested('nested'),
       schema: {
         tags: ['Waitlist'],

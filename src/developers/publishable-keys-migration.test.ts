@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { sha256 } from '../platform/auth.ts';
+import { type Database, openPGlite } from '../platform/db.ts';
+import { migrate } from '../platform/migrate.ts';
+
+const MIGRATIONS = new URL('../../migrations/', import.meta.url).pathname;
+const PUBLISHABLE_KEYS = '0014_publishable_keys.sql';
+
+describe('migration 0014: publishable keys', () => {
+  let database: Database;
+  let dir: string;
+  before(async () => {
+    database = await openPGlite();
+    dir = mkdtempSync(join(tmpdir(), 'slotwise-migrations-'));
+    for (const file of readdirSync(MIGRATIONS).filter((name) => name < PUBLISHABLE_KEYS)) {
+      copyFileSync(join(MIGRATIONS, file), join(dir, file));
+    }
+    await migrate(database, dir);
+  });
+  after(async () => {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives every existing business a default publishable key stored as the app stores keys', async () => {
+    await sql`
+      WITH developer AS (
+        INSERT INTO developers (email, password_hash, first_name, last_name)
+        VALUES ('dev@example.com', 'x', 'A', 'B') RETURNING id
+      )
+      INSERT INTO businesses (developer_id, name, slug, is_dev)
+      SELECT id, name, slug, is_dev FROM developer,
+        (VALUES ('Live', 'live', false), ('Other', 'other', false), ('Sandbox', 'sandbox', true)) AS b (name, slug, is_dev)
+    `.execute(database.db);
+    await migrate(database, MIGRATIONS);
+
+    const keys = await database.db
+      .selectFrom('api_keys')
+      .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
+      .select([
+        'businesses.slug',
+        'api_keys.public_key',
+        'api_keys.key_hash',
+        'api_keys.lookup',
+        'api_keys.prefix',
+      ])
+      .select([
+        'api_keys.type',
+        'api_keys.is_default',
+        'api_keys.is_active',
+        'api_keys.scopes',
+        'api_keys.allowed_origins',
+      ])
+      .orderBy('businesses.slug')
+      .execute();
+    assert.deepEqual(
+      keys.map((key) => key.slug),
+      ['live', 'other', 'sandbox'],
+    );
+    for (const key of keys) {
+      const full = key.public_key!;
+      assert.match(
+        full,
+        key.slug === 'sandbox' ? /^svc_pk_test_[A-Za-z0-9]{40}$/ : /^svc_pk_live_[A-Za-z0-9]{40}$/,
+      );
+      assert.equal(key.key_hash, sha256(full));
+      assert.equal(key.lookup, full.slice(0, 20));
+      assert.equal(key.prefix, full.slice(0, 16));
+      assert.equal(key.type, 'publishable');
+      assert.equal(key.is_default, true);
+      assert.equal(key.is_active, true);
+      assert.deepEqual(key.scopes, []);
+      assert.deepEqual(key.allowed_origins, []);
+    }
+    assert.notEqual(keys[0]!.public_key!.slice(12), keys[1]!.public_key!.slice(12), 'each key is drawn anew');
+  });
+});

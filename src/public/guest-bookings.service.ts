@@ -1,0 +1,144 @@
+import { lockBooking } from '../bookings/bookings.queries.ts';
+import { changeBooking } from '../bookings/bookings.service.ts';
+import { normalizePhone } from '../customers/customers.service.ts';
+import type { Executor, Tx } from '../platform/db.ts';
+import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import { hhmm } from '../platform/schemas.ts';
+import type { BookingStatus } from '../schema.ts';
+import { findBookingsByCode, type GuestBookingRow } from './guest-bookings.queries.ts';
+
+/** What proves a guest made the booking: the email or the phone given with it (both must match when both are sent). */
+export interface GuestContact {
+  email?: string;
+  phone?: string;
+}
+
+/** The email given with the booking; for one made before those were kept, the customer's. */
+const emailGiven = (row: GuestBookingRow) =>
+  row.guest_first_name === null ? row.customer_email : row.guest_email;
+
+function matches(row: GuestBookingRow, contact: GuestContact): boolean {
+  if (contact.email !== undefined) {
+    const given = emailGiven(row);
+    if (given === null || given.trim().toLowerCase() !== contact.email.trim().toLowerCase()) return false;
+  }
+  return contact.phone === undefined || normalizePhone(contact.phone) === row.customer_phone_normalized;
+}
+
+/**
+ * The booking with this code whose guest gave this email or phone; within `businessId` when the
+ * caller's credential names a business. Every failure is the same 404, so a caller learns nothing
+ * of which part was wrong. Codes are unique per business only: were two to match anywhere, the
+ * latest made is the guest's.
+ */
+async function findGuestBooking(
+  executor: Executor,
+  code: string,
+  contact: GuestContact,
+  businessId: string | undefined,
+): Promise<GuestBookingRow> {
+  if (contact.email === undefined && contact.phone === undefined) {
+    throw invalidField('email', 'send the email or the phone given with the booking');
+  }
+  const found = (await findBookingsByCode(executor, code, businessId))
+    .filter((row) => matches(row, contact))
+    .sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+  if (!found[0]) throw notFound('booking');
+  return found[0];
+}
+
+const HOUR_MS = 3_600_000;
+
+/** A guest may cancel a booking that waits or is confirmed; one checked in, or closed, is the staff's. */
+const GUEST_CANCELLABLE: readonly BookingStatus[] = ['pending', 'confirmed'];
+
+/** Until when a guest may cancel: the cut-off before the start; null when the status no longer allows it. */
+function cancellableUntil(status: BookingStatus, startsAt: Date, cutoffHours: number): Date | null {
+  if (!GUEST_CANCELLABLE.includes(status)) return null;
+  return new Date(startsAt.getTime() - cutoffHours * HOUR_MS);
+}
+
+/** What a guest sees of their booking: no staff notes, no resource, no other customer's data. */
+function toGuestBookingView(row: GuestBookingRow, now: number) {
+  const until = cancellableUntil(row.status, row.starts_at, row.cancellation_cutoff_hours);
+  return {
+    confirmation_code: row.confirmation_code,
+    status: row.status,
+    business: {
+      id: row.business_id,
+      name: row.business_name,
+      slug: row.business_slug,
+      timezone: row.business_timezone,
+    },
+    booking_date: row.booking_date,
+    start_time: hhmm(row.start_time),
+    end_time: hhmm(row.end_time),
+    duration_minutes: row.duration_minutes,
+    capacity: row.capacity,
+    service_id: row.service_id,
+    guest: {
+      first_name: row.guest_first_name ?? row.customer_first_name,
+      last_name: row.guest_last_name ?? row.customer_last_name,
+      email: emailGiven(row),
+    },
+    customer_notes: row.customer_notes,
+    deposit:
+      row.deposit_status && row.deposit_type && row.deposit_amount_cents !== null
+        ? { status: row.deposit_status, type: row.deposit_type, amount_cents: row.deposit_amount_cents }
+        : null,
+    starts_at: row.starts_at.toISOString(),
+    ends_at: row.ends_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    cancellable_until: until?.toISOString() ?? null,
+    can_cancel: until !== null && now < until.getTime(),
+  };
+}
+
+export type GuestBookingView = ReturnType<typeof toGuestBookingView>;
+
+export async function viewGuestBooking(
+  executor: Executor,
+  code: string,
+  contact: GuestContact,
+  businessId: string | undefined,
+  now: number,
+): Promise<GuestBookingView> {
+  return toGuestBookingView(await findGuestBooking(executor, code, contact, businessId), now);
+}
+
+/** Who cancels in the audit row: the guest, with no credential of the business. */
+const guestActor = (businessId: string) => ({
+  businessId,
+  actor: 'guest',
+  kind: 'api_key' as const,
+  scopes: new Set<never>(),
+});
+
+/**
+ * The guest cancels their booking, until the business's cut-off before the start: the status moves
+ * as a staff cancellation moves it (`booking.status_changed` audited with the guest as actor,
+ * `booking.cancelled` fired), and a deposit is left as a staff cancellation leaves it.
+ */
+export async function cancelGuestBooking(
+  tx: Tx,
+  code: string,
+  contact: GuestContact,
+  businessId: string | undefined,
+  now: number,
+): Promise<GuestBookingView> {
+  const found = await findGuestBooking(tx, code, contact, businessId);
+  const locked = await lockBooking(tx, found.business_id, found.id);
+  if (!locked) throw notFound('booking');
+  const until = cancellableUntil(locked.status, locked.starts_at, found.cancellation_cutoff_hours);
+  if (until === null) throw new AppError('conflict', `a ${locked.status} booking cannot be cancelled`);
+  if (now >= until.getTime()) {
+    throw new AppError(
+      'cancellation_cutoff_passed',
+      found.cancellation_cutoff_hours > 0
+        ? `the booking can be cancelled online until ${found.cancellation_cutoff_hours} h before it starts; please contact the business`
+        : 'the booking has already started; please contact the business',
+    );
+  }
+  await changeBooking(tx, guestActor(found.business_id), found.id, { status: 'cancelled' }, now);
+  return viewGuestBooking(tx, code, contact, found.business_id, now);
+}
