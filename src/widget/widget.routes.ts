@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { defaultPublishableKey } from '../developers/api-keys.service.ts';
 import { notFound } from '../platform/errors.ts';
 import { ErrorResponses } from '../platform/schemas.ts';
 import { matchesAny } from '../public/http-cache.ts';
+import { businessBySlug } from '../public/public.service.ts';
 import { type WidgetAsset, widgetAssets } from './bundle.ts';
+import { HOSTED_PAGE_CSP, hostedLanguage, hostedPage } from './hosted-page.ts';
 
 /** Pages embedding the widget pick up a new version within five minutes. */
 export const WIDGET_MAX_AGE_SECONDS = 300;
@@ -39,7 +42,7 @@ function sendAsset(
 
 const FileBody = (description: string) => Type.Unsafe<Buffer>({ type: 'string', description });
 
-/** The booking widget's files, for any site to load. */
+/** The booking widget's files, for any site to load, and the hosted booking page. */
 export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/widget/v1/slotwise.js',
@@ -79,6 +82,51 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const texts = (await widgetAssets()).texts.get(request.params.file);
       if (!texts) throw notFound('texts');
       return sendAsset(request, reply, texts, 'application/json; charset=utf-8', IMMUTABLE);
+    },
+  );
+
+  app.get(
+    '/book/:slug',
+    {
+      schema: {
+        tags: ['Widget'],
+        summary: "A business's booking page: the widget full page, to share as a link or embed in an iframe",
+        description:
+          'In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Framed, the widget also sends its `slotwise:booked` and `slotwise:error` events to the parent window with `postMessage`.',
+        security: [],
+        params: Type.Object(
+          { slug: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false },
+        ),
+        querystring: Type.Object(
+          {
+            lang: Type.Optional(Type.String({ maxLength: 35 })),
+            manage: Type.Optional(
+              Type.String({
+                pattern: '^[A-Za-z0-9]{1,20}$',
+                description: "a booking's confirmation code: the guest's page to view or cancel it",
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.String({ description: 'an HTML page' }),
+          404: ErrorResponses[404],
+          422: ErrorResponses[422],
+        },
+      },
+    },
+    async (request, reply) => {
+      const business = await businessBySlug(app.db, request.params.slug);
+      const key = await defaultPublishableKey(app.db, business.id);
+      const lang = hostedLanguage(request.query.lang, request.headers['accept-language']);
+      return reply
+        .header('Content-Security-Policy', HOSTED_PAGE_CSP)
+        .header('Cache-Control', 'no-cache')
+        .header('Vary', 'Accept-Language')
+        .type('text/html; charset=utf-8')
+        .send(hostedPage(business, key, lang, request.query.manage));
     },
   );
 };
