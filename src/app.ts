@@ -62,6 +62,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { WebhookTargets } from './webhooks/target.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { webhookSealKey } from './webhooks/webhooks.service.ts';
+import { widgetRoutes } from './widget/widget.routes.ts';
 
 /**
  * swagger-ui's own policy asks browsers to upgrade every request to https, which breaks `/docs`
@@ -317,6 +318,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);
   await app.register(webhookRoutes);
+  await app.register(widgetRoutes);
 
   return app;
 }

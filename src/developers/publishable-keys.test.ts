@@ -146,7 +146,7 @@ describe('the default publishable key', () => {
       assert.match(await defaultPublishableKey(ctx.app.db, sandbox.id), /^svc_pk_test_/);
     });
 
-    it("works from the API's own public URL, also for a same-origin call that sends no Origin", async () => {
+    it("works from the API's own pages: its public URL, or a same-origin call by any name or with no Origin", async () => {
       const tenant = await createTenant(ctx.app);
       const key = await defaultPublishableKey(ctx.app.db, tenant.businessId);
       const url = `/v1/public/business/${tenant.slug}`;
@@ -155,6 +155,11 @@ describe('the default publishable key', () => {
         'sec-fetch-site': 'same-origin',
       });
       assert.equal(sameOrigin.statusCode, 200, sameOrigin.body);
+      // The hosted page reached by another name of the server (its POSTs carry that Origin).
+      const otherName = await fromPage(key, 'http://localhost:9', 'GET', url, undefined, {
+        'sec-fetch-site': 'same-origin',
+      });
+      assert.equal(otherName.statusCode, 200, otherName.body);
       const elsewhere = await fromPage(key, SHOP, 'GET', url);
       assert.equal(elsewhere.statusCode, 403);
       assert.equal(elsewhere.json().error.code, 'origin_not_allowed');

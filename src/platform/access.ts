@@ -47,15 +47,17 @@ function assertNotPastDue(principal: Principal): void {
 }
 
 /**
- * The origin a browser calls from: its `Origin` header, or the API's own origin for a same-origin
- * request that carries none (browsers leave it out of same-origin GETs; `Sec-Fetch-Site` says so).
+ * The origin a browser calls from: the API's own origin for a request from one of its own pages
+ * (`Sec-Fetch-Site: same-origin`, which no page's script can set), whatever name the browser
+ * reached the server by (`localhost`, an address, a name other than `PUBLIC_BASE_URL`'s); else
+ * its `Origin` header.
  */
-function requestOrigin(request: FastifyRequest): string | undefined {
+export function requestOrigin(request: FastifyRequest): string | undefined {
   const origin = request.headers.origin;
   if (origin !== undefined) return origin;
   if (request.headers['sec-fetch-site'] === 'same-origin')
     return new URL(request.server.config.publicBaseUrl).origin;
-  return undefined;
+  return request.headers.origin;
 }
 
 /**

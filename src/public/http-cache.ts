@@ -4,7 +4,7 @@ import type { onSendAsyncHookHandler } from 'fastify';
 export const PUBLIC_MAX_AGE_SECONDS = 60;
 
 /** RFC 9110: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any current body. */
-function matchesAny(ifNoneMatch: string | undefined, etag: string): boolean {
+export function matchesAny(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch
     .split(',')

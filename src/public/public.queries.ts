@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
+import { isUuid } from '../platform/schemas.ts';
 import type { BusinessSettings } from '../settings/settings.queries.ts';
 
 /** The settings a booking widget needs to set itself up, spelled as the settings routes spell them. */
@@ -14,12 +16,21 @@ export const WIDGET_SETTINGS = [
   'cancellation_cutoff_hours',
 ] as const;
 
-/** A business by its slug, which is stored in lower case. */
+/**
+ * A business by its slug, which is stored in lower case, or by its id (what a widget may be given
+ * instead). A slug that happens to spell another business's id wins.
+ */
 export const findBusinessBySlug = async (executor: Executor, slug: string) =>
   (await executor
     .selectFrom('businesses')
     .select(['id', 'name', 'slug', ...WIDGET_SETTINGS])
-    .where('slug', '=', slug.toLowerCase())
+    .where((eb) =>
+      isUuid(slug)
+        ? eb.or([eb('slug', '=', slug.toLowerCase()), eb('id', '=', slug)])
+        : eb('slug', '=', slug.toLowerCase()),
+    )
+    .orderBy(sql`slug = ${slug.toLowerCase()}`, 'desc')
+    .limit(1)
     .executeTakeFirst()) as
     | ({ id: string; name: string; slug: string } & Pick<BusinessSettings, (typeof WIDGET_SETTINGS)[number]>)
     | undefined;

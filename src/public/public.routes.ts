@@ -37,7 +37,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'getPublicBusiness',
         ...PUBLIC_SCHEMA,
-        summary: 'A business by its slug: id, name, slug and the settings a booking widget needs',
+        summary: 'A business by its slug (or id): id, name, slug and the settings a booking widget needs',
         params: Type.Object(
           { slug: Type.String({ minLength: 1, maxLength: 200 }) },
           { additionalProperties: false },

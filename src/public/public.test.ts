@@ -61,6 +61,14 @@ describe('GET /v1/public/business/{slug}', () => {
       }
     });
 
+    it('finds the business by its id too, as a widget may be given either', async () => {
+      const tenant = await createTenant(ctx.app, { name: 'Chez Public' });
+      await createTenant(ctx.app, { name: 'Elsewhere' });
+      const response = await get(`/v1/public/business/${tenant.businessId}`);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().slug, tenant.slug);
+    });
+
     it('answers the settings as the business changed them, so a widget needs no other call', async () => {
       const tenant = await createTenant(ctx.app, { name: 'Chez Public' });
       const changed = await manage(tenant, 'PATCH', '/v1/manage/settings', {
@@ -90,6 +98,12 @@ describe('GET /v1/public/business/{slug}', () => {
       assert.equal(response.statusCode, 404, response.body);
       assert.equal(response.json().error.code, 'not_found');
       assert.equal(response.headers['cache-control'], undefined);
+    });
+
+    it('answers not_found for the id of no business', async () => {
+      const response = await get(`/v1/public/business/${MISSING_ID}`);
+      assert.equal(response.statusCode, 404, response.body);
+      assert.equal(response.json().error.code, 'not_found');
     });
   });
 });

@@ -1,0 +1,134 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { defaultPublishableKey } from '../developers/api-keys.service.ts';
+import { notFound } from '../platform/errors.ts';
+import { errorResponses } from '../platform/schemas.ts';
+import { matchesAny } from '../public/http-cache.ts';
+import { businessBySlug } from '../public/public.service.ts';
+import { type WidgetAsset, widgetAssets } from './bundle.ts';
+import { HOSTED_PAGE_CSP, hostedLanguage, hostedPage } from './hosted-page.ts';
+
+/** Pages embedding the widget pick up a new version within five minutes. */
+export const WIDGET_MAX_AGE_SECONDS = 300;
+/** Files named by their content never change. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+const accepts = (header: string | undefined, coding: string) =>
+  (header ?? '').split(',').some((part) => {
+    const [name, q] = part.trim().split(/\s*;\s*q=/);
+    return name === coding && (q === undefined || Number(q) > 0);
+  });
+
+/** A widget file for pages of any origin (also ones isolating themselves with COEP), gzipped when accepted. */
+function sendAsset(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  asset: WidgetAsset,
+  type: string,
+  cache: string,
+) {
+  reply
+    .header('Cache-Control', cache)
+    .header('ETag', asset.etag)
+    .header('Vary', 'Accept-Encoding')
+    .header('Cross-Origin-Resource-Policy', 'cross-origin')
+    .header('Access-Control-Allow-Origin', '*')
+    .type(type);
+  if (matchesAny(request.headers['if-none-match'], asset.etag)) return reply.code(304).send(null);
+  if (!accepts(request.headers['accept-encoding'], 'gzip')) return reply.send(asset.body);
+  return reply.header('Content-Encoding', 'gzip').send(asset.gzipped);
+}
+
+const FileBody = (description: string) => Type.Unsafe<Buffer>({ type: 'string', description });
+
+/** The booking widget's files, for any site to load, and the hosted booking page. */
+export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/widget/v1/slotwise.js',
+    {
+      schema: {
+        operationId: 'getWidgetScript',
+        tags: ['Widget'],
+        summary: 'The `<slotwise-booking>` element: a script for any web page (gzipped when accepted)',
+        security: [],
+        response: { 200: FileBody('JavaScript'), 304: Type.Null() },
+      },
+    },
+    async (request, reply) =>
+      sendAsset(
+        request,
+        reply,
+        (await widgetAssets()).script,
+        'text/javascript; charset=utf-8',
+        `public, max-age=${WIDGET_MAX_AGE_SECONDS}`,
+      ),
+  );
+
+  app.get(
+    '/widget/v1/texts/:file',
+    {
+      schema: {
+        operationId: 'getWidgetTexts',
+        tags: ['Widget'],
+        summary: "The widget's texts in one language, under a name that changes with them (cached for good)",
+        security: [],
+        params: Type.Object(
+          { file: Type.String({ pattern: '^[a-z]{2}\\.[\\w-]{16}\\.json$' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: FileBody('JSON: text by name'), 304: Type.Null(), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const texts = (await widgetAssets()).texts.get(request.params.file);
+      if (!texts) throw notFound('texts');
+      return sendAsset(request, reply, texts, 'application/json; charset=utf-8', IMMUTABLE);
+    },
+  );
+
+  app.get(
+    '/book/:slug',
+    {
+      schema: {
+        operationId: 'getBookingPage',
+        tags: ['Widget'],
+        summary: "A business's booking page: the widget full page, to share as a link or embed in an iframe",
+        description:
+          'In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Framed, the widget also sends its `slotwise:booked` and `slotwise:error` events to the parent window with `postMessage`.',
+        security: [],
+        params: Type.Object(
+          { slug: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false },
+        ),
+        querystring: Type.Object(
+          {
+            lang: Type.Optional(Type.String({ maxLength: 35 })),
+            manage: Type.Optional(
+              Type.String({
+                pattern: '^[A-Za-z0-9]{1,20}$',
+                description: "a booking's confirmation code: the guest's page to view or cancel it",
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.String({ description: 'an HTML page' }),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const business = await businessBySlug(app.db, request.params.slug);
+      const key = await defaultPublishableKey(app.db, business.id);
+      const lang = hostedLanguage(request.query.lang, request.headers['accept-language']);
+      return reply
+        .header('Content-Security-Policy', HOSTED_PAGE_CSP)
+        .header('Cache-Control', 'no-cache')
+        .header('Vary', 'Accept-Language')
+        .type('text/html; charset=utf-8')
+        .send(hostedPage(business, key, lang, request.query.manage));
+    },
+  );
+};

@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/**
+ * Browser tests drive Debian's `chromium` (no browser download): `.ci/run` installs it. Outside CI
+ * a machine without it skips them with this reason; in CI (`CI=true`) its absence fails them.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function browserSkipReason(): string | false {
+  if (existsSync(CHROMIUM)) return false;
+  const reason = `no browser at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+  if (process.env.CI === 'true') throw new Error(`CI needs the browser tests: ${reason}`);
+  return reason;
+}
+
+export const launchBrowser = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+
+/** A tiny site on another port (another origin): each test puts the page it needs at a path. */
+export interface HostSite {
+  origin: string;
+  pages: Map<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startHostSite(): Promise<HostSite> {
+  const pages = new Map<string, string>();
+  const server: Server = createServer((request, response) => {
+    const page = pages.get(new URL(request.url ?? '/', 'http://host').pathname);
+    response.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(page ?? 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // `localhost` rather than 127.0.0.1: a different origin from the API's even on one machine.
+  const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    pages,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The focused element's accessible label (its aria-label, its <label>, else its text), looking
+ * through open shadow roots. A string: it runs in the page, where the DOM is.
+ */
+const FOCUSED_LABEL = `(() => {
+  let active = document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  if (!active) return '';
+  const root = active.getRootNode();
+  const label = active.getAttribute('aria-label')
+    ?? (active.id ? root.querySelector('label[for="' + active.id + '"]')?.textContent : null)
+    ?? active.textContent;
+  return (label ?? '').trim();
+})()`;
+
+export const focusedLabel = (page: Page) => page.evaluate<string>(FOCUSED_LABEL);
+
+/**
+ * Moves the focus with the Tab key alone until the focused element's label matches, as a
+ * keyboard user would; fails after `limit` presses.
+ */
+export async function tabTo(page: Page, wanted: RegExp, limit = 60): Promise<void> {
+  const seen: string[] = [];
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    const label = await focusedLabel(page);
+    if (wanted.test(label)) return;
+    seen.push(label);
+  }
+  throw new Error(`Tab never reached ${wanted}; focused in turn: ${seen.join(' | ')}`);
+}

@@ -1,0 +1,507 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { todayIn } from '../../src/availability/engine/index.ts';
+import {
+  browserSkipReason,
+  focusedLabel,
+  type HostSite,
+  launchBrowser,
+  startHostSite,
+  tabTo,
+} from '../browser.ts';
+import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+
+/**
+ * The booking widget in a real browser against the real server: a page on another origin embeds
+ * it, a guest books with the keyboard alone, and so on. `WIDGET_SCREENSHOTS=1` also writes the
+ * README's pictures of each step to docs/widget/.
+ */
+const skip = browserSkipReason();
+const SCREENSHOTS = process.env.WIDGET_SCREENSHOTS === '1';
+const SHOTS_DIR = new URL('../../docs/widget/', import.meta.url);
+const VENUE_ZONE = 'Europe/Paris';
+
+let ctx: TestContext;
+let api: string;
+let browser: Browser;
+let host: HostSite;
+
+/** A port free now, so the API's public URL (its own origin, for the hosted page) is known before it starts. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T12:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+before(async () => {
+  if (skip) return;
+  const port = await freePort();
+  api = `http://127.0.0.1:${port}`;
+  ctx = await createTestApp({ publicBaseUrl: api });
+  await ctx.app.listen({ host: '127.0.0.1', port });
+  host = await startHostSite();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (skip) return;
+  await browser.close();
+  await host.close();
+  await ctx.close();
+});
+
+interface Venue {
+  tenant: Tenant;
+  key: string;
+}
+
+/** A venue in Paris open 12:00-22:00 every day with one table for 1-4, and a publishable key for `origins`. */
+async function openVenue(
+  name: string,
+  origins: string[],
+  settings: Record<string, unknown> = {},
+): Promise<Venue> {
+  const tenant = await createTenant(ctx.app, { name, is_dev: settings.deposit_type !== undefined });
+  const call = async (method: 'PATCH' | 'PUT' | 'POST', url: string, payload: unknown) => {
+    const response = await ctx.app.inject({
+      method,
+      url,
+      headers: tenant.headers,
+      payload: payload as object,
+    });
+    assert.ok(response.statusCode < 300, `${method} ${url}: ${response.body}`);
+    return response.json();
+  };
+  await call('PATCH', '/v1/manage/settings', {
+    timezone: VENUE_ZONE,
+    min_notice_hours: 0,
+    default_slot_interval_minutes: 30,
+    ...settings,
+  });
+  await call(
+    'PUT',
+    '/v1/manage/hours',
+    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+      day_of_week: day,
+      is_open: true,
+      open_time: '12:00',
+      close_time: '22:00',
+    })),
+  );
+  await call('POST', '/v1/manage/resources', { name: 'Table 1', capacity_min: 1, capacity_max: 4 });
+  const created = await call('POST', '/v1/manage/api-keys', {
+    name: 'website',
+    type: 'publishable',
+    allowed_origins: origins,
+  });
+  return { tenant, key: created.key };
+}
+
+/** A page of the other site embedding the widget, recording the element's events. */
+function embed(path: string, venue: Venue, attributes = '', htmlLang = 'en'): string {
+  host.pages.set(
+    path,
+    `<!doctype html><html lang="${htmlLang}"><head><title>A venue's own site</title></head><body><main><h1>Welcome</h1>
+<slotwise-booking business="${venue.tenant.slug}" key="${venue.key}" ${attributes}></slotwise-booking></main>
+<script>window.events = []; for (const type of ['slotwise:booked', 'slotwise:error']) document.addEventListener(type, (e) => events.push({ type, detail: e.detail }));</script>
+<script src="${api}/widget/v1/slotwise.js"></script></body></html>`,
+  );
+  return `${host.origin}${path}`;
+}
+
+const widget = (page: Page) => page.locator('slotwise-booking');
+const heading = (page: Page, text: string | RegExp) =>
+  widget(page).locator('[tabindex="-1"]', { hasText: text }).waitFor();
+
+async function checkAccessible(page: Page, step: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  assert.deepEqual(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe at step ${step}`,
+  );
+}
+
+async function shoot(page: Page, name: string) {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  await widget(page).screenshot({ path: new URL(`${name}.png`, SHOTS_DIR).pathname });
+}
+
+/** A step seen: no axe violation there, and its picture when asked for. */
+async function step(page: Page, name: string) {
+  await checkAccessible(page, name);
+  await shoot(page, name);
+}
+
+/** Opens the month of `date` with the keyboard, then a day matching `label` (Enter unless `press` is false). */
+async function tabToDay(page: Page, date: string, label: RegExp, press = true) {
+  const month = await widget(page).locator('#sw-month').textContent();
+  const wanted = new Date(`${date}T12:00:00Z`).toLocaleString('en', { month: 'long', timeZone: 'UTC' });
+  if (!month?.includes(wanted) && (await page.evaluate('document.documentElement.lang')) === 'en') {
+    await tabTo(page, /^Next month$/);
+    await page.keyboard.press('Enter');
+    await widget(page).locator('#sw-month', { hasText: wanted }).waitFor();
+  }
+  await tabTo(page, label);
+  if (press) await page.keyboard.press('Enter');
+}
+
+/** How the widget names a day in English: "Thursday, November 26, 2026". */
+const englishDay = (date: string) =>
+  new Date(`${date}T12:00:00Z`).toLocaleDateString('en-US', {
+    timeZone: 'UTC',
+    weekday: 'long',
+    month: 'long',
+    day: 'numeric',
+    year: 'numeric',
+  });
+
+/** What the page's listener recorded (the widget's events, or the messages of a frame). */
+const events = (page: Page) => page.evaluate<unknown[]>('window.events');
+
+async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<[BrowserContext, Page]> {
+  const context = await browser.newContext({ viewport: { width: 520, height: 900 }, ...options });
+  return [context, await context.newPage()];
+}
+
+describe('the <slotwise-booking> widget on another site', { skip }, () => {
+  it('books a slot with the keyboard alone, accessible at every step', async () => {
+    const venue = await openVenue('Chez Clavier', [host.origin]);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      const date = addDays(todayIn(VENUE_ZONE, Date.now()), 3);
+      await page.goto(embed('/keyboard', venue, 'lang="en"'));
+      await heading(page, 'Make a booking');
+      await step(page, '1-party');
+
+      await tabTo(page, /^Number of guests$/);
+      await page.keyboard.press('ArrowDown');
+      await tabTo(page, /^Continue$/);
+      await page.keyboard.press('Enter');
+      await heading(page, 'Choose a day');
+      await step(page, '2-day');
+
+      // The first open day by Tab, then the arrow keys to the day wanted.
+      await tabToDay(page, date, /^\w+, \w+ \d+, \d{4}$/, false);
+      for (let i = 0; i < 40 && (await focusedLabel(page)) !== englishDay(date); i++) {
+        await page.keyboard.press('ArrowRight');
+      }
+      assert.equal(await focusedLabel(page), englishDay(date));
+      await page.keyboard.press('Enter');
+      await heading(page, 'Choose a time');
+      await tabTo(page, /^7:30 PM$/);
+      await page.keyboard.press('Enter');
+      assert.equal(await widget(page).locator('[aria-pressed=true]').textContent(), '7:30 PM');
+      await step(page, '3-time');
+
+      await tabTo(page, /^Continue$/);
+      await page.keyboard.press('Enter');
+      await heading(page, 'Your details');
+      for (const [label, value] of [
+        [/^First name$/, 'Ada'],
+        [/^Last name$/, 'Lovelace'],
+        [/^Email$/, 'ada@example.com'],
+        [/^Phone$/, '+33 1 23 45 67 89'],
+      ] as const) {
+        await tabTo(page, label);
+        await page.keyboard.type(value);
+      }
+      await step(page, '4-details');
+      await tabTo(page, /^Book$/);
+      await page.keyboard.press('Enter');
+      await heading(page, 'Your booking is confirmed');
+      await step(page, '6-confirmed');
+
+      const code = (await widget(page).locator('.code').textContent())!.trim();
+      assert.equal(
+        await widget(page).getByRole('link', { name: 'View or cancel your booking' }).getAttribute('href'),
+        `${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`,
+      );
+      const listed = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/bookings?code=${code}`,
+        headers: venue.tenant.headers,
+      });
+      const [booking] = listed.json().items;
+      assert.equal(booking.booking_date, date);
+      assert.equal(booking.start_time, '19:30');
+      assert.equal(booking.capacity, 3);
+      assert.equal(booking.status, 'confirmed');
+      assert.deepEqual(await events(page), [
+        {
+          type: 'slotwise:booked',
+          detail: {
+            confirmation_code: code,
+            status: 'confirmed',
+            booking_date: date,
+            start_time: '19:30',
+            capacity: 3,
+            starts_at: booking.starts_at,
+          },
+        },
+      ]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('offers the waitlist on a fully booked day', async () => {
+    const venue = await openVenue('Chez Complet', [host.origin]);
+    const date = addDays(todayIn(VENUE_ZONE, Date.now()), 2);
+    const resources = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/resources',
+      headers: venue.tenant.headers,
+    });
+    const blocked = await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/manage/resources/${resources.json().items[0].id}/blocks`,
+      headers: venue.tenant.headers,
+      payload: { start_at: `${date}T00:00:00+01:00`, end_at: `${addDays(date, 1)}T00:00:00+01:00` },
+    });
+    assert.equal(blocked.statusCode, 201, blocked.body);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      await page.goto(embed('/full', venue, 'lang="en" party-max="4"'));
+      await heading(page, 'Make a booking');
+      await tabTo(page, /^Continue$/);
+      await page.keyboard.press('Enter');
+      await heading(page, 'Choose a day');
+      await tabToDay(page, date, /fully booked, join the waitlist$/);
+      await heading(page, 'This day is fully booked');
+      await tabTo(page, /^First name$/);
+      await page.keyboard.type('Grace');
+      await tabTo(page, /^Last name$/);
+      await page.keyboard.type('Hopper');
+      await tabTo(page, /^Phone$/);
+      await page.keyboard.type('+33 6 12 34 56 78');
+      await step(page, '7-waitlist');
+      await tabTo(page, /^Join the waitlist$/);
+      await page.keyboard.press('Enter');
+      await heading(page, 'You are on the waitlist, number 1.');
+      await step(page, '8-waitlisted');
+
+      const entries = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/waitlist?preferred_date=${date}`,
+        headers: venue.tenant.headers,
+      });
+      const [entry] = entries.json().items;
+      assert.equal(entry.preferred_date, date);
+      assert.equal(entry.capacity, 2);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('takes a deposit through the processor’s test page, then confirms', async () => {
+    const venue = await openVenue('Chez Acompte', [host.origin], { deposit_type: 'charge' });
+    const date = addDays(todayIn(VENUE_ZONE, Date.now()), 4);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      await page.goto(embed('/deposit', venue, 'lang="en"'));
+      await heading(page, 'Make a booking');
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await heading(page, 'Choose a day');
+      await tabToDay(page, date, new RegExp(`^${englishDay(date)}$`));
+      await heading(page, 'Choose a time');
+      await widget(page).getByRole('button', { name: '1:00 PM' }).click();
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).getByLabel('First name').fill('Mary');
+      await widget(page).getByLabel('Last name').fill('Somerville');
+      await widget(page).getByLabel('Email').fill('mary@example.com');
+      await widget(page).getByLabel('Phone').fill('+33 1 98 76 54 32');
+      await widget(page).getByRole('button', { name: 'Book' }).click();
+      await heading(page, /^Deposit: €/);
+      await step(page, '5-deposit');
+
+      const [checkout] = await Promise.all([
+        context.waitForEvent('page'),
+        widget(page).getByRole('link', { name: 'Pay the deposit' }).click(),
+      ]);
+      await checkout.getByRole('button', { name: 'Pay', exact: true }).click();
+      await checkout.getByText('succeeded').waitFor();
+      await heading(page, 'Your booking is confirmed');
+      const [{ detail }] = (await events(page)) as [{ detail: { status: string } }];
+      assert.equal(detail.status, 'confirmed');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows French dates and times in the venue’s zone, whatever the browser’s zone', async () => {
+    const venue = await openVenue('Chez Fuseau', [host.origin]);
+    // 13 hours ahead of Paris: a time shown in the visitor's zone would read 08:00 or so.
+    const [context, page] = await newPage({ locale: 'en-US', timezoneId: 'Pacific/Auckland' });
+    try {
+      const date = addDays(todayIn(VENUE_ZONE, Date.now()), 1);
+      await page.goto(embed('/fr', venue, '', 'fr'));
+      await heading(page, 'Faire une réservation');
+      await widget(page).getByRole('button', { name: 'Continuer' }).click();
+      await heading(page, 'Choisissez un jour');
+      const frenchDay = new Intl.DateTimeFormat('fr', {
+        timeZone: 'UTC',
+        weekday: 'long',
+        day: 'numeric',
+        month: 'long',
+        year: 'numeric',
+      }).format(new Date(`${date}T12:00:00Z`));
+      const month = new Intl.DateTimeFormat('fr', { timeZone: 'UTC', month: 'long', year: 'numeric' }).format(
+        new Date(`${date}T12:00:00Z`),
+      );
+      if ((await widget(page).locator('#sw-month').textContent()) !== month) {
+        await widget(page).getByRole('button', { name: 'Mois suivant' }).click();
+      }
+      await widget(page).locator('#sw-month', { hasText: month }).waitFor();
+      await widget(page).getByRole('button', { name: frenchDay, exact: true }).click();
+      await heading(page, 'Choisissez une heure');
+      await widget(page).getByText(frenchDay).waitFor();
+      await widget(page)
+        .getByText(/^Heures : heure .*Europe centrale/)
+        .waitFor();
+      assert.equal(await widget(page).locator('[data-act=slot]').first().textContent(), '12:00');
+      await step(page, 'fr-time');
+      await widget(page).getByRole('button', { name: '20:00' }).click();
+      await widget(page).getByRole('button', { name: 'Continuer' }).click();
+      await widget(page).getByLabel('Prénom').fill('Émilie');
+      await widget(page).getByLabel('Nom', { exact: true }).fill('du Châtelet');
+      await widget(page).getByLabel('E-mail').fill('emilie@example.com');
+      await widget(page).getByLabel('Téléphone').fill('+33 1 11 22 33 44');
+      await widget(page).getByRole('button', { name: 'Réserver' }).click();
+      await heading(page, 'Votre réservation est confirmée');
+      await widget(page).getByText(`${frenchDay} à 20:00 UTC+1`).waitFor();
+      await step(page, 'fr-confirmed');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('is refused with a publishable key that does not allow the page’s origin', async () => {
+    const venue = await openVenue('Chez Ailleurs', ['https://elsewhere.example']);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      await page.goto(embed('/elsewhere', venue, 'lang="en"'));
+      await widget(page).getByText('Something went wrong. Please try again.').waitFor();
+      const [event] = (await events(page)) as [{ type: string }];
+      assert.equal(event.type, 'slotwise:error');
+      assert.equal(await widget(page).getByText('Chez Ailleurs').count(), 0);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the hosted booking page /book/{slug}', { skip }, () => {
+  it('books in an iframe of another site, which hears of it by postMessage', async () => {
+    const venue = await openVenue('Chez Cadre', [host.origin]);
+    host.pages.set(
+      '/framed',
+      `<!doctype html><html lang="en"><head><title>Framed</title></head><body><main><h1>Book with us</h1>
+<iframe title="Booking" src="${api}/book/${venue.tenant.slug}?lang=en" width="500" height="800"></iframe></main>
+<script>window.events = []; addEventListener('message', (e) => events.push({ origin: e.origin, data: e.data }));</script></body></html>`,
+    );
+    const [context, page] = await newPage({ viewport: { width: 560, height: 900 } });
+    try {
+      await page.goto(`${host.origin}/framed`);
+      const frame = page.frameLocator('iframe');
+      const booking = frame.locator('slotwise-booking');
+      await booking.getByRole('button', { name: 'Continue' }).click();
+      await booking.locator('.cal button:not([disabled])').nth(1).click();
+      await booking.locator('[data-act=slot]').first().click();
+      await booking.getByRole('button', { name: 'Continue' }).click();
+      await booking.getByLabel('First name').fill('Hedy');
+      await booking.getByLabel('Last name').fill('Lamarr');
+      await booking.getByLabel('Email').fill('hedy@example.com');
+      await booking.getByLabel('Phone').fill('+33 1 55 66 77 88');
+      await booking.getByRole('button', { name: 'Book' }).click();
+      await booking.getByRole('heading', { name: 'Your booking is confirmed' }).waitFor();
+      await checkAccessible(page, 'hosted page in a frame');
+      const code = (await booking.locator('.code').textContent())!.trim();
+      await page.waitForFunction('window.events.length > 0');
+      const [message] = (await events(page)) as [{ origin: string; data: { type: string; detail: object } }];
+      assert.equal(message.origin, api);
+      assert.equal(message.data.type, 'slotwise:booked');
+      assert.equal((message.data.detail as { confirmation_code: string }).confirmation_code, code);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('books on the page reached by another name of the server than its public URL', async () => {
+    const venue = await openVenue('Chez Alias', [host.origin]);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      // The public URL names 127.0.0.1; a guest may reach the same server as localhost.
+      await page.goto(`${api.replace('127.0.0.1', 'localhost')}/book/${venue.tenant.slug}`);
+      await heading(page, 'Make a booking');
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      await widget(page).locator('[data-act=slot]').first().click();
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).getByLabel('First name').fill('Katherine');
+      await widget(page).getByLabel('Last name').fill('Johnson');
+      await widget(page).getByLabel('Email').fill('katherine@example.com');
+      await widget(page).getByLabel('Phone').fill('+33 1 44 55 66 77');
+      await widget(page).getByRole('button', { name: 'Book' }).click();
+      await heading(page, 'Your booking is confirmed');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lets the guest find and cancel a booking with its code and email', async () => {
+    const venue = await openVenue('Chez Retour', [host.origin]);
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/bookings',
+      headers: venue.tenant.headers,
+      payload: {
+        business_id: venue.tenant.businessId,
+        booking_date: addDays(todayIn(VENUE_ZONE, Date.now()), 5),
+        start_time: '13:00',
+        capacity: 2,
+        first_name: 'Alan',
+        last_name: 'Turing',
+        email: 'alan@example.com',
+        phone: '+44 20 7946 0000',
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const { id, confirmation_code: code } = created.json().booking;
+    const [context, page] = await newPage({ locale: 'en-GB' });
+    try {
+      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`);
+      await heading(page, 'View or cancel your booking');
+      assert.equal(await widget(page).getByLabel('Confirmation code').inputValue(), code);
+      await widget(page).getByLabel('Email or phone given when booking').fill('someone@example.com');
+      await widget(page).getByRole('button', { name: 'Find my booking' }).click();
+      await widget(page).getByText('No booking matches these details.').waitFor();
+
+      await widget(page).getByLabel('Email or phone given when booking').fill('alan@example.com');
+      await widget(page).getByRole('button', { name: 'Find my booking' }).click();
+      await widget(page).getByRole('button', { name: 'Cancel the booking' }).waitFor();
+      await step(page, '9-manage');
+      await widget(page).getByRole('button', { name: 'Cancel the booking' }).click();
+      await heading(page, 'Your booking is cancelled');
+      await checkAccessible(page, 'cancelled');
+      const booking = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/bookings/${id}`,
+        headers: venue.tenant.headers,
+      });
+      assert.equal(booking.json().status, 'cancelled');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+/** The widget's English texts; `{n}` and `{tz}` are filled in by `fill()`. */
+export const EN = {
+  start: 'Make a booking',
+  party: 'Number of guests',
+  next: 'Continue',
+  back: 'Back',
+  day: 'Choose a day',
+  prev: 'Previous month',
+  later: 'Next month',
+  closed: 'not available',
+  full: 'fully booked, join the waitlist',
+  time: 'Choose a time',
+  noTime: 'No time is left on this day.',
+  details: 'Your details',
+  first: 'First name',
+  last: 'Last name',
+  email: 'Email',
+  phone: 'Phone',
+  notes: 'Notes (optional)',
+  optional: 'optional',
+  book: 'Book',
+  deposit: 'Deposit',
+  depositText: 'This booking is held for you until the deposit is paid.',
+  pay: 'Pay the deposit',
+  check: 'I have paid',
+  unpaid: 'The payment has not arrived yet.',
+  done: 'Your booking is confirmed',
+  code: 'Confirmation code',
+  manage: 'View or cancel your booking',
+  waitlist: 'This day is fully booked',
+  waitText: 'Leave your details and we will contact you if a place frees up.',
+  join: 'Join the waitlist',
+  joined: 'You are on the waitlist, number {n}.',
+  taken: 'This time was just taken. Please choose another one.',
+  failed: 'Something went wrong. Please try again.',
+  zone: 'Times in {tz}',
+  step: 'Step {n} of 4',
+  contact: 'Email or phone given when booking',
+  find: 'Find my booking',
+  cancel: 'Cancel the booking',
+  cancelled: 'Your booking is cancelled',
+  unknown: 'No booking matches these details.',
+  tooLate: 'This booking can no longer be cancelled online.',
+};
+export type Texts = typeof EN;
+
+/** The languages the widget speaks; the texts of all but English are `texts/<lang>.json`. */
+export const LANGUAGES = ['en', 'de', 'fr', 'nl', 'es'];
+
+declare const SLOTWISE_TEXT_FILES: Record<string, string>;
+
+const loaded = new Map<string, Promise<Texts>>([['en', Promise.resolve(EN)]]);
+
+/**
+ * The texts of a language: English is built in, the others are fetched once from the API's
+ * `/widget/v1/texts/` (content-hashed files, cached by the browser for good). English when the
+ * fetch fails.
+ */
+export function textsOf(lang: string, apiBase: string): Promise<Texts> {
+  let texts = loaded.get(lang);
+  if (!texts) {
+    texts = fetch(new URL(`/widget/v1/texts/${SLOTWISE_TEXT_FILES[lang]}`, apiBase))
+      .then((response) => (response.ok ? (response.json() as Promise<Partial<Texts>>) : {}))
+      .then((answer) => ({ ...EN, ...answer }))
+      .catch(() => {
+        loaded.delete(lang);
+        return EN;
+      });
+    loaded.set(lang, texts);
+  }
+  return texts;
+}
+
+/** The first supported language among the `lang` attribute, the page's `<html lang>` and the browser's. */
+export function pickLanguage(...candidates: (string | null | undefined)[]): string {
+  for (const candidate of candidates) {
+    const base = candidate?.toLowerCase().split('-')[0];
+    if (base && LANGUAGES.includes(base)) return base;
+  }
+  return 'en';
+}
+
+export const fill = (template: string, values: Record<string, string | number>) =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));
