@@ -53,8 +53,6 @@ function assertNotPastDue(principal: Principal): void {
  * its `Origin` header.
  */
 export function requestOrigin(request: FastifyRequest): string | undefined {
-  const origin = request.headers.origin;
-  if (origin !== undefined) return origin;
   if (request.headers['sec-fetch-site'] === 'same-origin')
     return new URL(request.server.config.publicBaseUrl).origin;
   return request.headers.origin;
