@@ -11,10 +11,14 @@ ENV NODE_ENV=production \
 WORKDIR /app
 
 COPY package.json package-lock.json ./
+# The SDK is a workspace of the lockfile: npm ci links it.
+COPY packages ./packages
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY migrations ./migrations
 COPY src ./src
+# The booking widget's source, bundled by the server when first served.
+COPY widget ./widget
 
 # The embedded database (without DATABASE_URL) keeps its files here; the process runs as `node`.
 RUN mkdir -p /app/data && chown node:node /app/data
