@@ -1,8 +1,9 @@
 /**
- * Every call the widget makes to the API, in one place, so the transport can change without
- * touching the element. Each carries the publishable key: the API checks the page's origin
- * against the key's allowed origins.
+ * Every call the widget makes to the API, in one place, through the typed SDK (`@slotwise/sdk`).
+ * Each carries the publishable key: the API checks the page's origin against the key's allowed
+ * origins.
  */
+import { createSlotwiseClient } from '@slotwise/sdk';
 
 export interface Business {
   id: string;
@@ -82,35 +83,58 @@ export interface Api {
   cancelGuestBooking(code: string, contact: GuestContact): Promise<Booking>;
 }
 
-const queryOf = (query: Record<string, string | number | undefined>) => {
-  const entries = Object.entries(query).filter(([, value]) => value !== undefined) as [string, string][];
-  return entries.length ? `?${new URLSearchParams(entries)}` : '';
-};
+type Answer<T> = { data?: T; error?: { error?: { code?: string; message?: string } }; response: Response };
 
+/** The answer's data, or the API's error as an `ApiError`. */
+async function unwrap<T>(call: Promise<unknown>): Promise<T> {
+  const { data, error, response } = (await call) as Answer<T>;
+  if (error !== undefined || data === undefined) {
+    const refusal = error?.error ?? {};
+    throw new ApiError(response.status, refusal.code ?? 'unknown', refusal.message ?? response.statusText);
+  }
+  return data;
+}
+
+/** Every call through the typed SDK; the widget's own types name the fields it reads. */
 export function createApi(baseUrl: string, key: string): Api {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(new URL(path, baseUrl), {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json().catch(() => null);
-    if (!response.ok) {
-      const error = answer?.error ?? {};
-      throw new ApiError(response.status, error.code ?? 'unknown', error.message ?? response.statusText);
-    }
-    return answer as T;
-  };
-  const id = encodeURIComponent;
+  const client = createSlotwiseClient({ baseUrl: baseUrl.replace(/\/$/, ''), apiKey: key });
+  // The SDK checks paths and bodies; a query is what the widget's attributes and steps hold.
+  const query = (values: Record<string, string | number | undefined>) => values as never;
   return {
-    business: (idOrSlug) => call('GET', `/v1/public/business/${id(idOrSlug)}`),
-    days: (businessId, query) => call('GET', `/v1/availability/${id(businessId)}/days${queryOf(query)}`),
-    slots: (businessId, query) => call('GET', `/v1/availability/${id(businessId)}${queryOf(query)}`),
-    book: (body) => call('POST', '/v1/bookings', body),
-    joinWaitlist: (businessId, body) => call('POST', `/v1/waitlist/${id(businessId)}`, body),
-    guestBooking: (code, contact) => call('GET', `/v1/public/bookings/${id(code)}${queryOf(contact)}`),
-    cancelGuestBooking: (code, contact) => call('POST', `/v1/public/bookings/${id(code)}/cancel`, contact),
+    business: (idOrSlug) =>
+      unwrap(client.GET('/v1/public/business/{slug}', { params: { path: { slug: idOrSlug } } })),
+    days: (businessId, values) =>
+      unwrap(
+        client.GET('/v1/availability/{business_id}/days', {
+          params: { path: { business_id: businessId }, query: query(values) },
+        }),
+      ),
+    slots: (businessId, values) =>
+      unwrap(
+        client.GET('/v1/availability/{business_id}', {
+          params: { path: { business_id: businessId }, query: query(values) },
+        }),
+      ),
+    book: (body) => unwrap(client.POST('/v1/bookings', { body })),
+    joinWaitlist: (businessId, { first_name, last_name, phone, email, ...entry }) =>
+      unwrap(
+        client.POST('/v1/waitlist/{business_id}', {
+          params: { path: { business_id: businessId } },
+          body: { ...entry, customer: { first_name, last_name, phone, email } },
+        }),
+      ),
+    guestBooking: (code, contact) =>
+      unwrap(
+        client.GET('/v1/public/bookings/{confirmation_code}', {
+          params: { path: { confirmation_code: code }, query: contact },
+        }),
+      ),
+    cancelGuestBooking: (code, contact) =>
+      unwrap(
+        client.POST('/v1/public/bookings/{confirmation_code}/cancel', {
+          params: { path: { confirmation_code: code } },
+          body: contact,
+        }),
+      ),
   };
 }
