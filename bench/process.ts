@@ -24,10 +24,10 @@ async function freePort(): Promise<number> {
 export async function startProcess(
   script: string,
   env: Record<string, string>,
-  options: { args?: string[]; readyPath: string },
+  options: { args?: string[]; nodeArgs?: string[]; readyPath: string },
 ): Promise<StartedProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [script, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...(options.args ?? [])], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -55,11 +55,17 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The real server (`node src/main.ts`) on the database `databaseEnv` names, logging warnings only. */
-export function startServer(databaseEnv: Record<string, string>): Promise<StartedProcess> {
+/**
+ * The real server (`node src/main.ts`) on the database `databaseEnv` names, logging warnings only;
+ * `nodeArgs` go to Node itself (`--cpu-prof`).
+ */
+export function startServer(
+  databaseEnv: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<StartedProcess> {
   return startProcess(
     'src/main.ts',
     { ...databaseEnv, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', LOG_LEVEL: 'warn' },
-    { readyPath: '/healthz' },
+    { readyPath: '/healthz', nodeArgs },
   );
 }

@@ -33,7 +33,7 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.
 /** Starts 90 minutes apart, so bookings of one table on one day never overlap one another. */
 const BOOKING_TIMES = ['11:00', '12:30', '14:00', '15:30', '17:00', '18:30', '20:00', '21:30'];
 
-interface LoadResult {
+export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
@@ -52,7 +52,11 @@ async function load(options: autocannon.Options): Promise<LoadResult> {
   };
 }
 
-function availabilityLoad(url: string, seeded: SeededBusiness, seconds = SECONDS): Promise<LoadResult> {
+export function availabilityLoad(
+  url: string,
+  seeded: SeededBusiness,
+  seconds = SECONDS,
+): Promise<LoadResult> {
   let n = 0;
   return load({
     url,
@@ -115,7 +119,11 @@ async function uncachedAvailabilityLoad(
 }
 
 /** Each request books a different (day, time) on days no seeded booking touches, so none conflict. */
-function bookingLoad(url: string, seeded: SeededBusiness, connections = CONNECTIONS): Promise<LoadResult> {
+export function bookingLoad(
+  url: string,
+  seeded: SeededBusiness,
+  connections = CONNECTIONS,
+): Promise<LoadResult> {
   let n = 0;
   return load({
     url,
@@ -584,4 +592,5 @@ async function main() {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-await main();
+// Imported by bench/profile.ts for its loads; run as `npm run bench`.
+if (import.meta.main) await main();

@@ -227,10 +227,12 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   });
   // The database announces every change to all processes, a moment after commit; this process's
   // own writes are known at once, so a client that wrote never reads a cached answer from before.
-  app.addHook('onSend', async (request) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return;
+  // A refusal wrote nothing (its transaction was rolled back), so it leaves the caches as they are.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) return;
     const businessId = request.principal?.businessId;
-    if (businessId) changes.businessChanged(businessId);
+    if (businessId && request.routeOptions.config.writes === 'bookings') changes.bookingsChanged(businessId);
+    else if (businessId) changes.businessChanged(businessId);
     const route = routeOf(request);
     if (route?.startsWith('/v1/manage/api-keys') || route?.startsWith('/v1/developer')) {
       changes.credentialsChanged();

@@ -78,8 +78,11 @@ async function pgTool(tool: string, args: string[]): Promise<void> {
   else await run(binary, args);
 }
 
-/** initdb into a temporary folder, then pg_ctl start on a free port of 127.0.0.1 (no Unix socket). */
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+/**
+ * initdb into a temporary folder, then pg_ctl start on a free port of 127.0.0.1 (no Unix socket).
+ * `settings` are extra server settings (`name=value`), such as a library to preload.
+ */
+export async function startOwnPostgres(settings: string[] = []): Promise<OwnPostgres> {
   assert.equal(noOwnPostgres, undefined, noOwnPostgres);
   const dir = mkdtempSync(join(tmpdir(), 'slotwise-pg-'));
   const data = join(dir, 'data');
@@ -90,7 +93,10 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   }
   const port = await freePort();
   await pgTool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=50`;
+  const options = [
+    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=50`,
+    ...settings.map((setting) => `-c ${setting}`),
+  ].join(' ');
   const start = () =>
     pgTool('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', options]);
   let running = false;

@@ -78,24 +78,17 @@ export const lockBooking = (tx: Tx, businessId: string, bookingId: string) =>
 export type StoredBooking = NonNullable<Awaited<ReturnType<typeof lockBooking>>>;
 
 /**
- * The resource if it is active and not deleted, locked until the transaction ends. The lock waits
- * out a concurrent delete or deactivation, so no booking is placed on a resource that is gone by
- * the time both commit. It is exclusive among placements (`FOR NO KEY UPDATE`, which still lets
- * other bookings' foreign keys reference the row): two transactions placing bookings on one
- * resource take turns, so the exclusion constraint never sees two conflicting rows inserted at
- * once, where each would wait for the other until the database aborts one as a deadlock. Placements
- * try resources in one global order (best fit, display order, id), so taking turns cannot deadlock.
+ * The resource if it is active and not deleted, after taking the turn of placing a booking on it
+ * during `heldRange` (`slotwise_take_turn`, migrations/0018): its row stays locked in share mode
+ * until the transaction ends, so it cannot be deactivated or deleted under the booking, and
+ * placements whose times can meet take turns, so the exclusion constraint never deadlocks them.
  */
-export const lockUsableResource = (tx: Tx, businessId: string, resourceId: string) =>
-  tx
-    .selectFrom('resources')
-    .select(['id', 'capacity_min', 'capacity_max'])
-    .where('id', '=', resourceId)
-    .where('business_id', '=', businessId)
-    .where('deleted_at', 'is', null)
-    .where('is_active', '=', true)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
+export const lockUsableResource = async (tx: Tx, businessId: string, resourceId: string, heldRange: string) =>
+  (
+    await sql<{ id: string; capacity_min: number; capacity_max: number }>`
+      SELECT id, capacity_min, capacity_max
+      FROM slotwise_take_turn(${businessId}::uuid, ${resourceId}::uuid, ${heldRange}::tstzrange)`.execute(tx)
+  ).rows[0];
 
 /** The resources a service may use (empty: any); undefined when there is no such service. */
 export const serviceResourceIds = async (executor: Executor, businessId: string, serviceId: string) =>
@@ -138,28 +131,6 @@ export async function resourceIsBusy(
 }
 
 export type NewBookingRow = Insertable<BookingsTable>;
-
-export type Placement<T> = T | { refused: 'overlap' | 'duplicate' };
-
-/**
- * Runs one write of a booking's placement inside a savepoint, so a refusal leaves the transaction
- * usable: `overlap` when the exclusion constraint finds the resource taken, `duplicate` when a
- * unique value (the confirmation code) is taken.
- */
-async function inSavepoint<T>(tx: Tx, write: () => Promise<T>): Promise<Placement<T>> {
-  await sql`SAVEPOINT place_booking`.execute(tx);
-  try {
-    const written = await write();
-    await sql`RELEASE SAVEPOINT place_booking`.execute(tx);
-    return written;
-  } catch (error) {
-    await sql`ROLLBACK TO SAVEPOINT place_booking`.execute(tx);
-    const code = (error as { code?: string }).code;
-    if (code === '23P01') return { refused: 'overlap' };
-    if (code === '23505') return { refused: 'duplicate' };
-    throw error;
-  }
-}
 
 /** What `slotwise_place_booking` (migrations/0017) is given to place one booking. */
 export interface BookingToPlace {
@@ -246,16 +217,38 @@ function placedBookingView(booking: BookingToPlace): BookingView {
 }
 
 /** Moves a booking to another time or resource; refused like an insert when the resource is taken. */
-export const tryMoveBooking = (
-  tx: Tx,
-  businessId: string,
-  bookingId: string,
-  changes: Updateable<DB['bookings']>,
-): Promise<Placement<{ moved: true }>> =>
-  inSavepoint(tx, async () => {
-    await updateBooking(tx, businessId, bookingId, changes);
-    return { moved: true as const };
-  });
+/** What `slotwise_move_booking` (migrations/0018) is given to move one booking. */
+export interface BookingMove {
+  business_id: string;
+  booking_id: string;
+  /** The resources to try, in order. */
+  candidates: string[];
+  booking_date: string;
+  start_time: string;
+  end_time: string;
+  starts_at: Date;
+  ends_at: Date;
+  /** The held range, buffers included, as a tstzrange literal. */
+  during: string;
+  capacity: number;
+  /** How long before the start a pending deposit's hold is taken. */
+  hold_lead_ms: number;
+}
+
+/**
+ * Moves the booking in one statement to the first candidate still free, with a deposit's hold
+ * following its start; answers the resource it went to, or `slot_taken` (nothing is changed then).
+ */
+export async function moveBooking(tx: Tx, move: BookingMove): Promise<string | 'slot_taken'> {
+  try {
+    const { rows } = await sql<{ resource_id: string }>`
+      SELECT slotwise_move_booking(${JSON.stringify(move)}::jsonb) AS resource_id`.execute(tx);
+    return rows[0]!.resource_id;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SWB09') return 'slot_taken';
+    throw error;
+  }
+}
 
 export const updateBooking = (
   tx: Tx,

@@ -71,7 +71,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptCustomerFlatOrNested('flat'),
       // With a deposit the answer carries the payment's client secret.
-      config: { sensitive: true, publishable: true },
+      config: { sensitive: true, publishable: true, writes: 'bookings' },
       schema: {
         operationId: 'createBooking',
         tags: ['Bookings'],
@@ -189,6 +189,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/manage/bookings/:booking_id',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
+      config: { writes: 'bookings' },
       schema: {
         operationId: 'updateBooking',
         tags: ['Bookings'],
@@ -224,6 +225,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/manage/bookings/:booking_id/notes',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
+      config: { writes: 'bookings' },
       schema: {
         operationId: 'updateBookingNotes',
         tags: ['Bookings'],

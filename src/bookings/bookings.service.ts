@@ -14,7 +14,7 @@ import { bookingQuota, type QuotaHolder, quotaReached } from '../billing/subscri
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
 import { HOLD_LEAD_MS } from '../deposits/deposit-status.ts';
-import { followStart, type NewDepositRow } from '../deposits/deposits.queries.ts';
+import type { NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
@@ -30,11 +30,11 @@ import {
   listBookings,
   lockBooking,
   lockUsableResource,
+  moveBooking,
   partyLimits,
   placeBooking,
   resourceIsBusy,
   serviceResourceIds,
-  tryMoveBooking,
   updateBooking,
 } from './bookings.queries.ts';
 import { type BookingView, toBookingView } from './bookings.view.ts';
@@ -207,8 +207,8 @@ async function lockedBooking(tx: Tx, businessId: string, bookingId: string) {
   return row;
 }
 
-async function loadResource(tx: Tx, businessId: string, resourceId: string) {
-  const resource = await lockUsableResource(tx, businessId, resourceId);
+async function loadResource(tx: Tx, businessId: string, resourceId: string, heldRange: string) {
+  const resource = await lockUsableResource(tx, businessId, resourceId, heldRange);
   if (!resource) throw invalidField('resource_id', 'is not an active resource of this business');
   return resource;
 }
@@ -320,20 +320,14 @@ export async function changeBooking(
       during: rangeLiteral(check.heldStart, check.heldEnd),
       capacity,
     };
-    let resourceId: string | undefined;
-    for (const candidate of candidates) {
-      if (!(await lockUsableResource(tx, actor.businessId, candidate))) continue;
-      const moved = await tryMoveBooking(tx, actor.businessId, current.id, {
-        ...times,
-        resource_id: candidate,
-      });
-      if ('moved' in moved) {
-        resourceId = candidate;
-        break;
-      }
-    }
-    if (!resourceId) throw slotTaken();
-    await followStart(tx, actor.businessId, current.id, times.starts_at, HOLD_LEAD_MS);
+    const resourceId = await moveBooking(tx, {
+      business_id: actor.businessId,
+      booking_id: current.id,
+      candidates,
+      ...times,
+      hold_lead_ms: HOLD_LEAD_MS,
+    });
+    if (resourceId === 'slot_taken') throw slotTaken();
     await recordAudit(tx, actor, {
       action: 'booking.rescheduled',
       entityType: 'booking',
@@ -354,7 +348,7 @@ export async function changeBooking(
     const resizes = capacity !== current.capacity;
     if (moves || resizes) {
       if (resizes) assertPartySize(await partyLimits(tx, actor.businessId), capacity);
-      const resource = await loadResource(tx, actor.businessId, resourceId);
+      const resource = await loadResource(tx, actor.businessId, resourceId, current.during);
       if (moves) await assertPerformsService(tx, actor.businessId, current.service_id, resource.id);
       assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
       if (moves && (await resourceIsBusy(tx, actor.businessId, resource.id, current.during, current.id)))

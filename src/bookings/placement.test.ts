@@ -10,7 +10,7 @@ import { type BookingToPlace, placeBooking } from './bookings.queries.ts';
 import { confirmationCode, findBooking } from './bookings.service.ts';
 
 /**
- * The booking statement (`slotwise_place_booking`, migrations/0017) as the database runs it: a
+ * The booking statement (`slotwise_place_booking`, migrations/0017 and 0018) as the database runs it: a
  * candidate resource the exclusion constraint refuses (23P01) is given up inside a subtransaction
  * and the next one tried; a refusal leaves nothing written. On PGlite's one connection no two
  * requests ever race, so the conflicting booking is put there by hand.
@@ -228,6 +228,47 @@ describe('two placements on one resource at once', () => {
       assert.equal(await second, T6);
     } finally {
       if (!first.isCommitted) await first.rollback().execute();
+    }
+  });
+});
+
+describe('placements on one resource on different days', () => {
+  it('do not wait for each other: turns are taken only where their times can meet', {
+    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
+  }, async () => {
+    const biz = await setupBookable(ctx.app);
+    const { T4 } = biz.resources as { T4: string };
+    const first = await ctx.database.db.startTransaction().execute();
+    try {
+      assert.equal(await placedOn(first, toPlace(biz, [T4])), T4);
+      // The next day on the same table, for another customer: placed while the first is still
+      // open, not after its commit.
+      const nextDay = toPlace(biz, [T4], 24);
+      const customer = { ...nextDay.customer, phone: '+49 30 5550199', phone_normalized: '+49305550199' };
+      assert.equal(await placedOn(ctx.database.db, { ...nextDay, customer }), T4);
+    } finally {
+      await first.rollback().execute();
+    }
+  });
+});
+
+describe('a placement racing a resource delete', () => {
+  it('never lands a booking on a resource deleted in the same moment', {
+    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
+  }, async () => {
+    const biz = await setupBookable(ctx.app);
+    const { T4, T6 } = biz.resources as { T4: string; T6: string };
+    const remover = await ctx.database.db.startTransaction().execute();
+    try {
+      // What the delete route does: lock the row, mark it deleted; then hold the commit.
+      await sql`SELECT id FROM resources WHERE id = ${T4} FOR UPDATE`.execute(remover);
+      await sql`UPDATE resources SET deleted_at = now() WHERE id = ${T4}`.execute(remover);
+      const placing = placedOn(ctx.database.db, toPlace(biz, [T4, T6]));
+      await untilALockWait(ctx.database);
+      await remover.commit().execute();
+      assert.equal(await placing, T6);
+    } finally {
+      if (!remover.isCommitted) await remover.rollback().execute();
     }
   });
 });

@@ -45,6 +45,7 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/manage/bookings/staff',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
+      config: { writes: 'bookings' },
       preValidation: acceptAliases,
       schema: {
         operationId: 'createStaffBooking',

@@ -58,17 +58,6 @@ export const updateDeposit = (
     .where('id', '=', depositId)
     .execute();
 
-/** A hold still to be placed follows its booking to a new start: it is placed `lead` before it. */
-export const followStart = (tx: Tx, businessId: string, bookingId: string, start: Date, lead: number) =>
-  tx
-    .updateTable('deposits')
-    .set({ hold_due_at: new Date(start.getTime() - lead), updated_at: new Date() })
-    .where('business_id', '=', businessId)
-    .where('booking_id', '=', bookingId)
-    .where('status', '=', 'requires_payment')
-    .where('hold_due_at', 'is not', null)
-    .execute();
-
 /** How an event names the deposit it is about: any of the processor's ids, or the booking it was made for. */
 export interface DepositReference {
   paymentId?: string;

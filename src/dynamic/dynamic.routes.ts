@@ -124,7 +124,7 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptCustomerFlatOrNested('flat'),
       // With a deposit the answer carries the payment's client secret.
-      config: { sensitive: true, publishable: true },
+      config: { sensitive: true, publishable: true, writes: 'bookings' },
       schema: {
         operationId: 'createDynamicBooking',
         tags: ['Dynamic mode'],

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import { bearer, createKeyWithId, createTestApp, eventually, type TestContext } from '../../test/helpers.ts';
-import { ChangeFeed } from './change-feed.ts';
+import { CHANGE_CHANNEL, ChangeFeed } from './change-feed.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -47,6 +49,45 @@ describe('cached availability', () => {
       payload: { is_active: false },
     });
     assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 1);
+  });
+
+  /** Resolves once every change committed so far has come back through the feed (they come in order). */
+  const feedCaughtUp = async () => {
+    const token = randomUUID();
+    await Promise.all([
+      ctx.app.changes.probe(token),
+      sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${`probe:${token}`})`.execute(ctx.app.db),
+    ]);
+  };
+
+  it("keeps the business's cached rules across its bookings, and across a refused one its days too", async () => {
+    const biz = await setupBookable(ctx.app);
+    const { lookups } = ctx.app.availability;
+    const book = () =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/v1/bookings',
+        headers: biz.tenant.headers,
+        payload: {
+          business_id: biz.tenant.businessId,
+          booking_date: DAY,
+          start_time: '12:00',
+          capacity: 6,
+          ...guest(),
+        },
+      });
+    await noon(biz.tenant.businessId);
+    assert.equal((await book()).statusCode, 201);
+    await feedCaughtUp();
+    const rulesRead = lookups.rules.misses;
+    const daysRead = lookups.days.misses;
+    assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 2, 'the booking shows at once');
+    assert.equal(lookups.rules.misses, rulesRead, 'rules read from the cache');
+    assert.equal(lookups.days.misses, daysRead + 1, 'the day recomputed');
+    // The only table for six is taken: refused, nothing changed, the day stays cached.
+    assert.equal((await book()).statusCode, 409);
+    await noon(biz.tenant.businessId);
+    assert.equal(lookups.days.misses, daysRead + 2, 'only the booking attempt read its day');
   });
 
   it('reflects a change committed by another process once the database announces it', async () => {

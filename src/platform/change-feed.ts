@@ -70,6 +70,11 @@ export class ChangeFeed {
     this.changed(businessId, 'rules', 'busy');
   }
 
+  /** A change of the business's bookings or blocks only: its rules stay current. */
+  bookingsChanged(businessId: string): void {
+    this.changed(businessId, 'busy');
+  }
+
   private changed(businessId: string, ...parts: ('rules' | 'busy')[]): void {
     const now = this.clock.now();
     const versions = this.businesses.get(businessId) ?? { rules: 0, busy: 0, changedAt: now };

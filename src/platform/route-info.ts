@@ -13,6 +13,12 @@ declare module 'fastify' {
      * the waitlist and a guest's own booking. Every other route refuses publishable keys.
      */
     publishable?: boolean;
+    /**
+     * What a successful call may change, for this process's own caches: `bookings` when it changes
+     * bookings only, so the business's cached rules stay (its days are recomputed). Anything else
+     * may change the rules too.
+     */
+    writes?: 'bookings';
   }
 }
 

@@ -1,0 +1,178 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { migrate } from '../src/platform/migrate.ts';
+import { startOwnPostgres } from '../test/outage-servers.ts';
+import { scratchDatabase } from './database.ts';
+import { startServer, stopProcess } from './process.ts';
+import { availabilityLoad, bookingLoad, type LoadResult } from './run.ts';
+import { seedBusiness } from './seed.ts';
+
+/**
+ * `npm run bench:profile`: where the time of a booking and of an asked-before day goes. Starts a
+ * PostgreSQL of its own with `pg_stat_statements` tracking the statements inside functions too,
+ * seeds the benchmark's restaurant, and runs the real server under `--cpu-prof` for each scenario:
+ * bookings from one client, bookings from 20, availability asked before from 50. For each it
+ * prints the server's CPU time per request by where it was spent (the project's modules, each
+ * package, Node's internals, garbage collection) and, for bookings, the database's time per
+ * statement. BENCH_SECONDS (default 10) sets each scenario's length.
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where a function's code lives, as the table groups it. */
+function placeOf(url: string, functionName: string): string {
+  if (functionName === '(idle)' || functionName === '(garbage collector)' || functionName === '(program)')
+    return functionName;
+  const project = url.match(/\/(src|bench)\/(.+?)(\.ts|\.js)?$/);
+  if (project && !url.includes('node_modules')) return `${project[1]}/${project[2]}`;
+  const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith('node:')) return url;
+  return url ? url : `(native) ${functionName || '(anonymous)'}`;
+}
+
+/** Self time (ms) by place and by function, from a `.cpuprofile`. */
+function selfTimes(profile: CpuProfile) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const byPlace = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = byId.get(profile.samples[i]!)!;
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const { url, functionName } = node.callFrame;
+    const place = placeOf(url, functionName);
+    byPlace.set(place, (byPlace.get(place) ?? 0) + ms);
+    const name = `${functionName || '(anonymous)'} ${place}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
+    total += ms;
+  }
+  return { byPlace, byFunction, total };
+}
+
+const fmt = (n: number, digits = 3) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function printProfile(title: string, dir: string, requests: number, load: LoadResult) {
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no CPU profile was written in ${dir}`);
+  const { byPlace, byFunction, total } = selfTimes(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+  const busy = total - (byPlace.get('(idle)') ?? 0);
+  const lines = [
+    `### ${title}`,
+    '',
+    `${fmt(load.rps, 0)} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, ${requests} requests; server CPU ${fmt(busy / requests)} ms per request (${fmt((100 * busy) / total, 0)}% of the profile's wall time busy)`,
+    '',
+    '| where | CPU ms per request | share of busy time |',
+    '|---|---:|---:|',
+  ];
+  const rows = [...byPlace].filter(([place]) => place !== '(idle)').sort((a, b) => b[1] - a[1]);
+  for (const [place, ms] of rows.slice(0, 20)) {
+    lines.push(`| ${place} | ${fmt(ms / requests)} | ${fmt((100 * ms) / busy, 1)}% |`);
+  }
+  lines.push('', '| function (self time) | CPU ms per request | share |', '|---|---:|---:|');
+  const functions = [...byFunction]
+    .filter(([name]) => !name.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1]);
+  for (const [name, ms] of functions.slice(0, 25)) {
+    lines.push(`| ${name.replaceAll('|', '\\|')} | ${fmt(ms / requests)} | ${fmt((100 * ms) / busy, 1)}% |`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+async function printStatements(
+  query: (text: string) => Promise<{ rows: Record<string, unknown>[] }>,
+  bookings: number,
+) {
+  const { rows } = await query(`
+    SELECT toplevel, calls, total_exec_time, mean_exec_time, regexp_replace(query, '\\s+', ' ', 'g') AS query
+    FROM pg_stat_statements
+    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+    ORDER BY total_exec_time DESC LIMIT 25`);
+  const lines = [
+    `### The database's time per booking (pg_stat_statements, ${bookings} bookings)`,
+    '',
+    '| statement | top level | calls per booking | mean ms | ms per booking |',
+    '|---|---|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    const text = String(row.query).slice(0, 110).replaceAll('|', '\\|');
+    lines.push(
+      `| \`${text}\` | ${row.toplevel ? 'yes' : 'inside'} | ${fmt(Number(row.calls) / bookings, 2)} | ${fmt(Number(row.mean_exec_time))} | ${fmt(Number(row.total_exec_time) / bookings)} |`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+async function main() {
+  const own = await startOwnPostgres([
+    'shared_preload_libraries=pg_stat_statements',
+    'pg_stat_statements.track=all',
+    'track_functions=all',
+  ]);
+  const scratch = await scratchDatabase(own.url, 'profile');
+  const profiles = mkdtempSync(join(tmpdir(), 'slotwise-profile-'));
+  try {
+    const database = await scratch.open();
+    await migrate(database);
+    process.stderr.write('seeding...\n');
+    const seeded = await seedBusiness(database.db);
+    await sql`VACUUM ANALYZE`.execute(database.db);
+    await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`.execute(database.db);
+    const query = (text: string) => sql.raw<Record<string, unknown>>(text).execute(database.db);
+
+    const scenarios: { title: string; run: (url: string) => Promise<LoadResult>; statements: boolean }[] = [
+      {
+        title: 'Bookings over HTTP, one client',
+        run: (url) => bookingLoad(url, seeded, 1),
+        statements: true,
+      },
+      {
+        title: 'Bookings over HTTP, 20 clients',
+        run: (url) => bookingLoad(url, seeded, 20),
+        statements: true,
+      },
+      {
+        title: 'Availability asked before, 50 connections',
+        run: (url) => availabilityLoad(url, seeded),
+        statements: false,
+      },
+    ];
+    for (const [i, scenario] of scenarios.entries()) {
+      const dir = join(profiles, String(i));
+      process.stderr.write(`${scenario.title}...\n`);
+      const { child, url } = await startServer(scratch.serverEnv, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      let warmUp: LoadResult;
+      let result: LoadResult;
+      try {
+        // The first half warms the caches and the JIT; the statements are counted for the second.
+        warmUp = await scenario.run(url);
+        await query('SELECT pg_stat_statements_reset()');
+        result = await scenario.run(url);
+      } finally {
+        await stopProcess(child);
+      }
+      // The CPU profile covers both halves.
+      printProfile(scenario.title, dir, warmUp.ok + warmUp.failed + result.ok + result.failed, result);
+      if (scenario.statements) await printStatements(query, result.ok);
+    }
+    await database.close();
+  } finally {
+    await scratch.drop().catch(() => {});
+    await own.close();
+    rmSync(profiles, { recursive: true, force: true });
+  }
+}
+
+await main();
