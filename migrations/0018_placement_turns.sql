@@ -6,6 +6,9 @@
 --   still holds off a concurrent deactivation or delete but no other placement.
 -- - The outbox insert, a SQL function, was planned again at every call.
 -- - A move or reschedule tried its candidates one round trip at a time; it is one statement now.
+-- - With those gone, every booking of a developer waited for the one before it at the developer's
+--   one `booking_usage` row of the month. The month's count is now spread over rows of its own
+--   (shards), and stays exact.
 
 -- Takes the turn of placing a booking on a resource during `p_during`, and answers the resource
 -- when it is still active and not deleted (nothing otherwise). The resource's row is locked in
@@ -54,6 +57,56 @@ BEGIN
   WHERE e.business_id = p_business AND e.is_active AND e.events && ARRAY[p_type, '*'];
 END $$;
 
+-- A month's bookings of a developer are counted on eight rows (`shard` 0 to 7), created together
+-- by the month's first booking; the month's count is their sum.
+ALTER TABLE booking_usage ADD COLUMN shard smallint NOT NULL DEFAULT 0 CHECK (shard BETWEEN 0 AND 7);
+ALTER TABLE booking_usage DROP CONSTRAINT booking_usage_pkey;
+ALTER TABLE booking_usage ADD PRIMARY KEY (developer_id, month, shard);
+
+-- Counts one booking of the developer's month, below `p_limit`; raises SWQ02 (the transaction's
+-- refusal) when the month's bookings are used up. Exact under concurrency, and bookings of one
+-- developer seldom wait for each other:
+-- - A booking increments one shard picked at random, which holds that row until it commits, then
+--   reads the sum of all shards. At most 8 bookings are in flight at once (one per shard), so
+--   while the sum seen, its own increment included, stays within the limit by 7 more (one for each
+--   other shard), no combination of the bookings in flight can pass the limit.
+-- - Closer to the limit, it gives back its increment and takes every shard in shard order: with
+--   all of them held, the sum is exact and nobody else counts; the last unit goes to exactly one.
+CREATE FUNCTION slotwise_count_booking(p_developer uuid, p_month date, p_limit int)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_shard smallint := floor(random() * 8)::smallint;
+  v_total bigint;
+BEGIN
+  -- Every shard exists before any is counted on, so taking them all holds off every other count.
+  IF (SELECT count(*) FROM booking_usage WHERE developer_id = p_developer AND month = p_month) < 8 THEN
+    INSERT INTO booking_usage (developer_id, month, shard, bookings)
+    SELECT p_developer, p_month, n, 0 FROM generate_series(0, 7) AS n
+    ON CONFLICT DO NOTHING;
+  END IF;
+  BEGIN
+    UPDATE booking_usage SET bookings = bookings + 1
+    WHERE developer_id = p_developer AND month = p_month AND shard = v_shard;
+    SELECT sum(bookings) INTO v_total FROM booking_usage
+    WHERE developer_id = p_developer AND month = p_month;
+    IF v_total + 7 <= p_limit THEN
+      RETURN;
+    END IF;
+    RAISE EXCEPTION 'near the monthly booking quota' USING ERRCODE = 'SWQ01';
+  EXCEPTION WHEN SQLSTATE 'SWQ01' THEN
+    NULL;
+  END;
+  PERFORM 1 FROM booking_usage WHERE developer_id = p_developer AND month = p_month
+  ORDER BY shard FOR UPDATE;
+  SELECT sum(bookings) INTO v_total FROM booking_usage
+  WHERE developer_id = p_developer AND month = p_month;
+  IF v_total >= p_limit THEN
+    RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02';
+  END IF;
+  UPDATE booking_usage SET bookings = bookings + 1
+  WHERE developer_id = p_developer AND month = p_month AND shard = v_shard;
+END $$;
+
 -- Places a booking (`p`, built by bookings.service.ts `placeBooking`) on the first candidate
 -- resource that is still active and free, with its customer, deposit, audit row, outbox event and
 -- the developer's monthly count, and answers the booking as the API shows it: `p.view` with what
@@ -74,11 +127,10 @@ DECLARE
   v_stamp text;
 BEGIN
   -- A fast refusal; the count at the end is what holds under concurrency.
-  IF jsonb_typeof(p->'quota') = 'object' AND EXISTS (
-    SELECT 1 FROM booking_usage
+  IF jsonb_typeof(p->'quota') = 'object' AND (
+    SELECT sum(bookings) FROM booking_usage
     WHERE developer_id = (p->'quota'->>'developer_id')::uuid AND month = (p->'quota'->>'month')::date
-      AND bookings >= (p->'quota'->>'limit')::int
-  ) THEN
+  ) >= (p->'quota'->>'limit')::int THEN
     RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02';
   END IF;
 
@@ -148,15 +200,10 @@ BEGIN
   VALUES (v_business, p->>'actor', p->>'action', 'booking', v_id, v_view);
   PERFORM slotwise_emit_event(v_business, 'booking.created', v_view::json, v_id::text);
 
-  -- Last, so the developer's row is held only for the moment before the commit.
+  -- Last, so the developer's shard is held only for the moment before the commit.
   IF jsonb_typeof(p->'quota') = 'object' THEN
-    INSERT INTO booking_usage AS u (developer_id, month, bookings)
-    VALUES ((p->'quota'->>'developer_id')::uuid, (p->'quota'->>'month')::date, 1)
-    ON CONFLICT (developer_id, month) DO UPDATE SET bookings = u.bookings + 1
-      WHERE u.bookings < (p->'quota'->>'limit')::int;
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02';
-    END IF;
+    PERFORM slotwise_count_booking((p->'quota'->>'developer_id')::uuid, (p->'quota'->>'month')::date,
+      (p->'quota'->>'limit')::int);
   END IF;
   RETURN v_view;
 END $$;

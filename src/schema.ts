@@ -21,9 +21,11 @@ export interface DevelopersTable {
   created_at: Generated<Date>;
 }
 
+/** A month's bookings of a developer, counted on eight rows (`shard`); the count is their sum. */
 export interface BookingUsageTable {
   developer_id: string;
   month: string;
+  shard: Generated<number>;
   bookings: number;
 }
 

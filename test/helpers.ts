@@ -12,7 +12,7 @@ import { setSubscription } from '../src/billing/subscription.service.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { insertDeveloper } from '../src/developers/developers.queries.ts';
 import { hashPassword } from '../src/platform/auth.ts';
-import { type Database, type DbTimeouts, openPGlite, openPostgres } from '../src/platform/db.ts';
+import { type Database, type Db, type DbTimeouts, openPGlite, openPostgres } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { isUuid } from '../src/platform/schemas.ts';
 
@@ -470,4 +470,14 @@ export function untilALockWait(database: Database): Promise<void> {
       WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(database.db);
     return rows[0]!.n > 0;
   }, 'a session to wait on a lock');
+}
+
+/** The bookings counted against a developer's monthly quota, all months together (the sum of its shards). */
+export async function bookingsCounted(db: Db, developerId: string): Promise<number> {
+  const { total } = await db
+    .selectFrom('booking_usage')
+    .select(sql<number>`coalesce(sum(bookings), 0)::int`.as('total'))
+    .where('developer_id', '=', developerId)
+    .executeTakeFirstOrThrow();
+  return total;
 }

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type StartedProcess, startProcess, stopProcess } from '../../bench/process.ts';
 import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import {
+  bookingsCounted,
+  createTestApp,
+  ENGINE,
+  TEST_JWT_SECRET,
+  type TestContext,
+} from '../../test/helpers.ts';
 import { PLANS, quotaMonth } from './plans.ts';
 import { setSubscription } from './subscription.service.ts';
 
@@ -64,12 +70,7 @@ describe('monthly booking quota across two server processes', {
       const refused = answers.filter((a) => a.status === 402 && a.body.includes('plan_limit_reached'));
       assert.equal(created.length, 1, JSON.stringify(answers));
       assert.equal(refused.length, answers.length - 1, JSON.stringify(answers));
-      const usage = await ctx.database.db
-        .selectFrom('booking_usage')
-        .select('bookings')
-        .where('developer_id', '=', developerId)
-        .executeTakeFirstOrThrow();
-      assert.equal(usage.bookings, PLANS.free.monthlyBookings);
+      assert.equal(await bookingsCounted(ctx.database.db, developerId), PLANS.free.monthlyBookings);
       const stored = await ctx.database.db
         .selectFrom('bookings')
         .select('id')

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
 import type { StoredPlanId, SubscriptionState, SubscriptionStatus } from './plans.ts';
 
@@ -28,11 +29,12 @@ export const loadAccount = (executor: Executor, businessId: string, month: strin
   executor
     .selectFrom('businesses')
     .innerJoin('developers', 'developers.id', 'businesses.developer_id')
-    .leftJoin('booking_usage', (join) =>
-      join.onRef('booking_usage.developer_id', '=', 'developers.id').on('booking_usage.month', '=', month),
-    )
     .select(['developers.id as developer_id', 'businesses.is_dev', ...SUBSCRIPTION_COLUMNS])
-    .select((eb) => eb.fn.coalesce('booking_usage.bookings', eb.lit(0)).as('bookings_this_month'))
+    // The month is counted on several rows (migrations/0018): their sum.
+    .select(
+      sql<number>`coalesce((SELECT sum(u.bookings)::int FROM booking_usage u
+        WHERE u.developer_id = developers.id AND u.month = ${month}), 0)`.as('bookings_this_month'),
+    )
     .where('businesses.id', '=', businessId)
     .executeTakeFirst();
 

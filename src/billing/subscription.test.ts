@@ -34,7 +34,7 @@ const usedThisMonth = (tenant: Tenant, count: number) =>
   ctx.database.db
     .insertInto('booking_usage')
     .values({ developer_id: tenant.developer.id, month: quotaMonth(ctx.app.clock.now()), bookings: count })
-    .onConflict((oc) => oc.columns(['developer_id', 'month']).doUpdateSet({ bookings: count }))
+    .onConflict((oc) => oc.columns(['developer_id', 'month', 'shard']).doUpdateSet({ bookings: count }))
     .execute();
 
 const bookingsStored = async (businessId: string) =>

@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { BOOKING_DAY, type BookableBusiness, bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, type TestContext, untilALockWait } from '../../test/helpers.ts';
+import {
+  bookingsCounted,
+  createTestApp,
+  ENGINE,
+  type TestContext,
+  untilALockWait,
+} from '../../test/helpers.ts';
 import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { type BookingToPlace, placeBooking } from './bookings.queries.ts';
@@ -187,6 +193,30 @@ describe('placeBooking', () => {
     const before = [await count('bookings'), await count('customers')];
     assert.equal(await placeBooking(ctx.database.db, { ...toPlace(biz, [T6]), quota }), 'quota_reached');
     assert.deepEqual([await count('bookings'), await count('customers')], before);
+  });
+
+  it('counts exactly up to the quota when many bookings race for its last units', async () => {
+    const biz = await setupBookable(ctx.app);
+    const { T2, T4, T6 } = biz.resources as { T2: string; T4: string; T6: string };
+    const developer = await ctx.database.db
+      .selectFrom('businesses')
+      .select('developer_id')
+      .where('id', '=', biz.tenant.businessId)
+      .executeTakeFirstOrThrow();
+    // Far from the limit each booking counts on one shard; the last units are counted exactly.
+    const quota = { developer_id: developer.developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit: 12 };
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const booking = toPlace(biz, [T2, T4, T6], i);
+        const phone = `+49 30 555${String(i).padStart(4, '0')}`;
+        const customer = { ...booking.customer, phone, phone_normalized: phone.replaceAll(' ', '') };
+        return placeBooking(ctx.database.db, { ...booking, customer, quota });
+      }),
+    );
+    assert.equal(outcomes.filter((outcome) => typeof outcome === 'object').length, 12);
+    assert.equal(outcomes.filter((outcome) => outcome === 'quota_reached').length, 28);
+    assert.equal(await bookingsCounted(ctx.database.db, developer.developer_id), 12);
+    assert.equal(await count('bookings'), 12);
   });
 
   it('places the later of two transactions racing for one resource on the next, once the first commits', {

@@ -10,6 +10,7 @@ import {
 } from '../../test/booking-fixtures.ts';
 import {
   bearer,
+  bookingsCounted,
   createKey,
   createTenant,
   createTestApp,
@@ -410,12 +411,11 @@ describe('POST /v1/dynamic/bookings', () => {
         audit.map((a) => a.action),
         ['booking.created'],
       );
-      const usage = await ctx.database.db
-        .selectFrom('booking_usage')
-        .select('bookings')
-        .where('developer_id', '=', biz.tenant.developer.id)
-        .execute();
-      assert.deepEqual(usage, [{ bookings: 1 }], 'counted against the monthly quota');
+      assert.equal(
+        await bookingsCounted(ctx.database.db, biz.tenant.developer.id),
+        1,
+        'counted against the monthly quota',
+      );
     });
 
     it('takes the customer nested, 60 minutes by default, and is pending without auto-confirm', async () => {
