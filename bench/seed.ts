@@ -48,7 +48,8 @@ export const SEED: SeedOptions = {
   occupancy: 0.7,
   durationMinutes: 90,
   intervalMinutes: 30,
-  bookingWindowDays: 150,
+  // Room for every booking scenario on days of its own (up to day 210).
+  bookingWindowDays: 365,
   maxCapacity: 8,
   scopes: ['read', 'write', 'admin'],
 };
@@ -197,6 +198,14 @@ export async function seedBusiness(db: Db, options: SeedOptions = SEED): Promise
   const closeMinutes = minutesOf(options.close)!;
   let batch: Insertable<BookingsTable>[] = [];
   let total = 0;
+  // Codes are unique per business; a year of bookings draws enough of them to meet a repeat now and then.
+  const codes = new Set<string>();
+  const freshCode = () => {
+    let code = confirmationCode();
+    while (codes.has(code)) code = confirmationCode();
+    codes.add(code);
+    return code;
+  };
   const flush = async () => {
     if (batch.length === 0) return;
     await db.insertInto('bookings').values(batch).execute();
@@ -228,7 +237,7 @@ export async function seedBusiness(db: Db, options: SeedOptions = SEED): Promise
               ends_at: new Date(end),
               during: rangeLiteral(start, end),
               status: 'confirmed',
-              confirmation_code: confirmationCode(),
+              confirmation_code: freshCode(),
               capacity: 1 + Math.floor(random() * resource.capacity_max),
               source: 'online',
               customer_notes: null,
