@@ -6,6 +6,9 @@
 --   still holds off a concurrent deactivation or delete but no other placement.
 -- - The outbox insert, a SQL function, was planned again at every call.
 -- - A move or reschedule tried its candidates one round trip at a time; it is one statement now.
+-- - Every booking announced a change of its whole business, so each process recomputed every
+--   cached day of the business, the next booking's included. A booking now names the UTC dates its
+--   held time touches, and only the days those can touch are recomputed.
 -- - With those gone, every booking of a developer waited for the one before it at the developer's
 --   one `booking_usage` row of the month. The month's count is now spread over rows of its own
 --   (shards), and stays exact.
@@ -249,3 +252,33 @@ BEGIN
   END LOOP;
   RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
 END $$;
+
+-- A booking's change is announced as `busy:<business id>:<UTC date>` for every UTC date its held
+-- time touches, before and after the change (change-feed.ts `dayVersion` maps them to days).
+CREATE FUNCTION notify_booking_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_held tstzrange;
+  v_day timestamp;
+BEGIN
+  FOREACH v_held IN ARRAY CASE TG_OP
+    WHEN 'INSERT' THEN ARRAY[NEW.during]
+    WHEN 'DELETE' THEN ARRAY[OLD.during]
+    ELSE ARRAY[OLD.during, NEW.during] END
+  LOOP
+    FOR v_day IN SELECT generate_series(
+      date_trunc('day', lower(v_held) AT TIME ZONE 'UTC'),
+      date_trunc('day', upper(v_held) AT TIME ZONE 'UTC' - interval '1 microsecond'),
+      interval '1 day')
+    LOOP
+      -- The same payload twice in one transaction is sent once.
+      PERFORM pg_notify('slotwise_changes',
+        'busy:' || CASE WHEN TG_OP = 'DELETE' THEN OLD.business_id ELSE NEW.business_id END
+          || ':' || to_char(v_day, 'YYYY-MM-DD'));
+    END LOOP;
+  END LOOP;
+  RETURN NULL;
+END $$;
+
+DROP TRIGGER bookings_changed ON bookings;
+CREATE TRIGGER bookings_changed AFTER INSERT OR UPDATE OR DELETE ON bookings
+  FOR EACH ROW EXECUTE FUNCTION notify_booking_change();

@@ -218,6 +218,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('webhooks', { targets: webhookTargets, sealKey, dispatcher });
   for (const job of dispatcher.jobs()) app.jobs.add(job);
   app.decorateRequest('principal', null);
+  app.decorateRequest('bookedDates', null);
   app.addHook('onClose', async () => {
     await app.jobs.stop();
     email.close();
@@ -231,7 +232,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.addHook('onSend', async (request, reply) => {
     if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) return;
     const businessId = request.principal?.businessId;
-    if (businessId && request.routeOptions.config.writes === 'bookings') changes.bookingsChanged(businessId);
+    if (businessId && request.bookedDates) changes.bookingDaysChanged(businessId, request.bookedDates);
+    else if (businessId && request.routeOptions.config.writes === 'bookings')
+      changes.bookingsChanged(businessId);
     else if (businessId) changes.businessChanged(businessId);
     const route = routeOf(request);
     if (route?.startsWith('/v1/manage/api-keys') || route?.startsWith('/v1/developer')) {

@@ -311,7 +311,7 @@ export class AvailabilityService {
   /** The slots of one day, and why there are none when there are none. */
   async day(query: AvailabilityQuery): Promise<DayAnswer> {
     const now = this.clock.now();
-    const version = this.changes.businessVersion(query.businessId);
+    const version = this.changes.dayVersion(query.businessId, query.date);
     const key = [
       query.businessId,
       query.date,
@@ -492,7 +492,7 @@ export class AvailabilityService {
     if (executor.isTransaction) {
       return loadDay(executor, businessId, query, now);
     }
-    const version = this.changes.businessVersion(businessId);
+    const version = this.changes.dayVersion(businessId, query.date);
     const key = `${businessId}|${query.date}|${query.serviceId ?? ''}|loaded`;
     const hit = this.days.get(key);
     if (this.found('days', hit?.loaded !== undefined && hit.version === version)) {

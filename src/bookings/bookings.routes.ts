@@ -11,6 +11,7 @@ import { DateString, errorResponses, example, IdParams, TimeString, Uuid } from 
 import type { BookingStatus } from '../schema.ts';
 import {
   availableResources,
+  booked,
   changeBooking,
   createBooking,
   findBooking,
@@ -109,12 +110,15 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return commitWithDeposit(app.deposits, deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
           booking: withPaymentSecret(
-            await createBooking(
-              executor,
-              app.availability,
-              principal,
-              { ...input, deposit: deposit ?? undefined },
-              now,
+            booked(
+              request,
+              await createBooking(
+                executor,
+                app.availability,
+                principal,
+                { ...input, deposit: deposit ?? undefined },
+                now,
+              ),
             ),
             deposit,
           ),

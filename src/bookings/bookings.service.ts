@@ -193,6 +193,35 @@ export async function createBooking(
   return placed;
 }
 
+/**
+ * A booking holds at most 4 hours before its start (a service's buffer) and 8 after its end (the
+ * business's buffer and a service's, 4 hours each at most: settings and services schemas).
+ */
+const MAX_HELD_BEFORE_MS = 4 * 3_600_000;
+const MAX_HELD_AFTER_MS = 8 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** The UTC dates a booking's held time can touch, its buffers included. */
+export function heldDatesOf(booking: Pick<BookingView, 'starts_at' | 'ends_at'>): string[] {
+  const first = Math.floor((Date.parse(booking.starts_at) - MAX_HELD_BEFORE_MS) / DAY_MS);
+  const last = Math.floor((Date.parse(booking.ends_at) + MAX_HELD_AFTER_MS - 1) / DAY_MS);
+  const dates: string[] = [];
+  for (let day = first; day <= last; day++) dates.push(new Date(day * DAY_MS).toISOString().slice(0, 10));
+  return dates;
+}
+
+/**
+ * Notes on the request the dates a booking it created holds time on, so that once it is answered
+ * only the days those can touch are recomputed in this process (app.ts, `onSend`).
+ */
+export function booked<T extends BookingView>(
+  request: { bookedDates: readonly string[] | null },
+  booking: T,
+): T {
+  request.bookedDates = heldDatesOf(booking);
+  return booking;
+}
+
 export interface BookingChange {
   status?: BookingStatus;
   resource_id?: string;

@@ -5,7 +5,7 @@ import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitStatement } from '../platform/idempotency.ts';
 import { DateString, errorResponses, example, TimeString, Uuid } from '../platform/schemas.ts';
-import { createBooking } from './bookings.service.ts';
+import { booked, createBooking } from './bookings.service.ts';
 import { BookingSchema } from './bookings.view.ts';
 
 const ALIASES: Record<string, string> = { booking_date: 'date', start_time: 'time' };
@@ -72,21 +72,24 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const body = request.body;
       const { date, time } = body;
       return commitStatement(request, reply, 201, async (executor) => ({
-        booking: await createBooking(
-          executor,
-          app.availability,
-          principal,
-          {
-            date,
-            time,
-            partySize: body.capacity ?? 1,
-            serviceId: body.service_id,
-            resourceId: body.resource_id,
-            customer: customerOf(body),
-            customerNotes: body.notes,
-            source: 'staff',
-          },
-          app.clock.now(),
+        booking: booked(
+          request,
+          await createBooking(
+            executor,
+            app.availability,
+            principal,
+            {
+              date,
+              time,
+              partySize: body.capacity ?? 1,
+              serviceId: body.service_id,
+              resourceId: body.resource_id,
+              customer: customerOf(body),
+              customerNotes: body.notes,
+              source: 'staff',
+            },
+            app.clock.now(),
+          ),
         ),
       }));
     },

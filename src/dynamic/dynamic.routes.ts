@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CUSTOMER_FLAT_OR_NESTED, DEPOSIT_RULES, OnlineBookingFields } from '../bookings/bookings.routes.ts';
+import { booked } from '../bookings/bookings.service.ts';
 import { CreatedBookingSchema } from '../bookings/bookings.view.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
@@ -161,12 +162,15 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return commitWithDeposit(app.deposits, deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
           booking: withPaymentSecret(
-            await createDynamicBooking(
-              executor,
-              app.availability,
-              principal,
-              { ...input, deposit: deposit ?? undefined },
-              now,
+            booked(
+              request,
+              await createDynamicBooking(
+                executor,
+                app.availability,
+                principal,
+                { ...input, deposit: deposit ?? undefined },
+                now,
+              ),
             ),
             deposit,
           ),

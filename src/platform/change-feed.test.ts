@@ -4,7 +4,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import { bearer, createKeyWithId, createTestApp, eventually, type TestContext } from '../../test/helpers.ts';
-import { CHANGE_CHANNEL, ChangeFeed } from './change-feed.ts';
+import { heldSpan } from '../availability/engine/index.ts';
+import { CHANGE_CHANNEL, ChangeFeed, datesAround } from './change-feed.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -88,6 +89,50 @@ describe('cached availability', () => {
     assert.equal((await book()).statusCode, 409);
     await noon(biz.tenant.businessId);
     assert.equal(lookups.days.misses, daysRead + 2, 'only the booking attempt read its day');
+  });
+
+  it('recomputes after a booking only the days it can touch, and frees a slot cancelled by another process', async () => {
+    const biz = await setupBookable(ctx.app);
+    const far = daysFromNow(20);
+    const { lookups } = ctx.app.availability;
+    const farNoon = async () => {
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/availability/${biz.tenant.businessId}?date=${far}&capacity=2`,
+      });
+      return response.json().slots.find((s: { time: string }) => s.time === '12:00');
+    };
+    await noon(biz.tenant.businessId);
+    await farNoon();
+    const booked = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/bookings',
+      headers: biz.tenant.headers,
+      payload: {
+        business_id: biz.tenant.businessId,
+        booking_date: DAY,
+        start_time: '12:00',
+        capacity: 2,
+        ...guest(),
+      },
+    });
+    assert.equal(booked.statusCode, 201);
+    await feedCaughtUp();
+    const daysRead = lookups.days.misses;
+    assert.equal((await farNoon()).remaining_resources, 3);
+    assert.equal(lookups.days.misses, daysRead, 'the far day served from the cache');
+    assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 2, 'the booked day recomputed');
+    assert.equal(lookups.days.misses, daysRead + 1);
+    // Another process cancels it: its dates come through the feed.
+    await ctx.database.db
+      .updateTable('bookings')
+      .set({ status: 'cancelled' })
+      .where('id', '=', booked.json().booking.id)
+      .execute();
+    await eventually(
+      async () => (await noon(biz.tenant.businessId)).remaining_resources === 3,
+      'the cancelled booking to free its slot',
+    );
   });
 
   it('reflects a change committed by another process once the database announces it', async () => {
@@ -189,6 +234,73 @@ describe('ChangeFeed', () => {
     feed.apply('probe:t1');
     await echoed;
     assert.deepEqual(versions(), before);
+  });
+});
+
+describe('ChangeFeed day versions', () => {
+  it("moves a day's version for bookings on the dates that can touch it, and no other day's", () => {
+    const feed = new ChangeFeed();
+    feed.connected();
+    const day = (date: string) => feed.dayVersion('b1', date);
+    const dates = ['2030-03-08', '2030-03-09', '2030-03-10', '2030-03-11', '2030-03-12', '2030-03-13'];
+    const before = dates.map(day);
+    const whole = feed.businessVersion('b1');
+    const rules = feed.rulesVersion('b1');
+    const otherBusiness = feed.dayVersion('b2', '2030-03-11');
+    feed.apply('busy:b1:2030-03-11');
+    // Day D counts the UTC dates D-1 to D+2: a booking held on the 11th touches the 9th to the 12th.
+    assert.deepEqual(
+      dates.map((date, i) => day(date) !== before[i]),
+      [false, true, true, true, true, false],
+    );
+    assert.notEqual(feed.businessVersion('b1'), whole, 'a month of days is touched by any booking');
+    assert.equal(feed.rulesVersion('b1'), rules);
+    assert.equal(feed.dayVersion('b2', '2030-03-11'), otherBusiness);
+    // A block (or a booking of unknown dates) touches every day.
+    const far = day('2030-03-20');
+    feed.apply('busy:b1');
+    assert.notEqual(day('2030-03-20'), far);
+  });
+
+  it("counts every UTC date a day's opening window can reach, in the farthest zones, with overnight hours and the longest buffers", () => {
+    for (const timezone of ['Pacific/Kiritimati', 'Etc/GMT+12', 'Pacific/Pago_Pago', 'Asia/Kathmandu']) {
+      for (const [openTime, closeTime] of [
+        ['00:00', '23:59'],
+        ['00:00', '00:00'],
+        ['12:00', '11:59'],
+      ]) {
+        const date = '2030-03-11';
+        const span = heldSpan({
+          date,
+          timezone,
+          now: Date.parse('2030-03-01T00:00:00Z'),
+          hours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+            dayOfWeek,
+            isOpen: true,
+            openTime,
+            closeTime,
+            lastBookingTime: null,
+          })),
+          blackouts: [],
+          intervalMinutes: 30,
+          durationMinutes: 60,
+          bufferBeforeMinutes: 240,
+          bufferAfterMinutes: 480,
+          minNoticeHours: 0,
+          bookingWindowDays: 365,
+          partySize: 1,
+          resources: [],
+        });
+        assert.ok(span, `${timezone} ${openTime}-${closeTime} is open`);
+        const counted = datesAround(date);
+        const first = new Date(span.start).toISOString().slice(0, 10);
+        const last = new Date(span.end - 1).toISOString().slice(0, 10);
+        assert.ok(
+          counted.includes(first) && counted.includes(last),
+          `${timezone} ${openTime}-${closeTime}: ${first}..${last}`,
+        );
+      }
+    }
   });
 });
 

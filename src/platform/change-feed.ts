@@ -20,8 +20,26 @@ const FORGET_AFTER_MS = 3_600_000;
 
 interface BusinessVersions {
   rules: number;
+  /** Blocks, and bookings whose dates are not known: every day at once. */
   busy: number;
+  /** Bookings, per UTC date their held time touches. */
+  days: Map<string, number>;
+  /** Any change of bookings or blocks. */
+  busyAny: number;
   changedAt: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The UTC dates whose bookings can touch the day `date` of a business, in any zone: its opening
+ * window starts after the local midnight (at most 14 hours before UTC midnight) less a buffer of
+ * at most 4 hours, and ends before the local midnight two days on (overnight hours; at most 12
+ * hours after UTC's) plus buffers of at most 8 hours. change-feed.test.ts checks the extremes.
+ */
+export function datesAround(date: string): string[] {
+  const midnight = Date.parse(`${date}T00:00:00Z`);
+  return [-1, 0, 1, 2].map((n) => new Date(midnight + n * DAY_MS).toISOString().slice(0, 10));
 }
 
 export class ChangeFeed {
@@ -54,7 +72,22 @@ export class ChangeFeed {
   businessVersion(businessId: string): string | null {
     if (!this.live) return null;
     const versions = this.businesses.get(businessId);
-    return `${this.epoch}.${versions?.rules ?? 0}.${versions?.busy ?? 0}`;
+    return `${this.epoch}.${versions?.rules ?? 0}.${versions?.busyAny ?? 0}`;
+  }
+
+  /**
+   * An opaque stamp of what one day's availability of a business depends on (`date` as the
+   * business counts it): its rules, its blocks and the bookings that can touch the day. Bookings
+   * of other days leave it as it is. Null while caching is off.
+   */
+  dayVersion(businessId: string, date: string): string | null {
+    if (!this.live) return null;
+    const versions = this.businesses.get(businessId);
+    if (!versions) return `${this.epoch}.0.0.0`;
+    // The counters only grow: their sum moves whenever one of them does.
+    let days = 0;
+    if (versions.days.size > 0) for (const day of datesAround(date)) days += versions.days.get(day) ?? 0;
+    return `${this.epoch}.${versions.rules}.${versions.busy}.${days}`;
   }
 
   credentialsVersion(): string | null {
@@ -75,14 +108,28 @@ export class ChangeFeed {
     this.changed(businessId, 'busy');
   }
 
-  private changed(businessId: string, ...parts: ('rules' | 'busy')[]): void {
+  /** A change of bookings held on these UTC dates only: other days stay current. */
+  bookingDaysChanged(businessId: string, dates: readonly string[]): void {
+    const versions = this.changed(businessId);
+    for (const date of dates) versions.days.set(date, (versions.days.get(date) ?? 0) + 1);
+  }
+
+  private changed(businessId: string, ...parts: ('rules' | 'busy')[]): BusinessVersions {
     const now = this.clock.now();
-    const versions = this.businesses.get(businessId) ?? { rules: 0, busy: 0, changedAt: now };
+    const versions = this.businesses.get(businessId) ?? {
+      rules: 0,
+      busy: 0,
+      days: new Map(),
+      busyAny: 0,
+      changedAt: now,
+    };
     for (const part of parts) versions[part]++;
+    versions.busyAny++;
     versions.changedAt = now;
     this.businesses.delete(businessId);
     this.businesses.set(businessId, versions);
     this.forgetQuiet(now);
+    return versions;
   }
 
   private forgetQuiet(now: number): void {
@@ -108,13 +155,17 @@ export class ChangeFeed {
     this.probes.delete(token);
   }
 
-  /** A notification payload: `rules:<business id>`, `busy:<business id>`, `keys:<id>` or `probe:<token>`. */
+  /**
+   * A notification payload: `rules:<business id>`, `busy:<business id>`, `busy:<business id>:<UTC
+   * date>` (a booking held on that date), `keys:<id>` or `probe:<token>`.
+   */
   apply(payload: string): void {
-    const [kind, id] = payload.split(':');
+    const [kind, id, date] = payload.split(':');
     if (kind === 'probe') {
       if (id) this.probes.get(id)?.();
       if (id) this.forgetProbe(id);
     } else if (kind === 'rules' && id) this.changed(id, 'rules');
+    else if (kind === 'busy' && id && date) this.bookingDaysChanged(id, [date]);
     else if (kind === 'busy' && id) this.changed(id, 'busy');
     else this.credentialsChanged();
   }

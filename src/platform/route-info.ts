@@ -1,6 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The UTC dates a booking created by this request holds time on: once it is answered, only
+     * the days those can touch are recomputed in this process (null: none, or not known).
+     */
+    bookedDates: readonly string[] | null;
+  }
   interface FastifyContextConfig {
     /**
      * The response carries a secret (a token, an API key, a webhook secret): it is sent with
