@@ -5,15 +5,16 @@ import { sql } from 'kysely';
 import { migrate } from '../src/platform/migrate.ts';
 import { startOwnPostgres } from '../test/outage-servers.ts';
 import { scratchDatabase } from './database.ts';
-import { startServer, stopProcess } from './process.ts';
-import { availabilityLoad, bookingLoad, type LoadResult } from './run.ts';
+import { startProcess, startServer, stopProcess } from './process.ts';
+import { availabilityLoad, bookingLoad, type LoadResult, load } from './run.ts';
 import { seedBusiness } from './seed.ts';
 
 /**
  * `npm run bench:profile`: where the time of a booking and of an asked-before day goes. Starts a
  * PostgreSQL of its own with `pg_stat_statements` tracking the statements inside functions too,
  * seeds the benchmark's restaurant, and runs the real server under `--cpu-prof` for each scenario:
- * bookings from one client, bookings from 20, availability asked before from 50. For each it
+ * bookings from one client, bookings from 20, availability asked before from 50, and the bare
+ * route of `npm run bench` (its own process) for comparison. For each it
  * prints the server's CPU time per request by where it was spent (the project's modules, each
  * package, Node's internals, garbage collection) and, for bookings, the database's time per
  * statement. BENCH_SECONDS (default 10) sets each scenario's length.
@@ -132,15 +133,26 @@ async function main() {
     await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`.execute(database.db);
     const query = (text: string) => sql.raw<Record<string, unknown>>(text).execute(database.db);
 
-    const scenarios: { title: string; run: (url: string) => Promise<LoadResult>; statements: boolean }[] = [
+    // Each booking run takes 30 days of its own (bookingLoad), so none runs out of free tables.
+    let firstDay = 61;
+    const bookings = (url: string, clients: number) => {
+      firstDay += 30;
+      return bookingLoad(url, seeded, clients, firstDay - 30);
+    };
+    const scenarios: {
+      title: string;
+      run: (url: string) => Promise<LoadResult>;
+      statements: boolean;
+      bare?: boolean;
+    }[] = [
       {
         title: 'Bookings over HTTP, one client',
-        run: (url) => bookingLoad(url, seeded, 1),
+        run: (url) => bookings(url, 1),
         statements: true,
       },
       {
         title: 'Bookings over HTTP, 20 clients',
-        run: (url) => bookingLoad(url, seeded, 20),
+        run: (url) => bookings(url, 20),
         statements: true,
       },
       {
@@ -148,11 +160,20 @@ async function main() {
         run: (url) => availabilityLoad(url, seeded),
         statements: false,
       },
+      {
+        title: 'The bare route (the yardstick of availability), 50 connections',
+        run: (url) => load({ url: `${url}/bare` }),
+        statements: false,
+        bare: true,
+      },
     ];
     for (const [i, scenario] of scenarios.entries()) {
       const dir = join(profiles, String(i));
       process.stderr.write(`${scenario.title}...\n`);
-      const { child, url } = await startServer(scratch.serverEnv, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+      const { child, url } = scenario.bare
+        ? await startProcess('bench/bare-server.ts', {}, { readyPath: '/bare', nodeArgs })
+        : await startServer(scratch.serverEnv, nodeArgs);
       let warmUp: LoadResult;
       let result: LoadResult;
       try {

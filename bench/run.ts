@@ -41,7 +41,7 @@ export interface LoadResult {
   failed: number;
 }
 
-async function load(options: autocannon.Options): Promise<LoadResult> {
+export async function load(options: autocannon.Options): Promise<LoadResult> {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
   return {
     rps: result.requests.average,
