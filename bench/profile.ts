@@ -43,6 +43,33 @@ function placeOf(url: string, functionName: string): string {
   return url ? url : `(native) ${functionName || '(anonymous)'}`;
 }
 
+/** The parts of the work a place belongs to, the request's hooks each on its own, for each profile's summary. */
+const PARTS: [string, RegExp][] = [
+  ['socket writes', /^\(native\) (writev|writeUtf8String)$/],
+  [
+    'credential (key hash, verified-key cache)',
+    /^(src\/platform\/(auth|access)|node:internal\/crypto\/.*|lru-cache)$/,
+  ],
+  ['rate limits', /^(src\/platform\/rate-limit|@fastify\/rate-limit)$/],
+  ['metrics', /^(src\/platform\/metrics|prom-client|fastify-metrics)$/],
+  ['idempotency', /^src\/platform\/idempotency$/],
+  ['text guard', /^src\/platform\/text-guard$/],
+  ['change feed', /^src\/platform\/change-feed$/],
+  ['request validation', /^(ajv|ajv-formats|src\/platform\/(validation|schemas))$/],
+  ['reply serialisation', /^fast-json-stringify$/],
+  ['availability engine and caches', /^src\/availability\/.*$/],
+  ['bookings', /^src\/bookings\/.*$/],
+  [
+    'database driver and query builder',
+    /^(pg|pg-protocol|pg-pool|pg-types|kysely|@electric-sql\/pglite|wasm:.*)$/,
+  ],
+  ['Fastify and its router', /^(fastify|find-my-way|avvio|secure-json-parse|@fastify\/.*)$/],
+  ["the project's other code", /^src\/.*$/],
+  ["Node's HTTP, streams, events", /^node:.*$/],
+  ['garbage collection and V8', /^\((garbage collector|program)\)$/],
+];
+const partOf = (place: string) => PARTS.find(([, pattern]) => pattern.test(place))?.[0] ?? 'other';
+
 /** Self time (ms) by place and by function, from a `.cpuprofile`. */
 function selfTimes(profile: CpuProfile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -65,6 +92,17 @@ function selfTimes(profile: CpuProfile) {
 const fmt = (n: number, digits = 3) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+function partsLine(byPlace: Map<string, number>, busy: number, requests: number): string {
+  const parts = new Map<string, number>();
+  for (const [place, ms] of byPlace) {
+    if (place !== '(idle)') parts.set(partOf(place), (parts.get(partOf(place)) ?? 0) + ms);
+  }
+  return [...parts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([part, ms]) => `${part} ${fmt(ms / requests)} ms (${fmt((100 * ms) / busy, 0)}%)`)
+    .join('; ');
+}
+
 function printProfile(title: string, dir: string, requests: number, load: LoadResult) {
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no CPU profile was written in ${dir}`);
@@ -74,6 +112,8 @@ function printProfile(title: string, dir: string, requests: number, load: LoadRe
     `### ${title}`,
     '',
     `${fmt(load.rps, 0)} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, ${requests} requests; server CPU ${fmt(busy / requests)} ms per request (${fmt((100 * busy) / total, 0)}% of the profile's wall time busy)`,
+    '',
+    `By part: ${partsLine(byPlace, busy, requests)}`,
     '',
     '| where | CPU ms per request | share of busy time |',
     '|---|---:|---:|',

@@ -48,7 +48,7 @@ export const SEED: SeedOptions = {
   occupancy: 0.7,
   durationMinutes: 90,
   intervalMinutes: 30,
-  // Room for every booking scenario on days of its own (up to day 210).
+  // Room for every booking scenario on days of its own (up to day 270).
   bookingWindowDays: 365,
   maxCapacity: 8,
   scopes: ['read', 'write', 'admin'],
