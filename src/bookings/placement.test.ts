@@ -113,6 +113,16 @@ const count = async (table: 'bookings' | 'customers' | 'audit_logs') =>
   (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}`.execute(ctx.database.db))
     .rows[0]!.n;
 
+/** The monthly quota of the business's developer for the booking day's month, at `limit`. */
+const quotaOf = async (biz: BookableBusiness, limit: number) => {
+  const { developer_id } = await ctx.database.db
+    .selectFrom('businesses')
+    .select('developer_id')
+    .where('id', '=', biz.tenant.businessId)
+    .executeTakeFirstOrThrow();
+  return { developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit };
+};
+
 describe('placeBooking', () => {
   it('moves on to the next candidate when the exclusion constraint refuses the first', async () => {
     const biz = await setupBookable(ctx.app);
@@ -182,12 +192,7 @@ describe('placeBooking', () => {
   it('refuses with nothing written when the monthly quota is used up, and counts below it', async () => {
     const biz = await setupBookable(ctx.app);
     const { T2, T4, T6 } = biz.resources as { T2: string; T4: string; T6: string };
-    const developer = await ctx.database.db
-      .selectFrom('businesses')
-      .select('developer_id')
-      .where('id', '=', biz.tenant.businessId)
-      .executeTakeFirstOrThrow();
-    const quota = { developer_id: developer.developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit: 2 };
+    const quota = await quotaOf(biz, 2);
     await placedOn(ctx.database.db, { ...toPlace(biz, [T2]), quota });
     await placedOn(ctx.database.db, { ...toPlace(biz, [T4]), quota });
     const before = [await count('bookings'), await count('customers')];
@@ -198,13 +203,8 @@ describe('placeBooking', () => {
   it('counts exactly up to the quota when many bookings race for its last units', async () => {
     const biz = await setupBookable(ctx.app);
     const { T2, T4, T6 } = biz.resources as { T2: string; T4: string; T6: string };
-    const developer = await ctx.database.db
-      .selectFrom('businesses')
-      .select('developer_id')
-      .where('id', '=', biz.tenant.businessId)
-      .executeTakeFirstOrThrow();
     // Far from the limit each booking counts on one shard; the last units are counted exactly.
-    const quota = { developer_id: developer.developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit: 12 };
+    const quota = await quotaOf(biz, 12);
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, (_, i) => {
         const booking = toPlace(biz, [T2, T4, T6], i);
@@ -215,7 +215,7 @@ describe('placeBooking', () => {
     );
     assert.equal(outcomes.filter((outcome) => typeof outcome === 'object').length, 12);
     assert.equal(outcomes.filter((outcome) => outcome === 'quota_reached').length, 28);
-    assert.equal(await bookingsCounted(ctx.database.db, developer.developer_id), 12);
+    assert.equal(await bookingsCounted(ctx.database.db, quota.developer_id), 12);
     assert.equal(await count('bookings'), 12);
   });
 

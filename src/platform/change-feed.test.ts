@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { daysFromNow, guest, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
 import { bearer, createKeyWithId, createTestApp, eventually, type TestContext } from '../../test/helpers.ts';
 import { heldSpan } from '../availability/engine/index.ts';
 import { CHANGE_CHANNEL, ChangeFeed, datesAround } from './change-feed.ts';
@@ -64,19 +64,7 @@ describe('cached availability', () => {
   it("keeps the business's cached rules across its bookings, and across a refused one its days too", async () => {
     const biz = await setupBookable(ctx.app);
     const { lookups } = ctx.app.availability;
-    const book = () =>
-      ctx.app.inject({
-        method: 'POST',
-        url: '/v1/bookings',
-        headers: biz.tenant.headers,
-        payload: {
-          business_id: biz.tenant.businessId,
-          booking_date: DAY,
-          start_time: '12:00',
-          capacity: 6,
-          ...guest(),
-        },
-      });
+    const book = () => postBooking(ctx.app, biz, { booking_date: DAY, capacity: 6 });
     await noon(biz.tenant.businessId);
     assert.equal((await book()).statusCode, 201);
     await feedCaughtUp();
@@ -104,18 +92,7 @@ describe('cached availability', () => {
     };
     await noon(biz.tenant.businessId);
     await farNoon();
-    const booked = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/bookings',
-      headers: biz.tenant.headers,
-      payload: {
-        business_id: biz.tenant.businessId,
-        booking_date: DAY,
-        start_time: '12:00',
-        capacity: 2,
-        ...guest(),
-      },
-    });
+    const booked = await postBooking(ctx.app, biz, { booking_date: DAY });
     assert.equal(booked.statusCode, 201);
     await feedCaughtUp();
     const daysRead = lookups.days.misses;
