@@ -23,7 +23,6 @@ import { seedBusiness } from './seed.ts';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string };
-  children?: number[];
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -95,7 +94,9 @@ const fmt = (n: number, digits = 3) =>
 function partsLine(byPlace: Map<string, number>, busy: number, requests: number): string {
   const parts = new Map<string, number>();
   for (const [place, ms] of byPlace) {
-    if (place !== '(idle)') parts.set(partOf(place), (parts.get(partOf(place)) ?? 0) + ms);
+    if (place === '(idle)') continue;
+    const part = partOf(place);
+    parts.set(part, (parts.get(part) ?? 0) + ms);
   }
   return [...parts]
     .sort((a, b) => b[1] - a[1])
@@ -103,7 +104,7 @@ function partsLine(byPlace: Map<string, number>, busy: number, requests: number)
     .join('; ');
 }
 
-function printProfile(title: string, dir: string, requests: number, load: LoadResult) {
+function printProfile(title: string, dir: string, requests: number, result: LoadResult) {
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no CPU profile was written in ${dir}`);
   const { byPlace, byFunction, total } = selfTimes(JSON.parse(readFileSync(join(dir, file), 'utf8')));
@@ -111,7 +112,7 @@ function printProfile(title: string, dir: string, requests: number, load: LoadRe
   const lines = [
     `### ${title}`,
     '',
-    `${fmt(load.rps, 0)} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms, ${requests} requests; server CPU ${fmt(busy / requests)} ms per request (${fmt((100 * busy) / total, 0)}% of the profile's wall time busy)`,
+    `${fmt(result.rps, 0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${requests} requests; server CPU ${fmt(busy / requests)} ms per request (${fmt((100 * busy) / total, 0)}% of the profile's wall time busy)`,
     '',
     `By part: ${partsLine(byPlace, busy, requests)}`,
     '',

@@ -13,6 +13,14 @@
 --   one `booking_usage` row of the month. The month's count is now spread over rows of its own
 --   (shards), and stays exact.
 
+-- The UTC days a held time touches, in order.
+CREATE FUNCTION slotwise_utc_days(p_held tstzrange) RETURNS SETOF date LANGUAGE sql IMMUTABLE AS $$
+  SELECT day::date FROM generate_series(
+    date_trunc('day', lower(p_held) AT TIME ZONE 'UTC'),
+    date_trunc('day', upper(p_held) AT TIME ZONE 'UTC' - interval '1 microsecond'),
+    interval '1 day') AS day
+$$;
+
 -- Takes the turn of placing a booking on a resource during `p_during`, and answers the resource
 -- when it is still active and not deleted (nothing otherwise). The resource's row is locked in
 -- share mode until the transaction ends, so it cannot be deactivated or deleted under the booking.
@@ -32,32 +40,28 @@ BEGIN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock(hashtextextended('placement:' || p_resource || ':' || day, 0))
-  FROM generate_series(
-    date_trunc('day', lower(p_during) AT TIME ZONE 'UTC'),
-    date_trunc('day', upper(p_during) AT TIME ZONE 'UTC' - interval '1 microsecond'),
-    interval '1 day') AS day
+  FROM slotwise_utc_days(p_during) AS day
   ORDER BY day;
 END $$;
 
 -- The outbox insert as a PL/pgSQL function, whose plans are kept for the session (as a SQL
--- function it was a fifth of a booking's time in the database). What it does is unchanged: a delivery per active endpoint subscribed to the event; nothing at
--- all when no endpoint is.
+-- function it was a fifth of a booking's time in the database). What it does is unchanged: a
+-- delivery per active endpoint subscribed to the event; nothing at all when no endpoint is.
 CREATE OR REPLACE FUNCTION slotwise_emit_event(p_business uuid, p_type text, p_data json, p_subject text)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
+  v_targets uuid[];
   v_event webhook_events;
 BEGIN
-  IF NOT EXISTS (
-    SELECT 1 FROM webhook_endpoints
-    WHERE business_id = p_business AND is_active AND events && ARRAY[p_type, '*']
-  ) THEN
+  SELECT array_agg(id) INTO v_targets FROM webhook_endpoints
+  WHERE business_id = p_business AND is_active AND events && ARRAY[p_type, '*'];
+  IF v_targets IS NULL THEN
     RETURN;
   END IF;
   INSERT INTO webhook_events (business_id, type, data) VALUES (p_business, p_type, p_data)
   RETURNING * INTO v_event;
   INSERT INTO webhook_deliveries (business_id, endpoint_id, event_id, subject_key, next_attempt_at)
-  SELECT p_business, e.id, v_event.id, p_subject, v_event.created_at FROM webhook_endpoints e
-  WHERE e.business_id = p_business AND e.is_active AND e.events && ARRAY[p_type, '*'];
+  SELECT p_business, target, v_event.id, p_subject, v_event.created_at FROM unnest(v_targets) AS target;
 END $$;
 
 -- A month's bookings of a developer are counted on eight rows (`shard` 0 to 7), created together
@@ -258,18 +262,14 @@ END $$;
 CREATE FUNCTION notify_booking_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   v_held tstzrange;
-  v_day timestamp;
+  v_day date;
 BEGIN
   FOREACH v_held IN ARRAY CASE TG_OP
     WHEN 'INSERT' THEN ARRAY[NEW.during]
     WHEN 'DELETE' THEN ARRAY[OLD.during]
     ELSE ARRAY[OLD.during, NEW.during] END
   LOOP
-    FOR v_day IN SELECT generate_series(
-      date_trunc('day', lower(v_held) AT TIME ZONE 'UTC'),
-      date_trunc('day', upper(v_held) AT TIME ZONE 'UTC' - interval '1 microsecond'),
-      interval '1 day')
-    LOOP
+    FOR v_day IN SELECT slotwise_utc_days(v_held) LOOP
       -- The same payload twice in one transaction is sent once.
       PERFORM pg_notify('slotwise_changes',
         'busy:' || CASE WHEN TG_OP = 'DELETE' THEN OLD.business_id ELSE NEW.business_id END
