@@ -1,10 +1,10 @@
-import { type Insertable, sql, type Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { NewCustomer } from '../customers/customers.queries.ts';
 import type { NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import type { BookingStatus, BookingsTable, DB } from '../schema.ts';
+import type { BookingStatus, DB } from '../schema.ts';
 import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
 import { ACTIVE_STATUSES } from './status.ts';
 
@@ -129,8 +129,6 @@ export async function resourceIsBusy(
     .executeTakeFirst();
   return clash !== undefined;
 }
-
-export type NewBookingRow = Insertable<BookingsTable>;
 
 /** What `slotwise_place_booking` (migrations/0017) is given to place one booking. */
 export interface BookingToPlace {

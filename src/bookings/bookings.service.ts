@@ -202,7 +202,7 @@ const MAX_HELD_AFTER_MS = 8 * 3_600_000;
 const DAY_MS = 86_400_000;
 
 /** The UTC dates a booking's held time can touch, its buffers included. */
-export function heldDatesOf(booking: Pick<BookingView, 'starts_at' | 'ends_at'>): string[] {
+function heldDatesOf(booking: Pick<BookingView, 'starts_at' | 'ends_at'>): string[] {
   const first = Math.floor((Date.parse(booking.starts_at) - MAX_HELD_BEFORE_MS) / DAY_MS);
   const last = Math.floor((Date.parse(booking.ends_at) + MAX_HELD_AFTER_MS - 1) / DAY_MS);
   const dates: string[] = [];

@@ -24,8 +24,6 @@ export const depositTerms = (executor: Executor, businessId: string) =>
     .$narrowType<{ booking_mode: BookingMode; deposit_type: DepositType }>()
     .executeTakeFirst();
 
-export const insertDeposit = (tx: Tx, row: NewDepositRow) => tx.insertInto('deposits').values(row).execute();
-
 /** The deposit of a booking, or undefined when it has none. */
 export const depositOfBooking = (executor: Executor, businessId: string, bookingId: string) =>
   executor

@@ -7,6 +7,7 @@ import { chargeableAccount } from '../billing/connect.queries.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import {
+  type BookingActor,
   type BookingDeposit,
   createBooking,
   findBooking,
@@ -51,7 +52,6 @@ export interface DepositDeps {
 }
 
 type Caller = Subscriber & { businessId: string };
-type BookingActor = Parameters<typeof createBooking>[2];
 
 /** Work the service does by itself (jobs, the processor's events) is audited under this name. */
 const systemActor = (businessId: string): AuditActor => ({ actor: 'system', businessId });

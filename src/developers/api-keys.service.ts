@@ -119,7 +119,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * wildcard; `http` only for a loopback host (local development). A trailing `/` is dropped, the
  * host lower-cased and a default port removed, as in the `Origin` header.
  */
-export function normalizeOrigin(value: string): string | undefined {
+function normalizeOrigin(value: string): string | undefined {
   if (!/^https?:\/\/[^/?#@*\s]+\/?$/i.test(value)) return undefined;
   let url: URL;
   try {

@@ -25,12 +25,15 @@ export const retryAfterWhenLocked: onErrorAsyncHookHandler = async (_request, re
   if (error instanceof AccountLocked) reply.header('Retry-After', error.retryAfterSeconds);
 };
 
-export const LoginBody = Type.Object(
-  {
-    email: Type.String({ minLength: 1, maxLength: 254 }),
-    password: Type.String({ minLength: 1, maxLength: 256 }),
-  },
-  { additionalProperties: false },
+export const LoginBody = example(
+  Type.Object(
+    {
+      email: Type.String({ minLength: 1, maxLength: 254 }),
+      password: Type.String({ minLength: 1, maxLength: 256 }),
+    },
+    { additionalProperties: false },
+  ),
+  { email: 'ada@example.com', password: 'correct horse battery staple' },
 );
 
 const Developer = Type.Object({
@@ -97,7 +100,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Developers'],
         summary: 'Log in as a developer: a 1-hour access token and a refresh token',
         security: [],
-        body: example(LoginBody, { email: 'ada@example.com', password: 'correct horse battery staple' }),
+        body: LoginBody,
         response: { 200: TokenResponse, ...errorResponses(401) },
       },
       onError: retryAfterWhenLocked,

@@ -37,7 +37,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Staff'],
         summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
         security: [],
-        body: example(LoginBody, { email: 'ada@example.com', password: 'correct horse battery staple' }),
+        body: LoginBody,
         response: { 200: DashboardSession, ...errorResponses(401, 404) },
       },
       onError: retryAfterWhenLocked,

@@ -52,9 +52,8 @@ function assertNotPastDue(principal: Principal): void {
  * reached the server by (`localhost`, an address, a name other than `PUBLIC_BASE_URL`'s); else
  * its `Origin` header.
  */
-export function requestOrigin(request: FastifyRequest): string | undefined {
-  if (request.headers['sec-fetch-site'] === 'same-origin')
-    return new URL(request.server.config.publicBaseUrl).origin;
+function requestOrigin(request: FastifyRequest): string | undefined {
+  if (request.headers['sec-fetch-site'] === 'same-origin') return request.server.authenticator.ownOrigin;
   return request.headers.origin;
 }
 

@@ -215,7 +215,7 @@ export class Authenticator {
   private readonly usage: KeyUsageRecorder;
   private readonly changes: ChangeFeed;
   /** The API's own public origin: where the hosted booking page calls from with a default key. */
-  private readonly ownOrigin: string;
+  readonly ownOrigin: string;
   /** Verified API keys by hash: a key used again skips the database until keys or billing change. */
   private readonly verifiedKeys = new LRUCache<string, { version: string; principal: Principal }>({
     // About what an entry holds: the principal's strings and ids, the hash key and the map's own cost.

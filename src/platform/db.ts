@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../schema.ts';
+import { withTimeout } from './timeout.ts';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
@@ -190,22 +191,15 @@ export interface ListenHealthCheck {
 const LISTEN_HEALTH_CHECK: ListenHealthCheck = { checkEveryMs: 10_000, checkTimeoutMs: 5_000 };
 
 /** Whether the connection answers `SELECT 1` in time; the timer never keeps the process alive. */
-async function answers(client: pg.Client, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-    timer.unref();
-  });
-  const answered = client.query('SELECT 1').then(
-    () => true,
+const answers = (client: pg.Client, timeoutMs: number): Promise<boolean> =>
+  withTimeout(
+    client.query('SELECT 1').then(
+      () => true,
+      () => false,
+    ),
+    timeoutMs,
     () => false,
   );
-  try {
-    return await Promise.race([answered, timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * A dedicated connection for LISTEN (a pooled one would be handed to queries), reconnecting when

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { AppError } from './errors.ts';
 import { routeOf } from './route-info.ts';
 import { errorResponses } from './schemas.ts';
+import { withTimeout } from './timeout.ts';
 import { API_VERSION } from './version.ts';
 
 const Status = Type.Object({ status: Type.String() });
@@ -51,18 +52,11 @@ export async function registerPressure(app: FastifyInstance): Promise<void> {
 }
 
 /** Settles with `check`'s outcome, or fails after the timeout. */
-async function checked(check: () => Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
-    timer.unref();
+const checked = async (check: () => Promise<unknown>): Promise<void> => {
+  await withTimeout(check(), CHECK_TIMEOUT_MS, () => {
+    throw new Error('timed out');
   });
-  try {
-    await Promise.race([check(), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+};
 
 const Home = Type.Object({
   name: Type.String(),

@@ -8,7 +8,9 @@ import { ConfigError } from '../config.ts';
 import { countUnfinishedDeliveries } from '../webhooks/webhooks.queries.ts';
 import { CHANGE_CHANNEL } from './change-feed.ts';
 import { AppError, STATUS_OF_CODE, sendError } from './errors.ts';
+import { ONLINE_BOOKING_ROUTES } from './rate-limit.ts';
 import { routeOf } from './route-info.ts';
+import { withTimeout } from './timeout.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,8 +24,7 @@ export const METRICS_ROUTE = '/metrics';
 const UNMATCHED = 'unmatched';
 /** Routes that create a booking, counted as created or refused by the error code. */
 const BOOKING_CREATION_ROUTES = new Set([
-  '/v1/bookings',
-  '/v1/dynamic/bookings',
+  ...ONLINE_BOOKING_ROUTES,
   '/v1/manage/bookings/staff',
   '/v1/sandbox/bookings',
 ]);
@@ -31,18 +32,7 @@ const BOOKING_CREATION_ROUTES = new Set([
 const PROBE_TIMEOUT_MS = 2000;
 
 /** Resolves to the promise's value, or to undefined after `ms` (a stalled database stalls no scrape). */
-async function within<T>(ms: number, promise: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const within = <T>(ms: number, promise: Promise<T>) => withTimeout(promise, ms, () => undefined);
 
 /** The error code of a refused request, from its body; codes outside the contract collapse to one label. */
 function errorCodeOf(payload: unknown): string {

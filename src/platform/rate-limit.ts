@@ -46,9 +46,9 @@ export function isUnlimitedRoute(route: string | undefined): boolean {
 const isUnlimited = (request: FastifyRequest) => isUnlimitedRoute(routeOf(request));
 
 /** Online booking creation, on the slot grid or in dynamic mode: one bucket for both. */
-const BOOKING_CREATION_ROUTES = new Set(['/v1/bookings', '/v1/dynamic/bookings']);
+export const ONLINE_BOOKING_ROUTES: ReadonlySet<string> = new Set(['/v1/bookings', '/v1/dynamic/bookings']);
 const isBookingCreation = (request: FastifyRequest) =>
-  request.method === 'POST' && BOOKING_CREATION_ROUTES.has(routeOf(request) ?? '');
+  request.method === 'POST' && ONLINE_BOOKING_ROUTES.has(routeOf(request) ?? '');
 
 /** A guest's own booking, found by its code and their email or phone: guessing must stay slow. */
 const GUEST_BOOKING_ROUTES = new Set([

@@ -139,6 +139,12 @@ export async function cancelGuestBooking(
         : 'the booking has already started; please contact the business',
     );
   }
-  await changeBooking(tx, guestActor(found.business_id), found.id, { status: 'cancelled' }, now);
-  return viewGuestBooking(tx, code, contact, found.business_id, now);
+  const cancelled = await changeBooking(
+    tx,
+    guestActor(found.business_id),
+    found.id,
+    { status: 'cancelled' },
+    now,
+  );
+  return toGuestBookingView({ ...found, status: cancelled.status }, now);
 }

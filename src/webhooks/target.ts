@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { withTimeout } from '../platform/timeout.ts';
 
 export interface ResolvedAddress {
   address: string;
@@ -27,15 +28,6 @@ export class UnsafeTarget extends Error {}
  */
 export function isPublicAddress(address: string): boolean {
   return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new UnsafeTarget(`${what} took longer than ${ms / 1000} s`)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timedOut]).finally(() => clearTimeout(timer));
 }
 
 /** The host of a URL as an address when it is written as one (`[::1]` without its brackets). */
@@ -117,11 +109,9 @@ export class WebhookTargets {
   }
 
   private async resolveHost(url: URL): Promise<ResolvedAddress[]> {
-    const addresses = await withTimeout(
-      this.resolve(url.hostname),
-      RESOLVE_TIMEOUT_MS,
-      `resolving ${url.hostname}`,
-    );
+    const addresses = await withTimeout(this.resolve(url.hostname), RESOLVE_TIMEOUT_MS, () => {
+      throw new UnsafeTarget(`resolving ${url.hostname} took longer than ${RESOLVE_TIMEOUT_MS / 1000} s`);
+    });
     if (addresses.length === 0) throw new UnsafeTarget(`${url.hostname} does not resolve`);
     return addresses;
   }

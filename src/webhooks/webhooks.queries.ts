@@ -288,7 +288,6 @@ export const setEndpointStatus = (
     .where('status', '!=', status)
     .execute();
 
-/** Finished deliveries, and events left without deliveries, older than `before`. */
 /** Deliveries not yet finished, across every business: the outbox's depth (metrics). */
 export async function countUnfinishedDeliveries(executor: Executor): Promise<number> {
   const { n } = await executor
@@ -299,6 +298,7 @@ export async function countUnfinishedDeliveries(executor: Executor): Promise<num
   return Number(n);
 }
 
+/** Finished deliveries, and events left without deliveries, older than `before`. */
 export async function deleteOldDeliveries(executor: Executor, before: Date): Promise<number> {
   const deliveries = await executor
     .deleteFrom('webhook_deliveries')
