@@ -32,7 +32,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
       preValidation: acceptAliases,
       // The answer carries the guest's payment link.
-      config: { sensitive: true },
+      config: { sensitive: true, writes: 'bookings' },
       schema: {
         operationId: 'createStaffDepositBooking',
         tags: ['Deposits'],
@@ -93,6 +93,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/manage/bookings/:booking_id/no-show',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
+      config: { writes: 'bookings' },
       schema: {
         operationId: 'markNoShow',
         tags: ['Deposits'],
@@ -115,6 +116,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/manage/bookings/:booking_id/release-hold',
     {
       onRequest: requireBusiness({ scope: 'write', staff: true }),
+      config: { writes: 'bookings' },
       schema: {
         operationId: 'releaseHold',
         tags: ['Deposits'],
