@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './outage-servers.ts';
 
 /** The real server process, as `npm start` runs it, driven over HTTP on 127.0.0.1. */
 
@@ -26,15 +26,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'slotwise-server-'));
   dirs.push(dir);
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
 }
 
 function run(env: Record<string, string>): Run {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { BOOKING_DAY, bookOk, guest, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
 import { bearer, createKey, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { freePort } from '../../test/outage-servers.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -28,16 +28,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
   }
   return undefined;
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
 }
 
 describe('GET /metrics', () => {
@@ -155,7 +145,7 @@ describe('GET /metrics', () => {
         method: 'POST',
         url: '/v1/manage/webhooks',
         headers: biz.tenant.headers,
-        payload: { url: `http://127.0.0.1:${await closedPort()}/hook`, events: ['booking.created'] },
+        payload: { url: `http://127.0.0.1:${await freePort()}/hook`, events: ['booking.created'] },
       });
       assert.equal(endpoint.statusCode, 201, endpoint.body);
       await bookOk(ctx.app, biz);
