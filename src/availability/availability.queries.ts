@@ -112,7 +112,6 @@ export async function loadBusy(
   executor: Executor,
   businessId: string,
   span: { start: number; end: number },
-  excludeBookingId?: string | null,
 ): Promise<BusyPeriod[]> {
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
   const rows = await executor
@@ -121,7 +120,6 @@ export async function loadBusy(
     .where('business_id', '=', businessId)
     .where('status', 'in', ACTIVE_STATUSES)
     .where(sql<boolean>`during && ${range}`)
-    .$if(Boolean(excludeBookingId), (qb) => qb.where('id', '<>', excludeBookingId!))
     .unionAll(
       executor
         .selectFrom('resource_blocks')

@@ -19,8 +19,6 @@ export interface DayQuery {
   partySize: number;
   serviceId?: string | null;
   resourceId?: string | null;
-  /** A booking being changed does not block itself. */
-  excludeBookingId?: string | null;
   /** The booking's length when the caller sets it (dynamic mode); else the service's or the business's default. */
   durationMinutes?: number | null;
 }
@@ -82,7 +80,7 @@ export async function loadDay(
     query,
   );
   const span = heldSpan(toDayRules({ ...ctx, busy: [] }, query, now));
-  const busy = span ? await loadBusy(executor, businessId, span, query.excludeBookingId) : [];
+  const busy = span ? await loadBusy(executor, businessId, span) : [];
   return { ...ctx, busy };
 }
 

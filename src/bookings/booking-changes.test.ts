@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
 import {
@@ -188,6 +189,42 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
       assert.deepEqual(await auditActions(booking.id), ['booking.created', 'booking.rescheduled']);
       const later = await patch(biz, booking.id, { start_time: '10:00' });
       assert.equal(later.statusCode, 200, 'overlapping its own old time is fine');
+    });
+    it('answers each change with the booking as it is then stored', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      const stored = async () =>
+        (
+          await ctx.app.inject({
+            method: 'GET',
+            url: `/v1/manage/bookings/${booking.id}`,
+            headers: biz.tenant.headers,
+          })
+        ).json();
+      for (const change of [
+        { booking_date: daysFromNow(9), start_time: '14:00', resource_id: biz.resources.T6 },
+        { resource_id: biz.resources.T4, capacity: 3 },
+        { status: 'checked_in' },
+      ]) {
+        const response = await patch(biz, booking.id, change);
+        assert.equal(response.statusCode, 200, response.body);
+        assert.deepEqual(response.json(), await stored(), JSON.stringify(change));
+      }
+      const rescheduled = await ctx.database.db
+        .selectFrom('audit_logs')
+        .select(['before_state', 'after_state'])
+        .where('entity_id', '=', booking.id)
+        .where('action', '=', 'booking.rescheduled')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(rescheduled, {
+        before_state: { booking_date: DAY, start_time: '12:00', resource_id: biz.resources.T2, capacity: 2 },
+        after_state: {
+          booking_date: daysFromNow(9),
+          start_time: '14:00',
+          resource_id: biz.resources.T6,
+          capacity: 2,
+        },
+      });
     });
   });
 
@@ -460,6 +497,69 @@ describe('a move racing a resource delete', () => {
         .where('id', '=', booking.id)
         .executeTakeFirstOrThrow();
       assert.equal(stored.resource_id, booking.resource_id);
+    } finally {
+      await other.end();
+    }
+  });
+});
+
+describe('simultaneous changes of one booking', () => {
+  it('lets exactly one of many simultaneous cancellations through, audited once', async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => patch(biz, booking.id, { status: 'cancelled' })),
+    );
+    const codes = responses.map((r) => r.statusCode).sort();
+    assert.deepEqual(codes, [200, ...Array(11).fill(409)], responses.map((r) => r.body).join('\n'));
+    assert.deepEqual(await auditActions(booking.id), ['booking.created', 'booking.status_changed']);
+  });
+
+  it('makes every one of many simultaneous reschedules, one after another', async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    const times = ['09:00', '10:00', '11:00', '13:00', '14:00', '15:00'];
+    const responses = await Promise.all(times.map((start_time) => patch(biz, booking.id, { start_time })));
+    for (const response of responses) assert.equal(response.statusCode, 200, response.body);
+    const audits = await ctx.database.db
+      .selectFrom('audit_logs')
+      .select('after_state')
+      .where('entity_id', '=', booking.id)
+      .where('action', '=', 'booking.rescheduled')
+      .orderBy('seq')
+      .execute();
+    const audited = audits.map((a) => (a.after_state as { start_time: string }).start_time);
+    assert.deepEqual([...audited].sort(), times);
+    const stored = await ctx.database.db
+      .selectFrom('bookings')
+      .select(sql<string>`to_char(start_time, 'HH24:MI')`.as('start'))
+      .where('id', '=', booking.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.start, audited.at(-1), 'the last change audited is the one stored');
+  });
+
+  it('makes a change on the booking as another request left it meanwhile', {
+    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
+  }, async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await book(biz);
+    const other = new pg.Client({ connectionString: ctx.databaseUrl });
+    await other.connect();
+    try {
+      // Another request has changed the booking and not committed: the change reads it as it was.
+      await other.query('BEGIN');
+      await other.query(
+        `UPDATE bookings SET staff_notes = 'window seat', status = 'confirmed' WHERE id = $1`,
+        [booking.id],
+      );
+      const checkIn = patch(biz, booking.id, { status: 'checked_in', capacity: 1 });
+      await untilALockWait(ctx.database);
+      await other.query('COMMIT');
+      const response = await checkIn;
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().staff_notes, 'window seat');
+      assert.equal(response.json().status, 'checked_in');
+      assert.equal(response.json().capacity, 1);
     } finally {
       await other.end();
     }

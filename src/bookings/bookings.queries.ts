@@ -8,14 +8,6 @@ import type { BookingStatus, DB } from '../schema.ts';
 import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
 import { ACTIVE_STATUSES } from './status.ts';
 
-/** The business's smallest and largest party, which every booking's party size stays within. */
-export const partyLimits = (executor: Executor, businessId: string) =>
-  executor
-    .selectFrom('businesses')
-    .select(['min_capacity', 'max_capacity'])
-    .where('id', '=', businessId)
-    .executeTakeFirstOrThrow();
-
 export interface BookingFilters {
   date?: string;
   fromDate?: string;
@@ -76,59 +68,6 @@ export const lockBooking = (tx: Tx, businessId: string, bookingId: string) =>
     .executeTakeFirst();
 
 export type StoredBooking = NonNullable<Awaited<ReturnType<typeof lockBooking>>>;
-
-/**
- * The resource if it is active and not deleted, after taking the turn of placing a booking on it
- * during `heldRange` (`slotwise_take_turn`, migrations/0018): its row stays locked in share mode
- * until the transaction ends, so it cannot be deactivated or deleted under the booking, and
- * placements whose times can meet take turns, so the exclusion constraint never deadlocks them.
- */
-export const lockUsableResource = async (tx: Tx, businessId: string, resourceId: string, heldRange: string) =>
-  (
-    await sql<{ id: string; capacity_min: number; capacity_max: number }>`
-      SELECT id, capacity_min, capacity_max
-      FROM slotwise_take_turn(${businessId}::uuid, ${resourceId}::uuid, ${heldRange}::tstzrange)`.execute(tx)
-  ).rows[0];
-
-/** The resources a service may use (empty: any); undefined when there is no such service. */
-export const serviceResourceIds = async (executor: Executor, businessId: string, serviceId: string) =>
-  (
-    await executor
-      .selectFrom('services')
-      .select('resource_ids')
-      .where('id', '=', serviceId)
-      .where('business_id', '=', businessId)
-      .executeTakeFirst()
-  )?.resource_ids;
-
-/** Whether another active booking or an external block holds the resource during `heldRange`. */
-export async function resourceIsBusy(
-  executor: Executor,
-  businessId: string,
-  resourceId: string,
-  heldRange: string,
-  excludeBookingId: string,
-): Promise<boolean> {
-  const clash = await executor
-    .selectFrom('bookings')
-    .select('id')
-    .where('business_id', '=', businessId)
-    .where('resource_id', '=', resourceId)
-    .where('id', '<>', excludeBookingId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .where(sql<boolean>`during && ${heldRange}::tstzrange`)
-    .union(
-      executor
-        .selectFrom('resource_blocks')
-        .select('id')
-        .where('business_id', '=', businessId)
-        .where('resource_id', '=', resourceId)
-        .where(sql<boolean>`during && ${heldRange}::tstzrange`),
-    )
-    .limit(1)
-    .executeTakeFirst();
-  return clash !== undefined;
-}
 
 /** What `slotwise_place_booking` (migrations/0017) is given to place one booking. */
 export interface BookingToPlace {
@@ -214,38 +153,67 @@ function placedBookingView(booking: BookingToPlace): BookingView {
   });
 }
 
-/** Moves a booking to another time or resource; refused like an insert when the resource is taken. */
-/** What `slotwise_move_booking` (migrations/0018) is given to move one booking. */
+/** The booking as the API shows it, with its held time and the version a change is made on. */
+export const findBookingToChange = (executor: Executor, businessId: string, bookingId: string) =>
+  selectBookingRows(executor)
+    .select([sql<string>`b.xmin::text`.as('version'), 'b.during'])
+    .where('b.id', '=', bookingId)
+    .where('b.business_id', '=', businessId)
+    .executeTakeFirst();
+
+/** A reschedule for `slotwise_move_booking` (migrations/0019): the new time, on the first free candidate. */
 export interface BookingMove {
-  business_id: string;
-  booking_id: string;
   /** The resources to try, in order. */
   candidates: string[];
   booking_date: string;
   start_time: string;
   end_time: string;
-  starts_at: Date;
-  ends_at: Date;
+  starts_at: string;
+  ends_at: string;
   /** The held range, buffers included, as a tstzrange literal. */
   during: string;
   capacity: number;
   /** How long before the start a pending deposit's hold is taken. */
   hold_lead_ms: number;
+  /** The fields of the booking's view the new time changes. */
+  view: Pick<BookingView, 'booking_date' | 'start_time' | 'end_time' | 'starts_at' | 'ends_at'>;
 }
 
+/** What `slotwise_change_booking` (migrations/0019) is given to change one booking. */
+export interface BookingChangeStatement {
+  business_id: string;
+  booking_id: string;
+  /** The version of the booking that was read; the change is made on that version only. */
+  version: string;
+  /** The booking as it was read. */
+  view: BookingView;
+  /** Who the audit rows name. */
+  actor: string;
+  move?: BookingMove;
+  /** Another resource or party size at the same time. */
+  place?: { resource_id: string; capacity: number; during: string };
+  status?: BookingStatus;
+  /** The events to send, in order, each with the booking as the change left it. */
+  events: string[];
+}
+
+/** Why `slotwise_change_booking` refused a change; nothing was written. */
+export type ChangeRefusal =
+  | { refused: 'slot_taken' | 'resource_inactive' | 'not_performed' }
+  | { refused: 'party_size' | 'resource_fit'; min: number; max: number };
+
 /**
- * Moves the booking in one statement to the first candidate still free, with a deposit's hold
- * following its start; answers the resource it went to, or `slot_taken` (nothing is changed then).
+ * Makes the change in one statement: placement, status, audit rows and events. Answers the booking
+ * as the change left it, why it was refused, or `stale` when the booking changed since it was read.
  */
-export async function moveBooking(tx: Tx, move: BookingMove): Promise<string | 'slot_taken'> {
-  try {
-    const { rows } = await sql<{ resource_id: string }>`
-      SELECT slotwise_move_booking(${JSON.stringify(move)}::jsonb) AS resource_id`.execute(tx);
-    return rows[0]!.resource_id;
-  } catch (error) {
-    if ((error as { code?: string }).code === 'SWB09') return 'slot_taken';
-    throw error;
-  }
+export async function runBookingChange(
+  executor: Executor,
+  change: BookingChangeStatement,
+): Promise<BookingView | ChangeRefusal | 'stale'> {
+  const { rows } = await sql<{ result: BookingView | ChangeRefusal | { stale: true } }>`
+    SELECT slotwise_change_booking(${JSON.stringify(change)}::jsonb) AS result`.execute(executor);
+  const result = rows[0]!.result;
+  return 'stale' in result ? 'stale' : result;
 }
 
 export const updateBooking = (

@@ -219,9 +219,17 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) =>
-        changeBooking(tx, principal, request.params.booking_id, request.body, app.clock.now()),
-      );
+      return commitStatement(request, reply, 200, async (executor) => {
+        const { before, booking } = await changeBooking(
+          executor,
+          app.availability,
+          principal,
+          request.params.booking_id,
+          request.body,
+          app.clock.now(),
+        );
+        return booked(request, booking, before);
+      });
     },
   );
 

@@ -5,7 +5,6 @@ import {
   assertDynamicMode,
   assertPartySize,
   type DayQuery,
-  loadDay,
   startFailure,
   toDayRules,
 } from '../availability/availability.service.ts';
@@ -21,20 +20,20 @@ import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import type { BookingStatus } from '../schema.ts';
-import { bookingStatusEvent, emitEvent, type WebhookEventType } from '../webhooks/events.ts';
+import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
+  type BookingChangeStatement,
   type BookingFilters,
+  type BookingMove,
   bookingPlacement,
+  type ChangeRefusal,
   findBookingRow,
+  findBookingToChange,
   freeResourcesFor,
   listBookings,
   lockBooking,
-  lockUsableResource,
-  moveBooking,
-  partyLimits,
   placeBooking,
-  resourceIsBusy,
-  serviceResourceIds,
+  runBookingChange,
   updateBooking,
 } from './bookings.queries.ts';
 import { type BookingView, toBookingView } from './bookings.view.ts';
@@ -211,14 +210,18 @@ function heldDatesOf(booking: Pick<BookingView, 'starts_at' | 'ends_at'>): strin
 }
 
 /**
- * Notes on the request the dates a booking it created holds time on, so that once it is answered
- * only the days those can touch are recomputed in this process (app.ts, `onSend`).
+ * Notes on the request the dates a booking it created or changed holds time on (before the change
+ * too), so that once it is answered only the days those can touch are recomputed in this process
+ * (app.ts, `onSend`).
  */
 export function booked<T extends BookingView>(
   request: { bookedDates: readonly string[] | null },
   booking: T,
+  before?: BookingView,
 ): T {
-  request.bookedDates = heldDatesOf(booking);
+  const dates = heldDatesOf(booking);
+  if (before) dates.push(...heldDatesOf(before).filter((date) => !dates.includes(date)));
+  request.bookedDates = dates;
   return booking;
 }
 
@@ -234,39 +237,6 @@ async function lockedBooking(tx: Tx, businessId: string, bookingId: string) {
   const row = await lockBooking(tx, businessId, bookingId);
   if (!row) throw notFound('booking');
   return row;
-}
-
-async function loadResource(tx: Tx, businessId: string, resourceId: string, heldRange: string) {
-  const resource = await lockUsableResource(tx, businessId, resourceId, heldRange);
-  if (!resource) throw invalidField('resource_id', 'is not an active resource of this business');
-  return resource;
-}
-
-/** A booking made for a service stays on resources that perform it. */
-async function assertPerformsService(
-  tx: Tx,
-  businessId: string,
-  serviceId: string | null,
-  resourceId: string,
-) {
-  if (!serviceId) return;
-  const resourceIds = await serviceResourceIds(tx, businessId, serviceId);
-  if (resourceIds && resourceIds.length > 0 && !resourceIds.includes(resourceId)) {
-    throw invalidField('resource_id', "does not perform this booking's service");
-  }
-}
-
-function assertFits(
-  resource: { capacity_min: number; capacity_max: number },
-  capacity: number,
-  field: string,
-) {
-  if (capacity < resource.capacity_min || capacity > resource.capacity_max) {
-    throw invalidField(
-      field,
-      `the resource takes parties of ${resource.capacity_min} to ${resource.capacity_max}`,
-    );
-  }
 }
 
 /** One field's change on a booking, as its audit row. */
@@ -289,146 +259,191 @@ function auditBooking(
 }
 
 /**
- * Applies a staff PATCH: reschedule, resource move, party size and status, each re-validated and
- * audited in the caller's transaction. Terminal bookings only keep their status.
+ * Applies a staff PATCH: reschedule, resource move, party size and status, each re-validated,
+ * audited and announced. The booking is read, the change prepared from it and the business's rules
+ * (as the availability caches hold them: a reschedule's candidates are ordered by them, and the
+ * exclusion constraint decides), then made in ONE statement on the version that was read. Terminal
+ * bookings only keep their status. Answers the booking before and after the change.
  */
 export async function changeBooking(
-  tx: Tx,
+  executor: Executor,
+  availability: AvailabilityService,
   actor: Actor,
   bookingId: string,
   change: BookingChange,
   now: number,
-): Promise<BookingView> {
-  const current = await lockedBooking(tx, actor.businessId, bookingId);
-  const before = await findBooking(tx, actor.businessId, bookingId);
+): Promise<ChangedBooking> {
+  const changed = await tryChange(executor, availability, actor, bookingId, change, now);
+  if (changed !== 'stale') return changed;
+  // Another request changed the booking between its read and this change: read again with the
+  // booking locked first, so that nothing else changes it before this change is made.
+  const lockedFirst = async (tx: Tx) => {
+    await lockedBooking(tx, actor.businessId, bookingId);
+    return tryChange(tx, availability, actor, bookingId, change, now);
+  };
+  const retried = executor.isTransaction
+    ? await lockedFirst(executor as Tx)
+    : await executor.transaction().execute(lockedFirst);
+  if (retried === 'stale')
+    throw new AppError('conflict', 'the booking changed during this change; try again');
+  return retried;
+}
+
+interface ChangedBooking {
+  before: BookingView;
+  booking: BookingView;
+}
+
+async function tryChange(
+  executor: Executor,
+  availability: AvailabilityService,
+  actor: Actor,
+  bookingId: string,
+  change: BookingChange,
+  now: number,
+): Promise<ChangedBooking | 'stale'> {
+  const row = await findBookingToChange(executor, actor.businessId, bookingId);
+  if (!row) throw notFound('booking');
+  const { version, during, ...viewRow } = row;
+  const before = toBookingView(viewRow);
+  const statement = await prepareChange(executor, availability, actor, { before, during }, change, now);
+  if (!statement) return { before, booking: before };
+  const changed = await runBookingChange(executor, { ...statement, version, view: before });
+  if (changed === 'stale') return changed;
+  if ('refused' in changed) throw changeRefusal(changed, statement.place?.capacity !== before.capacity);
+  return { before, booking: changed };
+}
+
+type PreparedChange = Omit<BookingChangeStatement, 'version' | 'view'>;
+
+/** The statement that makes `change` on the booking as it was read; null when it changes nothing. */
+async function prepareChange(
+  executor: Executor,
+  availability: AvailabilityService,
+  actor: Actor,
+  current: { before: BookingView; during: string },
+  change: BookingChange,
+  now: number,
+): Promise<PreparedChange | null> {
+  const { before } = current;
+  const status = before.status as BookingStatus;
   const reschedule = change.booking_date !== undefined || change.start_time !== undefined;
   const touchesPlacement = reschedule || change.resource_id !== undefined || change.capacity !== undefined;
-  if (touchesPlacement && isTerminal(current.status)) {
-    throw new AppError('conflict', `a ${current.status} booking cannot be changed`);
+  if (touchesPlacement && isTerminal(status)) {
+    throw new AppError('conflict', `a ${status} booking cannot be changed`);
   }
-  const capacity = change.capacity ?? current.capacity;
-  let placed: { resourceId: string; capacity: number };
-  const events: WebhookEventType[] = [];
-
+  const capacity = change.capacity ?? before.capacity;
+  const statement: PreparedChange = {
+    business_id: actor.businessId,
+    booking_id: before.id,
+    actor: actor.actor,
+    events: [],
+  };
   if (reschedule) {
-    const date = change.booking_date ?? current.booking_date;
-    const time = change.start_time ?? current.start_time.slice(0, 5);
-    const query: DayQuery = {
-      date,
-      partySize: capacity,
-      serviceId: current.service_id,
-      resourceId: change.resource_id,
-      excludeBookingId: current.id,
-    };
-    let ctx = await loadDay(tx, actor.businessId, query, now);
-    // In dynamic mode a booking chose its own length and any minute: moved, it keeps both.
-    const dynamic = ctx.business.booking_mode === 'dynamic';
-    if (dynamic) {
-      query.durationMinutes = current.duration_minutes;
-      ctx = await loadDay(tx, actor.businessId, query, now, ctx);
-    }
-    assertPartySize(ctx.business, capacity);
-    const staff = current.source === 'staff';
-    if (staff) assertStaffDate(date, ctx.business.timezone, now);
-    const rules = toDayRules(ctx, query, now);
-    const check = checkStart(rules, time, { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff });
-    if (!check.ok) throw startFailure(check);
-    // The booking stays on its resource when that is free and none was asked for; otherwise, and
-    // when another request takes a candidate first, the next free one is tried.
-    const keepsResource = check.freeResourceIds.includes(current.resource_id) && !change.resource_id;
-    const candidates = keepsResource
-      ? [current.resource_id, ...check.freeResourceIds.filter((id) => id !== current.resource_id)]
-      : check.freeResourceIds;
-    const tz = ctx.business.timezone;
-    const times = {
-      booking_date: date,
-      start_time: instantToWall(check.start, tz).time,
-      end_time: instantToWall(check.end, tz).time,
-      starts_at: new Date(check.start),
-      ends_at: new Date(check.end),
-      during: rangeLiteral(check.heldStart, check.heldEnd),
+    statement.move = await prepareMove(
+      executor,
+      availability,
+      actor.businessId,
+      before,
+      change,
       capacity,
-    };
-    const resourceId = await moveBooking(tx, {
-      business_id: actor.businessId,
-      booking_id: current.id,
-      candidates,
-      ...times,
-      hold_lead_ms: HOLD_LEAD_MS,
-    });
-    if (resourceId === 'slot_taken') throw slotTaken();
-    await recordAudit(tx, actor, {
-      action: 'booking.rescheduled',
-      entityType: 'booking',
-      entityId: current.id,
-      before: {
-        booking_date: before.booking_date,
-        start_time: before.start_time,
-        resource_id: before.resource_id,
-        capacity: before.capacity,
-      },
-      after: { booking_date: date, start_time: times.start_time, resource_id: resourceId, capacity },
-    });
-    events.push('booking.rescheduled');
-    placed = { resourceId, capacity };
+      now,
+    );
+    statement.events.push('booking.rescheduled');
   } else {
-    const resourceId = change.resource_id ?? current.resource_id;
-    const moves = resourceId !== current.resource_id;
-    const resizes = capacity !== current.capacity;
-    if (moves || resizes) {
-      if (resizes) assertPartySize(await partyLimits(tx, actor.businessId), capacity);
-      const resource = await loadResource(tx, actor.businessId, resourceId, current.during);
-      if (moves) await assertPerformsService(tx, actor.businessId, current.service_id, resource.id);
-      assertFits(resource, capacity, resizes ? 'capacity' : 'resource_id');
-      if (moves && (await resourceIsBusy(tx, actor.businessId, resource.id, current.during, current.id)))
-        throw slotTaken();
-      await updateBooking(tx, actor.businessId, current.id, { resource_id: resourceId, capacity });
-      events.push('booking.updated');
+    const resourceId = change.resource_id ?? before.resource_id;
+    if (resourceId !== before.resource_id || capacity !== before.capacity) {
+      statement.place = { resource_id: resourceId, capacity, during: current.during };
+      statement.events.push('booking.updated');
     }
-    placed = { resourceId, capacity };
   }
-  if (placed.resourceId !== current.resource_id) {
-    await auditBooking(
-      tx,
-      actor,
-      current.id,
-      'booking.resource_moved',
-      'resource_id',
-      current.resource_id,
-      placed.resourceId,
-    );
-  }
-  if (placed.capacity !== current.capacity) {
-    await auditBooking(
-      tx,
-      actor,
-      current.id,
-      'booking.capacity_changed',
-      'capacity',
-      current.capacity,
-      placed.capacity,
-    );
-  }
-
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
-  if (change.status !== undefined && (change.status !== current.status || isTerminal(current.status))) {
-    assertTransition(current.status, change.status);
-    await updateBooking(tx, actor.businessId, current.id, { status: change.status });
-    await auditBooking(
-      tx,
-      actor,
-      current.id,
-      'booking.status_changed',
-      'status',
-      current.status,
-      change.status,
-    );
-    if (change.status !== 'pending') events.push(bookingStatusEvent(change.status));
+  if (change.status !== undefined && (change.status !== status || isTerminal(status))) {
+    assertTransition(status, change.status);
+    statement.status = change.status;
+    if (change.status !== 'pending') statement.events.push(bookingStatusEvent(change.status));
   }
-  const booking = await findBooking(tx, actor.businessId, bookingId);
-  // Each event carries the booking as the whole change left it.
-  for (const type of events) await emitEvent(tx, actor.businessId, type, booking, booking.id);
-  return booking;
+  return statement.move || statement.place || statement.status ? statement : null;
+}
+
+/**
+ * A reschedule with every rule of a new booking, checked against the day as the availability
+ * caches hold it. The booking stays on its resource when that is free at the new time and no other
+ * was asked for; then come the resources the cache sees free, then the ones it sees busy, which the
+ * statement tries in that order.
+ */
+async function prepareMove(
+  executor: Executor,
+  availability: AvailabilityService,
+  businessId: string,
+  before: BookingView,
+  change: BookingChange,
+  capacity: number,
+  now: number,
+): Promise<BookingMove> {
+  const date = change.booking_date ?? before.booking_date;
+  const time = change.start_time ?? before.start_time;
+  const query: DayQuery = {
+    date,
+    partySize: capacity,
+    serviceId: before.service_id,
+    resourceId: change.resource_id,
+  };
+  const ctx = await availability.loadedDay(businessId, query, now, executor);
+  // In dynamic mode a booking chose its own length and any minute: moved, it keeps both.
+  const dynamic = ctx.business.booking_mode === 'dynamic';
+  if (dynamic) query.durationMinutes = before.duration_minutes;
+  assertPartySize(ctx.business, capacity);
+  const staff = before.source === 'staff';
+  if (staff) assertStaffDate(date, ctx.business.timezone, now);
+  const rules = toDayRules(ctx, query, now);
+  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff };
+  // The booking's own time shows busy in the cache: only the statement can tell what else is.
+  const check = checkStart(rules, time, options);
+  if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
+  const fitting = checkStart({ ...rules, busy: [] }, time, options);
+  if (!fitting.ok) throw startFailure(fitting);
+  const keeps = !change.resource_id && fitting.freeResourceIds.includes(before.resource_id);
+  const candidates = new Set([
+    ...(keeps ? [before.resource_id] : []),
+    ...(check.ok ? check.freeResourceIds : []),
+    ...fitting.freeResourceIds,
+  ]);
+  const tz = ctx.business.timezone;
+  const view = {
+    booking_date: date,
+    start_time: instantToWall(fitting.start, tz).time,
+    end_time: instantToWall(fitting.end, tz).time,
+    starts_at: new Date(fitting.start).toISOString(),
+    ends_at: new Date(fitting.end).toISOString(),
+  };
+  return {
+    candidates: [...candidates],
+    ...view,
+    during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
+    capacity,
+    hold_lead_ms: HOLD_LEAD_MS,
+    view,
+  };
+}
+
+/** The contract's error for a change the statement refused. */
+function changeRefusal(refusal: ChangeRefusal, resizes: boolean): AppError {
+  switch (refusal.refused) {
+    case 'slot_taken':
+      return slotTaken();
+    case 'resource_inactive':
+      return invalidField('resource_id', 'is not an active resource of this business');
+    case 'not_performed':
+      return invalidField('resource_id', "does not perform this booking's service");
+    case 'party_size':
+      return invalidField('capacity', `must be between ${refusal.min} and ${refusal.max} for this business`);
+    case 'resource_fit':
+      return invalidField(
+        resizes ? 'capacity' : 'resource_id',
+        `the resource takes parties of ${refusal.min} to ${refusal.max}`,
+      );
+  }
 }
 
 export async function saveStaffNotes(

@@ -103,7 +103,14 @@ export const guestBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const businessId = request.principal?.businessId ?? undefined;
       const contact = contactOf(request.body ?? {});
       return commitReply(request, reply, 200, (tx) =>
-        cancelGuestBooking(tx, request.params.confirmation_code, contact, businessId, app.clock.now()),
+        cancelGuestBooking(
+          tx,
+          app.availability,
+          request.params.confirmation_code,
+          contact,
+          businessId,
+          app.clock.now(),
+        ),
       );
     },
   );

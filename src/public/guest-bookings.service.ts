@@ -1,3 +1,4 @@
+import type { AvailabilityService } from '../availability/availability.service.ts';
 import { lockBooking } from '../bookings/bookings.queries.ts';
 import { changeBooking } from '../bookings/bookings.service.ts';
 import { normalizePhone } from '../customers/customers.service.ts';
@@ -121,6 +122,7 @@ const guestActor = (businessId: string) => ({
  */
 export async function cancelGuestBooking(
   tx: Tx,
+  availability: AvailabilityService,
   code: string,
   contact: GuestContact,
   businessId: string | undefined,
@@ -139,8 +141,9 @@ export async function cancelGuestBooking(
         : 'the booking has already started; please contact the business',
     );
   }
-  const cancelled = await changeBooking(
+  const { booking: cancelled } = await changeBooking(
     tx,
+    availability,
     guestActor(found.business_id),
     found.id,
     { status: 'cancelled' },
