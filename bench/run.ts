@@ -159,6 +159,57 @@ export function bookingLoad(
   });
 }
 
+/**
+ * Staff reschedules (PATCH) from one client: each request moves one of the bookings made on the 30
+ * days from `fromDay` to a day and time from `toDay` on, spread as `bookingLoad` spreads bookings,
+ * where nothing else is booked.
+ */
+export async function rescheduleLoad(
+  url: string,
+  seeded: SeededBusiness,
+  fromDay: number,
+  toDay: number,
+): Promise<LoadResult> {
+  const headers = { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' };
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({
+      from_date: dayFromToday(fromDay),
+      to_date: dayFromToday(fromDay + 29),
+      limit: '200',
+      ...(cursor ? { cursor } : {}),
+    });
+    const response = await fetch(`${url}/v1/manage/bookings?${query}`, { headers });
+    const page = (await response.json()) as { items: { id: string }[]; next_cursor: string | null };
+    ids.push(...page.items.map((booking) => booking.id));
+    cursor = page.next_cursor;
+  } while (cursor && ids.length < 5_000);
+  if (ids.length === 0) throw new Error(`no bookings to reschedule from day ${fromDay}`);
+  let n = 0;
+  return load({
+    url,
+    connections: 1,
+    headers,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const i = n++;
+          return {
+            ...request,
+            method: 'PATCH',
+            path: `/v1/manage/bookings/${ids[i % ids.length]}`,
+            body: JSON.stringify({
+              booking_date: dayFromToday(toDay + (i % 30)),
+              start_time: BOOKING_TIMES[Math.floor(i / 30) % BOOKING_TIMES.length],
+            }),
+          };
+        },
+      },
+    ],
+  });
+}
+
 /** A start of dynamic mode: any minute from 11:00 to 21:29, 30 to 90 minutes long, so it ends by closing (23:00). */
 function dynamicStart(random: () => number): { start_time: string; duration_minutes: number } {
   return {
@@ -445,6 +496,7 @@ interface EngineRun {
   monthAgain: LoadResult;
   bookings20: LoadResult;
   bookingsOne: LoadResult;
+  reschedules: LoadResult;
   bareInserts: LoadResult | null;
 }
 
@@ -472,6 +524,7 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
     let monthAgain: LoadResult;
     let bookings20: LoadResult;
     let bookingsOne: LoadResult;
+    let reschedules: LoadResult;
     try {
       process.stderr.write(`[${engine}] availability...\n`);
       availability = await availabilityLoad(url, seeded);
@@ -486,6 +539,8 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
       bookings = await bookingLoad(url, seeded);
       bookings20 = await bookingLoad(url, seeded, BOOKING_CLIENTS, 151);
       bookingsOne = await bookingLoad(url, seeded, 1, 181);
+      process.stderr.write(`[${engine}] staff reschedules...\n`);
+      reschedules = await rescheduleLoad(url, seeded, 181, 300);
       await switchToDynamic(url, seeded);
       process.stderr.write(`[${engine}] dynamic availability...\n`);
       dynamicAvailability = await dynamicAvailabilityLoad(url, seeded);
@@ -517,6 +572,7 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
       monthAgain,
       bookings20,
       bookingsOne,
+      reschedules,
       bareInserts,
     };
   } finally {
@@ -583,6 +639,7 @@ async function main() {
       `| ${run.engine}: a month of availability, asked before, one client | ${fmt(run.monthAgain.rps)} | ${run.monthAgain.p50} | ${run.monthAgain.p99} | ${run.monthAgain.ok} | ${run.monthAgain.failed} | |`,
       `| ${run.engine}: bookings over HTTP, ${BOOKING_CLIENTS} clients | ${fmt(run.bookings20.rps)} | ${run.bookings20.p50} | ${run.bookings20.p99} | ${run.bookings20.ok} | ${run.bookings20.failed} | ${run.bareInserts ? `${pct(run.bookings20.rps, run.bareInserts.rps)} of bare INSERTs` : ''} |`,
       `| ${run.engine}: bookings over HTTP, one client | ${fmt(run.bookingsOne.rps)} | ${run.bookingsOne.p50} | ${run.bookingsOne.p99} | ${run.bookingsOne.ok} | ${run.bookingsOne.failed} | aim: p50 under 3 ms, p99 under 10 ms |`,
+      `| ${run.engine}: staff reschedules over HTTP (PATCH), one client | ${fmt(run.reschedules.rps)} | ${run.reschedules.p50} | ${run.reschedules.p99} | ${run.reschedules.ok} | ${run.reschedules.failed} | |`,
     );
     if (run.bareInserts) {
       const i = run.bareInserts;
