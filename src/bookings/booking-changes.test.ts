@@ -29,6 +29,25 @@ const patch = (biz: BookableBusiness, id: string, payload: Record<string, unknow
 const list = (biz: BookableBusiness, query = '') =>
   ctx.app.inject({ method: 'GET', url: `/v1/manage/bookings${query}`, headers: biz.tenant.headers });
 
+/**
+ * Runs `statements` in a transaction of a second session, starts `request`, and commits once the
+ * request waits for that transaction (PostgreSQL only).
+ */
+async function whileUncommitted<T>(statements: [string, unknown[]][], request: () => Promise<T>): Promise<T> {
+  const other = new pg.Client({ connectionString: ctx.databaseUrl });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    for (const [text, values] of statements) await other.query(text, values);
+    const pending = request();
+    await untilALockWait(ctx.database);
+    await other.query('COMMIT');
+    return await pending;
+  } finally {
+    await other.end();
+  }
+}
+
 async function auditActions(id: string) {
   const rows = await ctx.database.db
     .selectFrom('audit_logs')
@@ -479,27 +498,21 @@ describe('a move racing a resource delete', () => {
   }, async () => {
     const biz = await setupBookable(ctx.app);
     const booking = await book(biz);
-    const other = new pg.Client({ connectionString: ctx.databaseUrl });
-    await other.connect();
-    try {
-      // What the delete route does: lock the row, find no bookings, mark it deleted; then hold the commit.
-      await other.query('BEGIN');
-      await other.query('SELECT id FROM resources WHERE id = $1 FOR UPDATE', [biz.resources.T6]);
-      await other.query('UPDATE resources SET deleted_at = now() WHERE id = $1', [biz.resources.T6]);
-      const move = patch(biz, booking.id, { resource_id: biz.resources.T6 });
-      await untilALockWait(ctx.database);
-      await other.query('COMMIT');
-      const response = await move;
-      assert.equal(response.statusCode, 422, response.body);
-      const stored = await ctx.database.db
-        .selectFrom('bookings')
-        .select('resource_id')
-        .where('id', '=', booking.id)
-        .executeTakeFirstOrThrow();
-      assert.equal(stored.resource_id, booking.resource_id);
-    } finally {
-      await other.end();
-    }
+    // What the delete route does: lock the row, find no bookings, mark it deleted; then hold the commit.
+    const response = await whileUncommitted(
+      [
+        ['SELECT id FROM resources WHERE id = $1 FOR UPDATE', [biz.resources.T6]],
+        ['UPDATE resources SET deleted_at = now() WHERE id = $1', [biz.resources.T6]],
+      ],
+      () => patch(biz, booking.id, { resource_id: biz.resources.T6 }),
+    );
+    assert.equal(response.statusCode, 422, response.body);
+    const stored = await ctx.database.db
+      .selectFrom('bookings')
+      .select('resource_id')
+      .where('id', '=', booking.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.resource_id, booking.resource_id);
   });
 });
 
@@ -543,26 +556,15 @@ describe('simultaneous changes of one booking', () => {
   }, async () => {
     const biz = await setupBookable(ctx.app);
     const booking = await book(biz);
-    const other = new pg.Client({ connectionString: ctx.databaseUrl });
-    await other.connect();
-    try {
-      // Another request has changed the booking and not committed: the change reads it as it was.
-      await other.query('BEGIN');
-      await other.query(
-        `UPDATE bookings SET staff_notes = 'window seat', status = 'confirmed' WHERE id = $1`,
-        [booking.id],
-      );
-      const checkIn = patch(biz, booking.id, { status: 'checked_in', capacity: 1 });
-      await untilALockWait(ctx.database);
-      await other.query('COMMIT');
-      const response = await checkIn;
-      assert.equal(response.statusCode, 200, response.body);
-      assert.equal(response.json().staff_notes, 'window seat');
-      assert.equal(response.json().status, 'checked_in');
-      assert.equal(response.json().capacity, 1);
-    } finally {
-      await other.end();
-    }
+    // Another request has changed the booking and not committed: the change reads it as it was.
+    const response = await whileUncommitted(
+      [[`UPDATE bookings SET staff_notes = 'window seat', status = 'confirmed' WHERE id = $1`, [booking.id]]],
+      () => patch(biz, booking.id, { status: 'checked_in', capacity: 1 }),
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().staff_notes, 'window seat');
+    assert.equal(response.json().status, 'checked_in');
+    assert.equal(response.json().capacity, 1);
   });
 });
 
