@@ -14,7 +14,7 @@ import {
 
 let ctx: TestContext;
 before(async () => {
-  ctx = await createTestApp();
+  ctx = await createTestApp({ webhookAllowPrivateUrls: true });
 });
 after(() => ctx.close());
 beforeEach(() => ctx.reset());
@@ -283,6 +283,30 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
       assert.equal(blocked.statusCode, 409);
     });
 
+    it("answers a placement's refusal before the status machine's, and keeps no part of either", async () => {
+      const biz = await setupBookable(ctx.app);
+      const first = await book(biz);
+      const second = await book(biz);
+      const clash = await patch(biz, first.id, { resource_id: second.resource_id, status: 'completed' });
+      assert.equal(clash.statusCode, 409);
+      assert.equal(clash.json().error.code, 'slot_unavailable');
+      // The move alone would be made: the status machine refuses it, and the move is taken back.
+      const refused = await patch(biz, first.id, { resource_id: biz.resources.T6, status: 'completed' });
+      assert.equal(refused.statusCode, 409);
+      assert.equal(refused.json().error.code, 'conflict');
+      assert.match(refused.json().error.message, /cannot move from confirmed to completed/);
+      const rescheduled = await patch(biz, first.id, { start_time: '14:00', status: 'completed' });
+      assert.equal(rescheduled.statusCode, 409);
+      assert.equal(rescheduled.json().error.code, 'conflict');
+      const stored = await ctx.database.db
+        .selectFrom('bookings')
+        .select(['resource_id', 'status', sql<string>`to_char(start_time, 'HH24:MI')`.as('start')])
+        .where('id', '=', first.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(stored, { resource_id: first.resource_id, status: 'confirmed', start: '12:00' });
+      assert.deepEqual(await auditActions(first.id), ['booking.created']);
+    });
+
     it('refuses a reschedule onto a taken slot', async () => {
       const biz = await setupBookable(ctx.app, {
         resources: [{ name: 'Only', capacity_min: 1, capacity_max: 4 }],
@@ -309,6 +333,22 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
       assert.equal(offGrid.json().error.code, 'validation_error');
       const closed = await patch(biz, booking.id, { start_time: '20:00' });
       assert.equal(closed.json().error.code, 'outside_operating_hours');
+    });
+    it('answers a party size or resource the placement refuses before a status move it refuses', async () => {
+      const biz = await setupBookable(ctx.app);
+      const booking = await book(biz);
+      const tooBig = await patch(biz, booking.id, { capacity: 3, status: 'completed' });
+      assert.equal(tooBig.statusCode, 422, tooBig.body);
+      assert.equal(tooBig.json().error.fields[0].field, 'capacity');
+      await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/manage/resources/${biz.resources.T4}`,
+        headers: biz.tenant.headers,
+        payload: { is_active: false },
+      });
+      const inactive = await patch(biz, booking.id, { resource_id: biz.resources.T4, status: 'completed' });
+      assert.equal(inactive.statusCode, 422, inactive.body);
+      assert.equal(inactive.json().error.fields[0].field, 'resource_id');
     });
   });
 
@@ -565,6 +605,44 @@ describe('simultaneous changes of one booking', () => {
     assert.equal(response.json().staff_notes, 'window seat');
     assert.equal(response.json().status, 'checked_in');
     assert.equal(response.json().capacity, 1);
+  });
+
+  it('answers and announces the customer and resource as they are when the change is made', {
+    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
+  }, async () => {
+    const biz = await setupBookable(ctx.app);
+    const hook = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/webhooks',
+      headers: biz.tenant.headers,
+      payload: { url: 'http://127.0.0.1:9/hook', events: ['booking.updated'] },
+    });
+    assert.equal(hook.statusCode, 201, hook.body);
+    const booking = await book(biz);
+    // Renamed by other requests after the change read the booking, committed while it waits for
+    // the resource it moves to: the booking's own row, whose version it checks, is unchanged.
+    const response = await whileUncommitted(
+      [
+        [`UPDATE customers SET first_name = 'Ada' WHERE id = $1`, [booking.customer_id]],
+        [`UPDATE resources SET name = 'Window' WHERE id = $1`, [biz.resources.T4]],
+      ],
+      () => patch(biz, booking.id, { resource_id: biz.resources.T4 }),
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    const stored = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/manage/bookings/${booking.id}`,
+      headers: biz.tenant.headers,
+    });
+    assert.deepEqual(response.json(), stored.json());
+    assert.equal(response.json().customer.first_name, 'Ada');
+    assert.equal(response.json().resource.name, 'Window');
+    const event = await ctx.database.db
+      .selectFrom('webhook_events')
+      .select('data')
+      .where('type', '=', 'booking.updated')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(event.data, stored.json());
   });
 });
 

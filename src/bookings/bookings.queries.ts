@@ -193,13 +193,15 @@ export interface BookingChangeStatement {
   /** Another resource or party size at the same time. */
   place?: { resource_id: string; capacity: number; during: string };
   status?: BookingStatus;
+  /** The status machine's refusal of the status asked for, answered after the placement's own. */
+  status_refused?: string;
   /** The events to send, in order, each with the booking as the change left it. */
   events: string[];
 }
 
 /** Why `slotwise_change_booking` refused a change; nothing was written. */
 export type ChangeRefusal =
-  | { refused: 'slot_taken' | 'resource_inactive' | 'not_performed' }
+  | { refused: 'slot_taken' | 'resource_inactive' | 'not_performed' | 'status' }
   | { refused: 'party_size' | 'resource_fit'; min: number; max: number };
 
 /**
@@ -210,10 +212,16 @@ export async function runBookingChange(
   executor: Executor,
   change: BookingChangeStatement,
 ): Promise<BookingView | ChangeRefusal | 'stale'> {
-  const { rows } = await sql<{ result: BookingView | ChangeRefusal | { stale: true } }>`
-    SELECT slotwise_change_booking(${JSON.stringify(change)}::jsonb) AS result`.execute(executor);
-  const result = rows[0]!.result;
-  return 'stale' in result ? 'stale' : result;
+  try {
+    const { rows } = await sql<{ result: BookingView | ChangeRefusal | { stale: true } }>`
+      SELECT slotwise_change_booking(${JSON.stringify(change)}::jsonb) AS result`.execute(executor);
+    const result = rows[0]!.result;
+    return 'stale' in result ? 'stale' : result;
+  } catch (error) {
+    // Raised, not answered: the placement was made by then, and the raise takes it back.
+    if ((error as { code?: string }).code === 'SWB10') return { refused: 'status' };
+    throw error;
+  }
 }
 
 export const updateBooking = (

@@ -37,7 +37,7 @@ import {
   updateBooking,
 } from './bookings.queries.ts';
 import { type BookingView, toBookingView } from './bookings.view.ts';
-import { assertTransition, isTerminal } from './status.ts';
+import { isTerminal, transitionRefusal } from './status.ts';
 
 type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
 
@@ -310,7 +310,7 @@ async function tryChange(
   if (!statement) return { before, booking: before };
   const changed = await runBookingChange(executor, { ...statement, version, view: before });
   if (changed === 'stale') return changed;
-  if ('refused' in changed) throw changeRefusal(changed, statement.place?.capacity !== before.capacity);
+  if ('refused' in changed) throw changeRefusal(changed, statement, before);
   return { before, booking: changed };
 }
 
@@ -359,9 +359,14 @@ async function prepareChange(
   }
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
   if (change.status !== undefined && (change.status !== status || isTerminal(status))) {
-    assertTransition(status, change.status);
-    statement.status = change.status;
-    if (change.status !== 'pending') statement.events.push(bookingStatusEvent(change.status));
+    const refusal = transitionRefusal(status, change.status);
+    // With a placement, the statement answers the placement's own refusal first and this one after.
+    if (refusal && !statement.move && !statement.place) throw new AppError('conflict', refusal);
+    if (refusal) statement.status_refused = refusal;
+    else {
+      statement.status = change.status;
+      if (change.status !== 'pending') statement.events.push(bookingStatusEvent(change.status));
+    }
   }
   return statement.move || statement.place || statement.status ? statement : null;
 }
@@ -428,8 +433,10 @@ async function prepareMove(
 }
 
 /** The contract's error for a change the statement refused. */
-function changeRefusal(refusal: ChangeRefusal, resizes: boolean): AppError {
+function changeRefusal(refusal: ChangeRefusal, statement: PreparedChange, before: BookingView): AppError {
   switch (refusal.refused) {
+    case 'status':
+      return new AppError('conflict', statement.status_refused ?? refusal.refused);
     case 'slot_taken':
       return slotTaken();
     case 'resource_inactive':
@@ -440,7 +447,7 @@ function changeRefusal(refusal: ChangeRefusal, resizes: boolean): AppError {
       return invalidField('capacity', `must be between ${refusal.min} and ${refusal.max} for this business`);
     case 'resource_fit':
       return invalidField(
-        resizes ? 'capacity' : 'resource_id',
+        statement.place?.capacity !== before.capacity ? 'capacity' : 'resource_id',
         `the resource takes parties of ${refusal.min} to ${refusal.max}`,
       );
   }

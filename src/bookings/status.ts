@@ -17,8 +17,11 @@ export const ACTIVE_STATUSES: readonly BookingStatus[] = ['pending', 'confirmed'
 
 export const isTerminal = (status: BookingStatus) => ALLOWED_MOVES[status].length === 0;
 
+/** Why the status machine refuses the move from `from` to `to`, or null when it allows it. */
+export const transitionRefusal = (from: BookingStatus, to: BookingStatus): string | null =>
+  ALLOWED_MOVES[from].includes(to) ? null : `a booking cannot move from ${from} to ${to}`;
+
 export function assertTransition(from: BookingStatus, to: BookingStatus): void {
-  if (!ALLOWED_MOVES[from].includes(to)) {
-    throw new AppError('conflict', `a booking cannot move from ${from} to ${to}`);
-  }
+  const refusal = transitionRefusal(from, to);
+  if (refusal) throw new AppError('conflict', refusal);
 }
