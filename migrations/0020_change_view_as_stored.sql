@@ -13,8 +13,8 @@ DECLARE
   v_now timestamptz := date_trunc('milliseconds', now());
   v_before jsonb := p->'view';
   v_view jsonb;
-  v_resource uuid := (p->'view'->>'resource_id')::uuid;
-  v_capacity int := (p->'view'->>'capacity')::int;
+  v_resource uuid;
+  v_capacity int;
   v_place jsonb := p->'place';
   v_turn record;
   v_limits record;
@@ -34,7 +34,6 @@ BEGIN
     IF v_resource IS NULL THEN
       RETURN jsonb_build_object('refused', 'slot_taken');
     END IF;
-    v_capacity := (p->'move'->>'capacity')::int;
   ELSIF jsonb_typeof(v_place) = 'object' THEN
     v_resource := (v_place->>'resource_id')::uuid;
     v_capacity := (v_place->>'capacity')::int;

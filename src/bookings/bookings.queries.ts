@@ -201,7 +201,8 @@ export interface BookingChangeStatement {
 
 /** Why `slotwise_change_booking` refused a change; nothing was written. */
 export type ChangeRefusal =
-  | { refused: 'slot_taken' | 'resource_inactive' | 'not_performed' | 'status' }
+  | { refused: 'slot_taken' | 'resource_inactive' | 'not_performed' }
+  | { refused: 'status'; message: string }
   | { refused: 'party_size' | 'resource_fit'; min: number; max: number };
 
 /**
@@ -219,7 +220,8 @@ export async function runBookingChange(
     return 'stale' in result ? 'stale' : result;
   } catch (error) {
     // Raised, not answered: the placement was made by then, and the raise takes it back.
-    if ((error as { code?: string }).code === 'SWB10') return { refused: 'status' };
+    const { code, message } = error as { code?: string; message: string };
+    if (code === 'SWB10') return { refused: 'status', message };
     throw error;
   }
 }

@@ -360,12 +360,14 @@ async function prepareChange(
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
   if (change.status !== undefined && (change.status !== status || isTerminal(status))) {
     const refusal = transitionRefusal(status, change.status);
-    // With a placement, the statement answers the placement's own refusal first and this one after.
-    if (refusal && !statement.move && !statement.place) throw new AppError('conflict', refusal);
-    if (refusal) statement.status_refused = refusal;
-    else {
+    if (!refusal) {
       statement.status = change.status;
       if (change.status !== 'pending') statement.events.push(bookingStatusEvent(change.status));
+    } else if (statement.move || statement.place) {
+      // The statement answers the placement's own refusal first, and this one after.
+      statement.status_refused = refusal;
+    } else {
+      throw new AppError('conflict', refusal);
     }
   }
   return statement.move || statement.place || statement.status ? statement : null;
@@ -436,7 +438,7 @@ async function prepareMove(
 function changeRefusal(refusal: ChangeRefusal, statement: PreparedChange, before: BookingView): AppError {
   switch (refusal.refused) {
     case 'status':
-      return new AppError('conflict', statement.status_refused ?? refusal.refused);
+      return new AppError('conflict', refusal.message);
     case 'slot_taken':
       return slotTaken();
     case 'resource_inactive':
