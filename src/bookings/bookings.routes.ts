@@ -7,7 +7,15 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, errorResponses, example, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
+import {
+  DateString,
+  errorResponses,
+  example,
+  IdParams,
+  PhoneString,
+  TimeString,
+  Uuid,
+} from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
   availableResources,
@@ -22,7 +30,6 @@ import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
-const Phone = Type.String({ minLength: 7, maxLength: 20 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const StatusSchema = Type.Union(BOOKING_STATUSES.map((s) => Type.Literal(s)));
 
@@ -34,7 +41,7 @@ export const OnlineBookingFields = {
   first_name: FirstName,
   last_name: FirstName,
   email: Email,
-  phone: Phone,
+  phone: PhoneString,
   customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
 };
 

@@ -19,12 +19,23 @@ export interface GuestContact {
 const emailGiven = (row: GuestBookingRow) =>
   row.guest_first_name === null ? row.customer_email : row.guest_email;
 
+const normalEmail = (email: string | null) => email?.trim().toLowerCase() ?? '';
+
+/**
+ * Whether the contact sent is the one given with the booking. Only a value with something in it
+ * matches: an empty email, or a phone without digits (kept from before phones were checked),
+ * would otherwise prove every booking that lacks one too.
+ */
 function matches(row: GuestBookingRow, contact: GuestContact): boolean {
   if (contact.email !== undefined) {
-    const given = emailGiven(row);
-    if (given === null || given.trim().toLowerCase() !== contact.email.trim().toLowerCase()) return false;
+    const email = normalEmail(contact.email);
+    if (email === '' || email !== normalEmail(emailGiven(row))) return false;
   }
-  return contact.phone === undefined || normalizePhone(contact.phone) === row.customer_phone_normalized;
+  if (contact.phone !== undefined) {
+    const phone = normalizePhone(contact.phone);
+    if (!/\d/.test(phone) || phone !== row.customer_phone_normalized) return false;
+  }
+  return true;
 }
 
 /**
