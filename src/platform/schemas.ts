@@ -73,7 +73,7 @@ export const IdParams = <K extends string>(name: K) =>
  * A phone number: 7 to 15 digits (the most a number has) once spaces, dashes, dots, brackets and a
  * leading `+` are set aside; anything else is refused. Returning customers and guests are matched
  * on its digits, so a phone without enough of them would match others that lack them too. Each
- * repetition starts with a digit, so no input makes the pattern backtrack.
+ * repetition starts with a digit, so checking any input takes time in proportion to its length.
  */
 export const PHONE_PATTERN = '^(\\s*\\+)?[\\s.()-]*(\\d[\\s.()-]*){7,15}$';
 export const PHONE_RULE = 'must hold 7 to 15 digits (spaces, dashes, dots, brackets and a leading + aside)';
