@@ -1,13 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
-import { customerOf } from '../customers/customers.service.ts';
+import { answerToCaller, customerOf } from '../customers/customers.service.ts';
 import { commitWithDeposit, prepareDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, errorResponses, example, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
+import {
+  DateString,
+  errorResponses,
+  example,
+  IdParams,
+  PhoneString,
+  TimeString,
+  Uuid,
+} from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
   availableResources,
@@ -22,7 +30,6 @@ import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
-const Phone = Type.String({ minLength: 7, maxLength: 20 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const StatusSchema = Type.Union(BOOKING_STATUSES.map((s) => Type.Literal(s)));
 
@@ -34,7 +41,7 @@ export const OnlineBookingFields = {
   first_name: FirstName,
   last_name: FirstName,
   email: Email,
-  phone: Phone,
+  phone: PhoneString,
   customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
 };
 
@@ -109,18 +116,23 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const deposit = await prepareDeposit(app.deposits, principal, { ...input, mode: 'scheduled' }, now);
       return commitWithDeposit(app.deposits, deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
-          booking: withPaymentSecret(
-            booked(
-              request,
-              await createBooking(
-                executor,
-                app.availability,
-                principal,
-                { ...input, deposit: deposit ?? undefined },
-                now,
+          booking: answerToCaller(
+            principal,
+            body.business_id,
+            withPaymentSecret(
+              booked(
+                request,
+                await createBooking(
+                  executor,
+                  app.availability,
+                  principal,
+                  { ...input, deposit: deposit ?? undefined },
+                  now,
+                ),
               ),
+              deposit,
             ),
-            deposit,
+            input.customer,
           ),
         })),
       );

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitStatement } from '../platform/idempotency.ts';
-import { DateString, errorResponses, example, TimeString, Uuid } from '../platform/schemas.ts';
+import { DateString, errorResponses, example, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
 import { booked, createBooking } from './bookings.service.ts';
 import { BookingSchema } from './bookings.view.ts';
 
@@ -31,7 +31,7 @@ export const StaffBookingFields = {
   capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
   first_name: Type.String({ minLength: 1, maxLength: 100 }),
   last_name: Type.String({ minLength: 1, maxLength: 100 }),
-  phone: Type.String({ minLength: 7, maxLength: 20 }),
+  phone: PhoneString,
   email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
   notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
   service_id: Type.Optional(Uuid),

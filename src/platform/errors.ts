@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { BOUNDED_YEAR, NON_BLANK } from './schemas.ts';
+import { BOUNDED_YEAR, NON_BLANK, PHONE_PATTERN, PHONE_RULE } from './schemas.ts';
 
 export interface FieldError {
   field: string;
@@ -96,6 +96,8 @@ export function fieldsFromValidation(issues: AjvIssue[], context: string | undef
       message = 'must be in the years 1900-2999';
     } else if (issue.keyword === 'pattern' && issue.params.pattern === NON_BLANK) {
       message = 'must not be blank';
+    } else if (issue.keyword === 'pattern' && issue.params.pattern === PHONE_PATTERN) {
+      message = PHONE_RULE;
     } else if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') {
       continue;
     }

@@ -69,6 +69,20 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
 export const IdParams = <K extends string>(name: K) =>
   Type.Object({ [name]: Uuid } as { [P in K]: typeof Uuid }, { additionalProperties: false });
 
+/**
+ * A phone number: 7 to 15 digits (the most a number has) once spaces, dashes, dots, brackets and a
+ * leading `+` are set aside; anything else is refused. Returning customers and guests are matched
+ * on its digits, so a phone without enough of them would match others that lack them too. Each
+ * repetition starts with a digit, so checking any input takes time in proportion to its length.
+ */
+export const PHONE_PATTERN = '^(\\s*\\+)?[\\s.()-]*(\\d[\\s.()-]*){7,15}$';
+export const PHONE_RULE = 'must hold 7 to 15 digits (spaces, dashes, dots, brackets and a leading + aside)';
+export const PhoneString = Type.String({
+  maxLength: 20,
+  pattern: PHONE_PATTERN,
+  description: '7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between',
+});
+
 /** A name or label: at least one character that is not white space (`"   "` names nothing). */
 export const NON_BLANK = '\\S';
 /**

@@ -1,22 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DepositSchema } from '../bookings/bookings.view.ts';
+import { GuestSchema } from '../customers/entry-customer.ts';
 import { optionalCredential } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { DateString, errorResponses, example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import {
+  DateString,
+  errorResponses,
+  example,
+  Nullable,
+  PhoneString,
+  Timestamp,
+  Uuid,
+} from '../platform/schemas.ts';
 import { cancelGuestBooking, type GuestContact, viewGuestBooking } from './guest-bookings.service.ts';
 
 const Contact = {
   email: Type.Optional(
     Type.String({ format: 'email', maxLength: 254, description: 'the email given with the booking' }),
   ),
-  phone: Type.Optional(
-    Type.String({
-      minLength: 7,
-      maxLength: 20,
-      description: 'the phone given with the booking, in any spelling',
-    }),
-  ),
+  phone: Type.Optional({ ...PhoneString, description: 'the phone given with the booking, in any spelling' }),
 };
 const CONTACT_RULE =
   'The guest proves the booking is theirs with the email or the phone given with it (both must match when both are sent; neither is 422). A wrong code, email or phone is the same 404. Limited to 10 calls a minute per client IP.';
@@ -36,7 +39,7 @@ const GuestBooking = Type.Object({
   duration_minutes: Type.Integer(),
   capacity: Type.Integer(),
   service_id: Nullable(Uuid),
-  guest: Type.Object({ first_name: Type.String(), last_name: Type.String(), email: Nullable(Type.String()) }),
+  guest: GuestSchema,
   customer_notes: Nullable(Type.String()),
   deposit: Nullable(Type.Omit(DepositSchema, ['processor_payment_id'])),
   starts_at: Timestamp,

@@ -2,6 +2,7 @@ import type { AvailabilityService } from '../availability/availability.service.t
 import { lockBooking } from '../bookings/bookings.queries.ts';
 import { changeBooking } from '../bookings/bookings.service.ts';
 import { normalizePhone } from '../customers/customers.service.ts';
+import { toGuestView } from '../customers/entry-customer.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { hhmm } from '../platform/schemas.ts';
@@ -18,12 +19,23 @@ export interface GuestContact {
 const emailGiven = (row: GuestBookingRow) =>
   row.guest_first_name === null ? row.customer_email : row.guest_email;
 
+const normalEmail = (email: string | null) => email?.trim().toLowerCase() ?? '';
+
+/**
+ * Whether the contact sent is the one given with the booking. Only a value with something in it
+ * matches: an empty email, or a phone without digits (kept from before phones were checked),
+ * would otherwise prove every booking that lacks one too.
+ */
 function matches(row: GuestBookingRow, contact: GuestContact): boolean {
   if (contact.email !== undefined) {
-    const given = emailGiven(row);
-    if (given === null || given.trim().toLowerCase() !== contact.email.trim().toLowerCase()) return false;
+    const email = normalEmail(contact.email);
+    if (email === '' || email !== normalEmail(emailGiven(row))) return false;
   }
-  return contact.phone === undefined || normalizePhone(contact.phone) === row.customer_phone_normalized;
+  if (contact.phone !== undefined) {
+    const phone = normalizePhone(contact.phone);
+    if (!/\d/.test(phone) || phone !== row.customer_phone_normalized) return false;
+  }
+  return true;
 }
 
 /**
@@ -59,7 +71,7 @@ function cancellableUntil(status: BookingStatus, startsAt: Date, cutoffHours: nu
   return new Date(startsAt.getTime() - cutoffHours * HOUR_MS);
 }
 
-/** What a guest sees of their booking: no staff notes, no resource, no other customer's data. */
+/** What a guest sees of their booking: no staff notes, no resource, nothing of the customer record. */
 function toGuestBookingView(row: GuestBookingRow, now: number) {
   const until = cancellableUntil(row.status, row.starts_at, row.cancellation_cutoff_hours);
   return {
@@ -77,11 +89,8 @@ function toGuestBookingView(row: GuestBookingRow, now: number) {
     duration_minutes: row.duration_minutes,
     capacity: row.capacity,
     service_id: row.service_id,
-    guest: {
-      first_name: row.guest_first_name ?? row.customer_first_name,
-      last_name: row.guest_last_name ?? row.customer_last_name,
-      email: emailGiven(row),
-    },
+    // What was given with this booking, never the customer its phone matched.
+    guest: toGuestView(row),
     customer_notes: row.customer_notes,
     deposit:
       row.deposit_status && row.deposit_type && row.deposit_amount_cents !== null

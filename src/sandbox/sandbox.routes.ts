@@ -8,6 +8,7 @@ import {
   example,
   IdParams,
   Nullable,
+  PhoneString,
   Timestamp,
   Uuid,
 } from '../platform/schemas.ts';
@@ -134,7 +135,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
                   first_name: Type.String({ minLength: 1, maxLength: 100 }),
                   last_name: Type.String({ minLength: 1, maxLength: 100 }),
                   email: Type.String({ format: 'email', maxLength: 254 }),
-                  phone: Type.String({ minLength: 7, maxLength: 20 }),
+                  phone: PhoneString,
                 },
                 { additionalProperties: false },
               ),

@@ -5,7 +5,7 @@ import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, example, IdParams, Nullable, PhoneString, Uuid } from '../platform/schemas.ts';
 import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
 import { joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
 
@@ -15,7 +15,7 @@ const NewEntryBody = Type.Object(
       {
         first_name: Type.String({ minLength: 1, maxLength: 100 }),
         last_name: Type.String({ minLength: 1, maxLength: 100 }),
-        phone: Type.String({ minLength: 7, maxLength: 20 }),
+        phone: PhoneString,
         email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 254 }))),
       },
       { additionalProperties: false },

@@ -1600,9 +1600,13 @@ export interface components {
             resource_id: string;
             /** Format: uuid */
             service_id: string | null;
-            /** Format: uuid */
-            customer_id: string;
-            customer: {
+            /**
+             * Format: uuid
+             * @description only for a caller trusted with customers (a secret API key, a dashboard user, a developer): a publishable key is answered what it sent (`guest`), never the customer matched by the phone
+             */
+            customer_id?: string;
+            /** @description only for a caller trusted with customers (a secret API key, a dashboard user, a developer): a publishable key is answered what it sent (`guest`), never the customer matched by the phone */
+            customer?: {
                 /** Format: uuid */
                 id: string;
                 first_name: string;
@@ -1610,11 +1614,13 @@ export interface components {
                 phone: string;
                 email: string | null;
             };
-            /** @description the name and email given with this one; null on entries made before they were kept */
+            /** @description the name and email given with this booking; to a caller not trusted with customers, what it sent, phone included */
             guest: {
                 first_name: string;
                 last_name: string;
                 email: string | null;
+                /** @description the phone as sent; only in the answer to the call that sent it */
+                phone?: string;
             } | null;
             resource: {
                 /** Format: uuid */
@@ -1696,6 +1702,8 @@ export interface components {
                 first_name: string;
                 last_name: string;
                 email: string | null;
+                /** @description the phone as sent; only in the answer to the call that sent it */
+                phone?: string;
             } | null;
             resource: {
                 /** Format: uuid */
@@ -5436,6 +5444,7 @@ export interface operations {
                         last_name: string;
                         /** Format: email */
                         email: string;
+                        /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                         phone: string;
                     };
                     notes?: string | null;
@@ -7895,11 +7904,14 @@ export interface operations {
                         capacity: number;
                         /** Format: uuid */
                         service_id: string | null;
+                        /** @description the name and email given with this one; null on entries made before they were kept */
                         guest: {
                             first_name: string;
                             last_name: string;
                             email: string | null;
-                        };
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
+                        } | null;
                         customer_notes: string | null;
                         deposit: {
                             /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
@@ -8034,11 +8046,14 @@ export interface operations {
                         capacity: number;
                         /** Format: uuid */
                         service_id: string | null;
+                        /** @description the name and email given with this one; null on entries made before they were kept */
                         guest: {
                             first_name: string;
                             last_name: string;
                             email: string | null;
-                        };
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
+                        } | null;
                         customer_notes: string | null;
                         deposit: {
                             /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
@@ -8796,6 +8811,7 @@ export interface operations {
                     last_name: string;
                     /** Format: email */
                     email: string;
+                    /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                     phone: string;
                     customer_notes?: string | null;
                     /** @default 1 */
@@ -9049,6 +9065,8 @@ export interface operations {
                             first_name: string;
                             last_name: string;
                             email: string | null;
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
                         } | null;
                         resource: {
                             /** Format: uuid */
@@ -9205,6 +9223,8 @@ export interface operations {
                             first_name: string;
                             last_name: string;
                             email: string | null;
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
                         } | null;
                         resource: {
                             /** Format: uuid */
@@ -9395,6 +9415,8 @@ export interface operations {
                             first_name: string;
                             last_name: string;
                             email: string | null;
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
                         } | null;
                         resource: {
                             /** Format: uuid */
@@ -9629,6 +9651,7 @@ export interface operations {
                     capacity?: number;
                     first_name: string;
                     last_name: string;
+                    /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                     phone: string;
                     email?: string | null;
                     notes?: string | null;
@@ -9891,6 +9914,7 @@ export interface operations {
                     last_name: string;
                     /** Format: email */
                     email: string;
+                    /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                     phone: string;
                     customer_notes?: string | null;
                     /**
@@ -10039,6 +10063,7 @@ export interface operations {
                     capacity?: number;
                     first_name: string;
                     last_name: string;
+                    /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                     phone: string;
                     /** Format: email */
                     email: string;
@@ -10615,6 +10640,7 @@ export interface operations {
                     customer: {
                         first_name: string;
                         last_name: string;
+                        /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                         phone: string;
                         /** Format: email */
                         email?: string | null;
@@ -10763,6 +10789,8 @@ export interface operations {
                                 first_name: string;
                                 last_name: string;
                                 email: string | null;
+                                /** @description the phone as sent; only in the answer to the call that sent it */
+                                phone?: string;
                             } | null;
                             /**
                              * Format: date
