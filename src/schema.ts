@@ -58,17 +58,28 @@ export interface UsersTable {
   id: Generated<string>;
   email: string;
   password_hash: string;
+  /** Raised to end every session of the account; access tokens carry the value they were issued under. */
+  session_epoch: Generated<number>;
   created_at: Generated<Date>;
 }
 
 export type MembershipRole = 'business_owner' | 'staff_member';
 
 /** A dashboard user's role in one business. */
+export type MembershipStatus = 'invited' | 'active';
+
 export interface MembershipsTable {
   id: Generated<string>;
   user_id: string;
   business_id: string;
   role: MembershipRole;
+  /** `invited` grants nothing until the person accepts the emailed link. */
+  status: MembershipStatus;
+  /** When the invitation was (last) sent. */
+  invited_at: Generated<Date>;
+  /** SHA-256 of the pending invitation link's token; null once accepted. */
+  invite_token_hash: string | null;
+  invite_expires_at: Timestamp | null;
   created_at: Generated<Date>;
 }
 
@@ -76,6 +87,8 @@ export interface LoginFailuresTable {
   id: Generated<number>;
   account_kind: 'developer' | 'user';
   email: string;
+  /** The client address the attempt came from; null for failures recorded before addresses were. */
+  client_ip: string | null;
   failed_at: Timestamp;
 }
 
@@ -86,6 +99,8 @@ export interface RefreshTokensTable {
   subject_id: string;
   /** The business a dashboard user's session acts on; null for developers. */
   business_id: string | null;
+  /** Shared by every token descended from one login: a spent one presented again revokes them all. */
+  family_id: Generated<string>;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
   created_at: Generated<Date>;

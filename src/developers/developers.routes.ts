@@ -5,6 +5,7 @@ import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
@@ -105,7 +106,11 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       onError: retryAfterWhenLocked,
     },
-    async (request) => logInDeveloper(app.db, app.tokens, request.body, new Date(app.clock.now())),
+    async (request) =>
+      logInDeveloper(app.db, app.tokens, request.body, {
+        now: new Date(app.clock.now()),
+        clientIp: clientAddress(request),
+      }),
   );
 
   app.post(
@@ -115,7 +120,8 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'refreshToken',
         tags: ['Developers'],
-        summary: 'Exchange a refresh token for a new token pair (the old refresh token is spent)',
+        summary:
+          'Exchange a refresh token for a new token pair (the old refresh token is spent; a spent one presented again ends its whole session)',
         security: [],
         body: example(
           Type.Object(
@@ -127,10 +133,8 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TokenResponse, ...errorResponses(401) },
       },
     },
-    async (request, reply) =>
-      commitReply(request, reply, 200, (tx) =>
-        refreshTokens(tx, app.tokens, request.body.refresh_token, new Date(app.clock.now())),
-      ),
+    async (request) =>
+      refreshTokens(app.db, app.tokens, request.body.refresh_token, new Date(app.clock.now())),
   );
 
   app.post(

@@ -12,7 +12,13 @@ import {
   lockSlug,
   slugsLike,
 } from './developers.queries.ts';
-import { checkPassword, issueTokens, type TokenPair, underLoginLimit } from './sessions.service.ts';
+import {
+  checkPassword,
+  issueTokens,
+  type LoginAttempt,
+  type TokenPair,
+  underLoginLimit,
+} from './sessions.service.ts';
 
 export interface DeveloperView {
   id: string;
@@ -46,14 +52,14 @@ export async function registerDeveloper(
   };
 }
 
-/** `now` is when the attempt happens, for the per-account login limit. */
+/** `attempt` is when and from where the login is tried, for the login limits. */
 export async function logInDeveloper(
   db: Db,
   tokens: TokenService,
   input: { email: string; password: string },
-  now: Date,
+  attempt: LoginAttempt,
 ): Promise<TokenPair> {
-  return underLoginLimit(db, { kind: 'developer', email: input.email }, now, async () => {
+  return underLoginLimit(db, { kind: 'developer', email: input.email }, attempt, async () => {
     const developer = await findDeveloperByEmail(db, input.email);
     await checkPassword(developer?.password_hash, input.password);
     return issueTokens(db, tokens, 'developer', {

@@ -190,7 +190,14 @@ describe('POST /v1/auth/developer/login', () => {
       const failedAt = (email: string, at: Date[]) =>
         ctx.database.db
           .insertInto('login_failures')
-          .values(at.map((failed_at) => ({ account_kind: 'developer' as const, email, failed_at })))
+          .values(
+            at.map((failed_at) => ({
+              account_kind: 'developer' as const,
+              email,
+              client_ip: '127.0.0.1',
+              failed_at,
+            })),
+          )
           .execute();
       const spread = await registered();
       const ended = await registered();
@@ -223,12 +230,83 @@ describe('POST /v1/auth/developer/login', () => {
       const start = new Date();
       const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
       const attempt = (password: string, now: Date) =>
-        logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, now);
+        logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, { now, clientIp: '127.0.0.1' });
       for (let i = 0; i < 10; i++) {
         await assert.rejects(attempt('wrong password!', at(i)), { status: 401 });
       }
       await assert.rejects(attempt(PASSWORD, at(9 + 15 * 60 - 1)), { status: 429, retryAfterSeconds: 1 });
       const pair = await attempt(PASSWORD, at(9 + 15 * 60));
+      assert.ok(pair.access_token);
+    });
+  });
+
+  describe('429 per client address', () => {
+    const from = (remoteAddress: string, email: string, password: string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/developer/login',
+        payload: { email, password },
+        remoteAddress,
+      });
+
+    it('locks an email for the failing address only: the owner still logs in from another', async () => {
+      const { email } = await registered();
+      for (let i = 0; i < 10; i++) {
+        assert.equal((await from('203.0.113.7', email, 'not the password at all')).statusCode, 401);
+      }
+      const attacker = await from('203.0.113.7', email, PASSWORD);
+      assert.equal(attacker.statusCode, 429);
+      assert.equal(attacker.json().error.code, 'rate_limit_exceeded');
+      assert.ok(Number(attacker.headers['retry-after']) > 14 * 60);
+      const owner = await from('198.51.100.2', email, PASSWORD);
+      assert.equal(owner.statusCode, 200, owner.body);
+    });
+
+    it('slows an email to one attempt per 10 s after 100 failures from all addresses together', async () => {
+      const { email } = await registered();
+      const start = Date.now();
+      const at = (seconds: number) => new Date(start + seconds * 1000);
+      // 100 failures from 100 addresses in the last two minutes, the newest 11 s ago.
+      await ctx.database.db
+        .insertInto('login_failures')
+        .values(
+          Array.from({ length: 100 }, (_, i) => ({
+            account_kind: 'developer' as const,
+            email,
+            client_ip: `192.0.2.${i + 1}`,
+            failed_at: at(-111 + i),
+          })),
+        )
+        .execute();
+      const attempt = (password: string, seconds: number, clientIp = '198.51.100.9') =>
+        logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, { now: at(seconds), clientIp });
+      await assert.rejects(attempt('wrong password!', 0), { status: 401 });
+      await assert.rejects(attempt(PASSWORD, 4, '198.51.100.10'), { status: 429, retryAfterSeconds: 6 });
+      const pair = await attempt(PASSWORD, 10, '198.51.100.10');
+      assert.ok(pair.access_token);
+    });
+
+    it('does not slow an email with fewer than 100 failures in 15 minutes', async () => {
+      const { email } = await registered();
+      const start = Date.now();
+      const at = (seconds: number) => new Date(start + seconds * 1000);
+      await ctx.database.db
+        .insertInto('login_failures')
+        .values(
+          Array.from({ length: 99 }, (_, i) => ({
+            account_kind: 'developer' as const,
+            email,
+            client_ip: `192.0.2.${i + 1}`,
+            failed_at: at(-100 + i),
+          })),
+        )
+        .execute();
+      const pair = await logInDeveloper(
+        ctx.app.db,
+        ctx.app.tokens,
+        { email, password: PASSWORD },
+        { now: at(0), clientIp: '198.51.100.9' },
+      );
       assert.ok(pair.access_token);
     });
   });
@@ -294,6 +372,22 @@ describe('POST /v1/auth/refresh', () => {
       const again = await refresh(refresh_token);
       assert.equal(again.statusCode, 401);
       assert.equal(again.json().error.code, 'invalid_token');
+    });
+
+    it('revokes the whole family when a spent refresh token comes back: the token it was exchanged for dies too', async () => {
+      const developer = await signUpDeveloper(ctx.app);
+      const r1 = (await login(developer.email, developer.password)).json().refresh_token;
+      const other = (await login(developer.email, developer.password)).json().refresh_token;
+      const exchanged = await refresh(r1);
+      assert.equal(exchanged.statusCode, 200, exchanged.body);
+      const r2 = exchanged.json().refresh_token;
+      const reused = await refresh(r1);
+      assert.equal(reused.statusCode, 401);
+      assert.equal(reused.json().error.code, 'invalid_token');
+      const descendant = await refresh(r2);
+      assert.equal(descendant.statusCode, 401);
+      assert.equal(descendant.json().error.code, 'invalid_token');
+      assert.equal((await refresh(other)).statusCode, 200, 'another login is another family');
     });
 
     it('refuses an unknown refresh token', async () => {

@@ -53,7 +53,13 @@ describe('migration 0006: memberships', () => {
     assert.equal(memberships[0]!.role, 'business_owner');
     assert.equal(memberships[0]!.created_at.toISOString(), '2026-01-02T03:04:05.000Z');
     const user = await database.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
-    assert.deepEqual(Object.keys(user).sort(), ['created_at', 'email', 'id', 'password_hash']);
+    assert.deepEqual(Object.keys(user).sort(), [
+      'created_at',
+      'email',
+      'id',
+      'password_hash',
+      'session_epoch',
+    ]);
     assert.equal(user.email, 'owner@example.com');
     const token = await database.db.selectFrom('refresh_tokens').selectAll().executeTakeFirstOrThrow();
     assert.equal(token.business_id, owner.business_id);
@@ -61,7 +67,12 @@ describe('migration 0006: memberships', () => {
     await assert.rejects(
       database.db
         .insertInto('memberships')
-        .values({ user_id: owner.user_id, business_id: owner.business_id, role: 'staff_member' })
+        .values({
+          user_id: owner.user_id,
+          business_id: owner.business_id,
+          role: 'staff_member',
+          status: 'active',
+        })
         .execute(),
       (error: { code?: string }) => error.code === '23505',
       'one membership per user and business',

@@ -11,6 +11,8 @@ export async function insertRefreshToken(
     subject_id: string;
     business_id: string | null;
     expires_at: Date;
+    /** The family of the token it renews; a login starts a new one. */
+    family_id?: string;
   },
 ): Promise<void> {
   await executor.insertInto('refresh_tokens').values(values).execute();
@@ -24,8 +26,33 @@ export function spendRefreshToken(executor: Executor, tokenHash: string, now: Da
     .where('token_hash', '=', tokenHash)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['subject_kind', 'subject_id', 'business_id'])
+    .returning(['subject_kind', 'subject_id', 'business_id', 'family_id'])
     .executeTakeFirst();
+}
+
+/**
+ * Revokes every token of the family of a refresh token that was already spent (or revoked);
+ * answers whether there was such a token. An unknown or merely expired token changes nothing.
+ */
+export async function revokeFamilyOfSpent(
+  executor: Executor,
+  tokenHash: string,
+  now: Date,
+): Promise<boolean> {
+  const spent = await executor
+    .selectFrom('refresh_tokens')
+    .select('family_id')
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is not', null)
+    .executeTakeFirst();
+  if (!spent) return false;
+  await executor
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: now })
+    .where('family_id', '=', spent.family_id)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return true;
 }
 
 /** Until the transaction ends, other login attempts for the same account wait here. */
@@ -33,27 +60,21 @@ export async function lockAccountLogins(tx: Tx, kind: AccountKind, email: string
   await sql`SELECT pg_advisory_xact_lock(hashtext(${`login:${kind}:${email}`}))`.execute(tx);
 }
 
-/** When the account's failed logins since `since` happened, oldest first. */
-export async function failedLoginsSince(
-  executor: Executor,
-  kind: AccountKind,
-  email: string,
-  since: Date,
-): Promise<Date[]> {
-  const rows = await executor
+/** When and from which client address the account's failed logins since `since` came, oldest first. */
+export function failedLoginsSince(executor: Executor, kind: AccountKind, email: string, since: Date) {
+  return executor
     .selectFrom('login_failures')
-    .select('failed_at')
+    .select(['failed_at', 'client_ip'])
     .where('account_kind', '=', kind)
     .where('email', '=', email)
     .where('failed_at', '>', since)
     .orderBy('failed_at')
     .execute();
-  return rows.map((row) => row.failed_at);
 }
 
 export async function insertLoginFailure(
   executor: Executor,
-  values: { account_kind: AccountKind; email: string; failed_at: Date },
+  values: { account_kind: AccountKind; email: string; client_ip: string; failed_at: Date },
 ): Promise<number> {
   const row = await executor
     .insertInto('login_failures')

@@ -1,39 +1,51 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import type { MembershipRole } from '../schema.ts';
+import type { MembershipRole, MembershipStatus } from '../schema.ts';
 
-/** A member as the staff list shows them: the person's id and email, the membership's role and date. */
-const MEMBER_COLUMNS = ['users.id', 'users.email', 'memberships.role', 'memberships.created_at'] as const;
+/** A member as the staff list shows them: the person's id and email, the membership's role, status and dates. */
+const MEMBER_COLUMNS = [
+  'users.id',
+  'users.email',
+  'memberships.role',
+  'memberships.status',
+  'memberships.invited_at',
+  'memberships.created_at',
+] as const;
 
 export function findUserByEmail(executor: Executor, email: string) {
   return executor
     .selectFrom('users')
-    .select(['id', 'email', 'password_hash'])
+    .select(['id', 'email', 'password_hash', 'session_epoch'])
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .executeTakeFirst();
 }
 
-/** The user's memberships, oldest first, with each business's name. */
+/** The user's active memberships, oldest first, with each business's name. */
 export function membershipsOf(executor: Executor, userId: string) {
   return executor
     .selectFrom('memberships')
     .innerJoin('businesses', 'businesses.id', 'memberships.business_id')
     .select(['businesses.id', 'businesses.name', 'memberships.role'])
     .where('memberships.user_id', '=', userId)
+    .where('memberships.status', '=', 'active')
     .orderBy('memberships.created_at')
     .orderBy('memberships.business_id')
     .execute();
 }
 
-/** The user with their role in the business; undefined when they are not (or no longer) a member. */
+/**
+ * The user with their role in the business; undefined when they are not (or no longer, or not yet:
+ * an invitation not accepted) an active member.
+ */
 export function findMember(executor: Executor, businessId: string, userId: string) {
   return executor
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id', 'users.email', 'memberships.role'])
+    .select(['users.id', 'users.email', 'users.session_epoch', 'memberships.role'])
     .where('memberships.user_id', '=', userId)
     .where('memberships.business_id', '=', businessId)
+    .where('memberships.status', '=', 'active')
     .executeTakeFirst();
 }
 
@@ -57,32 +69,106 @@ export const listMembersOf = (executor: Executor, page: PageRequest) =>
   );
 
 /**
- * The user with this (lower-case) email, created with `passwordHash` when there is none; an
- * existing user keeps their password. Either way the row stays locked until the transaction ends,
- * so a concurrent removal of the user's last membership cannot delete it meanwhile.
+ * The user with this (lower-case) email, created with `passwordHash` when there is none (`created`);
+ * an existing user keeps their password. Either way the row stays locked until the transaction
+ * ends, so a concurrent removal of the user's last membership cannot delete it meanwhile.
  */
 export function upsertUser(executor: Executor, email: string, passwordHash: string) {
-  return executor
-    .insertInto('users')
-    .values({ email, password_hash: passwordHash })
-    .onConflict((oc) =>
-      oc.expression(sql`lower(email)`).doUpdateSet((eb) => ({ email: eb.ref('users.email') })),
-    )
-    .returning(['id', 'email'])
-    .executeTakeFirstOrThrow();
+  return (
+    executor
+      .insertInto('users')
+      .values({ email, password_hash: passwordHash })
+      .onConflict((oc) =>
+        oc.expression(sql`lower(email)`).doUpdateSet((eb) => ({ email: eb.ref('users.email') })),
+      )
+      // A row the statement inserted has no deleting transaction yet; an updated one has this one.
+      .returning(['id', 'email', sql<boolean>`xmax = 0`.as('created')])
+      .executeTakeFirstOrThrow()
+  );
 }
 
-/** Undefined when the user is already a member of the business. */
+/** Undefined when the user is already a member of the business (invited or active). */
 export function insertMembership(
   executor: Executor,
-  values: { user_id: string; business_id: string; role: MembershipRole },
+  values: {
+    user_id: string;
+    business_id: string;
+    role: MembershipRole;
+    status: MembershipStatus;
+    invited_at: Date;
+    invite_token_hash: string | null;
+    invite_expires_at: Date | null;
+  },
 ) {
   return executor
     .insertInto('memberships')
     .values(values)
     .onConflict((oc) => oc.columns(['user_id', 'business_id']).doNothing())
-    .returning(['role', 'created_at'])
+    .returning(['role', 'status', 'invited_at', 'created_at'])
     .executeTakeFirst();
+}
+
+/** A new link for an invited membership: the previous token no longer matches. */
+export async function renewInvitation(
+  executor: Executor,
+  businessId: string,
+  userId: string,
+  invitation: { invite_token_hash: string; invite_expires_at: Date; invited_at: Date },
+): Promise<void> {
+  await executor
+    .updateTable('memberships')
+    .set(invitation)
+    .where('user_id', '=', userId)
+    .where('business_id', '=', businessId)
+    .where('status', '=', 'invited')
+    .execute();
+}
+
+/** The invited membership whose link has this token, unexpired, locked; undefined otherwise. */
+export function lockInvitation(executor: Executor, tokenHash: string, now: Date) {
+  return executor
+    .selectFrom('memberships')
+    .select(['user_id', 'business_id', 'role'])
+    .where('invite_token_hash', '=', tokenHash)
+    .where('status', '=', 'invited')
+    .where('invite_expires_at', '>', now)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Makes an invited membership active; its link is spent. */
+export async function activateMembership(
+  executor: Executor,
+  businessId: string,
+  userId: string,
+): Promise<void> {
+  await executor
+    .updateTable('memberships')
+    .set({ status: 'active', invite_token_hash: null, invite_expires_at: null })
+    .where('user_id', '=', userId)
+    .where('business_id', '=', businessId)
+    .execute();
+}
+
+/** Sets the user's password and ends every session they have: older access tokens stop working. */
+export function setPasswordEndingSessions(executor: Executor, userId: string, passwordHash: string) {
+  return executor
+    .updateTable('users')
+    .set((eb) => ({ password_hash: passwordHash, session_epoch: eb('session_epoch', '+', 1) }))
+    .where('id', '=', userId)
+    .returning(['id', 'email', 'session_epoch'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Revokes every refresh token of the user, in all their businesses. */
+export async function revokeAllRefreshTokensOf(executor: Executor, userId: string, now: Date): Promise<void> {
+  await executor
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: now })
+    .where('subject_kind', '=', 'user')
+    .where('subject_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 export function lockMember(executor: Executor, businessId: string, userId: string) {

@@ -4,30 +4,59 @@ import { principalOf, requireBusiness, requireDashboardUser } from '../platform/
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
 import {
+  acceptInvitation,
   changeStaffRole,
+  currentUser,
   inviteStaff,
   listStaff,
   logInUser,
+  prepareAcceptance,
   prepareInvite,
   removeStaff,
+  resendInvitation,
   switchBusiness,
 } from './staff.service.ts';
 
 const Role = Type.Union([Type.Literal('business_owner'), Type.Literal('staff_member')]);
-const StaffUser = Type.Object({ id: Uuid, email: Type.String(), role: Role, created_at: Timestamp });
+const InvitedStaffUser = Type.Object({
+  id: Uuid,
+  email: Type.String(),
+  role: Role,
+  invited_at: Timestamp,
+  created_at: Timestamp,
+});
+const StaffUser = Type.Object({
+  id: Uuid,
+  email: Type.String(),
+  role: Role,
+  status: Type.Union([Type.Literal('invited'), Type.Literal('active')], {
+    description: '`invited` grants nothing until the person accepts the emailed link',
+  }),
+  invited_at: Timestamp,
+  created_at: Timestamp,
+});
+const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 });
+
+const Businesses = Type.Array(Type.Object({ id: Uuid, name: Type.String(), role: Role }), {
+  description: "the user's businesses (active memberships), oldest membership first",
+});
 
 const DashboardSession = Type.Object({
   ...TokenResponse.properties,
-  businesses: Type.Array(Type.Object({ id: Uuid, name: Type.String(), role: Role }), {
-    description: "the user's businesses, oldest membership first; the token acts on the first",
-  }),
+  businesses: Businesses,
 });
 
 /** Dashboard users of a business: their login, and the owners' management of them. */
 export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const invitationContext = () => ({
+    now: new Date(app.clock.now()),
+    publicBaseUrl: app.config.publicBaseUrl,
+  });
+
   app.post(
     '/v1/auth/login',
     {
@@ -42,7 +71,61 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       onError: retryAfterWhenLocked,
     },
-    async (request) => logInUser(app.db, app.tokens, request.body, new Date(app.clock.now())),
+    async (request) =>
+      logInUser(app.db, app.tokens, request.body, {
+        now: new Date(app.clock.now()),
+        clientIp: clientAddress(request),
+      }),
+  );
+
+  app.post(
+    '/v1/auth/invitations/accept',
+    {
+      config: { sensitive: true },
+      schema: {
+        operationId: 'acceptInvitation',
+        tags: ['Staff'],
+        summary:
+          "Accept an invitation with its emailed link's token: sets the account's password, ends its other sessions, activates the membership",
+        security: [],
+        body: example(
+          Type.Object(
+            { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
+            { additionalProperties: false },
+          ),
+          { token: 'Xq3vT8kP2mZ7wL4nR9sB6yC1dF5gH0jK2mN4pQ6rS8tU0vW2', password: 'a long staff password' },
+        ),
+        response: { 200: DashboardSession, ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      const acceptance = await prepareAcceptance(request.body);
+      return commitReply(request, reply, 200, (tx) =>
+        acceptInvitation(tx, app.tokens, acceptance, new Date(app.clock.now())),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/auth/me',
+    {
+      onRequest: requireDashboardUser,
+      schema: {
+        operationId: 'getCurrentUser',
+        tags: ['Staff'],
+        summary: "The dashboard user behind the token, the business it acts on and the user's businesses",
+        response: {
+          200: Type.Object({
+            id: Uuid,
+            email: Type.String(),
+            business_id: Uuid,
+            role: Role,
+            businesses: Businesses,
+          }),
+        },
+      },
+    },
+    async (request) => currentUser(app.db, principalOf(request)),
   );
 
   app.post(
@@ -85,25 +168,55 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'inviteStaff',
         tags: ['Staff'],
-        summary: 'Invite a dashboard user with an initial password',
+        summary:
+          'Invite a dashboard user: the membership waits for the person to accept the emailed link (a password only seeds a new account)',
         body: example(
           Type.Object(
             {
               email: Type.String({ format: 'email', maxLength: 254 }),
               role: Role,
-              password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 }),
+              password: Type.Optional(
+                Type.String({
+                  minLength: MIN_PASSWORD_LENGTH,
+                  maxLength: 256,
+                  description:
+                    'the first password of an account this invitation creates, active at once; ignored for an existing account',
+                }),
+              ),
             },
             { additionalProperties: false },
           ),
-          { email: 'grace@example.com', role: 'staff_member', password: 'a long staff password' },
+          { email: 'grace@example.com', role: 'staff_member' },
         ),
-        response: { 201: StaffUser },
+        response: { 201: InvitedStaffUser },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
       const invite = await prepareInvite(request.body);
-      return commitReply(request, reply, 201, (tx) => inviteStaff(tx, principal, invite));
+      return commitReply(request, reply, 201, (tx) =>
+        inviteStaff(tx, principal, invite, invitationContext()),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/manage/staff/:user_id/resend',
+    {
+      onRequest: requireBusiness({ scope: 'admin' }),
+      schema: {
+        operationId: 'resendStaffInvitation',
+        tags: ['Staff'],
+        summary: 'Send an invited member a new link; the previous one stops working',
+        params: IdParams('user_id'),
+        response: { 200: StaffUser, ...errorResponses(409) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, 200, (tx) =>
+        resendInvitation(tx, principal, request.params.user_id, invitationContext()),
+      );
     },
   );
 
@@ -137,7 +250,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'removeStaff',
         tags: ['Staff'],
-        summary: 'Remove a dashboard user; their tokens stop working at once',
+        summary: 'Remove a dashboard user or withdraw their invitation; their tokens stop working at once',
         params: IdParams('user_id'),
         response: { 204: Type.Null() },
       },

@@ -1,43 +1,71 @@
 import { recordAudit } from '../audit/audit.ts';
-import { hashPassword, type Principal, type TokenService } from '../platform/auth.ts';
+import { enqueueEmail } from '../deposits/email.service.ts';
+import { hashPassword, type Principal, randomToken, sha256, type TokenService } from '../platform/auth.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
-import type { MembershipRole } from '../schema.ts';
-import { checkPassword, issueTokens, type TokenPair, underLoginLimit } from './sessions.service.ts';
+import type { MembershipRole, MembershipStatus } from '../schema.ts';
+import { findBusinessInfo } from './developers.queries.ts';
 import {
+  checkPassword,
+  issueTokens,
+  type LoginAttempt,
+  type TokenPair,
+  underLoginLimit,
+} from './sessions.service.ts';
+import {
+  activateMembership,
   deleteMembership,
   deleteUserWithoutMemberships,
   findMember,
   findUserByEmail,
   insertMembership,
   listMembersOf,
+  lockInvitation,
   lockMember,
   lockUser,
   membershipsOf,
+  renewInvitation,
+  revokeAllRefreshTokensOf,
   revokeRefreshTokensOf,
   setMemberRole,
+  setPasswordEndingSessions,
   upsertUser,
 } from './staff.queries.ts';
 
 type Acting = Principal & { businessId: string };
 
+/** How long an invitation link works. */
+export const INVITATION_DAYS = 7;
+
 export interface StaffView {
   id: string;
   email: string;
   role: MembershipRole;
+  status: MembershipStatus;
+  invited_at: string;
   created_at: string;
 }
+
+/**
+ * The answer to an invitation: without the status, which would tell the inviting business
+ * whether the email already had an account.
+ */
+export type InvitedView = Omit<StaffView, 'status'>;
 
 const toStaffView = (row: {
   id: string;
   email: string;
   role: MembershipRole;
+  status: MembershipStatus;
+  invited_at: Date;
   created_at: Date;
 }): StaffView => ({
   id: row.id,
   email: row.email,
   role: row.role,
+  status: row.status,
+  invited_at: row.invited_at.toISOString(),
   created_at: row.created_at.toISOString(),
 });
 
@@ -49,7 +77,7 @@ export interface DashboardSession extends TokenPair {
 async function sessionFor(
   executor: Executor,
   tokens: TokenService,
-  user: { id: string; email: string },
+  user: { id: string; email: string; session_epoch: number },
   current: { id: string; role: MembershipRole },
   businesses: DashboardSession['businesses'],
 ): Promise<DashboardSession> {
@@ -58,31 +86,33 @@ async function sessionFor(
     email: user.email,
     role: current.role,
     businessId: current.id,
+    sessionEpoch: user.session_epoch,
   });
   return { ...pair, businesses };
 }
 
 /**
- * Logs a dashboard user in to their oldest membership; `businesses` lists all of them, oldest
- * first. `now` is when the attempt happens, for the per-account login limit.
+ * Logs a dashboard user in to their oldest active membership; `businesses` lists all of them,
+ * oldest first. `attempt` is when and from where, for the login limits.
  */
 export async function logInUser(
   db: Db,
   tokens: TokenService,
   input: { email: string; password: string },
-  now: Date,
+  attempt: LoginAttempt,
 ): Promise<DashboardSession> {
-  return underLoginLimit(db, { kind: 'user', email: input.email }, now, async () => {
+  return underLoginLimit(db, { kind: 'user', email: input.email }, attempt, async () => {
     const user = await findUserByEmail(db, input.email);
     await checkPassword(user?.password_hash, input.password);
     const businesses = await membershipsOf(db, user!.id);
-    // Only a removal racing this login leaves a user without memberships: as if they did not exist.
+    // A user whose memberships all wait for their link, or a removal racing this login: as if
+    // they did not exist.
     if (businesses.length === 0) throw new AppError('invalid_token', 'email or password is wrong');
     return sessionFor(db, tokens, user!, businesses[0]!, businesses);
   });
 }
 
-/** A session of another of the user's businesses; one they are not a member of is 404. */
+/** A session of another of the user's businesses; one they are not an active member of is 404. */
 export async function switchBusiness(
   executor: Executor,
   tokens: TokenService,
@@ -95,54 +125,184 @@ export async function switchBusiness(
   return sessionFor(executor, tokens, member, { id: businessId, role: member.role }, businesses);
 }
 
+/** The dashboard user behind a token: who, acting on which business, and every active membership. */
+export async function currentUser(executor: Executor, principal: Principal) {
+  const member = await findMember(executor, principal.businessId!, principal.userId!);
+  if (!member) throw new AppError('invalid_token', 'the account no longer belongs to this business');
+  return {
+    id: member.id,
+    email: member.email,
+    business_id: principal.businessId!,
+    role: member.role,
+    businesses: await membershipsOf(executor, member.id),
+  };
+}
+
 export async function listStaff(executor: Executor, page: PageRequest): Promise<Page<StaffView>> {
   const rows = await listMembersOf(executor, page);
   return { ...rows, items: rows.items.map(toStaffView) };
 }
 
-/**
- * Adds the email to the business. An email that already has an account (in any business) gains a
- * membership and keeps its password; the answer is the same as for a new person, and the given
- * password is hashed either way, so the inviting business cannot tell the two apart.
- */
 export interface StaffInvite {
   email: string;
   role: MembershipRole;
   passwordHash: string;
+  /** The invitation named a password: it seeds the account only if the invitation creates it. */
+  seedsPassword: boolean;
 }
 
 /**
  * Hashes the invite's password before its transaction: it takes tens of milliseconds, which no
- * lock (and on the embedded database, no other request) should wait for.
+ * lock (and on the embedded database, no other request) should wait for. Without a password, a
+ * random one is hashed: the new account has a password nobody knows until the link sets one, and
+ * the invitation costs the same time either way.
  */
 export async function prepareInvite(input: {
   email: string;
   role: MembershipRole;
-  password: string;
+  password?: string;
 }): Promise<StaffInvite> {
   return {
     email: input.email.toLowerCase(),
     role: input.role,
-    passwordHash: await hashPassword(input.password),
+    passwordHash: await hashPassword(input.password ?? randomToken(32)),
+    seedsPassword: input.password !== undefined,
   };
 }
 
-export async function inviteStaff(tx: Tx, principal: Acting, invite: StaffInvite): Promise<StaffView> {
+/** Where invitation links point, and the moment of the change. */
+export interface InvitationContext {
+  now: Date;
+  publicBaseUrl: string;
+}
+
+/** A business name fit for a subject line: no control characters or line breaks, at most 80 characters. */
+function subjectText(text: string): string {
+  const flat = text
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+}
+
+/** Writes a fresh link for the membership into the outbox; answers the token's hash and expiry. */
+async function sendInvitation(
+  tx: Tx,
+  businessId: string,
+  email: string,
+  { now, publicBaseUrl }: InvitationContext,
+): Promise<{ invite_token_hash: string; invite_expires_at: Date }> {
+  const token = randomToken(48);
+  const expires = new Date(now.getTime() + INVITATION_DAYS * 86_400_000);
+  const business = await findBusinessInfo(tx, businessId);
+  const name = subjectText(business?.name ?? '');
+  await enqueueEmail(tx, {
+    businessId,
+    to: email,
+    subject: `You are invited to ${name} on Slotwise`,
+    text: [
+      'Hello,',
+      '',
+      `you are invited to work with ${name} on Slotwise.`,
+      `To accept, open this link and choose your password before ${expires.toISOString().slice(0, 16).replace('T', ' ')} UTC:`,
+      '',
+      `${publicBaseUrl}/staff/accept?token=${token}`,
+      '',
+      'Choosing it ends every session of your account that is open elsewhere.',
+      'If you did not expect this, ignore this message: nothing changes without the link.',
+    ].join('\n'),
+  });
+  return { invite_token_hash: sha256(token), invite_expires_at: expires };
+}
+
+/**
+ * Adds the email to the business. A new account made with a password in the invitation is active
+ * at once (its inviter chose that first password). Any other membership is `invited`: it grants
+ * nothing until the person opens the emailed link and chooses a password there. An existing
+ * account never gets the invitation's password, and the answer is the same as for a new person.
+ */
+export async function inviteStaff(
+  tx: Tx,
+  principal: Acting,
+  invite: StaffInvite,
+  context: InvitationContext,
+): Promise<InvitedView> {
   const user = await upsertUser(tx, invite.email, invite.passwordHash);
+  const activeAtOnce = user.created && invite.seedsPassword;
+  const link = activeAtOnce ? null : await sendInvitation(tx, principal.businessId, user.email, context);
   const membership = await insertMembership(tx, {
     user_id: user.id,
     business_id: principal.businessId,
     role: invite.role,
+    status: activeAtOnce ? 'active' : 'invited',
+    invited_at: context.now,
+    invite_token_hash: link?.invite_token_hash ?? null,
+    invite_expires_at: link?.invite_expires_at ?? null,
   });
   if (!membership) throw conflict('a dashboard user with this email exists');
-  const created = toStaffView({ ...user, ...membership });
+  const created = toStaffView({ id: user.id, email: user.email, ...membership });
   await recordAudit(tx, principal, {
     action: 'staff.invited',
     entityType: 'user',
     entityId: created.id,
     after: created,
   });
-  return created;
+  const { status: _status, ...answer } = created;
+  return answer;
+}
+
+/** Sends an invited member a new link; the previous one stops working. */
+export async function resendInvitation(
+  tx: Tx,
+  principal: Acting,
+  userId: string,
+  context: InvitationContext,
+): Promise<StaffView> {
+  const member = await lockMember(tx, principal.businessId, userId);
+  if (!member) throw notFound('user');
+  if (member.status !== 'invited') throw conflict('the member has already accepted the invitation');
+  const link = await sendInvitation(tx, principal.businessId, member.email, context);
+  await renewInvitation(tx, principal.businessId, userId, { ...link, invited_at: context.now });
+  const after = toStaffView({ ...member, invited_at: context.now });
+  await recordAudit(tx, principal, {
+    action: 'staff.invitation_resent',
+    entityType: 'user',
+    entityId: userId,
+    after,
+  });
+  return after;
+}
+
+/** Hashes the chosen password before the transaction, as `prepareInvite` does. */
+export async function prepareAcceptance(input: { token: string; password: string }) {
+  return { tokenHash: sha256(input.token), passwordHash: await hashPassword(input.password) };
+}
+
+/**
+ * Accepts an invitation by its link's token: the account gets the password chosen here, every
+ * session and refresh token it had ends (whoever knew an earlier password is out), the membership
+ * becomes active and the link is spent. Answers a session acting on that business.
+ */
+export async function acceptInvitation(
+  tx: Tx,
+  tokens: TokenService,
+  acceptance: { tokenHash: string; passwordHash: string },
+  now: Date,
+): Promise<DashboardSession> {
+  const invitation = await lockInvitation(tx, acceptance.tokenHash, now);
+  if (!invitation) {
+    throw new AppError('invalid_token', 'the invitation link is unknown, expired or already used');
+  }
+  const user = await setPasswordEndingSessions(tx, invitation.user_id, acceptance.passwordHash);
+  await revokeAllRefreshTokensOf(tx, user.id, now);
+  await activateMembership(tx, invitation.business_id, user.id);
+  await recordAudit(
+    tx,
+    { businessId: invitation.business_id, actor: user.email },
+    { action: 'staff.invitation_accepted', entityType: 'user', entityId: user.id },
+  );
+  const businesses = await membershipsOf(tx, user.id);
+  return sessionFor(tx, tokens, user, { id: invitation.business_id, role: invitation.role }, businesses);
 }
 
 export async function changeStaffRole(
@@ -167,8 +327,9 @@ export async function changeStaffRole(
 }
 
 /**
- * Ends the user's membership of the business: their tokens for it stop working at once. A user
- * left without any membership is deleted, so the email can be invited afresh with a new password.
+ * Ends the user's membership of the business (or withdraws its invitation, whose link then stops
+ * working): their tokens for it stop working at once. A user left without any membership is
+ * deleted, so the email can be invited afresh with a new password.
  */
 export async function removeStaff(tx: Tx, principal: Acting, userId: string): Promise<void> {
   const member = await lockMember(tx, principal.businessId, userId);

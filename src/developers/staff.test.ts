@@ -32,6 +32,46 @@ async function invite(tenant: Tenant, role: 'business_owner' | 'staff_member', e
   return { ...(response.json() as { id: string; email: string; role: string }), email };
 }
 
+/** Invites without a password: the membership waits for the person to accept the emailed link. */
+async function inviteByLink(
+  tenant: Tenant,
+  role: 'business_owner' | 'staff_member',
+  email = uniqueEmail(role),
+) {
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: '/v1/manage/staff',
+    headers: tenant.headers,
+    payload: { email, role },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return { ...(response.json() as { id: string; email: string; role: string }), email };
+}
+
+/** The token of the newest invitation link emailed to `email`, and the message's subject. */
+async function invitationTo(email: string) {
+  const messages = await ctx.app.db
+    .selectFrom('email_outbox')
+    .select(['subject', 'body_text', 'business_id'])
+    .where('to_address', '=', email)
+    .orderBy('created_at', 'desc')
+    .execute();
+  const link = messages
+    .map((m) => /\/staff\/accept\?token=([A-Za-z0-9_]+)/.exec(m.body_text))
+    .find((match) => match !== null);
+  assert.ok(link, `no invitation link was emailed to ${email}`);
+  return { token: link[1]!, subject: messages[0]!.subject, businessId: messages[0]!.business_id };
+}
+
+const accept = (token: string, password = PASSWORD) =>
+  ctx.app.inject({ method: 'POST', url: '/v1/auth/invitations/accept', payload: { token, password } });
+
+async function acceptInvitation(email: string, password = PASSWORD) {
+  const response = await accept((await invitationTo(email)).token, password);
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json();
+}
+
 const loginAs = (email: string, password = PASSWORD) =>
   ctx.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
 
@@ -64,6 +104,7 @@ describe('POST /v1/auth/login', () => {
       const email = uniqueEmail('shared');
       await invite(second, 'staff_member', email);
       await invite(first, 'business_owner', email);
+      await acceptInvitation(email);
       const response = await loginAs(email);
       assert.equal(response.statusCode, 200, response.body);
       const body = response.json();
@@ -160,6 +201,7 @@ async function memberOfTwo() {
   const second = await createTenant(ctx.app, { name: 'Second' });
   const user = await invite(first, 'business_owner');
   await invite(second, 'staff_member', user.email);
+  await acceptInvitation(user.email);
   const session = (await loginAs(user.email)).json();
   return { first, second, user, session };
 }
@@ -364,7 +406,7 @@ describe('POST /v1/manage/staff', () => {
       for (const response of [existing, fresh]) {
         assert.equal(response.statusCode, 201, response.body);
         const body = response.json();
-        assert.deepEqual(Object.keys(body).sort(), ['created_at', 'email', 'id', 'role']);
+        assert.deepEqual(Object.keys(body).sort(), ['created_at', 'email', 'id', 'invited_at', 'role']);
         assert.equal(body.email, body.email.toLowerCase());
         assert.equal(body.role, 'staff_member');
         assert.ok(Date.parse(body.created_at) >= before - 1000, 'the membership, not the account, is dated');
@@ -372,6 +414,12 @@ describe('POST /v1/manage/staff', () => {
       assert.equal(existing.json().email, email);
       // The account keeps its own password: the one in the second invitation does nothing.
       assert.equal((await loginAs(email, 'another password 456')).statusCode, 401);
+      // The membership waits for the link emailed to the person.
+      assert.deepEqual(
+        (await loginAs(email)).json().businesses.map((b: { id: string }) => b.id),
+        [first.businessId],
+      );
+      await acceptInvitation(email);
       const login = await loginAs(email);
       assert.equal(login.statusCode, 200);
       assert.deepEqual(
@@ -657,5 +705,301 @@ describe('DELETE /v1/manage/staff/:user_id', () => {
         };
       },
     );
+  });
+});
+
+describe('invitations', () => {
+  describe('a business cannot take over a person another business invites', () => {
+    it("keeps B's membership invited until the person uses the link; the link's password ends A's sessions", async () => {
+      const a = await createTenant(ctx.app, { name: 'Business A' });
+      const b = await createTenant(ctx.app, { name: 'Business B' });
+      const email = uniqueEmail('manager');
+      // A invites the email first, with a password A chooses: a new account, active in A at once.
+      await invite(a, 'staff_member', email);
+      const byB = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: b.headers,
+        payload: { email, role: 'business_owner', password: 'B chose this password' },
+      });
+      assert.equal(byB.statusCode, 201, byB.body);
+      const userId = byB.json().id as string;
+
+      // A logs in with the password A chose: B is nowhere to be reached.
+      const aSession = (await loginAs(email)).json();
+      assert.deepEqual(
+        aSession.businesses.map((x: { id: string }) => x.id),
+        [a.businessId],
+      );
+      assert.equal((await switchTo(b.businessId, aSession.access_token)).statusCode, 404);
+      const meA = await get('/v1/auth/me', aSession.access_token);
+      assert.equal(meA.statusCode, 200, meA.body);
+      assert.deepEqual(
+        meA.json().businesses.map((x: { id: string }) => x.id),
+        [a.businessId],
+      );
+      // Even a token naming B is refused while the membership is invited.
+      const namingB = await ctx.app.tokens.sign({
+        sub: userId,
+        email,
+        role: 'business_owner',
+        businessId: b.businessId,
+      });
+      for (const url of ['/v1/manage/business', '/v1/manage/customers', '/v1/manage/staff']) {
+        const refused = await get(url, namingB);
+        assert.equal(refused.statusCode, 401, `${url}: ${refused.body}`);
+      }
+      const adminKey = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/api-keys',
+        headers: bearer(namingB),
+        payload: { name: 'mine', scopes: ['admin'] },
+      });
+      assert.equal(adminKey.statusCode, 401);
+      // B's password in the invitation changed nothing.
+      assert.equal((await loginAs(email, 'B chose this password')).statusCode, 401);
+      const listed = (await get('/v1/manage/staff', b.apiKey)).json().items;
+      assert.equal(listed.length, 1);
+      assert.equal(listed[0].status, 'invited');
+
+      // The person opens the link emailed to them and sets their own password.
+      const { token, subject, businessId } = await invitationTo(email);
+      assert.equal(businessId, b.businessId);
+      assert.match(subject, /Business B/);
+      const accepted = await accept(token, 'my very own password');
+      assert.equal(accepted.statusCode, 200, accepted.body);
+      assert.equal(accepted.headers['cache-control'], 'no-store');
+      const session = accepted.json();
+      assert.deepEqual(decodeJwt(session.access_token).app_metadata, {
+        role: 'business_owner',
+        business_id: b.businessId,
+      });
+      assert.deepEqual(
+        session.businesses.map((x: { id: string; role: string }) => [x.id, x.role]),
+        [
+          [a.businessId, 'staff_member'],
+          [b.businessId, 'business_owner'],
+        ],
+      );
+      assert.equal((await get('/v1/manage/business', session.access_token)).json().id, b.businessId);
+
+      // Every session A had is over: access token, refresh token, the password A chose.
+      assert.equal((await get('/v1/manage/business', aSession.access_token)).statusCode, 401);
+      const refreshed = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/refresh',
+        payload: { refresh_token: aSession.refresh_token },
+      });
+      assert.equal(refreshed.statusCode, 401);
+      assert.equal((await loginAs(email)).statusCode, 401);
+      assert.equal((await loginAs(email, 'my very own password')).statusCode, 200);
+      assert.equal((await get('/v1/manage/staff', b.apiKey)).json().items[0].status, 'active');
+    });
+  });
+
+  describe('POST /v1/manage/staff without a password', () => {
+    it('makes an invited member who can do nothing until the link is used', async () => {
+      const tenant = await createTenant(ctx.app, { name: 'Chez\r\nBcc: x@evil.example\u0007' });
+      const before = Date.now();
+      const user = await inviteByLink(tenant, 'staff_member');
+      const listed = (await get('/v1/manage/staff', tenant.apiKey)).json().items[0];
+      assert.equal(listed.id, user.id);
+      assert.equal(listed.status, 'invited');
+      assert.ok(Date.parse(listed.invited_at) >= before - 1000);
+      assert.equal((await loginAs(user.email)).statusCode, 401);
+      const { subject } = await invitationTo(user.email);
+      assert.doesNotMatch(subject, /\p{Cc}/u);
+      assert.match(subject, /Chez Bcc: x@evil\.example/);
+      await acceptInvitation(user.email, 'chosen by me 123');
+      const login = await loginAs(user.email, 'chosen by me 123');
+      assert.equal(login.statusCode, 200, login.body);
+      assert.equal(login.json().businesses[0].id, tenant.businessId);
+    });
+
+    it('answers the same for an email with an account elsewhere as for a new person', async () => {
+      const first = await createTenant(ctx.app);
+      const second = await createTenant(ctx.app);
+      const email = uniqueEmail('known');
+      await invite(first, 'business_owner', email);
+      const known = await inviteByLink(second, 'staff_member', email);
+      const fresh = await inviteByLink(second, 'staff_member');
+      assert.deepEqual(Object.keys(known).sort(), Object.keys(fresh).sort());
+      const statuses = (await get('/v1/manage/staff', second.apiKey))
+        .json()
+        .items.map((u: { status: string }) => u.status);
+      assert.deepEqual(statuses, ['invited', 'invited']);
+      await invitationTo(email);
+      await invitationTo(fresh.email);
+    });
+  });
+});
+
+describe('POST /v1/auth/invitations/accept', () => {
+  describe('401', () => {
+    it('works once: a used link, a wrong token and an expired link are refused', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await inviteByLink(tenant, 'staff_member');
+      const { token } = await invitationTo(user.email);
+      assert.equal((await accept(token)).statusCode, 200);
+      const again = await accept(token, 'another password 123');
+      assert.equal(again.statusCode, 401);
+      assert.equal(again.json().error.code, 'invalid_token');
+      assert.equal((await loginAs(user.email, 'another password 123')).statusCode, 401);
+      const wrong = await accept(`${token.slice(0, -1)}x`);
+      assert.equal(wrong.statusCode, 401);
+      assert.equal(wrong.json().error.code, 'invalid_token');
+    });
+
+    it('refuses a link older than 7 days; the member stays invited', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await inviteByLink(tenant, 'staff_member');
+      const { token } = await invitationTo(user.email);
+      const sent = Date.now();
+      try {
+        ctx.app.clock.now = () => sent + 7 * 86_400_000 + 60_000;
+        const expired = await accept(token);
+        assert.equal(expired.statusCode, 401);
+        assert.equal(expired.json().error.code, 'invalid_token');
+      } finally {
+        ctx.app.clock.now = () => Date.now();
+      }
+      assert.equal((await get('/v1/manage/staff', tenant.apiKey)).json().items[0].status, 'invited');
+      assert.equal((await loginAs(user.email)).statusCode, 401);
+    });
+
+    it('still works just before the 7 days are over', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await inviteByLink(tenant, 'staff_member');
+      const { token } = await invitationTo(user.email);
+      const sent = Date.now();
+      try {
+        ctx.app.clock.now = () => sent + 7 * 86_400_000 - 60_000;
+        assert.equal((await accept(token)).statusCode, 200);
+      } finally {
+        ctx.app.clock.now = () => Date.now();
+      }
+    });
+  });
+
+  describe('422', () => {
+    it('needs a token and a password of 10 characters or more, and nothing else', async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/auth/invitations/accept',
+        payload: { password: 'short', extra: 1 },
+      });
+      assert.equal(response.statusCode, 422);
+      const fields = response.json().error.fields.map((f: { field: string }) => f.field);
+      assert.deepEqual(fields.sort(), ['extra', 'password', 'token']);
+    });
+  });
+});
+
+describe('POST /v1/manage/staff/:user_id/resend', () => {
+  describe('200', () => {
+    it('sends a new link; the old one stops working', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await inviteByLink(tenant, 'staff_member');
+      const { token: old } = await invitationTo(user.email);
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: `/v1/manage/staff/${user.id}/resend`,
+        headers: tenant.headers,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().status, 'invited');
+      const { token: fresh } = await invitationTo(user.email);
+      assert.notEqual(fresh, old);
+      assert.equal((await accept(old)).statusCode, 401);
+      assert.equal((await accept(fresh)).statusCode, 200);
+    });
+  });
+
+  describe('404', () => {
+    it("answers not_found for another business's invited member, and sends nothing", async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      const foreign = await inviteByLink(other, 'staff_member');
+      const { token } = await invitationTo(foreign.email);
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: `/v1/manage/staff/${foreign.id}/resend`,
+        headers: tenant.headers,
+      });
+      assert.equal(response.statusCode, 404);
+      assert.equal(response.json().error.code, 'not_found');
+      assert.equal((await invitationTo(foreign.email)).token, token);
+    });
+  });
+
+  describe('409', () => {
+    it('refuses a member who has already accepted', async () => {
+      const tenant = await createTenant(ctx.app);
+      const user = await invite(tenant, 'staff_member');
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: `/v1/manage/staff/${user.id}/resend`,
+        headers: tenant.headers,
+      });
+      assert.equal(response.statusCode, 409);
+      assert.equal(response.json().error.code, 'conflict');
+    });
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        const user = await inviteByLink(tenant, 'staff_member');
+        return {
+          tenant,
+          route: { method: 'POST', url: `/v1/manage/staff/${user.id}/resend`, scope: 'admin', staff: false },
+        };
+      },
+    );
+  });
+});
+
+describe('DELETE /v1/manage/staff/:user_id of an invited member', () => {
+  it('withdraws the invitation: the link stops working', async () => {
+    const tenant = await createTenant(ctx.app);
+    const user = await inviteByLink(tenant, 'staff_member');
+    const { token } = await invitationTo(user.email);
+    const response = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v1/manage/staff/${user.id}`,
+      headers: tenant.headers,
+    });
+    assert.equal(response.statusCode, 204);
+    assert.equal((await accept(token)).statusCode, 401);
+    assert.equal((await get('/v1/manage/staff', tenant.apiKey)).json().items.length, 0);
+  });
+});
+
+describe('GET /v1/auth/me', () => {
+  it("answers the user, the business the token acts on and the user's active businesses", async () => {
+    const { first, second, user, session } = await memberOfTwo();
+    const third = await createTenant(ctx.app, { name: 'Third' });
+    await inviteByLink(third, 'staff_member', user.email);
+    const response = await get('/v1/auth/me', session.access_token);
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json(), {
+      id: user.id,
+      email: user.email,
+      business_id: first.businessId,
+      role: 'business_owner',
+      businesses: [
+        { id: first.businessId, name: 'First', role: 'business_owner' },
+        { id: second.businessId, name: 'Second', role: 'staff_member' },
+      ],
+    });
+  });
+
+  it("refuses API keys and developers' tokens, and no credential", async () => {
+    const tenant = await createTenant(ctx.app);
+    assert.equal((await get('/v1/auth/me', tenant.apiKey)).statusCode, 403);
+    assert.equal((await get('/v1/auth/me', tenant.developer.token)).statusCode, 403);
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/v1/auth/me' })).statusCode, 401);
   });
 });

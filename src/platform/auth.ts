@@ -118,6 +118,8 @@ export interface TokenClaims {
   email: string;
   role: Role;
   businessId?: string;
+  /** A dashboard user's session epoch when issued (claim `sv`): ending every session raises the account's. */
+  sessionEpoch?: number;
 }
 
 export class TokenService {
@@ -130,7 +132,9 @@ export class TokenService {
   sign(claims: TokenClaims): Promise<string> {
     const appMetadata: Record<string, string> = { role: claims.role };
     if (claims.businessId) appMetadata.business_id = claims.businessId;
-    return new SignJWT({ email: claims.email, app_metadata: appMetadata })
+    const payload: Record<string, unknown> = { email: claims.email, app_metadata: appMetadata };
+    if (claims.sessionEpoch !== undefined) payload.sv = claims.sessionEpoch;
+    return new SignJWT(payload)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.sub)
       .setIssuedAt()
@@ -149,7 +153,8 @@ export class TokenService {
       const role = meta?.role;
       if (!payload.sub || typeof payload.email !== 'string') return null;
       if (role !== 'business_owner' && role !== 'staff_member' && role !== 'developer') return null;
-      return { sub: payload.sub, email: payload.email, role, businessId: meta?.business_id };
+      const sessionEpoch = typeof payload.sv === 'number' ? payload.sv : undefined;
+      return { sub: payload.sub, email: payload.email, role, businessId: meta?.business_id, sessionEpoch };
     } catch {
       return null;
     }
@@ -365,7 +370,8 @@ export class Authenticator {
       };
     }
     // The membership is read on every use: a removed membership's token stops working at once,
-    // and a changed role applies at once.
+    // and a changed role applies at once. Only an active membership grants anything: an invited
+    // one waits for the person to accept the emailed link.
     if (!claims.businessId || !isUuid(claims.businessId))
       throw invalidToken('the access token names no business');
     const member = await this.db
@@ -376,6 +382,7 @@ export class Authenticator {
       .select([
         'users.id',
         'users.email',
+        'users.session_epoch',
         'memberships.role',
         'memberships.business_id',
         'businesses.developer_id',
@@ -384,8 +391,12 @@ export class Authenticator {
       ])
       .where('memberships.user_id', '=', claims.sub)
       .where('memberships.business_id', '=', claims.businessId)
+      .where('memberships.status', '=', 'active')
       .executeTakeFirst();
     if (!member) throw invalidToken('the account no longer belongs to this business');
+    // Tokens issued before the account's sessions were ended (accepting an invitation sets a new
+    // password) carry an older epoch; tokens without one were issued under the first.
+    if ((claims.sessionEpoch ?? 0) !== member.session_epoch) throw invalidToken('the session has ended');
     return {
       kind: 'user',
       businessId: member.business_id,

@@ -45,6 +45,9 @@ export function isUnlimitedRoute(route: string | undefined): boolean {
 }
 const isUnlimited = (request: FastifyRequest) => isUnlimitedRoute(routeOf(request));
 
+/** The client address that limits count per: an IPv6 client by its /64 network, as the rate limits count it. */
+export const clientAddress = (request: FastifyRequest): string => normalizeIP(request.ip);
+
 /** Online booking creation, on the slot grid or in dynamic mode: one bucket for both. */
 export const ONLINE_BOOKING_ROUTES: ReadonlySet<string> = new Set(['/v1/bookings', '/v1/dynamic/bookings']);
 const isBookingCreation = (request: FastifyRequest) =>

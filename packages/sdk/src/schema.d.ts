@@ -132,7 +132,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a refresh token for a new token pair (the old refresh token is spent) */
+        /** Exchange a refresh token for a new token pair (the old refresh token is spent; a spent one presented again ends its whole session) */
         post: operations["refreshToken"];
         delete?: never;
         options?: never;
@@ -175,6 +175,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation with its emailed link's token: sets the account's password, ends its other sessions, activates the membership */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard user behind the token, the business it acts on and the user's businesses */
+        get: operations["getCurrentUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/switch": {
         parameters: {
             query?: never;
@@ -202,8 +236,25 @@ export interface paths {
         /** List dashboard users */
         get: operations["listStaff"];
         put?: never;
-        /** Invite a dashboard user with an initial password */
+        /** Invite a dashboard user: the membership waits for the person to accept the emailed link (a password only seeds a new account) */
         post: operations["inviteStaff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/staff/{user_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an invited member a new link; the previous one stops working */
+        post: operations["resendStaffInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -220,7 +271,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a dashboard user; their tokens stop working at once */
+        /** Remove a dashboard user or withdraw their invitation; their tokens stop working at once */
         delete: operations["removeStaff"];
         options?: never;
         head?: never;
@@ -2430,7 +2481,7 @@ export interface operations {
                         token_type: "bearer";
                         expires_in: number;
                         refresh_token: string;
-                        /** @description the user's businesses, oldest membership first; the token acts on the first */
+                        /** @description the user's businesses (active memberships), oldest membership first */
                         businesses: {
                             /** Format: uuid */
                             id: string;
@@ -2505,6 +2556,167 @@ export interface operations {
             };
         };
     };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "Xq3vT8kP2mZ7wL4nR9sB6yC1dF5gH0jK2mN4pQ6rS8tU0vW2",
+                 *       "password": "a long staff password"
+                 *     }
+                 */
+                "application/json": {
+                    token: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "bearer";
+                        expires_in: number;
+                        refresh_token: string;
+                        /** @description the user's businesses (active memberships), oldest membership first */
+                        businesses: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            role: "business_owner" | "staff_member";
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        email: string;
+                        /** Format: uuid */
+                        business_id: string;
+                        role: "business_owner" | "staff_member";
+                        /** @description the user's businesses (active memberships), oldest membership first */
+                        businesses: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            role: "business_owner" | "staff_member";
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     switchBusiness: {
         parameters: {
             query?: never;
@@ -2538,7 +2750,7 @@ export interface operations {
                         token_type: "bearer";
                         expires_in: number;
                         refresh_token: string;
-                        /** @description the user's businesses, oldest membership first; the token acts on the first */
+                        /** @description the user's businesses (active memberships), oldest membership first */
                         businesses: {
                             /** Format: uuid */
                             id: string;
@@ -2646,6 +2858,13 @@ export interface operations {
                             id: string;
                             email: string;
                             role: "business_owner" | "staff_member";
+                            /** @description `invited` grants nothing until the person accepts the emailed link */
+                            status: "invited" | "active";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            invited_at: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 with an offset, years 1900-2999
@@ -2716,15 +2935,15 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "grace@example.com",
-                 *       "role": "staff_member",
-                 *       "password": "a long staff password"
+                 *       "role": "staff_member"
                  *     }
                  */
                 "application/json": {
                     /** Format: email */
                     email: string;
                     role: "business_owner" | "staff_member";
-                    password: string;
+                    /** @description the first password of an account this invitation creates, active at once; ignored for an existing account */
+                    password?: string;
                 };
             };
         };
@@ -2740,6 +2959,11 @@ export interface operations {
                         id: string;
                         email: string;
                         role: "business_owner" | "staff_member";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        invited_at: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
@@ -2777,6 +3001,135 @@ export interface operations {
             };
             /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendStaffInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        email: string;
+                        role: "business_owner" | "staff_member";
+                        /** @description `invited` grants nothing until the person accepts the emailed link */
+                        status: "invited" | "active";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        invited_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2929,6 +3282,13 @@ export interface operations {
                         id: string;
                         email: string;
                         role: "business_owner" | "staff_member";
+                        /** @description `invited` grants nothing until the person accepts the emailed link */
+                        status: "invited" | "active";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        invited_at: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
