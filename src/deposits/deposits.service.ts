@@ -32,7 +32,7 @@ import {
   type StoredDeposit,
   updateDeposit,
 } from './deposits.queries.ts';
-import { enqueueEmail } from './email.service.ts';
+import { enqueueEmail, venueInSubject } from './email.service.ts';
 
 /** A hold is a fixed EUR 20 whatever the party. */
 export const HOLD_AMOUNT_CENTS = 2000;
@@ -286,7 +286,7 @@ function paymentLinkEmail(booking: BookingView, prepared: PreparedCheckout) {
   const deadline = instantToWall(prepared.expiresAt.getTime(), prepared.timezone);
   const guest = booking.guest?.first_name ?? booking.customer.first_name;
   return {
-    subject: `Pay the deposit for your booking at ${prepared.businessName}`,
+    subject: `Pay the deposit for your booking at ${venueInSubject(prepared.businessName)}`,
     text: [
       `Hello ${guest},`,
       '',
