@@ -6643,6 +6643,8 @@ export interface operations {
                         payment_hold_minutes: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
+                        /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
+                        public_bookings_per_ip_per_hour: number;
                     };
                 };
             };
@@ -6727,6 +6729,8 @@ export interface operations {
                     payment_hold_minutes?: number;
                     /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                     cancellation_cutoff_hours?: number;
+                    /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
+                    public_bookings_per_ip_per_hour?: number;
                 };
             };
         };
@@ -6764,6 +6768,8 @@ export interface operations {
                         payment_hold_minutes: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
+                        /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
+                        public_bookings_per_ip_per_hour: number;
                     };
                 };
             };
@@ -7577,6 +7583,8 @@ export interface operations {
                         default_deposit_amount_cents: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
+                        /** @description a sandbox business, for trying things out: its bookings are not real, and a widget shows it in test mode */
+                        is_sandbox: boolean;
                     };
                 };
             };
