@@ -292,7 +292,11 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await registerMetrics(app);
 
   await registerCors(app);
-  await registerRateLimit(app);
+  await registerRateLimit(app, {
+    publicBookingsPerHour: async (businessId) =>
+      (await app.availability.businessRules(businessId, clock.now()))?.public_bookings_per_ip_per_hour ??
+      null,
+  });
   await registerIdempotency(app);
 
   await app.register(healthRoutes);

@@ -29,6 +29,13 @@ export interface BookingUsageTable {
   bookings: number;
 }
 
+/** Migration 0022: a sandbox business's bookings per calendar month (UTC), below its cap. */
+export interface SandboxUsageTable {
+  business_id: string;
+  month: string;
+  bookings: number;
+}
+
 export interface BusinessesTable {
   id: Generated<string>;
   developer_id: string;
@@ -51,6 +58,8 @@ export interface BusinessesTable {
   deposit_type: Generated<string>;
   payment_hold_minutes: Generated<number>;
   cancellation_cutoff_hours: Generated<number>;
+  /** Migration 0022: online bookings a client IP may make per hour with a publishable key. */
+  public_bookings_per_ip_per_hour: Generated<number>;
 }
 
 /** A dashboard user: one email (lower case) and one password, whatever the number of businesses. */
@@ -330,6 +339,8 @@ export interface EmailOutboxTable {
   last_error: string | null;
   /** Migration 0012: when the sender tries it next. */
   next_attempt_at: Timestamp;
+  /** Migration 0022: a sandbox business's message to an outside address, logged instead of sent. */
+  withheld_at: Timestamp | null;
 }
 
 export interface SimulatedProcessorObjectsTable {
@@ -388,6 +399,7 @@ export interface WebhookDeliveriesTable {
 export interface DB {
   developers: DevelopersTable;
   booking_usage: BookingUsageTable;
+  sandbox_usage: SandboxUsageTable;
   businesses: BusinessesTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -12,6 +12,8 @@ export interface Business {
   timezone: string;
   min_capacity?: number;
   max_capacity?: number;
+  /** A sandbox business: the widget says it is in test mode. */
+  is_sandbox?: boolean;
 }
 
 export interface Day {

@@ -41,6 +41,7 @@ export const EN = {
   cancelled: 'Your booking is cancelled',
   unknown: 'No booking matches these details.',
   tooLate: 'This booking can no longer be cancelled online.',
+  testMode: 'Test mode: this is a sandbox, bookings made here are not real.',
 };
 export type Texts = typeof EN;
 

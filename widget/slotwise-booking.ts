@@ -181,6 +181,12 @@ export class SlotwiseBooking extends HTMLElement {
       this.business = business;
       this.$('section').removeAttribute('aria-busy');
       this.$('#sw-title').textContent = business.name;
+      if (business.is_sandbox) {
+        this.$('#sw-title').insertAdjacentHTML(
+          'afterend',
+          `<p class="test-mode" role="status">${esc(this.t.testMode)}</p>`,
+        );
+      }
       const [min, max] = this.partyRange();
       this.party = Math.min(Math.max(this.party, min), max);
       this.month = todayIn(business.timezone).slice(0, 7);

@@ -23,6 +23,7 @@ select,input,textarea{width:100%;border:1px solid #767676;padding:.4rem .6rem;ba
 a{color:var(--sw-accent,#0a58a8)}
 .muted{color:#595959;font-size:.9rem}
 .code{font-size:1.5rem;font-weight:700;letter-spacing:.08em}
+.test-mode{background:#fff4e0;color:#6b3d00;border:1px solid #a05a00;border-radius:8px;padding:.5rem .75rem;margin:0 0 .75rem;font-weight:600}
 .alert:not(:empty){background:#fdecea;color:#8a1c13;border-radius:8px;padding:.5rem .75rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `;

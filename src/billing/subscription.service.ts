@@ -1,7 +1,7 @@
 import type { ProcessorName } from '../payments/processor.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
-import type { Executor } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { depositsEnabled } from './connect.service.ts';
 import {
@@ -15,7 +15,11 @@ import {
   type SubscriptionStatus,
 } from './plans.ts';
 import {
+  bookingCountedIn,
   countResources,
+  decrementBookingUsage,
+  decrementSandboxUsage,
+  incrementSandboxUsage,
   loadAccount,
   type ProcessorSubscriptionRow,
   type SubscriptionRow,
@@ -45,8 +49,8 @@ const plansWith = (feature: Feature) => PLAN_IDS.filter((id) => PLANS[id][featur
 
 /**
  * What a booking counts against: its developer's month and the plan's quota, which the booking
- * statement counts it in only while the count is below the quota (migrations/0017). Null for a
- * sandbox business, which has no quota.
+ * statement counts it in only while the count is below `quota` (migrations/0018). Null for a
+ * sandbox business, which counts on its own cap instead (`sandboxCap`).
  */
 export interface QuotaTicket {
   developerId: string;
@@ -55,13 +59,36 @@ export interface QuotaTicket {
   planId: StoredPlanId;
 }
 
-export type QuotaHolder = { sandbox: true } | Pick<Principal, 'sandbox' | 'developerId' | 'subscription'>;
+/** The shared demo business of `/v1/sandbox` books as `{ sandbox: true }`: it has no developer. */
+export type QuotaHolder =
+  | { sandbox: true }
+  | Pick<Principal, 'sandbox' | 'developerId' | 'subscription' | 'kind'>;
 
-export function bookingQuota(holder: QuotaHolder, now: number): QuotaTicket | null {
+/** A limit no month reaches: the booking is counted and never refused. */
+const NEVER_REFUSED = 2_147_483_647;
+
+/** A sandbox business is for trying things out, not for trading: this many bookings a month. */
+export const SANDBOX_MONTHLY_BOOKINGS = 100;
+
+/**
+ * The count a booking joins. A dashboard user's booking at the host stand (a walk-in, a phone
+ * call) is counted but never refused: the venue must be able to seat a guest at its door.
+ */
+export function bookingQuota(
+  holder: QuotaHolder,
+  source: 'online' | 'staff' | 'sandbox',
+  now: number,
+): QuotaTicket | null {
   // Only a developer's token without a business has no developer to count for, and it books nothing.
   if (holder.sandbox || holder.developerId === null) return null;
   const { plan, planId } = entitlementAt(holder.subscription, now);
-  return { developerId: holder.developerId, month: quotaMonth(now), quota: plan.monthlyBookings, planId };
+  const hostStand = holder.kind === 'user' && source === 'staff';
+  return {
+    developerId: holder.developerId,
+    month: quotaMonth(now),
+    quota: hostStand ? NEVER_REFUSED : plan.monthlyBookings,
+    planId,
+  };
 }
 
 export const quotaReached = (ticket: QuotaTicket) =>
@@ -69,6 +96,41 @@ export const quotaReached = (ticket: QuotaTicket) =>
     'plan_limit_reached',
     `the ${ticket.planId} plan takes ${ticket.quota} bookings a month and they are used up; upgrade the plan to take more`,
   );
+
+/** What a sandbox business's booking counts against: its own month, below the sandbox cap. */
+export interface SandboxCap {
+  businessId: string;
+  month: string;
+  cap: number;
+}
+
+/** The cap of a developer's sandbox business; null for a live business and for the shared demo. */
+export function sandboxCap(holder: QuotaHolder, businessId: string, now: number): SandboxCap | null {
+  if (!holder.sandbox || !('developerId' in holder)) return null;
+  return { businessId, month: quotaMonth(now), cap: SANDBOX_MONTHLY_BOOKINGS };
+}
+
+/** Counts a sandbox booking in the caller's transaction; 402 once the month's cap is used up. */
+export async function countSandboxBooking(tx: Tx, cap: SandboxCap): Promise<void> {
+  if (await incrementSandboxUsage(tx, cap.businessId, cap.month, cap.cap)) return;
+  throw new AppError(
+    'plan_limit_reached',
+    `a sandbox business takes ${cap.cap} bookings a month and they are used up; it is for trying things out, a live business takes real bookings`,
+  );
+}
+
+/**
+ * Gives back the unit a booking took of its month (its developer's quota, or its sandbox's cap),
+ * in the transaction that cancelled it because it never became confirmed. The caller makes that
+ * move once per booking, so the unit comes back once.
+ */
+export async function giveBookingUnitBack(tx: Tx, businessId: string, bookingId: string): Promise<void> {
+  const counted = await bookingCountedIn(tx, businessId, bookingId);
+  if (!counted) return;
+  const month = quotaMonth(counted.created_at.getTime());
+  if (counted.is_dev) await decrementSandboxUsage(tx, businessId, month);
+  else await decrementBookingUsage(tx, counted.developer_id, month);
+}
 
 /** `GET /v1/manage/subscription`: the developer's subscription as it stands, seen from one business. */
 export async function subscriptionOfBusiness(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { bookOk, daysFromNow, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
-import { connectPaymentAccount } from '../../test/deposit-fixtures.ts';
+import { connectPaymentAccount, setupDepositBusiness } from '../../test/deposit-fixtures.ts';
 import {
   bearer,
   createTenant,
@@ -35,6 +35,25 @@ const usedThisMonth = (tenant: Tenant, count: number) =>
     .insertInto('booking_usage')
     .values({ developer_id: tenant.developer.id, month: quotaMonth(ctx.app.clock.now()), bookings: count })
     .onConflict((oc) => oc.columns(['developer_id', 'month', 'shard']).doUpdateSet({ bookings: count }))
+    .execute();
+
+/** The developer's bookings counted in the month of `at`. */
+async function counted(tenant: Tenant, at = Date.now()): Promise<number> {
+  const row = await ctx.database.db
+    .selectFrom('booking_usage')
+    .select((eb) => eb.fn.sum<number>('bookings').as('n'))
+    .where('developer_id', '=', tenant.developer.id)
+    .where('month', '=', quotaMonth(at))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Pretends the sandbox business already took `count` bookings this month. */
+const sandboxUsedThisMonth = (businessId: string, count: number) =>
+  ctx.database.db
+    .insertInto('sandbox_usage')
+    .values({ business_id: businessId, month: quotaMonth(ctx.app.clock.now()), bookings: count })
+    .onConflict((oc) => oc.columns(['business_id', 'month']).doUpdateSet({ bookings: count }))
     .execute();
 
 const bookingsStored = async (businessId: string) =>
@@ -312,7 +331,7 @@ describe('monthly booking quota', () => {
       assert.equal(await bookingsStored(biz.tenant.businessId), 1);
     });
 
-    it('never applies to a sandbox business', async () => {
+    it("caps a sandbox business at 100 bookings a month, whatever its developer's quota", async () => {
       const biz = await setupBookable(ctx.app, { sandbox: true });
       const tenant = biz.tenant;
       await setSubscription(ctx.app.db, ctx.app.changes, tenant.developer.id, {
@@ -320,9 +339,153 @@ describe('monthly booking quota', () => {
         planId: 'free',
       });
       await usedThisMonth(tenant, PLANS.free.monthlyBookings);
+      await sandboxUsedThisMonth(tenant.businessId, 99);
       const booked = await postBooking(ctx.app, biz);
       assert.equal(booked.statusCode, 201, booked.body);
+      const refused = await postBooking(ctx.app, biz, { start_time: '13:00' });
+      assert.equal(refused.statusCode, 402, refused.body);
+      assert.equal(refused.json().error.code, 'plan_limit_reached');
+      assert.match(refused.json().error.message, /100 bookings a month/);
+      const staff = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/bookings/staff',
+        headers: bearer(await dashboardToken(ctx.app, tenant, 'business_owner')),
+        payload: {
+          date: daysFromNow(7),
+          time: '14:00',
+          first_name: 'W',
+          last_name: 'Alk',
+          phone: '+4930555000',
+        },
+      });
+      assert.equal(staff.statusCode, 402, staff.body);
+      assert.equal(await bookingsStored(tenant.businessId), 1);
+      assert.equal(await counted(tenant), PLANS.free.monthlyBookings);
     });
+
+    it("lets exactly one of many simultaneous bookings take a sandbox's last one of the month", async () => {
+      const biz = await setupBookable(ctx.app, { sandbox: true });
+      await sandboxUsedThisMonth(biz.tenant.businessId, 99);
+      const times = ['09:00', '10:00', '11:00', '12:00', '13:00', '14:00', '15:00', '16:00'];
+      const answers = await Promise.all(times.map((start_time) => postBooking(ctx.app, biz, { start_time })));
+      const statuses = answers.map((a) => a.statusCode).sort();
+      assert.deepEqual(
+        statuses,
+        [201, ...times.slice(1).map(() => 402)],
+        answers.map((a) => a.body).join('\n'),
+      );
+      assert.equal(await bookingsStored(biz.tenant.businessId), 1);
+    });
+  });
+
+  describe('201', () => {
+    it("never refuses a dashboard user's booking at the host stand, and counts it", async () => {
+      const biz = await setupBookable(ctx.app);
+      const { tenant } = biz;
+      await setSubscription(ctx.app.db, ctx.app.changes, tenant.developer.id, {
+        status: 'active',
+        planId: 'free',
+      });
+      await usedThisMonth(tenant, PLANS.free.monthlyBookings);
+      let hour = 8;
+      for (const role of ['business_owner', 'staff_member'] as const) {
+        const staff = await ctx.app.inject({
+          method: 'POST',
+          url: '/v1/manage/bookings/staff',
+          headers: bearer(await dashboardToken(ctx.app, tenant, role)),
+          payload: {
+            date: daysFromNow(7),
+            time: `${String(++hour).padStart(2, '0')}:00`,
+            first_name: 'W',
+            last_name: 'Alk',
+            phone: '+4930555000',
+          },
+        });
+        assert.equal(staff.statusCode, 201, `${role}: ${staff.body}`);
+      }
+      assert.equal(await counted(tenant), PLANS.free.monthlyBookings + 2);
+      const online = await postBooking(ctx.app, biz, { start_time: '13:00' });
+      assert.equal(online.statusCode, 402, online.body);
+      assert.equal(await bookingsStored(tenant.businessId), 2);
+    });
+  });
+});
+
+describe('a booking that never became confirmed', () => {
+  const runJobs = () => ctx.app.jobs.runAll();
+  const statusOf = async (businessId: string, bookingId: string) =>
+    (
+      await ctx.database.db
+        .selectFrom('bookings')
+        .select('status')
+        .where('business_id', '=', businessId)
+        .where('id', '=', bookingId)
+        .executeTakeFirstOrThrow()
+    ).status;
+
+  it("gives its month's unit back, once, when its unpaid deposit is cancelled by the service", async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'charge');
+    const { tenant } = biz;
+    await setSubscription(ctx.app.db, ctx.app.changes, tenant.developer.id, {
+      status: 'active',
+      planId: 'free',
+    });
+    await usedThisMonth(tenant, 5);
+    const bookedAt = Date.now();
+    const booked = await postBooking(ctx.app, biz);
+    assert.equal(booked.statusCode, 201, booked.body);
+    const { id } = booked.json().booking;
+    assert.equal(booked.json().booking.status, 'pending');
+    assert.equal(await counted(tenant, bookedAt), 6);
+    ctx.app.clock.now = () => bookedAt + 31 * 60_000;
+    await runJobs();
+    assert.equal(await statusOf(tenant.businessId, id), 'cancelled');
+    assert.equal(await counted(tenant, bookedAt), 5);
+    // Run again, the job gives nothing more back.
+    await runJobs();
+    assert.equal(await counted(tenant, bookedAt), 5);
+  });
+
+  it("gives its unit back when a staff deposit's payment link expires unpaid", async () => {
+    const biz = await setupBookable(ctx.app);
+    const { tenant } = biz;
+    await connectPaymentAccount(ctx.app, tenant.businessId);
+    await usedThisMonth(tenant, 5);
+    const bookedAt = Date.now();
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/bookings/staff-deposit',
+      headers: tenant.headers,
+      payload: {
+        date: daysFromNow(7),
+        time: '14:00',
+        capacity: 2,
+        first_name: 'W',
+        last_name: 'Alk',
+        phone: '+4930555000',
+        email: 'walk@example.com',
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(await counted(tenant, bookedAt), 6);
+    ctx.app.clock.now = () => bookedAt + 2 * 3_600_000 + 60_000;
+    await runJobs();
+    assert.equal(await statusOf(tenant.businessId, created.json().booking.id), 'cancelled');
+    assert.equal(await counted(tenant, bookedAt), 5);
+  });
+
+  it('gives a sandbox business its unit back too', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'charge', { sandbox: true });
+    await sandboxUsedThisMonth(biz.tenant.businessId, 99);
+    const bookedAt = Date.now();
+    const booked = await postBooking(ctx.app, biz);
+    assert.equal(booked.statusCode, 201, booked.body);
+    assert.equal((await postBooking(ctx.app, biz, { start_time: '13:00' })).statusCode, 402);
+    ctx.app.clock.now = () => bookedAt + 31 * 60_000;
+    await runJobs();
+    ctx.app.clock.now = () => Date.now();
+    const again = await postBooking(ctx.app, biz, { start_time: '14:00' });
+    assert.equal(again.statusCode, 201, again.body);
   });
 });
 

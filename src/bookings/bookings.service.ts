@@ -9,7 +9,13 @@ import {
   toDayRules,
 } from '../availability/availability.service.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
-import { bookingQuota, type QuotaHolder, quotaReached } from '../billing/subscription.service.ts';
+import {
+  bookingQuota,
+  countSandboxBooking,
+  type QuotaHolder,
+  quotaReached,
+  sandboxCap,
+} from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
 import { HOLD_LEAD_MS } from '../deposits/deposit-status.ts';
@@ -25,6 +31,7 @@ import {
   type BookingChangeStatement,
   type BookingFilters,
   type BookingMove,
+  type BookingToPlace,
   bookingPlacement,
   type ChangeRefusal,
   findBookingRow,
@@ -156,9 +163,10 @@ export async function createBooking(
   const free = check.ok ? check.freeResourceIds : [];
   const candidates = [...free, ...fitting.freeResourceIds.filter((id) => !free.includes(id))];
   const tz = ctx.business.timezone;
-  const quota = bookingQuota(actor, now);
+  const quota = bookingQuota(actor, input.source, now);
+  const cap = sandboxCap(actor, actor.businessId, now);
   const deposit = input.deposit?.row;
-  const placed = await placeBooking(executor, {
+  const booking: BookingToPlace = {
     id: input.deposit?.bookingId ?? randomUUID(),
     business_id: actor.businessId,
     service_id: ctx.service?.id ?? null,
@@ -186,10 +194,17 @@ export async function createBooking(
         : 'booking.created_by_staff'
       : 'booking.created',
     quota: quota ? { developer_id: quota.developerId, month: quota.month, limit: quota.quota } : undefined,
-  });
-  if (placed === 'slot_taken') throw slotTaken();
-  if (placed === 'quota_reached') throw quotaReached(quota!);
-  return placed;
+  };
+  const place = async (on: Executor) => {
+    const placed = await placeBooking(on, booking);
+    if (placed === 'slot_taken') throw slotTaken();
+    if (placed === 'quota_reached') throw quotaReached(quota!);
+    // A sandbox's cap is counted after the placement, in its transaction: refused, nothing stays.
+    if (cap) await countSandboxBooking(on as Tx, cap);
+    return placed;
+  };
+  if (!cap || executor.isTransaction) return place(executor);
+  return executor.transaction().execute(place);
 }
 
 /**

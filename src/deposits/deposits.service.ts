@@ -4,7 +4,7 @@ import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { type AvailabilityService, assertDynamicMode } from '../availability/availability.service.ts';
 import { instantToWall, wallTimeToInstant } from '../availability/engine/index.ts';
 import { chargeableAccount } from '../billing/connect.queries.ts';
-import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
+import { assertFeature, giveBookingUnitBack, type Subscriber } from '../billing/subscription.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import {
   type BookingActor,
@@ -32,7 +32,7 @@ import {
   type StoredDeposit,
   updateDeposit,
 } from './deposits.queries.ts';
-import { enqueueEmail } from './email.service.ts';
+import { enqueueEmail, venueInSubject } from './email.service.ts';
 
 /** A hold is a fixed EUR 20 whatever the party. */
 export const HOLD_AMOUNT_CENTS = 2000;
@@ -286,7 +286,7 @@ function paymentLinkEmail(booking: BookingView, prepared: PreparedCheckout) {
   const deadline = instantToWall(prepared.expiresAt.getTime(), prepared.timezone);
   const guest = booking.guest?.first_name ?? booking.customer.first_name;
   return {
-    subject: `Pay the deposit for your booking at ${prepared.businessName}`,
+    subject: `Pay the deposit for your booking at ${venueInSubject(prepared.businessName)}`,
     text: [
       `Hello ${guest},`,
       '',
@@ -456,9 +456,9 @@ export async function settleDeposit(
 }
 
 /**
- * A deposit not paid by its deadline: it fails, and its booking, if still waiting, is cancelled
- * and frees its slot. The caller holds both locked. The deadline ends either way, so a booking
- * staff confirmed without the money stays confirmed.
+ * A deposit not paid by its deadline: it fails, and its booking, if still waiting, is cancelled,
+ * frees its slot and gives its unit of the monthly count back. The caller holds both locked. The
+ * deadline ends either way, so a booking staff confirmed without the money stays confirmed.
  */
 async function expireLocked(
   tx: Tx,
@@ -480,6 +480,8 @@ async function expireLocked(
       'booking.cancelled_unpaid',
       meta,
     );
+    // It never became a booking: its month's unit is given back, with the one move that ends it.
+    await giveBookingUnitBack(tx, deposit.business_id, deposit.booking_id);
   }
 }
 

@@ -2,9 +2,34 @@ import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Clock } from '../platform/clock.ts';
 import { type Db, withTx } from '../platform/db.ts';
-import { claimDueEmails, markEmailFailed, markEmailSent } from './email.queries.ts';
+import { claimDueEmails, markEmailFailed, markEmailSent, markEmailWithheld } from './email.queries.ts';
 
 export { insertEmail as enqueueEmail, type NewEmail } from './email.queries.ts';
+
+/** The longest venue name a subject line shows. */
+const SUBJECT_NAME_CHARS = 60;
+
+/**
+ * A business's name as every subject line shows it: the business chooses it, and the mail leaves
+ * from the platform's sender, so it must read as a quoted venue name and never as the platform's
+ * own words. Control and invisible formatting characters (line breaks, bidirectional overrides)
+ * become spaces, runs of spaces one, and a long name is cut at 60 characters with an ellipsis.
+ */
+export function venueInSubject(name: string): string {
+  const clean = name
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = [...clean];
+  const shown =
+    chars.length > SUBJECT_NAME_CHARS
+      ? `${chars
+          .slice(0, SUBJECT_NAME_CHARS - 1)
+          .join('')
+          .trimEnd()}…`
+      : clean;
+  return `"${shown}"`;
+}
 
 const MAX_ATTEMPTS = 10;
 /** How long a claimed message is kept from other senders: far longer than one SMTP exchange. */
@@ -16,7 +41,9 @@ const retryDelayMs = (attempts: number) => Math.min(2 ** (attempts - 1), 360) * 
 /**
  * Sends what `enqueueEmail` wrote into the outbox in the transaction of what it tells: over SMTP
  * when `SMTP_URL` is set, otherwise to the log (recipient and subject only: a message may carry a
- * payment link) and marked sent. A failed message is tried again later, up to 10 times.
+ * payment link) and marked sent. A failed message is tried again later, up to 10 times. A sandbox
+ * business's message to anyone but its developer and its staff (the emails of its memberships,
+ * whatever their status) is withheld: logged the same way, never sent, and marked so.
  */
 export class EmailSender {
   private readonly db: Db;
@@ -47,6 +74,14 @@ export class EmailSender {
     );
     for (const email of claimed) {
       const logged = { email_id: email.id, to: email.to_address, subject: email.subject };
+      if (email.withheld) {
+        this.log.info(
+          logged,
+          "email of a sandbox business withheld: the recipient is not the business's developer or staff",
+        );
+        await markEmailWithheld(this.db, email.id, new Date(this.clock.now()));
+        continue;
+      }
       try {
         if (this.transport) {
           await this.transport.sendMail({

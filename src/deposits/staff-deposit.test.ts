@@ -12,9 +12,10 @@ import {
   dashboardToken,
   itChecksAuth,
   type TestContext,
+  uniqueEmail,
 } from '../../test/helpers.ts';
 import { withTx } from '../platform/db.ts';
-import { EmailSender, enqueueEmail } from './email.service.ts';
+import { EmailSender, enqueueEmail, venueInSubject } from './email.service.ts';
 
 interface Received {
   to: string[];
@@ -149,13 +150,14 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
       assert.equal(received.length, 1);
       const [mail] = received;
       assert.deepEqual(mail!.to, ['ada@example.com']);
-      assert.match(mail!.raw, /^Subject: Pay the deposit for your booking at Bistro Race\r?$/m);
+      assert.match(mail!.raw, /^Subject: .*Pay_the_deposit_for_your_booking_at_=22B/m);
       const body = bodyOf(mail!.raw);
       assert.ok(body.includes(checkout_url), body);
       assert.ok(body.includes('Hello Ada'), body);
       assert.ok(body.includes('EUR 15.00'), body);
       assert.ok(body.includes(booking.confirmation_code), body);
       const [outbox] = await ctx.app.db.selectFrom('email_outbox').selectAll().execute();
+      assert.equal(outbox!.subject, 'Pay the deposit for your booking at "Bistro Race"');
       assert.ok(outbox!.sent_at);
       assert.equal(outbox!.attempts, 1);
       assert.equal((await ctx.app.jobs.runAll()).email, 0);
@@ -310,5 +312,86 @@ describe('email without SMTP_URL', () => {
     const row = await ctx.app.db.selectFrom('email_outbox').selectAll().executeTakeFirstOrThrow();
     assert.ok(row.sent_at);
     assert.equal(received.length, 0);
+  });
+});
+
+describe("a sandbox business's email", () => {
+  it('goes to its developer and its staff only; to anyone else it is logged, not sent, and marked so', async () => {
+    const biz = await setupBookable(ctx.app, {
+      sandbox: true,
+      resources: [{ name: 'Only', capacity_min: 1, capacity_max: 6 }],
+    });
+    const staffEmail = uniqueEmail('host');
+    const invited = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/staff',
+      headers: biz.tenant.headers,
+      payload: { email: staffEmail, role: 'staff_member', password: 'staff password 123' },
+    });
+    assert.equal(invited.statusCode, 201, invited.body);
+    const outsider = 'victim@example.net';
+    const developer = biz.tenant.developer.email.toUpperCase();
+    for (const [email, time] of [
+      [outsider, '10:00'],
+      [developer, '12:00'],
+      [staffEmail, '14:00'],
+    ] as const) {
+      const response = await staffDeposit(biz, { email, time });
+      assert.equal(response.statusCode, 201, response.body);
+    }
+    await ctx.app.jobs.runAll();
+    const recipients = received.flatMap((mail) => mail.to.map((to) => to.toLowerCase()));
+    assert.ok(!recipients.includes(outsider), recipients.join());
+    assert.ok(recipients.includes(developer.toLowerCase()), recipients.join());
+    assert.ok(recipients.includes(staffEmail), recipients.join());
+    const withheld = await ctx.app.db
+      .selectFrom('email_outbox')
+      .selectAll()
+      .where('to_address', '=', outsider)
+      .executeTakeFirstOrThrow();
+    assert.ok(withheld.withheld_at, 'marked withheld');
+    assert.equal(withheld.sent_at, null);
+    await ctx.app.jobs.runAll();
+    assert.ok(!received.some((mail) => mail.to.includes(outsider)));
+  });
+
+  it('lets a live business email anyone', async () => {
+    const biz = await bookable();
+    assert.equal((await staffDeposit(biz, { email: 'victim@example.net' })).statusCode, 201);
+    await ctx.app.jobs.runAll();
+    assert.deepEqual(
+      received.map((mail) => mail.to),
+      [['victim@example.net']],
+    );
+  });
+});
+
+describe('venueInSubject', () => {
+  it('quotes the name, without control characters or line breaks, its spaces collapsed', () => {
+    assert.equal(venueInSubject('Bistro Race'), '"Bistro Race"');
+    assert.equal(
+      venueInSubject(' Urgent:\r\nBcc: all@example.com\t\u0007 your\u202e account '),
+      '"Urgent: Bcc: all@example.com your account"',
+    );
+  });
+
+  it('caps a long name at 60 characters with an ellipsis', () => {
+    const capped = venueInSubject(`Your account is suspended ${'x'.repeat(80)}`);
+    assert.equal([...capped.slice(1, -1)].length, 60);
+    assert.ok(capped.endsWith('…"'), capped);
+    assert.ok(capped.startsWith('"Your account is suspended x'), capped);
+    assert.equal(venueInSubject('é'.repeat(60)), `"${'é'.repeat(60)}"`);
+  });
+
+  it("is the venue's name in a payment link's subject", async () => {
+    const biz = await bookable();
+    await ctx.app.db
+      .updateTable('businesses')
+      .set({ name: 'Security team\nReset your password now' })
+      .where('id', '=', biz.tenant.businessId)
+      .execute();
+    assert.equal((await staffDeposit(biz, { email: 'ada@example.com' })).statusCode, 201);
+    const [row] = await ctx.app.db.selectFrom('email_outbox').select('subject').execute();
+    assert.equal(row!.subject, 'Pay the deposit for your booking at "Security team Reset your password now"');
   });
 });

@@ -33,6 +33,7 @@ const TABLES = {
   operating_hours: 'business',
   resource_blocks: 'business',
   resources: 'business',
+  sandbox_usage: 'business',
   services: 'business',
   waitlist_entries: 'business',
   webhook_deliveries: 'business',

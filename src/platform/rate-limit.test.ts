@@ -5,9 +5,11 @@ import { once } from 'node:events';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import {
   bearer,
   createKey,
+  createPublishableKey,
   createTenant,
   createTestApp,
   TEST_JWT_SECRET,
@@ -254,6 +256,59 @@ describe('429 rate_limit_exceeded', () => {
     }
     assertRefused(await read('203.0.113.20'), RATE_LIMITS.anonymousPerIp);
     assert.notEqual((await read('203.0.113.21')).statusCode, 429);
+  });
+
+  it("refuses a client IP's public bookings of a business past its hourly setting, not another IP's", async () => {
+    const shop = 'https://shop.example';
+    const biz = await setupBookable(ctx.app, { settings: { public_bookings_per_ip_per_hour: 3 } });
+    const { key } = await createPublishableKey(ctx.app, biz.tenant, [shop]);
+    let hour = 8;
+    const book = (remoteAddress: string, url = '/v1/bookings') =>
+      ctx.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress,
+        headers: { ...bearer(key), origin: shop },
+        payload: {
+          business_id: biz.tenant.businessId,
+          booking_date: BOOKING_DAY,
+          start_time: `${String(++hour).padStart(2, '0')}:00`,
+          capacity: 1,
+          ...guest(),
+        },
+      });
+    for (let n = 1; n <= 3; n++) {
+      const booked = await book('203.0.113.30');
+      assert.equal(booked.statusCode, 201, `booking ${n}: ${booked.body}`);
+      assert.equal(booked.headers['ratelimit-limit'], '3');
+      assert.equal(booked.headers['ratelimit-remaining'], String(3 - n));
+    }
+    for (const url of ['/v1/bookings', '/v1/dynamic/bookings']) {
+      const refused = await book('203.0.113.30', url);
+      assert.equal(refused.statusCode, 429, refused.body);
+      assert.equal(refused.json().error.code, 'rate_limit_exceeded');
+      const retryAfter = Number(refused.headers['retry-after']);
+      assert.ok(retryAfter > 60 && retryAfter <= 3600, `Retry-After ${retryAfter}`);
+      assert.equal(refused.headers['ratelimit-limit'], '3');
+      assert.equal(refused.headers['ratelimit-remaining'], '0');
+      assert.equal(refused.headers['ratelimit-reset'], String(retryAfter));
+    }
+    const elsewhere = await book('203.0.113.31');
+    assert.equal(elsewhere.statusCode, 201, elsewhere.body);
+    // A secret key is not limited by it.
+    const secret = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/bookings',
+      remoteAddress: '203.0.113.30',
+      headers: biz.tenant.headers,
+      payload: {
+        business_id: biz.tenant.businessId,
+        booking_date: BOOKING_DAY,
+        start_time: '15:00',
+        ...guest(),
+      },
+    });
+    assert.equal(secret.statusCode, 201, secret.body);
   });
 });
 

@@ -21,6 +21,8 @@ export const RATE_LIMITS = {
   guestBookingPerIp: 10,
 } as const;
 const WINDOW_MS = 60_000;
+/** The window of the per-IP limit of online bookings made with a publishable key. */
+const PUBLIC_BOOKING_WINDOW_MS = 3_600_000;
 
 interface Quota {
   bucket: string;
@@ -52,6 +54,14 @@ export const clientAddress = (request: FastifyRequest): string => normalizeIP(re
 export const ONLINE_BOOKING_ROUTES: ReadonlySet<string> = new Set(['/v1/bookings', '/v1/dynamic/bookings']);
 const isBookingCreation = (request: FastifyRequest) =>
   request.method === 'POST' && ONLINE_BOOKING_ROUTES.has(routeOf(request) ?? '');
+
+/**
+ * Online booking creation without a secret credential (a publishable key: the hosted page, a
+ * widget). Such a key is public, so a script could book a business's month away from many
+ * addresses: each client IP may book each business only so often an hour.
+ */
+const isPublicBookingCreation = (request: FastifyRequest) =>
+  request.principal?.kind === 'publishable_key' && isBookingCreation(request);
 
 /** A guest's own booking, found by its code and their email or phone: guessing must stay slow. */
 const GUEST_BOOKING_ROUTES = new Set([
@@ -169,13 +179,29 @@ class RedisBreaker {
   }
 }
 
+export interface RateLimitRules {
+  /**
+   * The online bookings a client IP may make per hour with a publishable key of the business (its
+   * setting `public_bookings_per_ip_per_hour`); null when the business is not known.
+   */
+  publicBookingsPerHour(businessId: string): Promise<number | null>;
+}
+
+/** A request counted on a limiter: how far its window has gone. */
+type LimitState = Extract<
+  Awaited<ReturnType<ReturnType<FastifyInstance['createRateLimit']>>>,
+  { isAllowed: false }
+>;
+
 /**
  * Fixed one-minute windows per credential (per client IP without one), counted in Redis when
  * `REDIS_URL` is set so that every process shares the limit, in memory otherwise. The check runs
  * in `preValidation`, the first point where the route's own auth hook has named the principal;
  * requests turned away before it (bad credentials, malformed bodies) are still counted, in `onSend`.
+ * Online bookings made with a publishable key also count in a one-hour window per client IP and
+ * business, whose size the business sets.
  */
-export async function registerRateLimit(app: FastifyInstance): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, rules: RateLimitRules): Promise<void> {
   const { redisUrl, redisKeyPrefix } = app.config;
   let redis: Redis | undefined;
   let breaker: RedisBreaker | undefined;
@@ -205,37 +231,80 @@ export async function registerRateLimit(app: FastifyInstance): Promise<void> {
     cache: 100_000,
   });
   const consume = app.createRateLimit();
+  /** The hourly counter of a request's public booking, as `publicBookingQuota` found it. */
+  const hourly = new WeakMap<FastifyRequest, Quota>();
+  const consumeHourly = app.createRateLimit({
+    timeWindow: PUBLIC_BOOKING_WINDOW_MS,
+    keyGenerator: (request) => hourly.get(request)!.bucket,
+    max: (request) => hourly.get(request)!.max,
+  });
   const charged = new WeakSet<FastifyRequest>();
 
-  /** Counts the request and sets the RateLimit-* headers; returns the seconds to wait when over the limit. */
-  async function charge(request: FastifyRequest, reply: FastifyReply): Promise<number | null> {
-    charged.add(request);
+  /** Counts the request on one limiter; null when the store cannot be asked (the limits fail open). */
+  async function count(request: FastifyRequest, limiter: typeof consume): Promise<LimitState | null> {
     if (breaker && !breaker.allows()) return null;
-    let state: Awaited<ReturnType<typeof consume>>;
     try {
-      state = await consume(request);
+      const state = await limiter(request);
+      return state.isAllowed ? null : state;
     } catch (error) {
       if (breaker) breaker.trip(error);
       else request.log.warn({ err: error }, 'rate limit store failed; the request is let through');
       return null;
     }
-    if (state.isAllowed) return null;
-    const resetSeconds = Math.max(1, state.ttlInSeconds);
-    reply.header('RateLimit-Limit', state.max);
-    reply.header('RateLimit-Remaining', state.remaining);
-    reply.header('RateLimit-Reset', resetSeconds);
-    return state.isExceeded ? resetSeconds : null;
+  }
+
+  /** The RateLimit-* headers of the limit closest to refusing the request. */
+  function setHeaders(reply: FastifyReply, states: (LimitState | null)[]): void {
+    const counted = states.filter((state) => state !== null);
+    const closest = counted.sort((a, b) => a.remaining - b.remaining)[0];
+    if (!closest) return;
+    reply.header('RateLimit-Limit', closest.max);
+    reply.header('RateLimit-Remaining', closest.remaining);
+    reply.header('RateLimit-Reset', resetSecondsOf(closest));
+  }
+  const resetSecondsOf = (state: LimitState) => Math.max(1, state.ttlInSeconds);
+
+  /** The hourly counter of a public booking: per business and client IP, sized by the business. */
+  async function publicBookingQuota(request: FastifyRequest): Promise<Quota | null> {
+    const businessId = request.principal?.businessId;
+    if (!businessId || !isPublicBookingCreation(request)) return null;
+    const max = await rules.publicBookingsPerHour(businessId);
+    if (max === null) return null;
+    return { bucket: `public-bookings:${businessId}:ip:${normalizeIP(request.ip)}`, max };
+  }
+
+  /** Counts the request and sets the RateLimit-* headers; returns the refusal when over a limit. */
+  async function charge(request: FastifyRequest, reply: FastifyReply): Promise<AppError | null> {
+    charged.add(request);
+    const state = await count(request, consume);
+    if (state?.isExceeded) {
+      setHeaders(reply, [state]);
+      return refusal(reply, state, `rate limit of ${quotaOf(request).max} requests per minute exceeded`);
+    }
+    const quota = await publicBookingQuota(request);
+    if (quota) hourly.set(request, quota);
+    const hourState = quota ? await count(request, consumeHourly) : null;
+    setHeaders(reply, [state, hourState]);
+    if (quota && hourState?.isExceeded) {
+      return refusal(
+        reply,
+        hourState,
+        `at most ${quota.max} bookings an hour may be made online from one client for this business`,
+      );
+    }
+    return null;
+  }
+
+  function refusal(reply: FastifyReply, state: LimitState, what: string): AppError {
+    const retryAfter = resetSecondsOf(state);
+    reply.header('Retry-After', retryAfter);
+    return new AppError('rate_limit_exceeded', `${what}; retry in ${retryAfter} s`);
   }
 
   app.addHook('preValidation', async (request, reply) => {
     if (isUnlimited(request)) return;
-    const retryAfter = await charge(request, reply);
-    if (retryAfter === null) return;
-    reply.header('Retry-After', retryAfter);
-    throw new AppError(
-      'rate_limit_exceeded',
-      `rate limit of ${quotaOf(request).max} requests per minute exceeded; retry in ${retryAfter} s`,
-    );
+    const refused = await charge(request, reply);
+    if (refused) throw refused;
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

@@ -23,7 +23,7 @@ export const WIDGET_SETTINGS = [
 export const findBusinessBySlug = async (executor: Executor, slug: string) =>
   (await executor
     .selectFrom('businesses')
-    .select(['id', 'name', 'slug', ...WIDGET_SETTINGS])
+    .select(['id', 'name', 'slug', ...WIDGET_SETTINGS, 'is_dev as is_sandbox'])
     .where((eb) =>
       isUuid(slug)
         ? eb.or([eb('slug', '=', slug.toLowerCase()), eb('id', '=', slug)])
@@ -32,7 +32,10 @@ export const findBusinessBySlug = async (executor: Executor, slug: string) =>
     .orderBy(sql`slug = ${slug.toLowerCase()}`, 'desc')
     .limit(1)
     .executeTakeFirst()) as
-    | ({ id: string; name: string; slug: string } & Pick<BusinessSettings, (typeof WIDGET_SETTINGS)[number]>)
+    | ({ id: string; name: string; slug: string; is_sandbox: boolean } & Pick<
+        BusinessSettings,
+        (typeof WIDGET_SETTINGS)[number]
+      >)
     | undefined;
 
 export async function findBusinessTimezone(executor: Executor, businessId: string) {

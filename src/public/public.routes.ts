@@ -17,6 +17,10 @@ const BusinessInfo = Type.Object({
     typeof SettingsFields,
     (typeof WIDGET_SETTINGS)[number]
   >),
+  is_sandbox: Type.Boolean({
+    description:
+      'a sandbox business, for trying things out: its bookings are not real, and a widget shows it in test mode',
+  }),
 });
 const PublicBlackout = Type.Object({
   start_date: DateString,

@@ -57,8 +57,16 @@ describe('GET /v1/public/business/{slug}', () => {
           deposit_type: 'none',
           default_deposit_amount_cents: 500,
           cancellation_cutoff_hours: 0,
+          is_sandbox: false,
         });
       }
+    });
+
+    it('says so of a sandbox business, whose bookings are for trying things out', async () => {
+      const tenant = await createTenant(ctx.app, { name: 'Try Me', is_dev: true });
+      const response = await get(`/v1/public/business/${tenant.slug}`);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().is_sandbox, true);
     });
 
     it('finds the business by its id too, as a widget may be given either', async () => {

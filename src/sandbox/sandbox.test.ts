@@ -131,6 +131,23 @@ describe('sandbox surface', () => {
       assert.equal(taken.remaining_resources, 3);
     });
 
+    it("is shared by every visitor: a developer's sandbox cap of 100 a month is not the demo's", async () => {
+      ctx.app.clock.now = () => Date.parse('2026-11-25T12:00:00Z');
+      // The demo is seeded by its first read.
+      await slots('2026-12-01');
+      const demo = await ctx.database.db
+        .selectFrom('businesses')
+        .select('id')
+        .where('is_dev', '=', true)
+        .executeTakeFirstOrThrow();
+      await ctx.database.db
+        .insertInto('sandbox_usage')
+        .values({ business_id: demo.id, month: '2026-11-01', bookings: 100 })
+        .execute();
+      const response = await book({ start_time: '2026-12-01T18:00:00Z' });
+      assert.equal(response.statusCode, 201, response.body);
+    });
+
     it('answers a repeated Idempotency-Key with the first booking, and makes only one', async () => {
       const { slots: day } = await slots();
       const headers = { 'idempotency-key': 'sandbox-try-1' };

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../platform/db.ts';
 export type BookingMode = 'scheduled' | 'dynamic';
 export type DepositType = 'none' | 'charge' | 'authorization_hold';
 
-/** A business's booking rules: the columns of `businesses` from `timezone` to `cancellation_cutoff_hours`. */
+/** A business's booking rules: the columns of `businesses` from `timezone` on. */
 export interface BusinessSettings {
   timezone: string;
   default_slot_interval_minutes: number;
@@ -20,6 +20,7 @@ export interface BusinessSettings {
   deposit_type: DepositType;
   payment_hold_minutes: number;
   cancellation_cutoff_hours: number;
+  public_bookings_per_ip_per_hour: number;
 }
 
 export type SettingsRow = BusinessSettings & { id: string };
@@ -39,6 +40,7 @@ export const SETTINGS_COLUMNS = [
   'deposit_type',
   'payment_hold_minutes',
   'cancellation_cutoff_hours',
+  'public_bookings_per_ip_per_hour',
 ] as const;
 
 /** The settings of a business, or undefined when no such business exists. */

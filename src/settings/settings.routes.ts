@@ -42,6 +42,11 @@ export const SettingsFields = {
     720,
     'guests may cancel their own booking until this many hours before it starts (0: until it starts)',
   ),
+  public_bookings_per_ip_per_hour: int(
+    1,
+    1000,
+    'online bookings one client IP may make per hour with a publishable key (the hosted page, a widget)',
+  ),
 };
 
 const Settings = Type.Object(SettingsFields);

@@ -40,6 +40,7 @@ const DEFAULTS = {
   deposit_type: 'none',
   payment_hold_minutes: 30,
   cancellation_cutoff_hours: 0,
+  public_bookings_per_ip_per_hour: 10,
 };
 
 const call = (tenant: Tenant, method: InjectOptions['method'], payload?: unknown) =>
@@ -131,6 +132,7 @@ describe('PATCH /v1/manage/settings', () => {
         buffer_minutes: 0,
         payment_hold_minutes: 5,
         cancellation_cutoff_hours: 0,
+        public_bookings_per_ip_per_hour: 1,
       };
       const high = {
         default_slot_interval_minutes: 120,
@@ -143,6 +145,7 @@ describe('PATCH /v1/manage/settings', () => {
         buffer_minutes: 240,
         payment_hold_minutes: 1440,
         cancellation_cutoff_hours: 720,
+        public_bookings_per_ip_per_hour: 1000,
       };
       for (const change of [low, high]) {
         const response = await call(tenant, 'PATCH', change);
@@ -219,6 +222,8 @@ describe('PATCH /v1/manage/settings', () => {
       [{ payment_hold_minutes: 1441 }, 'payment_hold_minutes'],
       [{ cancellation_cutoff_hours: -1 }, 'cancellation_cutoff_hours'],
       [{ cancellation_cutoff_hours: 721 }, 'cancellation_cutoff_hours'],
+      [{ public_bookings_per_ip_per_hour: 0 }, 'public_bookings_per_ip_per_hour'],
+      [{ public_bookings_per_ip_per_hour: 1001 }, 'public_bookings_per_ip_per_hour'],
       [{ auto_confirm_bookings: 'sometimes' }, 'auto_confirm_bookings'],
       [{ booking_window_days: 'ten' }, 'booking_window_days'],
       [{ min_notice_hours: 1.5 }, 'min_notice_hours'],

@@ -122,6 +122,22 @@ describe('GET /book/{slug}', () => {
       assert.ok(response.body.includes('<script src="/widget/v1/slotwise.js" defer></script>'));
     });
 
+    it("shows a sandbox business's page in test mode, in the page's language, and no live business's", async () => {
+      const sandbox = await createTenant(ctx.app, { name: 'Try Me', is_dev: true });
+      const live = await createTenant(ctx.app, { name: 'For Real' });
+      const page = await get(`/book/${sandbox.slug}?lang=de`);
+      assert.equal(page.statusCode, 200, page.body);
+      assert.match(page.body, /<p class="test-mode" role="status">Testmodus: [^<]+<\/p><\/slotwise-booking>/);
+      const livePage = await get(`/book/${live.slug}`);
+      assert.doesNotMatch(livePage.body, /role="status"/);
+    });
+
+    it('has the widget show a test mode banner for a sandbox business', async () => {
+      const script = (await get(SCRIPT)).body;
+      assert.match(script, /is_sandbox/);
+      assert.ok(script.includes(EN.testMode), 'the English banner text is in the script');
+    });
+
     it('speaks the language asked for, else the browser’s first supported one', async () => {
       const tenant = await createTenant(ctx.app);
       const cases: [string, Record<string, string>, string][] = [

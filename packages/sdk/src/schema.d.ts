@@ -7012,6 +7012,8 @@ export interface operations {
                         payment_hold_minutes: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
+                        /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
+                        public_bookings_per_ip_per_hour: number;
                     };
                 };
             };
@@ -7096,6 +7098,8 @@ export interface operations {
                     payment_hold_minutes?: number;
                     /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                     cancellation_cutoff_hours?: number;
+                    /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
+                    public_bookings_per_ip_per_hour?: number;
                 };
             };
         };
@@ -7133,6 +7137,8 @@ export interface operations {
                         payment_hold_minutes: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
+                        /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
+                        public_bookings_per_ip_per_hour: number;
                     };
                 };
             };
@@ -7946,6 +7952,8 @@ export interface operations {
                         default_deposit_amount_cents: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
+                        /** @description a sandbox business, for trying things out: its bookings are not real, and a widget shows it in test mode */
+                        is_sandbox: boolean;
                     };
                 };
             };
