@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
-import { customerOf } from '../customers/customers.service.ts';
+import { answerToCaller, customerOf } from '../customers/customers.service.ts';
 import { commitWithDeposit, prepareDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
@@ -109,18 +109,23 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const deposit = await prepareDeposit(app.deposits, principal, { ...input, mode: 'scheduled' }, now);
       return commitWithDeposit(app.deposits, deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
-          booking: withPaymentSecret(
-            booked(
-              request,
-              await createBooking(
-                executor,
-                app.availability,
-                principal,
-                { ...input, deposit: deposit ?? undefined },
-                now,
+          booking: answerToCaller(
+            principal,
+            body.business_id,
+            withPaymentSecret(
+              booked(
+                request,
+                await createBooking(
+                  executor,
+                  app.availability,
+                  principal,
+                  { ...input, deposit: deposit ?? undefined },
+                  now,
+                ),
               ),
+              deposit,
             ),
-            deposit,
+            input.customer,
           ),
         })),
       );

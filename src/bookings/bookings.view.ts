@@ -60,10 +60,20 @@ export const BookingSchema = Type.Object(
   { $id: 'Booking' },
 );
 
+const ONLY_TRUSTED =
+  'only for a caller trusted with customers (a secret API key, a dashboard user, a developer): a publishable key is answered what it sent (`guest`), never the customer matched by the phone';
+
 /** A created booking: with a deposit, what the guest pays with and the kind of deposit. */
 export const CreatedBookingSchema = Type.Object(
   {
     ...BookingSchema.properties,
+    customer_id: Type.Optional({ ...Uuid, description: ONLY_TRUSTED }),
+    customer: Type.Optional({ ...CustomerSummary, description: ONLY_TRUSTED }),
+    guest: {
+      ...GuestSchema,
+      description:
+        'the name and email given with this booking; to a caller not trusted with customers, what it sent, phone included',
+    },
     payment_client_secret: Type.Optional(
       Type.String({
         description:

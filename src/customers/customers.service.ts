@@ -50,6 +50,36 @@ export const isTrustedCaller = (
   principal.businessId === businessId &&
   principal.scopes.has('write');
 
+/** What a caller sent of its guest, as answered back to it. */
+export const sentGuest = (sent: CustomerInput) => ({
+  first_name: sent.first_name,
+  last_name: sent.last_name,
+  email: sent.email ?? null,
+  phone: sent.phone,
+});
+
+/** An entry's answer without the customer record it was attached to. */
+type AnswerWithoutCustomer<T> = Omit<T, 'customer_id' | 'customer' | 'guest'> & {
+  guest: ReturnType<typeof sentGuest>;
+};
+
+/**
+ * A new booking as answered to the caller who made it. A trusted caller sees the customer the
+ * booking belongs to; anyone else gets back what it sent (`guest`) and nothing of the customer its
+ * phone matched (name, email, phone spelling or id), so booking with a stranger's number tells
+ * nothing about them. The one place such an answer is made: a stored idempotent answer is this one.
+ */
+export function answerToCaller<T extends { customer_id: string; customer: unknown; guest: unknown }>(
+  principal: Pick<Principal, 'kind' | 'businessId' | 'scopes'>,
+  businessId: string,
+  booking: T,
+  sent: CustomerInput,
+): T | AnswerWithoutCustomer<T> {
+  if (isTrustedCaller(principal, businessId)) return booking;
+  const { customer_id: _id, customer: _customer, guest: _given, ...rest } = booking;
+  return { ...rest, guest: sentGuest(sent) };
+}
+
 /**
  * Finds the business's customer by normalised phone or creates one. A trusted caller's name and
  * email become a returning customer's (the latest booking's); anyone else only attaches to the

@@ -24,6 +24,9 @@ export const GuestSchema = Nullable(
       first_name: Type.String(),
       last_name: Type.String(),
       email: Nullable(Type.String()),
+      phone: Type.Optional(
+        Type.String({ description: 'the phone as sent; only in the answer to the call that sent it' }),
+      ),
     },
     { description: 'the name and email given with this one; null on entries made before they were kept' },
   ),

@@ -4,7 +4,7 @@ import { CUSTOMER_FLAT_OR_NESTED, DEPOSIT_RULES, OnlineBookingFields } from '../
 import { booked } from '../bookings/bookings.service.ts';
 import { CreatedBookingSchema } from '../bookings/bookings.view.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
-import { customerOf } from '../customers/customers.service.ts';
+import { answerToCaller, customerOf } from '../customers/customers.service.ts';
 import { commitWithDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
@@ -161,18 +161,23 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const deposit = await prepareDynamicDeposit(app.deposits, principal, input, now);
       return commitWithDeposit(app.deposits, deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
-          booking: withPaymentSecret(
-            booked(
-              request,
-              await createDynamicBooking(
-                executor,
-                app.availability,
-                principal,
-                { ...input, deposit: deposit ?? undefined },
-                now,
+          booking: answerToCaller(
+            principal,
+            body.business_id,
+            withPaymentSecret(
+              booked(
+                request,
+                await createDynamicBooking(
+                  executor,
+                  app.availability,
+                  principal,
+                  { ...input, deposit: deposit ?? undefined },
+                  now,
+                ),
               ),
+              deposit,
             ),
-            deposit,
+            input.customer,
           ),
         })),
       );

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DepositSchema } from '../bookings/bookings.view.ts';
+import { GuestSchema } from '../customers/entry-customer.ts';
 import { optionalCredential } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { DateString, errorResponses, example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -36,7 +37,7 @@ const GuestBooking = Type.Object({
   duration_minutes: Type.Integer(),
   capacity: Type.Integer(),
   service_id: Nullable(Uuid),
-  guest: Type.Object({ first_name: Type.String(), last_name: Type.String(), email: Nullable(Type.String()) }),
+  guest: GuestSchema,
   customer_notes: Nullable(Type.String()),
   deposit: Nullable(Type.Omit(DepositSchema, ['processor_payment_id'])),
   starts_at: Timestamp,

@@ -2,6 +2,7 @@ import type { AvailabilityService } from '../availability/availability.service.t
 import { lockBooking } from '../bookings/bookings.queries.ts';
 import { changeBooking } from '../bookings/bookings.service.ts';
 import { normalizePhone } from '../customers/customers.service.ts';
+import { toGuestView } from '../customers/entry-customer.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { hhmm } from '../platform/schemas.ts';
@@ -59,7 +60,7 @@ function cancellableUntil(status: BookingStatus, startsAt: Date, cutoffHours: nu
   return new Date(startsAt.getTime() - cutoffHours * HOUR_MS);
 }
 
-/** What a guest sees of their booking: no staff notes, no resource, no other customer's data. */
+/** What a guest sees of their booking: no staff notes, no resource, nothing of the customer record. */
 function toGuestBookingView(row: GuestBookingRow, now: number) {
   const until = cancellableUntil(row.status, row.starts_at, row.cancellation_cutoff_hours);
   return {
@@ -77,11 +78,8 @@ function toGuestBookingView(row: GuestBookingRow, now: number) {
     duration_minutes: row.duration_minutes,
     capacity: row.capacity,
     service_id: row.service_id,
-    guest: {
-      first_name: row.guest_first_name ?? row.customer_first_name,
-      last_name: row.guest_last_name ?? row.customer_last_name,
-      email: emailGiven(row),
-    },
+    // What was given with this booking, never the customer its phone matched.
+    guest: toGuestView(row),
     customer_notes: row.customer_notes,
     deposit:
       row.deposit_status && row.deposit_type && row.deposit_amount_cents !== null

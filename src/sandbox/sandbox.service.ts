@@ -6,7 +6,7 @@ import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { createBooking, findBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { assertTransition } from '../bookings/status.ts';
-import type { CustomerInput } from '../customers/customers.service.ts';
+import { type CustomerInput, normalizePhone, sentGuest } from '../customers/customers.service.ts';
 import { issueDefaultPublishableKey } from '../developers/api-keys.service.ts';
 import { hashPassword } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
@@ -126,8 +126,13 @@ export async function sandboxAvailability(
   };
 }
 
-/** A booking as the sandbox shows it: times as timestamps with the business's offset. */
-function toSandboxBooking(booking: BookingView, timezone: string) {
+/**
+ * A booking as the sandbox shows it: times as timestamps with the business's offset. Its visitors
+ * are never trusted with customers, so its `customer` is the guest: as `sent` in the answer to the
+ * booking, else as given with it (the phone as matched: digits and a leading `+`), never the
+ * record that the phone matched.
+ */
+function toSandboxBooking(booking: BookingView, timezone: string, sent?: CustomerInput) {
   return {
     id: booking.id,
     status: booking.status,
@@ -136,12 +141,14 @@ function toSandboxBooking(booking: BookingView, timezone: string) {
     end_time: isoWithOffset(Date.parse(booking.ends_at), timezone),
     capacity: booking.capacity,
     resource: { id: booking.resource.id, name: booking.resource.name },
-    customer: {
-      first_name: booking.guest?.first_name ?? booking.customer.first_name,
-      last_name: booking.guest?.last_name ?? booking.customer.last_name,
-      email: booking.guest?.email ?? booking.customer.email,
-      phone: booking.customer.phone,
-    },
+    customer: sent
+      ? sentGuest(sent)
+      : {
+          first_name: booking.guest?.first_name ?? '',
+          last_name: booking.guest?.last_name ?? '',
+          email: booking.guest?.email ?? null,
+          phone: normalizePhone(booking.customer.phone),
+        },
     notes: booking.customer_notes,
     created_at: booking.created_at,
   };
@@ -179,7 +186,7 @@ export async function createSandboxBooking(
     },
     now,
   );
-  return toSandboxBooking(booking, sandbox.timezone);
+  return toSandboxBooking(booking, sandbox.timezone, input.customer);
 }
 
 async function sandboxBookingView(executor: Executor, sandbox: SandboxBusiness, bookingId: string) {
