@@ -426,23 +426,46 @@ export interface DepositOutcome {
   changes?: Partial<StoredDeposit>;
   /** Why, for the audit rows: the event's id and type, or the job's reason. */
   meta: Record<string, unknown>;
+  /** The money a processor's event reports taken or held; it settles the deposit only when it is the deposit's. */
+  received?: { amountCents: number | null; currency: string | null };
 }
+
+/** Money reported in a currency or of an amount other than the deposit's. */
+const isOtherMoney = (deposit: StoredDeposit, received: NonNullable<DepositOutcome['received']>) =>
+  received.amountCents !== deposit.amount_cents ||
+  received.currency?.toLowerCase() !== deposit.currency.toLowerCase();
 
 /**
  * Applies what the processor says happened to a deposit, if the status table allows the move (a
  * stale or repeated report changes nothing). Money taken confirms a waiting booking and ends its
  * deadline; money taken for a booking already cancelled is marked to be given back by a job.
+ * Money of another amount or currency than the deposit's settles nothing (a payment of one cent
+ * must not confirm a booking): the deposit stays as it is, and the report is audited
+ * (`deposit.amount_mismatch`) for the staff to look into. Answers whether that happened.
  */
 export async function settleDeposit(
   tx: Tx,
   found: StoredDeposit,
   outcome: DepositOutcome,
   now: number,
-): Promise<void> {
+): Promise<'amount_mismatch' | undefined> {
   const locked = await lockBookingAndDeposit(tx, found);
   if (!locked || !canMove(locked.deposit.status, outcome.to)) return;
   const { booking, deposit } = locked;
   const moneyTaken = MONEY_TAKEN.includes(outcome.to);
+  if (moneyTaken && outcome.received && isOtherMoney(deposit, outcome.received)) {
+    await recordAudit(tx, systemActor(deposit.business_id), {
+      action: 'deposit.amount_mismatch',
+      entityType: 'booking',
+      entityId: deposit.booking_id,
+      meta: {
+        ...outcome.meta,
+        expected: { amount_cents: deposit.amount_cents, currency: deposit.currency },
+        received: { amount_cents: outcome.received.amountCents, currency: outcome.received.currency },
+      },
+    });
+    return 'amount_mismatch';
+  }
   const changes: Partial<StoredDeposit> = { ...outcome.changes };
   if (moneyTaken) changes.expires_at = null;
   if (moneyTaken && booking.status === 'cancelled') changes.reversal_due_at = new Date(now);
