@@ -62,20 +62,37 @@ export const depositsNotEnabled = () =>
     'deposits need a connected payment account that can take charges: connect one with POST /v1/billing/connect/onboard and finish its onboarding',
   );
 
+/** Live businesses have no payment processor here: no deposit can be taken, whatever their account. */
+export const noLiveProcessor = () =>
+  new AppError(
+    'deposits_not_enabled',
+    'deposits of live businesses are not available: this server has no payment processor configured for them',
+  );
+
 /**
- * Refuses deposits while the business has no payment account that can take charges; answers the
- * account the money goes to (none for a sandbox business, which needs no account).
+ * Refuses deposits while the business has no payment account that can take charges, or live
+ * businesses no processor (`processor` null); answers the account the money goes to (none for a
+ * sandbox business, which needs no account).
  */
 export async function paymentDestination(
   executor: Executor,
   businessId: string,
   sandbox: boolean,
-  processor: ProcessorName,
+  processor: ProcessorName | null,
 ): Promise<string | null> {
   if (sandbox) return null;
+  if (!processor) throw noLiveProcessor();
   const account = await chargeableAccount(executor, businessId, processor);
   if (!account) throw depositsNotEnabled();
   return account.processor_account_id;
+}
+
+/** The processor a business's new deposit goes through, and the account its money goes to. */
+async function depositProcessor(deps: DepositDeps, businessId: string, sandbox: boolean) {
+  const processor = deps.payments.forBusiness(sandbox);
+  const destination = await paymentDestination(deps.db, businessId, sandbox, processor?.name ?? null);
+  // paymentDestination refused a live business without a processor.
+  return { processor: processor!, destination };
 }
 
 /** The processor a deposit was made with, for the calls that follow (capture, release, refund). */
@@ -126,13 +143,7 @@ export async function prepareDeposit(
   if (terms.deposit_type === 'none') return null;
   const type = terms.deposit_type;
   if (type === 'authorization_hold') assertFeature(caller, 'authorizationHolds', now);
-  const destination = await paymentDestination(
-    deps.db,
-    caller.businessId,
-    terms.is_dev,
-    deps.payments.forBusiness(false).name,
-  );
-  const processor = deps.payments.forBusiness(terms.is_dev);
+  const { processor, destination } = await depositProcessor(deps, caller.businessId, terms.is_dev);
   const bookingId = randomUUID();
   const metadata = { booking_id: bookingId, business_id: caller.businessId };
   const row = {
@@ -238,13 +249,7 @@ export async function prepareStaffDeposit(
 ): Promise<PreparedCheckout> {
   const terms = await depositTerms(deps.db, caller.businessId);
   if (!terms) throw notFound('business');
-  const destination = await paymentDestination(
-    deps.db,
-    caller.businessId,
-    terms.is_dev,
-    deps.payments.forBusiness(false).name,
-  );
-  const processor = deps.payments.forBusiness(terms.is_dev);
+  const { processor, destination } = await depositProcessor(deps, caller.businessId, terms.is_dev);
   const bookingId = randomUUID();
   const amount = terms.default_deposit_amount_cents * request.partySize;
   const expiresAt = new Date(now + CHECKOUT_LIFETIME_MS);
