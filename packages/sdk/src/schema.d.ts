@@ -354,7 +354,7 @@ export interface paths {
         put?: never;
         /**
          * Buy a plan: a checkout page of the payment processor's
-         * @description Paying it makes the subscription `active` on the plan (the processor tells the service with `checkout.session.completed`). A running subscription is changed or cancelled in the billing portal instead (409). Open while past due.
+         * @description Paying it makes the subscription `active` on the plan (the processor tells the service with `checkout.session.completed`). A running subscription is changed or cancelled in the billing portal instead (409). Open while past due. 503 `billing_not_configured` when the server has no payment processor for billing.
          */
         post: operations["createBillingCheckout"];
         delete?: never;
@@ -374,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * The payment processor's billing portal: cancel, or pay what is past due
-         * @description Needs a plan bought first (409 otherwise). Open while past due.
+         * @description Needs a plan bought first (409 otherwise). Open while past due. 503 `billing_not_configured` when the server has no payment processor for billing.
          */
         post: operations["createBillingPortal"];
         delete?: never;
@@ -1600,9 +1600,13 @@ export interface components {
             resource_id: string;
             /** Format: uuid */
             service_id: string | null;
-            /** Format: uuid */
-            customer_id: string;
-            customer: {
+            /**
+             * Format: uuid
+             * @description only for a caller trusted with customers (a secret API key, a dashboard user, a developer): a publishable key is answered what it sent (`guest`), never the customer matched by the phone
+             */
+            customer_id?: string;
+            /** @description only for a caller trusted with customers (a secret API key, a dashboard user, a developer): a publishable key is answered what it sent (`guest`), never the customer matched by the phone */
+            customer?: {
                 /** Format: uuid */
                 id: string;
                 first_name: string;
@@ -1610,11 +1614,13 @@ export interface components {
                 phone: string;
                 email: string | null;
             };
-            /** @description the name and email given with this one; null on entries made before they were kept */
+            /** @description the name and email given with this booking; to a caller not trusted with customers, what it sent, phone included */
             guest: {
                 first_name: string;
                 last_name: string;
                 email: string | null;
+                /** @description the phone as sent; only in the answer to the call that sent it */
+                phone?: string;
             } | null;
             resource: {
                 /** Format: uuid */
@@ -1696,6 +1702,8 @@ export interface components {
                 first_name: string;
                 last_name: string;
                 email: string | null;
+                /** @description the phone as sent; only in the answer to the call that sent it */
+                phone?: string;
             } | null;
             resource: {
                 /** Format: uuid */
@@ -3799,6 +3807,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createBillingPortal: {
@@ -3901,6 +3918,15 @@ export interface operations {
             };
             /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7895,11 +7921,14 @@ export interface operations {
                         capacity: number;
                         /** Format: uuid */
                         service_id: string | null;
+                        /** @description the name and email given with this one; null on entries made before they were kept */
                         guest: {
                             first_name: string;
                             last_name: string;
                             email: string | null;
-                        };
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
+                        } | null;
                         customer_notes: string | null;
                         deposit: {
                             /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
@@ -8034,11 +8063,14 @@ export interface operations {
                         capacity: number;
                         /** Format: uuid */
                         service_id: string | null;
+                        /** @description the name and email given with this one; null on entries made before they were kept */
                         guest: {
                             first_name: string;
                             last_name: string;
                             email: string | null;
-                        };
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
+                        } | null;
                         customer_notes: string | null;
                         deposit: {
                             /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
@@ -9049,6 +9081,8 @@ export interface operations {
                             first_name: string;
                             last_name: string;
                             email: string | null;
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
                         } | null;
                         resource: {
                             /** Format: uuid */
@@ -9205,6 +9239,8 @@ export interface operations {
                             first_name: string;
                             last_name: string;
                             email: string | null;
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
                         } | null;
                         resource: {
                             /** Format: uuid */
@@ -9395,6 +9431,8 @@ export interface operations {
                             first_name: string;
                             last_name: string;
                             email: string | null;
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
                         } | null;
                         resource: {
                             /** Format: uuid */
@@ -10763,6 +10801,8 @@ export interface operations {
                                 first_name: string;
                                 last_name: string;
                                 email: string | null;
+                                /** @description the phone as sent; only in the answer to the call that sent it */
+                                phone?: string;
                             } | null;
                             /**
                              * Format: date
