@@ -3,10 +3,13 @@
 # runtime needs no dev dependencies.
 FROM node:24-bookworm-slim
 
+# Even on its embedded database the image takes no free payments for live businesses: the
+# simulated processor's test pages serve sandbox businesses only (SIMULATED_PAYMENTS).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    DATA_DIR=/app/data
+    DATA_DIR=/app/data \
+    SIMULATED_PAYMENTS=false
 
 WORKDIR /app
 

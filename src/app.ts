@@ -9,6 +9,7 @@ import { AvailabilityService } from './availability/availability.service.ts';
 import { blockRoutes } from './availability/blocks.routes.ts';
 import { billingRoutes } from './billing/billing.routes.ts';
 import { billingEventHandlers } from './billing/billing-events.ts';
+import { billingJobs } from './billing/billing-jobs.ts';
 import { subscriptionRoutes } from './billing/subscription.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
@@ -26,7 +27,7 @@ import { staffRoutes } from './developers/staff.routes.ts';
 import { dynamicRoutes } from './dynamic/dynamic.routes.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
-import { Processors } from './payments/processors.ts';
+import { Processors, paymentsWarning } from './payments/processors.ts';
 import { simulatorRoutes } from './payments/simulator.routes.ts';
 import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
@@ -185,6 +186,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   );
   app.decorate('jobs', new JobRunner(app.log, database.outages));
   app.decorate('payments', new Processors(config, database.db, clock));
+  const noProcessor = paymentsWarning(config);
+  if (noProcessor) app.log.warn(noProcessor);
   app.decorate(
     'inboundEvents',
     new InboundEvents(database.db, combineHandlers(billingEventHandlers, depositEventHandlers), () => ({
@@ -203,6 +206,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     log: app.log,
   });
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
+  for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
   const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
   const webhookTargets = new WebhookTargets(config);

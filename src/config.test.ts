@@ -41,12 +41,25 @@ describe('loadConfig', () => {
     assert.equal(config.stripeSecretKey, undefined);
     assert.equal(config.stripeApiBase, undefined);
     assert.equal(config.smtpUrl, undefined);
+    assert.equal(config.simulatedPayments, true, 'the embedded default pays on the simulated processor');
     assert.equal(config.webhookAllowPrivateUrls, false);
     assert.deepEqual(
       config.webhookRetrySchedule,
       [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       'the Standard Webhooks schedule',
     );
+  });
+
+  it('lets live payments through the simulated processor only in the embedded default, unless SIMULATED_PAYMENTS says', () => {
+    const postgres = { DATABASE_URL: 'postgres://localhost/slotwise', JWT_SECRET: SECRET };
+    assert.equal(loadConfig({ DATA_DIR: tempDir(), ...postgres }).simulatedPayments, false);
+    assert.equal(
+      loadConfig({ DATA_DIR: tempDir(), ...postgres, SIMULATED_PAYMENTS: 'true' }).simulatedPayments,
+      true,
+    );
+    assert.equal(loadConfig({ DATA_DIR: tempDir(), SIMULATED_PAYMENTS: 'false' }).simulatedPayments, false);
+    assert.equal(loadConfig({ DATA_DIR: tempDir(), SIMULATED_PAYMENTS: '' }).simulatedPayments, true);
+    assertRefused({ SIMULATED_PAYMENTS: 'sometimes' }, 'SIMULATED_PAYMENTS');
   });
 
   it('puts the data in ./data unless DATA_DIR says otherwise', () => {

@@ -18,6 +18,11 @@ export interface Config {
   /** Where the Stripe SDK sends its requests (a local stand-in); unset: Stripe's own API. */
   stripeApiBase: string | undefined;
   smtpUrl: string | undefined;
+  /**
+   * Live businesses' deposits and developer billing may go through the simulated processor (only
+   * without `stripeSecretKey`); sandbox businesses always do.
+   */
+  simulatedPayments: boolean;
   webhookAllowPrivateUrls: boolean;
   /** Waits between a failed webhook delivery and its next attempt, in milliseconds (before jitter). */
   webhookRetrySchedule: number[];
@@ -72,7 +77,12 @@ function parseUrl(name: string, raw: string | undefined, protocols: string[]): s
 }
 
 function parseBool(name: string, raw: string | undefined): boolean {
-  if (raw === undefined || raw === '') return false;
+  return parseOptionalBool(name, raw) ?? false;
+}
+
+/** True or false as the variable says; undefined when it is unset. */
+function parseOptionalBool(name: string, raw: string | undefined): boolean | undefined {
+  if (raw === undefined || raw === '') return undefined;
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
@@ -195,6 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeSecretKey,
     stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
+    // The embedded default (no DATABASE_URL) is for trying the service out, where paying on the
+    // test pages is the point; a deployment on PostgreSQL takes no free money unless it says so.
+    simulatedPayments: parseOptionalBool('SIMULATED_PAYMENTS', env.SIMULATED_PAYMENTS) ?? !databaseUrl,
     webhookAllowPrivateUrls: parseBool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS),
     webhookRetrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

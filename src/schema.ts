@@ -18,6 +18,8 @@ export interface DevelopersTable {
   processor_customer_id: string | null;
   processor_subscription_id: string | null;
   subscription_event_at: Timestamp | null;
+  /** The developer's open plan checkout at the processor (`cs_...`); opening another expires it. */
+  billing_checkout_id: string | null;
   created_at: Generated<Date>;
 }
 
@@ -343,6 +345,18 @@ export interface EmailOutboxTable {
   withheld_at: Timestamp | null;
 }
 
+export type BillingCleanupAction = 'expire_checkout' | 'cancel_subscription';
+
+/** Work left at the processor about a developer's billing (migrations/0023), done by a job. */
+export interface BillingCleanupsTable {
+  processor_object_id: string;
+  developer_id: string;
+  action: BillingCleanupAction;
+  due_at: Generated<Date>;
+  attempts: Generated<number>;
+  created_at: Generated<Date>;
+}
+
 export interface SimulatedProcessorObjectsTable {
   id: string;
   object: ColumnType<Record<string, unknown>, string, string>;
@@ -421,6 +435,7 @@ export interface DB {
   connected_accounts: ConnectedAccountsTable;
   email_outbox: EmailOutboxTable;
   simulated_processor_objects: SimulatedProcessorObjectsTable;
+  billing_cleanups: BillingCleanupsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -70,6 +70,17 @@ describe('the Dockerfile', () => {
     for (const source of sources) assert.ok(existsSync(join(ROOT, source)), `${source} exists`);
   });
 
+  it('keeps live payments off the simulated processor, also on the embedded database', () => {
+    const env = Object.fromEntries(
+      dockerfile
+        .getENVs()
+        .flatMap((instruction) => instruction.getProperties())
+        .map((property) => [property.getName(), property.getValue() ?? '']),
+    );
+    assert.equal(env.SIMULATED_PAYMENTS, 'false');
+    assert.equal(loadConfig({ ...env, JWT_SECRET: 'x'.repeat(40) }).simulatedPayments, false);
+  });
+
   it('runs a file of the image with the commands main.ts knows', () => {
     const [cmd] = dockerfile.getCMDs();
     const words = cmd!.getJSONStrings().map((argument) => argument.getJSONValue());
@@ -177,6 +188,7 @@ describe('compose.yaml', () => {
     assert.equal(config.databaseUrl, 'postgres://slotwise:a1b2c3@postgres:5432/slotwise');
     assert.equal(config.host, '0.0.0.0');
     assert.deepEqual(config.trustProxy, ['172.29.57.0/24']);
+    assert.equal(config.simulatedPayments, false, 'live payments never through the simulated processor');
   });
 
   it('trusts X-Forwarded-For only from the network the proxy reaches the APIs on', () => {

@@ -124,6 +124,37 @@ export class FakeStripe {
     return account;
   }
 
+  /**
+   * What the payer does on Stripe's checkout page of a plan: the session completes and an active
+   * subscription with the session's metadata exists. The events about them are the test's to send.
+   */
+  completeSubscriptionCheckout(sessionId: string): { session: Json; subscription: Json } {
+    const session = this.objects.get(sessionId);
+    if (session?.object !== 'checkout.session' || session.status !== 'open') {
+      throw new Error(`no open checkout session ${sessionId}`);
+    }
+    const start = nowSeconds();
+    const subscription = this.store({
+      id: objectId('sub'),
+      object: 'subscription',
+      customer: session.customer,
+      status: 'active',
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+      ended_at: null,
+      items: {
+        object: 'list',
+        data: [{ current_period_start: start, current_period_end: start + 30 * 86_400 }],
+      },
+      metadata: session.metadata,
+      created: start,
+      livemode: false,
+    });
+    Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: subscription.id });
+    return { session, subscription };
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.objects.clear();
@@ -226,6 +257,21 @@ export class FakeStripe {
         return this.createRefund(body);
       case 'POST checkout/sessions':
         return this.createCheckoutSession(body);
+      case 'POST checkout/sessions/:id/expire': {
+        const session = this.find(id!, 'checkout.session', 'checkout.session');
+        if (session.status !== 'open') {
+          throw invalid('', `Only Checkout Sessions with a status in ["open"] can be expired.`);
+        }
+        return Object.assign(session, { status: 'expired' });
+      }
+      case 'DELETE subscriptions/:id': {
+        const subscription = this.find(id!, 'subscription', 'subscription');
+        if (subscription.status === 'canceled') {
+          throw invalid('', `A canceled subscription can only update its cancellation_details and metadata.`);
+        }
+        const now = nowSeconds();
+        return Object.assign(subscription, { status: 'canceled', canceled_at: now, ended_at: now });
+      }
       case 'POST customers':
         return this.store({
           id: objectId('cus'),

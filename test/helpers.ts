@@ -162,6 +162,9 @@ export async function createTestApp(
       DATABASE_URL: 'postgres://unused',
       // A busy test machine (PGlite's work blocks the loop) must not make test apps shed load.
       MAX_EVENT_LOOP_DELAY_MS: '0',
+      // Live businesses pay on the simulated processor's pages, as in the embedded default; tests
+      // of a deployment without it override `simulatedPayments`.
+      SIMULATED_PAYMENTS: 'true',
     }),
     dbTimeouts: TEST_DB_TIMEOUTS,
     ...overrides,

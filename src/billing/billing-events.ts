@@ -4,7 +4,12 @@ import type { Tx } from '../platform/db.ts';
 import { isUuid } from '../platform/schemas.ts';
 import { syncConnectedAccount } from './connect.queries.ts';
 import { oneMonthAfter, PLAN_IDS, PLANS, type PlanId } from './plans.ts';
-import { type BillingDeveloperRow, lockBillingDeveloper } from './subscription.queries.ts';
+import {
+  type BillingDeveloperRow,
+  closeOpenCheckout,
+  lockBillingDeveloper,
+  queueBillingCleanup,
+} from './subscription.queries.ts';
 import { type SubscriptionChange, setSubscription } from './subscription.service.ts';
 
 /**
@@ -92,8 +97,17 @@ const checkoutCompleted: EventHandler = async (tx, event, context) => {
     context.log.warn({ event: event.id }, 'a subscription checkout of no known developer');
     return;
   }
+  await closeOpenCheckout(tx, developer.id, session.id);
   // The subscription's own events, which may have come first, say more than the checkout does.
-  if (developer.processor_subscription_id === subscriptionId || isStale(developer, event)) return;
+  if (developer.processor_subscription_id === subscriptionId) return;
+  const current = developer.processor_subscription_id;
+  if (isStale(developer, event)) {
+    // A newer change of the developer's subscription stands; this one, paid as well, must not bill.
+    if (current) await queueBillingCleanup(tx, developer.id, subscriptionId, 'cancel_subscription');
+    return;
+  }
+  // The developer pays one plan: the subscription this checkout replaces is cancelled by a job.
+  if (current) await queueBillingCleanup(tx, developer.id, current, 'cancel_subscription');
   await apply(tx, context, developer, event, {
     status: 'active',
     planId: plan,

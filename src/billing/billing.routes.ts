@@ -3,7 +3,7 @@ import type { preValidationAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDeveloperForBilling } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { example, Nullable } from '../platform/schemas.ts';
+import { errorResponses, example, Nullable } from '../platform/schemas.ts';
 import { openPortal, PAID_PLANS, prepareCheckout, recordCheckout } from './billing.service.ts';
 import { connectStatus, prepareOnboarding, recordOnboarding } from './connect.service.ts';
 
@@ -36,7 +36,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Billing'],
         summary: "Buy a plan: a checkout page of the payment processor's",
         description:
-          'Paying it makes the subscription `active` on the plan (the processor tells the service with `checkout.session.completed`). A running subscription is changed or cancelled in the billing portal instead (409). Open while past due.',
+          'Paying it makes the subscription `active` on the plan (the processor tells the service with `checkout.session.completed`). A running subscription is changed or cancelled in the billing portal instead (409). Open while past due. 503 `billing_not_configured` when the server has no payment processor for billing.',
         body: example(
           Type.Object(
             {
@@ -52,7 +52,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             cancel_url: 'https://example.com/billing',
           },
         ),
-        response: { 200: Type.Object({ checkout_url: Type.String() }) },
+        response: { 200: Type.Object({ checkout_url: Type.String() }), ...errorResponses(503) },
       },
     },
     async (request, reply) => {
@@ -75,7 +75,8 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createBillingPortal',
         tags: ['Billing'],
         summary: "The payment processor's billing portal: cancel, or pay what is past due",
-        description: 'Needs a plan bought first (409 otherwise). Open while past due.',
+        description:
+          'Needs a plan bought first (409 otherwise). Open while past due. 503 `billing_not_configured` when the server has no payment processor for billing.',
         body: example(
           Type.Optional(
             Type.Object(
@@ -87,7 +88,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
           { return_url: 'https://example.com/billing' },
         ),
-        response: { 200: Type.Object({ portal_url: Type.String() }) },
+        response: { 200: Type.Object({ portal_url: Type.String() }), ...errorResponses(503) },
       },
     },
     async (request) =>

@@ -3,7 +3,12 @@ import { type PaymentProcessor, ProcessorRefusal } from '../payments/processor.t
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import { PLANS, type PlanId } from './plans.ts';
-import { findDeveloperForBilling, rememberCustomer } from './subscription.queries.ts';
+import {
+  findDeveloperForBilling,
+  queueBillingCleanup,
+  rememberCustomer,
+  replaceOpenCheckout,
+} from './subscription.queries.ts';
 
 /** The plans a developer can buy. */
 export const PAID_PLANS = ['starter', 'pro', 'premium'] as const satisfies readonly PlanId[];
@@ -23,6 +28,18 @@ export async function askProcessor<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** No processor bills developers here (no Stripe, simulated payments off): plans cannot be bought. */
+export const billingNotConfigured = () =>
+  new AppError(
+    'billing_not_configured',
+    'plans cannot be bought on this server yet: it has no payment processor configured for billing',
+  );
+
+function billingProcessor(processor: PaymentProcessor | null): PaymentProcessor {
+  if (!processor) throw billingNotConfigured();
+  return processor;
+}
+
 async function billedDeveloper(executor: Executor, developerId: string) {
   const developer = await findDeveloperForBilling(executor, developerId);
   if (!developer) throw notFound('developer');
@@ -31,7 +48,10 @@ async function billedDeveloper(executor: Executor, developerId: string) {
 
 export interface PreparedCheckout {
   customerId: string;
+  checkoutId: string;
   checkoutUrl: string;
+  /** The developer's open checkout this request expired at the processor, if any. */
+  expired: string | null;
 }
 
 /**
@@ -43,10 +63,11 @@ export interface PreparedCheckout {
  */
 export async function prepareCheckout(
   executor: Executor,
-  processor: PaymentProcessor,
+  billing: PaymentProcessor | null,
   developerId: string,
   input: { plan: PaidPlan; successUrl: string; cancelUrl: string },
 ): Promise<PreparedCheckout> {
+  const processor = billingProcessor(billing);
   const developer = await billedDeveloper(executor, developerId);
   if (
     developer.processor_subscription_id &&
@@ -57,6 +78,9 @@ export async function prepareCheckout(
     );
   }
   const metadata = { developer_id: developer.id };
+  // One open checkout per developer: two paid ones would be two subscriptions.
+  const open = developer.billing_checkout_id;
+  if (open) await askProcessor(() => expireUnlessClosed(processor, open));
   return askProcessor(async () => {
     const customerId =
       developer.processor_customer_id ??
@@ -77,23 +101,41 @@ export async function prepareCheckout(
       // Each request is a new session; the key keeps the SDK's own retries of this one to one session.
       idempotencyKey: `developer:${developer.id}:checkout:${input.plan}:${randomUUID()}`,
     });
-    return { customerId, checkoutUrl: session.url };
+    return { customerId, checkoutId: session.id, checkoutUrl: session.url, expired: open };
   });
 }
 
-/** Stores the customer the checkout was made for; answers the checkout's URL. */
+/** Expires an open checkout; one already completed or expired can no longer be paid, and is left. */
+export async function expireUnlessClosed(processor: PaymentProcessor, checkoutId: string) {
+  try {
+    await processor.expireCheckout(checkoutId);
+  } catch (error) {
+    if (!(error instanceof ProcessorRefusal)) throw error;
+  }
+}
+
+/**
+ * Stores the customer the checkout was made for and makes it the developer's open checkout;
+ * answers the checkout's URL. One a concurrent request opened meanwhile is left to the billing job
+ * to expire.
+ */
 export async function recordCheckout(tx: Tx, developerId: string, prepared: PreparedCheckout) {
   await rememberCustomer(tx, developerId, prepared.customerId);
+  const replaced = await replaceOpenCheckout(tx, developerId, prepared.checkoutId);
+  if (replaced && replaced !== prepared.expired && replaced !== prepared.checkoutId) {
+    await queueBillingCleanup(tx, developerId, replaced, 'expire_checkout');
+  }
   return { checkout_url: prepared.checkoutUrl };
 }
 
 /** `POST /v1/developer/billing/portal`: where the developer cancels, or pays what is past due. */
 export async function openPortal(
   executor: Executor,
-  processor: PaymentProcessor,
+  billing: PaymentProcessor | null,
   developerId: string,
   returnUrl: string,
 ) {
+  const processor = billingProcessor(billing);
   const developer = await billedDeveloper(executor, developerId);
   if (!developer.processor_customer_id) {
     throw conflict('there is nothing to manage yet; buy a plan with POST /v1/developer/billing/checkout');

@@ -54,7 +54,57 @@ const storedCustomer = async (tenant: Tenant) =>
       .executeTakeFirstOrThrow()
   ).processor_customer_id;
 
+const sessionOf = (response: { json(): { checkout_url: string } }) =>
+  pathOf(response.json().checkout_url).split('/').pop()!;
+
 describe('POST /v1/developer/billing/checkout', () => {
+  describe('one plan at a time', () => {
+    it('keeps one open checkout: a new one expires the open one, which can no longer be paid', async () => {
+      const tenant = await createTenant(ctx.app);
+      const first = sessionOf(await checkout(developerHeaders(tenant), { plan: 'pro' }));
+      const second = sessionOf(await checkout(developerHeaders(tenant), { plan: 'starter' }));
+      assert.equal((await ctx.app.payments.simulated.find(first))!.status, 'expired');
+      assert.equal((await act(`/simulated-processor/checkout/${first}/complete`)).statusCode, 409);
+      assert.equal((await act(`/simulated-processor/checkout/${second}/complete`)).statusCode, 200);
+      const read = await subscriptionOf(tenant);
+      assert.equal(read.subscription_status, 'active');
+      assert.equal(read.subscription_plan_id, 'starter');
+    });
+
+    it('expires the checkout a concurrent request left open', async () => {
+      const tenant = await createTenant(ctx.app);
+      const answers = await Promise.all(
+        ['pro', 'premium', 'starter'].map((plan) => checkout(developerHeaders(tenant), { plan })),
+      );
+      for (const answer of answers) assert.equal(answer.statusCode, 200, answer.body);
+      await ctx.app.jobs.runAll();
+      const open = [];
+      for (const answer of answers) {
+        if ((await ctx.app.payments.simulated.find(sessionOf(answer)))!.status === 'open') open.push(answer);
+      }
+      assert.equal(open.length, 1);
+    });
+
+    it('cancels the subscription a second paid checkout replaces: one plan is billed', async () => {
+      const tenant = await createTenant(ctx.app);
+      const simulated = ctx.app.payments.simulated;
+      const first = sessionOf(await checkout(developerHeaders(tenant), { plan: 'pro' }));
+      const second = sessionOf(await checkout(developerHeaders(tenant), { plan: 'premium' }));
+      // As when the first was paid in the instant before the second expired it.
+      await simulated.update(first, { status: 'open' });
+      assert.equal((await act(`/simulated-processor/checkout/${first}/complete`)).statusCode, 200);
+      assert.equal((await act(`/simulated-processor/checkout/${second}/complete`)).statusCode, 200);
+      const pro = String((await simulated.find(first))!.subscription);
+      const premium = String((await simulated.find(second))!.subscription);
+      await ctx.app.jobs.runAll();
+      assert.equal((await simulated.find(pro))!.status, 'canceled');
+      assert.equal((await simulated.find(premium))!.status, 'active');
+      const read = await subscriptionOf(tenant);
+      assert.equal(read.subscription_status, 'active');
+      assert.equal(read.subscription_plan_id, 'premium');
+    });
+  });
+
   describe('200', () => {
     it("answers the simulated processor's checkout page for the plan, and makes the customer once", async () => {
       const tenant = await createTenant(ctx.app);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ConnectedAccount, PaymentProcessor, ProcessorName } from '../payments/processor.ts';
 import type { Processors } from '../payments/processors.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
+import { AppError } from '../platform/errors.ts';
 import { askProcessor } from './billing.service.ts';
 import {
   type ConnectedAccountRow,
@@ -19,9 +20,10 @@ export async function depositsEnabled(
   executor: Executor,
   businessId: string,
   isDev: boolean,
-  processor: ProcessorName,
+  processor: ProcessorName | null,
 ): Promise<boolean> {
-  return isDev || (await chargeableAccount(executor, businessId, processor)) !== undefined;
+  if (isDev) return true;
+  return processor !== null && (await chargeableAccount(executor, businessId, processor)) !== undefined;
 }
 
 /** The processor's clock counts seconds: a state learnt now is as new as an event of this second. */
@@ -49,6 +51,12 @@ export async function prepareOnboarding(
 ): Promise<PreparedOnboarding> {
   const { businessId } = business;
   const processor = processors.forBusiness(business.sandbox);
+  if (!processor) {
+    throw new AppError(
+      'deposits_not_enabled',
+      'payment accounts of live businesses are not available: this server has no payment processor configured for them',
+    );
+  }
   const existing = await findConnectedAccount(executor, businessId);
   const reused = existing?.processor === processor.name ? existing.processor_account_id : null;
   return askProcessor(async () => {

@@ -32,7 +32,61 @@ const checkout = (token: string, plan = 'pro') =>
     payload: { plan },
   });
 
+const sessionsAtStripe = () => [...fake.objects.values()].filter((o) => o.object === 'checkout.session');
+
 describe('with STRIPE_SECRET_KEY', () => {
+  it('keeps one open plan checkout per developer: a new one expires the open one at Stripe', async () => {
+    const tenant = await createTenant(ctx.app);
+    assert.equal((await checkout(tenant.developer.token, 'pro')).statusCode, 200);
+    assert.equal((await checkout(tenant.developer.token, 'premium')).statusCode, 200);
+    const [first, second] = sessionsAtStripe();
+    assert.equal(first!.status, 'expired');
+    assert.equal(second!.status, 'open');
+    assert.deepEqual(
+      fake.requestsTo('POST', /^\/v1\/checkout\/sessions\/.+\/expire$/).map((r) => r.path),
+      [`/v1/checkout/sessions/${first!.id}/expire`],
+    );
+    assert.throws(() => fake.completeSubscriptionCheckout(first!.id as string));
+  });
+
+  it('cancels at Stripe the subscription a second paid checkout replaces: one plan is billed', async () => {
+    const tenant = await createTenant(ctx.app);
+    await checkout(tenant.developer.token, 'pro');
+    const [first] = sessionsAtStripe();
+    // Paid in the instant before the second checkout was opened, its events not yet arrived.
+    const pro = fake.completeSubscriptionCheckout(first!.id as string);
+    assert.equal((await checkout(tenant.developer.token, 'premium')).statusCode, 200);
+    const [, second] = sessionsAtStripe();
+    const premium = fake.completeSubscriptionCheckout(second!.id as string);
+    for (const [type, object] of [
+      ['checkout.session.completed', pro.session],
+      ['customer.subscription.updated', pro.subscription],
+      ['checkout.session.completed', premium.session],
+    ] as const) {
+      const response = await sendProcessorEvent(ctx.app, type, object as { id: string });
+      assert.equal(response.statusCode, 200, response.body);
+    }
+    assert.equal(pro.subscription.status, 'active', 'cancelled by a job, outside the event');
+    await ctx.app.jobs.runAll();
+    assert.equal(pro.subscription.status, 'canceled');
+    assert.equal(premium.subscription.status, 'active');
+    const cancels = fake.requestsTo('DELETE', /^\/v1\/subscriptions\//);
+    assert.deepEqual(
+      cancels.map((r) => [r.path, r.idempotencyKey]),
+      [[`/v1/subscriptions/${pro.subscription.id}`, `billing:${pro.subscription.id}:cancel`]],
+    );
+    await sendProcessorEvent(ctx.app, 'customer.subscription.deleted', pro.subscription as { id: string });
+    const read = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/subscription',
+      headers: tenant.headers,
+    });
+    assert.equal(read.json().subscription_status, 'active');
+    assert.equal(read.json().subscription_plan_id, 'premium');
+    await ctx.app.jobs.runAll();
+    assert.equal(fake.requestsTo('DELETE', /^\/v1\/subscriptions\//).length, 1, 'cancelled once');
+  });
+
   it('sells a plan through a Stripe checkout, which its event then activates', async () => {
     const tenant = await createTenant(ctx.app);
     const developerId = tenant.developer.id;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
+import type { BillingCleanupAction } from '../schema.ts';
 import type { StoredPlanId, SubscriptionState, SubscriptionStatus } from './plans.ts';
 
 /** The developer columns a subscription is read from; qualified, so they join from any table. */
@@ -84,6 +85,7 @@ export const lockBillingDeveloper = (
       'developers.processor_customer_id',
       'developers.processor_subscription_id',
       'developers.subscription_event_at',
+      'developers.billing_checkout_id',
     ])
     .where(column, '=', value)
     .forUpdate()
@@ -102,6 +104,7 @@ export const findDeveloperForBilling = (executor: Executor, developerId: string)
       'subscription_status',
       'processor_customer_id',
       'processor_subscription_id',
+      'billing_checkout_id',
     ])
     .where('id', '=', developerId)
     .executeTakeFirst();
@@ -178,3 +181,71 @@ export const decrementBookingUsage = (tx: Tx, developerId: string, month: string
     .where('booking_usage.month', '=', month)
     .whereRef('booking_usage.shard', '=', 'shard.shard')
     .execute();
+
+/** Makes `checkoutId` the developer's open plan checkout; answers the one it replaces, if any. */
+export async function replaceOpenCheckout(tx: Tx, developerId: string, checkoutId: string) {
+  const before = await tx
+    .selectFrom('developers')
+    .select('billing_checkout_id')
+    .where('id', '=', developerId)
+    .forUpdate()
+    .executeTakeFirst();
+  await tx
+    .updateTable('developers')
+    .set({ billing_checkout_id: checkoutId })
+    .where('id', '=', developerId)
+    .execute();
+  return before?.billing_checkout_id ?? null;
+}
+
+/** The developer's open plan checkout is `checkoutId` no longer (it was completed). */
+export const closeOpenCheckout = (tx: Tx, developerId: string, checkoutId: string) =>
+  tx
+    .updateTable('developers')
+    .set({ billing_checkout_id: null })
+    .where('id', '=', developerId)
+    .where('billing_checkout_id', '=', checkoutId)
+    .execute();
+
+/** Leaves work at the processor for the billing job; once per object. */
+export const queueBillingCleanup = (
+  tx: Tx,
+  developerId: string,
+  processorObjectId: string,
+  action: BillingCleanupAction,
+) =>
+  tx
+    .insertInto('billing_cleanups')
+    .values({ processor_object_id: processorObjectId, developer_id: developerId, action })
+    .onConflict((oc) => oc.column('processor_object_id').doNothing())
+    .execute();
+
+/**
+ * Claims due cleanups for `leaseMs`: another process skips them meanwhile, and one that dies
+ * with them leaves them to be claimed again after the lease.
+ */
+export async function claimBillingCleanups(tx: Tx, now: Date, leaseMs: number, limit: number) {
+  const due = await tx
+    .selectFrom('billing_cleanups')
+    .select(['processor_object_id', 'developer_id', 'action', 'attempts'])
+    .where('due_at', '<=', now)
+    .orderBy('due_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  if (due.length === 0) return due;
+  await tx
+    .updateTable('billing_cleanups')
+    .set((eb) => ({ due_at: new Date(now.getTime() + leaseMs), attempts: eb('attempts', '+', 1) }))
+    .where(
+      'processor_object_id',
+      'in',
+      due.map((row) => row.processor_object_id),
+    )
+    .execute();
+  return due;
+}
+
+export const deleteBillingCleanup = (executor: Executor, processorObjectId: string) =>
+  executor.deleteFrom('billing_cleanups').where('processor_object_id', '=', processorObjectId).execute();

@@ -47,7 +47,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         app.db,
         principalOf(request).businessId,
         app.clock.now(),
-        app.payments.forBusiness(false).name,
+        app.payments.live?.name ?? null,
       ),
   );
 };

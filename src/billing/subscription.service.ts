@@ -138,7 +138,7 @@ export async function subscriptionOfBusiness(
   businessId: string,
   now: number,
   /** The processor a live business's deposits go through. */
-  processor: ProcessorName,
+  processor: ProcessorName | null,
 ) {
   const account = await loadAccount(executor, businessId, quotaMonth(now));
   if (!account) throw notFound('business');

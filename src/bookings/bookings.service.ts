@@ -44,7 +44,7 @@ import {
   updateBooking,
 } from './bookings.queries.ts';
 import { type BookingView, toBookingView } from './bookings.view.ts';
-import { isTerminal, transitionRefusal } from './status.ts';
+import { assertNoShowStarted, isTerminal, transitionRefusal } from './status.ts';
 
 type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
 
@@ -376,6 +376,9 @@ async function prepareChange(
   if (change.status !== undefined && (change.status !== status || isTerminal(status))) {
     const refusal = transitionRefusal(status, change.status);
     if (!refusal) {
+      if (change.status === 'no_show') {
+        assertNoShowStarted(statement.move?.view.starts_at ?? before.starts_at, now);
+      }
       statement.status = change.status;
       if (change.status !== 'pending') statement.events.push(bookingStatusEvent(change.status));
     } else if (statement.move || statement.place) {

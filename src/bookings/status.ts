@@ -25,3 +25,13 @@ export function assertTransition(from: BookingStatus, to: BookingStatus): void {
   const refusal = transitionRefusal(from, to);
   if (refusal) throw new AppError('conflict', refusal);
 }
+
+/**
+ * A no-show is a guest who did not come, which staff can tell only once the booking has started:
+ * marked (and its hold captured) before, a guest on the way would pay for a visit still ahead.
+ */
+export function assertNoShowStarted(startsAt: Date | string, now: number): void {
+  if (now < new Date(startsAt).getTime()) {
+    throw new AppError('conflict', 'the booking has not started yet', { detail: true });
+  }
+}

@@ -1,9 +1,16 @@
-import type { EventHandler, EventHandlers } from '../payments/inbound.ts';
+import type { EventContext, EventHandler, EventHandlers } from '../payments/inbound.ts';
 import type { ProcessorEvent } from '../payments/processor.ts';
+import type { Tx } from '../platform/db.ts';
 import { isUuid } from '../platform/schemas.ts';
 import type { DepositStatus } from '../schema.ts';
 import type { StoredDeposit } from './deposits.queries.ts';
-import { depositOfEvent, expireDeposit, saveCard, settleDeposit } from './deposits.service.ts';
+import {
+  type DepositOutcome,
+  depositOfEvent,
+  expireDeposit,
+  saveCard,
+  settleDeposit,
+} from './deposits.service.ts';
 
 type EventObject = ProcessorEvent['data']['object'];
 
@@ -21,19 +28,50 @@ const text = (value: unknown) => (typeof value === 'string' && value ? value : u
 /** Written into the audit rows of what an event changed. */
 const auditMeta = (event: ProcessorEvent) => ({ event_id: event.id, event_type: event.type });
 
-/** A payment intent's event, moving its deposit to the status `to` decides (null: no move). */
+/** The money an object reports in its `field` (`amount_received`, `amount_total`, ...), with its currency. */
+const moneyOf = (object: EventObject, field: string) => ({
+  amountCents: typeof object[field] === 'number' ? (object[field] as number) : null,
+  currency: text(object.currency) ?? null,
+});
+
+/** Settles a deposit on an event, and says in the log when the event's money was not the deposit's. */
+async function settle(
+  tx: Tx,
+  deposit: StoredDeposit,
+  outcome: DepositOutcome,
+  event: ProcessorEvent,
+  context: EventContext,
+) {
+  if ((await settleDeposit(tx, deposit, outcome, context.now)) === 'amount_mismatch') {
+    context.log.warn(
+      { event: event.id, type: event.type, booking_id: deposit.booking_id, received: outcome.received },
+      'a payment of another amount or currency than its deposit; the deposit is left as it is',
+    );
+  }
+}
+
+/**
+ * A payment intent's event, moving its deposit to the status `to` decides (null: no move); money
+ * taken or held counts only as `amountField` reports it.
+ */
 const onPaymentIntent =
-  (to: (deposit: StoredDeposit) => DepositStatus | null): EventHandler =>
+  (to: (deposit: StoredDeposit) => DepositStatus | null, amountField?: string): EventHandler =>
   async (tx, event, context) => {
     const intent = event.data.object;
     const deposit = await depositOfEvent(tx, { paymentId: intent.id, booking: bookingOf(intent) });
     const status = deposit && to(deposit);
     if (!deposit || !status) return;
-    await settleDeposit(
+    await settle(
       tx,
       deposit,
-      { to: status, changes: { processor_payment_id: intent.id }, meta: auditMeta(event) },
-      context.now,
+      {
+        to: status,
+        changes: { processor_payment_id: intent.id },
+        meta: auditMeta(event),
+        ...(amountField && { received: moneyOf(intent, amountField) }),
+      },
+      event,
+      context,
     );
   };
 
@@ -56,8 +94,11 @@ const onPaymentCheckout =
  */
 export const depositEventHandlers: EventHandlers = {
   // A hold's intent succeeds when it is captured.
-  'payment_intent.succeeded': onPaymentIntent((deposit) => (deposit.type === 'charge' ? 'paid' : 'captured')),
-  'payment_intent.amount_capturable_updated': onPaymentIntent(() => 'held'),
+  'payment_intent.succeeded': onPaymentIntent(
+    (deposit) => (deposit.type === 'charge' ? 'paid' : 'captured'),
+    'amount_received',
+  ),
+  'payment_intent.amount_capturable_updated': onPaymentIntent(() => 'held', 'amount_capturable'),
   // The booking keeps waiting: the guest may try another card until the deadline.
   'payment_intent.payment_failed': onPaymentIntent(() => 'failed'),
   // Released elsewhere (the processor's dashboard, an authorisation that lapsed), or abandoned.
@@ -83,11 +124,17 @@ export const depositEventHandlers: EventHandlers = {
     // Paid later (a bank transfer) arrives as another event; until then it is not paid.
     if (session.payment_status !== 'paid') return;
     const paymentId = text(session.payment_intent);
-    await settleDeposit(
+    await settle(
       tx,
       deposit,
-      { to: 'paid', changes: paymentId ? { processor_payment_id: paymentId } : {}, meta: auditMeta(event) },
-      context.now,
+      {
+        to: 'paid',
+        changes: paymentId ? { processor_payment_id: paymentId } : {},
+        meta: auditMeta(event),
+        received: moneyOf(session, 'amount_total'),
+      },
+      event,
+      context,
     );
   }),
 

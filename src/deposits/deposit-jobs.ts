@@ -48,8 +48,10 @@ export async function expireUnpaid(deps: DepositDeps, now: number): Promise<numb
 async function destinationOf(deps: DepositDeps, deposit: StoredDeposit): Promise<string | null | undefined> {
   const terms = await depositTerms(deps.db, deposit.business_id);
   if (!terms || terms.is_dev) return null;
-  return (await chargeableAccount(deps.db, deposit.business_id, deps.payments.forBusiness(false).name))
-    ?.processor_account_id;
+  const live = deps.payments.live;
+  // A card saved while live deposits went through a processor this server no longer has.
+  if (!live || live.name !== deposit.processor) return undefined;
+  return (await chargeableAccount(deps.db, deposit.business_id, live.name))?.processor_account_id;
 }
 
 /**

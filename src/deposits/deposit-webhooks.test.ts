@@ -65,6 +65,8 @@ describe('deposit events in the webhook outbox', () => {
     await subscribe(biz);
     const booking = await bookOk(ctx.app, biz, { booking_date: SOON });
     await confirmPayment(ctx.app, booking.payment_client_secret);
+    // A no-show is marked once its booking has started.
+    ctx.app.clock.now = () => Date.parse(booking.starts_at);
     const noShow = await ctx.app.inject({
       method: 'POST',
       url: `/v1/manage/bookings/${booking.id}/no-show`,

@@ -99,7 +99,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Deposits'],
         summary: 'Mark a no-show and capture its EUR 20 hold',
         description:
-          'For a `confirmed` or `checked_in` booking whose deposit is `held`: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise 409 with `detail`. A retry after a failure never captures twice.',
+          "For a `confirmed` or `checked_in` booking whose deposit is `held`, from the booking's start on: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise (before the start too) 409 with `detail`. A retry after a failure never captures twice.",
         params: IdParams('booking_id'),
         response: { 200: DetailAnswer },
       },
@@ -107,8 +107,9 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const principal = principalOf(request);
       const bookingId = request.params.booking_id;
-      await captureNoShowHold(app.deposits, principal.businessId, bookingId);
-      return commitReply(request, reply, 200, (tx) => recordNoShow(tx, principal, bookingId));
+      const now = app.clock.now();
+      await captureNoShowHold(app.deposits, principal.businessId, bookingId, now);
+      return commitReply(request, reply, 200, (tx) => recordNoShow(tx, principal, bookingId, now));
     },
   );
 

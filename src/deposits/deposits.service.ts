@@ -14,6 +14,7 @@ import {
   type NewBooking,
 } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
+import { assertNoShowStarted } from '../bookings/status.ts';
 import type { PaymentProcessor, ProcessorName } from '../payments/processor.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
 import type { Processors } from '../payments/processors.ts';
@@ -62,20 +63,37 @@ export const depositsNotEnabled = () =>
     'deposits need a connected payment account that can take charges: connect one with POST /v1/billing/connect/onboard and finish its onboarding',
   );
 
+/** Live businesses have no payment processor here: no deposit can be taken, whatever their account. */
+export const noLiveProcessor = () =>
+  new AppError(
+    'deposits_not_enabled',
+    'deposits of live businesses are not available: this server has no payment processor configured for them',
+  );
+
 /**
- * Refuses deposits while the business has no payment account that can take charges; answers the
- * account the money goes to (none for a sandbox business, which needs no account).
+ * Refuses deposits while the business has no payment account that can take charges, or live
+ * businesses no processor (`processor` null); answers the account the money goes to (none for a
+ * sandbox business, which needs no account).
  */
 export async function paymentDestination(
   executor: Executor,
   businessId: string,
   sandbox: boolean,
-  processor: ProcessorName,
+  processor: ProcessorName | null,
 ): Promise<string | null> {
   if (sandbox) return null;
+  if (!processor) throw noLiveProcessor();
   const account = await chargeableAccount(executor, businessId, processor);
   if (!account) throw depositsNotEnabled();
   return account.processor_account_id;
+}
+
+/** The processor a business's new deposit goes through, and the account its money goes to. */
+async function depositProcessor(deps: DepositDeps, businessId: string, sandbox: boolean) {
+  const processor = deps.payments.forBusiness(sandbox);
+  const destination = await paymentDestination(deps.db, businessId, sandbox, processor?.name ?? null);
+  // paymentDestination refused a live business without a processor.
+  return { processor: processor!, destination };
 }
 
 /** The processor a deposit was made with, for the calls that follow (capture, release, refund). */
@@ -126,13 +144,7 @@ export async function prepareDeposit(
   if (terms.deposit_type === 'none') return null;
   const type = terms.deposit_type;
   if (type === 'authorization_hold') assertFeature(caller, 'authorizationHolds', now);
-  const destination = await paymentDestination(
-    deps.db,
-    caller.businessId,
-    terms.is_dev,
-    deps.payments.forBusiness(false).name,
-  );
-  const processor = deps.payments.forBusiness(terms.is_dev);
+  const { processor, destination } = await depositProcessor(deps, caller.businessId, terms.is_dev);
   const bookingId = randomUUID();
   const metadata = { booking_id: bookingId, business_id: caller.businessId };
   const row = {
@@ -238,13 +250,7 @@ export async function prepareStaffDeposit(
 ): Promise<PreparedCheckout> {
   const terms = await depositTerms(deps.db, caller.businessId);
   if (!terms) throw notFound('business');
-  const destination = await paymentDestination(
-    deps.db,
-    caller.businessId,
-    terms.is_dev,
-    deps.payments.forBusiness(false).name,
-  );
-  const processor = deps.payments.forBusiness(terms.is_dev);
+  const { processor, destination } = await depositProcessor(deps, caller.businessId, terms.is_dev);
   const bookingId = randomUUID();
   const amount = terms.default_deposit_amount_cents * request.partySize;
   const expiresAt = new Date(now + CHECKOUT_LIFETIME_MS);
@@ -426,23 +432,46 @@ export interface DepositOutcome {
   changes?: Partial<StoredDeposit>;
   /** Why, for the audit rows: the event's id and type, or the job's reason. */
   meta: Record<string, unknown>;
+  /** The money a processor's event reports taken or held; it settles the deposit only when it is the deposit's. */
+  received?: { amountCents: number | null; currency: string | null };
 }
+
+/** Money reported in a currency or of an amount other than the deposit's. */
+const isOtherMoney = (deposit: StoredDeposit, received: NonNullable<DepositOutcome['received']>) =>
+  received.amountCents !== deposit.amount_cents ||
+  received.currency?.toLowerCase() !== deposit.currency.toLowerCase();
 
 /**
  * Applies what the processor says happened to a deposit, if the status table allows the move (a
  * stale or repeated report changes nothing). Money taken confirms a waiting booking and ends its
  * deadline; money taken for a booking already cancelled is marked to be given back by a job.
+ * Money of another amount or currency than the deposit's settles nothing (a payment of one cent
+ * must not confirm a booking): the deposit stays as it is, and the report is audited
+ * (`deposit.amount_mismatch`) for the staff to look into. Answers whether that happened.
  */
 export async function settleDeposit(
   tx: Tx,
   found: StoredDeposit,
   outcome: DepositOutcome,
   now: number,
-): Promise<void> {
+): Promise<'amount_mismatch' | undefined> {
   const locked = await lockBookingAndDeposit(tx, found);
   if (!locked || !canMove(locked.deposit.status, outcome.to)) return;
   const { booking, deposit } = locked;
   const moneyTaken = MONEY_TAKEN.includes(outcome.to);
+  if (moneyTaken && outcome.received && isOtherMoney(deposit, outcome.received)) {
+    await recordAudit(tx, systemActor(deposit.business_id), {
+      action: 'deposit.amount_mismatch',
+      entityType: 'booking',
+      entityId: deposit.booking_id,
+      meta: {
+        ...outcome.meta,
+        expected: { amount_cents: deposit.amount_cents, currency: deposit.currency },
+        received: { amount_cents: outcome.received.amountCents, currency: outcome.received.currency },
+      },
+    });
+    return 'amount_mismatch';
+  }
   const changes: Partial<StoredDeposit> = { ...outcome.changes };
   if (moneyTaken) changes.expires_at = null;
   if (moneyTaken && booking.status === 'cancelled') changes.reversal_due_at = new Date(now);
@@ -569,10 +598,15 @@ const NO_SHOW_FROM: readonly BookingStatus[] = ['confirmed', 'checked_in'];
  * A no-show needs a confirmed or checked-in booking whose hold is placed; a hold the processor
  * already captured (a crash after the capture, then its event) only needs the booking marked.
  */
-function assertNoShowAllowed(bookingStatus: BookingStatus, deposit: StoredDeposit | undefined) {
-  if (!NO_SHOW_FROM.includes(bookingStatus)) {
-    throw preconditionFailed(`a ${bookingStatus} booking cannot be marked a no-show`);
+function assertNoShowAllowed(
+  booking: { status: BookingStatus; starts_at: Date | string },
+  deposit: StoredDeposit | undefined,
+  now: number,
+) {
+  if (!NO_SHOW_FROM.includes(booking.status)) {
+    throw preconditionFailed(`a ${booking.status} booking cannot be marked a no-show`);
   }
+  assertNoShowStarted(booking.starts_at, now);
   if (!deposit) throw preconditionFailed('the booking has no deposit hold to capture');
   if (deposit.status !== 'held' && deposit.status !== 'captured') {
     throw preconditionFailed(
@@ -610,9 +644,18 @@ async function callProcessor(what: string, call: () => Promise<unknown>): Promis
  * The processor's half of a no-show, before its transaction: captures the hold. Its idempotency
  * key makes a retry after a crash (captured, not yet recorded) answer the first capture.
  */
-export async function captureNoShowHold(deps: DepositDeps, businessId: string, bookingId: string) {
+export async function captureNoShowHold(
+  deps: DepositDeps,
+  businessId: string,
+  bookingId: string,
+  now: number,
+) {
   const { booking, deposit } = await bookingAndDeposit(deps.db, businessId, bookingId);
-  assertNoShowAllowed(booking.status as BookingStatus, deposit);
+  assertNoShowAllowed(
+    { status: booking.status as BookingStatus, starts_at: booking.starts_at },
+    deposit,
+    now,
+  );
   if (deposit?.status !== 'held' || !deposit.processor_payment_id) return;
   const paymentId = deposit.processor_payment_id;
   await callProcessor('capture the hold', () =>
@@ -624,12 +667,12 @@ export async function captureNoShowHold(deps: DepositDeps, businessId: string, b
 }
 
 /** The database's half of a no-show, after the capture: booking `no_show`, deposit `captured`. */
-export async function recordNoShow(tx: Tx, actor: AuditActor, bookingId: string) {
+export async function recordNoShow(tx: Tx, actor: AuditActor, bookingId: string, now: number) {
   const booking = await lockBooking(tx, actor.businessId, bookingId);
   if (!booking) throw notFound('booking');
   const found = await depositOfBooking(tx, actor.businessId, bookingId);
   const deposit = found && (await lockDeposit(tx, found.business_id, found.id));
-  assertNoShowAllowed(booking.status, deposit);
+  assertNoShowAllowed(booking, deposit, now);
   if (deposit?.status === 'held') {
     await recordDepositMove(tx, deposit, 'captured', {}, actor, { reason: 'no-show' });
   }

@@ -20,6 +20,7 @@ import {
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { sendProcessorEvent } from '../../test/processor-events.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import { DECLINING_PAYMENT_METHOD } from '../payments/simulated-processor.ts';
@@ -311,6 +312,70 @@ describe("the processor's deposit events", () => {
     const released = await bookingView(ctx.app, biz, booking.id);
     assert.equal(released.deposit.status, 'released');
     assert.equal(released.status, 'confirmed');
+  });
+
+  it('settle a deposit only for its own amount and currency: a mismatch leaves it, is audited, and fails nothing', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'charge');
+    const { booking, secret } = await bookWithDeposit(biz, { capacity: 2 });
+    const intent = (await simulated().find(intentIdOf(secret)))!;
+    const amount = intent.amount as number;
+    assert.equal(amount, (await depositRow(ctx.app, booking.id)).amount_cents);
+    const paid = { ...intent, status: 'succeeded', amount_received: amount, currency: 'eur' };
+    for (const wrong of [
+      { amount_received: 1 },
+      { amount_received: amount + 100 },
+      { currency: 'usd' },
+      { amount_received: null },
+    ]) {
+      const response = await sendProcessorEvent(ctx.app, 'payment_intent.succeeded', { ...paid, ...wrong });
+      assert.equal(response.statusCode, 200, response.body);
+    }
+    const waiting = await bookingView(ctx.app, biz, booking.id);
+    assert.equal(waiting.status, 'pending');
+    assert.equal(waiting.deposit.status, 'requires_payment');
+    const trail = withoutCreator(await auditTrail(ctx.app, booking.id));
+    assert.deepEqual(trail, Array(4).fill('deposit.amount_mismatch by system'));
+    const [audit] = await ctx.app.db
+      .selectFrom('audit_logs')
+      .select(['meta'])
+      .where('entity_id', '=', booking.id)
+      .where('action', '=', 'deposit.amount_mismatch')
+      .orderBy('created_at')
+      .execute();
+    assert.deepEqual(
+      { ...(audit!.meta as Record<string, unknown>), event_id: undefined },
+      {
+        event_id: undefined,
+        event_type: 'payment_intent.succeeded',
+        expected: { amount_cents: amount, currency: 'eur' },
+        received: { amount_cents: 1, currency: 'eur' },
+      },
+    );
+
+    const right = await sendProcessorEvent(ctx.app, 'payment_intent.succeeded', { ...paid, currency: 'EUR' });
+    assert.equal(right.statusCode, 200, right.body);
+    const settled = await bookingView(ctx.app, biz, booking.id);
+    assert.equal(settled.status, 'confirmed');
+    assert.equal(settled.deposit.status, 'paid');
+  });
+
+  it('place a hold only for its own amount: amount_capturable decides', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'authorization_hold');
+    const { booking, secret } = await bookWithDeposit(biz, { booking_date: SOON });
+    const intent = (await simulated().find(intentIdOf(secret)))!;
+    const held = { ...intent, status: 'requires_capture', amount_capturable: 2000, currency: 'eur' };
+    await sendProcessorEvent(ctx.app, 'payment_intent.amount_capturable_updated', {
+      ...held,
+      amount_capturable: 50,
+    });
+    assert.equal((await bookingView(ctx.app, biz, booking.id)).deposit.status, 'requires_payment');
+    assert.deepEqual(withoutCreator(await auditTrail(ctx.app, booking.id)), [
+      'deposit.amount_mismatch by system',
+    ]);
+    await sendProcessorEvent(ctx.app, 'payment_intent.amount_capturable_updated', held);
+    const shown = await bookingView(ctx.app, biz, booking.id);
+    assert.equal(shown.deposit.status, 'held');
+    assert.equal(shown.status, 'confirmed');
   });
 
   it('ignore payments that are no deposit of ours', async () => {

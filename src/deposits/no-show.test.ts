@@ -22,12 +22,34 @@ beforeEach(() => ctx.reset());
 const SOON = daysFromNow(2);
 const simulated = () => ctx.app.payments.simulated;
 
-const act = (
+/**
+ * Staff act on a booking. A no-show is marked once the booking has started, so the app's clock
+ * stands at its start for that call, unless `early`.
+ */
+const act = async (
   biz: DepositBusiness,
   bookingId: string,
   action: 'no-show' | 'release-hold',
   headers = biz.tenant.headers,
-) => ctx.app.inject({ method: 'POST', url: `/v1/manage/bookings/${bookingId}/${action}`, headers });
+  { early = false } = {},
+) => {
+  const booking = await ctx.app.db
+    .selectFrom('bookings')
+    .select('starts_at')
+    .where('id', '=', bookingId)
+    .executeTakeFirst();
+  const clock = ctx.app.clock.now;
+  if (action === 'no-show' && booking && !early) ctx.app.clock.now = () => booking.starts_at.getTime();
+  try {
+    return await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/manage/bookings/${bookingId}/${action}`,
+      headers,
+    });
+  } finally {
+    ctx.app.clock.now = clock;
+  }
+};
 
 const patchStatus = async (biz: DepositBusiness, bookingId: string, status: string) => {
   const response = await ctx.app.inject({
@@ -169,6 +191,55 @@ describe('POST /v1/manage/bookings/{id}/no-show', () => {
   });
 
   describe('409', () => {
+    it('answers {detail} before the booking has started, capturing nothing, and takes it from the start on', async () => {
+      const { biz, booking, intentId } = await heldBooking();
+      const start = Date.parse(booking.starts_at);
+      const clock = ctx.app.clock.now;
+      ctx.app.clock.now = () => start - 16 * 3_600_000;
+      try {
+        await assertRefused(
+          await act(biz, booking.id, 'no-show', undefined, { early: true }),
+          /^the booking has not started yet$/,
+        );
+        ctx.app.clock.now = () => start - 1000;
+        await assertRefused(
+          await act(biz, booking.id, 'no-show', undefined, { early: true }),
+          /has not started yet/,
+        );
+      } finally {
+        ctx.app.clock.now = clock;
+      }
+      assert.equal((await simulated().find(intentId))?.status, 'requires_capture');
+      const view = await bookingView(ctx.app, biz, booking.id);
+      assert.equal(view.status, 'confirmed');
+      assert.equal(view.deposit.status, 'held');
+      const taken = await act(biz, booking.id, 'no-show');
+      assert.equal(taken.statusCode, 200, taken.body);
+      assert.equal(taken.json().booking.deposit.status, 'captured');
+    });
+
+    it('refuses a no-show by PATCH before the booking has started, with {detail}', async () => {
+      const { biz, booking } = await heldBooking();
+      const patch = () =>
+        ctx.app.inject({
+          method: 'PATCH',
+          url: `/v1/manage/bookings/${booking.id}`,
+          headers: biz.tenant.headers,
+          payload: { status: 'no_show' },
+        });
+      await assertRefused(await patch(), /^the booking has not started yet$/);
+      assert.equal((await bookingView(ctx.app, biz, booking.id)).status, 'confirmed');
+      const clock = ctx.app.clock.now;
+      ctx.app.clock.now = () => Date.parse(booking.starts_at);
+      try {
+        const marked = await patch();
+        assert.equal(marked.statusCode, 200, marked.body);
+        assert.equal(marked.json().status, 'no_show');
+      } finally {
+        ctx.app.clock.now = clock;
+      }
+    });
+
     it('answers {detail} when the booking cannot be a no-show or has no placed hold, capturing nothing', async () => {
       const biz = await setupDepositBusiness(ctx.app, 'authorization_hold');
       const unpaid = await bookOk(ctx.app, biz, { booking_date: SOON, start_time: '10:00' });

@@ -14,6 +14,7 @@ import {
   type TestContext,
   uniqueEmail,
 } from '../../test/helpers.ts';
+import { sendProcessorEvent } from '../../test/processor-events.ts';
 import { withTx } from '../platform/db.ts';
 import { EmailSender, enqueueEmail, venueInSubject } from './email.service.ts';
 
@@ -180,6 +181,28 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
       assert.equal(shown.status, 'confirmed');
       assert.equal(shown.deposit.status, 'paid');
       assert.equal(shown.deposit.processor_payment_id, paid.json().payment_intent);
+    });
+
+    it('is not paid by a completed checkout of another amount or currency', async () => {
+      const biz = await bookable();
+      const { booking, checkout_url } = await staffDepositOk(biz);
+      const session = (await ctx.app.payments.simulated.find(sessionIdOf(checkout_url)))!;
+      const completed = { ...session, status: 'complete', payment_status: 'paid' };
+      for (const wrong of [{ amount_total: 100 }, { currency: 'gbp' }]) {
+        const response = await sendProcessorEvent(ctx.app, 'checkout.session.completed', {
+          ...completed,
+          ...wrong,
+        });
+        assert.equal(response.statusCode, 200, response.body);
+      }
+      const shown = await bookingView(ctx.app, biz, booking.id);
+      assert.equal(shown.status, 'pending');
+      assert.equal(shown.deposit.status, 'requires_payment');
+      const trail = await auditTrail(ctx.app, booking.id);
+      assert.equal(trail.filter((line) => line === 'deposit.amount_mismatch by system').length, 2);
+      assert.ok(!trail.some((line) => line.startsWith('deposit.failed')), trail.join('\n'));
+      await sendProcessorEvent(ctx.app, 'checkout.session.completed', completed);
+      assert.equal((await bookingView(ctx.app, biz, booking.id)).deposit.status, 'paid');
     });
 
     it('cancels the unpaid booking when the link expires, with or without the processor saying so', async () => {

@@ -100,6 +100,13 @@ export interface PaymentProcessor {
   refundPaymentIntent(id: string, idempotencyKey: string): Promise<void>;
   createPaymentCheckout(request: PaymentCheckoutRequest): Promise<CheckoutSession>;
   createSubscriptionCheckout(request: SubscriptionCheckoutRequest): Promise<CheckoutSession>;
+  /** Expires an open checkout session, so it can no longer be paid; refused when it is not open. */
+  expireCheckout(id: string): Promise<void>;
+  /**
+   * Cancels a subscription at once: it bills nothing more. Refused when it is unknown or already
+   * cancelled.
+   */
+  cancelSubscription(id: string, idempotencyKey: string): Promise<void>;
   createCustomer(request: {
     email: string;
     name: string;

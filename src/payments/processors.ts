@@ -14,6 +14,12 @@ export class Processors {
   readonly simulated: SimulatedProcessor;
   readonly stripe: PaymentProcessor | null;
   /**
+   * The processor of live businesses' deposits and of developer billing: Stripe; without it the
+   * simulated one only where `SIMULATED_PAYMENTS` allows, since its test pages pay for nothing;
+   * otherwise none, and those deposits and plans cannot be bought.
+   */
+  readonly live: PaymentProcessor | null;
+  /**
    * Signs the simulated processor's events: the first of `PAYMENTS_WEBHOOK_SECRET` when set
    * (required with Stripe), otherwise one derived from `JWT_SECRET`.
    */
@@ -35,6 +41,7 @@ export class Processors {
   ) {
     this.simulated = new SimulatedProcessor(db, config.publicBaseUrl, clock);
     this.stripe = stripe;
+    this.live = stripe ?? (config.simulatedPayments ? this.simulated : null);
     this.webhookSecrets = (
       config.paymentsWebhookSecret ??
       `whsec_${deriveKey(config.jwtSecret, 'payments webhook').toString('base64url')}`
@@ -45,13 +52,24 @@ export class Processors {
     this.webhookSecret = this.webhookSecrets[0]!;
   }
 
-  /** The processor of a business: the simulated one for a sandbox or while Stripe is not configured. */
-  forBusiness(sandbox: boolean): PaymentProcessor {
-    return sandbox || !this.stripe ? this.simulated : this.stripe;
+  /** The processor of a business's deposits: the simulated one for a sandbox; null when a live one has none. */
+  forBusiness(sandbox: boolean): PaymentProcessor | null {
+    return sandbox ? this.simulated : this.live;
   }
 
-  /** The processor that bills developers for their plans. */
-  forBilling(): PaymentProcessor {
-    return this.stripe ?? this.simulated;
+  /** The processor that bills developers for their plans; null when there is none. */
+  forBilling(): PaymentProcessor | null {
+    return this.live;
   }
+
+  /** Whether the simulated processor's pages may move a live business's payments or a developer's plan. */
+  get simulatesLive(): boolean {
+    return this.live === this.simulated;
+  }
+}
+
+/** The line the start logs when live businesses have no payment processor; undefined when they have one. */
+export function paymentsWarning(config: Config): string | undefined {
+  if (config.stripeSecretKey || config.simulatedPayments) return undefined;
+  return 'no payment processor for live businesses: STRIPE_SECRET_KEY is unset and SIMULATED_PAYMENTS is off, so their deposits answer 422 deposits_not_enabled and plan checkout 503 billing_not_configured (sandbox businesses pay through the simulated processor)';
 }

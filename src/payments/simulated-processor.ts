@@ -24,6 +24,9 @@ const CANCELLABLE = [
   'requires_capture',
 ];
 
+/** A subscription that still bills, or may again. */
+export const LIVE_SUBSCRIPTION = ['active', 'trialing', 'past_due', 'unpaid'] as const;
+
 /** Ids as the processor makes them: a type prefix and 24 characters. */
 export const objectId = (prefix: string) => `${prefix}_${randomToken(24)}`;
 
@@ -277,6 +280,27 @@ export class SimulatedProcessor implements PaymentProcessor {
       created: this.nowSeconds(),
     });
     return { id: stored.id, url: stored.url as string };
+  }
+
+  async expireCheckout(id: string): Promise<void> {
+    const expired = await this.transition(id, 'status', ['open'], { status: 'expired' });
+    if (expired) return;
+    const session = await this.find(id);
+    if (session?.object !== 'checkout.session') throw new ProcessorRefusal(`no checkout session ${id}`);
+    throw new ProcessorRefusal(`checkout session ${id} is ${String(session.status)}`);
+  }
+
+  async cancelSubscription(id: string): Promise<void> {
+    const now = this.nowSeconds();
+    const cancelled = await this.transition(id, 'status', LIVE_SUBSCRIPTION, {
+      status: 'canceled',
+      canceled_at: now,
+      ended_at: now,
+    });
+    if (cancelled) return;
+    const subscription = await this.find(id);
+    if (subscription?.object !== 'subscription') throw new ProcessorRefusal(`no subscription ${id}`);
+    throw new ProcessorRefusal(`subscription ${id} is ${String(subscription.status)}`);
   }
 
   async createCustomer(request: {

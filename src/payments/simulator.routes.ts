@@ -68,7 +68,12 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { parseAs: 'string', bodyLimit: 8 * 1024 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
-  const simulator = (): Simulator => ({ processor: app.payments.simulated, events: app.inboundEvents });
+  const simulator = (): Simulator => ({
+    processor: app.payments.simulated,
+    events: app.inboundEvents,
+    db: app.db,
+    simulatesLive: app.payments.simulatesLive,
+  });
   const intentPage = (kind: string, id: string, secret: string) =>
     `${PREFIX}/${kind}/${id}?client_secret=${encodeURIComponent(secret)}`;
 

@@ -1,12 +1,16 @@
 import { timingSafeEqual } from 'node:crypto';
 import { oneMonthAfter } from '../billing/plans.ts';
+import { depositTerms } from '../deposits/deposits.queries.ts';
 import { sha256 } from '../platform/auth.ts';
+import type { Executor } from '../platform/db.ts';
 import { conflict, notFound } from '../platform/errors.ts';
+import { isUuid } from '../platform/schemas.ts';
 import type { InboundEvents } from './inbound.ts';
 import type { ProcessorEvent } from './processor.ts';
 import {
   clientSecretOf,
   DECLINING_PAYMENT_METHOD,
+  LIVE_SUBSCRIPTION,
   objectId,
   type SimulatedProcessor,
   type StoredObject,
@@ -20,6 +24,9 @@ import {
 export interface Simulator {
   processor: SimulatedProcessor;
   events: InboundEvents;
+  db: Executor;
+  /** It stands in for the processor of live businesses and developer billing (`Processors.simulatesLive`). */
+  simulatesLive: boolean;
 }
 
 /** The card every successful simulated payment is made with. */
@@ -29,7 +36,6 @@ export type Outcome = 'succeed' | 'decline';
 
 /** An intent still waiting for the guest's card. */
 const AWAITING_CARD = ['requires_payment_method', 'requires_confirmation', 'requires_action'] as const;
-const LIVE_SUBSCRIPTION = ['active', 'trialing', 'past_due', 'unpaid'] as const;
 
 const CARD_DECLINED = {
   type: 'card_error',
@@ -42,6 +48,23 @@ async function findObject(simulator: Simulator, id: string, type: string, what: 
   const found = await simulator.processor.find(id);
   if (found?.object !== type) throw notFound(what);
   return found;
+}
+
+/**
+ * The simulated processor pays for nothing: it moves a sandbox business's objects always, and a
+ * live business's payments or a developer's plan only while it stands in for the real processor.
+ * Otherwise such an object, even one made while it did, is answered as unknown, so no session
+ * left from then can still be completed.
+ */
+async function assertServed(simulator: Simulator, owner: StoredObject, what: string): Promise<void> {
+  if (simulator.simulatesLive) return;
+  const businessId = owner.metadata && (owner.metadata as Record<string, unknown>).business_id;
+  // Plans are billed to developers, never to a sandbox.
+  const billing = owner.object === 'billing_portal.session' || owner.mode === 'subscription';
+  if (!billing && typeof businessId === 'string' && isUuid(businessId)) {
+    if ((await depositTerms(simulator.db, businessId))?.is_dev) return;
+  }
+  throw notFound(what);
 }
 
 /** A wrong client secret names nothing, as an unknown id does: the answer tells neither apart. */
@@ -60,16 +83,22 @@ export async function intentWithSecret(
   const what = type.replace('_', ' ');
   const intent = await findObject(simulator, id, type, what);
   assertSecret(intent, clientSecret, what);
+  await assertServed(simulator, intent, what);
   return intent;
 }
 
-export const checkoutSession = (simulator: Simulator, id: string) =>
-  findObject(simulator, id, 'checkout.session', 'checkout session');
+export async function checkoutSession(simulator: Simulator, id: string) {
+  const session = await findObject(simulator, id, 'checkout.session', 'checkout session');
+  await assertServed(simulator, session, 'checkout session');
+  return session;
+}
 
 /** An onboarding link and the account it onboards. */
 export async function onboardingState(simulator: Simulator, linkId: string) {
   const link = await findObject(simulator, linkId, 'account_link', 'onboarding link');
-  return { link, account: await simulator.processor.find(String(link.account)) };
+  const account = await simulator.processor.find(String(link.account));
+  await assertServed(simulator, account ?? link, 'onboarding link');
+  return { link, account };
 }
 
 async function send(
@@ -268,6 +297,7 @@ export type PortalAction = (typeof PORTAL_ACTIONS)[number];
 /** The billing portal's session, the customer's newest subscription and its open invoice, if any. */
 export async function portalState(simulator: Simulator, portalId: string) {
   const session = await findObject(simulator, portalId, 'billing_portal.session', 'billing portal session');
+  await assertServed(simulator, session, 'billing portal session');
   const customer = String(session.customer);
   const subscription = await simulator.processor.findLatest('subscription', { customer });
   const invoice = subscription

@@ -184,6 +184,32 @@ export class StripeProcessor implements PaymentProcessor {
     );
   }
 
+  expireCheckout(id: string): Promise<void> {
+    return this.call(async () => {
+      try {
+        await this.stripe.checkout.sessions.expire(id);
+      } catch (error) {
+        // Stripe refuses a session that is complete or expired already: it can no longer be paid either way.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError)
+          throw new ProcessorRefusal(error.message);
+        throw error;
+      }
+    });
+  }
+
+  cancelSubscription(id: string, idempotencyKey: string): Promise<void> {
+    return this.call(async () => {
+      try {
+        await this.stripe.subscriptions.cancel(id, {}, { idempotencyKey });
+      } catch (error) {
+        // Unknown or cancelled already: it bills nothing either way.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError)
+          throw new ProcessorRefusal(error.message);
+        throw error;
+      }
+    });
+  }
+
   createCustomer(request: {
     email: string;
     name: string;

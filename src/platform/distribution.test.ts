@@ -39,6 +39,7 @@ const TABLES = {
   webhook_deliveries: 'business',
   webhook_endpoints: 'business',
   webhook_events: 'business',
+  billing_cleanups: 'global',
   booking_usage: 'global',
   email_outbox: 'global',
   idempotency_keys: 'global',

@@ -36,6 +36,8 @@ export const STATUS_OF_CODE = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   not_ready: 503,
+  /** Plans cannot be bought: no payment processor bills developers (no Stripe, simulated payments off). */
+  billing_not_configured: 503,
   /** Overloaded, shutting down, or the database out of reach or stalled: sent with `Retry-After`. */
   service_unavailable: 503,
 } as const;

@@ -85,7 +85,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const change = await prepareSettingsChange(app.db, request.body, app.payments.forBusiness(false).name);
+      const change = await prepareSettingsChange(app.db, request.body, app.payments.live?.name ?? null);
       return commitReply(request, reply, 200, (tx) => changeSettings(tx, principal, change, app.clock.now()));
     },
   );

@@ -40,7 +40,7 @@ const withoutId = ({ id: _, ...settings }: SettingsRow): BusinessSettings => set
 export interface SettingsChange {
   input: Partial<BusinessSettings>;
   /** The processor a live business's deposits would go through. */
-  paymentProcessor: ProcessorName;
+  paymentProcessor: ProcessorName | null;
   patch: Partial<SettingsRow>;
   /** Whether a time zone sent is one the database knows (true when none is sent). */
   zoneKnown: boolean;
@@ -53,7 +53,7 @@ export interface SettingsChange {
 export async function prepareSettingsChange(
   db: Db,
   input: Partial<BusinessSettings>,
-  paymentProcessor: ProcessorName,
+  paymentProcessor: ProcessorName | null,
 ): Promise<SettingsChange> {
   const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
   const patch: Partial<SettingsRow> = zone === undefined ? input : { ...input, timezone: zone };
@@ -79,7 +79,7 @@ async function checkPaymentAccount(
   merged: SettingsRow,
   before: SettingsRow,
   actor: AuditActor & Subscriber,
-  processor: ProcessorName,
+  processor: ProcessorName | null,
 ): Promise<void> {
   if (merged.deposit_type !== 'none' && merged.deposit_type !== before.deposit_type) {
     await paymentDestination(tx, actor.businessId, actor.sandbox, processor);

@@ -58,7 +58,10 @@ async function seededWeek() {
   ).booking;
   assert.equal(pending.status, 'pending');
   await move(completed, 'checked_in', 'completed');
+  // A no-show is marked once its booking has started.
+  ctx.app.clock.now = () => Date.parse(noShow.starts_at);
   await move(noShow, 'no_show');
+  ctx.app.clock.now = () => Date.parse('2026-03-20T12:00:00Z');
   await move(cancelled, 'cancelled');
   await move(checkedIn, 'checked_in');
   const deposits = [

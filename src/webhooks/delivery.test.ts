@@ -110,7 +110,10 @@ describe('events', () => {
     await patchBooking(biz, b.id, { start_time: '14:00' });
     await patchBooking(biz, b.id, { status: 'cancelled' });
     const c = await bookOk(ctx.app, biz, { start_time: '12:00' });
+    // A no-show is marked once its booking has started.
+    ctx.app.clock.now = () => Date.parse(c.starts_at);
     await patchBooking(biz, c.id, { status: 'no_show' });
+    ctx.app.clock.now = () => now;
     const staff = (
       await call(biz.tenant, 'POST', '/v1/manage/bookings/staff', {
         date: BOOKING_DAY,

@@ -405,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Buy a plan: a checkout page of the payment processor's
-         * @description Paying it makes the subscription `active` on the plan (the processor tells the service with `checkout.session.completed`). A running subscription is changed or cancelled in the billing portal instead (409). Open while past due.
+         * @description Paying it makes the subscription `active` on the plan (the processor tells the service with `checkout.session.completed`). A running subscription is changed or cancelled in the billing portal instead (409). Open while past due. 503 `billing_not_configured` when the server has no payment processor for billing.
          */
         post: operations["createBillingCheckout"];
         delete?: never;
@@ -425,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * The payment processor's billing portal: cancel, or pay what is past due
-         * @description Needs a plan bought first (409 otherwise). Open while past due.
+         * @description Needs a plan bought first (409 otherwise). Open while past due. 503 `billing_not_configured` when the server has no payment processor for billing.
          */
         post: operations["createBillingPortal"];
         delete?: never;
@@ -1332,7 +1332,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a no-show and capture its EUR 20 hold
-         * @description For a `confirmed` or `checked_in` booking whose deposit is `held`: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise 409 with `detail`. A retry after a failure never captures twice.
+         * @description For a `confirmed` or `checked_in` booking whose deposit is `held`, from the booking's start on: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise (before the start too) 409 with `detail`. A retry after a failure never captures twice.
          */
         post: operations["markNoShow"];
         delete?: never;
@@ -4167,6 +4167,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createBillingPortal: {
@@ -4269,6 +4278,15 @@ export interface operations {
             };
             /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
