@@ -1,5 +1,5 @@
 import { recordAudit } from '../audit/audit.ts';
-import { enqueueEmail } from '../deposits/email.service.ts';
+import { enqueueEmail, venueInSubject } from '../deposits/email.service.ts';
 import { hashPassword, type Principal, randomToken, sha256, type TokenService } from '../platform/auth.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
@@ -176,15 +176,6 @@ export interface InvitationContext {
   publicBaseUrl: string;
 }
 
-/** A business name fit for a subject line: no control characters or line breaks, at most 80 characters. */
-function subjectText(text: string): string {
-  const flat = text
-    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
-}
-
 /** Writes a fresh link for the membership into the outbox; answers the token's hash and expiry. */
 async function sendInvitation(
   tx: Tx,
@@ -195,7 +186,7 @@ async function sendInvitation(
   const token = randomToken(48);
   const expires = new Date(now.getTime() + INVITATION_DAYS * 86_400_000);
   const business = await findBusinessInfo(tx, businessId);
-  const name = subjectText(business?.name ?? '');
+  const name = venueInSubject(business?.name ?? '');
   await enqueueEmail(tx, {
     businessId,
     to: email,
