@@ -113,11 +113,12 @@ export interface AppDeps {
 
 /**
  * A client secret can travel in a URL (the simulated processor's checkout page, as the real
- * processor's), and so can a guest's email or phone (looking up their booking): logged requests
+ * processor's), and so can a guest's email or phone (looking up their booking) and an invitation
+ * link's token (whoever reads it could choose the invited person's password): logged requests
  * show the URL without them.
  */
 const withoutSecrets = (url: string) =>
-  url.replace(/([?&](?:client_secret|email|phone)=)[^&]*/g, '$1[redacted]');
+  url.replace(/([?&](?:client_secret|email|phone|token)=)[^&]*/g, '$1[redacted]');
 
 const requestLog = {
   req: (request: FastifyRequest) => ({

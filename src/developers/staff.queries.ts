@@ -124,15 +124,28 @@ export async function renewInvitation(
     .execute();
 }
 
+/** The one rule of a link that works: the invited membership with this token, not expired. */
+const workingInvitation = (executor: Executor, tokenHash: string, now: Date) =>
+  executor
+    .selectFrom('memberships')
+    .where('memberships.invite_token_hash', '=', tokenHash)
+    .where('memberships.status', '=', 'invited')
+    .where('memberships.invite_expires_at', '>', now);
+
 /** The invited membership whose link has this token, unexpired, locked; undefined otherwise. */
 export function lockInvitation(executor: Executor, tokenHash: string, now: Date) {
-  return executor
-    .selectFrom('memberships')
-    .select(['user_id', 'business_id', 'role'])
-    .where('invite_token_hash', '=', tokenHash)
-    .where('status', '=', 'invited')
-    .where('invite_expires_at', '>', now)
+  return workingInvitation(executor, tokenHash, now)
+    .select(['memberships.user_id', 'memberships.business_id', 'memberships.role'])
     .forUpdate()
+    .executeTakeFirst();
+}
+
+/** What the page of a working link shows: the business's name, the role and the invited email. */
+export function findInvitation(executor: Executor, tokenHash: string, now: Date) {
+  return workingInvitation(executor, tokenHash, now)
+    .innerJoin('businesses', 'businesses.id', 'memberships.business_id')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['businesses.name as business_name', 'memberships.role', 'users.email'])
     .executeTakeFirst();
 }
 

@@ -6,11 +6,19 @@ import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
+import { matchesAny } from '../public/http-cache.ts';
 import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
+import {
+  INVITATION_PAGE_HEADERS,
+  INVITATION_SCRIPT_PATH,
+  invitationPage,
+  invitationScript,
+} from './invitation-page.ts';
 import {
   acceptInvitation,
   changeStaffRole,
   currentUser,
+  invitationByLink,
   inviteStaff,
   listStaff,
   logInUser,
@@ -103,6 +111,57 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return commitReply(request, reply, 200, (tx) =>
         acceptInvitation(tx, app.tokens, acceptance, new Date(app.clock.now())),
       );
+    },
+  );
+
+  app.get(
+    '/staff/accept',
+    {
+      schema: {
+        operationId: 'getInvitationPage',
+        tags: ['Staff'],
+        summary: 'The page behind an invitation link, where the person chooses their password',
+        description:
+          'An HTML form that sends the token and the password to `POST /v1/auth/invitations/accept`. A link that does not work (used, withdrawn, re-sent, expired, unknown) gets a page saying so, and nothing of the invitation.',
+        security: [],
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ description: 'the token of the emailed link' })),
+        }),
+        response: { 200: Type.String({ description: 'an HTML page' }) },
+      },
+    },
+    async (request, reply) => {
+      const invitation = await invitationByLink(app.db, request.query.token, new Date(app.clock.now()));
+      return reply
+        .headers(INVITATION_PAGE_HEADERS)
+        .type('text/html; charset=utf-8')
+        .send(invitationPage(invitation));
+    },
+  );
+
+  app.get(
+    INVITATION_SCRIPT_PATH,
+    {
+      schema: {
+        operationId: 'getInvitationPageScript',
+        tags: ['Staff'],
+        summary: "The invitation page's script",
+        security: [],
+        response: {
+          200: Type.Unsafe<Buffer>({ type: 'string', description: 'JavaScript' }),
+          304: Type.Null(),
+        },
+      },
+    },
+    async (request, reply) => {
+      reply
+        .header('Cache-Control', 'no-cache')
+        .header('ETag', invitationScript.etag)
+        .header('X-Content-Type-Options', 'nosniff')
+        .type('text/javascript; charset=utf-8');
+      if (matchesAny(request.headers['if-none-match'], invitationScript.etag))
+        return reply.code(304).send(null);
+      return reply.send(invitationScript.body);
     },
   );
 

@@ -17,6 +17,7 @@ import {
   activateMembership,
   deleteMembership,
   deleteUserWithoutMemberships,
+  findInvitation,
   findMember,
   findUserByEmail,
   insertMembership,
@@ -262,6 +263,27 @@ export async function resendInvitation(
     after,
   });
   return after;
+}
+
+/** What the page behind an invitation link shows of it. */
+export interface InvitationView {
+  business_name: string;
+  role: MembershipRole;
+  email: string;
+}
+
+/**
+ * The invitation a link still works for; undefined for a used, withdrawn, re-sent, expired,
+ * unknown or missing token, which the page cannot tell apart either: only the token's holder
+ * learns who invited whom.
+ */
+export async function invitationByLink(
+  executor: Executor,
+  token: string | undefined,
+  now: Date,
+): Promise<InvitationView | undefined> {
+  if (!token) return undefined;
+  return findInvitation(executor, sha256(token), now);
 }
 
 /** Hashes the chosen password before the transaction, as `prepareInvite` does. */

@@ -37,4 +37,14 @@ describe('request log', () => {
       assert.ok(line.includes('client_secret=[redacted]&x=1'), line);
     }
   });
+
+  it("writes the URL of the invitation page without the link's token", async () => {
+    await logged.inject({ method: 'GET', url: '/staff/accept?token=inv1tat10nT0ken&x=1' });
+    const requests = lines.filter((line) => line.includes('/staff/accept'));
+    assert.ok(requests.length > 0, lines.join(''));
+    for (const line of requests) {
+      assert.ok(!line.includes('inv1tat10nT0ken'), line);
+      assert.ok(line.includes('token=[redacted]&x=1'), line);
+    }
+  });
 });
