@@ -1,3 +1,4 @@
+import { escapeHtml } from '../platform/html.ts';
 import type { StoredObject } from './simulated-processor.ts';
 import { SAVEABLE_CARDS } from './simulator.service.ts';
 
@@ -6,15 +7,6 @@ import { SAVEABLE_CARDS } from './simulator.service.ts';
  * `simulator.routes.ts`, which answer a form with a redirect back to its page. No script, nothing
  * loaded from elsewhere.
  */
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 export const PREFIX = '/simulated-processor';
 

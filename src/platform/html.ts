@@ -6,5 +6,9 @@ const ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** Text made safe for an HTML page, between tags and inside quoted attribute values alike. */
-export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+/**
+ * Text made safe for an HTML page, between tags and inside quoted attribute values alike; a
+ * missing value is the empty text.
+ */
+export const escapeHtml = (value: unknown): string =>
+  String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
