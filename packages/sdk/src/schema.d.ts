@@ -11343,7 +11343,7 @@ export interface operations {
                         /** @description attempts made since the delivery was created or last re-sent */
                         attempts: number;
                         last_response_code: number | null;
-                        /** @description why the last attempt got no answer */
+                        /** @description the class of the last failure: `timeout`, `connection_refused`, `connection_error`, `tls_error`, `dns_error`, `url_not_allowed` or `http_<status>` */
                         last_error: string | null;
                         /**
                          * Format: date-time
@@ -11487,7 +11487,7 @@ export interface operations {
                             /** @description attempts made since the delivery was created or last re-sent */
                             attempts: number;
                             last_response_code: number | null;
-                            /** @description why the last attempt got no answer */
+                            /** @description the class of the last failure: `timeout`, `connection_refused`, `connection_error`, `tls_error`, `dns_error`, `url_not_allowed` or `http_<status>` */
                             last_error: string | null;
                             /**
                              * Format: date-time
@@ -11594,7 +11594,7 @@ export interface operations {
                         /** @description attempts made since the delivery was created or last re-sent */
                         attempts: number;
                         last_response_code: number | null;
-                        /** @description why the last attempt got no answer */
+                        /** @description the class of the last failure: `timeout`, `connection_refused`, `connection_error`, `tls_error`, `dns_error`, `url_not_allowed` or `http_<status>` */
                         last_error: string | null;
                         /**
                          * Format: date-time
