@@ -1544,7 +1544,7 @@ export interface paths {
         };
         /**
          * A business's booking page: the widget full page, to share as a link or embed in an iframe
-         * @description In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Framed, the widget also sends its `slotwise:booked` and `slotwise:error` events to the parent window with `postMessage`.
+         * @description In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Only the API's own origin and the origins listed by the business's active publishable keys may frame it (`Content-Security-Policy: frame-ancestors`); framed by one of those, the widget also sends its `slotwise:booked` and `slotwise:error` events to that origin with `postMessage`. An unknown slug is an HTML page to a client that accepts `text/html`, the error body otherwise.
          */
         get: operations["getBookingPage"];
         put?: never;
