@@ -164,6 +164,7 @@ export async function createTestApp(
       MAX_EVENT_LOOP_DELAY_MS: '0',
     }),
     dbTimeouts: TEST_DB_TIMEOUTS,
+    dbRequestDeadlineMs: TEST_DB_TIMEOUTS.acquireMs,
     ...overrides,
   };
   const { database, url, drop } = await openTestDatabase(config.dbTimeouts);
