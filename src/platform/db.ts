@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   Kysely,
   PostgresDialect,
@@ -209,23 +209,12 @@ function boundedBy(configuredMs: number, remaining: number | undefined): number 
 }
 
 /**
- * Gives each request of `app` `deadlineMs` from its arrival for all its database waits. The
- * context entered on request is entered again before validation: body parsing continues from the
- * socket's events, outside it.
+ * Gives each request of `app` `deadlineMs` from its arrival for all its database waits: the
+ * context entered here holds for the rest of the request's hooks and its handler.
  */
 export function registerDbDeadline(app: FastifyInstance, deadlineMs: number): void {
   if (deadlineMs <= 0) return;
-  const deadlines = new WeakMap<FastifyRequest, number>();
-  app.addHook('onRequest', (request, _reply, done) => {
-    const at = Date.now() + deadlineMs;
-    deadlines.set(request, at);
-    withDbDeadline(at, done);
-  });
-  app.addHook('preValidation', (request, _reply, done) => {
-    const at = deadlines.get(request);
-    if (at === undefined) done();
-    else withDbDeadline(at, done);
-  });
+  app.addHook('onRequest', (_request, _reply, done) => withDbDeadline(Date.now() + deadlineMs, done));
 }
 
 export interface ListenHealthCheck {
