@@ -33,7 +33,7 @@ import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.t
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import { registerCors } from './platform/cors.ts';
-import type { Database, Db } from './platform/db.ts';
+import { type Database, type Db, registerDbDeadline } from './platform/db.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
@@ -224,6 +224,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   for (const job of dispatcher.jobs()) app.jobs.add(job);
   app.decorateRequest('principal', null);
   app.decorateRequest('bookedDates', null);
+  // First of the request hooks: the deadline covers every database wait of the request, the guard's too.
+  registerDbDeadline(app, config.dbRequestDeadlineMs);
   app.addHook('onClose', async () => {
     await app.jobs.stop();
     email.close();

@@ -100,6 +100,15 @@ describe('loadConfig', () => {
     assert.deepEqual(config.dbTimeouts, { lockMs: 1500, statementMs: 0, acquireMs: 250 });
   });
 
+  it('gives a request 5 s of database waits in all unless DB_REQUEST_DEADLINE_MS says otherwise (0: no limit)', () => {
+    assert.equal(loadConfig({ DATA_DIR: tempDir() }).dbRequestDeadlineMs, 5000);
+    assert.equal(
+      loadConfig({ DATA_DIR: tempDir(), DB_REQUEST_DEADLINE_MS: '2000' }).dbRequestDeadlineMs,
+      2000,
+    );
+    assert.equal(loadConfig({ DATA_DIR: tempDir(), DB_REQUEST_DEADLINE_MS: '0' }).dbRequestDeadlineMs, 0);
+  });
+
   it('trusts no proxy unless TRUST_PROXY names them, in the forms of Fastify trustProxy', () => {
     assert.equal(loadConfig({ DATA_DIR: tempDir() }).trustProxy, false);
     const read = (value: string) => loadConfig({ DATA_DIR: tempDir(), TRUST_PROXY: value }).trustProxy;
@@ -220,6 +229,8 @@ describe('loadConfig', () => {
       ['DB_LOCK_TIMEOUT_MS', { DB_LOCK_TIMEOUT_MS: '5s' }],
       ['DB_STATEMENT_TIMEOUT_MS', { DB_STATEMENT_TIMEOUT_MS: '-1' }],
       ['DB_ACQUIRE_TIMEOUT_MS', { DB_ACQUIRE_TIMEOUT_MS: '1.5' }],
+      ['DB_REQUEST_DEADLINE_MS', { DB_REQUEST_DEADLINE_MS: '2s' }],
+      ['DB_REQUEST_DEADLINE_MS', { DB_REQUEST_DEADLINE_MS: '-5' }],
       ['METRICS_PORT', { METRICS_PORT: 'ninety' }],
       ['MAX_EVENT_LOOP_DELAY_MS', { MAX_EVENT_LOOP_DELAY_MS: '1s' }],
       ['MAX_HEAP_BYTES', { MAX_HEAP_BYTES: '-1' }],

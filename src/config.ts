@@ -30,6 +30,11 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** How long the database may keep a request waiting, in milliseconds (0: no limit); see `DbTimeouts`. */
   dbTimeouts: { lockMs: number; statementMs: number; acquireMs: number };
+  /**
+   * How long one request may wait for the database in all (a connection, locks, statements), in
+   * milliseconds from its arrival (0: no limit); past it the request is answered 503.
+   */
+  dbRequestDeadlineMs: number;
   /** `/metrics` on the public port asks for `Authorization: Bearer <this>`; unset: see `metricsPort`. */
   metricsToken: string | undefined;
   /** A listener of its own for `/metrics` (on `metricsHost`); undefined: none. */
@@ -216,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementMs: parseTimeoutMs('DB_STATEMENT_TIMEOUT_MS', env.DB_STATEMENT_TIMEOUT_MS),
       acquireMs: parseTimeoutMs('DB_ACQUIRE_TIMEOUT_MS', env.DB_ACQUIRE_TIMEOUT_MS),
     },
+    dbRequestDeadlineMs: parseTimeoutMs('DB_REQUEST_DEADLINE_MS', env.DB_REQUEST_DEADLINE_MS),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, 'METRICS_PORT') : undefined,
     metricsHost: env.METRICS_HOST || '127.0.0.1',

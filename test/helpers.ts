@@ -167,6 +167,7 @@ export async function createTestApp(
       SIMULATED_PAYMENTS: 'true',
     }),
     dbTimeouts: TEST_DB_TIMEOUTS,
+    dbRequestDeadlineMs: TEST_DB_TIMEOUTS.acquireMs,
     ...overrides,
   };
   const { database, url, drop } = await openTestDatabase(config.dbTimeouts);

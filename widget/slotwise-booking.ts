@@ -74,7 +74,7 @@ const form = (data: FormData) => Object.fromEntries([...data].map(([k, v]) => [k
  * `<slotwise-booking business="slug" key="svc_pk_...">`: party size, a month of days, the day's
  * times, the guest's details, a deposit when the business asks for one, the confirmation; a full
  * day offers the waitlist. Fires `slotwise:booked` and `slotwise:error` (bubbling, composed), also
- * to the parent window when framed.
+ * to the parent window when framed by one of the origins of `parent-origins` (space-separated).
  */
 export class SlotwiseBooking extends HTMLElement {
   static observedAttributes = [
@@ -366,7 +366,8 @@ export class SlotwiseBooking extends HTMLElement {
   /** What the guest is told: a wrong code or contact, a cut-off passed, or that it failed. */
   private messageFor(error: unknown) {
     if (!(error instanceof ApiError)) return this.t.failed;
-    if (this.step === 'manage' && error.status === 404) return this.t.unknown;
+    // A contact the API refuses as malformed (422) matches no booking either.
+    if (this.step === 'manage' && (error.status === 404 || error.status === 422)) return this.t.unknown;
     if (this.step === 'managed' && (error.status === 409 || error.status === 422)) return this.t.tooLate;
     return this.t.failed;
   }
@@ -382,8 +383,27 @@ export class SlotwiseBooking extends HTMLElement {
 
   private emit(type: string, detail: object) {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-    // Framed (the hosted page in an iframe): the embedding page hears of it too.
-    if (window.parent !== window) window.parent.postMessage({ type, detail }, '*');
+    // Framed (the hosted page in an iframe): the embedding page hears of it too, if it is one of the business's sites.
+    if (window.parent !== window) {
+      for (const origin of this.parentTargets()) window.parent.postMessage({ type, detail }, origin);
+    }
+  }
+
+  /**
+   * The origins to post to: the parent's, when it is one of `parent-origins`. A browser that does
+   * not tell the parent's origin (no `ancestorOrigins`, no referrer) gets every listed origin as
+   * a target, and delivers only to the one that is the parent's. Never `*`.
+   */
+  private parentTargets(): string[] {
+    const listed = (this.getAttribute('parent-origins') ?? '').split(/\s+/).filter(Boolean);
+    const ancestors = (location as { ancestorOrigins?: DOMStringList }).ancestorOrigins;
+    if (ancestors && ancestors.length > 0) {
+      const parent = ancestors[0]!;
+      return listed.includes(parent) ? [parent] : [];
+    }
+    const referrer = document.referrer ? new URL(document.referrer).origin : undefined;
+    if (referrer && listed.includes(referrer)) return [referrer];
+    return listed;
   }
 
   private onClick(event: Event) {

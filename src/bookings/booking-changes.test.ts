@@ -615,7 +615,7 @@ describe('simultaneous changes of one booking', () => {
       method: 'POST',
       url: '/v1/manage/webhooks',
       headers: biz.tenant.headers,
-      payload: { url: 'http://127.0.0.1:9/hook', events: ['booking.updated'] },
+      payload: { url: 'http://127.0.0.1:1024/hook', events: ['booking.updated'] },
     });
     assert.equal(hook.statusCode, 201, hook.body);
     const booking = await book(biz);

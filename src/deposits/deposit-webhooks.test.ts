@@ -22,7 +22,7 @@ async function subscribe(biz: DepositBusiness) {
     method: 'POST',
     url: '/v1/manage/webhooks',
     headers: biz.tenant.headers,
-    payload: { url: 'http://127.0.0.1:9/hooks', events: ['*'] },
+    payload: { url: 'http://127.0.0.1:1024/hooks', events: ['*'] },
   });
   assert.equal(response.statusCode, 201, response.body);
 }

@@ -61,16 +61,15 @@ export function deactivateApiKey(executor: Executor, businessId: string, keyId: 
     .executeTakeFirst();
 }
 
-/** The business's active default publishable key, in full. */
-export async function findDefaultPublishableKey(executor: Executor, businessId: string) {
-  const row = await executor
+/** The business's active publishable keys: the default one in full, and every key's origins. */
+export function findActivePublishableKeys(executor: Executor, businessId: string) {
+  return executor
     .selectFrom('api_keys')
-    .select('public_key')
+    .select(['public_key', 'is_default', 'allowed_origins'])
     .where('business_id', '=', businessId)
-    .where('is_default', '=', true)
+    .where('type', '=', 'publishable')
     .where('is_active', '=', true)
-    .executeTakeFirst();
-  return row?.public_key ?? undefined;
+    .execute();
 }
 
 export async function isSandboxBusiness(executor: Executor, businessId: string): Promise<boolean> {

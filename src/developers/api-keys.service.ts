@@ -6,7 +6,7 @@ import { conflict, type FieldError, invalidField, notFound, validationError } fr
 import type { Page, PageRequest } from '../platform/pagination.ts';
 import {
   deactivateApiKey,
-  findDefaultPublishableKey,
+  findActivePublishableKeys,
   insertApiKey,
   isSandboxBusiness,
   listApiKeysOf,
@@ -104,11 +104,24 @@ export const issueDefaultPublishableKey = (
     isDefault: true,
   });
 
+/**
+ * What the hosted page `/book/{slug}` needs, in one query: the business's default publishable key
+ * in full, and the origins its active publishable keys list (sorted, without repeats), the sites
+ * that may frame the page and hear of its bookings.
+ */
+export async function hostedPageKeys(
+  executor: Executor,
+  businessId: string,
+): Promise<{ key: string; origins: string[] }> {
+  const rows = await findActivePublishableKeys(executor, businessId);
+  const key = rows.find((row) => row.is_default)?.public_key;
+  if (!key) throw notFound('business');
+  return { key, origins: [...new Set(rows.flatMap((row) => row.allowed_origins))].sort() };
+}
+
 /** The business's default publishable key in full, for pages the API serves itself (`/book/{slug}`). */
 export async function defaultPublishableKey(executor: Executor, businessId: string): Promise<string> {
-  const key = await findDefaultPublishableKey(executor, businessId);
-  if (key === undefined) throw notFound('business');
-  return key;
+  return (await hostedPageKeys(executor, businessId)).key;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

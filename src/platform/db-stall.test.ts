@@ -151,6 +151,117 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
     });
   });
 
+  describe('one deadline for all the database waits of a request', () => {
+    /** The default timeouts; the deadline is shorter than any of them. */
+    const DEFAULTS: DbTimeouts = { lockMs: 5000, statementMs: 5000, acquireMs: 5000 };
+    const DEADLINE_MS = 2000;
+    /** Generous: what is checked is that the waits are not added up, not how fast the answer is. */
+    const WITHIN_MS = DEADLINE_MS + 1500;
+    let bounded: Database;
+    let boundedApp: FastifyInstance;
+
+    before(async () => {
+      bounded = await openPostgres(server.url, POOL_SIZE, DEFAULTS);
+      boundedApp = await buildApp({
+        config: {
+          ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: server.url }),
+          dbTimeouts: DEFAULTS,
+          dbRequestDeadlineMs: DEADLINE_MS,
+        },
+        database: bounded,
+      });
+      await boundedApp.ready();
+    });
+    after(async () => {
+      await boundedApp?.close();
+      await bounded?.close();
+    });
+
+    /** Takes every pooled connection of `bounded` until `ms` have passed. */
+    async function fillPool(ms: number) {
+      let holding = 0;
+      const taken = Array.from({ length: POOL_SIZE }, () =>
+        bounded.db.connection().execute(async (connection) => {
+          await sql`SELECT 1`.execute(connection);
+          holding++;
+          await new Promise((resolve) => setTimeout(resolve, ms));
+        }),
+      );
+      while (holding < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 20));
+      return Promise.all(taken);
+    }
+
+    /** A booking of its own hour, through the app with the deadline, and how long its answer took. */
+    async function timedBooking() {
+      const k = slot++;
+      const started = Date.now();
+      const response = await postBooking(boundedApp, biz, {
+        booking_date: daysFromNow(2 + Math.floor(k / 7)),
+        start_time: `${String(9 + (k % 7)).padStart(2, '0')}:00`,
+      });
+      return { response, tookMs: Date.now() - started };
+    }
+
+    async function withBookingsLocked<T>(run: () => Promise<T>): Promise<T> {
+      const locker = new pg.Client({ connectionString: server.url });
+      await locker.connect();
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE bookings IN ACCESS EXCLUSIVE MODE');
+        return await run();
+      } finally {
+        await locker.query('COMMIT');
+        await locker.end();
+      }
+    }
+
+    it('answers 503 at the deadline when the pool stays full past it and a lock is held', async () => {
+      await withBookingsLocked(async () => {
+        const freed = fillPool(3000);
+        const { response, tookMs } = await timedBooking();
+        assertUnavailable(response);
+        assert.ok(tookMs < WITHIN_MS, `answered after ${tookMs} ms`);
+        await freed;
+      });
+    });
+
+    it('counts the wait for a connection against the wait for a lock', async () => {
+      await withBookingsLocked(async () => {
+        const freed = fillPool(1000);
+        const { response, tookMs } = await timedBooking();
+        assertUnavailable(response);
+        assert.ok(tookMs < WITHIN_MS, `answered after ${tookMs} ms`);
+        await freed;
+      });
+    });
+
+    it('leaves no shortened timeout behind on a pooled connection', async () => {
+      await withBookingsLocked(async () => {
+        const freed = fillPool(1000);
+        assertUnavailable((await timedBooking()).response);
+        await freed;
+      });
+      let reading = 0;
+      const release = holder();
+      const settings = Array.from({ length: POOL_SIZE }, () =>
+        bounded.db.connection().execute(async (connection) => {
+          const { rows } = await sql<{ lock: string; statement: string }>`
+            SELECT current_setting('lock_timeout') AS lock, current_setting('statement_timeout') AS statement`.execute(
+            connection,
+          );
+          reading++;
+          await release.released;
+          return rows[0];
+        }),
+      );
+      while (reading < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 20));
+      release.release();
+      for (const row of await Promise.all(settings)) assert.deepEqual(row, { lock: '5s', statement: '5s' });
+      const booked = await timedBooking();
+      assert.equal(booked.response.statusCode, 201, booked.response.body);
+    });
+  });
+
   describe('migrations', () => {
     it('run free of the statement timeout, which applies again after them', async () => {
       await database.runScript('SELECT pg_sleep(2.5)');
@@ -170,6 +281,32 @@ describe('the database stalled (PGlite)', {
   after(() => ctx.close());
 
   describe('503', () => {
+    it('answers a request at its deadline when that comes before the acquire timeout', async () => {
+      const bounded = await createTestApp({
+        dbTimeouts: { lockMs: 0, statementMs: 0, acquireMs: 5000 },
+        dbRequestDeadlineMs: 500,
+      });
+      try {
+        const biz = await setupBookable(bounded.app);
+        const hold = holder();
+        const taken = bounded.database.db.connection().execute(() => hold.released);
+        try {
+          const started = Date.now();
+          const response = await postBooking(bounded.app, biz);
+          const tookMs = Date.now() - started;
+          assertUnavailable(response);
+          assert.ok(tookMs < 500 + 1500, `answered after ${tookMs} ms`);
+        } finally {
+          hold.release();
+          await taken;
+        }
+        const booked = await postBooking(bounded.app, biz);
+        assert.equal(booked.statusCode, 201, booked.body);
+      } finally {
+        await bounded.close();
+      }
+    });
+
     it('answers a request that waited longer than the acquire timeout for the one connection', async () => {
       const biz = await setupBookable(ctx.app);
       const hold = holder();

@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { FastifyInstance } from 'fastify';
 import {
   Kysely,
   PostgresDialect,
@@ -181,6 +183,40 @@ export class OutageWatch {
   }
 }
 
+/**
+ * The instant (epoch milliseconds) by which the request being served must be done waiting for the
+ * database: for a connection, for locks and for statements together. None outside requests (jobs,
+ * start-up) or with `DB_REQUEST_DEADLINE_MS=0`.
+ */
+const requestDeadline = new AsyncLocalStorage<number>();
+
+/** Runs `fn`, and everything it starts, under a database deadline at `at` (epoch milliseconds). */
+export const withDbDeadline = <T>(at: number, fn: () => T): T => requestDeadline.run(at, fn);
+
+/** Milliseconds left before the current request's deadline; undefined without one. */
+function remainingMs(): number | undefined {
+  const at = requestDeadline.getStore();
+  return at === undefined ? undefined : at - Date.now();
+}
+
+const pastDeadline = () =>
+  new DatabaseUnavailableError('stalled', "the request's time for waiting on the database ran out");
+
+/** A configured wait (0: no limit) cut to what the deadline leaves; undefined: no limit at all. */
+function boundedBy(configuredMs: number, remaining: number | undefined): number | undefined {
+  if (remaining === undefined) return configuredMs === 0 ? undefined : configuredMs;
+  return configuredMs === 0 ? remaining : Math.min(configuredMs, remaining);
+}
+
+/**
+ * Gives each request of `app` `deadlineMs` from its arrival for all its database waits: the
+ * context entered here holds for the rest of the request's hooks and its handler.
+ */
+export function registerDbDeadline(app: FastifyInstance, deadlineMs: number): void {
+  if (deadlineMs <= 0) return;
+  app.addHook('onRequest', (_request, _reply, done) => withDbDeadline(Date.now() + deadlineMs, done));
+}
+
 export interface ListenHealthCheck {
   /** How often the listening connection is asked a trivial query. */
   checkEveryMs: number;
@@ -290,19 +326,90 @@ const keepDate = (value: string) => value;
 const toNumber = (value: string) => Number(value);
 
 /**
- * The pool Kysely draws from: a connection not had becomes a `DatabaseUnavailableError`, stalled
- * when the pool was full and none came free in time, unreachable otherwise.
+ * A deadline nearer than a configured timeout by less than this leaves the timeout as it is: a
+ * request that reaches the database soon after arriving costs no statement more.
  */
-function poolOfOutages(pool: pg.Pool): PostgresPool {
+const DEADLINE_SLACK_MS = 250;
+/** A pooled connection whose session timeouts a request cut to its deadline. */
+const SHORTENED = Symbol('timeouts shortened');
+type PooledClient = pg.PoolClient & { [SHORTENED]?: boolean };
+
+/** A connection of the pool within `ms`, else a stall; one that comes later goes back at once. */
+function connectWithin(pool: pg.Pool, ms: number): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    let gaveUp = false;
+    const timer = setTimeout(() => {
+      gaveUp = true;
+      reject(pastDeadline());
+    }, ms);
+    pool.connect().then(
+      (client) => {
+        clearTimeout(timer);
+        if (gaveUp) client.release();
+        else resolve(client);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (!gaveUp) reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Cuts the connection's lock and statement timeouts to what the request's deadline leaves, when
+ * that is less than the configured ones; gives a connection cut by an earlier request its own
+ * values back. One statement at most, and none in the common case.
+ */
+async function fitTimeouts(client: PooledClient, timeouts: DbTimeouts): Promise<void> {
+  const remaining = remainingMs();
+  if (remaining !== undefined && remaining <= 0) throw pastDeadline();
+  const cut = (configuredMs: number) =>
+    remaining !== undefined && (configuredMs === 0 || remaining + DEADLINE_SLACK_MS < configuredMs);
+  if (cut(timeouts.lockMs) || cut(timeouts.statementMs)) {
+    const lockMs = Math.ceil(boundedBy(timeouts.lockMs, remaining)!);
+    const statementMs = Math.ceil(boundedBy(timeouts.statementMs, remaining)!);
+    await client.query(
+      "SELECT set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)",
+      [String(lockMs), String(statementMs)],
+    );
+    client[SHORTENED] = true;
+  } else if (client[SHORTENED]) {
+    // RESET gives back the values of the connection's startup packet.
+    await client.query('RESET lock_timeout; RESET statement_timeout');
+    client[SHORTENED] = false;
+  }
+}
+
+/**
+ * The pool Kysely draws from: a connection not had becomes a `DatabaseUnavailableError`, stalled
+ * when the pool was full and none came free in time (or before the request's deadline),
+ * unreachable otherwise. Inside a request the connection's timeouts fit its deadline.
+ */
+function poolOfOutages(pool: pg.Pool, timeouts: DbTimeouts): PostgresPool {
   return {
     async connect() {
+      const remaining = remainingMs();
+      if (remaining !== undefined && remaining <= 0) throw pastDeadline();
+      let client: PooledClient;
       try {
-        return await pool.connect();
+        client =
+          remaining !== undefined && (timeouts.acquireMs === 0 || remaining < timeouts.acquireMs)
+            ? await connectWithin(pool, remaining)
+            : await pool.connect();
       } catch (error) {
+        if (error instanceof DatabaseUnavailableError) throw error;
         throw (error as Error).message === ACQUIRE_TIMEOUT
           ? new DatabaseUnavailableError('stalled', 'no database connection came free in time', error)
           : new DatabaseUnavailableError('unreachable', 'could not connect to the database', error);
       }
+      try {
+        await fitTimeouts(client, timeouts);
+      } catch (error) {
+        client.release(error instanceof DatabaseUnavailableError ? undefined : (error as Error));
+        throw error;
+      }
+      return client;
     },
     end: () => pool.end(),
     options: pool.options,
@@ -339,7 +446,7 @@ export async function openPostgres(
   });
   const client = await pool.connect();
   client.release();
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: poolOfOutages(pool) }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: poolOfOutages(pool, timeouts) }) });
   return {
     db,
     engine: 'postgres',
@@ -415,14 +522,20 @@ class PGlitePool implements PostgresPool {
         release();
       },
     } as unknown as PostgresPoolClient;
-    if (!this.acquireMs) return turn;
+    const limitMs = boundedBy(this.acquireMs, remainingMs());
+    if (limitMs === undefined) return turn;
     // A borrower that gave up still gets its turn, and hands it on at once.
     return new Promise((resolve, reject) => {
       let gaveUp = false;
-      const timer = setTimeout(() => {
-        gaveUp = true;
-        reject(new DatabaseUnavailableError('stalled', 'the database connection did not come free in time'));
-      }, this.acquireMs);
+      const timer = setTimeout(
+        () => {
+          gaveUp = true;
+          reject(
+            new DatabaseUnavailableError('stalled', 'the database connection did not come free in time'),
+          );
+        },
+        Math.max(0, limitMs),
+      );
       void turn.then((lent) => {
         clearTimeout(timer);
         if (gaveUp) lent.release();

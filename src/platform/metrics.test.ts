@@ -169,6 +169,42 @@ describe('GET /metrics', () => {
         assert.equal(response.json().error.code, 'not_found');
       }
     });
+
+    it('is not served without a token to a loopback client whose request carries any forwarding header', async () => {
+      for (const header of [
+        'forwarded',
+        'x-forwarded-for',
+        'x-forwarded-host',
+        'x-forwarded-proto',
+        'x-forwarded-port',
+        'x-forwarded-server',
+        'x-real-ip',
+        'x-client-ip',
+        'cf-connecting-ip',
+        'true-client-ip',
+        'X-Real-IP',
+      ]) {
+        for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+          const response = await ctx.app.inject({
+            method: 'GET',
+            url: '/metrics',
+            remoteAddress,
+            headers: { [header]: header === 'forwarded' ? 'for=203.0.113.9' : '203.0.113.9' },
+          });
+          assert.equal(response.statusCode, 404, `${header} from ${remoteAddress}`);
+          assert.equal(response.json().error.code, 'not_found');
+        }
+      }
+    });
+
+    it('is not served to a loopback client that sends a forwarding header empty', async () => {
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { 'x-real-ip': '' },
+      });
+      assert.equal(response.statusCode, 404);
+    });
   });
 });
 

@@ -44,12 +44,26 @@ function errorCodeOf(payload: unknown): string {
   }
 }
 
+/**
+ * Headers by which a proxy tells who its client is. A proxy on this machine may set only one of
+ * them (and not always `X-Forwarded-For`), so any of them, even empty, means "not from here".
+ */
+const FORWARDING_HEADERS = new Set([
+  'forwarded',
+  'x-real-ip',
+  'x-client-ip',
+  'cf-connecting-ip',
+  'true-client-ip',
+]);
+/** Node gives header names in lower case. */
+const isForwardingHeader = (name: string) => FORWARDING_HEADERS.has(name) || name.startsWith('x-forwarded-');
+
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
  * Who may read `/metrics`. With `METRICS_TOKEN`, whoever sends it as a Bearer token. Without one,
  * only a client on this machine that came straight in (a loopback socket and no forwarding
- * header): behind a proxy on the same host every client looks local, and proxies add the header.
+ * header at all): behind a proxy on the same host every client looks local, and proxies add one.
  */
 function metricsGuard(token: string | undefined) {
   const expected = token === undefined ? undefined : digest(token);
@@ -61,7 +75,7 @@ function metricsGuard(token: string | undefined) {
     }
     const address = request.socket.remoteAddress ?? '';
     const local = address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
-    if (local && !request.headers['x-forwarded-for'] && !request.headers.forwarded) return;
+    if (local && !Object.keys(request.headers).some(isForwardingHeader)) return;
     return sendError(reply, new AppError('not_found', `no route GET ${METRICS_ROUTE}`));
   };
 }

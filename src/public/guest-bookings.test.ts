@@ -179,7 +179,7 @@ describe('POST /v1/public/bookings/{confirmation_code}/cancel', () => {
         method: 'POST',
         url: '/v1/manage/webhooks',
         headers: biz.tenant.headers,
-        payload: { url: 'http://127.0.0.1:9/hook', events: ['booking.cancelled'] },
+        payload: { url: 'http://127.0.0.1:1024/hook', events: ['booking.cancelled'] },
       });
       assert.equal(hook.statusCode, 201, hook.body);
       const { booking, code } = await booked(biz);

@@ -7,7 +7,7 @@ import { type Db, withTx } from '../platform/db.ts';
 import type { Job } from '../platform/jobs.ts';
 import { decrypt } from '../platform/secrets.ts';
 import { signatureHeaders } from './signing.ts';
-import { type ResolvedAddress, UnsafeTarget, type WebhookTargets } from './target.ts';
+import { type ResolvedAddress, UnresolvedHost, UnsafeTarget, type WebhookTargets } from './target.ts';
 import {
   type ClaimedDelivery,
   claimDue,
@@ -35,11 +35,33 @@ const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 /** Each wait of the schedule is spread by up to this fraction either way, so retries do not come in waves. */
 const JITTER = 0.1;
 const RETENTION_MS = 30 * 86_400_000;
-const ERROR_TEXT_LIMIT = 500;
 
 interface Answer {
   status: number;
   retryAfter: string | undefined;
+}
+
+/**
+ * What the delivery log says of a failed attempt: a class, never the peer's own words (a TLS
+ * alert, a banner, an address), which would make the log a way to probe other hosts' ports.
+ */
+export type FailureClass =
+  | 'timeout'
+  | 'connection_refused'
+  | 'connection_error'
+  | 'tls_error'
+  | 'dns_error'
+  | 'url_not_allowed'
+  | `http_${number}`;
+
+/** An attempt that failed before any answer, and why, by class. */
+class AttemptFailed extends Error {
+  readonly failure: FailureClass;
+
+  constructor(failure: FailureClass, cause: unknown) {
+    super(failure, { cause });
+    this.failure = failure;
+  }
 }
 
 /**
@@ -59,7 +81,11 @@ function post(
       if (options.all) callback(null, [target]);
       else callback(null, target.address, target.family);
     }) as LookupFunction;
-    const client = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const client = secure ? https : http;
+    let connected = false;
+    let secured = false;
+    let timedOut = false;
     const request = client.request(
       url,
       {
@@ -78,13 +104,25 @@ function post(
         response.resume();
       },
     );
-    const timer = setTimeout(
-      () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-    request.on('error', (error) => {
+    request.on('socket', (socket) => {
+      socket.once('connect', () => (connected = true));
+      socket.once('secureConnect', () => (secured = true));
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(error);
+      // Connected but never secured: the handshake failed (certificate, protocol, a peer that speaks no TLS).
+      const failure: FailureClass = timedOut
+        ? 'timeout'
+        : error.code === 'ECONNREFUSED'
+          ? 'connection_refused'
+          : secure && connected && !secured
+            ? 'tls_error'
+            : 'connection_error';
+      reject(new AttemptFailed(failure, error));
     });
     request.end(body);
   });
@@ -99,10 +137,13 @@ function retryAfterInstant(value: string | undefined, now: number): number | und
   return Number.isNaN(date) ? undefined : date;
 }
 
-const errorText = (error: unknown) => {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.length > ERROR_TEXT_LIMIT ? `${text.slice(0, ERROR_TEXT_LIMIT - 1)}…` : text;
-};
+/** The class of an attempt's failure before any answer came. */
+function failureOf(error: unknown): FailureClass {
+  if (error instanceof AttemptFailed) return error.failure;
+  if (error instanceof UnsafeTarget) return 'url_not_allowed';
+  if (error instanceof UnresolvedHost) return 'dns_error';
+  return 'connection_error';
+}
 
 /**
  * Sends what the outbox holds. Each run claims due deliveries (leased, `SKIP LOCKED`), posts them
@@ -210,10 +251,15 @@ export class WebhookDispatcher {
       };
       answer = await post(url, target, body, headers, this.options.timeoutMs);
     } catch (error) {
-      if (!(error instanceof UnsafeTarget)) {
-        this.log.info({ err: error, delivery: delivery.id }, 'webhook attempt failed');
+      const failure = failureOf(error);
+      // The details stay in the service's own log, for its operators.
+      if (failure !== 'url_not_allowed') {
+        this.log.info(
+          { err: error instanceof AttemptFailed ? error.cause : error, delivery: delivery.id, failure },
+          'webhook attempt failed',
+        );
       }
-      return this.failure(delivery, now, null, errorText(error), undefined);
+      return this.failure(delivery, now, null, failure, undefined);
     }
     if (answer.status >= 200 && answer.status < 300) {
       return {
@@ -224,7 +270,13 @@ export class WebhookDispatcher {
         deliveredAt: new Date(now),
       };
     }
-    return this.failure(delivery, now, answer.status, null, retryAfterInstant(answer.retryAfter, now));
+    return this.failure(
+      delivery,
+      now,
+      answer.status,
+      `http_${answer.status}`,
+      retryAfterInstant(answer.retryAfter, now),
+    );
   }
 
   /**
@@ -235,7 +287,7 @@ export class WebhookDispatcher {
     delivery: ClaimedDelivery,
     now: number,
     responseCode: number | null,
-    error: string | null,
+    error: FailureClass,
     retryAfter: number | undefined,
   ): DeliveryOutcome {
     const wait = this.retrySchedule[delivery.attempts - 1];

@@ -21,14 +21,55 @@ export const systemResolver: Resolver = async (hostname) =>
 /** A URL that may not receive webhooks, with the reason in words a developer can act on. */
 export class UnsafeTarget extends Error {}
 
+/** A host name that gave no address when a delivery was about to be sent. */
+export class UnresolvedHost extends Error {}
+
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/**
+ * The IPv4 addresses an IPv6 address stands for: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated
+ * (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), NAT64's well-known prefix
+ * (`64:ff9b::a.b.c.d`), 6to4 (`2002:AABB:CCDD::`) and Teredo (its server, and its client stored
+ * inverted in the last 32 bits). Undefined for any other address.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const parts = address.parts;
+  switch (address.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [ipv4Of(parts[6]!, parts[7]!)];
+    case 'rfc6052':
+      // The local-use prefix (64:ff9b:1::/48) places the IPv4 address by its own prefix length: not judged here.
+      return parts[2] === 0 ? [ipv4Of(parts[6]!, parts[7]!)] : undefined;
+    case '6to4':
+      return [ipv4Of(parts[1]!, parts[2]!)];
+    case 'teredo':
+      return [ipv4Of(parts[2]!, parts[3]!), ipv4Of(~parts[6]! & 0xffff, ~parts[7]! & 0xffff)];
+  }
+  return address.match(IPV4_COMPATIBLE) ? [ipv4Of(parts[6]!, parts[7]!)] : undefined;
+}
+
 /**
  * Only ordinary public unicast addresses: not private, loopback, link-local, unique-local,
- * carrier-grade NAT, multicast, reserved, documentation or unspecified ones. An IPv4 address
- * written as IPv6 (`::ffff:10.0.0.1`) is judged as the IPv4 address it is.
+ * carrier-grade NAT, multicast, reserved, documentation or unspecified ones, and in IPv6 only
+ * the global unicast space. An IPv6 address that carries an IPv4 address (mapped, compatible,
+ * NAT64, 6to4, Teredo) is judged by the IPv4 address inside: the packets end up there.
  */
 export function isPublicAddress(address: string): boolean {
-  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const inside = embeddedIPv4(v6);
+  if (inside) return inside.every((ipv4) => ipv4.range() === 'unicast');
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST);
 }
+
+/** The lowest port outside the well-known ones, where no system service listens. */
+const FIRST_PORT_ALLOWED = 1024;
 
 /** The host of a URL as an address when it is written as one (`[::1]` without its brackets). */
 const literalAddress = (url: URL) => {
@@ -56,7 +97,10 @@ export class WebhookTargets {
     return this.config.webhookAllowPrivateUrls;
   }
 
-  /** The rules a URL's text decides: absolute, https, not a private address written out. */
+  /**
+   * The rules a URL's text decides: absolute, https, no user info, port 443 or 1024-65535, not a
+   * private address written out. `allowPrivate` lifts the scheme and address rules only.
+   */
   parse(raw: string): URL {
     let url: URL;
     try {
@@ -66,6 +110,12 @@ export class WebhookTargets {
     }
     if (url.protocol !== 'https:' && !(this.allowPrivate && url.protocol === 'http:')) {
       throw new UnsafeTarget('must be an https:// URL');
+    }
+    // A receiver of webhooks needs no credentials in its URL; they would only be sent in the clear to logs.
+    if (url.username || url.password) throw new UnsafeTarget('must not contain a user name or password');
+    // The scheme's own port (an empty `port`) or an unprivileged one: never another service of a host (SSH, SMTP).
+    if (url.port !== '' && Number(url.port) < FIRST_PORT_ALLOWED) {
+      throw new UnsafeTarget(`must use port 443 or a port from ${FIRST_PORT_ALLOWED} to 65535`);
     }
     const address = literalAddress(url);
     if (address && !this.allowPrivate && !isPublicAddress(address)) {
@@ -91,7 +141,10 @@ export class WebhookTargets {
     return url;
   }
 
-  /** The checked address an attempt connects to. */
+  /**
+   * The checked address an attempt connects to. Throws UnsafeTarget for a URL the rules refuse,
+   * UnresolvedHost for a name that gives no address now.
+   */
   async addressFor(url: URL): Promise<ResolvedAddress> {
     this.parse(url.href);
     const literal = literalAddress(url);
@@ -100,9 +153,10 @@ export class WebhookTargets {
     try {
       addresses = await this.resolveHost(url);
     } catch (error) {
-      if (error instanceof UnsafeTarget) throw error;
       const code = (error as NodeJS.ErrnoException).code;
-      throw new UnsafeTarget(`${url.hostname} does not resolve${code ? ` (${code})` : ''}`);
+      throw new UnresolvedHost(`${url.hostname} does not resolve${code ? ` (${code})` : ''}`, {
+        cause: error,
+      });
     }
     if (!this.allowPrivate) this.assertPublic(url, addresses);
     return addresses[0]!;
@@ -110,16 +164,16 @@ export class WebhookTargets {
 
   private async resolveHost(url: URL): Promise<ResolvedAddress[]> {
     const addresses = await withTimeout(this.resolve(url.hostname), RESOLVE_TIMEOUT_MS, () => {
-      throw new UnsafeTarget(`resolving ${url.hostname} took longer than ${RESOLVE_TIMEOUT_MS / 1000} s`);
+      throw new UnresolvedHost(`resolving ${url.hostname} took longer than ${RESOLVE_TIMEOUT_MS / 1000} s`);
     });
-    if (addresses.length === 0) throw new UnsafeTarget(`${url.hostname} does not resolve`);
+    if (addresses.length === 0) throw new UnresolvedHost(`${url.hostname} does not resolve`);
     return addresses;
   }
 
+  /** The address itself is not named: it would tell a tenant how names resolve inside the network. */
   private assertPublic(url: URL, addresses: ResolvedAddress[]): void {
-    const inside = addresses.find(({ address }) => !isPublicAddress(address));
-    if (inside) {
-      throw new UnsafeTarget(`${url.hostname} resolves to ${inside.address}, which is not a public address`);
+    if (!addresses.every(({ address }) => isPublicAddress(address))) {
+      throw new UnsafeTarget(`${url.hostname} resolves to an address that is not public`);
     }
   }
 }

@@ -59,7 +59,12 @@ const DeliveryView = Type.Object({
   status: DeliveryStatus,
   attempts: Type.Integer({ description: 'attempts made since the delivery was created or last re-sent' }),
   last_response_code: Nullable(Type.Integer()),
-  last_error: Nullable(Type.String({ description: 'why the last attempt got no answer' })),
+  last_error: Nullable(
+    Type.String({
+      description:
+        'the class of the last failure: `timeout`, `connection_refused`, `connection_error`, `tls_error`, `dns_error`, `url_not_allowed` or `http_<status>`',
+    }),
+  ),
   next_attempt_at: Nullable(Timestamp),
   delivered_at: Nullable(Timestamp),
   created_at: Timestamp,

@@ -151,6 +151,24 @@ describe('POST /v1/manage/webhooks', () => {
         const response = await register(tenant, { url, events: ['*'] });
         assert.equal(response.statusCode, 201, `${url}: ${response.body}`);
       }
+      for (const url of ['http://127.0.0.1:22/hooks', 'http://user:secret@127.0.0.1:8080/hooks']) {
+        const response = await register(tenant, { url, events: ['*'] });
+        assert.equal(response.statusCode, 422, `${url}: ${response.body}`);
+        assert.deepEqual(fieldsOf(response.json()), ['url'], url);
+      }
+    });
+
+    it('takes port 443 and any port from 1024 to 65535', async () => {
+      const tenant = await createTenant(ctx.app);
+      for (const url of [
+        'https://hooks.example.com:443/slotwise',
+        'https://hooks.example.com:1024/slotwise',
+        'https://hooks.example.com:8443/slotwise',
+        'https://hooks.example.com:65535/slotwise',
+      ]) {
+        const response = await register(tenant, { url, events: ['*'] });
+        assert.equal(response.statusCode, 201, `${url}: ${response.body}`);
+      }
     });
 
     it('takes a name that does not resolve yet: every attempt checks it again', async () => {
@@ -180,6 +198,20 @@ describe('POST /v1/manage/webhooks', () => {
         'https://[fd12:3456::1]/hooks',
         'https://[fe80::1]/hooks',
         'https://[::ffff:10.0.0.1]/hooks',
+        'https://[::127.0.0.1]/hooks',
+        'https://[::7f00:1]/hooks',
+        'https://[::ffff:0:7f00:1]/hooks',
+        'https://[64:ff9b::a9fe:a9fe]/hooks',
+        'https://[2002:7f00:1::1]/hooks',
+        'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hooks',
+        'https://2130706433/hooks',
+        'https://0x7f.1/hooks',
+        'https://hooks.example.com:22/slotwise',
+        'https://hooks.example.com:80/slotwise',
+        'https://hooks.example.com:1023/slotwise',
+        'https://hooks.example.com:0/slotwise',
+        'https://user@hooks.example.com/slotwise',
+        'https://user:secret@hooks.example.com/slotwise',
         'https://localhost/hooks',
         'https://inside.example.com/hooks',
         'https://v6inside.example.com/hooks',
@@ -190,7 +222,7 @@ describe('POST /v1/manage/webhooks', () => {
         assert.deepEqual(fieldsOf(response.json()), ['url'], url);
       }
       const loopback = (await register(tenant, { url: 'https://localhost/hooks', events: ['*'] })).json();
-      assert.match(loopback.error.fields[0].message, /localhost resolves to .* not a public address/);
+      assert.equal(loopback.error.fields[0].message, 'localhost resolves to an address that is not public');
       assert.equal((await list(tenant)).json().items.length, 0, 'nothing was registered');
     });
 

@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { EN, pickLanguage, type Texts } from '../../widget/i18n.ts';
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+import { escapeHtml } from '../platform/html.ts';
 
 /**
  * The language of the hosted page: `?lang=`, then the browser's `Accept-Language` in its order of
@@ -42,24 +34,39 @@ function testModeText(lang: string): string {
 }
 
 /**
- * Content-Security-Policy of the hosted page: its own script and API only. No `frame-ancestors`:
- * venues embed the page in an iframe on their own sites.
+ * An origin as a CSP source and an attribute value: scheme, host and port only. Origins of keys
+ * are checked when a key is made; this also keeps a host with `;` or `,` (which URLs allow) from
+ * ending the directive.
  */
-export const HOSTED_PAGE_CSP =
+const SAFE_ORIGIN = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+const BASE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+
+/**
+ * Content-Security-Policy of the hosted page: its own script and API only, framed only by its own
+ * origin and `frameOrigins` (the business's publishable keys' origins), so no other site can
+ * overlay it and no other site is told of its bookings.
+ */
+export function hostedPageCsp(frameOrigins: string[]): string {
+  return `${BASE_CSP}; frame-ancestors ${["'self'", ...frameOrigins.filter((o) => SAFE_ORIGIN.test(o))].join(' ')}`;
+}
 
 /**
  * A business's booking page: the widget, full page, with the business's default publishable key;
  * with `manage`, the guest's page of that booking (view, cancel). A sandbox's page says it is in
  * test mode: the widget shows it, and so does the page until the widget runs (or without scripts).
+ * Framed by one of `parentOrigins`, the widget posts its events to that origin alone.
  */
 export function hostedPage(
   business: { name: string; slug: string; is_sandbox: boolean },
   key: string,
   lang: string,
   manage?: string,
+  parentOrigins: string[] = [],
 ): string {
   const name = escapeHtml(business.name);
+  const parents = parentOrigins.filter((o) => SAFE_ORIGIN.test(o)).join(' ');
   return `<!doctype html>
 <html lang="${lang}">
 <head>
@@ -77,7 +84,40 @@ slotwise-booking { max-width: none; }
 </head>
 <body>
 <main aria-label="${name}">
-<slotwise-booking business="${escapeHtml(business.slug)}" key="${escapeHtml(key)}" lang="${lang}" heading-level="1"${manage ? ` manage="${escapeHtml(manage)}"` : ''}>${business.is_sandbox ? `<p class="test-mode" role="status">${escapeHtml(testModeText(lang))}</p>` : ''}</slotwise-booking>
+<slotwise-booking business="${escapeHtml(business.slug)}" key="${escapeHtml(key)}" lang="${lang}" heading-level="1"${manage ? ` manage="${escapeHtml(manage)}"` : ''}${parents ? ` parent-origins="${escapeHtml(parents)}"` : ''}>${business.is_sandbox ? `<p class="test-mode" role="status">${escapeHtml(testModeText(lang))}</p>` : ''}</slotwise-booking>
+</main>
+</body>
+</html>
+`;
+}
+
+const NOT_FOUND_TEXTS: Record<string, { title: string; text: string }> = {
+  en: { title: 'Page not found', text: 'There is no booking page at this address.' },
+  de: { title: 'Seite nicht gefunden', text: 'Unter dieser Adresse gibt es keine Buchungsseite.' },
+  fr: { title: 'Page introuvable', text: "Il n'y a pas de page de réservation à cette adresse." },
+  nl: { title: 'Pagina niet gevonden', text: 'Op dit adres staat geen boekingspagina.' },
+  es: { title: 'Página no encontrada', text: 'No hay ninguna página de reservas en esta dirección.' },
+};
+
+/** What a browser is shown for a booking page that does not exist; the address is not repeated. */
+export function notFoundPage(lang: string): string {
+  const { title, text } = NOT_FOUND_TEXTS[lang] ?? NOT_FOUND_TEXTS.en!;
+  return `<!doctype html>
+<html lang="${NOT_FOUND_TEXTS[lang] ? lang : 'en'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<style>
+body { margin: 0; background: #f4f4f6; font-family: system-ui, sans-serif; }
+main { max-width: 30rem; margin: 0 auto; padding: 1.5rem 1rem; }
+</style>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(text)}</p>
 </main>
 </body>
 </html>

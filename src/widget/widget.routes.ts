@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { defaultPublishableKey } from '../developers/api-keys.service.ts';
-import { notFound } from '../platform/errors.ts';
+import { hostedPageKeys } from '../developers/api-keys.service.ts';
+import { AppError, notFound } from '../platform/errors.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { matchesAny } from '../public/http-cache.ts';
 import { businessBySlug } from '../public/public.service.ts';
 import { type WidgetAsset, widgetAssets } from './bundle.ts';
-import { HOSTED_PAGE_CSP, hostedLanguage, hostedPage } from './hosted-page.ts';
+import { hostedLanguage, hostedPage, hostedPageCsp, notFoundPage } from './hosted-page.ts';
 
 /** Pages embedding the widget pick up a new version within five minutes. */
 export const WIDGET_MAX_AGE_SECONDS = 300;
@@ -39,6 +39,10 @@ function sendAsset(
   if (!accepts(request.headers['accept-encoding'], 'gzip')) return reply.send(asset.body);
   return reply.header('Content-Encoding', 'gzip').send(asset.gzipped);
 }
+
+/** A browser navigating (a link, an iframe) asks for HTML; API clients and `fetch` do not. */
+const wantsHtml = (accept: string | undefined) =>
+  (accept ?? '').split(',').some((part) => part.trim().split(';')[0] === 'text/html');
 
 const FileBody = (description: string) => Type.Unsafe<Buffer>({ type: 'string', description });
 
@@ -95,7 +99,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Widget'],
         summary: "A business's booking page: the widget full page, to share as a link or embed in an iframe",
         description:
-          'In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Framed, the widget also sends its `slotwise:booked` and `slotwise:error` events to the parent window with `postMessage`.',
+          "In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Only the API's own origin and the origins listed by the business's active publishable keys may frame it (`Content-Security-Policy: frame-ancestors`); framed by one of those, the widget also sends its `slotwise:booked` and `slotwise:error` events to that origin with `postMessage`. An unknown slug is an HTML page to a client that accepts `text/html`, the error body otherwise.",
         security: [],
         params: Type.Object(
           { slug: Type.String({ minLength: 1, maxLength: 200 }) },
@@ -120,15 +124,33 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const business = await businessBySlug(app.db, request.params.slug);
-      const key = await defaultPublishableKey(app.db, business.id);
       const lang = hostedLanguage(request.query.lang, request.headers['accept-language']);
+      reply.header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Language');
+      let page: string;
+      let origins: string[];
+      try {
+        const business = await businessBySlug(app.db, request.params.slug);
+        const keys = await hostedPageKeys(app.db, business.id);
+        origins = keys.origins;
+        page = hostedPage(business, keys.key, lang, request.query.manage, origins);
+      } catch (error) {
+        if (
+          !(error instanceof AppError && error.code === 'not_found') ||
+          !wantsHtml(request.headers.accept)
+        ) {
+          throw error;
+        }
+        // Outside the route's typed replies: the 404 it documents is the JSON one.
+        return (reply as FastifyReply)
+          .code(404)
+          .header('Content-Security-Policy', hostedPageCsp([]))
+          .type('text/html; charset=utf-8')
+          .send(notFoundPage(lang));
+      }
       return reply
-        .header('Content-Security-Policy', HOSTED_PAGE_CSP)
-        .header('Cache-Control', 'no-cache')
-        .header('Vary', 'Accept-Language')
+        .header('Content-Security-Policy', hostedPageCsp(origins))
         .type('text/html; charset=utf-8')
-        .send(hostedPage(business, key, lang, request.query.manage));
+        .send(page);
     },
   );
 };

@@ -20,6 +20,13 @@ const SCRIPT = '/widget/v1/slotwise.js';
 const get = (url: string, headers: Record<string, string> = {}) =>
   ctx.app.inject({ method: 'GET', url, headers });
 
+/** One directive of the response's Content-Security-Policy, as sent. */
+const directive = (response: { headers: Record<string, unknown> }, name: string) =>
+  String(response.headers['content-security-policy'])
+    .split(';')
+    .map((part) => part.trim())
+    .find((part) => part.split(' ')[0] === name);
+
 async function defaultKeyOf(tenant: Tenant): Promise<string> {
   const keys = await get('/v1/manage/api-keys', tenant.headers);
   const key = keys.json().items.find((k: { is_default: boolean }) => k.is_default);
@@ -105,14 +112,13 @@ describe('GET /widget/v1/texts/{file}', () => {
 
 describe('GET /book/{slug}', () => {
   describe('200', () => {
-    it("is the widget full page with the business's own default publishable key, framable", async () => {
+    it("is the widget full page with the business's own default publishable key", async () => {
       const tenant = await createTenant(ctx.app, { name: 'Chez <Page> & Co' });
       const other = await createTenant(ctx.app, { name: 'Elsewhere' });
       const response = await get(`/book/${tenant.slug.toUpperCase()}`);
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
       assert.equal(response.headers['x-frame-options'], undefined);
-      assert.doesNotMatch(String(response.headers['content-security-policy']), /frame-ancestors/);
       assert.match(String(response.headers['content-security-policy']), /script-src 'self'/);
       const key = await defaultKeyOf(tenant);
       assert.match(key, /^svc_pk_live_/);
@@ -136,6 +142,48 @@ describe('GET /book/{slug}', () => {
       const script = (await get(SCRIPT)).body;
       assert.match(script, /is_sandbox/);
       assert.ok(script.includes(EN.testMode), 'the English banner text is in the script');
+    });
+
+    it("may be framed only by its own origin and the origins of the business's active publishable keys", async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      const publishable = async (owner: Tenant, origins: string[]) => {
+        const response = await ctx.app.inject({
+          method: 'POST',
+          url: '/v1/manage/api-keys',
+          headers: owner.headers,
+          payload: { name: 'site', type: 'publishable', allowed_origins: origins },
+        });
+        assert.equal(response.statusCode, 201, response.body);
+        return response.json() as { id: string };
+      };
+      const alone = await get(`/book/${tenant.slug}`);
+      assert.equal(directive(alone, 'frame-ancestors'), "frame-ancestors 'self'");
+      assert.ok(!alone.body.includes('parent-origins'), 'no origin hears of a booking');
+
+      await publishable(tenant, ['https://shop.example', 'http://localhost:5173']);
+      await publishable(tenant, ['https://Shop.Example:443/', 'https://menu.example']);
+      const revoked = await publishable(tenant, ['https://old.example']);
+      const revoke = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/api-keys/${revoked.id}`,
+        headers: tenant.headers,
+      });
+      assert.equal(revoke.statusCode, 204, revoke.body);
+      await publishable(other, ['https://elsewhere.example']);
+
+      const response = await get(`/book/${tenant.slug}`);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(
+        directive(response, 'frame-ancestors'),
+        "frame-ancestors 'self' http://localhost:5173 https://menu.example https://shop.example",
+      );
+      assert.ok(
+        response.body.includes(
+          'parent-origins="http://localhost:5173 https://menu.example https://shop.example"',
+        ),
+        response.body,
+      );
     });
 
     it('speaks the language asked for, else the browser’s first supported one', async () => {
@@ -174,6 +222,20 @@ describe('GET /book/{slug}', () => {
       const response = await get('/book/no-such-place');
       assert.equal(response.statusCode, 404, response.body);
       assert.equal(response.json().error.code, 'not_found');
+    });
+
+    it('answers a browser an HTML page in its language, framable by no other site', async () => {
+      const response = await get('/book/no-such-place', {
+        accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+        'accept-language': 'fr',
+      });
+      assert.equal(response.statusCode, 404, response.body);
+      assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(directive(response, 'frame-ancestors'), "frame-ancestors 'self'");
+      assert.match(response.body, /^<!doctype html>/);
+      assert.match(response.body, /<html lang="fr">/);
+      assert.ok(!response.body.includes('no-such-place'), 'the slug is not echoed');
+      assert.ok(!response.body.includes('<script'), response.body);
     });
   });
 

@@ -402,19 +402,34 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
 });
 
 describe('the hosted booking page /book/{slug}', { skip }, () => {
-  it('books in an iframe of another site, which hears of it by postMessage', async () => {
-    const venue = await openVenue('Chez Cadre', [host.origin]);
+  /** A page of the other site framing the venue's hosted page, recording the messages it hears. */
+  const framing = (path: string, venue: Venue) =>
     host.pages.set(
-      '/framed',
+      path,
       `<!doctype html><html lang="en"><head><title>Framed</title></head><body><main><h1>Book with us</h1>
 <iframe title="Booking" src="${api}/book/${venue.tenant.slug}?lang=en" width="500" height="800"></iframe></main>
 <script>window.events = []; addEventListener('message', (e) => events.push({ origin: e.origin, data: e.data }));</script></body></html>`,
     );
+
+  it('books in an iframe of a site its key lists, which alone hears of it by postMessage', async () => {
+    const venue = await openVenue('Chez Cadre', ['https://other.example', host.origin]);
+    framing('/framed', venue);
     const [context, page] = await newPage({ viewport: { width: 560, height: 900 } });
     try {
       await page.goto(`${host.origin}/framed`);
       const frame = page.frameLocator('iframe');
       const booking = frame.locator('slotwise-booking');
+      await booking.getByRole('button', { name: 'Continue' }).waitFor();
+      // Records the target origin of each message the page posts, then posts it as it would.
+      const hosted = page.frames().find((f) => f.url().startsWith(`${api}/book/`))!;
+      await hosted.evaluate(`(() => {
+        const parent = window.parent;
+        window.targets = [];
+        Object.defineProperty(window, 'parent', {
+          configurable: true,
+          value: { postMessage: (message, target) => { window.targets.push(target); parent.postMessage(message, target); } },
+        });
+      })()`);
       await booking.getByRole('button', { name: 'Continue' }).click();
       await booking.locator('.cal button:not([disabled])').nth(1).click();
       await booking.locator('[data-act=slot]').first().click();
@@ -428,10 +443,48 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       await checkAccessible(page, 'hosted page in a frame');
       const code = (await booking.locator('.code').textContent())!.trim();
       await page.waitForFunction('window.events.length > 0');
-      const [message] = (await events(page)) as [{ origin: string; data: { type: string; detail: object } }];
+      const [message, ...more] = (await events(page)) as [
+        { origin: string; data: { type: string; detail: object } },
+      ];
       assert.equal(message.origin, api);
       assert.equal(message.data.type, 'slotwise:booked');
       assert.equal((message.data.detail as { confirmation_code: string }).confirmation_code, code);
+      assert.deepEqual(more, []);
+      assert.deepEqual(
+        await hosted.evaluate('window.targets'),
+        [host.origin],
+        'posted to the parent origin only',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('is not shown in an iframe of a site no active key lists', async () => {
+    const venue = await openVenue('Chez Ailleurs Encadré', [host.origin]);
+    framing('/framed-elsewhere', venue);
+    // The same site under another name is another origin, one the venue's key does not list.
+    const unlisted = host.origin.replace('localhost', '127.0.0.1');
+    const [context, page] = await newPage();
+    try {
+      const refusal = page.waitForEvent('console', { predicate: (m) => /frame-ancestors/.test(m.text()) });
+      await page.goto(`${unlisted}/framed-elsewhere`);
+      const text = (await refusal).text();
+      assert.ok(text.includes(`'${api}/'`) && text.includes(`frame-ancestors 'self' ${host.origin}`), text);
+      const hosted = page.frames().find((f) => f.url().startsWith(`${api}/book/`));
+      assert.equal((await hosted?.locator('slotwise-booking').count()) ?? 0, 0, 'the page is not rendered');
+      assert.deepEqual(await events(page), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('answers an unknown venue with a page a browser shows', async () => {
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      const response = await page.goto(`${api}/book/no-such-venue`);
+      assert.equal(response?.status(), 404);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     } finally {
       await context.close();
     }

@@ -1632,7 +1632,7 @@ export interface paths {
         };
         /**
          * A business's booking page: the widget full page, to share as a link or embed in an iframe
-         * @description In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Framed, the widget also sends its `slotwise:booked` and `slotwise:error` events to the parent window with `postMessage`.
+         * @description In the language of `lang` (en, de, fr, nl, es), else of the browser. With `manage`, the guest finds that booking with the email or phone given at booking and may cancel it. Only the API's own origin and the origins listed by the business's active publishable keys may frame it (`Content-Security-Policy: frame-ancestors`); framed by one of those, the widget also sends its `slotwise:booked` and `slotwise:error` events to that origin with `postMessage`. An unknown slug is an HTML page to a client that accepts `text/html`, the error body otherwise.
          */
         get: operations["getBookingPage"];
         put?: never;
@@ -11871,7 +11871,7 @@ export interface operations {
                         /** @description attempts made since the delivery was created or last re-sent */
                         attempts: number;
                         last_response_code: number | null;
-                        /** @description why the last attempt got no answer */
+                        /** @description the class of the last failure: `timeout`, `connection_refused`, `connection_error`, `tls_error`, `dns_error`, `url_not_allowed` or `http_<status>` */
                         last_error: string | null;
                         /**
                          * Format: date-time
@@ -12015,7 +12015,7 @@ export interface operations {
                             /** @description attempts made since the delivery was created or last re-sent */
                             attempts: number;
                             last_response_code: number | null;
-                            /** @description why the last attempt got no answer */
+                            /** @description the class of the last failure: `timeout`, `connection_refused`, `connection_error`, `tls_error`, `dns_error`, `url_not_allowed` or `http_<status>` */
                             last_error: string | null;
                             /**
                              * Format: date-time
@@ -12122,7 +12122,7 @@ export interface operations {
                         /** @description attempts made since the delivery was created or last re-sent */
                         attempts: number;
                         last_response_code: number | null;
-                        /** @description why the last attempt got no answer */
+                        /** @description the class of the last failure: `timeout`, `connection_refused`, `connection_error`, `tls_error`, `dns_error`, `url_not_allowed` or `http_<status>` */
                         last_error: string | null;
                         /**
                          * Format: date-time
