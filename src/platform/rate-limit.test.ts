@@ -192,6 +192,21 @@ describe('429 rate_limit_exceeded', () => {
     );
   });
 
+  it('leaves the Retry-After of an answer given before the limit was checked as it was', async () => {
+    const tenant = await createTenant(ctx.app);
+    const key = await createKey(ctx.app, tenant, ['admin'], { rate_limit_per_minute: 1 });
+    assert.equal((await getBusiness(bearer(key))).statusCode, 200);
+    // A body that does not parse is answered before the limit's check; it is counted afterwards.
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/resources',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.equal(response.headers['retry-after'], undefined);
+  });
+
   it('keeps separate counters for two keys', async () => {
     const tenant = await createTenant(ctx.app);
     const spent = await createKey(ctx.app, tenant, ['read'], { rate_limit_per_minute: 1 });

@@ -273,29 +273,38 @@ export async function registerRateLimit(app: FastifyInstance, rules: RateLimitRu
     return { bucket: `public-bookings:${businessId}:ip:${normalizeIP(request.ip)}`, max };
   }
 
-  /** Counts the request and sets the RateLimit-* headers; returns the refusal when over a limit. */
-  async function charge(request: FastifyRequest, reply: FastifyReply): Promise<AppError | null> {
+  /** A limit the request went past, and what it is, for the 429. */
+  interface Exceeded {
+    state: LimitState;
+    what: string;
+  }
+
+  /**
+   * Counts the request and sets the RateLimit-* headers; answers the limit it went past. Only the
+   * check before the handler refuses: a request already answered (a credential refused, a body
+   * that does not parse, the database out of reach) keeps its own status and `Retry-After`.
+   */
+  async function charge(request: FastifyRequest, reply: FastifyReply): Promise<Exceeded | null> {
     charged.add(request);
     const state = await count(request, consume);
     if (state?.isExceeded) {
       setHeaders(reply, [state]);
-      return refusal(reply, state, `rate limit of ${quotaOf(request).max} requests per minute exceeded`);
+      return { state, what: `rate limit of ${quotaOf(request).max} requests per minute exceeded` };
     }
     const quota = await publicBookingQuota(request);
     if (quota) hourly.set(request, quota);
     const hourState = quota ? await count(request, consumeHourly) : null;
     setHeaders(reply, [state, hourState]);
     if (quota && hourState?.isExceeded) {
-      return refusal(
-        reply,
-        hourState,
-        `at most ${quota.max} bookings an hour may be made online from one client for this business`,
-      );
+      return {
+        state: hourState,
+        what: `at most ${quota.max} bookings an hour may be made online from one client for this business`,
+      };
     }
     return null;
   }
 
-  function refusal(reply: FastifyReply, state: LimitState, what: string): AppError {
+  function refusal(reply: FastifyReply, { state, what }: Exceeded): AppError {
     const retryAfter = resetSecondsOf(state);
     reply.header('Retry-After', retryAfter);
     return new AppError('rate_limit_exceeded', `${what}; retry in ${retryAfter} s`);
@@ -303,8 +312,8 @@ export async function registerRateLimit(app: FastifyInstance, rules: RateLimitRu
 
   app.addHook('preValidation', async (request, reply) => {
     if (isUnlimited(request)) return;
-    const refused = await charge(request, reply);
-    if (refused) throw refused;
+    const exceeded = await charge(request, reply);
+    if (exceeded) throw refusal(reply, exceeded);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
