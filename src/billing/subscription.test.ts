@@ -446,6 +446,60 @@ describe('a booking that never became confirmed', () => {
     assert.equal(await counted(tenant, bookedAt), 5);
   });
 
+  it('gives its unit back, once, when the guest or the staff cancel it before its deposit is paid', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'charge');
+    const { tenant } = biz;
+    await setSubscription(ctx.app.db, ctx.app.changes, tenant.developer.id, {
+      status: 'active',
+      planId: 'free',
+    });
+    await usedThisMonth(tenant, 5);
+    const bookedAt = Date.now();
+    const byGuest = await postBooking(ctx.app, biz, { email: 'eve@example.com' });
+    const byStaff = await postBooking(ctx.app, biz, { start_time: '13:00' });
+    assert.equal(byGuest.statusCode, 201, byGuest.body);
+    assert.equal(byStaff.statusCode, 201, byStaff.body);
+    assert.equal(await counted(tenant, bookedAt), 7);
+    const guestCancel = await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/public/bookings/${byGuest.json().booking.confirmation_code}/cancel`,
+      payload: { email: 'eve@example.com' },
+    });
+    assert.equal(guestCancel.statusCode, 200, guestCancel.body);
+    const staffCancel = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/manage/bookings/${byStaff.json().booking.id}`,
+      headers: tenant.headers,
+      payload: { status: 'cancelled' },
+    });
+    assert.equal(staffCancel.statusCode, 200, staffCancel.body);
+    assert.equal(await counted(tenant, bookedAt), 5);
+    // The deposits' deadlines pass later: nothing more is given back.
+    ctx.app.clock.now = () => bookedAt + 31 * 60_000;
+    await runJobs();
+    assert.equal(await counted(tenant, bookedAt), 5);
+  });
+
+  it('keeps the unit of a booking cancelled after it was confirmed', async () => {
+    const biz = await setupDepositBusiness(ctx.app, 'charge');
+    const { tenant } = biz;
+    await usedThisMonth(tenant, 5);
+    const bookedAt = Date.now();
+    const booked = await postBooking(ctx.app, biz);
+    assert.equal(booked.statusCode, 201, booked.body);
+    const url = `/v1/manage/bookings/${booked.json().booking.id}`;
+    for (const status of ['confirmed', 'cancelled']) {
+      const moved = await ctx.app.inject({
+        method: 'PATCH',
+        url,
+        headers: tenant.headers,
+        payload: { status },
+      });
+      assert.equal(moved.statusCode, 200, moved.body);
+    }
+    assert.equal(await counted(tenant, bookedAt), 6);
+  });
+
   it("gives its unit back when a staff deposit's payment link expires unpaid", async () => {
     const biz = await setupBookable(ctx.app);
     const { tenant } = biz;

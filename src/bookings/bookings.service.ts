@@ -12,20 +12,21 @@ import { addDays, checkStart, instantToWall, todayIn } from '../availability/eng
 import {
   bookingQuota,
   countSandboxBooking,
+  giveBookingUnitBack,
   type QuotaHolder,
   quotaReached,
   sandboxCap,
 } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
-import { HOLD_LEAD_MS } from '../deposits/deposit-status.ts';
+import { HOLD_LEAD_MS, MONEY_TAKEN } from '../deposits/deposit-status.ts';
 import type { NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import type { BookingStatus } from '../schema.ts';
+import type { BookingStatus, DepositStatus } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
   type BookingChangeStatement,
@@ -288,6 +289,12 @@ export async function changeBooking(
   change: BookingChange,
   now: number,
 ): Promise<ChangedBooking> {
+  // A cancellation may give a unit back (`cancelledUnpaid`): in the change's own transaction.
+  if (change.status === 'cancelled' && !executor.isTransaction) {
+    return executor
+      .transaction()
+      .execute((tx) => changeBooking(tx, availability, actor, bookingId, change, now));
+  }
   const changed = await tryChange(executor, availability, actor, bookingId, change, now);
   if (changed !== 'stale') return changed;
   // Another request changed the booking between its read and this change: read again with the
@@ -326,8 +333,21 @@ async function tryChange(
   const changed = await runBookingChange(executor, { ...statement, version, view: before });
   if (changed === 'stale') return changed;
   if ('refused' in changed) throw changeRefusal(changed, statement, before);
+  if (cancelledUnpaid(before, changed))
+    await giveBookingUnitBack(executor as Tx, actor.businessId, before.id);
   return { before, booking: changed };
 }
+
+/**
+ * A booking waiting for its deposit, cancelled (by the guest or the staff) before the money came:
+ * it never became confirmed, so it gives its month's unit back, as it does when the service
+ * cancels it unpaid. Its deadline passing later finds it cancelled and gives nothing more.
+ */
+const cancelledUnpaid = (before: BookingView, after: BookingView) =>
+  before.status === 'pending' &&
+  after.status === 'cancelled' &&
+  before.deposit !== null &&
+  !MONEY_TAKEN.includes(before.deposit.status as DepositStatus);
 
 type PreparedChange = Omit<BookingChangeStatement, 'version' | 'view'>;
 
