@@ -19,6 +19,8 @@ COPY packages ./packages
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY migrations ./migrations
+# The database's functions and triggers, applied after the migrations.
+COPY db ./db
 COPY src ./src
 # The booking widget's source, bundled by the server when first served.
 COPY widget ./widget

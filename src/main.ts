@@ -116,8 +116,9 @@ async function work(config: Config): Promise<void> {
 async function runMigrations(config: Config): Promise<void> {
   const database = await openDatabase(config);
   try {
-    const ran = await migrate(database);
-    process.stdout.write(ran.length ? `applied ${ran.join(', ')}\n` : 'database is up to date\n');
+    const { migrations, definitions } = await migrate(database);
+    const applied = [...migrations, ...definitions];
+    process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');
   } finally {
     await database.close();
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DockerfileParser } from 'dockerfile-ast';
@@ -123,6 +123,30 @@ describe('the Dockerfile', () => {
     assert.deepEqual(outside, []);
     const ignored = read('.dockerignore');
     assert.match(ignored, /^\*\*\/\*\.test\.ts$/m, 'tests stay out of the image');
+  });
+
+  it('ships every file and folder the service reads beside its code: copied, and not left out of the context', () => {
+    const copied = dockerfile
+      .getCOPYs()
+      .flatMap((copy) => copy.getArguments().slice(0, -1))
+      .map((argument) => argument.getValue());
+    const sent = read('.dockerignore')
+      .split('\n')
+      .filter((line) => line.startsWith('!'))
+      .map((line) => line.slice(1));
+    const reads: string[] = [];
+    for (const file of runtimeSources()) {
+      for (const match of readFileSync(file, 'utf8').matchAll(
+        /new URL\(\s*'([^']+)',\s*import\.meta\.url\)/g,
+      )) {
+        reads.push(relative(ROOT, resolve(dirname(file), match[1]!)).split(sep)[0]!);
+      }
+    }
+    assert.ok(reads.includes('migrations') && reads.includes('db'), `reads ${reads.join(', ')}`);
+    for (const top of new Set(reads)) {
+      assert.ok(copied.includes(top), `the Dockerfile copies ${top}`);
+      assert.ok(sent.includes(top), `.dockerignore lets ${top} into the context`);
+    }
   });
 });
 

@@ -36,14 +36,18 @@ export interface TestContext {
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
 /**
- * Names one state of the schema: the migration files, the code applying them and the PGlite
- * version. A migrated copy is made once per fingerprint and every test file starts from it.
+ * Names one state of the schema: the migration files, the definitions of db/, the code applying
+ * them and the PGlite version. A migrated copy is made once per fingerprint and every test file
+ * starts from it.
  */
 function schemaFingerprint(): string {
   const hash = createHash('sha256');
-  const migrations = new URL('../migrations/', import.meta.url);
-  for (const file of readdirSync(migrations).sort()) {
-    hash.update(file).update(readFileSync(new URL(file, migrations)));
+  for (const folder of ['../migrations/', '../db/']) {
+    const root = new URL(folder, import.meta.url);
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).sort();
+    for (const file of files.filter((path) => path.endsWith('.sql'))) {
+      hash.update(file).update(readFileSync(new URL(file, root)));
+    }
   }
   hash.update(readFileSync(new URL('../src/platform/migrate.ts', import.meta.url)));
   hash.update(readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite'))));
@@ -176,7 +180,8 @@ export async function createTestApp(
   extend?.(app);
   await app.ready();
   const { rows } = await sql<{ tablename: string }>`
-    SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`.execute(
+    SELECT tablename FROM pg_tables
+    WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'schema_definitions')`.execute(
     database.db,
   );
   // DELETE is far quicker than TRUNCATE on tables this small (TRUNCATE makes new files for each

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,7 +20,9 @@ describe('migration 0014: publishable keys', () => {
     for (const file of readdirSync(MIGRATIONS).filter((name) => name < PUBLISHABLE_KEYS)) {
       copyFileSync(join(MIGRATIONS, file), join(dir, file));
     }
-    await migrate(database, dir);
+    // The definitions of db/ are the schema after the last migration: none belongs halfway.
+    mkdirSync(join(dir, 'db'));
+    await migrate(database, { migrations: dir, definitions: join(dir, 'db') });
   });
   after(async () => {
     await database.close();
@@ -37,7 +39,7 @@ describe('migration 0014: publishable keys', () => {
       SELECT id, name, slug, is_dev FROM developer,
         (VALUES ('Live', 'live', false), ('Other', 'other', false), ('Sandbox', 'sandbox', true)) AS b (name, slug, is_dev)
     `.execute(database.db);
-    await migrate(database, MIGRATIONS);
+    await migrate(database);
 
     const keys = await database.db
       .selectFrom('api_keys')

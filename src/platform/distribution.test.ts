@@ -46,6 +46,7 @@ const TABLES = {
   login_failures: 'global',
   processor_events: 'global',
   refresh_tokens: 'global',
+  schema_definitions: 'global',
   schema_migrations: 'global',
   simulated_processor_objects: 'global',
 } as const satisfies Record<string, Kind>;

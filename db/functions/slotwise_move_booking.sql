@@ -1,0 +1,41 @@
+-- Moves a booking to its new time and party on the first candidate resource that is still active,
+-- unblocked and accepted by the exclusion constraint, taking turns as a placement does; a pending
+-- deposit's hold follows the new start. Answers the resource it went to, or NULL when none is free
+-- any more (nothing is changed then).
+CREATE OR REPLACE FUNCTION slotwise_move_booking(p jsonb) RETURNS uuid LANGUAGE plpgsql AS $$
+DECLARE
+  v_business uuid := (p->>'business_id')::uuid;
+  v_id uuid := (p->>'booking_id')::uuid;
+  v_during tstzrange := (p->>'during')::tstzrange;
+  v_starts timestamptz := (p->>'starts_at')::timestamptz;
+  v_updated timestamptz := coalesce((p->>'updated_at')::timestamptz, now());
+  v_candidate text;
+  v_resource uuid;
+BEGIN
+  <<candidates>>
+  FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
+    -- A subtransaction per try: a refused candidate gives its turn back at once.
+    BEGIN
+      SELECT id INTO v_resource FROM slotwise_take_turn(v_business, v_candidate::uuid, v_during);
+      CONTINUE candidates WHEN NOT FOUND;
+      CONTINUE candidates WHEN EXISTS (
+        SELECT 1 FROM resource_blocks
+        WHERE business_id = v_business AND resource_id = v_resource AND during && v_during);
+      UPDATE bookings SET
+        resource_id = v_resource, booking_date = (p->>'booking_date')::date,
+        start_time = (p->>'start_time')::time, end_time = (p->>'end_time')::time,
+        starts_at = v_starts, ends_at = (p->>'ends_at')::timestamptz, during = v_during,
+        capacity = (p->>'capacity')::int, updated_at = v_updated
+      WHERE id = v_id AND business_id = v_business;
+      UPDATE deposits SET
+        hold_due_at = v_starts - make_interval(secs => (p->>'hold_lead_ms')::bigint / 1000.0),
+        updated_at = v_updated
+      WHERE business_id = v_business AND booking_id = v_id AND status = 'requires_payment'
+        AND hold_due_at IS NOT NULL;
+      RETURN v_resource;
+    EXCEPTION
+      WHEN exclusion_violation THEN CONTINUE candidates;
+    END;
+  END LOOP;
+  RETURN NULL;
+END $$;

@@ -1,0 +1,104 @@
+-- Places a booking (`p`, built by bookings.service.ts `placeBooking`) on the first candidate
+-- resource that is still active and free, with its customer, deposit, audit row, outbox event and
+-- the developer's monthly count, and answers the booking as the API shows it: `p.view` with what
+-- only the database decides filled in. Refusals raise, so nothing of the booking is left:
+-- SWQ02 when the monthly quota is used up, SWB09 when no candidate is free.
+-- A booking is one round trip: the rules are checked by the application from its caches, and
+-- everything the database must do to place it runs here, in one statement (one transaction when
+-- called alone). The exclusion constraint stays the judge: a candidate resource taken meanwhile
+-- is skipped inside a subtransaction and the next one is tried.
+CREATE OR REPLACE FUNCTION slotwise_place_booking(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_business uuid := (p->>'business_id')::uuid;
+  v_id uuid := (p->>'id')::uuid;
+  v_during tstzrange := (p->>'during')::tstzrange;
+  v_created timestamptz := date_trunc('milliseconds', now());
+  v_customer customers;
+  v_resource record;
+  v_code text;
+  v_placed boolean := false;
+  v_candidate text;
+  v_view jsonb;
+  v_stamp text;
+BEGIN
+  -- A fast refusal; the count at the end is what holds under concurrency.
+  IF jsonb_typeof(p->'quota') = 'object' AND (
+    SELECT sum(bookings) FROM booking_usage
+    WHERE developer_id = (p->'quota'->>'developer_id')::uuid AND month = (p->'quota'->>'month')::date
+  ) >= (p->'quota'->>'limit')::int THEN
+    RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02';
+  END IF;
+
+  SELECT * INTO v_customer FROM slotwise_upsert_customer(
+    v_business, p->'customer'->>'first_name', p->'customer'->>'last_name', p->'customer'->>'phone',
+    p->'customer'->>'phone_normalized', p->'customer'->>'email', (p->>'trusted')::boolean);
+
+  <<candidates>>
+  FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
+    FOR v_code IN SELECT jsonb_array_elements_text(p->'codes') LOOP
+      -- A subtransaction per try: a refused candidate gives its locks back at once.
+      BEGIN
+        SELECT id, name, capacity_max, section INTO v_resource
+        FROM slotwise_take_turn(v_business, v_candidate::uuid, v_during);
+        CONTINUE candidates WHEN NOT FOUND;
+        CONTINUE candidates WHEN EXISTS (
+          SELECT 1 FROM resource_blocks
+          WHERE business_id = v_business AND resource_id = v_resource.id AND during && v_during);
+        INSERT INTO bookings (
+          id, business_id, customer_id, resource_id, service_id, booking_date, start_time, end_time,
+          duration_minutes, starts_at, ends_at, during, status, confirmation_code, capacity, source,
+          customer_notes, guest_first_name, guest_last_name, guest_email, created_at, updated_at)
+        VALUES (
+          v_id, v_business, v_customer.id, v_resource.id, (p->>'service_id')::uuid,
+          (p->>'booking_date')::date, (p->>'start_time')::time, (p->>'end_time')::time,
+          (p->>'duration_minutes')::int, (p->>'starts_at')::timestamptz, (p->>'ends_at')::timestamptz,
+          v_during, p->>'status', v_code, (p->>'capacity')::int, p->>'source', p->>'customer_notes',
+          p->>'guest_first_name', p->>'guest_last_name', p->>'guest_email', v_created, v_created);
+        v_placed := true;
+        EXIT candidates;
+      EXCEPTION
+        WHEN exclusion_violation THEN CONTINUE candidates;
+        -- Only the confirmation code can collide (the id is fresh): the next code is tried.
+        WHEN unique_violation THEN NULL;
+      END;
+    END LOOP;
+  END LOOP;
+  IF NOT v_placed THEN
+    RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
+  END IF;
+
+  IF jsonb_typeof(p->'deposit') = 'object' THEN
+    INSERT INTO deposits (
+      business_id, booking_id, type, status, amount_cents, currency, processor, processor_payment_id,
+      processor_setup_id, processor_checkout_id, processor_customer_id, processor_payment_method_id,
+      checkout_url, expires_at, hold_due_at)
+    SELECT v_business, v_id, d.type, d.status, d.amount_cents, d.currency, d.processor,
+      d.processor_payment_id, d.processor_setup_id, d.processor_checkout_id, d.processor_customer_id,
+      d.processor_payment_method_id, d.checkout_url, d.expires_at, d.hold_due_at
+    FROM jsonb_populate_record(NULL::deposits, p->'deposit') d;
+  END IF;
+
+  -- The same fields bookings.view.ts `toBookingView` gives them.
+  v_stamp := to_char(v_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  v_view := p->'view' || jsonb_build_object(
+    'confirmation_code', v_code,
+    'resource_id', v_resource.id,
+    'resource', jsonb_build_object('id', v_resource.id, 'name', v_resource.name,
+      'capacity_max', v_resource.capacity_max, 'section', v_resource.section),
+    'customer_id', v_customer.id,
+    'customer', jsonb_build_object('id', v_customer.id, 'first_name', v_customer.first_name,
+      'last_name', v_customer.last_name, 'phone', v_customer.phone, 'email', v_customer.email),
+    'created_at', v_stamp,
+    'updated_at', v_stamp);
+
+  INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, after_state)
+  VALUES (v_business, p->>'actor', p->>'action', 'booking', v_id, v_view);
+  PERFORM slotwise_emit_event(v_business, 'booking.created', v_view::json, v_id::text);
+
+  -- Last, so the developer's shard is held only for the moment before the commit.
+  IF jsonb_typeof(p->'quota') = 'object' THEN
+    PERFORM slotwise_count_booking((p->'quota'->>'developer_id')::uuid, (p->'quota'->>'month')::date,
+      (p->'quota'->>'limit')::int);
+  END IF;
+  RETURN v_view;
+END $$;
