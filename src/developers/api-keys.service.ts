@@ -116,7 +116,9 @@ export async function hostedPageKeys(
   const rows = await findActivePublishableKeys(executor, businessId);
   const key = rows.find((row) => row.is_default)?.public_key;
   if (!key) throw notFound('business');
-  return { key, origins: [...new Set(rows.flatMap((row) => row.allowed_origins))].sort() };
+  // Keys made before origins were held to WEB_ORIGIN may list others: those frame nothing.
+  const origins = rows.flatMap((row) => row.allowed_origins).filter((origin) => WEB_ORIGIN.test(origin));
+  return { key, origins: [...new Set(origins)].sort() };
 }
 
 /** The business's default publishable key in full, for pages the API serves itself (`/book/{slug}`). */
@@ -125,6 +127,12 @@ export async function defaultPublishableKey(executor: Executor, businessId: stri
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * An origin whose host is a DNS name or an IP address: URLs also allow `'`, `;` and `,` in a
+ * host, which would end a CSP source list or an HTML attribute the origin is written into.
+ */
+const WEB_ORIGIN = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /**
  * An origin as browsers send it (`https://shop.example`, `http://localhost:5173`), or undefined
@@ -141,7 +149,7 @@ function normalizeOrigin(value: string): string | undefined {
     return undefined;
   }
   if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return url.origin;
+  return WEB_ORIGIN.test(url.origin) ? url.origin : undefined;
 }
 
 /** The origins of a new publishable key, normalised and without repeats; 422 naming each one refused. */

@@ -91,7 +91,7 @@ describe('POST /v1/manage/api-keys with type publishable', () => {
   });
 
   describe('422', () => {
-    it('refuses origins with a path, a wildcard, plain http off localhost, or no scheme, naming each', async () => {
+    it('refuses origins with a path, a wildcard, plain http off localhost, no scheme, or a host no DNS name has, naming each', async () => {
       const tenant = await createTenant(ctx.app);
       const response = await createKey(tenant, {
         name: 'bad',
@@ -102,13 +102,17 @@ describe('POST /v1/manage/api-keys with type publishable', () => {
           'http://shop.example',
           'shop.example',
           'https://user@shop.example',
+          "https://shop.example'",
+          'https://a;frame-ancestors.example',
+          'https://a,b.example',
+          'https://a"b.example',
           SHOP,
         ],
       });
       assert.equal(response.statusCode, 422, response.body);
       assert.deepEqual(
         response.json().error.fields.map((field: { field: string }) => field.field),
-        [0, 1, 2, 3, 4].map((index) => `allowed_origins[${index}]`),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8].map((index) => `allowed_origins[${index}]`),
       );
     });
 

@@ -183,6 +183,11 @@ describe('GET /metrics', () => {
         'cf-connecting-ip',
         'true-client-ip',
         'X-Real-IP',
+        'x-forwarded',
+        'x-original-forwarded-for',
+        'client-ip',
+        'x-cluster-client-ip',
+        'fastly-client-ip',
       ]) {
         for (const remoteAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
           const response = await ctx.app.inject({

@@ -46,17 +46,15 @@ function errorCodeOf(payload: unknown): string {
 
 /**
  * Headers by which a proxy tells who its client is. A proxy on this machine may set only one of
- * them (and not always `X-Forwarded-For`), so any of them, even empty, means "not from here".
+ * them (and not always `X-Forwarded-For`), and proxies name them in many ways (`Forwarded`,
+ * `X-Forwarded-*`, `X-Original-Forwarded-For`, `X-Real-IP`, `True-Client-IP`, `Fastly-Client-IP`,
+ * ...), so any of them, even empty, means "not from here".
  */
-const FORWARDING_HEADERS = new Set([
-  'forwarded',
-  'x-real-ip',
-  'x-client-ip',
-  'cf-connecting-ip',
-  'true-client-ip',
-]);
-/** Node gives header names in lower case. */
-const isForwardingHeader = (name: string) => FORWARDING_HEADERS.has(name) || name.startsWith('x-forwarded-');
+const isForwardingHeader = (name: string) =>
+  name.includes('forwarded') ||
+  name.endsWith('client-ip') ||
+  name === 'x-real-ip' ||
+  name === 'cf-connecting-ip';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
