@@ -240,6 +240,8 @@ export interface ResourceBlocksTable {
 }
 
 export type BookingStatus = 'pending' | 'confirmed' | 'checked_in' | 'completed' | 'cancelled' | 'no_show';
+/** Statuses that hold their resource (the exclusion constraint covers exactly these). */
+export const ACTIVE_STATUSES: readonly BookingStatus[] = ['pending', 'confirmed', 'checked_in'];
 
 export interface BookingsTable {
   id: Generated<string>;
