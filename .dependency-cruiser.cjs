@@ -45,7 +45,7 @@ module.exports = {
       name: 'no-folder-cycle',
       comment: 'two areas that import each other are one area, or share something that belongs below both',
       // warn until the cycles that remain are cut: bookings, customers, deposits, availability,
-      // resources, settings, billing and payments still reach each other (docs/architecture.md).
+      // settings, billing and payments still reach each other (docs/architecture.md).
       severity: 'warn',
       scope: 'folder',
       from: { path: '^src/' },
