@@ -21,6 +21,7 @@ import { depositRoutes } from './deposits/deposits.routes.ts';
 import type { DepositDeps } from './deposits/deposits.service.ts';
 import { EmailSender } from './deposits/email.service.ts';
 import { apiKeyRoutes } from './developers/api-keys.routes.ts';
+import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
@@ -29,7 +30,7 @@ import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors, paymentsWarning } from './payments/processors.ts';
 import { simulatorRoutes } from './payments/simulator.routes.ts';
-import { Authenticator, KeyUsageRecorder, TokenService } from './platform/auth.ts';
+import { KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import { registerCors } from './platform/cors.ts';
@@ -183,7 +184,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('changes', changes);
   app.decorate(
     'authenticator',
-    new Authenticator(database.db, tokens, keyUsage, changes, new URL(config.publicBaseUrl).origin),
+    new DatabaseAuthenticator(database.db, tokens, keyUsage, changes, new URL(config.publicBaseUrl).origin),
   );
   app.decorate('jobs', new JobRunner(app.log, database.outages));
   app.decorate('payments', new Processors(config, database.db, clock));

@@ -1,9 +1,23 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { StoredPlanId, SubscriptionStatus } from './billing/plans.ts';
 
 /** Kysely's view of the tables in `migrations/`. Dates are `YYYY-MM-DD` and times `HH:MM:SS` strings. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json = ColumnType<unknown, string | null | undefined, string | null>;
+
+export const SUBSCRIPTION_STATUSES = ['trial', 'active', 'past_due', 'cancelled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+/** What `subscription_plan_id` may hold: a plan, or `trial` while the trial runs. */
+export const STORED_PLAN_IDS = ['trial', 'free', 'starter', 'pro', 'premium'] as const;
+export type StoredPlanId = (typeof STORED_PLAN_IDS)[number];
+
+/** A developer's subscription as stored. */
+export interface SubscriptionState {
+  status: SubscriptionStatus;
+  planId: StoredPlanId;
+  trialEndsAt: Date;
+  /** End of the paid period; a cancelled subscription keeps its plan until then. */
+  currentPeriodEndsAt: Date | null;
+}
 
 export interface DevelopersTable {
   id: Generated<string>;
@@ -226,6 +240,8 @@ export interface ResourceBlocksTable {
 }
 
 export type BookingStatus = 'pending' | 'confirmed' | 'checked_in' | 'completed' | 'cancelled' | 'no_show';
+/** Statuses that hold their resource (the exclusion constraint covers exactly these). */
+export const ACTIVE_STATUSES: readonly BookingStatus[] = ['pending', 'confirmed', 'checked_in'];
 
 export interface BookingsTable {
   id: Generated<string>;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
-import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
+import { ACTIVE_STATUSES } from '../schema.ts';
 import { SETTINGS_COLUMNS, type SettingsRow } from '../settings/settings.queries.ts';
 import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
 

@@ -1,12 +1,9 @@
+import type { StoredPlanId, SubscriptionState, SubscriptionStatus } from '../schema.ts';
+
 /**
  * The plans of decisions.md, in one table: what each costs, how many bookings a month it takes,
  * and which features it carries. Everything that gates on a plan reads it from here.
  */
-export const SUBSCRIPTION_STATUSES = ['trial', 'active', 'past_due', 'cancelled'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
-/** What `subscription_plan_id` may hold: a plan, or `trial` while the trial runs. */
-export const STORED_PLAN_IDS = ['trial', 'free', 'starter', 'pro', 'premium'] as const;
-export type StoredPlanId = (typeof STORED_PLAN_IDS)[number];
 export type PlanId = Exclude<StoredPlanId, 'trial'>;
 
 export interface Plan {
@@ -62,15 +59,6 @@ export const FEATURE_NAMES: Record<Feature, string> = {
   authorizationHolds: 'authorization-hold deposits',
   calendarSync: 'two-way calendar sync',
 };
-
-/** A developer's subscription as stored. */
-export interface SubscriptionState {
-  status: SubscriptionStatus;
-  planId: StoredPlanId;
-  trialEndsAt: Date;
-  /** End of the paid period; a cancelled subscription keeps its plan until then. */
-  currentPeriodEndsAt: Date | null;
-}
 
 /** What a subscription entitles to at one moment. */
 export interface Entitlement {

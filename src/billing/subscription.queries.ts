@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
-import type { BillingCleanupAction } from '../schema.ts';
-import type { StoredPlanId, SubscriptionState, SubscriptionStatus } from './plans.ts';
+import type { BillingCleanupAction, StoredPlanId, SubscriptionState, SubscriptionStatus } from '../schema.ts';
 
 /** The developer columns a subscription is read from; qualified, so they join from any table. */
 export const SUBSCRIPTION_COLUMNS = [

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { Nullable, Timestamp } from '../platform/schemas.ts';
-import { STORED_PLAN_IDS, SUBSCRIPTION_STATUSES } from './plans.ts';
+import { STORED_PLAN_IDS, SUBSCRIPTION_STATUSES } from '../schema.ts';
 import { subscriptionOfBusiness } from './subscription.service.ts';
 
 const Subscription = Type.Object({

@@ -4,9 +4,8 @@ import type { NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import type { BookingStatus, DB } from '../schema.ts';
+import { ACTIVE_STATUSES, type BookingStatus, type DB } from '../schema.ts';
 import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
-import { ACTIVE_STATUSES } from './status.ts';
 
 export interface BookingFilters {
   date?: string;

@@ -12,8 +12,6 @@ const ALLOWED_MOVES: Record<BookingStatus, readonly BookingStatus[]> = {
 };
 
 export const BOOKING_STATUSES = Object.keys(ALLOWED_MOVES) as BookingStatus[];
-/** Statuses that hold their resource (the exclusion constraint covers exactly these). */
-export const ACTIVE_STATUSES: readonly BookingStatus[] = ['pending', 'confirmed', 'checked_in'];
 
 export const isTerminal = (status: BookingStatus) => ALLOWED_MOVES[status].length === 0;
 

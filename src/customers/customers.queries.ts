@@ -1,12 +1,11 @@
 import { type Selectable, sql } from 'kysely';
 import { Type } from 'typebox';
 import { selectBookingRows } from '../bookings/bookings.view.ts';
-import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { escapeLike } from '../platform/sql.ts';
-import type { DB } from '../schema.ts';
+import { ACTIVE_STATUSES, type DB } from '../schema.ts';
 
 export const RECENT_BOOKINGS_LIMIT = 20;
 

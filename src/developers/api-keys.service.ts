@@ -88,7 +88,7 @@ export async function issueApiKey(
 
 /**
  * The publishable key every business has from its creation, used by its hosted booking page: it
- * lists no origins, and is accepted from the API's own public URL (see `Authenticator`).
+ * lists no origins, and is accepted from the API's own public URL (see `DatabaseAuthenticator`).
  */
 export const issueDefaultPublishableKey = (
   executor: Executor,

@@ -1,15 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
-import { LRUCache } from 'lru-cache';
-import type { SubscriptionState } from '../billing/plans.ts';
-import { SUBSCRIPTION_COLUMNS, subscriptionOf } from '../billing/subscription.queries.ts';
-import type { ChangeFeed } from './change-feed.ts';
+import type { SubscriptionState } from '../schema.ts';
 import type { Db } from './db.ts';
-import { AppError, notFound } from './errors.ts';
-import { isUuid } from './schemas.ts';
 
 export type Scope = 'read' | 'write' | 'admin';
 export type Role = 'business_owner' | 'staff_member' | 'developer';
@@ -80,6 +75,8 @@ const LOOKUP_LENGTH = 20;
 /** What lists show of a key: its marker and, for a publishable key (`svc_pk_live_`), 4 more characters. */
 export const DISPLAY_PREFIX_LENGTH = { secret: 12, publishable: 16 } as const;
 const KEY_MARKERS = ['svc_live_', 'svc_test_', 'svc_pk_live_', 'svc_pk_test_'];
+export const isApiKey = (token: string) => KEY_MARKERS.some((marker) => token.startsWith(marker));
+export const keyLookup = (key: string) => key.slice(0, LOOKUP_LENGTH);
 export type ApiKeyType = keyof typeof DISPLAY_PREFIX_LENGTH;
 
 /** `length` random letters and digits, each equally likely. */
@@ -105,7 +102,7 @@ export function generateApiKey(environment: 'live' | 'test', type: ApiKeyType = 
   return {
     key,
     prefix: key.slice(0, DISPLAY_PREFIX_LENGTH[type]),
-    lookup: key.slice(0, LOOKUP_LENGTH),
+    lookup: keyLookup(key),
     keyHash: sha256(key),
   };
 }
@@ -161,8 +158,6 @@ export class TokenService {
   }
 }
 
-const invalidToken = (message = 'missing or invalid credentials') => new AppError('invalid_token', message);
-
 /**
  * Keeps `last_used_at` without a write on the request path: uses are remembered here and written
  * in one statement every few seconds (and at shutdown).
@@ -200,215 +195,15 @@ export class KeyUsageRecorder {
   }
 }
 
-/** Verified keys are remembered this long at most, even when no change is announced. */
-const KEY_CACHE_MS = 60_000;
-
-/** Active publishable keys that allow an origin, of any business. */
-const publishableKeysAllowing = (db: Db, origin: string) =>
-  db
-    .selectFrom('api_keys')
-    .select('id')
-    .where('type', '=', 'publishable')
-    .where('is_active', '=', true)
-    .where('allowed_origins', '@>', sql<string[]>`ARRAY[${origin}]::text[]`)
-    .limit(1)
-    .executeTakeFirst();
-
-export class Authenticator {
-  private readonly db: Db;
-  private readonly tokens: TokenService;
-  private readonly usage: KeyUsageRecorder;
-  private readonly changes: ChangeFeed;
+/**
+ * Turns a request's credential into its Principal. The guards and CORS ask it; the one the app
+ * runs reads keys, accounts and the subscription from the database (developers/authenticator.ts).
+ */
+export interface Authenticator {
   /** The API's own public origin: where the hosted booking page calls from with a default key. */
   readonly ownOrigin: string;
-  /** Verified API keys by hash: a key used again skips the database until keys or billing change. */
-  private readonly verifiedKeys = new LRUCache<string, { version: string; principal: Principal }>({
-    // About what an entry holds: the principal's strings and ids, the hash key and the map's own cost.
-    maxSize: 8 * 1024 * 1024,
-    sizeCalculation: (entry) =>
-      600 + 2 * (entry.principal.actor.length + entry.principal.credentialId.length),
-    ttl: KEY_CACHE_MS,
-  });
-  /** Whether some publishable key allows an origin, by origin: asked by every CORS preflight. */
-  private readonly knownOrigins = new LRUCache<string, { version: string; allowed: boolean }>({
-    maxSize: 4 * 1024 * 1024,
-    sizeCalculation: (_entry, origin) => 200 + 2 * origin.length,
-    ttl: KEY_CACHE_MS,
-  });
-
-  constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder, changes: ChangeFeed, ownOrigin: string) {
-    this.db = db;
-    this.tokens = tokens;
-    this.usage = usage;
-    this.changes = changes;
-    this.ownOrigin = ownOrigin;
-  }
-
   /** Whether a browser on `origin` may call with some publishable key: the API's own, or one a key lists. */
-  async isPublishableOrigin(origin: string): Promise<boolean> {
-    if (origin === this.ownOrigin) return true;
-    const version = this.changes.credentialsVersion();
-    const cached = this.knownOrigins.get(origin);
-    if (cached && cached.version === version) return cached.allowed;
-    const allowed = (await publishableKeysAllowing(this.db, origin)) !== undefined;
-    if (version) this.knownOrigins.set(origin, { version, allowed });
-    return allowed;
-  }
-
+  isPublishableOrigin(origin: string): Promise<boolean>;
   /** Returns null when no credential is sent; throws 401 when one is sent and is not valid. */
-  async resolve(request: FastifyRequest): Promise<Principal | null> {
-    const header = request.headers.authorization;
-    if (header === undefined || header === '') return null;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw invalidToken('the Authorization header must be "Bearer <token>"');
-    const token = match[1]!;
-    if (KEY_MARKERS.some((marker) => token.startsWith(marker))) return this.resolveApiKey(token);
-    return this.resolveJwt(token, request);
-  }
-
-  private async resolveApiKey(key: string): Promise<Principal> {
-    const keyHash = sha256(key);
-    const version = this.changes.credentialsVersion();
-    const cached = this.verifiedKeys.get(keyHash);
-    if (cached && cached.version === version) {
-      this.usage.touch(cached.principal.credentialId.slice('key:'.length));
-      return cached.principal;
-    }
-    const principal = await this.lookUpApiKey(key, keyHash);
-    if (version) this.verifiedKeys.set(keyHash, { version, principal });
-    return principal;
-  }
-
-  private async lookUpApiKey(key: string, keyHash: string): Promise<Principal> {
-    const candidates = await this.db
-      .selectFrom('api_keys')
-      .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
-      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
-      .select([
-        'api_keys.id',
-        'api_keys.name',
-        'api_keys.key_hash',
-        'api_keys.scopes',
-        'api_keys.rate_limit_per_minute',
-        'api_keys.business_id',
-        'api_keys.type',
-        'api_keys.allowed_origins',
-        'api_keys.is_default',
-        'businesses.developer_id',
-        'businesses.is_dev',
-        ...SUBSCRIPTION_COLUMNS,
-      ])
-      .where('api_keys.lookup', '=', key.slice(0, LOOKUP_LENGTH))
-      .where('api_keys.is_active', '=', true)
-      .execute();
-    const presented = Buffer.from(keyHash, 'hex');
-    const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.key_hash, 'hex'), presented));
-    if (!row) throw invalidToken('the API key is unknown or revoked');
-    this.usage.touch(row.id);
-    const principal: Principal = {
-      kind: 'api_key',
-      businessId: row.business_id,
-      developerId: row.developer_id,
-      userId: null,
-      scopes: expandScopes(row.scopes as Scope[]),
-      role: null,
-      actor: `api_key:${row.name}`,
-      credentialId: `key:${row.id}`,
-      rateLimitPerMinute: row.rate_limit_per_minute,
-      subscription: subscriptionOf(row),
-      sandbox: row.is_dev,
-    };
-    if (row.type === 'secret') return principal;
-    // A publishable key passes the scope checks of the few routes marked `publishable`, which
-    // only let it read and book; every other route refuses it before its scope is looked at.
-    return {
-      ...principal,
-      kind: 'publishable_key',
-      scopes: expandScopes(['write']),
-      actor: `publishable_key:${row.name}`,
-      allowedOrigins: row.is_default ? [...row.allowed_origins, this.ownOrigin] : row.allowed_origins,
-    };
-  }
-
-  private async resolveJwt(token: string, request: FastifyRequest): Promise<Principal> {
-    const claims = await this.tokens.verify(token);
-    if (!claims) throw invalidToken('the access token is malformed or expired');
-    if (claims.role === 'developer') {
-      const developer = await this.db
-        .selectFrom('developers')
-        .select(['id', 'email', ...SUBSCRIPTION_COLUMNS])
-        .where('id', '=', claims.sub)
-        .executeTakeFirst();
-      if (!developer) throw invalidToken('the account no longer exists');
-      const named = request.headers['x-business-id'];
-      let businessId: string | null = null;
-      let sandbox = false;
-      if (typeof named === 'string' && named !== '') {
-        if (!isUuid(named)) throw notFound('business');
-        const owned = await this.db
-          .selectFrom('businesses')
-          .select(['id', 'is_dev'])
-          .where('id', '=', named)
-          .where('developer_id', '=', developer.id)
-          .executeTakeFirst();
-        if (!owned) throw notFound('business');
-        businessId = owned.id;
-        sandbox = owned.is_dev;
-      }
-      return {
-        kind: 'developer',
-        businessId,
-        developerId: developer.id,
-        userId: null,
-        scopes: expandScopes(['admin']),
-        role: 'developer',
-        actor: developer.email,
-        credentialId: `developer:${developer.id}`,
-        rateLimitPerMinute: null,
-        subscription: subscriptionOf(developer),
-        sandbox,
-      };
-    }
-    // The membership is read on every use: a removed membership's token stops working at once,
-    // and a changed role applies at once. Only an active membership grants anything: an invited
-    // one waits for the person to accept the emailed link.
-    if (!claims.businessId || !isUuid(claims.businessId))
-      throw invalidToken('the access token names no business');
-    const member = await this.db
-      .selectFrom('memberships')
-      .innerJoin('users', 'users.id', 'memberships.user_id')
-      .innerJoin('businesses', 'businesses.id', 'memberships.business_id')
-      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
-      .select([
-        'users.id',
-        'users.email',
-        'users.session_epoch',
-        'memberships.role',
-        'memberships.business_id',
-        'businesses.developer_id',
-        'businesses.is_dev',
-        ...SUBSCRIPTION_COLUMNS,
-      ])
-      .where('memberships.user_id', '=', claims.sub)
-      .where('memberships.business_id', '=', claims.businessId)
-      .where('memberships.status', '=', 'active')
-      .executeTakeFirst();
-    if (!member) throw invalidToken('the account no longer belongs to this business');
-    // Tokens issued before the account's sessions were ended (accepting an invitation sets a new
-    // password) carry an older epoch; tokens without one were issued under the first.
-    if ((claims.sessionEpoch ?? 0) !== member.session_epoch) throw invalidToken('the session has ended');
-    return {
-      kind: 'user',
-      businessId: member.business_id,
-      developerId: member.developer_id,
-      userId: member.id,
-      scopes: expandScopes(member.role === 'business_owner' ? ['admin'] : ['write']),
-      role: member.role,
-      actor: member.email,
-      credentialId: `user:${member.id}`,
-      rateLimitPerMinute: null,
-      subscription: subscriptionOf(member),
-      sandbox: member.is_dev,
-    };
-  }
+  resolve(request: FastifyRequest): Promise<Principal | null>;
 }

@@ -5,7 +5,6 @@ import fastifyMetrics from 'fastify-metrics';
 import { sql } from 'kysely';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { ConfigError } from '../config.ts';
-import { countUnfinishedDeliveries } from '../webhooks/webhooks.queries.ts';
 import { CHANGE_CHANNEL } from './change-feed.ts';
 import { AppError, STATUS_OF_CODE, sendError } from './errors.ts';
 import { ONLINE_BOOKING_ROUTES } from './rate-limit.ts';
@@ -211,7 +210,7 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
     help: 'Webhook deliveries not yet finished (pending or to be retried), all businesses (NaN: the database did not answer within 2 s)',
     registers,
     async collect() {
-      const depth = await within(PROBE_TIMEOUT_MS, countUnfinishedDeliveries(app.db)).catch(() => undefined);
+      const depth = await within(PROBE_TIMEOUT_MS, webhooks.dispatcher.unfinished()).catch(() => undefined);
       this.set(depth ?? Number.NaN);
     },
   });

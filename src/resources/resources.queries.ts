@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { ACTIVE_STATUSES } from '../bookings/status.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { ACTIVE_STATUSES } from '../schema.ts';
 
 export const ResourceView = Type.Object({
   id: Uuid,

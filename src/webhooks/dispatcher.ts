@@ -11,6 +11,7 @@ import { type ResolvedAddress, UnresolvedHost, UnsafeTarget, type WebhookTargets
 import {
   type ClaimedDelivery,
   claimDue,
+  countUnfinishedDeliveries,
   type DeliveryOutcome,
   deleteOldDeliveries,
   recordOutcome,
@@ -178,6 +179,11 @@ export class WebhookDispatcher {
     this.retrySchedule = deps.retrySchedule;
     this.log = deps.log;
     this.options = { ...DEFAULTS, ...deps.options };
+  }
+
+  /** Deliveries not yet finished (pending or to be retried), all businesses: the outbox's depth. */
+  unfinished(): Promise<number> {
+    return countUnfinishedDeliveries(this.db);
   }
 
   jobs(): Job[] {

@@ -1,0 +1,233 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { SUBSCRIPTION_COLUMNS, subscriptionOf } from '../billing/subscription.queries.ts';
+import {
+  type Authenticator,
+  expandScopes,
+  isApiKey,
+  type KeyUsageRecorder,
+  keyLookup,
+  type Principal,
+  type Scope,
+  sha256,
+  type TokenService,
+} from '../platform/auth.ts';
+import type { ChangeFeed } from '../platform/change-feed.ts';
+import type { Db } from '../platform/db.ts';
+import { AppError, notFound } from '../platform/errors.ts';
+import { isUuid } from '../platform/schemas.ts';
+
+const invalidToken = (message = 'missing or invalid credentials') => new AppError('invalid_token', message);
+
+/** Verified keys are remembered this long at most, even when no change is announced. */
+const KEY_CACHE_MS = 60_000;
+
+/** Active publishable keys that allow an origin, of any business. */
+const publishableKeysAllowing = (db: Db, origin: string) =>
+  db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('type', '=', 'publishable')
+    .where('is_active', '=', true)
+    .where('allowed_origins', '@>', sql<string[]>`ARRAY[${origin}]::text[]`)
+    .limit(1)
+    .executeTakeFirst();
+
+/** The Authenticator the app runs: API keys, dashboard and developer tokens, read from the database. */
+export class DatabaseAuthenticator implements Authenticator {
+  private readonly db: Db;
+  private readonly tokens: TokenService;
+  private readonly usage: KeyUsageRecorder;
+  private readonly changes: ChangeFeed;
+  readonly ownOrigin: string;
+  /** Verified API keys by hash: a key used again skips the database until keys or billing change. */
+  private readonly verifiedKeys = new LRUCache<string, { version: string; principal: Principal }>({
+    // About what an entry holds: the principal's strings and ids, the hash key and the map's own cost.
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: (entry) =>
+      600 + 2 * (entry.principal.actor.length + entry.principal.credentialId.length),
+    ttl: KEY_CACHE_MS,
+  });
+  /** Whether some publishable key allows an origin, by origin: asked by every CORS preflight. */
+  private readonly knownOrigins = new LRUCache<string, { version: string; allowed: boolean }>({
+    maxSize: 4 * 1024 * 1024,
+    sizeCalculation: (_entry, origin) => 200 + 2 * origin.length,
+    ttl: KEY_CACHE_MS,
+  });
+
+  constructor(db: Db, tokens: TokenService, usage: KeyUsageRecorder, changes: ChangeFeed, ownOrigin: string) {
+    this.db = db;
+    this.tokens = tokens;
+    this.usage = usage;
+    this.changes = changes;
+    this.ownOrigin = ownOrigin;
+  }
+
+  async isPublishableOrigin(origin: string): Promise<boolean> {
+    if (origin === this.ownOrigin) return true;
+    const version = this.changes.credentialsVersion();
+    const cached = this.knownOrigins.get(origin);
+    if (cached && cached.version === version) return cached.allowed;
+    const allowed = (await publishableKeysAllowing(this.db, origin)) !== undefined;
+    if (version) this.knownOrigins.set(origin, { version, allowed });
+    return allowed;
+  }
+
+  async resolve(request: FastifyRequest): Promise<Principal | null> {
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') return null;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw invalidToken('the Authorization header must be "Bearer <token>"');
+    const token = match[1]!;
+    if (isApiKey(token)) return this.resolveApiKey(token);
+    return this.resolveJwt(token, request);
+  }
+
+  private async resolveApiKey(key: string): Promise<Principal> {
+    const keyHash = sha256(key);
+    const version = this.changes.credentialsVersion();
+    const cached = this.verifiedKeys.get(keyHash);
+    if (cached && cached.version === version) {
+      this.usage.touch(cached.principal.credentialId.slice('key:'.length));
+      return cached.principal;
+    }
+    const principal = await this.lookUpApiKey(key, keyHash);
+    if (version) this.verifiedKeys.set(keyHash, { version, principal });
+    return principal;
+  }
+
+  private async lookUpApiKey(key: string, keyHash: string): Promise<Principal> {
+    const candidates = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
+      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
+      .select([
+        'api_keys.id',
+        'api_keys.name',
+        'api_keys.key_hash',
+        'api_keys.scopes',
+        'api_keys.rate_limit_per_minute',
+        'api_keys.business_id',
+        'api_keys.type',
+        'api_keys.allowed_origins',
+        'api_keys.is_default',
+        'businesses.developer_id',
+        'businesses.is_dev',
+        ...SUBSCRIPTION_COLUMNS,
+      ])
+      .where('api_keys.lookup', '=', keyLookup(key))
+      .where('api_keys.is_active', '=', true)
+      .execute();
+    const presented = Buffer.from(keyHash, 'hex');
+    const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.key_hash, 'hex'), presented));
+    if (!row) throw invalidToken('the API key is unknown or revoked');
+    this.usage.touch(row.id);
+    const principal: Principal = {
+      kind: 'api_key',
+      businessId: row.business_id,
+      developerId: row.developer_id,
+      userId: null,
+      scopes: expandScopes(row.scopes as Scope[]),
+      role: null,
+      actor: `api_key:${row.name}`,
+      credentialId: `key:${row.id}`,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      subscription: subscriptionOf(row),
+      sandbox: row.is_dev,
+    };
+    if (row.type === 'secret') return principal;
+    // A publishable key passes the scope checks of the few routes marked `publishable`, which
+    // only let it read and book; every other route refuses it before its scope is looked at.
+    return {
+      ...principal,
+      kind: 'publishable_key',
+      scopes: expandScopes(['write']),
+      actor: `publishable_key:${row.name}`,
+      allowedOrigins: row.is_default ? [...row.allowed_origins, this.ownOrigin] : row.allowed_origins,
+    };
+  }
+
+  private async resolveJwt(token: string, request: FastifyRequest): Promise<Principal> {
+    const claims = await this.tokens.verify(token);
+    if (!claims) throw invalidToken('the access token is malformed or expired');
+    if (claims.role === 'developer') {
+      const developer = await this.db
+        .selectFrom('developers')
+        .select(['id', 'email', ...SUBSCRIPTION_COLUMNS])
+        .where('id', '=', claims.sub)
+        .executeTakeFirst();
+      if (!developer) throw invalidToken('the account no longer exists');
+      const named = request.headers['x-business-id'];
+      let businessId: string | null = null;
+      let sandbox = false;
+      if (typeof named === 'string' && named !== '') {
+        if (!isUuid(named)) throw notFound('business');
+        const owned = await this.db
+          .selectFrom('businesses')
+          .select(['id', 'is_dev'])
+          .where('id', '=', named)
+          .where('developer_id', '=', developer.id)
+          .executeTakeFirst();
+        if (!owned) throw notFound('business');
+        businessId = owned.id;
+        sandbox = owned.is_dev;
+      }
+      return {
+        kind: 'developer',
+        businessId,
+        developerId: developer.id,
+        userId: null,
+        scopes: expandScopes(['admin']),
+        role: 'developer',
+        actor: developer.email,
+        credentialId: `developer:${developer.id}`,
+        rateLimitPerMinute: null,
+        subscription: subscriptionOf(developer),
+        sandbox,
+      };
+    }
+    // The membership is read on every use: a removed membership's token stops working at once,
+    // and a changed role applies at once. Only an active membership grants anything: an invited
+    // one waits for the person to accept the emailed link.
+    if (!claims.businessId || !isUuid(claims.businessId))
+      throw invalidToken('the access token names no business');
+    const member = await this.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .innerJoin('businesses', 'businesses.id', 'memberships.business_id')
+      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
+      .select([
+        'users.id',
+        'users.email',
+        'users.session_epoch',
+        'memberships.role',
+        'memberships.business_id',
+        'businesses.developer_id',
+        'businesses.is_dev',
+        ...SUBSCRIPTION_COLUMNS,
+      ])
+      .where('memberships.user_id', '=', claims.sub)
+      .where('memberships.business_id', '=', claims.businessId)
+      .where('memberships.status', '=', 'active')
+      .executeTakeFirst();
+    if (!member) throw invalidToken('the account no longer belongs to this business');
+    // Tokens issued before the account's sessions were ended (accepting an invitation sets a new
+    // password) carry an older epoch; tokens without one were issued under the first.
+    if ((claims.sessionEpoch ?? 0) !== member.session_epoch) throw invalidToken('the session has ended');
+    return {
+      kind: 'user',
+      businessId: member.business_id,
+      developerId: member.developer_id,
+      userId: member.id,
+      scopes: expandScopes(member.role === 'business_owner' ? ['admin'] : ['write']),
+      role: member.role,
+      actor: member.email,
+      credentialId: `user:${member.id}`,
+      rateLimitPerMinute: null,
+      subscription: subscriptionOf(member),
+      sandbox: member.is_dev,
+    };
+  }
+}
