@@ -63,6 +63,8 @@ describe('cached availability', () => {
 
   it("keeps the business's cached rules across its bookings, and across a refused one its days too", async () => {
     const biz = await setupBookable(ctx.app);
+    // The set-up's own announcements come first: they would refresh what is cached below.
+    await feedCaughtUp();
     const { lookups } = ctx.app.availability;
     const book = () => postBooking(ctx.app, biz, { booking_date: DAY, capacity: 6 });
     await noon(biz.tenant.businessId);
@@ -81,6 +83,7 @@ describe('cached availability', () => {
 
   it('recomputes after a booking only the days it can touch, and frees a slot cancelled by another process', async () => {
     const biz = await setupBookable(ctx.app);
+    await feedCaughtUp();
     const far = daysFromNow(20);
     const { lookups } = ctx.app.availability;
     const farNoon = async () => {
