@@ -132,32 +132,34 @@ function databaseUrl(serverUrl: string, name: string): string {
 }
 
 /**
- * The fast lane's files (test/fast-lane.ts) take turns on one migrated PGlite, emptied for each:
- * opening one costs about a second of CPU, paid once per process instead of once per file. A file
- * asking for a second database while it holds this one, or for other timeouts, gets its own.
+ * The fast lane's files (test/fast-lane.ts) take turns on one migrated database, emptied for each:
+ * opening a PGlite costs about a second of CPU, and a PostgreSQL database a copy of the template and
+ * a pool, paid once per process instead of once per file. A file asking for a second database while
+ * it holds this one, or for other timeouts, gets its own.
  */
-let shared: { database: Promise<Database>; lent: boolean } | undefined;
+let shared: { opened: Promise<LentDatabase>; lent: boolean } | undefined;
 let sharing = false;
 
-/** Makes the test files of this process share one PGlite; answers the function that closes it. */
-export function shareOnePGlite(): () => Promise<void> {
+/** Makes the test files of this process share one database; answers the function that closes it. */
+export function shareOneDatabase(): () => Promise<void> {
   sharing = true;
   return async () => {
     sharing = false;
-    if (shared) await (await shared.database).close();
+    if (shared) await (await shared.opened).release();
     shared = undefined;
   };
 }
 
-async function lendSharedPGlite(timeouts: DbTimeouts): Promise<LentDatabase | undefined> {
+async function lendSharedDatabase(timeouts: DbTimeouts): Promise<LentDatabase | undefined> {
   if (!sharing || timeouts !== TEST_DB_TIMEOUTS || shared?.lent) return undefined;
-  shared ??= { database: openMigratedPGlite(timeouts), lent: false };
+  shared ??= { opened: openOwnDatabase(timeouts), lent: false };
   const held = shared;
   held.lent = true;
-  const database = await held.database;
+  const { database, url } = await held.opened;
   await emptyTables(database);
   return {
     database,
+    url,
     release: async () => {
       held.lent = false;
     },
@@ -195,15 +197,17 @@ interface LentDatabase {
   database: Database;
   /** The test file's own PostgreSQL database; undefined on PGlite. */
   url?: string;
-  /** Closes the database, or gives the shared PGlite back. */
+  /** Closes the database, or gives the shared one back. */
   release(): Promise<void>;
 }
 
 async function openTestDatabase(timeouts: DbTimeouts): Promise<LentDatabase> {
+  return (await lendSharedDatabase(timeouts)) ?? openOwnDatabase(timeouts);
+}
+
+async function openOwnDatabase(timeouts: DbTimeouts): Promise<LentDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
-    const lent = await lendSharedPGlite(timeouts);
-    if (lent) return lent;
     const database = await openMigratedPGlite(timeouts);
     return { database, release: () => database.close() };
   }

@@ -13,7 +13,7 @@ const runner = spawn(
     '--test',
     '--import',
     './test/compile-cache.ts',
-    '--test-concurrency=2',
+    '--test-concurrency=3',
     ...process.argv.slice(2),
     'test/fast-lane.ts',
     ...SYSTEM_LANE,
