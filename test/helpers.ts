@@ -22,6 +22,15 @@ import { isUuid } from '../src/platform/schemas.ts';
  */
 export const ENGINE = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
 
+/**
+ * The options of a race test, which fires many requests at once and checks that the database lets
+ * only what it promises through. PGlite's one connection takes them in turn: nothing races there,
+ * so passing would prove nothing.
+ */
+export const RACE = {
+  skip: ENGINE === 'pglite' && "PGlite's one connection takes the requests in turn: nothing races",
+};
+
 export interface TestContext {
   app: FastifyInstance;
   database: Database;
@@ -122,11 +131,86 @@ function databaseUrl(serverUrl: string, name: string): string {
   return url.toString();
 }
 
-async function openTestDatabase(
-  timeouts: DbTimeouts,
-): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
+/**
+ * The fast lane's files (test/fast-lane.ts) take turns on one migrated database, emptied for each:
+ * opening a PGlite costs about a second of CPU, and a PostgreSQL database a copy of the template and
+ * a pool, paid once per process instead of once per file. A file asking for a second database while
+ * it holds this one, or for other timeouts, gets its own.
+ */
+let shared: { opened: Promise<LentDatabase>; lent: boolean } | undefined;
+let sharing = false;
+
+/** Makes the test files of this process share one database; answers the function that closes it. */
+export function shareOneDatabase(): () => Promise<void> {
+  sharing = true;
+  return async () => {
+    sharing = false;
+    if (shared) await (await shared.opened).release();
+    shared = undefined;
+  };
+}
+
+async function lendSharedDatabase(timeouts: DbTimeouts): Promise<LentDatabase | undefined> {
+  if (!sharing || timeouts !== TEST_DB_TIMEOUTS || shared?.lent) return undefined;
+  shared ??= { opened: openOwnDatabase(timeouts), lent: false };
+  const held = shared;
+  held.lent = true;
+  const { database, url } = await held.opened;
+  await emptyTables(database);
+  return {
+    database,
+    url,
+    release: async () => {
+      held.lent = false;
+    },
+  };
+}
+
+const emptyingScripts = new WeakMap<Database, Promise<string>>();
+
+async function emptyingScript(database: Database): Promise<string> {
+  const { rows } = await sql<{ tablename: string }>`
+    SELECT tablename FROM pg_tables
+    WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'schema_definitions')`.execute(
+    database.db,
+  );
+  // DELETE is far quicker than TRUNCATE on tables this small (TRUNCATE makes new files for each
+  // table and index). The replica role skips the foreign key and change feed triggers, so the order
+  // does not matter and, as with TRUNCATE, nothing is announced.
+  return [
+    'BEGIN',
+    'SET LOCAL session_replication_role = replica',
+    ...rows.map((row) => `DELETE FROM "${row.tablename}"`),
+    'COMMIT',
+  ].join(';\n');
+}
+
+/** Empties every table but the migrator's own, so a test starts from a blank service. */
+async function emptyTables(database: Database): Promise<void> {
+  if (!emptyingScripts.has(database)) emptyingScripts.set(database, emptyingScript(database));
+  const statements = await emptyingScripts.get(database)!;
+  // Holding a pooled connection keeps the script clear of other queries on PGlite's one connection.
+  await database.db.connection().execute(() => database.runScript(statements));
+}
+
+interface LentDatabase {
+  database: Database;
+  /** The test file's own PostgreSQL database; undefined on PGlite. */
+  url?: string;
+  /** Closes the database, or gives the shared one back. */
+  release(): Promise<void>;
+}
+
+async function openTestDatabase(timeouts: DbTimeouts): Promise<LentDatabase> {
+  return (await lendSharedDatabase(timeouts)) ?? openOwnDatabase(timeouts);
+}
+
+async function openOwnDatabase(timeouts: DbTimeouts): Promise<LentDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) return { database: await openMigratedPGlite(timeouts), drop: async () => {} };
+  if (!serverUrl) {
+    const database = await openMigratedPGlite(timeouts);
+    return { database, release: () => database.close() };
+  }
   const name = `slotwise_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -140,7 +224,8 @@ async function openTestDatabase(
   return {
     database,
     url,
-    drop: async () => {
+    release: async () => {
+      await database.close();
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -174,36 +259,20 @@ export async function createTestApp(
     dbRequestDeadlineMs: TEST_DB_TIMEOUTS.acquireMs,
     ...overrides,
   };
-  const { database, url, drop } = await openTestDatabase(config.dbTimeouts);
+  const { database, url, release } = await openTestDatabase(config.dbTimeouts);
   await migrate(database);
   const app = await buildApp({ config, database });
   extend?.(app);
   await app.ready();
-  const { rows } = await sql<{ tablename: string }>`
-    SELECT tablename FROM pg_tables
-    WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'schema_definitions')`.execute(
-    database.db,
-  );
-  // DELETE is far quicker than TRUNCATE on tables this small (TRUNCATE makes new files for each
-  // table and index). The replica role skips the foreign key and change feed triggers, so the order
-  // does not matter and, as with TRUNCATE, nothing is announced.
-  const emptyTables = [
-    'BEGIN',
-    'SET LOCAL session_replication_role = replica',
-    ...rows.map((row) => `DELETE FROM "${row.tablename}"`),
-    'COMMIT',
-  ].join(';\n');
   return {
     app,
     database,
     config,
     databaseUrl: url,
-    // Holding a pooled connection keeps the script clear of other queries on PGlite's one connection.
-    reset: () => database.db.connection().execute(() => database.runScript(emptyTables)),
+    reset: () => emptyTables(database),
     close: async () => {
       await app.close();
-      await database.close();
-      await drop();
+      await release();
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   createTestApp,
   dashboardToken,
   itChecksAuth,
+  RACE,
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
@@ -313,7 +314,7 @@ describe('monthly booking quota', () => {
       assert.equal(booked.statusCode, 201, booked.body);
     });
 
-    it('lets exactly one of many simultaneous bookings take the last one of the quota', async () => {
+    it('lets exactly one of many simultaneous bookings take the last one of the quota', RACE, async () => {
       const biz = await setupBookable(ctx.app);
       await setSubscription(ctx.app.db, ctx.app.changes, biz.tenant.developer.id, {
         status: 'active',
@@ -363,19 +364,25 @@ describe('monthly booking quota', () => {
       assert.equal(await counted(tenant), PLANS.free.monthlyBookings);
     });
 
-    it("lets exactly one of many simultaneous bookings take a sandbox's last one of the month", async () => {
-      const biz = await setupBookable(ctx.app, { sandbox: true });
-      await sandboxUsedThisMonth(biz.tenant.businessId, 99);
-      const times = ['09:00', '10:00', '11:00', '12:00', '13:00', '14:00', '15:00', '16:00'];
-      const answers = await Promise.all(times.map((start_time) => postBooking(ctx.app, biz, { start_time })));
-      const statuses = answers.map((a) => a.statusCode).sort();
-      assert.deepEqual(
-        statuses,
-        [201, ...times.slice(1).map(() => 402)],
-        answers.map((a) => a.body).join('\n'),
-      );
-      assert.equal(await bookingsStored(biz.tenant.businessId), 1);
-    });
+    it(
+      "lets exactly one of many simultaneous bookings take a sandbox's last one of the month",
+      RACE,
+      async () => {
+        const biz = await setupBookable(ctx.app, { sandbox: true });
+        await sandboxUsedThisMonth(biz.tenant.businessId, 99);
+        const times = ['09:00', '10:00', '11:00', '12:00', '13:00', '14:00', '15:00', '16:00'];
+        const answers = await Promise.all(
+          times.map((start_time) => postBooking(ctx.app, biz, { start_time })),
+        );
+        const statuses = answers.map((a) => a.statusCode).sort();
+        assert.deepEqual(
+          statuses,
+          [201, ...times.slice(1).map(() => 402)],
+          answers.map((a) => a.body).join('\n'),
+        );
+        assert.equal(await bookingsStored(biz.tenant.businessId), 1);
+      },
+    );
   });
 
   describe('201', () => {

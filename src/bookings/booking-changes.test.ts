@@ -8,6 +8,7 @@ import {
   createTestApp,
   ENGINE,
   itChecksAuth,
+  RACE,
   type TestContext,
   untilALockWait,
 } from '../../test/helpers.ts';
@@ -557,7 +558,7 @@ describe('a move racing a resource delete', () => {
 });
 
 describe('simultaneous changes of one booking', () => {
-  it('lets exactly one of many simultaneous cancellations through, audited once', async () => {
+  it('lets exactly one of many simultaneous cancellations through, audited once', RACE, async () => {
     const biz = await setupBookable(ctx.app);
     const booking = await book(biz);
     const responses = await Promise.all(
@@ -568,7 +569,7 @@ describe('simultaneous changes of one booking', () => {
     assert.deepEqual(await auditActions(booking.id), ['booking.created', 'booking.status_changed']);
   });
 
-  it('makes every one of many simultaneous reschedules, one after another', async () => {
+  it('makes every one of many simultaneous reschedules, one after another', RACE, async () => {
     const biz = await setupBookable(ctx.app);
     const booking = await book(biz);
     const times = ['09:00', '10:00', '11:00', '13:00', '14:00', '15:00'];

@@ -13,6 +13,7 @@ import {
   createTenant,
   createTestApp,
   itChecksAuth,
+  RACE,
   type TestContext,
 } from '../../test/helpers.ts';
 
@@ -135,7 +136,7 @@ describe('POST /v1/bookings', () => {
       assert.equal((await book(biz, { capacity: 2, start_time: '13:00' })).statusCode, 201);
     });
 
-    it('lets exactly one of 60 simultaneous bookings of the last resource win', async () => {
+    it('lets exactly one of 60 simultaneous bookings of the last resource win', RACE, async () => {
       const biz = await setupBookable(ctx.app, {
         resources: [{ name: 'Only', capacity_min: 1, capacity_max: 4 }],
       });
@@ -158,7 +159,7 @@ describe('POST /v1/bookings', () => {
       assert.equal(Number(stored.n), 1);
     });
 
-    it('spreads simultaneous bookings over free resources without overlap', async () => {
+    it('spreads simultaneous bookings over free resources without overlap', RACE, async () => {
       const biz = await setupBookable(ctx.app, {
         resources: Array.from({ length: 5 }, (_, i) => ({ name: `R${i}`, capacity_min: 1, capacity_max: 4 })),
       });

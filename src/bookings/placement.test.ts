@@ -7,6 +7,7 @@ import {
   bookingsCounted,
   createTestApp,
   ENGINE,
+  RACE,
   type TestContext,
   untilALockWait,
 } from '../../test/helpers.ts';
@@ -200,7 +201,7 @@ describe('placeBooking', () => {
     assert.deepEqual([await count('bookings'), await count('customers')], before);
   });
 
-  it('counts exactly up to the quota when many bookings race for its last units', async () => {
+  it('counts exactly up to the quota when many bookings race for its last units', RACE, async () => {
     const biz = await setupBookable(ctx.app);
     const { T2, T4, T6 } = biz.resources as { T2: string; T4: string; T6: string };
     // Far from the limit each booking counts on one shard; the last units are counted exactly.

@@ -6,6 +6,7 @@ import {
   createTenant,
   createTestApp,
   dashboardToken,
+  RACE,
   signUpDeveloper,
   TEST_JWT_SECRET,
   type TestContext,
@@ -451,7 +452,7 @@ describe('POST /v1/developer/businesses', () => {
       assert.deepEqual(slugs, ['cafe-nord', 'cafe-nord-2', 'cafe-nord-3']);
     });
 
-    it('gives different slugs to businesses of the same name created at the same moment', async () => {
+    it('gives different slugs to businesses of the same name created at the same moment', RACE, async () => {
       const developer = await signUpDeveloper(ctx.app);
       const responses = await Promise.all(
         Array.from({ length: 5 }, () => createBusiness(developer.token, { name: 'Café Nord' })),

@@ -16,6 +16,7 @@ import {
   createTestApp,
   eventually,
   itChecksAuth,
+  RACE,
   type TestContext,
 } from '../../test/helpers.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
@@ -491,47 +492,58 @@ describe('POST /v1/dynamic/bookings', () => {
       assert.equal((await book(biz, { start_time: '11:00' })).statusCode, 201);
     });
 
-    it('lets simultaneous overlapping bookings on two resources through only where they fit', async () => {
-      const biz = await setupDynamic({
-        settings: { buffer_minutes: 10 },
-        resources: [
-          { name: 'A', capacity_min: 1, capacity_max: 4 },
-          { name: 'B', capacity_min: 1, capacity_max: 4 },
-        ],
-      });
-      const key = await createKey(ctx.app, biz.tenant, ['write'], { rate_limit_per_minute: 1000 });
-      const requests = Array.from({ length: 30 }, (_, i) => {
-        const minute = 9 * 60 + ((i * 37) % 180);
-        const time = `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
-        return { start_time: time, duration_minutes: 20 + ((i * 23) % 90), phone: `+1 555 200 ${1000 + i}` };
-      });
-      const responses = await Promise.all(requests.map((body) => book(biz, body, bearer(key))));
-      const outcomes = responses.map((r) => (r.statusCode === 201 ? 201 : `${r.statusCode} ${r.body}`));
-      assert.ok(
-        responses.every((r) => r.statusCode === 201 || r.statusCode === 409),
-        JSON.stringify(outcomes),
-      );
-      const won = responses.filter((r) => r.statusCode === 201).length;
-      assert.ok(won > 0 && won < 30, JSON.stringify(outcomes));
-      const held = await ctx.database.db
-        .selectFrom('bookings')
-        .select([
-          'resource_id',
-          sql<number>`extract(epoch from lower(during))`.as('from'),
-          sql<number>`extract(epoch from upper(during))`.as('to'),
-        ])
-        .where('business_id', '=', biz.tenant.businessId)
-        .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
-        .orderBy('resource_id')
-        .orderBy('from')
-        .execute();
-      assert.equal(held.length, won, 'every 201 is a stored booking and nothing else is');
-      for (let i = 1; i < held.length; i++) {
-        const [before, next] = [held[i - 1]!, held[i]!];
-        if (before.resource_id !== next.resource_id) continue;
-        assert.ok(Number(before.to) <= Number(next.from), `overlap on one resource: ${JSON.stringify(held)}`);
-      }
-    });
+    it(
+      'lets simultaneous overlapping bookings on two resources through only where they fit',
+      RACE,
+      async () => {
+        const biz = await setupDynamic({
+          settings: { buffer_minutes: 10 },
+          resources: [
+            { name: 'A', capacity_min: 1, capacity_max: 4 },
+            { name: 'B', capacity_min: 1, capacity_max: 4 },
+          ],
+        });
+        const key = await createKey(ctx.app, biz.tenant, ['write'], { rate_limit_per_minute: 1000 });
+        const requests = Array.from({ length: 30 }, (_, i) => {
+          const minute = 9 * 60 + ((i * 37) % 180);
+          const time = `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
+          return {
+            start_time: time,
+            duration_minutes: 20 + ((i * 23) % 90),
+            phone: `+1 555 200 ${1000 + i}`,
+          };
+        });
+        const responses = await Promise.all(requests.map((body) => book(biz, body, bearer(key))));
+        const outcomes = responses.map((r) => (r.statusCode === 201 ? 201 : `${r.statusCode} ${r.body}`));
+        assert.ok(
+          responses.every((r) => r.statusCode === 201 || r.statusCode === 409),
+          JSON.stringify(outcomes),
+        );
+        const won = responses.filter((r) => r.statusCode === 201).length;
+        assert.ok(won > 0 && won < 30, JSON.stringify(outcomes));
+        const held = await ctx.database.db
+          .selectFrom('bookings')
+          .select([
+            'resource_id',
+            sql<number>`extract(epoch from lower(during))`.as('from'),
+            sql<number>`extract(epoch from upper(during))`.as('to'),
+          ])
+          .where('business_id', '=', biz.tenant.businessId)
+          .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
+          .orderBy('resource_id')
+          .orderBy('from')
+          .execute();
+        assert.equal(held.length, won, 'every 201 is a stored booking and nothing else is');
+        for (let i = 1; i < held.length; i++) {
+          const [before, next] = [held[i - 1]!, held[i]!];
+          if (before.resource_id !== next.resource_id) continue;
+          assert.ok(
+            Number(before.to) <= Number(next.from),
+            `overlap on one resource: ${JSON.stringify(held)}`,
+          );
+        }
+      },
+    );
   });
 
   describe('422', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
 import { type ProcessorEvent, ProcessorRefusal } from './processor.ts';
 import type { SimulatedProcessor } from './simulated-processor.ts';
 
@@ -232,7 +232,7 @@ describe('payment intents', () => {
       assert.deepEqual(sentTypes(), ['payment_intent.amount_capturable_updated']);
     });
 
-    it('moves an intent once when two guests press Pay at once', async () => {
+    it('moves an intent once when two guests press Pay at once', RACE, async () => {
       const pi = await intent();
       const answers = await Promise.all(
         [1, 2].map(() =>

@@ -8,6 +8,7 @@ import {
   createKey,
   createTenant,
   createTestApp,
+  RACE,
   type TestContext,
   uniqueEmail,
 } from '../../test/helpers.ts';
@@ -496,7 +497,7 @@ describe('409 conflict', () => {
     assert.equal(probe.calls, 1);
   });
 
-  it('lets 50 simultaneous identical requests with one key create exactly one API key', async () => {
+  it('lets 50 simultaneous identical requests with one key create exactly one API key', RACE, async () => {
     const tenant = await createTenant(ctx.app);
     const responses = await Promise.all(
       Array.from({ length: 50 }, () => createApiKey(withKey('burst', tenant.headers), { name: 'Burst' })),

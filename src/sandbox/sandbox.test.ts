@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
 import { SANDBOX_BOOKING_DAYS } from './sandbox.service.ts';
 
 let ctx: TestContext;
@@ -86,7 +86,7 @@ describe('sandbox surface', () => {
   });
 
   describe('200 (at once)', () => {
-    it('cancels once when two cancellations arrive together: one change, one audit row', async () => {
+    it('cancels once when two cancellations arrive together: one change, one audit row', RACE, async () => {
       const { slots: day } = await slots();
       const { id } = (await book({ start_time: day[0].start_time })).json();
       const answers = await Promise.all(

@@ -8,6 +8,7 @@ import {
   createTestApp,
   dashboardToken,
   itChecksAuth,
+  RACE,
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
@@ -274,26 +275,30 @@ describe('POST /v1/waitlist/{business_id}', () => {
       assert.equal(past.json().error.fields[0].field, 'preferred_date');
     });
 
-    it('answers every one of simultaneous entries for one date a position of its own, as listed', async () => {
-      const tenant = await createTenant(ctx.app);
-      const answers = await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
-          joined(tenant.businessId, {
-            customer: customer({ phone: `555${String(i).padStart(4, '0')}` }),
-            preferred_date: DATE,
-          }),
-        ),
-      );
-      assert.deepEqual(
-        answers.map((a) => a.position).sort((a, b) => a - b),
-        Array.from({ length: 12 }, (_, i) => i + 1),
-      );
-      const listed = (await listWaitlist(tenant)).json().items;
-      assert.deepEqual(
-        listed.map((item: { id: string; position: number }) => [item.id, item.position]),
-        answers.map((a) => [a.waitlist_id, a.position]).sort((a, b) => Number(a[1]) - Number(b[1])),
-      );
-    });
+    it(
+      'answers every one of simultaneous entries for one date a position of its own, as listed',
+      RACE,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        const answers = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            joined(tenant.businessId, {
+              customer: customer({ phone: `555${String(i).padStart(4, '0')}` }),
+              preferred_date: DATE,
+            }),
+          ),
+        );
+        assert.deepEqual(
+          answers.map((a) => a.position).sort((a, b) => a - b),
+          Array.from({ length: 12 }, (_, i) => i + 1),
+        );
+        const listed = (await listWaitlist(tenant)).json().items;
+        assert.deepEqual(
+          listed.map((item: { id: string; position: number }) => [item.id, item.position]),
+          answers.map((a) => [a.waitlist_id, a.position]).sort((a, b) => Number(a[1]) - Number(b[1])),
+        );
+      },
+    );
   });
 
   describe('401', () => {

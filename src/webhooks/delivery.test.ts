@@ -9,7 +9,7 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, RACE, type Tenant, type TestContext } from '../../test/helpers.ts';
 import { openPostgres } from '../platform/db.ts';
 import { type DispatcherOptions, WebhookDispatcher } from './dispatcher.ts';
 import { assertSigned, Receiver } from './receiver.fixture.ts';
@@ -457,7 +457,7 @@ describe('order and concurrency', () => {
     assert.ok(log.every((d) => d.status === 'delivered'));
   });
 
-  it('never sends one delivery twice when several dispatchers run at once', async () => {
+  it('never sends one delivery twice when several dispatchers run at once', RACE, async () => {
     const biz = await setupBookable(ctx.app, {
       resources: Array.from({ length: 8 }, (_, i) => ({ name: `T${i}`, capacity_min: 1, capacity_max: 4 })),
     });

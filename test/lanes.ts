@@ -1,0 +1,35 @@
+import { globSync } from 'node:fs';
+
+/** Every test file of the project, as `npm test` has always found them. */
+const ALL_TESTS = ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts'];
+
+/**
+ * The system lane: files that start processes or servers of their own (PostgreSQL, Redis, the real
+ * server, a browser), kill or stop them, or read the whole process (its exit, its traces). Each
+ * keeps a process of its own, as every file did before the fast lane. Longest first (docs/testing.md
+ * ranks them), so that the short ones fill the end of the run.
+ */
+export const SYSTEM_LANE = [
+  'test/browser/widget.test.ts',
+  'src/platform/db-stall.test.ts',
+  'test/server.test.ts',
+  'test/browser/invitation.test.ts',
+  'src/platform/tracing.test.ts',
+  'test/shutdown.test.ts',
+  'src/webhooks/delivery-crash.test.ts',
+  'src/platform/db-outage.test.ts',
+  'packages/sdk/src/client.test.ts',
+  'src/platform/rate-limit.test.ts',
+  'src/platform/redis-outage.test.ts',
+  'src/billing/quota-processes.test.ts',
+  'src/platform/idempotency-crash.test.ts',
+  'test/deploy.test.ts',
+];
+
+/** The fast lane: every other file, all in one process (`test/fast-lane.ts`). */
+export function fastLane(): string[] {
+  const system = new Set(SYSTEM_LANE);
+  return ALL_TESTS.flatMap((pattern) => globSync(pattern, { exclude: ['**/node_modules/**'] }))
+    .filter((file) => !system.has(file))
+    .sort();
+}
