@@ -36,5 +36,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # The image's own Node 24, not the `node` dev dependency `npm start` uses. `worker` and `migrate`
-# are the other commands (compose.yaml runs each).
-CMD ["node", "--import", "./src/tracing.ts", "src/main.ts", "serve"]
+# are the other commands (compose.yaml runs each). The heap flags are `npm start`'s: V8's young
+# generation and old-generation growth sized for a live heap of tens of MB (docs/benchmarks.md).
+CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=1024", "--import", "./src/tracing.ts", "src/main.ts", "serve"]

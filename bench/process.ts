@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { freePort } from '../test/outage-servers.ts';
 
 export interface StartedProcess {
@@ -45,8 +46,20 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /**
- * The real server (`node src/main.ts`) on the database `databaseEnv` names, logging warnings only;
- * `nodeArgs` go to Node itself (`--cpu-prof`).
+ * The V8 heap flags (`--max-...`) of `npm start`, which the image and the worker repeat
+ * (test/deploy.test.ts): the server's memory depends on them, so benchmarks start it with them.
+ */
+export const SERVER_HEAP_FLAGS: string[] = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  }
+).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--max-'));
+
+/**
+ * The real server (`node src/main.ts`) on the database `databaseEnv` names, logging warnings only,
+ * with `npm start`'s heap flags; `nodeArgs` go to Node itself (`--cpu-prof`).
  */
 export function startServer(
   databaseEnv: Record<string, string>,
@@ -55,6 +68,6 @@ export function startServer(
   return startProcess(
     'src/main.ts',
     { ...databaseEnv, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', LOG_LEVEL: 'warn' },
-    { readyPath: '/healthz', nodeArgs },
+    { readyPath: '/healthz', nodeArgs: [...SERVER_HEAP_FLAGS, ...nodeArgs] },
   );
 }

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DockerfileParser } from 'dockerfile-ast';
 import { parse as parseYaml } from 'yaml';
+import { SERVER_HEAP_FLAGS } from '../bench/process.ts';
 import { loadConfig } from '../src/config.ts';
 import { createTestApp, type TestContext } from './helpers.ts';
 
@@ -19,7 +20,12 @@ import { createTestApp, type TestContext } from './helpers.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const dockerfile = DockerfileParser.parse(read('Dockerfile'));
-const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+const pkg = JSON.parse(read('package.json')) as {
+  dependencies: Record<string, string>;
+  scripts: Record<string, string>;
+};
+/** The V8 heap flags among a command's words. */
+const heapFlags = (words: string[]) => words.filter((word) => word.startsWith('--max-'));
 
 interface ComposeService {
   command?: string[];
@@ -84,8 +90,26 @@ describe('the Dockerfile', () => {
   it('runs a file of the image with the commands main.ts knows', () => {
     const [cmd] = dockerfile.getCMDs();
     const words = cmd!.getJSONStrings().map((argument) => argument.getJSONValue());
-    assert.deepEqual(words, ['node', '--import', './src/tracing.ts', 'src/main.ts', 'serve']);
+    assert.deepEqual(words, [
+      'node',
+      ...SERVER_HEAP_FLAGS,
+      '--import',
+      './src/tracing.ts',
+      'src/main.ts',
+      'serve',
+    ]);
     for (const file of words.filter((word) => word.endsWith('.ts'))) assert.ok(existsSync(join(ROOT, file)));
+  });
+
+  it('runs the server and the worker with the heap flags of npm start, as the benchmarks do', () => {
+    assert.deepEqual(SERVER_HEAP_FLAGS, ['--max-semi-space-size=16', '--max-old-space-size=1024']);
+    const [cmd] = dockerfile.getCMDs();
+    assert.deepEqual(
+      heapFlags(cmd!.getJSONStrings().map((argument) => argument.getJSONValue())),
+      SERVER_HEAP_FLAGS,
+    );
+    assert.deepEqual(heapFlags(pkg.scripts.worker!.split(' ')), SERVER_HEAP_FLAGS);
+    assert.deepEqual(heapFlags(compose.services.worker!.command!), SERVER_HEAP_FLAGS);
   });
 
   it('installs, without dev dependencies, every package the service imports', () => {
