@@ -83,7 +83,7 @@ export async function placeBooking(
   executor: Executor,
   booking: Omit<PlaceBookingParams, 'view'>,
 ): Promise<BookingView | 'slot_taken' | 'quota_reached'> {
-  const params: PlaceBookingParams = { ...booking, view: placedBookingView(booking) };
+  const params = placeBookingParams(booking);
   try {
     const { rows } = await sql<{ booking: PlaceBookingResult }>`
       SELECT slotwise_place_booking(${JSON.stringify(params)}::jsonb) AS booking`.execute(executor);
@@ -95,6 +95,12 @@ export async function placeBooking(
     throw error;
   }
 }
+
+/** The statement's parameter: the booking with its view as far as it is known. */
+export const placeBookingParams = (booking: Omit<PlaceBookingParams, 'view'>): PlaceBookingParams => ({
+  ...booking,
+  view: placedBookingView(booking),
+});
 
 /**
  * The placed booking's view as far as it is known before the statement runs; the statement fills

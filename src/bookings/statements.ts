@@ -121,9 +121,9 @@ export const BookingMove = Type.Object({
 });
 export type BookingMove = Static<typeof BookingMove>;
 
-/** `slotwise_move_booking(p)`: the move, with the booking it moves and when. */
+/** `slotwise_move_booking(p)`: the move (its view is the change's), with the booking it moves and when. */
 export const MoveBookingParams = Type.Object({
-  ...BookingMove.properties,
+  ...Type.Omit(BookingMove, ['view']).properties,
   business_id: Uuid,
   booking_id: Uuid,
   updated_at: Type.Optional(Timestamp),
