@@ -4,6 +4,7 @@ import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
 import { ACTIVE_STATUSES, type BookingStatus, type DB } from '../schema.ts';
 import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
+import { raised, SQLSTATE } from './sqlstates.ts';
 import type {
   ChangeBookingParams,
   ChangeBookingResult,
@@ -89,9 +90,8 @@ export async function placeBooking(
       SELECT slotwise_place_booking(${JSON.stringify(params)}::jsonb) AS booking`.execute(executor);
     return rows[0]!.booking;
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'SWB09') return 'slot_taken';
-    if (code === 'SWQ02') return 'quota_reached';
+    if (raised(error, SQLSTATE.SLOT_TAKEN)) return 'slot_taken';
+    if (raised(error, SQLSTATE.QUOTA_REACHED)) return 'quota_reached';
     throw error;
   }
 }
@@ -169,8 +169,8 @@ export async function runBookingChange(
     return 'stale' in result ? 'stale' : result;
   } catch (error) {
     // Raised, not answered: the placement was made by then, and the raise takes it back.
-    const { code, message } = error as { code?: string; message: string };
-    if (code === 'SWB10') return { refused: 'status', message };
+    if (raised(error, SQLSTATE.STATUS_REFUSED))
+      return { refused: 'status', message: (error as Error).message };
     throw error;
   }
 }

@@ -10,6 +10,7 @@ import { rangeLiteral } from '../platform/sql.ts';
 import { findBookingToChange, placeBookingParams } from './bookings.queries.ts';
 import { confirmationCode } from './bookings.service.ts';
 import { toBookingView } from './bookings.view.ts';
+import { SQLSTATE } from './sqlstates.ts';
 import {
   type BookingMove,
   type ChangeBookingParams,
@@ -98,7 +99,7 @@ async function assertEachRequired(fn: string, params: object, paths: Path[]) {
     await assert.rejects(
       callUnchecked(fn, without(params, path)),
       (error: { code?: string; message: string }) =>
-        error.code === 'SWC01' && error.message.includes(`"${path.at(-1)}"`),
+        error.code === SQLSTATE.PARAMETER_INCOMPLETE && error.message.includes(`"${path.at(-1)}"`),
       `${fn} without ${path.join('.')}`,
     );
   }
@@ -211,7 +212,7 @@ describe('slotwise_place_booking', () => {
       requiredPaths(PlaceBookingParamsSchema, params),
     );
     await assert.rejects(callUnchecked('slotwise_place_booking', without(params, ['booking_date'], 'date')), {
-      code: 'SWC01',
+      code: SQLSTATE.PARAMETER_INCOMPLETE,
       message: 'slotwise_place_booking lacks the key "booking_date"',
     });
     const { n } = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM bookings`.execute(ctx.database.db))
