@@ -29,6 +29,19 @@ DECLARE
   v_allowed uuid[];
   v_type text;
 BEGIN
+  PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'version', 'view', 'actor', 'events'],
+    'slotwise_change_booking');
+  -- The fields of the booking as it was read that are compared and audited here.
+  PERFORM slotwise_require(p->'view',
+    ARRAY['status', 'capacity', 'resource_id', 'service_id', 'booking_date', 'start_time'],
+    'slotwise_change_booking.view');
+  IF p ? 'move' THEN
+    PERFORM slotwise_require(p->'move', ARRAY['view'], 'slotwise_change_booking.move');
+  END IF;
+  IF p ? 'place' THEN
+    PERFORM slotwise_require(p->'place', ARRAY['resource_id', 'capacity', 'during'], 'slotwise_change_booking.place');
+  END IF;
+
   PERFORM 1 FROM bookings
   WHERE id = v_id AND business_id = v_business AND xmin::text = p->>'version'
   FOR UPDATE;

@@ -12,6 +12,8 @@ DECLARE
   v_candidate text;
   v_resource uuid;
 BEGIN
+  PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'candidates', 'booking_date', 'start_time',
+    'end_time', 'starts_at', 'ends_at', 'during', 'capacity', 'hold_lead_ms'], 'slotwise_move_booking');
   <<candidates>>
   FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
     -- A subtransaction per try: a refused candidate gives its turn back at once.

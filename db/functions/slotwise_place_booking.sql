@@ -21,6 +21,20 @@ DECLARE
   v_view jsonb;
   v_stamp text;
 BEGIN
+  PERFORM slotwise_require(p, ARRAY['id', 'business_id', 'service_id', 'booking_date', 'start_time',
+    'end_time', 'duration_minutes', 'starts_at', 'ends_at', 'during', 'status', 'capacity', 'source',
+    'customer_notes', 'guest_first_name', 'guest_last_name', 'guest_email', 'customer', 'trusted',
+    'candidates', 'codes', 'actor', 'action', 'view'], 'slotwise_place_booking');
+  PERFORM slotwise_require(p->'customer',
+    ARRAY['first_name', 'last_name', 'phone', 'phone_normalized', 'email'], 'slotwise_place_booking.customer');
+  IF p ? 'deposit' THEN
+    PERFORM slotwise_require(p->'deposit', ARRAY['type', 'status', 'amount_cents', 'currency', 'processor'],
+      'slotwise_place_booking.deposit');
+  END IF;
+  IF p ? 'quota' THEN
+    PERFORM slotwise_require(p->'quota', ARRAY['developer_id', 'month', 'limit'], 'slotwise_place_booking.quota');
+  END IF;
+
   -- A fast refusal; the count at the end is what holds under concurrency.
   IF jsonb_typeof(p->'quota') = 'object' AND (
     SELECT sum(bookings) FROM booking_usage

@@ -1,11 +1,18 @@
 import { sql, type Updateable } from 'kysely';
-import type { NewCustomer } from '../customers/customers.queries.ts';
-import type { NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
 import { ACTIVE_STATUSES, type BookingStatus, type DB } from '../schema.ts';
 import { type BookingView, selectBookingRows, toBookingView } from './bookings.view.ts';
+import { raised, SQLSTATE } from './sqlstates.ts';
+import type {
+  ChangeBookingParams,
+  ChangeBookingResult,
+  ChangeRefused,
+  FilledByPlacement,
+  PlaceBookingParams,
+  PlaceBookingResult,
+} from './statements.ts';
 
 export interface BookingFilters {
   date?: string;
@@ -68,40 +75,6 @@ export const lockBooking = (tx: Tx, businessId: string, bookingId: string) =>
 
 export type StoredBooking = NonNullable<Awaited<ReturnType<typeof lockBooking>>>;
 
-/** What `slotwise_place_booking` (migrations/0017) is given to place one booking. */
-export interface BookingToPlace {
-  id: string;
-  business_id: string;
-  service_id: string | null;
-  booking_date: string;
-  start_time: string;
-  end_time: string;
-  duration_minutes: number;
-  starts_at: Date;
-  ends_at: Date;
-  /** The held range, buffers included, as a tstzrange literal. */
-  during: string;
-  status: BookingStatus;
-  capacity: number;
-  source: 'online' | 'staff' | 'sandbox';
-  customer_notes: string | null;
-  guest_first_name: string;
-  guest_last_name: string;
-  guest_email: string | null;
-  customer: Omit<NewCustomer, 'business_id'>;
-  /** Whether the caller may rewrite a returning customer's name and email. */
-  trusted: boolean;
-  /** The resources to try, in order. */
-  candidates: string[];
-  /** Confirmation codes to try, in order, should one be taken. */
-  codes: string[];
-  deposit?: Omit<NewDepositRow, 'business_id' | 'booking_id'>;
-  /** Who the audit row names, and its action. */
-  actor: string;
-  action: string;
-  quota?: { developer_id: string; month: string; limit: number };
-}
-
 /**
  * Places the booking in one statement: customer, booking on the first free candidate, deposit,
  * audit row, outbox event and the monthly count. Answers the booking as the API shows it, or why
@@ -109,35 +82,52 @@ export interface BookingToPlace {
  */
 export async function placeBooking(
   executor: Executor,
-  booking: BookingToPlace,
+  booking: Omit<PlaceBookingParams, 'view'>,
 ): Promise<BookingView | 'slot_taken' | 'quota_reached'> {
-  const params = JSON.stringify({ ...booking, view: placedBookingView(booking) });
+  const params = placeBookingParams(booking);
   try {
-    const { rows } = await sql<{ booking: BookingView }>`
-      SELECT slotwise_place_booking(${params}::jsonb) AS booking`.execute(executor);
+    const { rows } = await sql<{ booking: PlaceBookingResult }>`
+      SELECT slotwise_place_booking(${JSON.stringify(params)}::jsonb) AS booking`.execute(executor);
     return rows[0]!.booking;
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'SWB09') return 'slot_taken';
-    if (code === 'SWQ02') return 'quota_reached';
+    if (raised(error, SQLSTATE.SLOT_TAKEN)) return 'slot_taken';
+    if (raised(error, SQLSTATE.QUOTA_REACHED)) return 'quota_reached';
     throw error;
   }
 }
+
+/** The statement's parameter: the booking with its view as far as it is known. */
+export const placeBookingParams = (booking: Omit<PlaceBookingParams, 'view'>): PlaceBookingParams => ({
+  ...booking,
+  view: placedBookingView(booking),
+});
 
 /**
  * The placed booking's view as far as it is known before the statement runs; the statement fills
  * in the rest (confirmation code, resource, customer, timestamps). One shape: `toBookingView`'s.
  */
-function placedBookingView(booking: BookingToPlace): BookingView {
+function placedBookingView(booking: Omit<PlaceBookingParams, 'view'>): PlaceBookingParams['view'] {
   const { deposit } = booking;
-  return toBookingView({
+  const starts = new Date(booking.starts_at);
+  const {
+    confirmation_code,
+    resource_id,
+    resource,
+    customer_id,
+    customer,
+    created_at,
+    updated_at,
+    ...known
+  }: Record<FilledByPlacement, unknown> & PlaceBookingParams['view'] = toBookingView({
     ...booking,
+    starts_at: starts,
+    ends_at: new Date(booking.ends_at),
     confirmation_code: '',
     resource_id: '',
     customer_id: '',
     staff_notes: null,
-    created_at: booking.starts_at,
-    updated_at: booking.starts_at,
+    created_at: starts,
+    updated_at: starts,
     customer_first_name: '',
     customer_last_name: '',
     customer_phone: '',
@@ -150,6 +140,7 @@ function placedBookingView(booking: BookingToPlace): BookingView {
     deposit_amount_cents: deposit?.amount_cents ?? null,
     deposit_payment_id: deposit?.processor_payment_id ?? null,
   });
+  return known;
 }
 
 /** The booking as the API shows it, with its held time and the version a change is made on. */
@@ -160,49 +151,8 @@ export const findBookingToChange = (executor: Executor, businessId: string, book
     .where('b.business_id', '=', businessId)
     .executeTakeFirst();
 
-/** A reschedule for `slotwise_move_booking` (migrations/0019): the new time, on the first free candidate. */
-export interface BookingMove {
-  /** The resources to try, in order. */
-  candidates: string[];
-  booking_date: string;
-  start_time: string;
-  end_time: string;
-  starts_at: string;
-  ends_at: string;
-  /** The held range, buffers included, as a tstzrange literal. */
-  during: string;
-  capacity: number;
-  /** How long before the start a pending deposit's hold is taken. */
-  hold_lead_ms: number;
-  /** The fields of the booking's view the new time changes. */
-  view: Pick<BookingView, 'booking_date' | 'start_time' | 'end_time' | 'starts_at' | 'ends_at'>;
-}
-
-/** What `slotwise_change_booking` (migrations/0019) is given to change one booking. */
-export interface BookingChangeStatement {
-  business_id: string;
-  booking_id: string;
-  /** The version of the booking that was read; the change is made on that version only. */
-  version: string;
-  /** The booking as it was read. */
-  view: BookingView;
-  /** Who the audit rows name. */
-  actor: string;
-  move?: BookingMove;
-  /** Another resource or party size at the same time. */
-  place?: { resource_id: string; capacity: number; during: string };
-  status?: BookingStatus;
-  /** The status machine's refusal of the status asked for, answered after the placement's own. */
-  status_refused?: string;
-  /** The events to send, in order, each with the booking as the change left it. */
-  events: string[];
-}
-
-/** Why `slotwise_change_booking` refused a change; nothing was written. */
-export type ChangeRefusal =
-  | { refused: 'slot_taken' | 'resource_inactive' | 'not_performed' }
-  | { refused: 'status'; message: string }
-  | { refused: 'party_size' | 'resource_fit'; min: number; max: number };
+/** Why `slotwise_change_booking` refused a change (nothing was written), or the status machine did. */
+export type ChangeRefusal = ChangeRefused | { refused: 'status'; message: string };
 
 /**
  * Makes the change in one statement: placement, status, audit rows and events. Answers the booking
@@ -210,17 +160,17 @@ export type ChangeRefusal =
  */
 export async function runBookingChange(
   executor: Executor,
-  change: BookingChangeStatement,
+  change: ChangeBookingParams,
 ): Promise<BookingView | ChangeRefusal | 'stale'> {
   try {
-    const { rows } = await sql<{ result: BookingView | ChangeRefusal | { stale: true } }>`
+    const { rows } = await sql<{ result: ChangeBookingResult }>`
       SELECT slotwise_change_booking(${JSON.stringify(change)}::jsonb) AS result`.execute(executor);
     const result = rows[0]!.result;
     return 'stale' in result ? 'stale' : result;
   } catch (error) {
     // Raised, not answered: the placement was made by then, and the raise takes it back.
-    const { code, message } = error as { code?: string; message: string };
-    if (code === 'SWB10') return { refused: 'status', message };
+    if (raised(error, SQLSTATE.STATUS_REFUSED))
+      return { refused: 'status', message: (error as Error).message };
     throw error;
   }
 }

@@ -29,10 +29,7 @@ import { rangeLiteral } from '../platform/sql.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
-  type BookingChangeStatement,
   type BookingFilters,
-  type BookingMove,
-  type BookingToPlace,
   bookingPlacement,
   type ChangeRefusal,
   findBookingRow,
@@ -45,6 +42,7 @@ import {
   updateBooking,
 } from './bookings.queries.ts';
 import { type BookingView, toBookingView } from './bookings.view.ts';
+import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
 import { assertNoShowStarted, isTerminal, transitionRefusal } from './status.ts';
 
 type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
@@ -121,6 +119,13 @@ export interface BookingDeposit {
   row: Omit<NewDepositRow, 'business_id' | 'booking_id'>;
 }
 
+/** The prepared deposit's row as the booking statement takes it, its times as ISO timestamps. */
+const depositToPlace = ({ expires_at, hold_due_at, ...row }: BookingDeposit['row']): DepositToPlace => ({
+  ...row,
+  expires_at: expires_at && new Date(expires_at).toISOString(),
+  hold_due_at: hold_due_at && new Date(hold_due_at).toISOString(),
+});
+
 /** Who books: the credential's caller, with what its business's monthly quota is counted for. */
 export type BookingActor = Actor & QuotaHolder;
 
@@ -166,8 +171,7 @@ export async function createBooking(
   const tz = ctx.business.timezone;
   const quota = bookingQuota(actor, input.source, now);
   const cap = sandboxCap(actor, actor.businessId, now);
-  const deposit = input.deposit?.row;
-  const booking: BookingToPlace = {
+  const booking: Omit<PlaceBookingParams, 'view'> = {
     id: input.deposit?.bookingId ?? randomUUID(),
     business_id: actor.businessId,
     service_id: ctx.service?.id ?? null,
@@ -175,8 +179,8 @@ export async function createBooking(
     start_time: instantToWall(fitting.start, tz).time,
     end_time: instantToWall(fitting.end, tz).time,
     duration_minutes: rules.durationMinutes,
-    starts_at: new Date(fitting.start),
-    ends_at: new Date(fitting.end),
+    starts_at: new Date(fitting.start).toISOString(),
+    ends_at: new Date(fitting.end).toISOString(),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
     status: !input.deposit && (staff || ctx.business.auto_confirm_bookings) ? 'confirmed' : 'pending',
     capacity: input.partySize,
@@ -187,7 +191,7 @@ export async function createBooking(
     trusted: isTrustedCaller(actor, actor.businessId),
     candidates,
     codes: Array.from({ length: 5 }, confirmationCode),
-    deposit,
+    deposit: input.deposit && depositToPlace(input.deposit.row),
     actor: actor.actor,
     action: staff
       ? input.deposit
@@ -349,7 +353,7 @@ const cancelledUnpaid = (before: BookingView, after: BookingView) =>
   before.deposit !== null &&
   !MONEY_TAKEN.includes(before.deposit.status as DepositStatus);
 
-type PreparedChange = Omit<BookingChangeStatement, 'version' | 'view'>;
+type PreparedChange = Omit<ChangeBookingParams, 'version' | 'view'>;
 
 /** The statement that makes `change` on the booking as it was read; null when it changes nothing. */
 async function prepareChange(

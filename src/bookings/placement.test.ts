@@ -13,8 +13,9 @@ import {
 } from '../../test/helpers.ts';
 import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import { type BookingToPlace, placeBooking } from './bookings.queries.ts';
+import { placeBooking } from './bookings.queries.ts';
 import { confirmationCode, findBooking } from './bookings.service.ts';
+import type { PlaceBookingParams } from './statements.ts';
 
 /**
  * The booking statement (`slotwise_place_booking`, migrations/0017 and 0018) as the database runs it: a
@@ -34,7 +35,7 @@ const NOON = Date.parse(`${BOOKING_DAY}T12:00:00Z`);
 const HOUR = 3_600_000;
 
 /** A staff booking of two at noon UTC plus `hours`, for an hour, on the first of `candidates` free. */
-function toPlace(biz: BookableBusiness, candidates: string[], hours = 0): BookingToPlace {
+function toPlace(biz: BookableBusiness, candidates: string[], hours = 0): Omit<PlaceBookingParams, 'view'> {
   const start = NOON + hours * HOUR;
   return {
     id: randomUUID(),
@@ -44,8 +45,8 @@ function toPlace(biz: BookableBusiness, candidates: string[], hours = 0): Bookin
     start_time: '12:00',
     end_time: '13:00',
     duration_minutes: 60,
-    starts_at: new Date(start),
-    ends_at: new Date(start + HOUR),
+    starts_at: new Date(start).toISOString(),
+    ends_at: new Date(start + HOUR).toISOString(),
     during: rangeLiteral(start, start + HOUR),
     status: 'confirmed',
     capacity: 2,
@@ -70,7 +71,7 @@ function toPlace(biz: BookableBusiness, candidates: string[], hours = 0): Bookin
 }
 
 /** The resource the booking was placed on; fails the test when it was refused. */
-async function placedOn(executor: Executor, booking: BookingToPlace): Promise<string> {
+async function placedOn(executor: Executor, booking: Omit<PlaceBookingParams, 'view'>): Promise<string> {
   const placed = await placeBooking(executor, booking);
   assert.equal(typeof placed, 'object', `refused: ${String(placed)}`);
   return (placed as Exclude<typeof placed, string>).resource_id;

@@ -1,0 +1,289 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { BOOKING_DAY, type BookableBusiness, setupBookable } from '../../test/booking-fixtures.ts';
+import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { rangeLiteral } from '../platform/sql.ts';
+import { findBookingToChange, placeBookingParams } from './bookings.queries.ts';
+import { confirmationCode } from './bookings.service.ts';
+import { toBookingView } from './bookings.view.ts';
+import { SQLSTATE } from './sqlstates.ts';
+import {
+  type BookingMove,
+  type ChangeBookingParams,
+  ChangeBookingParams as ChangeBookingParamsSchema,
+  ChangeBookingResult,
+  MoveBookingParams as MoveBookingParamsSchema,
+  MoveBookingResult,
+  type PlaceBookingParams,
+  PlaceBookingParams as PlaceBookingParamsSchema,
+  PlaceBookingResult,
+} from './statements.ts';
+
+/**
+ * The contract of statements.ts against the functions of db/functions/ themselves, called directly
+ * as the queries call them: a parameter of the schema's shape is answered with the result's shape,
+ * and one that lacks a required key, or has it renamed, is refused (SWC01) instead of being read
+ * as NULL.
+ */
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+beforeEach(() => ctx.reset());
+
+const NOON = Date.parse(`${BOOKING_DAY}T12:00:00Z`);
+const HOUR = 3_600_000;
+
+/** Answers `fn(params)`, once `params` is checked against `schema`. */
+async function call(fn: string, schema: TSchema, params: unknown): Promise<unknown> {
+  assert.deepEqual([...Value.Errors(schema, params)], [], `${fn}'s parameter is not of its schema`);
+  return callUnchecked(fn, params);
+}
+
+async function callUnchecked(fn: string, params: unknown): Promise<unknown> {
+  const { rows } = await sql<{ result: unknown }>`
+    SELECT ${sql.raw(fn)}(${JSON.stringify(params)}::jsonb) AS result`.execute(ctx.database.db);
+  return rows[0]!.result;
+}
+
+function assertOfSchema(schema: TSchema, result: unknown) {
+  assert.deepEqual(
+    [...Value.Errors(schema, result)],
+    [],
+    `not of the result's schema: ${JSON.stringify(result)}`,
+  );
+}
+
+type Path = string[];
+
+/**
+ * The path of each key `schema` requires in `value`, and of those required by the objects under it
+ * that `value` holds. A `view` is answered as given, not read: the keys of it a function reads are
+ * listed by its test.
+ */
+function requiredPaths(schema: TSchema, value: Record<string, unknown>, path: Path = []): Path[] {
+  const { required = [], properties = {} } = schema as {
+    required?: string[];
+    properties?: Record<string, TSchema & { type?: string }>;
+  };
+  const paths = required.map((key) => [...path, key]);
+  for (const [key, property] of Object.entries(properties)) {
+    const inner = value[key];
+    if (key !== 'view' && property.type === 'object' && inner && typeof inner === 'object') {
+      paths.push(...requiredPaths(property, inner as Record<string, unknown>, [...path, key]));
+    }
+  }
+  return paths;
+}
+
+/** `value` without the key at `path`, or with it renamed to `renamed`. */
+function without(value: object, path: Path, renamed?: string): object {
+  const copy = structuredClone(value) as Record<string, unknown>;
+  const parent = path.slice(0, -1).reduce((at, key) => at[key] as Record<string, unknown>, copy);
+  const key = path.at(-1)!;
+  if (renamed) parent[renamed] = parent[key];
+  delete parent[key];
+  return copy;
+}
+
+/** Calls `fn` once per path, without that key, and expects each call refused naming the key. */
+async function assertEachRequired(fn: string, params: object, paths: Path[]) {
+  assert.ok(paths.length > 0);
+  for (const path of paths) {
+    await assert.rejects(
+      callUnchecked(fn, without(params, path)),
+      (error: { code?: string; message: string }) =>
+        error.code === SQLSTATE.PARAMETER_INCOMPLETE && error.message.includes(`"${path.at(-1)}"`),
+      `${fn} without ${path.join('.')}`,
+    );
+  }
+}
+
+/** A staff booking of two at noon UTC for an hour on `resourceId`, with a deposit and the quota. */
+async function toPlace(biz: BookableBusiness, resourceId: string): Promise<PlaceBookingParams> {
+  const { developer_id } = await ctx.database.db
+    .selectFrom('businesses')
+    .select('developer_id')
+    .where('id', '=', biz.tenant.businessId)
+    .executeTakeFirstOrThrow();
+  return placeBookingParams({
+    id: randomUUID(),
+    business_id: biz.tenant.businessId,
+    service_id: null,
+    booking_date: BOOKING_DAY,
+    start_time: '12:00',
+    end_time: '13:00',
+    duration_minutes: 60,
+    starts_at: new Date(NOON).toISOString(),
+    ends_at: new Date(NOON + HOUR).toISOString(),
+    during: rangeLiteral(NOON, NOON + HOUR),
+    status: 'pending',
+    capacity: 2,
+    source: 'staff',
+    customer_notes: null,
+    guest_first_name: 'Grace',
+    guest_last_name: 'Hopper',
+    guest_email: null,
+    customer: {
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      phone: '+49 30 5550100',
+      phone_normalized: '+49305550100',
+      email: null,
+    },
+    trusted: true,
+    candidates: [resourceId],
+    codes: Array.from({ length: 5 }, confirmationCode),
+    deposit: {
+      type: 'charge',
+      status: 'requires_payment',
+      amount_cents: 1000,
+      currency: 'eur',
+      processor: 'simulated',
+      processor_payment_id: 'pi_contract',
+      expires_at: new Date(NOON).toISOString(),
+    },
+    actor: 'contract test',
+    action: 'booking.created_by_staff_with_deposit',
+    quota: { developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit: 100 },
+  });
+}
+
+/** A placed booking, as `changeBooking` reads it before a change. */
+async function placed(biz: BookableBusiness, resourceId: string) {
+  const booking = await call(
+    'slotwise_place_booking',
+    PlaceBookingParamsSchema,
+    await toPlace(biz, resourceId),
+  );
+  const row = await findBookingToChange(
+    ctx.database.db,
+    biz.tenant.businessId,
+    (booking as { id: string }).id,
+  );
+  const { version, during, ...viewRow } = row!;
+  return { version, during, view: toBookingView(viewRow) };
+}
+
+/** The move of the booking to 14:00 UTC on `resourceId`. */
+function moveTo(resourceId: string): BookingMove {
+  const start = NOON + 2 * HOUR;
+  const view = {
+    booking_date: BOOKING_DAY,
+    start_time: '14:00',
+    end_time: '15:00',
+    starts_at: new Date(start).toISOString(),
+    ends_at: new Date(start + HOUR).toISOString(),
+  };
+  return {
+    candidates: [resourceId],
+    ...view,
+    during: rangeLiteral(start, start + HOUR),
+    capacity: 2,
+    hold_lead_ms: 0,
+    view,
+  };
+}
+
+describe('slotwise_place_booking', () => {
+  it('answers the placed booking in the shape of its result', async () => {
+    const biz = await setupBookable(ctx.app);
+    const booking = await call(
+      'slotwise_place_booking',
+      PlaceBookingParamsSchema,
+      await toPlace(biz, biz.resources.T4!),
+    );
+    assertOfSchema(PlaceBookingResult, booking);
+  });
+
+  it('refuses a parameter that lacks a required key, or has it renamed', async () => {
+    const biz = await setupBookable(ctx.app);
+    const params = await toPlace(biz, biz.resources.T4!);
+    assert.ok(Value.Check(PlaceBookingParamsSchema, params));
+    await assertEachRequired(
+      'slotwise_place_booking',
+      params,
+      requiredPaths(PlaceBookingParamsSchema, params),
+    );
+    await assert.rejects(callUnchecked('slotwise_place_booking', without(params, ['booking_date'], 'date')), {
+      code: SQLSTATE.PARAMETER_INCOMPLETE,
+      message: 'slotwise_place_booking lacks the key "booking_date"',
+    });
+    const { n } = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM bookings`.execute(ctx.database.db))
+      .rows[0]!;
+    assert.equal(n, 0);
+  });
+});
+
+describe('slotwise_move_booking', () => {
+  it('answers the resource it moved the booking to, in the shape of its result', async () => {
+    const biz = await setupBookable(ctx.app);
+    const { view } = await placed(biz, biz.resources.T4!);
+    const params = { ...moveTo(biz.resources.T6!), business_id: view.business_id, booking_id: view.id };
+    const moved = await call('slotwise_move_booking', MoveBookingParamsSchema, params);
+    assertOfSchema(MoveBookingResult, moved);
+    assert.equal(moved, biz.resources.T6);
+  });
+
+  it('refuses a parameter that lacks a required key', async () => {
+    const biz = await setupBookable(ctx.app);
+    const { view } = await placed(biz, biz.resources.T4!);
+    const params = { ...moveTo(biz.resources.T6!), business_id: view.business_id, booking_id: view.id };
+    await assertEachRequired('slotwise_move_booking', params, requiredPaths(MoveBookingParamsSchema, params));
+  });
+});
+
+describe('slotwise_change_booking', () => {
+  const change = (read: Awaited<ReturnType<typeof placed>>): ChangeBookingParams => ({
+    business_id: read.view.business_id,
+    booking_id: read.view.id,
+    version: read.version,
+    view: read.view,
+    actor: 'contract test',
+    events: ['booking.updated'],
+  });
+
+  it('answers the changed booking, a refusal or a stale read in the shapes of its result', async () => {
+    const biz = await setupBookable(ctx.app);
+    const read = await placed(biz, biz.resources.T4!);
+    const refused = await call('slotwise_change_booking', ChangeBookingParamsSchema, {
+      ...change(read),
+      place: { resource_id: biz.resources.T4!, capacity: 99, during: read.during },
+    });
+    assertOfSchema(ChangeBookingResult, refused);
+    assert.deepEqual(refused, { refused: 'party_size', min: 1, max: 50 });
+    const changed = await call('slotwise_change_booking', ChangeBookingParamsSchema, {
+      ...change(read),
+      place: { resource_id: biz.resources.T4!, capacity: 3, during: read.during },
+      status: 'confirmed',
+    });
+    assertOfSchema(ChangeBookingResult, changed);
+    assert.equal((changed as { capacity: number }).capacity, 3);
+    const stale = await call('slotwise_change_booking', ChangeBookingParamsSchema, change(read));
+    assertOfSchema(ChangeBookingResult, stale);
+    assert.deepEqual(stale, { stale: true });
+  });
+
+  it('refuses a parameter that lacks a required key', async () => {
+    const biz = await setupBookable(ctx.app);
+    const read = await placed(biz, biz.resources.T4!);
+    const params: ChangeBookingParams = {
+      ...change(read),
+      move: moveTo(biz.resources.T6!),
+      place: { resource_id: biz.resources.T4!, capacity: 3, during: read.during },
+    };
+    const viewRead = ['status', 'capacity', 'resource_id', 'service_id', 'booking_date', 'start_time'];
+    await assertEachRequired('slotwise_change_booking', params, [
+      ...requiredPaths(ChangeBookingParamsSchema, params),
+      ...viewRead.map((key) => ['view', key]),
+    ]);
+    const after = await findBookingToChange(ctx.database.db, biz.tenant.businessId, read.view.id);
+    assert.equal(after!.version, read.version);
+  });
+});
