@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { type Database, openPGlite } from '../platform/db.ts';
+import { migratedBefore } from '../../test/migrations.ts';
+import type { Database } from '../platform/db.ts';
 import { migrate } from '../platform/migrate.ts';
 
-const MIGRATIONS = new URL('../../migrations/', import.meta.url).pathname;
 const INVITATIONS = '0021_invitations_and_sessions.sql';
 
 describe('migration 0021: invitations and sessions', () => {
   let database: Database;
-  let dir: string;
+  let close: () => Promise<void>;
   before(async () => {
-    database = await openPGlite();
-    dir = mkdtempSync(join(tmpdir(), 'slotwise-migrations-'));
-    for (const file of readdirSync(MIGRATIONS).filter((name) => name < INVITATIONS)) {
-      copyFileSync(join(MIGRATIONS, file), join(dir, file));
-    }
-    // The definitions of db/ are the schema after the last migration: none belongs halfway.
-    mkdirSync(join(dir, 'db'));
-    await migrate(database, { migrations: dir, definitions: join(dir, 'db') });
+    ({ database, close } = await migratedBefore(INVITATIONS));
   });
-  after(async () => {
-    await database.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   it('keeps existing memberships active, dated by their creation, and their sessions working', async () => {
     await sql`

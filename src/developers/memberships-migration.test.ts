@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { type Database, openPGlite } from '../platform/db.ts';
+import { migratedBefore } from '../../test/migrations.ts';
+import type { Database } from '../platform/db.ts';
 import { migrate } from '../platform/migrate.ts';
 
-const MIGRATIONS = new URL('../../migrations/', import.meta.url).pathname;
 const MEMBERSHIPS = '0006_memberships.sql';
 
 describe('migration 0006: memberships', () => {
   let database: Database;
-  let dir: string;
+  let close: () => Promise<void>;
   before(async () => {
-    database = await openPGlite();
-    dir = mkdtempSync(join(tmpdir(), 'slotwise-migrations-'));
-    for (const file of readdirSync(MIGRATIONS).filter((name) => name < MEMBERSHIPS)) {
-      copyFileSync(join(MIGRATIONS, file), join(dir, file));
-    }
-    // The definitions of db/ are the schema after the last migration: none belongs halfway.
-    mkdirSync(join(dir, 'db'));
-    await migrate(database, { migrations: dir, definitions: join(dir, 'db') });
+    ({ database, close } = await migratedBefore(MEMBERSHIPS));
   });
-  after(async () => {
-    await database.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   it("makes each existing user's business and role a membership, and keeps their sessions", async () => {
     const { rows } = await sql<{ user_id: string; business_id: string }>`

@@ -1,33 +1,20 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { migratedBefore } from '../../test/migrations.ts';
 import { sha256 } from '../platform/auth.ts';
-import { type Database, openPGlite } from '../platform/db.ts';
+import type { Database } from '../platform/db.ts';
 import { migrate } from '../platform/migrate.ts';
 
-const MIGRATIONS = new URL('../../migrations/', import.meta.url).pathname;
 const PUBLISHABLE_KEYS = '0014_publishable_keys.sql';
 
 describe('migration 0014: publishable keys', () => {
   let database: Database;
-  let dir: string;
+  let close: () => Promise<void>;
   before(async () => {
-    database = await openPGlite();
-    dir = mkdtempSync(join(tmpdir(), 'slotwise-migrations-'));
-    for (const file of readdirSync(MIGRATIONS).filter((name) => name < PUBLISHABLE_KEYS)) {
-      copyFileSync(join(MIGRATIONS, file), join(dir, file));
-    }
-    // The definitions of db/ are the schema after the last migration: none belongs halfway.
-    mkdirSync(join(dir, 'db'));
-    await migrate(database, { migrations: dir, definitions: join(dir, 'db') });
+    ({ database, close } = await migratedBefore(PUBLISHABLE_KEYS));
   });
-  after(async () => {
-    await database.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   it('gives every existing business a default publishable key stored as the app stores keys', async () => {
     await sql`

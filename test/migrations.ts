@@ -1,0 +1,30 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Database, openPGlite } from '../src/platform/db.ts';
+import { migrate } from '../src/platform/migrate.ts';
+
+const MIGRATIONS = new URL('../migrations/', import.meta.url).pathname;
+
+/**
+ * A PGlite migrated up to, not including, `file`: a database as it stood before that migration
+ * landed, for a test of what the migration does to the rows it finds. `migrate(database)` then
+ * applies the rest.
+ */
+export async function migratedBefore(file: string): Promise<{ database: Database; close(): Promise<void> }> {
+  const database = await openPGlite();
+  const dir = mkdtempSync(join(tmpdir(), 'slotwise-migrations-'));
+  for (const name of readdirSync(MIGRATIONS).filter((name) => name < file)) {
+    copyFileSync(join(MIGRATIONS, name), join(dir, name));
+  }
+  // The definitions of db/ are the schema after the last migration: none belongs halfway.
+  mkdirSync(join(dir, 'db'));
+  await migrate(database, { migrations: dir, definitions: join(dir, 'db') });
+  return {
+    database,
+    close: async () => {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
