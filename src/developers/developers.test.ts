@@ -34,6 +34,20 @@ const createBusiness = (token: string, payload: Record<string, unknown>) =>
 const listBusinesses = (token: string, query = '') =>
   ctx.app.inject({ method: 'GET', url: `/v1/developer/businesses${query}`, headers: bearer(token) });
 
+/** `count` failed logins for `email`, one a second from `first` on, each from an address of its own. */
+const failedFromManyAddresses = (email: string, count: number, first: Date) =>
+  ctx.database.db
+    .insertInto('login_failures')
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        account_kind: 'developer' as const,
+        email,
+        client_ip: `192.0.2.${i + 1}`,
+        failed_at: new Date(first.getTime() + i * 1000),
+      })),
+    )
+    .execute();
+
 async function registered(email = uniqueEmail()) {
   const response = await register({ email, password: PASSWORD, first_name: 'Grace', last_name: 'Hopper' });
   assert.equal(response.statusCode, 201, response.body);
@@ -268,17 +282,7 @@ describe('POST /v1/auth/developer/login', () => {
       const start = Date.now();
       const at = (seconds: number) => new Date(start + seconds * 1000);
       // 100 failures from 100 addresses in the last two minutes, the newest 11 s ago.
-      await ctx.database.db
-        .insertInto('login_failures')
-        .values(
-          Array.from({ length: 100 }, (_, i) => ({
-            account_kind: 'developer' as const,
-            email,
-            client_ip: `192.0.2.${i + 1}`,
-            failed_at: at(-111 + i),
-          })),
-        )
-        .execute();
+      await failedFromManyAddresses(email, 100, at(-111));
       const attempt = (password: string, seconds: number, clientIp = '198.51.100.9') =>
         logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, { now: at(seconds), clientIp });
       await assert.rejects(attempt('wrong password!', 0), { status: 401 });
@@ -291,17 +295,7 @@ describe('POST /v1/auth/developer/login', () => {
       const { email } = await registered();
       const start = Date.now();
       const at = (seconds: number) => new Date(start + seconds * 1000);
-      await ctx.database.db
-        .insertInto('login_failures')
-        .values(
-          Array.from({ length: 99 }, (_, i) => ({
-            account_kind: 'developer' as const,
-            email,
-            client_ip: `192.0.2.${i + 1}`,
-            failed_at: at(-100 + i),
-          })),
-        )
-        .execute();
+      await failedFromManyAddresses(email, 99, at(-100));
       const pair = await logInDeveloper(
         ctx.app.db,
         ctx.app.tokens,
