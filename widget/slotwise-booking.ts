@@ -1,3 +1,4 @@
+import { escapeHtml as esc } from '../src/platform/html.ts';
 import {
   type Api,
   ApiError,
@@ -29,15 +30,6 @@ const SCRIPT_ORIGIN = (() => {
   const src = (document.currentScript as HTMLScriptElement | null)?.src;
   return src ? new URL(src).origin : location.origin;
 })();
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const esc = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 type Step =
   | 'party'
