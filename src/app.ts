@@ -17,6 +17,7 @@ import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
 import { depositJobs } from './deposits/deposit-jobs.ts';
+import { depositTerms } from './deposits/deposits.queries.ts';
 import { depositRoutes } from './deposits/deposits.routes.ts';
 import type { DepositDeps } from './deposits/deposits.service.ts';
 import { EmailSender } from './deposits/email.service.ts';
@@ -315,7 +316,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(subscriptionRoutes);
   await app.register(billingRoutes);
   await app.register(paymentsRoutes);
-  await app.register(simulatorRoutes);
+  await app.register(simulatorRoutes, {
+    isSandbox: async (businessId) => (await depositTerms(database.db, businessId))?.is_dev === true,
+  });
   await app.register(auditRoutes);
   await app.register(statsRoutes);
   await app.register(sandboxRoutes);
