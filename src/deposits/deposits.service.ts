@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { type AvailabilityService, assertDynamicMode } from '../availability/availability.service.ts';
 import { instantToWall, wallTimeToInstant } from '../availability/engine/index.ts';
-import { chargeableAccount } from '../billing/connect.queries.ts';
+import { paymentDestination } from '../billing/connect.service.ts';
 import { assertFeature, giveBookingUnitBack, type Subscriber } from '../billing/subscription.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import {
@@ -56,37 +56,6 @@ type Caller = Subscriber & { businessId: string };
 
 /** Work the service does by itself (jobs, the processor's events) is audited under this name. */
 const systemActor = (businessId: string): AuditActor => ({ actor: 'system', businessId });
-
-export const depositsNotEnabled = () =>
-  new AppError(
-    'deposits_not_enabled',
-    'deposits need a connected payment account that can take charges: connect one with POST /v1/billing/connect/onboard and finish its onboarding',
-  );
-
-/** Live businesses have no payment processor here: no deposit can be taken, whatever their account. */
-export const noLiveProcessor = () =>
-  new AppError(
-    'deposits_not_enabled',
-    'deposits of live businesses are not available: this server has no payment processor configured for them',
-  );
-
-/**
- * Refuses deposits while the business has no payment account that can take charges, or live
- * businesses no processor (`processor` null); answers the account the money goes to (none for a
- * sandbox business, which needs no account).
- */
-export async function paymentDestination(
-  executor: Executor,
-  businessId: string,
-  sandbox: boolean,
-  processor: ProcessorName | null,
-): Promise<string | null> {
-  if (sandbox) return null;
-  if (!processor) throw noLiveProcessor();
-  const account = await chargeableAccount(executor, businessId, processor);
-  if (!account) throw depositsNotEnabled();
-  return account.processor_account_id;
-}
 
 /** The processor a business's new deposit goes through, and the account its money goes to. */
 async function depositProcessor(deps: DepositDeps, businessId: string, sandbox: boolean) {
