@@ -12,8 +12,10 @@ import {
   createBooking,
   findBooking,
   type NewBooking,
+  type PreparedBookingDeposit,
 } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
+import { HOLD_LEAD_MS, MONEY_TAKEN } from '../bookings/model.ts';
 import { assertNoShowStarted } from '../bookings/status.ts';
 import type { PaymentProcessor, ProcessorName } from '../payments/processor.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
@@ -21,9 +23,8 @@ import type { Processors } from '../payments/processors.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
-import type { DepositType } from '../settings/settings.queries.ts';
 import { bookingStatusEvent, emitEvent, type WebhookEventType } from '../webhooks/events.ts';
-import { canMove, HOLD_LEAD_MS, MONEY_TAKEN } from './deposit-status.ts';
+import { canMove } from './deposit-status.ts';
 import {
   type DepositReference,
   depositOfBooking,
@@ -74,13 +75,6 @@ export function processorNamed(payments: Processors, name: ProcessorName): Payme
 
 const idempotencyKey = (bookingId: string, step: string) => `deposit:${bookingId}:${step}`;
 
-/** A public booking's deposit, asked of the processor before the booking's transaction. */
-export interface PreparedDeposit extends BookingDeposit {
-  type: Exclude<DepositType, 'none'>;
-  /** What the guest's browser pays, or saves the card, with. */
-  clientSecret: string;
-}
-
 export interface DepositRequest {
   date: string;
   time: string;
@@ -101,7 +95,7 @@ export async function prepareDeposit(
   caller: Caller,
   request: DepositRequest,
   now: number,
-): Promise<PreparedDeposit | null> {
+): Promise<PreparedBookingDeposit | null> {
   // Most businesses ask no deposit: their settings, as availability caches them, say so at once.
   const settings = await deps.availability.businessRules(caller.businessId, now);
   if (!settings) throw notFound('business');
@@ -175,7 +169,7 @@ export async function prepareDeposit(
  */
 export async function commitWithDeposit<T>(
   deps: DepositDeps,
-  prepared: PreparedDeposit | null,
+  prepared: PreparedBookingDeposit | null,
   commit: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -192,12 +186,6 @@ export async function commitWithDeposit<T>(
     throw error;
   }
 }
-
-/** A created booking's answer: with a deposit, what the guest pays with and which kind it is. */
-export const withPaymentSecret = (booking: BookingView, prepared: PreparedDeposit | null) =>
-  prepared
-    ? { ...booking, payment_client_secret: prepared.clientSecret, deposit_type: prepared.type }
-    : booking;
 
 /** A staff deposit booking's payment link, made before the booking's transaction. */
 export interface PreparedCheckout extends BookingDeposit {
