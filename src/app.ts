@@ -12,13 +12,15 @@ import { billingEventHandlers } from './billing/billing-events.ts';
 import { billingJobs } from './billing/billing-jobs.ts';
 import { subscriptionRoutes } from './billing/subscription.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
+import type { PublicBookingDeposits } from './bookings/bookings.service.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
 import { depositJobs } from './deposits/deposit-jobs.ts';
+import { depositTerms } from './deposits/deposits.queries.ts';
 import { depositRoutes } from './deposits/deposits.routes.ts';
-import type { DepositDeps } from './deposits/deposits.service.ts';
+import { commitWithDeposit, type DepositDeps, prepareDeposit } from './deposits/deposits.service.ts';
 import { EmailSender } from './deposits/email.service.ts';
 import { apiKeyRoutes } from './developers/api-keys.routes.ts';
 import { DatabaseAuthenticator } from './developers/authenticator.ts';
@@ -91,6 +93,7 @@ declare module 'fastify' {
     inboundEvents: InboundEvents;
     /** What the deposit use cases and jobs call beside a transaction. */
     deposits: DepositDeps;
+    publicBookingDeposits: PublicBookingDeposits;
     /** Availability and its caches, one per process: the slot grid and dynamic mode's point checks share them. */
     availability: AvailabilityService;
     /** Where webhooks may go, the key their secrets are sealed with, and the dispatcher sending them. */
@@ -207,6 +210,11 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     publicBaseUrl: config.publicBaseUrl,
     log: app.log,
   });
+  app.decorate('publicBookingDeposits', {
+    prepare: (caller, request, now) =>
+      prepareDeposit(app.deposits, caller, { ...request, mode: 'scheduled' }, now),
+    commit: (prepared, commit) => commitWithDeposit(app.deposits, prepared, commit),
+  } satisfies PublicBookingDeposits);
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
   for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
   const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
@@ -315,7 +323,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(subscriptionRoutes);
   await app.register(billingRoutes);
   await app.register(paymentsRoutes);
-  await app.register(simulatorRoutes);
+  await app.register(simulatorRoutes, {
+    isSandbox: async (businessId) => (await depositTerms(database.db, businessId))?.is_dev === true,
+  });
   await app.register(auditRoutes);
   await app.register(statsRoutes);
   await app.register(sandboxRoutes);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
 import { sendProcessorEvent } from '../../test/processor-events.ts';
-import { oneMonthAfter } from './plans.ts';
+import { oneMonthAfter } from '../platform/clock.ts';
 
 let ctx: TestContext;
 before(async () => {

@@ -26,6 +26,37 @@ export async function depositsEnabled(
   return processor !== null && (await chargeableAccount(executor, businessId, processor)) !== undefined;
 }
 
+export const depositsNotEnabled = () =>
+  new AppError(
+    'deposits_not_enabled',
+    'deposits need a connected payment account that can take charges: connect one with POST /v1/billing/connect/onboard and finish its onboarding',
+  );
+
+/** Live businesses have no payment processor here: no deposit can be taken, whatever their account. */
+export const noLiveProcessor = () =>
+  new AppError(
+    'deposits_not_enabled',
+    'deposits of live businesses are not available: this server has no payment processor configured for them',
+  );
+
+/**
+ * Refuses deposits while the business has no payment account that can take charges, or live
+ * businesses no processor (`processor` null); answers the account the money goes to (none for a
+ * sandbox business, which needs no account).
+ */
+export async function paymentDestination(
+  executor: Executor,
+  businessId: string,
+  sandbox: boolean,
+  processor: ProcessorName | null,
+): Promise<string | null> {
+  if (sandbox) return null;
+  if (!processor) throw noLiveProcessor();
+  const account = await chargeableAccount(executor, businessId, processor);
+  if (!account) throw depositsNotEnabled();
+  return account.processor_account_id;
+}
+
 /** The processor's clock counts seconds: a state learnt now is as new as an event of this second. */
 const syncTime = (now: number) => new Date(Math.floor(now / 1000) * 1000);
 

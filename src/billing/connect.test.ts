@@ -10,9 +10,8 @@ import {
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
-import { paymentDestination } from '../deposits/deposits.service.ts';
 import type { AppError } from '../platform/errors.ts';
-import { depositsEnabled } from './connect.service.ts';
+import { depositsEnabled, paymentDestination } from './connect.service.ts';
 import { setSubscription } from './subscription.service.ts';
 
 let ctx: TestContext;

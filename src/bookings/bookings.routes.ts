@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { answerToCaller, customerOf } from '../customers/customers.service.ts';
-import { commitWithDeposit, prepareDeposit, withPaymentSecret } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
@@ -26,7 +25,7 @@ import {
   findBookings,
   saveStaffNotes,
 } from './bookings.service.ts';
-import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
+import { BookingSchema, CreatedBookingSchema, withPaymentSecret } from './bookings.view.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
@@ -113,8 +112,8 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         customerNotes: body.customer_notes,
         source: 'online' as const,
       };
-      const deposit = await prepareDeposit(app.deposits, principal, { ...input, mode: 'scheduled' }, now);
-      return commitWithDeposit(app.deposits, deposit, () =>
+      const deposit = await app.publicBookingDeposits.prepare(principal, input, now);
+      return app.publicBookingDeposits.commit(deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
           booking: answerToCaller(
             principal,

@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import {
   type AvailabilityService,
@@ -19,14 +20,12 @@ import {
 } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
-import { HOLD_LEAD_MS, MONEY_TAKEN } from '../deposits/deposit-status.ts';
-import type { NewDepositRow } from '../deposits/deposits.queries.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import type { BookingStatus, DepositStatus } from '../schema.ts';
+import type { BookingStatus, DepositStatus, DepositsTable } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
   type BookingFilters,
@@ -42,6 +41,7 @@ import {
   updateBooking,
 } from './bookings.queries.ts';
 import { type BookingView, toBookingView } from './bookings.view.ts';
+import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
 import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
 import { assertNoShowStarted, isTerminal, transitionRefusal } from './status.ts';
 
@@ -116,7 +116,27 @@ export interface NewBooking {
  */
 export interface BookingDeposit {
   bookingId: string;
-  row: Omit<NewDepositRow, 'business_id' | 'booking_id'>;
+  row: Omit<Insertable<DepositsTable>, 'business_id' | 'booking_id'>;
+}
+
+/** A public booking's deposit, with what the guest's browser pays, or saves the card, with. */
+export interface PreparedBookingDeposit extends BookingDeposit {
+  type: 'charge' | 'authorization_hold';
+  clientSecret: string;
+}
+
+/**
+ * The deposit a public booking asks by its business's settings, prepared with the processor
+ * before the booking's transaction and given up there when the transaction fails. Deposits sit
+ * above bookings and implement it; app.ts hands it in.
+ */
+export interface PublicBookingDeposits {
+  prepare(
+    caller: Principal & { businessId: string },
+    request: { date: string; time: string; partySize: number; customer: CustomerInput },
+    now: number,
+  ): Promise<PreparedBookingDeposit | null>;
+  commit<T>(prepared: PreparedBookingDeposit | null, commit: () => Promise<T>): Promise<T>;
 }
 
 /** The prepared deposit's row as the booking statement takes it, its times as ISO timestamps. */

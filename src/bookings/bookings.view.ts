@@ -6,9 +6,9 @@ import {
   toCustomerSummary,
   toGuestView,
 } from '../customers/entry-customer.ts';
-import { DEPOSIT_STATUSES } from '../deposits/deposit-status.ts';
 import type { Executor } from '../platform/db.ts';
 import { DateString, hhmm, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { DEPOSIT_STATUSES } from './model.ts';
 
 /** A booking's deposit as clients see it; the processor's own ids beyond the payment stay inside. */
 export const DepositSchema = Type.Object(
@@ -180,3 +180,12 @@ export function toBookingView(row: BookingRow) {
 }
 
 export type BookingView = ReturnType<typeof toBookingView>;
+
+/** A created booking's answer: with a deposit, what the guest pays with and which kind it is. */
+export const withPaymentSecret = (
+  booking: BookingView,
+  prepared: { clientSecret: string; type: 'charge' | 'authorization_hold' } | null,
+) =>
+  prepared
+    ? { ...booking, payment_client_secret: prepared.clientSecret, deposit_type: prepared.type }
+    : booking;

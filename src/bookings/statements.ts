@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { DEPOSIT_STATUSES } from '../deposits/deposit-status.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
 import { BookingSchema, type BookingView } from './bookings.view.ts';
+import { DEPOSIT_STATUSES } from './model.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 /**

@@ -17,15 +17,4 @@ const MOVES: Record<DepositStatus, readonly DepositStatus[]> = {
   refunded: [],
 };
 
-export const DEPOSIT_STATUSES = Object.keys(MOVES) as DepositStatus[];
-
 export const canMove = (from: DepositStatus, to: DepositStatus) => MOVES[from].includes(to);
-
-/** Statuses in which the processor holds or has taken the guest's money. */
-export const MONEY_TAKEN: readonly DepositStatus[] = ['paid', 'held', 'captured'];
-
-/**
- * A card authorisation lapses after about 7 days: a hold for a booking further ahead than this
- * saves the card instead and is placed this long before the start.
- */
-export const HOLD_LEAD_MS = 6 * 86_400_000;

@@ -1,10 +1,9 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
 import type { DepositsTable } from '../schema.ts';
 import type { BookingMode, DepositType } from '../settings/settings.queries.ts';
 
 export type StoredDeposit = Selectable<DepositsTable>;
-export type NewDepositRow = Insertable<DepositsTable>;
 
 /** What a booking's deposit needs to know of its business, read before the booking's transaction. */
 export const depositTerms = (executor: Executor, businessId: string) =>

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { type AvailabilityService, assertDynamicMode } from '../availability/availability.service.ts';
 import { instantToWall, wallTimeToInstant } from '../availability/engine/index.ts';
-import { chargeableAccount } from '../billing/connect.queries.ts';
+import { paymentDestination } from '../billing/connect.service.ts';
 import { assertFeature, giveBookingUnitBack, type Subscriber } from '../billing/subscription.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import {
@@ -12,8 +12,10 @@ import {
   createBooking,
   findBooking,
   type NewBooking,
+  type PreparedBookingDeposit,
 } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
+import { HOLD_LEAD_MS, MONEY_TAKEN } from '../bookings/model.ts';
 import { assertNoShowStarted } from '../bookings/status.ts';
 import type { PaymentProcessor, ProcessorName } from '../payments/processor.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
@@ -21,9 +23,8 @@ import type { Processors } from '../payments/processors.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
-import type { DepositType } from '../settings/settings.queries.ts';
 import { bookingStatusEvent, emitEvent, type WebhookEventType } from '../webhooks/events.ts';
-import { canMove, HOLD_LEAD_MS, MONEY_TAKEN } from './deposit-status.ts';
+import { canMove } from './deposit-status.ts';
 import {
   type DepositReference,
   depositOfBooking,
@@ -57,37 +58,6 @@ type Caller = Subscriber & { businessId: string };
 /** Work the service does by itself (jobs, the processor's events) is audited under this name. */
 const systemActor = (businessId: string): AuditActor => ({ actor: 'system', businessId });
 
-export const depositsNotEnabled = () =>
-  new AppError(
-    'deposits_not_enabled',
-    'deposits need a connected payment account that can take charges: connect one with POST /v1/billing/connect/onboard and finish its onboarding',
-  );
-
-/** Live businesses have no payment processor here: no deposit can be taken, whatever their account. */
-export const noLiveProcessor = () =>
-  new AppError(
-    'deposits_not_enabled',
-    'deposits of live businesses are not available: this server has no payment processor configured for them',
-  );
-
-/**
- * Refuses deposits while the business has no payment account that can take charges, or live
- * businesses no processor (`processor` null); answers the account the money goes to (none for a
- * sandbox business, which needs no account).
- */
-export async function paymentDestination(
-  executor: Executor,
-  businessId: string,
-  sandbox: boolean,
-  processor: ProcessorName | null,
-): Promise<string | null> {
-  if (sandbox) return null;
-  if (!processor) throw noLiveProcessor();
-  const account = await chargeableAccount(executor, businessId, processor);
-  if (!account) throw depositsNotEnabled();
-  return account.processor_account_id;
-}
-
 /** The processor a business's new deposit goes through, and the account its money goes to. */
 async function depositProcessor(deps: DepositDeps, businessId: string, sandbox: boolean) {
   const processor = deps.payments.forBusiness(sandbox);
@@ -104,13 +74,6 @@ export function processorNamed(payments: Processors, name: ProcessorName): Payme
 }
 
 const idempotencyKey = (bookingId: string, step: string) => `deposit:${bookingId}:${step}`;
-
-/** A public booking's deposit, asked of the processor before the booking's transaction. */
-export interface PreparedDeposit extends BookingDeposit {
-  type: Exclude<DepositType, 'none'>;
-  /** What the guest's browser pays, or saves the card, with. */
-  clientSecret: string;
-}
 
 export interface DepositRequest {
   date: string;
@@ -132,7 +95,7 @@ export async function prepareDeposit(
   caller: Caller,
   request: DepositRequest,
   now: number,
-): Promise<PreparedDeposit | null> {
+): Promise<PreparedBookingDeposit | null> {
   // Most businesses ask no deposit: their settings, as availability caches them, say so at once.
   const settings = await deps.availability.businessRules(caller.businessId, now);
   if (!settings) throw notFound('business');
@@ -206,7 +169,7 @@ export async function prepareDeposit(
  */
 export async function commitWithDeposit<T>(
   deps: DepositDeps,
-  prepared: PreparedDeposit | null,
+  prepared: PreparedBookingDeposit | null,
   commit: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -223,12 +186,6 @@ export async function commitWithDeposit<T>(
     throw error;
   }
 }
-
-/** A created booking's answer: with a deposit, what the guest pays with and which kind it is. */
-export const withPaymentSecret = (booking: BookingView, prepared: PreparedDeposit | null) =>
-  prepared
-    ? { ...booking, payment_client_secret: prepared.clientSecret, deposit_type: prepared.type }
-    : booking;
 
 /** A staff deposit booking's payment link, made before the booking's transaction. */
 export interface PreparedCheckout extends BookingDeposit {

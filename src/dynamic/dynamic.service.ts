@@ -1,8 +1,8 @@
 import type { AvailabilityService, StartAnswer } from '../availability/availability.service.ts';
 import { assertFeature } from '../billing/subscription.service.ts';
-import { createBooking, type NewBooking } from '../bookings/bookings.service.ts';
+import { createBooking, type NewBooking, type PreparedBookingDeposit } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
-import { type DepositDeps, type PreparedDeposit, prepareDeposit } from '../deposits/deposits.service.ts';
+import { type DepositDeps, prepareDeposit } from '../deposits/deposits.service.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
@@ -46,7 +46,7 @@ export function prepareDynamicDeposit(
   caller: Caller,
   input: NewDynamicBooking,
   now: number,
-): Promise<PreparedDeposit | null> {
+): Promise<PreparedBookingDeposit | null> {
   assertFeature(caller, 'dynamicMode', now);
   return prepareDeposit(deps, caller, { ...input, mode: 'dynamic' }, now);
 }

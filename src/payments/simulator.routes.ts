@@ -61,7 +61,10 @@ const html = (reply: FastifyReply, body: string) => reply.type('text/html; chars
  * The simulated processor's pages and the actions they post, public like the processor's own
  * hosted pages; they answer only for the simulated processor's objects (404 for anything else).
  */
-export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const simulatorRoutes: FastifyPluginAsyncTypebox<Pick<Simulator, 'isSandbox'>> = async (
+  app,
+  options,
+) => {
   // The pages' forms post URL-encoded bodies; only these routes take them.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -71,7 +74,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const simulator = (): Simulator => ({
     processor: app.payments.simulated,
     events: app.inboundEvents,
-    db: app.db,
+    isSandbox: options.isSandbox,
     simulatesLive: app.payments.simulatesLive,
   });
   const intentPage = (kind: string, id: string, secret: string) =>

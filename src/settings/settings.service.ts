@@ -1,6 +1,6 @@
 import { type AuditActor, changeAudited } from '../audit/audit.ts';
+import { paymentDestination } from '../billing/connect.service.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
-import { paymentDestination } from '../deposits/deposits.service.ts';
 import type { ProcessorName } from '../payments/processor.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
