@@ -28,6 +28,7 @@ DECLARE
   v_limits record;
   v_allowed uuid[];
   v_type text;
+  v_change record;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'version', 'view', 'actor', 'events'],
     'slotwise_change_booking');
@@ -131,23 +132,27 @@ BEGIN
     WHERE b.id = v_id AND b.business_id = v_business);
 
   IF jsonb_typeof(p->'move') = 'object' THEN
-    INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, before_state, after_state)
-    VALUES (v_business, v_actor, 'booking.rescheduled', 'booking', v_id,
+    PERFORM slotwise_record_audit(v_business, v_actor, 'booking.rescheduled', 'booking', v_id,
       jsonb_build_object('booking_date', v_before->'booking_date', 'start_time', v_before->'start_time',
         'resource_id', v_before->'resource_id', 'capacity', v_before->'capacity'),
       jsonb_build_object('booking_date', v_view->'booking_date', 'start_time', v_view->'start_time',
-        'resource_id', v_view->'resource_id', 'capacity', v_view->'capacity'));
+        'resource_id', v_view->'resource_id', 'capacity', v_view->'capacity'), NULL);
   END IF;
-  INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, before_state, after_state)
-  SELECT v_business, v_actor, change.action, 'booking', v_id,
-    jsonb_build_object(change.field, v_before->change.field),
-    jsonb_build_object(change.field, v_view->change.field)
-  FROM (VALUES
-    (1, 'booking.resource_moved', 'resource_id'),
-    (2, 'booking.capacity_changed', 'capacity'),
-    (3, 'booking.status_changed', 'status')) AS change (position, action, field)
-  WHERE v_before->change.field IS DISTINCT FROM v_view->change.field
-  ORDER BY change.position;
+  -- A loop: a function called in a sorted SELECT need not be called in its order, and the rows
+  -- are numbered (`seq`) as they are written.
+  FOR v_change IN
+    SELECT change.action, change.field
+    FROM (VALUES
+      (1, 'booking.resource_moved', 'resource_id'),
+      (2, 'booking.capacity_changed', 'capacity'),
+      (3, 'booking.status_changed', 'status')) AS change (position, action, field)
+    WHERE v_before->change.field IS DISTINCT FROM v_view->change.field
+    ORDER BY change.position
+  LOOP
+    PERFORM slotwise_record_audit(v_business, v_actor, v_change.action, 'booking', v_id,
+      jsonb_build_object(v_change.field, v_before->v_change.field),
+      jsonb_build_object(v_change.field, v_view->v_change.field), NULL);
+  END LOOP;
 
   FOR v_type IN SELECT jsonb_array_elements_text(p->'events') LOOP
     PERFORM slotwise_emit_event(v_business, v_type, v_view::json, v_id::text);

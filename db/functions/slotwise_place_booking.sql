@@ -105,8 +105,7 @@ BEGIN
     'created_at', v_stamp,
     'updated_at', v_stamp);
 
-  INSERT INTO audit_logs (business_id, user_email, action, entity_type, entity_id, after_state)
-  VALUES (v_business, p->>'actor', p->>'action', 'booking', v_id, v_view);
+  PERFORM slotwise_record_audit(v_business, p->>'actor', p->>'action', 'booking', v_id, NULL, v_view, NULL);
   PERFORM slotwise_emit_event(v_business, 'booking.created', v_view::json, v_id::text);
 
   -- Last, so the developer's shard is held only for the moment before the commit.

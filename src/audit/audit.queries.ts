@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
@@ -44,3 +45,22 @@ export const listAuditLog = (executor: Executor, page: PageRequest) =>
       created_at: row.created_at.toISOString(),
     }),
   );
+
+/** One audit row, written by `slotwise_record_audit`, the writer the database's statements call too. */
+export interface AuditRow {
+  businessId: string;
+  actor: string;
+  action: string;
+  entityType: string;
+  entityId: string | null;
+  /** Each a JSON text, or null when there is none. */
+  before: string | null;
+  after: string | null;
+  meta: string;
+}
+
+export const insertAuditRow = async (executor: Executor, row: AuditRow) => {
+  await sql`SELECT slotwise_record_audit(${row.businessId}::uuid, ${row.actor}, ${row.action},
+    ${row.entityType}, ${row.entityId}::uuid, ${row.before}::jsonb, ${row.after}::jsonb,
+    ${row.meta}::jsonb)`.execute(executor);
+};

@@ -1,6 +1,7 @@
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
+import { insertAuditRow } from './audit.queries.ts';
 
 /** Who a change is recorded for: the business it belongs to and the credential's actor name. */
 export type AuditActor = Pick<Principal, 'actor'> & { businessId: string };
@@ -19,19 +20,16 @@ const toJson = (value: unknown) => (value === undefined || value === null ? null
 
 /** Writes an audit entry; call it with the transaction of the change so both land or neither does. */
 export async function recordAudit(executor: Executor, actor: AuditActor, entry: AuditEntry): Promise<void> {
-  await executor
-    .insertInto('audit_logs')
-    .values({
-      business_id: actor.businessId,
-      user_email: actor.actor,
-      action: entry.action,
-      entity_type: entry.entityType,
-      entity_id: entry.entityId,
-      before_state: toJson(entry.before),
-      after_state: toJson(entry.after),
-      meta: JSON.stringify(entry.meta ?? {}),
-    })
-    .execute();
+  await insertAuditRow(executor, {
+    businessId: actor.businessId,
+    actor: actor.actor,
+    action: entry.action,
+    entityType: entry.entityType,
+    entityId: entry.entityId,
+    before: toJson(entry.before),
+    after: toJson(entry.after),
+    meta: JSON.stringify(entry.meta ?? {}),
+  });
 }
 
 const sameValue = (a: unknown, b: unknown) =>

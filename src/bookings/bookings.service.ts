@@ -43,7 +43,7 @@ import {
 import { type BookingView, toBookingView } from './bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
 import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
-import { assertNoShowStarted, isTerminal, transitionRefusal } from './status.ts';
+import { assertMoveReady, isTerminal, transitionRefusal } from './status.ts';
 
 type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
 
@@ -420,9 +420,7 @@ async function prepareChange(
   if (change.status !== undefined && (change.status !== status || isTerminal(status))) {
     const refusal = transitionRefusal(status, change.status);
     if (!refusal) {
-      if (change.status === 'no_show') {
-        assertNoShowStarted(statement.move?.view.starts_at ?? before.starts_at, now);
-      }
+      assertMoveReady(status, change.status, statement.move?.view ?? before, now);
       statement.status = change.status;
       if (change.status !== 'pending') statement.events.push(bookingStatusEvent(change.status));
     } else if (statement.move || statement.place) {

@@ -16,7 +16,7 @@ import {
 } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from '../bookings/model.ts';
-import { assertNoShowStarted } from '../bookings/status.ts';
+import { allowsMove, assertMoveReady } from '../bookings/status.ts';
 import type { PaymentProcessor, ProcessorName } from '../payments/processor.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
 import type { Processors } from '../payments/processors.ts';
@@ -433,7 +433,7 @@ export async function settleDeposit(
   if (moneyTaken) changes.expires_at = null;
   if (moneyTaken && booking.status === 'cancelled') changes.reversal_due_at = new Date(now);
   await recordDepositMove(tx, deposit, outcome.to, changes, systemActor(deposit.business_id), outcome.meta);
-  if (moneyTaken && booking.status === 'pending') {
+  if (moneyTaken && allowsMove(booking.status, 'confirmed', 'payment')) {
     await moveBookingBySystem(tx, booking, 'confirmed', 'booking.status_changed', {
       ...outcome.meta,
       reason: `deposit.${outcome.to}`,
@@ -458,7 +458,7 @@ async function expireLocked(
   } else {
     await updateDeposit(tx, deposit.business_id, deposit.id, { expires_at: null });
   }
-  if (bookingStatus === 'pending') {
+  if (allowsMove(bookingStatus, 'cancelled', 'payment')) {
     await moveBookingBySystem(
       tx,
       { id: deposit.booking_id, business_id: deposit.business_id, status: bookingStatus },
@@ -549,8 +549,6 @@ export async function recordReversal(
 /** No-show and release answer 409 with `{detail}` when their preconditions fail. */
 const preconditionFailed = (message: string) => new AppError('conflict', message, { detail: true });
 
-const NO_SHOW_FROM: readonly BookingStatus[] = ['confirmed', 'checked_in'];
-
 /**
  * A no-show needs a confirmed or checked-in booking whose hold is placed; a hold the processor
  * already captured (a crash after the capture, then its event) only needs the booking marked.
@@ -560,10 +558,10 @@ function assertNoShowAllowed(
   deposit: StoredDeposit | undefined,
   now: number,
 ) {
-  if (!NO_SHOW_FROM.includes(booking.status)) {
+  if (!allowsMove(booking.status, 'no_show', 'staff')) {
     throw preconditionFailed(`a ${booking.status} booking cannot be marked a no-show`);
   }
-  assertNoShowStarted(booking.starts_at, now);
+  assertMoveReady(booking.status, 'no_show', booking, now);
   if (!deposit) throw preconditionFailed('the booking has no deposit hold to capture');
   if (deposit.status !== 'held' && deposit.status !== 'captured') {
     throw preconditionFailed(

@@ -1,6 +1,7 @@
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { lockBooking } from '../bookings/bookings.queries.ts';
 import { changeBooking } from '../bookings/bookings.service.ts';
+import { allowsMove } from '../bookings/status.ts';
 import { normalizePhone } from '../customers/customers.service.ts';
 import { toGuestView } from '../customers/entry-customer.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -62,12 +63,9 @@ async function findGuestBooking(
 
 const HOUR_MS = 3_600_000;
 
-/** A guest may cancel a booking that waits or is confirmed; one checked in, or closed, is the staff's. */
-const GUEST_CANCELLABLE: readonly BookingStatus[] = ['pending', 'confirmed'];
-
 /** Until when a guest may cancel: the cut-off before the start; null when the status no longer allows it. */
 function cancellableUntil(status: BookingStatus, startsAt: Date, cutoffHours: number): Date | null {
-  if (!GUEST_CANCELLABLE.includes(status)) return null;
+  if (!allowsMove(status, 'cancelled', 'guest')) return null;
   return new Date(startsAt.getTime() - cutoffHours * HOUR_MS);
 }
 
