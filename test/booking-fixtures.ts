@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { confirmationCode } from '../src/bookings/bookings.service.ts';
+import type { PlaceBookingParams } from '../src/bookings/statements.ts';
+import { rangeLiteral } from '../src/platform/sql.ts';
 import { createTenant, type Tenant } from './helpers.ts';
 
 /** `YYYY-MM-DD` a number of days from today (UTC). */
@@ -102,4 +106,47 @@ export async function bookOk(
   const response = await postBooking(app, biz, body);
   assert.equal(response.statusCode, 201, response.body);
   return response.json().booking;
+}
+
+/**
+ * What the booking statement is sent for a staff booking of two for an hour from `start` (an
+ * instant on BOOKING_DAY), on the first of `candidates` that is free: Grace Hopper, confirmed.
+ */
+export function staffPlacement(
+  biz: BookableBusiness,
+  candidates: string[],
+  start: number,
+): Omit<PlaceBookingParams, 'view'> {
+  const hour = 3_600_000;
+  return {
+    id: randomUUID(),
+    business_id: biz.tenant.businessId,
+    service_id: null,
+    booking_date: BOOKING_DAY,
+    start_time: '12:00',
+    end_time: '13:00',
+    duration_minutes: 60,
+    starts_at: new Date(start).toISOString(),
+    ends_at: new Date(start + hour).toISOString(),
+    during: rangeLiteral(start, start + hour),
+    status: 'confirmed',
+    capacity: 2,
+    source: 'staff',
+    customer_notes: null,
+    guest_first_name: 'Grace',
+    guest_last_name: 'Hopper',
+    guest_email: null,
+    customer: {
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      phone: '+49 30 5550100',
+      phone_normalized: '+49305550100',
+      email: null,
+    },
+    trusted: true,
+    candidates,
+    codes: Array.from({ length: 5 }, confirmationCode),
+    actor: 'placement test',
+    action: 'booking.created_by_staff',
+  };
 }

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { BOOKING_DAY, type BookableBusiness, bookOk, setupBookable } from '../../test/booking-fixtures.ts';
+import {
+  BOOKING_DAY,
+  type BookableBusiness,
+  bookOk,
+  setupBookable,
+  staffPlacement,
+} from '../../test/booking-fixtures.ts';
 import {
   bookingsCounted,
   createTestApp,
@@ -14,7 +19,7 @@ import {
 import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { placeBooking } from './bookings.queries.ts';
-import { confirmationCode, findBooking } from './bookings.service.ts';
+import { findBooking } from './bookings.service.ts';
 import type { PlaceBookingParams } from './statements.ts';
 
 /**
@@ -35,40 +40,8 @@ const NOON = Date.parse(`${BOOKING_DAY}T12:00:00Z`);
 const HOUR = 3_600_000;
 
 /** A staff booking of two at noon UTC plus `hours`, for an hour, on the first of `candidates` free. */
-function toPlace(biz: BookableBusiness, candidates: string[], hours = 0): Omit<PlaceBookingParams, 'view'> {
-  const start = NOON + hours * HOUR;
-  return {
-    id: randomUUID(),
-    business_id: biz.tenant.businessId,
-    service_id: null,
-    booking_date: BOOKING_DAY,
-    start_time: '12:00',
-    end_time: '13:00',
-    duration_minutes: 60,
-    starts_at: new Date(start).toISOString(),
-    ends_at: new Date(start + HOUR).toISOString(),
-    during: rangeLiteral(start, start + HOUR),
-    status: 'confirmed',
-    capacity: 2,
-    source: 'staff',
-    customer_notes: null,
-    guest_first_name: 'Grace',
-    guest_last_name: 'Hopper',
-    guest_email: null,
-    customer: {
-      first_name: 'Grace',
-      last_name: 'Hopper',
-      phone: '+49 30 5550100',
-      phone_normalized: '+49305550100',
-      email: null,
-    },
-    trusted: true,
-    candidates,
-    codes: Array.from({ length: 5 }, confirmationCode),
-    actor: 'placement test',
-    action: 'booking.created_by_staff',
-  };
-}
+const toPlace = (biz: BookableBusiness, candidates: string[], hours = 0) =>
+  staffPlacement(biz, candidates, NOON + hours * HOUR);
 
 /** The resource the booking was placed on; fails the test when it was refused. */
 async function placedOn(executor: Executor, booking: Omit<PlaceBookingParams, 'view'>): Promise<string> {

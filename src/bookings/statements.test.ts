@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { BOOKING_DAY, type BookableBusiness, setupBookable } from '../../test/booking-fixtures.ts';
+import {
+  BOOKING_DAY,
+  type BookableBusiness,
+  setupBookable,
+  staffPlacement,
+} from '../../test/booking-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { findBookingToChange, placeBookingParams } from './bookings.queries.ts';
-import { confirmationCode } from './bookings.service.ts';
 import { toBookingView } from './bookings.view.ts';
 import { SQLSTATE } from './sqlstates.ts';
 import {
@@ -113,33 +116,8 @@ async function toPlace(biz: BookableBusiness, resourceId: string): Promise<Place
     .where('id', '=', biz.tenant.businessId)
     .executeTakeFirstOrThrow();
   return placeBookingParams({
-    id: randomUUID(),
-    business_id: biz.tenant.businessId,
-    service_id: null,
-    booking_date: BOOKING_DAY,
-    start_time: '12:00',
-    end_time: '13:00',
-    duration_minutes: 60,
-    starts_at: new Date(NOON).toISOString(),
-    ends_at: new Date(NOON + HOUR).toISOString(),
-    during: rangeLiteral(NOON, NOON + HOUR),
+    ...staffPlacement(biz, [resourceId], NOON),
     status: 'pending',
-    capacity: 2,
-    source: 'staff',
-    customer_notes: null,
-    guest_first_name: 'Grace',
-    guest_last_name: 'Hopper',
-    guest_email: null,
-    customer: {
-      first_name: 'Grace',
-      last_name: 'Hopper',
-      phone: '+49 30 5550100',
-      phone_normalized: '+49305550100',
-      email: null,
-    },
-    trusted: true,
-    candidates: [resourceId],
-    codes: Array.from({ length: 5 }, confirmationCode),
     deposit: {
       type: 'charge',
       status: 'requires_payment',
