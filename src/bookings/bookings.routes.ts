@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
-import { answerToCaller, customerOf } from '../customers/customers.service.ts';
+import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { notFound } from '../platform/errors.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
@@ -17,6 +17,7 @@ import {
 } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
+  answerNewBooking,
   availableResources,
   booked,
   changeBooking,
@@ -25,7 +26,7 @@ import {
   findBookings,
   saveStaffNotes,
 } from './bookings.service.ts';
-import { BookingSchema, CreatedBookingSchema, withPaymentSecret } from './bookings.view.ts';
+import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
@@ -115,22 +116,18 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const deposit = await app.publicBookingDeposits.prepare(principal, input, now);
       return app.publicBookingDeposits.commit(deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
-          booking: answerToCaller(
+          booking: answerNewBooking(
+            request,
             principal,
             body.business_id,
-            withPaymentSecret(
-              booked(
-                request,
-                await createBooking(
-                  executor,
-                  app.availability,
-                  principal,
-                  { ...input, deposit: deposit ?? undefined },
-                  now,
-                ),
-              ),
-              deposit,
+            await createBooking(
+              executor,
+              app.availability,
+              principal,
+              { ...input, deposit: deposit ?? undefined },
+              now,
             ),
+            deposit,
             input.customer,
           ),
         })),

@@ -18,7 +18,12 @@ import {
   quotaReached,
   sandboxCap,
 } from '../billing/subscription.service.ts';
-import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
+import {
+  answerToCaller,
+  type CustomerInput,
+  customerRowOf,
+  isTrustedCaller,
+} from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -40,7 +45,7 @@ import {
   runBookingChange,
   updateBooking,
 } from './bookings.queries.ts';
-import { type BookingView, toBookingView } from './bookings.view.ts';
+import { type BookingView, toBookingView, withPaymentSecret } from './bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
 import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
 import { assertMoveReady, isTerminal, transitionRefusal } from './status.ts';
@@ -264,6 +269,19 @@ export function booked<T extends BookingView>(
   request.bookedDates = dates;
   return booking;
 }
+
+/**
+ * A new online booking as its caller is answered: its held dates noted for the caches, the
+ * deposit's client secret added, and nothing of the customer for a caller not trusted with it.
+ */
+export const answerNewBooking = (
+  request: { bookedDates: readonly string[] | null },
+  principal: Principal,
+  businessId: string,
+  booking: BookingView,
+  deposit: PreparedBookingDeposit | null,
+  sent: CustomerInput,
+) => answerToCaller(principal, businessId, withPaymentSecret(booked(request, booking), deposit), sent);
 
 export interface BookingChange {
   status?: BookingStatus;

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CUSTOMER_FLAT_OR_NESTED, DEPOSIT_RULES, OnlineBookingFields } from '../bookings/bookings.routes.ts';
-import { booked } from '../bookings/bookings.service.ts';
-import { CreatedBookingSchema, withPaymentSecret } from '../bookings/bookings.view.ts';
+import { answerNewBooking } from '../bookings/bookings.service.ts';
+import { CreatedBookingSchema } from '../bookings/bookings.view.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
-import { answerToCaller, customerOf } from '../customers/customers.service.ts';
+import { customerOf } from '../customers/customers.service.ts';
 import { commitWithDeposit } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
@@ -161,22 +161,18 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const deposit = await prepareDynamicDeposit(app.deposits, principal, input, now);
       return commitWithDeposit(app.deposits, deposit, () =>
         commitStatement(request, reply, 201, async (executor) => ({
-          booking: answerToCaller(
+          booking: answerNewBooking(
+            request,
             principal,
             body.business_id,
-            withPaymentSecret(
-              booked(
-                request,
-                await createDynamicBooking(
-                  executor,
-                  app.availability,
-                  principal,
-                  { ...input, deposit: deposit ?? undefined },
-                  now,
-                ),
-              ),
-              deposit,
+            await createDynamicBooking(
+              executor,
+              app.availability,
+              principal,
+              { ...input, deposit: deposit ?? undefined },
+              now,
             ),
+            deposit,
             input.customer,
           ),
         })),
