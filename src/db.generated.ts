@@ -14,18 +14,27 @@ export type Generated<T> =
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface ApiKeys {
+  /**
+   * Origins (https://shop.example) a publishable key may be used from; empty for secret keys.
+   */
   allowed_origins: Generated<string[]>;
   business_id: string;
   created_at: Generated<Timestamp>;
   environment: string;
   id: Generated<string>;
   is_active: Generated<boolean>;
+  /**
+   * The business's default publishable key, the one its hosted booking page uses.
+   */
   is_default: Generated<boolean>;
   key_hash: string;
   last_used_at: Timestamp | null;
   lookup: string;
   name: string;
   prefix: string;
+  /**
+   * The full key, for publishable keys only (they are no secret); null for secret keys.
+   */
   public_key: string | null;
   rate_limit_per_minute: number | null;
   scopes: string[];
@@ -76,8 +85,17 @@ export interface Bookings {
   during: string;
   end_time: string;
   ends_at: Timestamp;
+  /**
+   * The email given with this booking; null on rows older than migration 0007.
+   */
   guest_email: string | null;
+  /**
+   * The name given with this booking; null on rows older than migration 0007.
+   */
   guest_first_name: string | null;
+  /**
+   * The name given with this booking; null on rows older than migration 0007.
+   */
   guest_last_name: string | null;
   id: Generated<string>;
   resource_id: string;
@@ -94,6 +112,9 @@ export interface BookingUsage {
   bookings: number;
   developer_id: string;
   month: string;
+  /**
+   * One of the eight rows a month's count is spread over, so that a developer's concurrent bookings seldom wait for one another (slotwise_count_booking).
+   */
   shard: Generated<number>;
 }
 
@@ -117,6 +138,9 @@ export interface Businesses {
   min_notice_hours: Generated<number>;
   name: string;
   payment_hold_minutes: Generated<number>;
+  /**
+   * Online bookings a client IP may make per hour with a publishable key.
+   */
   public_bookings_per_ip_per_hour: Generated<number>;
   slug: string;
   timezone: Generated<string>;
@@ -162,6 +186,9 @@ export interface Deposits {
   processor_payment_id: string | null;
   processor_payment_method_id: string | null;
   processor_setup_id: string | null;
+  /**
+   * Money arrived for a cancelled booking: when a job refunds it or releases the hold.
+   */
   reversal_due_at: Timestamp | null;
   status: string;
   type: string;
@@ -169,6 +196,9 @@ export interface Deposits {
 }
 
 export interface Developers {
+  /**
+   * The developer's open plan checkout at the processor (cs_...); opening another expires it.
+   */
   billing_checkout_id: string | null;
   created_at: Generated<Timestamp>;
   current_period_ends_at: Timestamp | null;
@@ -192,10 +222,16 @@ export interface EmailOutbox {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
   last_error: string | null;
+  /**
+   * When the sender tries it next.
+   */
   next_attempt_at: Generated<Timestamp>;
   sent_at: Timestamp | null;
   subject: string;
   to_address: string;
+  /**
+   * A sandbox business's message to an outside address, logged instead of sent.
+   */
   withheld_at: Timestamp | null;
 }
 
@@ -211,6 +247,9 @@ export interface IdempotencyKeys {
 
 export interface LoginFailures {
   account_kind: string;
+  /**
+   * The client address the attempt came from; null for failures recorded before addresses were.
+   */
   client_ip: string | null;
   email: string;
   failed_at: Timestamp;
@@ -222,9 +261,18 @@ export interface Memberships {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
   invite_expires_at: Timestamp | null;
+  /**
+   * SHA-256 of the pending invitation link's token; null once accepted.
+   */
   invite_token_hash: string | null;
+  /**
+   * When the invitation was (last) sent.
+   */
   invited_at: Generated<Timestamp>;
   role: string;
+  /**
+   * invited grants nothing until the person accepts the emailed link.
+   */
   status: string;
   user_id: string;
 }
@@ -245,9 +293,15 @@ export interface ProcessorEvents {
 }
 
 export interface RefreshTokens {
+  /**
+   * The business a dashboard user's session acts on; null for developers.
+   */
   business_id: string | null;
   created_at: Generated<Timestamp>;
   expires_at: Timestamp;
+  /**
+   * Shared by every token descended from one login: a spent one presented again revokes them all.
+   */
   family_id: Generated<string>;
   id: Generated<string>;
   revoked_at: Timestamp | null;
@@ -259,6 +313,9 @@ export interface RefreshTokens {
 export interface ResourceBlocks {
   business_id: string;
   created_at: Generated<Timestamp>;
+  /**
+   * A tstzrange such as [2026-01-01 10:00+00,2026-01-01 11:00+00).
+   */
   during: string;
   id: Generated<string>;
   reason: string | null;
@@ -314,6 +371,9 @@ export interface Users {
   email: string;
   id: Generated<string>;
   password_hash: string;
+  /**
+   * Raised to end every session of the account; access tokens carry the value they were issued under.
+   */
   session_epoch: Generated<number>;
 }
 
@@ -322,8 +382,17 @@ export interface WaitlistEntries {
   capacity: Generated<number>;
   created_at: Generated<Timestamp>;
   customer_id: string;
+  /**
+   * The email given with this entry; null on rows older than migration 0007.
+   */
   guest_email: string | null;
+  /**
+   * The name given with this entry; null on rows older than migration 0007.
+   */
   guest_first_name: string | null;
+  /**
+   * The name given with this entry; null on rows older than migration 0007.
+   */
   guest_last_name: string | null;
   id: Generated<string>;
   notes: string | null;
@@ -357,6 +426,9 @@ export interface WebhookEndpoints {
   is_active: Generated<boolean>;
   previous_secret: string | null;
   previous_secret_expires_at: Timestamp | null;
+  /**
+   * Sealed (src/platform/secrets.ts); never stored in plain text.
+   */
   secret: string;
   status: Generated<string>;
   updated_at: Generated<Timestamp>;

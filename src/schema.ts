@@ -42,7 +42,6 @@ type MembershipsTable = Narrowed<
   Tables.Memberships,
   {
     role: MembershipRole;
-    /** `invited` grants nothing until the person accepts the emailed link. */
     status: MembershipStatus;
   }
 >;
