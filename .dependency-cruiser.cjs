@@ -12,10 +12,17 @@ module.exports = {
     },
     {
       name: 'schema-imports-no-area',
-      comment: "schema.ts is the tables' types, below every area",
+      comment: "schema.ts is the tables' types, below every area: it narrows the generated ones",
       severity: 'error',
-      from: { path: '^src/schema[.]ts$' },
-      to: { path: '^src/' },
+      from: { path: '^src/(schema|db[.]generated)[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/db[.]generated[.]ts$' },
+    },
+    {
+      name: 'generated-types-through-schema',
+      comment: 'the code takes the generated tables narrowed, from schema.ts',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/schema[.]ts$' },
+      to: { path: '^src/db[.]generated[.]ts$' },
     },
     {
       name: 'engine-is-pure',

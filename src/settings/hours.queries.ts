@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { hhmm, Nullable, TimeString } from '../platform/schemas.ts';
-import type { OperatingHoursTable } from '../schema.ts';
+import type { DB } from '../schema.ts';
 
-export type StoredHoursRow = Omit<OperatingHoursTable, 'business_id'>;
+export type StoredHoursRow = Omit<DB['operating_hours'], 'business_id'>;
 
 export const HoursRowView = Type.Object({
   day_of_week: Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday' }),
