@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { notFound } from '../platform/errors.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import {
@@ -17,16 +17,15 @@ import {
 } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
-  answerNewBooking,
   availableResources,
   booked,
   changeBooking,
-  createBooking,
   findBooking,
   findBookings,
   saveStaffNotes,
 } from './bookings.service.ts';
 import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
+import { type BookingCall, book } from './new-booking.service.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
@@ -61,6 +60,22 @@ const PublicBookingBody = Type.Object(
   },
   { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
 );
+
+/**
+ * How a booking route runs the one booking use case: as its caller, at the app's now, committing
+ * the booking with its answer and `status` (`commitReply` when the deposit writes beside it).
+ */
+export const bookingCall = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: 201,
+  commit: typeof commitStatement = commitStatement,
+): BookingCall<FastifyReply> => ({
+  caller: principalOf(request),
+  now: request.server.clock.now(),
+  request,
+  commit: (work) => commit(request, reply, status, work),
+});
 
 const ResourceOption = Type.Object({
   id: Uuid,
@@ -99,38 +114,22 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const body = request.body;
-      if (body.business_id !== principal.businessId) throw notFound('business');
-      const now = app.clock.now();
-      const input = {
-        date: body.booking_date,
-        time: body.start_time,
-        partySize: body.capacity ?? 1,
-        serviceId: body.service_id,
-        resourceId: body.resource_id,
-        customer: customerOf(body),
-        customerNotes: body.customer_notes,
-        source: 'online' as const,
-      };
-      const deposit = await app.publicBookingDeposits.prepare(principal, input, now);
-      return app.publicBookingDeposits.commit(deposit, () =>
-        commitStatement(request, reply, 201, async (executor) => ({
-          booking: answerNewBooking(
-            request,
-            principal,
-            body.business_id,
-            await createBooking(
-              executor,
-              app.availability,
-              principal,
-              { ...input, deposit: deposit ?? undefined },
-              now,
-            ),
-            deposit,
-            input.customer,
-          ),
-        })),
+      return book(
+        app.availability,
+        app.publicBookingDeposits,
+        {
+          businessId: body.business_id,
+          date: body.booking_date,
+          time: body.start_time,
+          partySize: body.capacity ?? 1,
+          serviceId: body.service_id,
+          resourceId: body.resource_id,
+          customer: customerOf(body),
+          customerNotes: body.customer_notes,
+          source: 'online',
+        },
+        bookingCall(request, reply, 201),
       );
     },
   );

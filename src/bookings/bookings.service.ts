@@ -10,12 +10,7 @@ import {
   quotaReached,
   sandboxCap,
 } from '../billing/subscription.service.ts';
-import {
-  answerToCaller,
-  type CustomerInput,
-  customerRowOf,
-  isTrustedCaller,
-} from '../customers/customers.service.ts';
+import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -36,7 +31,7 @@ import {
   runBookingChange,
   updateBooking,
 } from './bookings.queries.ts';
-import { type BookingView, toBookingView, withPaymentSecret } from './bookings.view.ts';
+import { type BookingView, toBookingView } from './bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
 import { type PlacementRequest, planPlacement } from './placement.ts';
 import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
@@ -94,26 +89,6 @@ export interface NewBooking {
 export interface BookingDeposit {
   bookingId: string;
   row: Omit<Insertable<DepositsTable>, 'business_id' | 'booking_id'>;
-}
-
-/** A public booking's deposit, with what the guest's browser pays, or saves the card, with. */
-export interface PreparedBookingDeposit extends BookingDeposit {
-  type: 'charge' | 'authorization_hold';
-  clientSecret: string;
-}
-
-/**
- * The deposit a public booking asks by its business's settings, prepared with the processor
- * before the booking's transaction and given up there when the transaction fails. Deposits sit
- * above bookings and implement it; app.ts hands it in.
- */
-export interface PublicBookingDeposits {
-  prepare(
-    caller: Principal & { businessId: string },
-    request: { date: string; time: string; partySize: number; customer: CustomerInput },
-    now: number,
-  ): Promise<PreparedBookingDeposit | null>;
-  commit<T>(prepared: PreparedBookingDeposit | null, commit: () => Promise<T>): Promise<T>;
 }
 
 /** The prepared deposit's row as the booking statement takes it, its times as ISO timestamps. */
@@ -226,19 +201,6 @@ export function booked<T extends BookingView>(
   request.bookedDates = dates;
   return booking;
 }
-
-/**
- * A new online booking as its caller is answered: its held dates noted for the caches, the
- * deposit's client secret added, and nothing of the customer for a caller not trusted with it.
- */
-export const answerNewBooking = (
-  request: { bookedDates: readonly string[] | null },
-  principal: Principal,
-  businessId: string,
-  booking: BookingView,
-  deposit: PreparedBookingDeposit | null,
-  sent: CustomerInput,
-) => answerToCaller(principal, businessId, withPaymentSecret(booked(request, booking), deposit), sent);
 
 export interface BookingChange {
   status?: BookingStatus;

@@ -1,14 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CUSTOMER_FLAT_OR_NESTED, DEPOSIT_RULES, OnlineBookingFields } from '../bookings/bookings.routes.ts';
-import { answerNewBooking } from '../bookings/bookings.service.ts';
+import {
+  bookingCall,
+  CUSTOMER_FLAT_OR_NESTED,
+  DEPOSIT_RULES,
+  OnlineBookingFields,
+} from '../bookings/bookings.routes.ts';
 import { CreatedBookingSchema } from '../bookings/bookings.view.ts';
+import { book } from '../bookings/new-booking.service.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
-import { commitWithDeposit } from '../deposits/deposits.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
-import { commitStatement } from '../platform/idempotency.ts';
 import {
   DateString,
   errorResponses,
@@ -19,7 +22,7 @@ import {
   TimeString,
   Uuid,
 } from '../platform/schemas.ts';
-import { checkDynamicStart, createDynamicBooking, prepareDynamicDeposit } from './dynamic.service.ts';
+import { checkDynamicStart } from './dynamic.service.ts';
 
 const DURATION_DEFAULT = 60;
 const Duration = Type.Integer({
@@ -146,36 +149,22 @@ export const dynamicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const body = request.body;
-      if (body.business_id !== principal.businessId) throw notFound('business');
-      const now = app.clock.now();
-      const input = {
-        date: body.booking_date,
-        time: body.start_time,
-        durationMinutes: body.duration_minutes ?? DURATION_DEFAULT,
-        partySize: body.capacity,
-        customer: customerOf(body),
-        customerNotes: body.customer_notes,
-      };
-      const deposit = await prepareDynamicDeposit(app.deposits, principal, input, now);
-      return commitWithDeposit(app.deposits, deposit, () =>
-        commitStatement(request, reply, 201, async (executor) => ({
-          booking: answerNewBooking(
-            request,
-            principal,
-            body.business_id,
-            await createDynamicBooking(
-              executor,
-              app.availability,
-              principal,
-              { ...input, deposit: deposit ?? undefined },
-              now,
-            ),
-            deposit,
-            input.customer,
-          ),
-        })),
+      return book(
+        app.availability,
+        app.publicBookingDeposits,
+        {
+          businessId: body.business_id,
+          date: body.booking_date,
+          time: body.start_time,
+          durationMinutes: body.duration_minutes ?? DURATION_DEFAULT,
+          partySize: body.capacity,
+          customer: customerOf(body),
+          customerNotes: body.customer_notes,
+          source: 'online',
+          mode: 'dynamic',
+        },
+        bookingCall(request, reply, 201),
       );
     },
   );

@@ -1,11 +1,6 @@
 import type { AvailabilityService, StartAnswer } from '../availability/availability.service.ts';
 import { assertFeature } from '../billing/subscription.service.ts';
-import { createBooking, type NewBooking, type PreparedBookingDeposit } from '../bookings/bookings.service.ts';
-import type { BookingView } from '../bookings/bookings.view.ts';
-import { type DepositDeps, prepareDeposit } from '../deposits/deposits.service.ts';
 import type { Principal } from '../platform/auth.ts';
-import type { Executor } from '../platform/db.ts';
-import { AppError } from '../platform/errors.ts';
 
 /**
  * Dynamic mode (top plan only): any start minute and any length, the booking's resource checked
@@ -31,50 +26,4 @@ export function checkDynamicStart(
 ): Promise<StartAnswer> {
   assertFeature(caller, 'dynamicMode', now);
   return availability.start({ businessId: caller.businessId, ...start });
-}
-
-export type NewDynamicBooking = Omit<NewBooking, 'source' | 'mode' | 'serviceId' | 'resourceId'> & {
-  durationMinutes: number;
-};
-
-/**
- * The deposit of a dynamic booking, before its transaction; the plan is checked first, so a
- * business without dynamic mode hears that (402) before anything of deposits.
- */
-export function prepareDynamicDeposit(
-  deps: DepositDeps,
-  caller: Caller,
-  input: NewDynamicBooking,
-  now: number,
-): Promise<PreparedBookingDeposit | null> {
-  assertFeature(caller, 'dynamicMode', now);
-  return prepareDeposit(deps, caller, { ...input, mode: 'dynamic' }, now);
-}
-
-/**
- * Books `input` on the best-fitting free resource in the caller's transaction, as an online
- * booking. When none is free the 409 carries `detail`, as the contract of this surface has it.
- */
-export async function createDynamicBooking(
-  executor: Executor,
-  availability: AvailabilityService,
-  caller: Caller,
-  input: NewDynamicBooking,
-  now: number,
-): Promise<BookingView> {
-  assertFeature(caller, 'dynamicMode', now);
-  try {
-    return await createBooking(
-      executor,
-      availability,
-      caller,
-      { ...input, source: 'online', mode: 'dynamic' },
-      now,
-    );
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'slot_unavailable') {
-      throw new AppError('slot_unavailable', error.message, { detail: true });
-    }
-    throw error;
-  }
 }
