@@ -27,7 +27,6 @@ import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
-import { dynamicRoutes } from './dynamic/dynamic.routes.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors, paymentsWarning } from './payments/processors.ts';
@@ -336,7 +335,6 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(blockRoutes);
   await app.register(bookingRoutes);
   await app.register(staffBookingRoutes);
-  await app.register(dynamicRoutes);
   await app.register(depositRoutes);
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from '../availability/availability.routes.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
@@ -77,6 +78,15 @@ export const bookingCall = (
   commit: (work) => commit(request, reply, status, work),
 });
 
+const DynamicBookingBody = Type.Object(
+  {
+    ...OnlineBookingFields,
+    duration_minutes: Type.Optional(Duration),
+    capacity: Type.Integer({ minimum: 1, maximum: 50 }),
+  },
+  { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
+);
+
 const ResourceOption = Type.Object({
   id: Uuid,
   name: Type.String(),
@@ -128,6 +138,53 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           customer: customerOf(body),
           customerNotes: body.customer_notes,
           source: 'online',
+        },
+        bookingCall(request, reply, 201),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/dynamic/bookings',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      preValidation: acceptCustomerFlatOrNested('flat'),
+      // With a deposit the answer carries the payment's client secret.
+      config: { sensitive: true, publishable: true, writes: 'bookings' },
+      schema: {
+        operationId: 'createDynamicBooking',
+        tags: ['Dynamic mode'],
+        summary: 'Book any start minute for any length (dynamic mode)',
+        description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE} ${DEPOSIT_RULES}`,
+        body: example(DynamicBookingBody, {
+          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+          booking_date: '2026-12-04',
+          start_time: '19:10',
+          duration_minutes: 45,
+          capacity: 2,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: 'grace@example.com',
+          phone: '+49 30 5550 1234',
+        }),
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      return book(
+        app.availability,
+        app.publicBookingDeposits,
+        {
+          businessId: body.business_id,
+          date: body.booking_date,
+          time: body.start_time,
+          durationMinutes: body.duration_minutes ?? DURATION_DEFAULT,
+          partySize: body.capacity,
+          customer: customerOf(body),
+          customerNotes: body.customer_notes,
+          source: 'online',
+          mode: 'dynamic',
         },
         bookingCall(request, reply, 201),
       );
