@@ -104,9 +104,9 @@ export type BookingActor = Actor & QuotaHolder;
 /**
  * Creates a booking in ONE statement. Every rule is checked by `planPlacement` against the
  * business's rules and busy periods as the availability caches hold them (kept current by the
- * change feed); they only order the candidate resources: the statement (migrations/0017) takes the first candidate still
- * active, unblocked and accepted by the exclusion constraint, so a cache a moment behind can
- * neither double-book nor refuse a resource freed meanwhile. Online bookings sit on the slot grid
+ * change feed); they only order the candidate resources: the statement (migrations/0017) takes
+ * the first candidate still active, unblocked and accepted by the exclusion constraint, so a
+ * cache a moment behind can neither double-book nor refuse a resource freed meanwhile. Online bookings sit on the slot grid
  * and respect notice and window; dynamic ones take any minute and their own length with the same
  * rules otherwise; staff bookings take any minute inside hours. Called alone the statement is the
  * request's transaction; inside the caller's, it is part of it.
