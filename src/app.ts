@@ -12,7 +12,7 @@ import { billingEventHandlers } from './billing/billing-events.ts';
 import { billingJobs } from './billing/billing-jobs.ts';
 import { subscriptionRoutes } from './billing/subscription.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
-import type { PublicBookingDeposits } from './bookings/bookings.service.ts';
+import type { PublicBookingDeposits } from './bookings/new-booking.service.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
@@ -20,14 +20,13 @@ import { depositEventHandlers } from './deposits/deposit-events.ts';
 import { depositJobs } from './deposits/deposit-jobs.ts';
 import { depositTerms } from './deposits/deposits.queries.ts';
 import { depositRoutes } from './deposits/deposits.routes.ts';
-import { commitWithDeposit, type DepositDeps, prepareDeposit } from './deposits/deposits.service.ts';
+import { type DepositDeps, publicBookingDeposits } from './deposits/deposits.service.ts';
 import { EmailSender } from './deposits/email.service.ts';
 import { apiKeyRoutes } from './developers/api-keys.routes.ts';
 import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
-import { dynamicRoutes } from './dynamic/dynamic.routes.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors, paymentsWarning } from './payments/processors.ts';
@@ -210,11 +209,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     publicBaseUrl: config.publicBaseUrl,
     log: app.log,
   });
-  app.decorate('publicBookingDeposits', {
-    prepare: (caller, request, now) =>
-      prepareDeposit(app.deposits, caller, { ...request, mode: 'scheduled' }, now),
-    commit: (prepared, commit) => commitWithDeposit(app.deposits, prepared, commit),
-  } satisfies PublicBookingDeposits);
+  app.decorate('publicBookingDeposits', publicBookingDeposits(app.deposits));
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
   for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
   const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
@@ -340,7 +335,6 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(blockRoutes);
   await app.register(bookingRoutes);
   await app.register(staffBookingRoutes);
-  await app.register(dynamicRoutes);
   await app.register(depositRoutes);
   await app.register(customerRoutes);
   await app.register(waitlistRoutes);

@@ -1,8 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
-import { invalidField } from '../platform/errors.ts';
-import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { invalidField, notFound } from '../platform/errors.ts';
+import {
+  DateString,
+  errorResponses,
+  hhmm,
+  IdParams,
+  Nullable,
+  TimeString,
+  Uuid,
+} from '../platform/schemas.ts';
+import { checkDynamicStart } from './availability.service.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -53,6 +62,54 @@ const dayQueryString = <C extends TSchema>(capacity: C) =>
     { additionalProperties: false },
   );
 type DayQueryString = Omit<Static<ReturnType<typeof dayQueryString>>, 'capacity'>;
+
+/** A dynamic booking's length when none is asked for. */
+export const DURATION_DEFAULT = 60;
+export const Duration = Type.Integer({
+  minimum: 5,
+  maximum: 480,
+  default: DURATION_DEFAULT,
+  description: 'minutes, 5-480',
+});
+export const PLAN_AND_MODE =
+  'Top plan only (402 `plan_upgrade_required` otherwise; sandbox businesses have it); a business in `scheduled` mode answers 400.';
+
+const DynamicStartQuery = Type.Object(
+  {
+    booking_date: Type.Optional(DateString),
+    date: Type.Optional(DateString),
+    start_time: TimeString,
+    duration_minutes: Type.Optional(Duration),
+    capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+  },
+  { additionalProperties: false, description: '`date` is accepted for `booking_date`.' },
+);
+
+const StartResponse = Type.Object({
+  business_id: Uuid,
+  booking_date: DateString,
+  start_time: Type.String(),
+  duration_minutes: Type.Integer(),
+  capacity: Type.Integer(),
+  available: Type.Boolean(),
+  remaining_resources: Type.Integer(),
+  free_resources: Type.Array(Type.String(), {
+    description: 'names of the free active resources that fit the party, in display order',
+  }),
+  reason: Nullable(
+    Type.Union(
+      [
+        Type.Literal('outside_operating_hours'),
+        Type.Literal('outside_booking_window'),
+        Type.Literal('slot_unavailable'),
+      ],
+      {
+        description:
+          'why the start cannot be booked: `outside_operating_hours` (closed, blackout, outside hours, after the last booking time, ending after closing, a time the clocks skip), `outside_booking_window` (past, inside minimum notice, beyond the window), `slot_unavailable` (no fitting resource free); null when available',
+      },
+    ),
+  ),
+});
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** Both routes answer the same question; only where the business and the party size come from differs. */
@@ -169,5 +226,44 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => answer(principalOf(request).businessId, request.query, request.query.capacity),
+  );
+
+  app.get(
+    '/v1/dynamic/availability/:business_id',
+    {
+      onRequest: requireBusiness({ scope: 'read', staff: true }),
+      config: { publishable: true },
+      schema: {
+        operationId: 'getDynamicAvailability',
+        tags: ['Dynamic mode'],
+        summary: 'Whether a booking may start at any minute, for any length (dynamic mode)',
+        description: `A point check with every rule of a booking but the slot grid. A start that cannot be booked answers 200 with \`available: false\` and the reason. ${PLAN_AND_MODE}`,
+        params: IdParams('business_id'),
+        querystring: DynamicStartQuery,
+        response: { 200: StartResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const q = request.query;
+      const date = q.booking_date ?? q.date;
+      if (!date) throw invalidField('booking_date', 'is required');
+      if (request.params.business_id !== principal.businessId) throw notFound('business');
+      const start = {
+        date,
+        time: hhmm(q.start_time),
+        partySize: q.capacity ?? 1,
+        durationMinutes: q.duration_minutes ?? DURATION_DEFAULT,
+      };
+      const answer = await checkDynamicStart(app.availability, principal, start, app.clock.now());
+      return {
+        business_id: principal.businessId,
+        booking_date: date,
+        start_time: start.time,
+        duration_minutes: start.durationMinutes,
+        capacity: start.partySize,
+        ...answer,
+      };
+    },
   );
 };

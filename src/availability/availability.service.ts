@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db, Executor } from '../platform/db.ts';
@@ -583,4 +584,18 @@ class BusyByWindow {
     }
     return near;
   }
+}
+
+/**
+ * Dynamic mode's point check (top plan only, 402 otherwise): whether `start` may be booked at any
+ * minute for its length, and which resources are free for it (a business in scheduled mode: 400).
+ */
+export function checkDynamicStart(
+  availability: AvailabilityService,
+  caller: Subscriber & { businessId: string },
+  start: Omit<StartQuery, 'businessId'>,
+  now: number,
+): Promise<StartAnswer> {
+  assertFeature(caller, 'dynamicMode', now);
+  return availability.start({ businessId: caller.businessId, ...start });
 }

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from '../availability/availability.routes.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { notFound } from '../platform/errors.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import {
@@ -17,16 +18,15 @@ import {
 } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import {
-  answerNewBooking,
   availableResources,
   booked,
   changeBooking,
-  createBooking,
   findBooking,
   findBookings,
   saveStaffNotes,
 } from './bookings.service.ts';
 import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
+import { type BookingCall, book } from './new-booking.service.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
@@ -58,6 +58,31 @@ const PublicBookingBody = Type.Object(
     capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
     service_id: Type.Optional(Uuid),
     resource_id: Type.Optional(Uuid),
+  },
+  { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
+);
+
+/**
+ * How a booking route runs the one booking use case: as its caller, at the app's now, committing
+ * the booking with its answer and `status` (`commitReply` when the deposit writes beside it).
+ */
+export const bookingCall = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: 201,
+  commit: typeof commitStatement = commitStatement,
+): BookingCall<FastifyReply> => ({
+  caller: principalOf(request),
+  now: request.server.clock.now(),
+  request,
+  commit: (work) => commit(request, reply, status, work),
+});
+
+const DynamicBookingBody = Type.Object(
+  {
+    ...OnlineBookingFields,
+    duration_minutes: Type.Optional(Duration),
+    capacity: Type.Integer({ minimum: 1, maximum: 50 }),
   },
   { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
 );
@@ -99,38 +124,69 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const body = request.body;
-      if (body.business_id !== principal.businessId) throw notFound('business');
-      const now = app.clock.now();
-      const input = {
-        date: body.booking_date,
-        time: body.start_time,
-        partySize: body.capacity ?? 1,
-        serviceId: body.service_id,
-        resourceId: body.resource_id,
-        customer: customerOf(body),
-        customerNotes: body.customer_notes,
-        source: 'online' as const,
-      };
-      const deposit = await app.publicBookingDeposits.prepare(principal, input, now);
-      return app.publicBookingDeposits.commit(deposit, () =>
-        commitStatement(request, reply, 201, async (executor) => ({
-          booking: answerNewBooking(
-            request,
-            principal,
-            body.business_id,
-            await createBooking(
-              executor,
-              app.availability,
-              principal,
-              { ...input, deposit: deposit ?? undefined },
-              now,
-            ),
-            deposit,
-            input.customer,
-          ),
-        })),
+      return book(
+        app.availability,
+        app.publicBookingDeposits,
+        {
+          businessId: body.business_id,
+          date: body.booking_date,
+          time: body.start_time,
+          partySize: body.capacity ?? 1,
+          serviceId: body.service_id,
+          resourceId: body.resource_id,
+          customer: customerOf(body),
+          customerNotes: body.customer_notes,
+          source: 'online',
+        },
+        bookingCall(request, reply, 201),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/dynamic/bookings',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      preValidation: acceptCustomerFlatOrNested('flat'),
+      // With a deposit the answer carries the payment's client secret.
+      config: { sensitive: true, publishable: true, writes: 'bookings' },
+      schema: {
+        operationId: 'createDynamicBooking',
+        tags: ['Dynamic mode'],
+        summary: 'Book any start minute for any length (dynamic mode)',
+        description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE} ${DEPOSIT_RULES}`,
+        body: example(DynamicBookingBody, {
+          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+          booking_date: '2026-12-04',
+          start_time: '19:10',
+          duration_minutes: 45,
+          capacity: 2,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: 'grace@example.com',
+          phone: '+49 30 5550 1234',
+        }),
+        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      return book(
+        app.availability,
+        app.publicBookingDeposits,
+        {
+          businessId: body.business_id,
+          date: body.booking_date,
+          time: body.start_time,
+          durationMinutes: body.duration_minutes ?? DURATION_DEFAULT,
+          partySize: body.capacity,
+          customer: customerOf(body),
+          customerNotes: body.customer_notes,
+          source: 'online',
+          mode: 'dynamic',
+        },
+        bookingCall(request, reply, 201),
       );
     },
   );

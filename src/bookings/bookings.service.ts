@@ -1,15 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
-import {
-  type AvailabilityService,
-  assertDynamicMode,
-  assertPartySize,
-  type DayQuery,
-  startFailure,
-  toDayRules,
-} from '../availability/availability.service.ts';
-import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
+import type { AvailabilityService } from '../availability/availability.service.ts';
 import {
   bookingQuota,
   countSandboxBooking,
@@ -18,18 +10,12 @@ import {
   quotaReached,
   sandboxCap,
 } from '../billing/subscription.service.ts';
-import {
-  answerToCaller,
-  type CustomerInput,
-  customerRowOf,
-  isTrustedCaller,
-} from '../customers/customers.service.ts';
+import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import { rangeLiteral } from '../platform/sql.ts';
 import type { BookingStatus, DepositStatus, DepositsTable } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
@@ -45,8 +31,9 @@ import {
   runBookingChange,
   updateBooking,
 } from './bookings.queries.ts';
-import { type BookingView, toBookingView, withPaymentSecret } from './bookings.view.ts';
+import { type BookingView, toBookingView } from './bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
+import { type PlacementRequest, planPlacement } from './placement.ts';
 import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
 import { assertMoveReady, isTerminal, transitionRefusal } from './status.ts';
 
@@ -57,26 +44,6 @@ export function confirmationCode(): string {
   let code = '';
   for (let i = 0; i < 8; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
   return code;
-}
-
-const STAFF_DAYS_BACK = 30;
-const STAFF_YEARS_AHEAD = 2;
-
-/**
- * Staff bookings skip notice and the booking window, but their date stays sensible: late entries
- * up to 30 days back, plans up to two years ahead, counted in the business's zone.
- */
-function assertStaffDate(date: string, timezone: string, now: number): void {
-  const today = todayIn(timezone, now);
-  const earliest = addDays(today, -STAFF_DAYS_BACK);
-  // The same calendar day two years on; as a string comparison, 29 February needs no special case.
-  const latest = `${Number(today.slice(0, 4)) + STAFF_YEARS_AHEAD}${today.slice(4)}`;
-  if (date < earliest || date > latest) {
-    throw new AppError(
-      'outside_booking_window',
-      `staff bookings may be dated from ${earliest} to ${latest}; ${date} is outside that range`,
-    );
-  }
 }
 
 const slotTaken = () => new AppError('slot_unavailable', 'no resource is free for this slot any more');
@@ -124,26 +91,6 @@ export interface BookingDeposit {
   row: Omit<Insertable<DepositsTable>, 'business_id' | 'booking_id'>;
 }
 
-/** A public booking's deposit, with what the guest's browser pays, or saves the card, with. */
-export interface PreparedBookingDeposit extends BookingDeposit {
-  type: 'charge' | 'authorization_hold';
-  clientSecret: string;
-}
-
-/**
- * The deposit a public booking asks by its business's settings, prepared with the processor
- * before the booking's transaction and given up there when the transaction fails. Deposits sit
- * above bookings and implement it; app.ts hands it in.
- */
-export interface PublicBookingDeposits {
-  prepare(
-    caller: Principal & { businessId: string },
-    request: { date: string; time: string; partySize: number; customer: CustomerInput },
-    now: number,
-  ): Promise<PreparedBookingDeposit | null>;
-  commit<T>(prepared: PreparedBookingDeposit | null, commit: () => Promise<T>): Promise<T>;
-}
-
 /** The prepared deposit's row as the booking statement takes it, its times as ISO timestamps. */
 const depositToPlace = ({ expires_at, hold_due_at, ...row }: BookingDeposit['row']): DepositToPlace => ({
   ...row,
@@ -155,11 +102,11 @@ const depositToPlace = ({ expires_at, hold_due_at, ...row }: BookingDeposit['row
 export type BookingActor = Actor & QuotaHolder;
 
 /**
- * Creates a booking in ONE statement. Every rule is checked here against the business's rules and
- * busy periods as the availability caches hold them (kept current by the change feed); they only
- * order the candidate resources: the statement (migrations/0017) takes the first candidate still
- * active, unblocked and accepted by the exclusion constraint, so a cache a moment behind can
- * neither double-book nor refuse a resource freed meanwhile. Online bookings sit on the slot grid
+ * Creates a booking in ONE statement. Every rule is checked by `planPlacement` against the
+ * business's rules and busy periods as the availability caches hold them (kept current by the
+ * change feed); they only order the candidate resources: the statement (migrations/0017) takes
+ * the first candidate still active, unblocked and accepted by the exclusion constraint, so a
+ * cache a moment behind can neither double-book nor refuse a resource freed meanwhile. Online bookings sit on the slot grid
  * and respect notice and window; dynamic ones take any minute and their own length with the same
  * rules otherwise; staff bookings take any minute inside hours. Called alone the statement is the
  * request's transaction; inside the caller's, it is part of it.
@@ -172,41 +119,26 @@ export async function createBooking(
   now: number,
 ): Promise<BookingView> {
   const staff = input.source === 'staff';
-  const dynamic = input.mode === 'dynamic';
-  const query: DayQuery = {
+  const request: PlacementRequest = {
     date: input.date,
+    time: input.time,
     partySize: input.partySize,
     serviceId: input.serviceId,
     resourceId: input.resourceId,
     durationMinutes: input.durationMinutes,
+    mode: staff ? 'staff' : input.mode === 'dynamic' ? 'dynamic' : 'online',
   };
-  const ctx = await availability.loadedDay(actor.businessId, query, now, executor);
-  if (dynamic) assertDynamicMode(ctx.business);
-  assertPartySize(ctx.business, input.partySize);
-  if (staff) assertStaffDate(input.date, ctx.business.timezone, now);
-  const rules = toDayRules(ctx, query, now);
-  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff };
-  const check = checkStart(rules, input.time, options);
-  if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
-  // Every resource the rules allow, busy or not: the ones the cache sees busy are tried last.
-  const fitting = checkStart({ ...rules, busy: [] }, input.time, options);
-  if (!fitting.ok) throw startFailure(fitting);
-  const free = check.ok ? check.freeResourceIds : [];
-  const candidates = [...free, ...fitting.freeResourceIds.filter((id) => !free.includes(id))];
-  const tz = ctx.business.timezone;
+  const ctx = await availability.loadedDay(actor.businessId, request, now, executor);
+  const placement = planPlacement(ctx, request, now);
   const quota = bookingQuota(actor, input.source, now);
   const cap = sandboxCap(actor, actor.businessId, now);
   const booking: Omit<PlaceBookingParams, 'view'> = {
     id: input.deposit?.bookingId ?? randomUUID(),
     business_id: actor.businessId,
     service_id: ctx.service?.id ?? null,
-    booking_date: input.date,
-    start_time: instantToWall(fitting.start, tz).time,
-    end_time: instantToWall(fitting.end, tz).time,
-    duration_minutes: rules.durationMinutes,
-    starts_at: new Date(fitting.start).toISOString(),
-    ends_at: new Date(fitting.end).toISOString(),
-    during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
+    ...placement.times,
+    duration_minutes: placement.durationMinutes,
+    during: placement.during,
     status: !input.deposit && (staff || ctx.business.auto_confirm_bookings) ? 'confirmed' : 'pending',
     capacity: input.partySize,
     source: input.source,
@@ -214,7 +146,7 @@ export async function createBooking(
     ...guestNamesOf(input.customer),
     customer: customerRowOf(input.customer),
     trusted: isTrustedCaller(actor, actor.businessId),
-    candidates,
+    candidates: placement.candidates,
     codes: Array.from({ length: 5 }, confirmationCode),
     deposit: input.deposit && depositToPlace(input.deposit.row),
     actor: actor.actor,
@@ -269,19 +201,6 @@ export function booked<T extends BookingView>(
   request.bookedDates = dates;
   return booking;
 }
-
-/**
- * A new online booking as its caller is answered: its held dates noted for the caches, the
- * deposit's client secret added, and nothing of the customer for a caller not trusted with it.
- */
-export const answerNewBooking = (
-  request: { bookedDates: readonly string[] | null },
-  principal: Principal,
-  businessId: string,
-  booking: BookingView,
-  deposit: PreparedBookingDeposit | null,
-  sent: CustomerInput,
-) => answerToCaller(principal, businessId, withPaymentSecret(booked(request, booking), deposit), sent);
 
 export interface BookingChange {
   status?: BookingStatus;
@@ -452,10 +371,9 @@ async function prepareChange(
 }
 
 /**
- * A reschedule with every rule of a new booking, checked against the day as the availability
- * caches hold it. The booking stays on its resource when that is free at the new time and no other
- * was asked for; then come the resources the cache sees free, then the ones it sees busy, which the
- * statement tries in that order.
+ * A reschedule with every rule of a new booking, planned on the day as the availability caches
+ * hold it (`planPlacement`): the booking stays on its resource when that is free at the new time
+ * and no other was asked for.
  */
 async function prepareMove(
   executor: Executor,
@@ -466,50 +384,17 @@ async function prepareMove(
   capacity: number,
   now: number,
 ): Promise<BookingMove> {
-  const date = change.booking_date ?? before.booking_date;
-  const time = change.start_time ?? before.start_time;
-  const query: DayQuery = {
-    date,
+  const request: PlacementRequest = {
+    date: change.booking_date ?? before.booking_date,
+    time: change.start_time ?? before.start_time,
     partySize: capacity,
     serviceId: before.service_id,
     resourceId: change.resource_id,
+    mode: before.source === 'staff' ? 'staff' : 'online',
   };
-  const ctx = await availability.loadedDay(businessId, query, now, executor);
-  // In dynamic mode a booking chose its own length and any minute: moved, it keeps both.
-  const dynamic = ctx.business.booking_mode === 'dynamic';
-  if (dynamic) query.durationMinutes = before.duration_minutes;
-  assertPartySize(ctx.business, capacity);
-  const staff = before.source === 'staff';
-  if (staff) assertStaffDate(date, ctx.business.timezone, now);
-  const rules = toDayRules(ctx, query, now);
-  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff };
-  // The booking's own time shows busy in the cache: only the statement can tell what else is.
-  const check = checkStart(rules, time, options);
-  if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
-  const fitting = checkStart({ ...rules, busy: [] }, time, options);
-  if (!fitting.ok) throw startFailure(fitting);
-  const keeps = !change.resource_id && fitting.freeResourceIds.includes(before.resource_id);
-  const candidates = new Set([
-    ...(keeps ? [before.resource_id] : []),
-    ...(check.ok ? check.freeResourceIds : []),
-    ...fitting.freeResourceIds,
-  ]);
-  const tz = ctx.business.timezone;
-  const view = {
-    booking_date: date,
-    start_time: instantToWall(fitting.start, tz).time,
-    end_time: instantToWall(fitting.end, tz).time,
-    starts_at: new Date(fitting.start).toISOString(),
-    ends_at: new Date(fitting.end).toISOString(),
-  };
-  return {
-    candidates: [...candidates],
-    ...view,
-    during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
-    capacity,
-    hold_lead_ms: HOLD_LEAD_MS,
-    view,
-  };
+  const ctx = await availability.loadedDay(businessId, request, now, executor);
+  const { candidates, times, during } = planPlacement(ctx, request, now, before);
+  return { candidates, ...times, during, capacity, hold_lead_ms: HOLD_LEAD_MS, view: times };
 }
 
 /** The contract's error for a change the statement refused. */

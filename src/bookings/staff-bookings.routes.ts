@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
-import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitStatement } from '../platform/idempotency.ts';
+import { requireBusiness } from '../platform/access.ts';
 import { DateString, errorResponses, example, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
-import { booked, createBooking } from './bookings.service.ts';
+import { bookingCall } from './bookings.routes.ts';
 import { BookingSchema } from './bookings.view.ts';
+import { book } from './new-booking.service.ts';
 
 const ALIASES: Record<string, string> = { booking_date: 'date', start_time: 'time' };
 
@@ -40,6 +40,23 @@ export const StaffBookingFields = {
 
 export const ALIASES_ACCEPTED = '`booking_date` and `start_time` are accepted for `date` and `time`.';
 
+const StaffBookingBody = Type.Object(StaffBookingFields, {
+  additionalProperties: false,
+  description: ALIASES_ACCEPTED,
+});
+
+/** A staff booking's body as the booking use case takes it. */
+export const staffBookingOf = (body: Static<typeof StaffBookingBody>) => ({
+  date: body.date,
+  time: body.time,
+  partySize: body.capacity ?? 1,
+  serviceId: body.service_id,
+  resourceId: body.resource_id,
+  customer: customerOf(body),
+  customerNotes: body.notes,
+  source: 'staff' as const,
+});
+
 export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/manage/bookings/staff',
@@ -53,45 +70,18 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Staff booking (walk-ins, phone calls): any minute inside hours, auto-assigned resource',
         description:
           'No minimum notice or booking window; always confirmed; 409 `slot_unavailable` when nothing is free.',
-        body: example(
-          Type.Object(StaffBookingFields, { additionalProperties: false, description: ALIASES_ACCEPTED }),
-          {
-            date: '2026-12-04',
-            time: '19:30',
-            capacity: 4,
-            first_name: 'Grace',
-            last_name: 'Hopper',
-            phone: '+49 30 5550 1234',
-          },
-        ),
+        body: example(StaffBookingBody, {
+          date: '2026-12-04',
+          time: '19:30',
+          capacity: 4,
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          phone: '+49 30 5550 1234',
+        }),
         response: { 201: Type.Object({ booking: BookingSchema }), ...errorResponses(404) },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const body = request.body;
-      const { date, time } = body;
-      return commitStatement(request, reply, 201, async (executor) => ({
-        booking: booked(
-          request,
-          await createBooking(
-            executor,
-            app.availability,
-            principal,
-            {
-              date,
-              time,
-              partySize: body.capacity ?? 1,
-              serviceId: body.service_id,
-              resourceId: body.resource_id,
-              customer: customerOf(body),
-              customerNotes: body.notes,
-              source: 'staff',
-            },
-            app.clock.now(),
-          ),
-        ),
-      }));
-    },
+    async (request, reply) =>
+      book(app.availability, null, staffBookingOf(request.body), bookingCall(request, reply, 201)),
   );
 };

@@ -1,7 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { bookingCall } from '../bookings/bookings.routes.ts';
 import { BookingSchema } from '../bookings/bookings.view.ts';
-import { ALIASES_ACCEPTED, acceptAliases, StaffBookingFields } from '../bookings/staff-bookings.routes.ts';
+import { book } from '../bookings/new-booking.service.ts';
+import {
+  ALIASES_ACCEPTED,
+  acceptAliases,
+  StaffBookingFields,
+  staffBookingOf,
+} from '../bookings/staff-bookings.routes.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
@@ -9,10 +16,9 @@ import { errorResponses, example, IdParams, Timestamp } from '../platform/schema
 import {
   cancelHeldHold,
   captureNoShowHold,
-  createStaffDepositBooking,
-  prepareStaffDeposit,
   recordNoShow,
   recordRelease,
+  staffBookingDeposits,
 } from './deposits.service.ts';
 
 const StaffDepositBody = Type.Object(
@@ -59,32 +65,12 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const body = request.body;
-      const now = app.clock.now();
-      const prepared = await prepareStaffDeposit(
-        app.deposits,
-        principal,
-        { partySize: body.capacity ?? 1, email: body.email },
-        now,
-      );
-      return commitReply(request, reply, 201, (tx) =>
-        createStaffDepositBooking(
-          tx,
-          app.availability,
-          principal,
-          {
-            date: body.date,
-            time: body.time,
-            partySize: body.capacity ?? 1,
-            serviceId: body.service_id,
-            resourceId: body.resource_id,
-            customer: { ...customerOf(body), email: body.email },
-            customerNotes: body.notes,
-          },
-          prepared,
-          now,
-        ),
+      return book(
+        app.availability,
+        staffBookingDeposits(app.deposits),
+        { ...staffBookingOf(body), customer: { ...customerOf(body), email: body.email } },
+        bookingCall(request, reply, 201, commitReply),
       );
     },
   );

@@ -6,16 +6,15 @@ import { instantToWall, wallTimeToInstant } from '../availability/engine/index.t
 import { paymentDestination } from '../billing/connect.service.ts';
 import { assertFeature, giveBookingUnitBack, type Subscriber } from '../billing/subscription.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
-import {
-  type BookingActor,
-  type BookingDeposit,
-  createBooking,
-  findBooking,
-  type NewBooking,
-  type PreparedBookingDeposit,
-} from '../bookings/bookings.service.ts';
+import { type BookingDeposit, findBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from '../bookings/model.ts';
+import type {
+  BookingDeposits,
+  BookingRequest,
+  PreparedBookingDeposit,
+  PublicBookingDeposits,
+} from '../bookings/new-booking.service.ts';
 import { allowsMove, assertMoveReady } from '../bookings/status.ts';
 import type { PaymentProcessor, ProcessorName } from '../payments/processor.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
@@ -75,7 +74,7 @@ export function processorNamed(payments: Processors, name: ProcessorName): Payme
 
 const idempotencyKey = (bookingId: string, step: string) => `deposit:${bookingId}:${step}`;
 
-export interface DepositRequest {
+interface DepositRequest {
   date: string;
   time: string;
   partySize: number;
@@ -90,7 +89,7 @@ export interface DepositRequest {
  * hold EUR 20 captured only on a no-show; a hold for a booking more than 6 days ahead saves the
  * card instead, and a job places the hold 6 days before the start. Null when no deposit is asked.
  */
-export async function prepareDeposit(
+async function prepareDeposit(
   deps: DepositDeps,
   caller: Caller,
   request: DepositRequest,
@@ -133,8 +132,7 @@ export async function prepareDeposit(
     });
     return {
       bookingId,
-      type,
-      clientSecret: setup.clientSecret,
+      payment: { type, clientSecret: setup.clientSecret },
       row: {
         ...row,
         amount_cents: HOLD_AMOUNT_CENTS,
@@ -156,8 +154,7 @@ export async function prepareDeposit(
   });
   return {
     bookingId,
-    type,
-    clientSecret: intent.clientSecret,
+    payment: { type, clientSecret: intent.clientSecret },
     row: { ...row, amount_cents: amount, processor_payment_id: intent.id },
   };
 }
@@ -167,7 +164,7 @@ export async function prepareDeposit(
  * was taken, a rule refused it), the payment prepared for it is cancelled, best effort: the
  * guest was never shown it, and one left open would lapse at the processor anyway.
  */
-export async function commitWithDeposit<T>(
+async function commitWithDeposit<T>(
   deps: DepositDeps,
   prepared: PreparedBookingDeposit | null,
   commit: () => Promise<T>,
@@ -188,7 +185,7 @@ export async function commitWithDeposit<T>(
 }
 
 /** A staff deposit booking's payment link, made before the booking's transaction. */
-export interface PreparedCheckout extends BookingDeposit {
+interface PreparedCheckout extends BookingDeposit {
   checkoutUrl: string;
   expiresAt: Date;
   businessName: string;
@@ -199,7 +196,7 @@ export interface PreparedCheckout extends BookingDeposit {
  * Prepares the payment link of a staff booking taken with a deposit: a charge of the deposit per
  * person times the party, through the processor's checkout page, valid for 2 hours.
  */
-export async function prepareStaffDeposit(
+async function prepareStaffDeposit(
   deps: DepositDeps,
   caller: Caller,
   request: { partySize: number; email: string },
@@ -264,32 +261,36 @@ function paymentLinkEmail(booking: BookingView, prepared: PreparedCheckout) {
   };
 }
 
+/** A public or dynamic booking's deposit: asked by the business's settings, paid in the guest's browser. */
+export const publicBookingDeposits = (deps: DepositDeps): PublicBookingDeposits => ({
+  prepare: (caller, request, now) =>
+    prepareDeposit(deps, caller, { ...request, mode: request.mode ?? 'scheduled' }, now),
+  commit: (prepared, commit) => commitWithDeposit(deps, prepared, commit),
+});
+
+/** A staff booking taken with a deposit: the guest's email names where its payment link goes. */
+type StaffDepositRequest = BookingRequest & { customer: { email: string } };
+
 /**
- * Books a staff booking that waits for its deposit (`pending`), and writes the email with its
- * payment link in the same transaction: the guest is told only of a booking that exists.
+ * A staff booking's deposit: its payment link, made before the booking's transaction, is emailed
+ * in that transaction, so the guest is told only of a booking that exists; the booking waits for
+ * it, `pending`. A link whose booking failed is never sent and lapses unused.
  */
-export async function createStaffDepositBooking(
-  tx: Tx,
-  availability: AvailabilityService,
-  actor: BookingActor,
-  input: Omit<NewBooking, 'source' | 'deposit'> & { customer: { email: string } },
-  prepared: PreparedCheckout,
-  now: number,
-) {
-  const booking = await createBooking(
-    tx,
-    availability,
-    actor,
-    { ...input, source: 'staff', deposit: prepared },
-    now,
-  );
-  await enqueueEmail(tx, {
-    businessId: actor.businessId,
-    to: input.customer.email,
-    ...paymentLinkEmail(booking, prepared),
-  });
-  return { booking, checkout_url: prepared.checkoutUrl, expires_at: prepared.expiresAt.toISOString() };
-}
+export const staffBookingDeposits = (
+  deps: DepositDeps,
+): BookingDeposits<PreparedCheckout, { checkout_url: string; expires_at: string }, StaffDepositRequest> => ({
+  prepare: (caller, request, now) =>
+    prepareStaffDeposit(deps, caller, { partySize: request.partySize, email: request.customer.email }, now),
+  commit: (_prepared, commit) => commit(),
+  record: async (executor, booking, prepared, request) => {
+    await enqueueEmail(executor, {
+      businessId: booking.business_id,
+      to: request.customer.email,
+      ...paymentLinkEmail(booking, prepared),
+    });
+    return { checkout_url: prepared.checkoutUrl, expires_at: prepared.expiresAt.toISOString() };
+  },
+});
 
 /**
  * Moves a deposit its caller holds locked (with its booking) along the status table, and audits

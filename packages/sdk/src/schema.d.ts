@@ -1145,6 +1145,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dynamic/availability/{business_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a booking may start at any minute, for any length (dynamic mode)
+         * @description A point check with every rule of a booking but the slot grid. A start that cannot be booked answers 200 with `available: false` and the reason. Top plan only (402 `plan_upgrade_required` otherwise; sandbox businesses have it); a business in `scheduled` mode answers 400.
+         */
+        get: operations["getDynamicAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/manage/resources/{resource_id}/blocks": {
         parameters: {
             query?: never;
@@ -1194,6 +1214,26 @@ export interface paths {
          * @description Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless `resource_id` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 `slot_unavailable`. With a deposit (`deposit_type` `charge` or `authorization_hold`) the booking is `pending` and the answer adds `payment_client_secret` and `deposit_type`; unpaid after `payment_hold_minutes` it is cancelled. A hold for a booking more than 6 days ahead saves the card (a setup intent's secret) and is placed 6 days before the start. 402 `plan_upgrade_required` for holds on a plan without them; 422 `deposits_not_enabled` while the business has no payment account (sandbox businesses need none).
          */
         post: operations["createBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dynamic/bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book any start minute for any length (dynamic mode)
+         * @description Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 `slot_unavailable` with `detail` beside `error`. Top plan only (402 `plan_upgrade_required` otherwise; sandbox businesses have it); a business in `scheduled` mode answers 400. With a deposit (`deposit_type` `charge` or `authorization_hold`) the booking is `pending` and the answer adds `payment_client_secret` and `deposit_type`; unpaid after `payment_hold_minutes` it is cancelled. A hold for a booking more than 6 days ahead saves the card (a setup intent's secret) and is placed 6 days before the start. 402 `plan_upgrade_required` for holds on a plan without them; 422 `deposits_not_enabled` while the business has no payment account (sandbox businesses need none).
+         */
+        post: operations["createDynamicBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1292,46 +1332,6 @@ export interface paths {
          * @description No minimum notice or booking window; always confirmed; 409 `slot_unavailable` when nothing is free.
          */
         post: operations["createStaffBooking"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/dynamic/availability/{business_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Whether a booking may start at any minute, for any length (dynamic mode)
-         * @description A point check with every rule of a booking but the slot grid. A start that cannot be booked answers 200 with `available: false` and the reason. Top plan only (402 `plan_upgrade_required` otherwise; sandbox businesses have it); a business in `scheduled` mode answers 400.
-         */
-        get: operations["getDynamicAvailability"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/dynamic/bookings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Book any start minute for any length (dynamic mode)
-         * @description Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 `slot_unavailable` with `detail` beside `error`. Top plan only (402 `plan_upgrade_required` otherwise; sandbox businesses have it); a business in `scheduled` mode answers 400. With a deposit (`deposit_type` `charge` or `authorization_hold`) the booking is `pending` and the answer adds `payment_client_secret` and `deposit_type`; unpaid after `payment_hold_minutes` it is cancelled. A hold for a booking more than 6 days ahead saves the card (a setup intent's secret) and is placed 6 days before the start. 402 `plan_upgrade_required` for holds on a plan without them; 422 `deposits_not_enabled` while the business has no payment account (sandbox businesses need none).
-         */
-        post: operations["createDynamicBooking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8941,6 +8941,117 @@ export interface operations {
             };
         };
     };
+    getDynamicAvailability: {
+        parameters: {
+            query: {
+                /** @description YYYY-MM-DD, years 1900-2999 */
+                booking_date?: string;
+                /** @description YYYY-MM-DD, years 1900-2999 */
+                date?: string;
+                /** @description HH:MM (24-hour) */
+                start_time: string;
+                /** @description minutes, 5-480 */
+                duration_minutes?: number;
+                capacity?: number;
+            };
+            header?: never;
+            path: {
+                business_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        business_id: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        booking_date: string;
+                        start_time: string;
+                        duration_minutes: number;
+                        capacity: number;
+                        available: boolean;
+                        remaining_resources: number;
+                        /** @description names of the free active resources that fit the party, in display order */
+                        free_resources: string[];
+                        reason: ("outside_operating_hours" | "outside_booking_window" | "slot_unavailable") | null;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listResourceBlocks: {
         parameters: {
             query?: {
@@ -9320,6 +9431,159 @@ export interface operations {
                     service_id?: string;
                     /** Format: uuid */
                     resource_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        booking: components["schemas"]["CreatedBooking"];
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDynamicBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "business_id": "0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10",
+                 *       "booking_date": "2026-12-04",
+                 *       "start_time": "19:10",
+                 *       "duration_minutes": 45,
+                 *       "capacity": 2,
+                 *       "first_name": "Grace",
+                 *       "last_name": "Hopper",
+                 *       "email": "grace@example.com",
+                 *       "phone": "+49 30 5550 1234"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    business_id: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, years 1900-2999
+                     */
+                    booking_date: string;
+                    /** @description HH:MM (24-hour) */
+                    start_time: string;
+                    first_name: string;
+                    last_name: string;
+                    /** Format: email */
+                    email: string;
+                    /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
+                    phone: string;
+                    customer_notes?: string | null;
+                    /**
+                     * @description minutes, 5-480
+                     * @default 60
+                     */
+                    duration_minutes?: number;
+                    capacity: number;
                 };
             };
         };
@@ -10171,270 +10435,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         booking: components["schemas"]["Booking"];
-                    };
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getDynamicAvailability: {
-        parameters: {
-            query: {
-                /** @description YYYY-MM-DD, years 1900-2999 */
-                booking_date?: string;
-                /** @description YYYY-MM-DD, years 1900-2999 */
-                date?: string;
-                /** @description HH:MM (24-hour) */
-                start_time: string;
-                /** @description minutes, 5-480 */
-                duration_minutes?: number;
-                capacity?: number;
-            };
-            header?: never;
-            path: {
-                business_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        business_id: string;
-                        /**
-                         * Format: date
-                         * @description YYYY-MM-DD, years 1900-2999
-                         */
-                        booking_date: string;
-                        start_time: string;
-                        duration_minutes: number;
-                        capacity: number;
-                        available: boolean;
-                        remaining_resources: number;
-                        /** @description names of the free active resources that fit the party, in display order */
-                        free_resources: string[];
-                        reason: ("outside_operating_hours" | "outside_booking_window" | "slot_unavailable") | null;
-                    };
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createDynamicBooking: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description The customer fields may also come nested as `customer: {first_name, last_name, email, phone}` instead of flat. */
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "business_id": "0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10",
-                 *       "booking_date": "2026-12-04",
-                 *       "start_time": "19:10",
-                 *       "duration_minutes": 45,
-                 *       "capacity": 2,
-                 *       "first_name": "Grace",
-                 *       "last_name": "Hopper",
-                 *       "email": "grace@example.com",
-                 *       "phone": "+49 30 5550 1234"
-                 *     }
-                 */
-                "application/json": {
-                    /** Format: uuid */
-                    business_id: string;
-                    /**
-                     * Format: date
-                     * @description YYYY-MM-DD, years 1900-2999
-                     */
-                    booking_date: string;
-                    /** @description HH:MM (24-hour) */
-                    start_time: string;
-                    first_name: string;
-                    last_name: string;
-                    /** Format: email */
-                    email: string;
-                    /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
-                    phone: string;
-                    customer_notes?: string | null;
-                    /**
-                     * @description minutes, 5-480
-                     * @default 60
-                     */
-                    duration_minutes?: number;
-                    capacity: number;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        booking: components["schemas"]["CreatedBooking"];
                     };
                 };
             };

@@ -1,0 +1,119 @@
+import {
+  assertDynamicMode,
+  assertPartySize,
+  type DayQuery,
+  type LoadedDay,
+  startFailure,
+  toDayRules,
+} from '../availability/availability.service.ts';
+import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
+import { AppError } from '../platform/errors.ts';
+import { rangeLiteral } from '../platform/sql.ts';
+
+/**
+ * Which rules a start is checked by: `online` on the slot grid, with minimum notice and the
+ * booking window; `dynamic` at any minute for the length asked, the same rules otherwise, for a
+ * business that books in dynamic mode (400 otherwise); `staff` at any minute inside hours, without
+ * notice or window, dated within the staff range.
+ */
+export type PlacementMode = 'online' | 'dynamic' | 'staff';
+
+/** Where and when a booking is to be placed; also the day to load for it. */
+export interface PlacementRequest extends DayQuery {
+  time: string;
+  mode: PlacementMode;
+}
+
+/** The booking a move places again, as it is before the move. */
+export interface MovedBooking {
+  resource_id: string;
+  duration_minutes: number;
+}
+
+/** A booking's times as the API shows them. */
+export interface PlacedTimes {
+  booking_date: string;
+  start_time: string;
+  end_time: string;
+  starts_at: string;
+  ends_at: string;
+}
+
+export interface Placement {
+  /** The resources the booking statement tries, in this order; the exclusion constraint decides. */
+  candidates: string[];
+  times: PlacedTimes;
+  durationMinutes: number;
+  /** The range the resource is held for, buffers included, as a tstzrange literal. */
+  during: string;
+}
+
+const STAFF_DAYS_BACK = 30;
+const STAFF_YEARS_AHEAD = 2;
+
+/**
+ * Staff bookings skip notice and the booking window, but their date stays sensible: late entries
+ * up to 30 days back, plans up to two years ahead, counted in the business's zone.
+ */
+function assertStaffDate(date: string, timezone: string, now: number): void {
+  const today = todayIn(timezone, now);
+  const earliest = addDays(today, -STAFF_DAYS_BACK);
+  // The same calendar day two years on; as a string comparison, 29 February needs no special case.
+  const latest = `${Number(today.slice(0, 4)) + STAFF_YEARS_AHEAD}${today.slice(4)}`;
+  if (date < earliest || date > latest) {
+    throw new AppError(
+      'outside_booking_window',
+      `staff bookings may be dated from ${earliest} to ${latest}; ${date} is outside that range`,
+    );
+  }
+}
+
+/**
+ * Plans a new booking, or a move of `moved`, on `day` as the availability caches hold it: every
+ * rule is checked here (the contract's errors are thrown), and the caches only order the
+ * candidates, since they may be a moment behind: the resources they see free come first, then the
+ * ones they see busy, which the statement may still find free. A moved booking stays on its
+ * resource when that still fits and no other was asked for; in a business that books in dynamic
+ * mode it keeps its length and may take any minute.
+ */
+export function planPlacement(
+  day: LoadedDay,
+  request: PlacementRequest,
+  now: number,
+  moved?: MovedBooking,
+): Placement {
+  const { business } = day;
+  if (request.mode === 'dynamic' && !moved) assertDynamicMode(business);
+  const staff = request.mode === 'staff';
+  const dynamic = request.mode === 'dynamic' || (moved !== undefined && business.booking_mode === 'dynamic');
+  assertPartySize(business, request.partySize);
+  if (staff) assertStaffDate(request.date, business.timezone, now);
+  const durationMinutes = moved && dynamic ? moved.duration_minutes : request.durationMinutes;
+  const rules = toDayRules(day, { ...request, durationMinutes }, now);
+  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff };
+  // A moved booking's own time shows busy in the cache: only the statement can tell what else is.
+  const check = checkStart(rules, request.time, options);
+  if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
+  // Every resource the rules allow, busy or not.
+  const fitting = checkStart({ ...rules, busy: [] }, request.time, options);
+  if (!fitting.ok) throw startFailure(fitting);
+  const keeps = moved && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
+  const candidates = new Set([
+    ...(keeps ? [moved.resource_id] : []),
+    ...(check.ok ? check.freeResourceIds : []),
+    ...fitting.freeResourceIds,
+  ]);
+  const tz = business.timezone;
+  return {
+    candidates: [...candidates],
+    times: {
+      booking_date: request.date,
+      start_time: instantToWall(fitting.start, tz).time,
+      end_time: instantToWall(fitting.end, tz).time,
+      starts_at: new Date(fitting.start).toISOString(),
+      ends_at: new Date(fitting.end).toISOString(),
+    },
+    durationMinutes: rules.durationMinutes,
+    during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
+  };
+}
