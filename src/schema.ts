@@ -270,6 +270,25 @@ export interface BookingsTable {
   updated_at: Generated<Date>;
 }
 
+/**
+ * The view db/views/booking_views.sql: each booking as the API shows it (`view`, whose type is
+ * bookings/bookings.view.ts's `BookingView`), beside the booking's columns lists filter and sort
+ * on and the UTC dates (`YYYY-MM-DD`) its held time touches.
+ */
+export interface BookingViewsTable {
+  business_id: string;
+  id: string;
+  booking_date: string;
+  start_time: string;
+  created_at: Date;
+  status: BookingStatus;
+  confirmation_code: string;
+  resource_id: string;
+  customer_id: string;
+  held_dates: string[];
+  view: unknown;
+}
+
 export interface WaitlistEntriesTable {
   id: Generated<string>;
   business_id: string;
@@ -444,6 +463,7 @@ export interface DB {
   customers: CustomersTable;
   resource_blocks: ResourceBlocksTable;
   bookings: BookingsTable;
+  booking_views: BookingViewsTable;
   waitlist_entries: WaitlistEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
   deposits: DepositsTable;

@@ -276,7 +276,7 @@ export async function createStaffDepositBooking(
   prepared: PreparedCheckout,
   now: number,
 ) {
-  const booking = await createBooking(
+  const { booking } = await createBooking(
     tx,
     availability,
     actor,

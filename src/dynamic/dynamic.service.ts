@@ -1,7 +1,11 @@
 import type { AvailabilityService, StartAnswer } from '../availability/availability.service.ts';
 import { assertFeature } from '../billing/subscription.service.ts';
-import { createBooking, type NewBooking, type PreparedBookingDeposit } from '../bookings/bookings.service.ts';
-import type { BookingView } from '../bookings/bookings.view.ts';
+import {
+  createBooking,
+  type HeldBooking,
+  type NewBooking,
+  type PreparedBookingDeposit,
+} from '../bookings/bookings.service.ts';
 import { type DepositDeps, prepareDeposit } from '../deposits/deposits.service.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
@@ -61,7 +65,7 @@ export async function createDynamicBooking(
   caller: Caller,
   input: NewDynamicBooking,
   now: number,
-): Promise<BookingView> {
+): Promise<HeldBooking> {
   assertFeature(caller, 'dynamicMode', now);
   try {
     return await createBooking(
