@@ -118,6 +118,20 @@ export interface BookingUsage {
   shard: Generated<number>;
 }
 
+export interface BookingViews {
+  booking_date: string | null;
+  business_id: string | null;
+  confirmation_code: string | null;
+  created_at: Timestamp | null;
+  customer_id: string | null;
+  held_dates: ColumnType<unknown, string, string> | null;
+  id: string | null;
+  resource_id: string | null;
+  start_time: string | null;
+  status: string | null;
+  view: ColumnType<unknown, string, string> | null;
+}
+
 export interface Businesses {
   auto_confirm_bookings: Generated<boolean>;
   booking_mode: Generated<string>;
@@ -449,6 +463,7 @@ export interface DB {
   billing_cleanups: BillingCleanups;
   blackout_dates: BlackoutDates;
   booking_usage: BookingUsage;
+  booking_views: BookingViews;
   bookings: Bookings;
   businesses: Businesses;
   connected_accounts: ConnectedAccounts;

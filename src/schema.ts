@@ -65,6 +65,28 @@ export type BookingsTable = Narrowed<
   { status: BookingStatus; source: 'online' | 'staff' | 'sandbox' }
 >;
 
+/**
+ * The view db/views/booking_views.sql: each booking as the API shows it (`view`, whose type is
+ * bookings/bookings.view.ts's `BookingView`), beside the booking's columns lists filter and sort
+ * on and the UTC dates (`YYYY-MM-DD`) its held time touches. PostgreSQL reports every column of a
+ * view as nullable; these never are.
+ */
+type BookingViewsTable = Narrowed<
+  Tables.BookingViews,
+  {
+    business_id: string;
+    id: string;
+    booking_date: string;
+    start_time: string;
+    created_at: Tables.Timestamp;
+    status: BookingStatus;
+    confirmation_code: string;
+    resource_id: string;
+    customer_id: string;
+    held_dates: ColumnType<string[], string, string>;
+  }
+>;
+
 export type DepositStatus =
   | 'requires_payment'
   | 'held'
@@ -118,6 +140,7 @@ export type DB = Narrowed<
     refresh_tokens: RefreshTokensTable;
     api_keys: ApiKeysTable;
     bookings: BookingsTable;
+    booking_views: BookingViewsTable;
     deposits: DepositsTable;
     connected_accounts: ConnectedAccountsTable;
     billing_cleanups: BillingCleanupsTable;

@@ -116,7 +116,7 @@ export function staffPlacement(
   biz: BookableBusiness,
   candidates: string[],
   start: number,
-): Omit<PlaceBookingParams, 'view'> {
+): PlaceBookingParams {
   const hour = 3_600_000;
   return {
     id: randomUUID(),
@@ -150,3 +150,10 @@ export function staffPlacement(
     action: 'booking.created_by_staff',
   };
 }
+
+/** For `assert.rejects`: the database raised `code`, its DETAIL the JSON of `detail`. */
+export const raisedWith = (code: string, detail: object) => (error: { code?: string; detail?: string }) => {
+  assert.equal(error.code, code);
+  assert.deepEqual(JSON.parse(error.detail ?? 'null'), detail);
+  return true;
+};

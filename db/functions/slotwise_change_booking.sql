@@ -1,15 +1,17 @@
 -- Applies a staff change (`p`, built by bookings.service.ts `changeBooking` from the booking it
--- read) and answers the booking as the API shows it: `p.view` with the change and what only the
--- database decides filled in. A staff change is thus a read and this one call, not a transaction
--- of up to ten statements. The change is made only on the version that was read (`p.version`, the
--- row's xmin); otherwise, or when the booking is gone, it answers `{"stale": true}` and the caller
--- reads again. A refusal is answered as `{"refused": reason, ...}` before anything is written. In
--- one call:
--- - `p.move`: a reschedule, to the first free candidate (`slotwise_move_booking`);
--- - `p.place`: a move to another resource or a new party size at the same time;
+-- read) and answers the booking as `booking_views` shows it then, with the UTC dates its held time
+-- touches. A staff change is thus a read and this one call, not a transaction of up to ten
+-- statements. The change is made only on the version that was read (`p.version`, the row's xmin);
+-- otherwise, or when the booking is gone, it answers `{"stale": true}` and the caller reads again.
+-- Refusals raise, so nothing of the change is left. In one call:
+-- - `p.move`: a reschedule, to the first free candidate (`slotwise_move_booking`; SWB09 when none);
+-- - `p.place`: a move to another resource or a new party size at the same time, which the caller
+--   has checked against the business's rules; the resource must still be active (SWB11) and, when
+--   it is another one, unblocked and free (SWB09);
 -- - `p.status_refused`: a status move the status machine refused, raised as SWB10 only after the
---   placement's own refusal (slot taken, resource refused, party size) had its chance to answer;
+--   placement's own refusal had its chance to answer;
 -- - `p.status`: a status move the caller has checked against the status it read;
+-- - `p.give_unit_back`: the month's unit of a booking cancelled before its deposit was paid;
 -- - an audit row per change and the events `p.events`, each carrying the booking as the whole
 --   change left it: its customer, resource and deposit as they are when the change is made, since
 --   the version checked covers the booking's own row only.
@@ -19,26 +21,16 @@ DECLARE
   v_id uuid := (p->>'booking_id')::uuid;
   v_actor text := p->>'actor';
   v_now timestamptz := date_trunc('milliseconds', now());
-  v_before jsonb := p->'view';
-  v_view jsonb;
-  v_resource uuid;
-  v_capacity int;
   v_place jsonb := p->'place';
-  v_turn record;
-  v_limits record;
-  v_allowed uuid[];
+  v_resource uuid;
+  v_before jsonb;
+  v_view jsonb;
+  v_held_dates jsonb;
   v_type text;
   v_change record;
 BEGIN
-  PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'version', 'view', 'actor', 'events'],
+  PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'version', 'actor', 'events'],
     'slotwise_change_booking');
-  -- The fields of the booking as it was read that are compared and audited here.
-  PERFORM slotwise_require(p->'view',
-    ARRAY['status', 'capacity', 'resource_id', 'service_id', 'booking_date', 'start_time'],
-    'slotwise_change_booking.view');
-  IF p ? 'move' THEN
-    PERFORM slotwise_require(p->'move', ARRAY['view'], 'slotwise_change_booking.move');
-  END IF;
   IF p ? 'place' THEN
     PERFORM slotwise_require(p->'place', ARRAY['resource_id', 'capacity', 'during'], 'slotwise_change_booking.place');
   END IF;
@@ -49,52 +41,23 @@ BEGIN
   IF NOT FOUND THEN
     RETURN jsonb_build_object('stale', true);
   END IF;
+  -- The booking as the caller read it: its own row is that version.
+  SELECT view INTO v_before FROM booking_views WHERE business_id = v_business AND id = v_id;
 
   IF jsonb_typeof(p->'move') = 'object' THEN
-    v_resource := slotwise_move_booking(p->'move' || jsonb_build_object(
+    PERFORM slotwise_move_booking(p->'move' || jsonb_build_object(
       'business_id', v_business, 'booking_id', v_id, 'updated_at', v_now));
-    IF v_resource IS NULL THEN
-      RETURN jsonb_build_object('refused', 'slot_taken');
-    END IF;
   ELSIF jsonb_typeof(v_place) = 'object' THEN
     v_resource := (v_place->>'resource_id')::uuid;
-    v_capacity := (v_place->>'capacity')::int;
-    IF v_capacity <> (v_before->>'capacity')::int THEN
-      SELECT min_capacity, max_capacity INTO v_limits FROM businesses WHERE id = v_business;
-      IF v_capacity NOT BETWEEN v_limits.min_capacity AND v_limits.max_capacity THEN
-        RETURN jsonb_build_object('refused', 'party_size',
-          'min', v_limits.min_capacity, 'max', v_limits.max_capacity);
-      END IF;
-    END IF;
-    SELECT * INTO v_turn FROM slotwise_take_turn(v_business, v_resource, (v_place->>'during')::tstzrange);
-    IF NOT FOUND THEN
-      RETURN jsonb_build_object('refused', 'resource_inactive');
-    END IF;
-    IF v_resource <> (v_before->>'resource_id')::uuid THEN
-      -- A booking made for a service stays on resources that perform it.
-      SELECT resource_ids INTO v_allowed FROM services
-      WHERE id = (v_before->>'service_id')::uuid AND business_id = v_business;
-      IF cardinality(v_allowed) > 0 AND NOT v_resource = ANY (v_allowed) THEN
-        RETURN jsonb_build_object('refused', 'not_performed');
-      END IF;
-    END IF;
-    IF v_capacity NOT BETWEEN v_turn.capacity_min AND v_turn.capacity_max THEN
-      RETURN jsonb_build_object('refused', 'resource_fit',
-        'min', v_turn.capacity_min, 'max', v_turn.capacity_max);
-    END IF;
-    IF v_resource <> (v_before->>'resource_id')::uuid AND EXISTS (
-      SELECT 1 FROM resource_blocks
-      WHERE business_id = v_business AND resource_id = v_resource
-        AND during && (v_place->>'during')::tstzrange
-    ) THEN
-      RETURN jsonb_build_object('refused', 'slot_taken');
-    END IF;
+    -- A party size changed on its own resource is not refused for a block that came after it.
+    PERFORM slotwise_take_turn(v_business, v_resource, (v_place->>'during')::tstzrange,
+      v_resource <> (v_before->>'resource_id')::uuid);
     BEGIN
-      UPDATE bookings SET resource_id = v_resource, capacity = v_capacity, updated_at = v_now
+      UPDATE bookings SET resource_id = v_resource, capacity = (v_place->>'capacity')::int, updated_at = v_now
       WHERE id = v_id AND business_id = v_business;
     EXCEPTION
       WHEN exclusion_violation THEN
-        RETURN jsonb_build_object('refused', 'slot_taken');
+        RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
     END;
   END IF;
 
@@ -108,28 +71,12 @@ BEGIN
     UPDATE bookings SET status = p->>'status', updated_at = v_now
     WHERE id = v_id AND business_id = v_business;
   END IF;
+  IF (p->>'give_unit_back')::boolean THEN
+    PERFORM slotwise_give_unit_back(v_business, v_id);
+  END IF;
 
-  -- The same fields bookings.view.ts `toBookingView` gives them. The version checked covers the
-  -- booking's own row only: its customer, resource and deposit are read as they are now, since
-  -- another request may have changed them after the booking was read.
-  v_view := v_before || coalesce(p->'move'->'view', '{}') || (
-    SELECT jsonb_build_object(
-      'status', b.status,
-      'capacity', b.capacity,
-      'resource_id', r.id,
-      'resource', jsonb_build_object(
-        'id', r.id, 'name', r.name, 'capacity_max', r.capacity_max, 'section', r.section),
-      'customer', jsonb_build_object('id', c.id, 'first_name', c.first_name,
-        'last_name', c.last_name, 'phone', c.phone, 'email', c.email),
-      'deposit', CASE WHEN d.status IS NOT NULL AND d.type IS NOT NULL AND d.amount_cents IS NOT NULL
-        THEN jsonb_build_object('status', d.status, 'type', d.type,
-          'amount_cents', d.amount_cents, 'processor_payment_id', d.processor_payment_id) END,
-      'updated_at', to_char(b.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-    FROM bookings b
-    JOIN customers c ON c.business_id = b.business_id AND c.id = b.customer_id
-    JOIN resources r ON r.business_id = b.business_id AND r.id = b.resource_id
-    LEFT JOIN deposits d ON d.business_id = b.business_id AND d.booking_id = b.id
-    WHERE b.id = v_id AND b.business_id = v_business);
+  SELECT view, held_dates INTO v_view, v_held_dates FROM booking_views
+  WHERE business_id = v_business AND id = v_id;
 
   IF jsonb_typeof(p->'move') = 'object' THEN
     PERFORM slotwise_record_audit(v_business, v_actor, 'booking.rescheduled', 'booking', v_id,
@@ -157,5 +104,5 @@ BEGIN
   FOR v_type IN SELECT jsonb_array_elements_text(p->'events') LOOP
     PERFORM slotwise_emit_event(v_business, v_type, v_view::json, v_id::text);
   END LOOP;
-  RETURN v_view;
+  RETURN jsonb_build_object('booking', v_view, 'held_dates', v_held_dates);
 END $$;

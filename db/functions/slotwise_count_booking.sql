@@ -1,6 +1,7 @@
 
--- Counts one booking of the developer's month, below `p_limit`; raises SWQ02 (the transaction's
--- refusal) when the month's bookings are used up. Exact under concurrency, and bookings of one
+-- Counts one booking of the developer's month, below `p_limit` (the quota of the plan `p_plan`);
+-- raises SWQ02 (the transaction's refusal) when the month's bookings are used up, its DETAIL
+-- naming the plan and the limit. Exact under concurrency, and bookings of one
 -- developer seldom wait for each other:
 -- - A booking increments one shard picked at random, which holds that row until it commits, then
 --   reads the sum of all shards. At most 8 bookings are in flight at once (one per shard), so
@@ -8,7 +9,7 @@
 --   other shard), no combination of the bookings in flight can pass the limit.
 -- - Closer to the limit, it gives back its increment and takes every shard in shard order: with
 --   all of them held, the sum is exact and nobody else counts; the last unit goes to exactly one.
-CREATE OR REPLACE FUNCTION slotwise_count_booking(p_developer uuid, p_month date, p_limit int)
+CREATE OR REPLACE FUNCTION slotwise_count_booking(p_developer uuid, p_month date, p_limit int, p_plan text)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   v_shard smallint := floor(random() * 8)::smallint;
@@ -37,7 +38,8 @@ BEGIN
   SELECT sum(bookings) INTO v_total FROM booking_usage
   WHERE developer_id = p_developer AND month = p_month;
   IF v_total >= p_limit THEN
-    RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02';
+    RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02',
+      DETAIL = jsonb_build_object('plan', p_plan, 'limit', p_limit)::text;
   END IF;
   UPDATE booking_usage SET bookings = bookings + 1
   WHERE developer_id = p_developer AND month = p_month AND shard = v_shard;

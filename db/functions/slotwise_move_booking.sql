@@ -1,7 +1,7 @@
 -- Moves a booking to its new time and party on the first candidate resource that is still active,
 -- unblocked and accepted by the exclusion constraint, taking turns as a placement does; a pending
--- deposit's hold follows the new start. Answers the resource it went to, or NULL when none is free
--- any more (nothing is changed then).
+-- deposit's hold follows the new start. Answers the resource it went to; raises SWB09 when none is
+-- free any more (nothing is changed then).
 CREATE OR REPLACE FUNCTION slotwise_move_booking(p jsonb) RETURNS uuid LANGUAGE plpgsql AS $$
 DECLARE
   v_business uuid := (p->>'business_id')::uuid;
@@ -10,21 +10,15 @@ DECLARE
   v_starts timestamptz := (p->>'starts_at')::timestamptz;
   v_updated timestamptz := coalesce((p->>'updated_at')::timestamptz, now());
   v_candidate text;
-  v_resource uuid;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'candidates', 'booking_date', 'start_time',
     'end_time', 'starts_at', 'ends_at', 'during', 'capacity', 'hold_lead_ms'], 'slotwise_move_booking');
-  <<candidates>>
   FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
     -- A subtransaction per try: a refused candidate gives its turn back at once.
     BEGIN
-      SELECT id INTO v_resource FROM slotwise_take_turn(v_business, v_candidate::uuid, v_during);
-      CONTINUE candidates WHEN NOT FOUND;
-      CONTINUE candidates WHEN EXISTS (
-        SELECT 1 FROM resource_blocks
-        WHERE business_id = v_business AND resource_id = v_resource AND during && v_during);
+      PERFORM slotwise_take_turn(v_business, v_candidate::uuid, v_during, true);
       UPDATE bookings SET
-        resource_id = v_resource, booking_date = (p->>'booking_date')::date,
+        resource_id = v_candidate::uuid, booking_date = (p->>'booking_date')::date,
         start_time = (p->>'start_time')::time, end_time = (p->>'end_time')::time,
         starts_at = v_starts, ends_at = (p->>'ends_at')::timestamptz, during = v_during,
         capacity = (p->>'capacity')::int, updated_at = v_updated
@@ -34,10 +28,10 @@ BEGIN
         updated_at = v_updated
       WHERE business_id = v_business AND booking_id = v_id AND status = 'requires_payment'
         AND hold_due_at IS NOT NULL;
-      RETURN v_resource;
+      RETURN v_candidate::uuid;
     EXCEPTION
-      WHEN exclusion_violation THEN CONTINUE candidates;
+      WHEN exclusion_violation OR SQLSTATE 'SWB11' OR SQLSTATE 'SWB09' THEN NULL;
     END;
   END LOOP;
-  RETURN NULL;
+  RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
 END $$;

@@ -1,8 +1,9 @@
--- Places a booking (`p`, built by bookings.service.ts `placeBooking`) on the first candidate
+-- Places a booking (`p`, built by bookings.service.ts `createBooking`) on the first candidate
 -- resource that is still active and free, with its customer, deposit, audit row, outbox event and
--- the developer's monthly count, and answers the booking as the API shows it: `p.view` with what
--- only the database decides filled in. Refusals raise, so nothing of the booking is left:
--- SWQ02 when the monthly quota is used up, SWB09 when no candidate is free.
+-- the month's count, and answers the booking as `booking_views` shows it with the UTC dates its
+-- held time touches. Refusals raise, so nothing of the booking is left: SWQ02 when the developer's
+-- monthly quota is used up, SWQ03 when a sandbox business's cap is, SWB09 when no candidate is
+-- free.
 -- A booking is one round trip: the rules are checked by the application from its caches, and
 -- everything the database must do to place it runs here, in one statement (one transaction when
 -- called alone). The exclusion constraint stays the judge: a candidate resource taken meanwhile
@@ -14,17 +15,16 @@ DECLARE
   v_during tstzrange := (p->>'during')::tstzrange;
   v_created timestamptz := date_trunc('milliseconds', now());
   v_customer customers;
-  v_resource record;
   v_code text;
   v_placed boolean := false;
   v_candidate text;
   v_view jsonb;
-  v_stamp text;
+  v_held_dates jsonb;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['id', 'business_id', 'service_id', 'booking_date', 'start_time',
     'end_time', 'duration_minutes', 'starts_at', 'ends_at', 'during', 'status', 'capacity', 'source',
     'customer_notes', 'guest_first_name', 'guest_last_name', 'guest_email', 'customer', 'trusted',
-    'candidates', 'codes', 'actor', 'action', 'view'], 'slotwise_place_booking');
+    'candidates', 'codes', 'actor', 'action'], 'slotwise_place_booking');
   PERFORM slotwise_require(p->'customer',
     ARRAY['first_name', 'last_name', 'phone', 'phone_normalized', 'email'], 'slotwise_place_booking.customer');
   IF p ? 'deposit' THEN
@@ -32,7 +32,11 @@ BEGIN
       'slotwise_place_booking.deposit');
   END IF;
   IF p ? 'quota' THEN
-    PERFORM slotwise_require(p->'quota', ARRAY['developer_id', 'month', 'limit'], 'slotwise_place_booking.quota');
+    PERFORM slotwise_require(p->'quota', ARRAY['developer_id', 'month', 'limit', 'plan_id'],
+      'slotwise_place_booking.quota');
+  END IF;
+  IF p ? 'sandbox_cap' THEN
+    PERFORM slotwise_require(p->'sandbox_cap', ARRAY['month', 'cap'], 'slotwise_place_booking.sandbox_cap');
   END IF;
 
   -- A fast refusal; the count at the end is what holds under concurrency.
@@ -40,7 +44,8 @@ BEGIN
     SELECT sum(bookings) FROM booking_usage
     WHERE developer_id = (p->'quota'->>'developer_id')::uuid AND month = (p->'quota'->>'month')::date
   ) >= (p->'quota'->>'limit')::int THEN
-    RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02';
+    RAISE EXCEPTION 'monthly booking quota reached' USING ERRCODE = 'SWQ02',
+      DETAIL = jsonb_build_object('plan', p->'quota'->'plan_id', 'limit', p->'quota'->'limit')::text;
   END IF;
 
   SELECT * INTO v_customer FROM slotwise_upsert_customer(
@@ -52,18 +57,13 @@ BEGIN
     FOR v_code IN SELECT jsonb_array_elements_text(p->'codes') LOOP
       -- A subtransaction per try: a refused candidate gives its locks back at once.
       BEGIN
-        SELECT id, name, capacity_max, section INTO v_resource
-        FROM slotwise_take_turn(v_business, v_candidate::uuid, v_during);
-        CONTINUE candidates WHEN NOT FOUND;
-        CONTINUE candidates WHEN EXISTS (
-          SELECT 1 FROM resource_blocks
-          WHERE business_id = v_business AND resource_id = v_resource.id AND during && v_during);
+        PERFORM slotwise_take_turn(v_business, v_candidate::uuid, v_during, true);
         INSERT INTO bookings (
           id, business_id, customer_id, resource_id, service_id, booking_date, start_time, end_time,
           duration_minutes, starts_at, ends_at, during, status, confirmation_code, capacity, source,
           customer_notes, guest_first_name, guest_last_name, guest_email, created_at, updated_at)
         VALUES (
-          v_id, v_business, v_customer.id, v_resource.id, (p->>'service_id')::uuid,
+          v_id, v_business, v_customer.id, v_candidate::uuid, (p->>'service_id')::uuid,
           (p->>'booking_date')::date, (p->>'start_time')::time, (p->>'end_time')::time,
           (p->>'duration_minutes')::int, (p->>'starts_at')::timestamptz, (p->>'ends_at')::timestamptz,
           v_during, p->>'status', v_code, (p->>'capacity')::int, p->>'source', p->>'customer_notes',
@@ -71,7 +71,7 @@ BEGIN
         v_placed := true;
         EXIT candidates;
       EXCEPTION
-        WHEN exclusion_violation THEN CONTINUE candidates;
+        WHEN exclusion_violation OR SQLSTATE 'SWB11' OR SQLSTATE 'SWB09' THEN CONTINUE candidates;
         -- Only the confirmation code can collide (the id is fresh): the next code is tried.
         WHEN unique_violation THEN NULL;
       END;
@@ -92,26 +92,25 @@ BEGIN
     FROM jsonb_populate_record(NULL::deposits, p->'deposit') d;
   END IF;
 
-  -- The same fields bookings.view.ts `toBookingView` gives them.
-  v_stamp := to_char(v_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
-  v_view := p->'view' || jsonb_build_object(
-    'confirmation_code', v_code,
-    'resource_id', v_resource.id,
-    'resource', jsonb_build_object('id', v_resource.id, 'name', v_resource.name,
-      'capacity_max', v_resource.capacity_max, 'section', v_resource.section),
-    'customer_id', v_customer.id,
-    'customer', jsonb_build_object('id', v_customer.id, 'first_name', v_customer.first_name,
-      'last_name', v_customer.last_name, 'phone', v_customer.phone, 'email', v_customer.email),
-    'created_at', v_stamp,
-    'updated_at', v_stamp);
-
+  SELECT view, held_dates INTO v_view, v_held_dates FROM booking_views
+  WHERE business_id = v_business AND id = v_id;
   PERFORM slotwise_record_audit(v_business, p->>'actor', p->>'action', 'booking', v_id, NULL, v_view, NULL);
   PERFORM slotwise_emit_event(v_business, 'booking.created', v_view::json, v_id::text);
 
-  -- Last, so the developer's shard is held only for the moment before the commit.
+  -- Last, so the month's row is held only for the moment before the commit.
   IF jsonb_typeof(p->'quota') = 'object' THEN
     PERFORM slotwise_count_booking((p->'quota'->>'developer_id')::uuid, (p->'quota'->>'month')::date,
-      (p->'quota'->>'limit')::int);
+      (p->'quota'->>'limit')::int, p->'quota'->>'plan_id');
   END IF;
-  RETURN v_view;
+  IF jsonb_typeof(p->'sandbox_cap') = 'object' THEN
+    INSERT INTO sandbox_usage AS u (business_id, month, bookings)
+    VALUES (v_business, (p->'sandbox_cap'->>'month')::date, 1)
+    ON CONFLICT (business_id, month) DO UPDATE SET bookings = u.bookings + 1
+    WHERE u.bookings < (p->'sandbox_cap'->>'cap')::int;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'monthly sandbox cap reached' USING ERRCODE = 'SWQ03',
+        DETAIL = jsonb_build_object('cap', p->'sandbox_cap'->'cap')::text;
+    END IF;
+  END IF;
+  RETURN jsonb_build_object('booking', v_view, 'held_dates', v_held_dates);
 END $$;

@@ -117,69 +117,9 @@ export const rememberCustomer = (tx: Tx, developerId: string, customerId: string
     .where('processor_customer_id', 'is', null)
     .execute();
 
-/**
- * Counts one booking of a sandbox business's month while the month is below `cap`; false when
- * the cap is used up. Concurrent bookings queue on the month's row, which each re-reads once it
- * is theirs, so the last unit goes to exactly one.
- */
-export async function incrementSandboxUsage(tx: Tx, businessId: string, month: string, cap: number) {
-  const counted = await tx
-    .insertInto('sandbox_usage')
-    .values({ business_id: businessId, month, bookings: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['business_id', 'month'])
-        .doUpdateSet({ bookings: sql`sandbox_usage.bookings + 1` })
-        .where('sandbox_usage.bookings', '<', cap),
-    )
-    .returning('bookings')
-    .executeTakeFirst();
-  return counted !== undefined;
-}
-
-/** What tells where a booking was counted: its business's developer and kind, and when it was made. */
-export const bookingCountedIn = (executor: Executor, businessId: string, bookingId: string) =>
-  executor
-    .selectFrom('bookings')
-    .innerJoin('businesses', 'businesses.id', 'bookings.business_id')
-    .select(['businesses.developer_id', 'businesses.is_dev', 'bookings.created_at'])
-    .where('bookings.business_id', '=', businessId)
-    .where('bookings.id', '=', bookingId)
-    .executeTakeFirst();
-
-export const decrementSandboxUsage = (tx: Tx, businessId: string, month: string) =>
-  tx
-    .updateTable('sandbox_usage')
-    .set({ bookings: sql`bookings - 1` })
-    .where('business_id', '=', businessId)
-    .where('month', '=', month)
-    .where('bookings', '>', 0)
-    .execute();
-
-/**
- * Takes one unit off the developer's month: off the first of its shards (migrations/0018) that
- * holds one, locking that row only, so it never waits for more than one booking being counted.
- */
-export const decrementBookingUsage = (tx: Tx, developerId: string, month: string) =>
-  tx
-    .with('shard', (db) =>
-      db
-        .selectFrom('booking_usage')
-        .select('shard')
-        .where('developer_id', '=', developerId)
-        .where('month', '=', month)
-        .where('bookings', '>', 0)
-        .orderBy('shard')
-        .limit(1)
-        .forUpdate(),
-    )
-    .updateTable('booking_usage')
-    .set({ bookings: sql`booking_usage.bookings - 1` })
-    .from('shard')
-    .where('booking_usage.developer_id', '=', developerId)
-    .where('booking_usage.month', '=', month)
-    .whereRef('booking_usage.shard', '=', 'shard.shard')
-    .execute();
+/** Gives back the unit a booking took of its month: `slotwise_give_unit_back`. */
+export const giveUnitBack = (tx: Tx, businessId: string, bookingId: string) =>
+  sql`SELECT slotwise_give_unit_back(${businessId}::uuid, ${bookingId}::uuid)`.execute(tx);
 
 /** Makes `checkoutId` the developer's open plan checkout; answers the one it replaces, if any. */
 export async function replaceOpenCheckout(tx: Tx, developerId: string, checkoutId: string) {

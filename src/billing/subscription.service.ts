@@ -7,11 +7,8 @@ import type { StoredPlanId, SubscriptionStatus } from '../schema.ts';
 import { depositsEnabled } from './connect.service.ts';
 import { entitlementAt, FEATURE_NAMES, type Feature, PLAN_IDS, PLANS, quotaMonth } from './plans.ts';
 import {
-  bookingCountedIn,
   countResources,
-  decrementBookingUsage,
-  decrementSandboxUsage,
-  incrementSandboxUsage,
+  giveUnitBack,
   loadAccount,
   type ProcessorSubscriptionRow,
   type SubscriptionRow,
@@ -41,7 +38,8 @@ const plansWith = (feature: Feature) => PLAN_IDS.filter((id) => PLANS[id][featur
 
 /**
  * What a booking counts against: its developer's month and the plan's quota, which the booking
- * statement counts it in only while the count is below `quota` (migrations/0018). Null for a
+ * statement counts it in only while the count is below `quota` (`slotwise_count_booking`; past it,
+ * 402 `plan_limit_reached`). Null for a
  * sandbox business, which counts on its own cap instead (`sandboxCap`).
  */
 export interface QuotaTicket {
@@ -83,13 +81,10 @@ export function bookingQuota(
   };
 }
 
-export const quotaReached = (ticket: QuotaTicket) =>
-  new AppError(
-    'plan_limit_reached',
-    `the ${ticket.planId} plan takes ${ticket.quota} bookings a month and they are used up; upgrade the plan to take more`,
-  );
-
-/** What a sandbox business's booking counts against: its own month, below the sandbox cap. */
+/**
+ * What a sandbox business's booking counts against: its own month, below the sandbox cap, which
+ * the booking statement counts it in (402 `plan_limit_reached` once it is used up).
+ */
 export interface SandboxCap {
   businessId: string;
   month: string;
@@ -102,26 +97,14 @@ export function sandboxCap(holder: QuotaHolder, businessId: string, now: number)
   return { businessId, month: quotaMonth(now), cap: SANDBOX_MONTHLY_BOOKINGS };
 }
 
-/** Counts a sandbox booking in the caller's transaction; 402 once the month's cap is used up. */
-export async function countSandboxBooking(tx: Tx, cap: SandboxCap): Promise<void> {
-  if (await incrementSandboxUsage(tx, cap.businessId, cap.month, cap.cap)) return;
-  throw new AppError(
-    'plan_limit_reached',
-    `a sandbox business takes ${cap.cap} bookings a month and they are used up; it is for trying things out, a live business takes real bookings`,
-  );
-}
-
 /**
  * Gives back the unit a booking took of its month (its developer's quota, or its sandbox's cap),
  * in the transaction that cancelled it because it never became confirmed. The caller makes that
- * move once per booking, so the unit comes back once.
+ * move once per booking, so the unit comes back once. `slotwise_give_unit_back` does it, as the
+ * booking change statement does.
  */
 export async function giveBookingUnitBack(tx: Tx, businessId: string, bookingId: string): Promise<void> {
-  const counted = await bookingCountedIn(tx, businessId, bookingId);
-  if (!counted) return;
-  const month = quotaMonth(counted.created_at.getTime());
-  if (counted.is_dev) await decrementSandboxUsage(tx, businessId, month);
-  else await decrementBookingUsage(tx, counted.developer_id, month);
+  await giveUnitBack(tx, businessId, bookingId);
 }
 
 /** `GET /v1/manage/subscription`: the developer's subscription as it stands, seen from one business. */

@@ -283,17 +283,19 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      return commitStatement(request, reply, 200, async (executor) => {
-        const { before, booking } = await changeBooking(
-          executor,
-          app.availability,
-          principal,
-          request.params.booking_id,
-          request.body,
-          app.clock.now(),
-        );
-        return booked(request, booking, before);
-      });
+      return commitStatement(request, reply, 200, async (executor) =>
+        booked(
+          request,
+          await changeBooking(
+            executor,
+            app.availability,
+            principal,
+            request.params.booking_id,
+            request.body,
+            app.clock.now(),
+          ),
+        ),
+      );
     },
   );
 

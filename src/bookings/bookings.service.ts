@@ -1,29 +1,23 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
-import type { AvailabilityService } from '../availability/availability.service.ts';
-import {
-  bookingQuota,
-  countSandboxBooking,
-  giveBookingUnitBack,
-  type QuotaHolder,
-  quotaReached,
-  sandboxCap,
-} from '../billing/subscription.service.ts';
+import { type AvailabilityService, assertPartySize } from '../availability/availability.service.ts';
+import { performs, takesParty } from '../availability/engine/index.ts';
+import { bookingQuota, type QuotaHolder, sandboxCap } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import { ReadChanged } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import type { BookingStatus, DepositStatus, DepositsTable } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
   type BookingFilters,
   bookingPlacement,
-  type ChangeRefusal,
-  findBookingRow,
   findBookingToChange,
+  findBookingView,
   freeResourcesFor,
   listBookings,
   lockBooking,
@@ -31,9 +25,10 @@ import {
   runBookingChange,
   updateBooking,
 } from './bookings.queries.ts';
-import { type BookingView, toBookingView } from './bookings.view.ts';
+import type { BookingView } from './bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
 import { type PlacementRequest, planPlacement } from './placement.ts';
+import { refusalOf } from './sqlstates.ts';
 import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
 import { assertMoveReady, isTerminal, transitionRefusal } from './status.ts';
 
@@ -46,16 +41,14 @@ export function confirmationCode(): string {
   return code;
 }
 
-const slotTaken = () => new AppError('slot_unavailable', 'no resource is free for this slot any more');
-
 export async function findBooking(
   executor: Executor,
   businessId: string,
   bookingId: string,
 ): Promise<BookingView> {
-  const row = await findBookingRow(executor, businessId, bookingId);
-  if (!row) throw notFound('booking');
-  return toBookingView(row);
+  const booking = await findBookingView(executor, businessId, bookingId);
+  if (!booking) throw notFound('booking');
+  return booking;
 }
 
 /** The business's bookings as a page of the list the filters ask for. */
@@ -104,12 +97,13 @@ export type BookingActor = Actor & QuotaHolder;
 /**
  * Creates a booking in ONE statement. Every rule is checked by `planPlacement` against the
  * business's rules and busy periods as the availability caches hold them (kept current by the
- * change feed); they only order the candidate resources: the statement (migrations/0017) takes
- * the first candidate still active, unblocked and accepted by the exclusion constraint, so a
+ * change feed); they only order the candidate resources: the statement (`slotwise_place_booking`)
+ * takes the first candidate still active, unblocked and accepted by the exclusion constraint, so a
  * cache a moment behind can neither double-book nor refuse a resource freed meanwhile. Online bookings sit on the slot grid
  * and respect notice and window; dynamic ones take any minute and their own length with the same
  * rules otherwise; staff bookings take any minute inside hours. Called alone the statement is the
- * request's transaction; inside the caller's, it is part of it.
+ * request's transaction; inside the caller's, it is part of it. The month's count (the developer's
+ * quota, or a sandbox business's cap) is the statement's too.
  */
 export async function createBooking(
   executor: Executor,
@@ -117,7 +111,7 @@ export async function createBooking(
   actor: BookingActor,
   input: NewBooking,
   now: number,
-): Promise<BookingView> {
+): Promise<HeldBooking> {
   const staff = input.source === 'staff';
   const request: PlacementRequest = {
     date: input.date,
@@ -132,7 +126,7 @@ export async function createBooking(
   const placement = planPlacement(ctx, request, now);
   const quota = bookingQuota(actor, input.source, now);
   const cap = sandboxCap(actor, actor.businessId, now);
-  const booking: Omit<PlaceBookingParams, 'view'> = {
+  const booking: PlaceBookingParams = {
     id: input.deposit?.bookingId ?? randomUUID(),
     business_id: actor.businessId,
     service_id: ctx.service?.id ?? null,
@@ -155,51 +149,34 @@ export async function createBooking(
         ? 'booking.created_by_staff_with_deposit'
         : 'booking.created_by_staff'
       : 'booking.created',
-    quota: quota ? { developer_id: quota.developerId, month: quota.month, limit: quota.quota } : undefined,
+    quota: quota
+      ? { developer_id: quota.developerId, month: quota.month, limit: quota.quota, plan_id: quota.planId }
+      : undefined,
+    sandbox_cap: cap ? { month: cap.month, cap: cap.cap } : undefined,
   };
-  const place = async (on: Executor) => {
-    const placed = await placeBooking(on, booking);
-    if (placed === 'slot_taken') throw slotTaken();
-    if (placed === 'quota_reached') throw quotaReached(quota!);
-    // A sandbox's cap is counted after the placement, in its transaction: refused, nothing stays.
-    if (cap) await countSandboxBooking(on as Tx, cap);
-    return placed;
-  };
-  if (!cap || executor.isTransaction) return place(executor);
-  return executor.transaction().execute(place);
+  const placed = await placeBooking(executor, booking).catch((error) => {
+    throw refusalOf(error);
+  });
+  return { booking: placed.booking, heldDates: placed.held_dates };
 }
 
 /**
- * A booking holds at most 4 hours before its start (a service's buffer) and 8 after its end (the
- * business's buffer and a service's, 4 hours each at most: settings and services schemas).
+ * A booking a statement placed or changed, with the UTC dates its held time touches (before a
+ * change too), as the database counts them (`booking_views.held_dates`, `slotwise_utc_days`).
  */
-const MAX_HELD_BEFORE_MS = 4 * 3_600_000;
-const MAX_HELD_AFTER_MS = 8 * 3_600_000;
-const DAY_MS = 86_400_000;
-
-/** The UTC dates a booking's held time can touch, its buffers included. */
-function heldDatesOf(booking: Pick<BookingView, 'starts_at' | 'ends_at'>): string[] {
-  const first = Math.floor((Date.parse(booking.starts_at) - MAX_HELD_BEFORE_MS) / DAY_MS);
-  const last = Math.floor((Date.parse(booking.ends_at) + MAX_HELD_AFTER_MS - 1) / DAY_MS);
-  const dates: string[] = [];
-  for (let day = first; day <= last; day++) dates.push(new Date(day * DAY_MS).toISOString().slice(0, 10));
-  return dates;
+export interface HeldBooking {
+  booking: BookingView;
+  heldDates: readonly string[];
 }
 
 /**
  * Notes on the request the dates a booking it created or changed holds time on (before the change
  * too), so that once it is answered only the days those can touch are recomputed in this process
- * (app.ts, `onSend`).
+ * (app.ts, `onSend`). Answers the booking.
  */
-export function booked<T extends BookingView>(
-  request: { bookedDates: readonly string[] | null },
-  booking: T,
-  before?: BookingView,
-): T {
-  const dates = heldDatesOf(booking);
-  if (before) dates.push(...heldDatesOf(before).filter((date) => !dates.includes(date)));
-  request.bookedDates = dates;
-  return booking;
+export function booked(request: { bookedDates: readonly string[] | null }, held: HeldBooking): BookingView {
+  request.bookedDates = held.heldDates;
+  return held.booking;
 }
 
 export interface BookingChange {
@@ -240,7 +217,13 @@ function auditBooking(
  * audited and announced. The booking is read, the change prepared from it and the business's rules
  * (as the availability caches hold them: a reschedule's candidates are ordered by them, and the
  * exclusion constraint decides), then made in ONE statement on the version that was read. Terminal
- * bookings only keep their status. Answers the booking before and after the change.
+ * bookings only keep their status. Answers the booking before and after the change, with the UTC
+ * dates it held before and holds after.
+ *
+ * When another request changed the booking between the read and the statement, the statement
+ * changes nothing: run alone, the change is then made again in a transaction (`ReadChanged`,
+ * `commitStatement`); in a transaction, it is read again with the booking locked first, so that
+ * nothing else changes it before this change is made.
  */
 export async function changeBooking(
   executor: Executor,
@@ -250,31 +233,18 @@ export async function changeBooking(
   change: BookingChange,
   now: number,
 ): Promise<ChangedBooking> {
-  // A cancellation may give a unit back (`cancelledUnpaid`): in the change's own transaction.
-  if (change.status === 'cancelled' && !executor.isTransaction) {
-    return executor
-      .transaction()
-      .execute((tx) => changeBooking(tx, availability, actor, bookingId, change, now));
-  }
   const changed = await tryChange(executor, availability, actor, bookingId, change, now);
   if (changed !== 'stale') return changed;
-  // Another request changed the booking between its read and this change: read again with the
-  // booking locked first, so that nothing else changes it before this change is made.
-  const lockedFirst = async (tx: Tx) => {
-    await lockedBooking(tx, actor.businessId, bookingId);
-    return tryChange(tx, availability, actor, bookingId, change, now);
-  };
-  const retried = executor.isTransaction
-    ? await lockedFirst(executor as Tx)
-    : await executor.transaction().execute(lockedFirst);
+  if (!executor.isTransaction) throw new ReadChanged();
+  await lockedBooking(executor as Tx, actor.businessId, bookingId);
+  const retried = await tryChange(executor, availability, actor, bookingId, change, now);
   if (retried === 'stale')
     throw new AppError('conflict', 'the booking changed during this change; try again');
   return retried;
 }
 
-interface ChangedBooking {
+export interface ChangedBooking extends HeldBooking {
   before: BookingView;
-  booking: BookingView;
 }
 
 async function tryChange(
@@ -285,18 +255,20 @@ async function tryChange(
   change: BookingChange,
   now: number,
 ): Promise<ChangedBooking | 'stale'> {
-  const row = await findBookingToChange(executor, actor.businessId, bookingId);
-  if (!row) throw notFound('booking');
-  const { version, during, ...viewRow } = row;
-  const before = toBookingView(viewRow);
+  const read = await findBookingToChange(executor, actor.businessId, bookingId);
+  if (!read) throw notFound('booking');
+  const { version, during, held_dates, view: before } = read;
   const statement = await prepareChange(executor, availability, actor, { before, during }, change, now);
-  if (!statement) return { before, booking: before };
-  const changed = await runBookingChange(executor, { ...statement, version, view: before });
+  if (!statement) return { before, booking: before, heldDates: held_dates };
+  const changed = await runBookingChange(executor, { ...statement, version }).catch((error) => {
+    throw refusalOf(error);
+  });
   if (changed === 'stale') return changed;
-  if ('refused' in changed) throw changeRefusal(changed, statement, before);
-  if (cancelledUnpaid(before, changed))
-    await giveBookingUnitBack(executor as Tx, actor.businessId, before.id);
-  return { before, booking: changed };
+  return {
+    before,
+    booking: changed.booking,
+    heldDates: [...new Set([...changed.held_dates, ...held_dates])],
+  };
 }
 
 /**
@@ -304,13 +276,13 @@ async function tryChange(
  * it never became confirmed, so it gives its month's unit back, as it does when the service
  * cancels it unpaid. Its deadline passing later finds it cancelled and gives nothing more.
  */
-const cancelledUnpaid = (before: BookingView, after: BookingView) =>
+const cancelledUnpaid = (before: BookingView, status: BookingStatus) =>
   before.status === 'pending' &&
-  after.status === 'cancelled' &&
+  status === 'cancelled' &&
   before.deposit !== null &&
   !MONEY_TAKEN.includes(before.deposit.status as DepositStatus);
 
-type PreparedChange = Omit<ChangeBookingParams, 'version' | 'view'>;
+type PreparedChange = Omit<ChangeBookingParams, 'version'>;
 
 /** The statement that makes `change` on the booking as it was read; null when it changes nothing. */
 async function prepareChange(
@@ -349,6 +321,7 @@ async function prepareChange(
   } else {
     const resourceId = change.resource_id ?? before.resource_id;
     if (resourceId !== before.resource_id || capacity !== before.capacity) {
+      await checkPlace(executor, availability, actor.businessId, before, resourceId, capacity, now);
       statement.place = { resource_id: resourceId, capacity, during: current.during };
       statement.events.push('booking.updated');
     }
@@ -357,8 +330,9 @@ async function prepareChange(
   if (change.status !== undefined && (change.status !== status || isTerminal(status))) {
     const refusal = transitionRefusal(status, change.status);
     if (!refusal) {
-      assertMoveReady(status, change.status, statement.move?.view ?? before, now);
+      assertMoveReady(status, change.status, statement.move ?? before, now);
       statement.status = change.status;
+      if (cancelledUnpaid(before, change.status)) statement.give_unit_back = true;
       if (change.status !== 'pending') statement.events.push(bookingStatusEvent(change.status));
     } else if (statement.move || statement.place) {
       // The statement answers the placement's own refusal first, and this one after.
@@ -394,27 +368,44 @@ async function prepareMove(
   };
   const ctx = await availability.loadedDay(businessId, request, now, executor);
   const { candidates, times, during } = planPlacement(ctx, request, now, before);
-  return { candidates, ...times, during, capacity, hold_lead_ms: HOLD_LEAD_MS, view: times };
+  return { candidates, ...times, during, capacity, hold_lead_ms: HOLD_LEAD_MS };
 }
 
-/** The contract's error for a change the statement refused. */
-function changeRefusal(refusal: ChangeRefusal, statement: PreparedChange, before: BookingView): AppError {
-  switch (refusal.refused) {
-    case 'status':
-      return new AppError('conflict', refusal.message);
-    case 'slot_taken':
-      return slotTaken();
-    case 'resource_inactive':
-      return invalidField('resource_id', 'is not an active resource of this business');
-    case 'not_performed':
-      return invalidField('resource_id', "does not perform this booking's service");
-    case 'party_size':
-      return invalidField('capacity', `must be between ${refusal.min} and ${refusal.max} for this business`);
-    case 'resource_fit':
-      return invalidField(
-        statement.place?.capacity !== before.capacity ? 'capacity' : 'resource_id',
-        `the resource takes parties of ${refusal.min} to ${refusal.max}`,
-      );
+/**
+ * A move to another resource or a new party size at the same time, checked against the business's
+ * rules as the availability engine reads them (the cached rules of `loadedDay`): the business's
+ * party limits, the resource's range and the resources the booking's service is performed on.
+ * Whether the resource is still active and unblocked, and free, is the statement's to judge when it
+ * places the booking; a resource the rules do not list has no range to check and is refused here.
+ */
+async function checkPlace(
+  executor: Executor,
+  availability: AvailabilityService,
+  businessId: string,
+  before: BookingView,
+  resourceId: string,
+  capacity: number,
+  now: number,
+): Promise<void> {
+  const moved = resourceId !== before.resource_id;
+  const resized = capacity !== before.capacity;
+  const day = await availability.loadedDay(
+    businessId,
+    { date: before.booking_date, partySize: capacity, serviceId: moved ? before.service_id : null },
+    now,
+    executor,
+  );
+  if (resized) assertPartySize(day.business, capacity);
+  const resource = day.resources.find((candidate) => candidate.id === resourceId);
+  if (!resource) throw invalidField('resource_id', 'is not an active resource of this business');
+  if (moved && !performs(day.service?.resource_ids, resourceId)) {
+    throw invalidField('resource_id', "does not perform this booking's service");
+  }
+  if (!takesParty(resource, capacity)) {
+    throw invalidField(
+      resized ? 'capacity' : 'resource_id',
+      `the resource takes parties of ${resource.capacityMin} to ${resource.capacityMax}`,
+    );
   }
 }
 

@@ -1,13 +1,7 @@
-import { Type } from 'typebox';
-import {
-  CUSTOMER_SUMMARY_COLUMNS,
-  CustomerSummary,
-  GuestSchema,
-  toCustomerSummary,
-  toGuestView,
-} from '../customers/entry-customer.ts';
+import { type Static, Type } from 'typebox';
+import { CustomerSummary, GuestSchema } from '../customers/entry-customer.ts';
 import type { Executor } from '../platform/db.ts';
-import { DateString, hhmm, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { DEPOSIT_STATUSES } from './model.ts';
 
 /** A booking's deposit as clients see it; the processor's own ids beyond the payment stay inside. */
@@ -89,97 +83,15 @@ export const CreatedBookingSchema = Type.Object(
   { $id: 'CreatedBooking' },
 );
 
-/** Bookings joined with their customer, resource and deposit, ready for `toBookingView`. */
-export function selectBookingRows(executor: Executor) {
-  return executor
-    .selectFrom('bookings as b')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.business_id', '=', 'b.business_id').onRef('c.id', '=', 'b.customer_id'),
-    )
-    .innerJoin('resources as r', (join) =>
-      join.onRef('r.business_id', '=', 'b.business_id').onRef('r.id', '=', 'b.resource_id'),
-    )
-    .leftJoin('deposits as d', (join) =>
-      join.onRef('d.business_id', '=', 'b.business_id').onRef('d.booking_id', '=', 'b.id'),
-    )
-    .select([
-      'b.id',
-      'b.business_id',
-      'b.status',
-      'b.confirmation_code',
-      'b.booking_date',
-      'b.start_time',
-      'b.end_time',
-      'b.duration_minutes',
-      'b.capacity',
-      'b.source',
-      'b.resource_id',
-      'b.service_id',
-      'b.customer_id',
-      'b.customer_notes',
-      'b.staff_notes',
-      'b.guest_first_name',
-      'b.guest_last_name',
-      'b.guest_email',
-      'b.starts_at',
-      'b.ends_at',
-      'b.created_at',
-      'b.updated_at',
-      ...CUSTOMER_SUMMARY_COLUMNS,
-      'r.name as resource_name',
-      'r.capacity_max as resource_capacity_max',
-      'r.section as resource_section',
-      'd.status as deposit_status',
-      'd.type as deposit_type',
-      'd.amount_cents as deposit_amount_cents',
-      'd.processor_payment_id as deposit_payment_id',
-    ]);
-}
+/**
+ * Bookings as the API shows them (`view`, built by db/views/booking_views.sql, the one place their
+ * wire shape is made), beside the booking's columns lists filter and sort on.
+ */
+export const selectBookingViews = (executor: Executor) =>
+  executor.selectFrom('booking_views as v').select('v.view').$narrowType<{ view: BookingView }>();
 
-export type BookingRow = Awaited<ReturnType<ReturnType<typeof selectBookingRows>['executeTakeFirstOrThrow']>>;
-
-export function toBookingView(row: BookingRow) {
-  return {
-    id: row.id,
-    business_id: row.business_id,
-    status: row.status,
-    confirmation_code: row.confirmation_code,
-    booking_date: row.booking_date,
-    start_time: hhmm(row.start_time),
-    end_time: hhmm(row.end_time),
-    duration_minutes: row.duration_minutes,
-    capacity: row.capacity,
-    source: row.source,
-    resource_id: row.resource_id,
-    service_id: row.service_id,
-    customer_id: row.customer_id,
-    customer: toCustomerSummary(row),
-    guest: toGuestView(row),
-    resource: {
-      id: row.resource_id,
-      name: row.resource_name,
-      capacity_max: row.resource_capacity_max,
-      section: row.resource_section,
-    },
-    customer_notes: row.customer_notes,
-    staff_notes: row.staff_notes,
-    deposit:
-      row.deposit_status && row.deposit_type && row.deposit_amount_cents !== null
-        ? {
-            status: row.deposit_status,
-            type: row.deposit_type,
-            amount_cents: row.deposit_amount_cents,
-            processor_payment_id: row.deposit_payment_id,
-          }
-        : null,
-    starts_at: row.starts_at.toISOString(),
-    ends_at: row.ends_at.toISOString(),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
-export type BookingView = ReturnType<typeof toBookingView>;
+/** The one shape of a booking on the wire, as `BookingSchema` types it. */
+export type BookingView = Static<typeof BookingSchema>;
 
 /** A created booking's answer: with a deposit, what the guest pays with and which kind it is. */
 export const withPaymentSecret = (

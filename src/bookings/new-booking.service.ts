@@ -91,14 +91,14 @@ export async function book<
     );
   const run = () =>
     call.commit(async (executor) => {
-      const booking = await made(executor);
+      const held = await made(executor);
       const beside =
-        prepared && deposits?.record ? await deposits.record(executor, booking, prepared, input) : {};
+        prepared && deposits?.record ? await deposits.record(executor, held.booking, prepared, input) : {};
       return {
         booking: answerToCaller(
           caller,
           caller.businessId,
-          withPaymentSecret(booked(call.request, booking), prepared?.payment ?? null),
+          withPaymentSecret(booked(call.request, held), prepared?.payment ?? null),
           input.customer,
         ),
         ...beside,

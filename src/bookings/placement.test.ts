@@ -5,6 +5,7 @@ import {
   BOOKING_DAY,
   type BookableBusiness,
   bookOk,
+  raisedWith,
   setupBookable,
   staffPlacement,
 } from '../../test/booking-fixtures.ts';
@@ -20,6 +21,7 @@ import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { placeBooking } from './bookings.queries.ts';
 import { findBooking } from './bookings.service.ts';
+import { SQLSTATE } from './sqlstates.ts';
 import type { PlaceBookingParams } from './statements.ts';
 
 /**
@@ -44,10 +46,8 @@ const toPlace = (biz: BookableBusiness, candidates: string[], hours = 0) =>
   staffPlacement(biz, candidates, NOON + hours * HOUR);
 
 /** The resource the booking was placed on; fails the test when it was refused. */
-async function placedOn(executor: Executor, booking: Omit<PlaceBookingParams, 'view'>): Promise<string> {
-  const placed = await placeBooking(executor, booking);
-  assert.equal(typeof placed, 'object', `refused: ${String(placed)}`);
-  return (placed as Exclude<typeof placed, string>).resource_id;
+async function placedOn(executor: Executor, booking: PlaceBookingParams): Promise<string> {
+  return (await placeBooking(executor, booking)).booking.resource_id;
 }
 
 /** A booking holding `resourceId` from 11:30 to 12:30, inserted as it is. */
@@ -95,7 +95,7 @@ const quotaOf = async (biz: BookableBusiness, limit: number) => {
     .select('developer_id')
     .where('id', '=', biz.tenant.businessId)
     .executeTakeFirstOrThrow();
-  return { developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit };
+  return { developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit, plan_id: 'starter' };
 };
 
 describe('placeBooking', () => {
@@ -134,15 +134,15 @@ describe('placeBooking', () => {
     await placedOn(ctx.database.db, first);
     const second = { ...toPlace(biz, [T4]), codes: [first.codes[0]!, 'FRESH234'] };
     const placed = await placeBooking(ctx.database.db, second);
-    assert.equal(typeof placed === 'object' && placed.confirmation_code, 'FRESH234');
+    assert.equal(placed.booking.confirmation_code, 'FRESH234');
   });
 
   it('answers the booking exactly as it is read back, and audits that', async () => {
     const biz = await setupBookable(ctx.app);
     const { T4 } = biz.resources as { T4: string };
-    const placed = await placeBooking(ctx.database.db, toPlace(biz, [T4]));
-    assert.ok(typeof placed === 'object');
+    const { booking: placed, held_dates } = await placeBooking(ctx.database.db, toPlace(biz, [T4]));
     assert.deepEqual(placed, await findBooking(ctx.database.db, biz.tenant.businessId, placed.id));
+    assert.deepEqual(held_dates, [BOOKING_DAY]);
     const audit = await ctx.database.db
       .selectFrom('audit_logs')
       .select(['action', 'after_state', 'user_email'])
@@ -160,7 +160,7 @@ describe('placeBooking', () => {
     const { T4 } = biz.resources as { T4: string };
     await insertConflicting(ctx.database.db, biz, T4);
     const before = [await count('bookings'), await count('customers'), await count('audit_logs')];
-    assert.equal(await placeBooking(ctx.database.db, toPlace(biz, [T4])), 'slot_taken');
+    await assert.rejects(placeBooking(ctx.database.db, toPlace(biz, [T4])), { code: SQLSTATE.SLOT_TAKEN });
     assert.deepEqual([await count('bookings'), await count('customers'), await count('audit_logs')], before);
   });
 
@@ -171,7 +171,10 @@ describe('placeBooking', () => {
     await placedOn(ctx.database.db, { ...toPlace(biz, [T2]), quota });
     await placedOn(ctx.database.db, { ...toPlace(biz, [T4]), quota });
     const before = [await count('bookings'), await count('customers')];
-    assert.equal(await placeBooking(ctx.database.db, { ...toPlace(biz, [T6]), quota }), 'quota_reached');
+    await assert.rejects(
+      placeBooking(ctx.database.db, { ...toPlace(biz, [T6]), quota }),
+      raisedWith(SQLSTATE.QUOTA_REACHED, { plan: quota.plan_id, limit: 2 }),
+    );
     assert.deepEqual([await count('bookings'), await count('customers')], before);
   });
 
@@ -180,7 +183,7 @@ describe('placeBooking', () => {
     const { T2, T4, T6 } = biz.resources as { T2: string; T4: string; T6: string };
     // Far from the limit each booking counts on one shard; the last units are counted exactly.
     const quota = await quotaOf(biz, 12);
-    const outcomes = await Promise.all(
+    const outcomes = await Promise.allSettled(
       Array.from({ length: 40 }, (_, i) => {
         const booking = toPlace(biz, [T2, T4, T6], i);
         const phone = `+49 30 555${String(i).padStart(4, '0')}`;
@@ -188,8 +191,11 @@ describe('placeBooking', () => {
         return placeBooking(ctx.database.db, { ...booking, customer, quota });
       }),
     );
-    assert.equal(outcomes.filter((outcome) => typeof outcome === 'object').length, 12);
-    assert.equal(outcomes.filter((outcome) => outcome === 'quota_reached').length, 28);
+    assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 12);
+    const refusals = outcomes.flatMap((outcome) =>
+      outcome.status === 'rejected' ? [(outcome.reason as { code: string }).code] : [],
+    );
+    assert.deepEqual(refusals, Array(28).fill(SQLSTATE.QUOTA_REACHED));
     assert.equal(await bookingsCounted(ctx.database.db, quota.developer_id), 12);
     assert.equal(await count('bookings'), 12);
   });

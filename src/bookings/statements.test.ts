@@ -6,13 +6,13 @@ import { Value } from 'typebox/value';
 import {
   BOOKING_DAY,
   type BookableBusiness,
+  raisedWith,
   setupBookable,
   staffPlacement,
 } from '../../test/booking-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import { findBookingToChange, placeBookingParams } from './bookings.queries.ts';
-import { toBookingView } from './bookings.view.ts';
+import { findBookingToChange } from './bookings.queries.ts';
 import { SQLSTATE } from './sqlstates.ts';
 import {
   type BookingMove,
@@ -29,8 +29,9 @@ import {
 /**
  * The contract of statements.ts against the functions of db/functions/ themselves, called directly
  * as the queries call them: a parameter of the schema's shape is answered with the result's shape,
- * and one that lacks a required key, or has it renamed, is refused (SWC01) instead of being read
- * as NULL.
+ * one that lacks a required key, or has it renamed, is refused (SWC01) instead of being read as
+ * NULL, and each refusal is raised with its registered code (sqlstates.ts) and what its answer
+ * needs.
  */
 
 let ctx: TestContext;
@@ -67,8 +68,7 @@ type Path = string[];
 
 /**
  * The path of each key `schema` requires in `value`, and of those required by the objects under it
- * that `value` holds. A `view` is answered as given, not read: the keys of it a function reads are
- * listed by its test.
+ * that `value` holds.
  */
 function requiredPaths(schema: TSchema, value: Record<string, unknown>, path: Path = []): Path[] {
   const { required = [], properties = {} } = schema as {
@@ -78,7 +78,7 @@ function requiredPaths(schema: TSchema, value: Record<string, unknown>, path: Pa
   const paths = required.map((key) => [...path, key]);
   for (const [key, property] of Object.entries(properties)) {
     const inner = value[key];
-    if (key !== 'view' && property.type === 'object' && inner && typeof inner === 'object') {
+    if (property.type === 'object' && inner && typeof inner === 'object') {
       paths.push(...requiredPaths(property, inner as Record<string, unknown>, [...path, key]));
     }
   }
@@ -115,7 +115,7 @@ async function toPlace(biz: BookableBusiness, resourceId: string): Promise<Place
     .select('developer_id')
     .where('id', '=', biz.tenant.businessId)
     .executeTakeFirstOrThrow();
-  return placeBookingParams({
+  return {
     ...staffPlacement(biz, [resourceId], NOON),
     status: 'pending',
     deposit: {
@@ -124,49 +124,65 @@ async function toPlace(biz: BookableBusiness, resourceId: string): Promise<Place
       amount_cents: 1000,
       currency: 'eur',
       processor: 'simulated',
-      processor_payment_id: 'pi_contract',
+      processor_payment_id: `pi_${resourceId}`,
       expires_at: new Date(NOON).toISOString(),
     },
     actor: 'contract test',
     action: 'booking.created_by_staff_with_deposit',
-    quota: { developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit: 100 },
-  });
+    quota: { developer_id, month: `${BOOKING_DAY.slice(0, 7)}-01`, limit: 100, plan_id: 'starter' },
+  };
 }
 
 /** A placed booking, as `changeBooking` reads it before a change. */
 async function placed(biz: BookableBusiness, resourceId: string) {
-  const booking = await call(
+  const placed = await call(
     'slotwise_place_booking',
     PlaceBookingParamsSchema,
     await toPlace(biz, resourceId),
   );
-  const row = await findBookingToChange(
+  const read = await findBookingToChange(
     ctx.database.db,
     biz.tenant.businessId,
-    (booking as { id: string }).id,
+    (placed as PlaceBookingResult).booking.id,
   );
-  const { version, during, ...viewRow } = row!;
-  return { version, during, view: toBookingView(viewRow) };
+  return read!;
 }
 
 /** The move of the booking to 14:00 UTC on `resourceId`. */
 function moveTo(resourceId: string): BookingMove {
   const start = NOON + 2 * HOUR;
-  const view = {
+  return {
+    candidates: [resourceId],
     booking_date: BOOKING_DAY,
     start_time: '14:00',
     end_time: '15:00',
     starts_at: new Date(start).toISOString(),
     ends_at: new Date(start + HOUR).toISOString(),
-  };
-  return {
-    candidates: [resourceId],
-    ...view,
     during: rangeLiteral(start, start + HOUR),
     capacity: 2,
     hold_lead_ms: 0,
-    view,
   };
+}
+
+async function deactivate(resourceId: string) {
+  await ctx.database.db
+    .updateTable('resources')
+    .set({ is_active: false })
+    .where('id', '=', resourceId)
+    .execute();
+}
+
+/** Blocks `resourceId` from 11:30 to 14:30 UTC on the booking day. */
+async function block(biz: BookableBusiness, resourceId: string) {
+  await ctx.database.db
+    .insertInto('resource_blocks')
+    .values({
+      business_id: biz.tenant.businessId,
+      resource_id: resourceId,
+      during: rangeLiteral(NOON - HOUR / 2, NOON + 2.5 * HOUR),
+      source: 'manual',
+    })
+    .execute();
 }
 
 describe('slotwise_place_booking', () => {
@@ -193,11 +209,43 @@ describe('slotwise_place_booking', () => {
       code: SQLSTATE.PARAMETER_INCOMPLETE,
       message: 'slotwise_place_booking lacks the key "booking_date"',
     });
-    const { n } = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM bookings`.execute(ctx.database.db))
-      .rows[0]!;
-    assert.equal(n, 0);
+    assert.equal(await bookingCount(), 0);
+  });
+
+  it('raises each refusal with its code and what its answer names, and writes nothing', async () => {
+    const biz = await setupBookable(ctx.app);
+    const params = await toPlace(biz, biz.resources.T4!);
+    await block(biz, biz.resources.T4!);
+    await assert.rejects(call('slotwise_place_booking', PlaceBookingParamsSchema, params), {
+      code: SQLSTATE.SLOT_TAKEN,
+    });
+    const free = { ...params, candidates: [biz.resources.T6!] };
+    await assert.rejects(
+      call('slotwise_place_booking', PlaceBookingParamsSchema, {
+        ...free,
+        quota: { ...params.quota!, limit: 0 },
+      }),
+      raisedWith(SQLSTATE.QUOTA_REACHED, { plan: 'starter', limit: 0 }),
+    );
+    const month = params.quota!.month;
+    await ctx.database.db
+      .insertInto('sandbox_usage')
+      .values({ business_id: biz.tenant.businessId, month, bookings: 3 })
+      .execute();
+    await assert.rejects(
+      call('slotwise_place_booking', PlaceBookingParamsSchema, {
+        ...free,
+        quota: undefined,
+        sandbox_cap: { month, cap: 3 },
+      }),
+      raisedWith(SQLSTATE.SANDBOX_CAP_REACHED, { cap: 3 }),
+    );
+    assert.equal(await bookingCount(), 0);
   });
 });
+
+const bookingCount = async () =>
+  (await sql<{ n: number }>`SELECT count(*)::int AS n FROM bookings`.execute(ctx.database.db)).rows[0]!.n;
 
 describe('slotwise_move_booking', () => {
   it('answers the resource it moved the booking to, in the shape of its result', async () => {
@@ -207,6 +255,22 @@ describe('slotwise_move_booking', () => {
     const moved = await call('slotwise_move_booking', MoveBookingParamsSchema, params);
     assertOfSchema(MoveBookingResult, moved);
     assert.equal(moved, biz.resources.T6);
+  });
+
+  it('raises SWB09 when no candidate is active, unblocked and free', async () => {
+    const biz = await setupBookable(ctx.app);
+    const { view } = await placed(biz, biz.resources.T4!);
+    await deactivate(biz.resources.T2!);
+    await block(biz, biz.resources.T6!);
+    const params = {
+      ...moveTo(biz.resources.T2!),
+      candidates: [biz.resources.T2!, biz.resources.T6!],
+      business_id: view.business_id,
+      booking_id: view.id,
+    };
+    await assert.rejects(call('slotwise_move_booking', MoveBookingParamsSchema, params), {
+      code: SQLSTATE.SLOT_TAKEN,
+    });
   });
 
   it('refuses a parameter that lacks a required key', async () => {
@@ -222,30 +286,58 @@ describe('slotwise_change_booking', () => {
     business_id: read.view.business_id,
     booking_id: read.view.id,
     version: read.version,
-    view: read.view,
     actor: 'contract test',
     events: ['booking.updated'],
   });
 
-  it('answers the changed booking, a refusal or a stale read in the shapes of its result', async () => {
+  it('answers the changed booking or a stale read in the shapes of its result', async () => {
     const biz = await setupBookable(ctx.app);
     const read = await placed(biz, biz.resources.T4!);
-    const refused = await call('slotwise_change_booking', ChangeBookingParamsSchema, {
-      ...change(read),
-      place: { resource_id: biz.resources.T4!, capacity: 99, during: read.during },
-    });
-    assertOfSchema(ChangeBookingResult, refused);
-    assert.deepEqual(refused, { refused: 'party_size', min: 1, max: 50 });
     const changed = await call('slotwise_change_booking', ChangeBookingParamsSchema, {
       ...change(read),
       place: { resource_id: biz.resources.T4!, capacity: 3, during: read.during },
       status: 'confirmed',
     });
     assertOfSchema(ChangeBookingResult, changed);
-    assert.equal((changed as { capacity: number }).capacity, 3);
+    assert.equal((changed as PlaceBookingResult).booking.capacity, 3);
+    assert.deepEqual((changed as PlaceBookingResult).held_dates, [BOOKING_DAY]);
     const stale = await call('slotwise_change_booking', ChangeBookingParamsSchema, change(read));
     assertOfSchema(ChangeBookingResult, stale);
     assert.deepEqual(stale, { stale: true });
+  });
+
+  it('raises each refusal with its code, and keeps nothing of the change', async () => {
+    const biz = await setupBookable(ctx.app);
+    const read = await placed(biz, biz.resources.T4!);
+    const other = await placed(biz, biz.resources.T2!);
+    await deactivate(biz.resources.T6!);
+    const refusals: [Partial<ChangeBookingParams>, object][] = [
+      [
+        { place: { resource_id: biz.resources.T6!, capacity: 2, during: read.during } },
+        { code: SQLSTATE.RESOURCE_INACTIVE },
+      ],
+      [
+        { place: { resource_id: other.view.resource_id, capacity: 2, during: read.during } },
+        { code: SQLSTATE.SLOT_TAKEN },
+      ],
+      [{ move: moveTo(biz.resources.T6!) }, { code: SQLSTATE.SLOT_TAKEN }],
+      [
+        {
+          place: { resource_id: biz.resources.T4!, capacity: 3, during: read.during },
+          status_refused: 'a booking cannot move from pending to completed',
+        },
+        { code: SQLSTATE.STATUS_REFUSED, message: 'a booking cannot move from pending to completed' },
+      ],
+    ];
+    for (const [params, refusal] of refusals) {
+      await assert.rejects(
+        call('slotwise_change_booking', ChangeBookingParamsSchema, { ...change(read), ...params }),
+        refusal,
+        JSON.stringify(params),
+      );
+    }
+    const after = await findBookingToChange(ctx.database.db, biz.tenant.businessId, read.view.id);
+    assert.deepEqual(after, read);
   });
 
   it('refuses a parameter that lacks a required key', async () => {
@@ -256,12 +348,30 @@ describe('slotwise_change_booking', () => {
       move: moveTo(biz.resources.T6!),
       place: { resource_id: biz.resources.T4!, capacity: 3, during: read.during },
     };
-    const viewRead = ['status', 'capacity', 'resource_id', 'service_id', 'booking_date', 'start_time'];
-    await assertEachRequired('slotwise_change_booking', params, [
-      ...requiredPaths(ChangeBookingParamsSchema, params),
-      ...viewRead.map((key) => ['view', key]),
-    ]);
+    await assertEachRequired(
+      'slotwise_change_booking',
+      params,
+      requiredPaths(ChangeBookingParamsSchema, params),
+    );
     const after = await findBookingToChange(ctx.database.db, biz.tenant.businessId, read.view.id);
     assert.equal(after!.version, read.version);
+  });
+});
+
+describe('slotwise_take_turn', () => {
+  const takeTurn = (biz: BookableBusiness, resourceId: string, unblocked: boolean) =>
+    sql`SELECT slotwise_take_turn(${biz.tenant.businessId}::uuid, ${resourceId}::uuid,
+      ${rangeLiteral(NOON, NOON + HOUR)}::tstzrange, ${unblocked})`.execute(ctx.database.db);
+
+  it('raises SWB11 for a resource no longer active, and SWB09 for a blocked one when asked to', async () => {
+    const biz = await setupBookable(ctx.app);
+    await deactivate(biz.resources.T2!);
+    await block(biz, biz.resources.T4!);
+    await assert.rejects(takeTurn(biz, biz.resources.T2!, false), {
+      code: SQLSTATE.RESOURCE_INACTIVE,
+    });
+    await assert.rejects(takeTurn(biz, biz.resources.T4!, true), { code: SQLSTATE.SLOT_TAKEN });
+    await takeTurn(biz, biz.resources.T4!, false);
+    await takeTurn(biz, biz.resources.T6!, true);
   });
 });

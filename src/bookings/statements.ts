@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
-import { BookingSchema, type BookingView } from './bookings.view.ts';
+import { BookingSchema } from './bookings.view.ts';
 import { DEPOSIT_STATUSES } from './model.ts';
 import { BOOKING_STATUSES } from './status.ts';
 
@@ -19,23 +19,14 @@ const HeldRange = Type.String({ pattern: '^\\[[^,]+,[^,]+\\)$' });
 /** A wall-clock time as PostgreSQL reads a `time`: `HH:MM` or `HH:MM:SS`. */
 const WallTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$' });
 
-/**
- * The booking as the API shows it. Its type is `toBookingView`'s, the one mapping of a booking;
- * its schema is the wire schema the routes answer with.
- */
-const View = Type.Unsafe<BookingView>(BookingSchema);
+/** The UTC dates (`YYYY-MM-DD`) a booking's held time touches, as `slotwise_utc_days` counts them. */
+const HeldDates = Type.Array(DateString);
 
-/** The parts of the placed booking's view only the statement knows; the rest is sent. */
-const FILLED_BY_PLACEMENT = [
-  'confirmation_code',
-  'resource_id',
-  'resource',
-  'customer_id',
-  'customer',
-  'created_at',
-  'updated_at',
-] as const;
-export type FilledByPlacement = (typeof FILLED_BY_PLACEMENT)[number];
+/**
+ * A booking as a statement leaves it: as `booking_views` shows it (the wire schema the routes
+ * answer with), and the UTC dates its held time touches.
+ */
+const Held = Type.Object({ booking: BookingSchema, held_dates: HeldDates });
 
 const NullableString = Nullable(Type.String());
 
@@ -93,14 +84,17 @@ export const PlaceBookingParams = Type.Object({
   /** Who the audit row names, and its action. */
   actor: Type.String(),
   action: Type.String(),
-  quota: Type.Optional(Type.Object({ developer_id: Uuid, month: DateString, limit: Type.Integer() })),
-  /** The booking's view as far as it is known before the statement runs. */
-  view: Type.Unsafe<Omit<BookingView, FilledByPlacement>>(Type.Omit(BookingSchema, FILLED_BY_PLACEMENT)),
+  /** The developer's month the booking is counted in, below the plan's quota. */
+  quota: Type.Optional(
+    Type.Object({ developer_id: Uuid, month: DateString, limit: Type.Integer(), plan_id: Type.String() }),
+  ),
+  /** A sandbox business's month the booking is counted in, below its cap. */
+  sandbox_cap: Type.Optional(Type.Object({ month: DateString, cap: Type.Integer() })),
 });
 export type PlaceBookingParams = Static<typeof PlaceBookingParams>;
 
 /** What `slotwise_place_booking` answers: the placed booking (refusals raise). */
-export const PlaceBookingResult = View;
+export const PlaceBookingResult = Held;
 export type PlaceBookingResult = Static<typeof PlaceBookingResult>;
 
 /** A reschedule, `slotwise_change_booking`'s `p.move`: the new time, on the first free candidate. */
@@ -116,22 +110,20 @@ export const BookingMove = Type.Object({
   capacity: Type.Integer(),
   /** How long before the start a pending deposit's hold is taken. */
   hold_lead_ms: Type.Integer(),
-  /** The fields of the booking's view the new time changes. */
-  view: Type.Pick(BookingSchema, ['booking_date', 'start_time', 'end_time', 'starts_at', 'ends_at']),
 });
 export type BookingMove = Static<typeof BookingMove>;
 
-/** `slotwise_move_booking(p)`: the move (its view is the change's), with the booking it moves and when. */
+/** `slotwise_move_booking(p)`: the move, with the booking it moves and when. */
 export const MoveBookingParams = Type.Object({
-  ...Type.Omit(BookingMove, ['view']).properties,
+  ...BookingMove.properties,
   business_id: Uuid,
   booking_id: Uuid,
   updated_at: Type.Optional(Timestamp),
 });
 export type MoveBookingParams = Static<typeof MoveBookingParams>;
 
-/** What `slotwise_move_booking` answers: the resource it moved to, or null when none was free. */
-export const MoveBookingResult = Nullable(Uuid);
+/** What `slotwise_move_booking` answers: the resource it moved to (SWB09 raised when none was free). */
+export const MoveBookingResult = Uuid;
 
 /** `slotwise_change_booking(p)`: a staff change of one booking, made on the version read. */
 export const ChangeBookingParams = Type.Object({
@@ -139,8 +131,6 @@ export const ChangeBookingParams = Type.Object({
   booking_id: Uuid,
   /** The version of the booking that was read; the change is made on that version only. */
   version: Type.String(),
-  /** The booking as it was read. */
-  view: View,
   /** Who the audit rows name. */
   actor: Type.String(),
   move: Type.Optional(BookingMove),
@@ -149,32 +139,16 @@ export const ChangeBookingParams = Type.Object({
   status: Type.Optional(Status),
   /** The status machine's refusal of the status asked for, answered after the placement's own. */
   status_refused: Type.Optional(Type.String()),
+  /** A booking cancelled before its deposit was paid gives its month's unit back. */
+  give_unit_back: Type.Optional(Type.Boolean()),
   /** The events to send, in order, each with the booking as the change left it. */
   events: Type.Array(Type.String()),
 });
 export type ChangeBookingParams = Static<typeof ChangeBookingParams>;
 
-/** Why `slotwise_change_booking` refused a change; nothing was written. */
-export const ChangeRefused = Type.Union([
-  Type.Object({
-    refused: Type.Union([
-      Type.Literal('slot_taken'),
-      Type.Literal('resource_inactive'),
-      Type.Literal('not_performed'),
-    ]),
-  }),
-  Type.Object({
-    refused: Type.Union([Type.Literal('party_size'), Type.Literal('resource_fit')]),
-    min: Type.Integer(),
-    max: Type.Integer(),
-  }),
-]);
-export type ChangeRefused = Static<typeof ChangeRefused>;
-
-/** What `slotwise_change_booking` answers: the changed booking, a refusal, or that it was stale. */
+/** What `slotwise_change_booking` answers: the changed booking, or that it was stale (refusals raise). */
 export const ChangeBookingResult = Type.Union([
-  View,
-  ChangeRefused,
+  Held,
   Type.Object({ stale: Type.Literal(true) }, { additionalProperties: false }),
 ]);
 export type ChangeBookingResult = Static<typeof ChangeBookingResult>;

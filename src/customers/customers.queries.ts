@@ -1,6 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import { Type } from 'typebox';
-import { selectBookingRows } from '../bookings/bookings.view.ts';
+import { selectBookingViews } from '../bookings/bookings.view.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -121,12 +121,12 @@ export function findCustomer(executor: Executor, businessId: string, customerId:
 }
 
 export function recentBookingsOf(executor: Executor, businessId: string, customerId: string) {
-  return selectBookingRows(executor)
-    .where('b.business_id', '=', businessId)
-    .where('b.customer_id', '=', customerId)
-    .orderBy('b.booking_date', 'desc')
-    .orderBy('b.start_time', 'desc')
-    .orderBy('b.id', 'desc')
+  return selectBookingViews(executor)
+    .where('v.business_id', '=', businessId)
+    .where('v.customer_id', '=', customerId)
+    .orderBy('v.booking_date', 'desc')
+    .orderBy('v.start_time', 'desc')
+    .orderBy('v.id', 'desc')
     .limit(RECENT_BOOKINGS_LIMIT)
     .execute();
 }

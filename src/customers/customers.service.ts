@@ -1,4 +1,3 @@
-import { toBookingView } from '../bookings/bookings.view.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
@@ -124,5 +123,5 @@ export async function customerDetail(executor: Executor, businessId: string, cus
     customerStats(executor, businessId, customerId),
   ]);
   if (!customer) throw notFound('customer');
-  return { ...toCustomerView(customer), bookings: bookings.map(toBookingView), stats };
+  return { ...toCustomerView(customer), bookings: bookings.map((row) => row.view), stats };
 }

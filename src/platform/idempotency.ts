@@ -177,10 +177,21 @@ export async function commitReply<T>(
 }
 
 /**
+ * Thrown by a change run alone (`commitStatement`) whose statement found that what it read had
+ * changed meanwhile, so it changed nothing: the change is made again in a transaction, where it
+ * can hold what it reads.
+ */
+export class ReadChanged extends Error {
+  constructor() {
+    super('what the change read was changed by another request before its statement ran');
+  }
+}
+
+/**
  * `commitReply` for a change made in one statement, which is a transaction of its own: without an
- * `Idempotency-Key` it runs alone, one round trip to the database; with one, it runs in the
- * transaction that stores its response. Deadlocks and serialization failures are retried as
- * `withTx` retries them.
+ * `Idempotency-Key` it runs alone, one round trip to the database, and again in a transaction
+ * should it throw `ReadChanged`; with one, it runs in the transaction that stores its response.
+ * Deadlocks and serialization failures are retried as `withTx` retries them.
  */
 export async function commitStatement<T>(
   request: FastifyRequest,
@@ -189,7 +200,13 @@ export async function commitStatement<T>(
   work: (executor: Executor) => Promise<T>,
 ): Promise<FastifyReply> {
   if (claims.has(request)) return commitReply(request, reply, status, work);
-  const result = await retryingConflicts(() => work(request.server.db));
+  const db = request.server.db;
+  const result = await retryingConflicts(() =>
+    work(db).catch((error) => {
+      if (error instanceof ReadChanged) return withTx(db, work);
+      throw error;
+    }),
+  );
   return reply.code(status).send(result);
 }
 

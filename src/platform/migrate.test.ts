@@ -15,12 +15,17 @@ const DEFINITIONS = new URL('../../db/', import.meta.url);
 const MIGRATION_FILES = readdirSync(MIGRATIONS)
   .filter((file) => file.endsWith('.sql'))
   .sort();
-const definitionsOf = (kind: 'functions' | 'triggers') =>
+const definitionsOf = (kind: 'functions' | 'views' | 'triggers') =>
   readdirSync(new URL(`${kind}/`, DEFINITIONS))
     .sort()
     .map((file) => `${kind}/${file}`);
 /** Every definition of db/, in the order they are applied. */
-const DEFINITION_FILES = [...definitionsOf('functions'), ...definitionsOf('triggers')];
+const DEFINITION_FILES = [
+  ...definitionsOf('functions'),
+  ...definitionsOf('views'),
+  ...definitionsOf('triggers'),
+];
+const KIND_OF_FOLDER = { functions: 'FUNCTION', views: 'VIEW', triggers: 'TRIGGER' } as const;
 /** The migrations that landed before functions and triggers moved to db/; never edited since. */
 const LAST_MIGRATION_WITH_DEFINITIONS = '0023_one_plan_checkout.sql';
 const objectName = (file: string) => file.replace(/^\w+\//, '').replace(/\.sql$/, '');
@@ -121,13 +126,13 @@ describe('migrate', () => {
       assert.equal(recorded[file], sha256(readFileSync(new URL(file, MIGRATIONS), 'utf8')), file);
     }
     const defined = await checksums(databases[0]!, 'schema_definitions');
-    assert.deepEqual(Object.keys(defined), DEFINITION_FILES);
+    assert.deepEqual(Object.keys(defined), [...DEFINITION_FILES].sort());
     for (const file of DEFINITION_FILES) {
       assert.equal(defined[file], sha256(readFileSync(new URL(file, DEFINITIONS), 'utf8')), file);
     }
   });
 
-  it('leaves exactly the functions and triggers of db/, each defined once', async () => {
+  it('leaves exactly the functions, views and triggers of db/, each defined once', async () => {
     const { rows: functions } = await sql<{ name: string }>`
       SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
       WHERE n.nspname = 'public' AND NOT EXISTS (
@@ -144,6 +149,12 @@ describe('migrate', () => {
     assert.deepEqual(
       triggers.map((row) => row.name),
       definitionsOf('triggers').map(objectName),
+    );
+    const { rows: views } = await sql<{ name: string }>`
+      SELECT viewname AS name FROM pg_views WHERE schemaname = 'public' ORDER BY 1`.execute(databases[0]!.db);
+    assert.deepEqual(
+      views.map((row) => row.name),
+      definitionsOf('views').map(objectName),
     );
   });
 
@@ -247,9 +258,11 @@ describe('migrate', () => {
     assert.equal((await checksums(database, 'schema_definitions'))[ANSWER], sha256(answering('3')));
   });
 
-  it('applies functions, then triggers, each in name order, and all again after a migration ran', async () => {
+  it('applies functions, views, then triggers, each in name order, and all again after a migration ran', async () => {
     const database = databases[0]!;
     const definitions = migrationsDir({
+      'views/migrate_test_counts.sql':
+        'CREATE OR REPLACE VIEW migrate_test_counts AS SELECT count(*) FILTER (WHERE counted) AS counted, migrate_test_answer() AS answer FROM migrate_test_rows;',
       'triggers/migrate_test_counted.sql':
         'CREATE OR REPLACE TRIGGER migrate_test_counted BEFORE INSERT ON migrate_test_rows FOR EACH ROW EXECUTE FUNCTION migrate_test_count();',
       'functions/migrate_test_count.sql':
@@ -260,21 +273,33 @@ describe('migrate', () => {
     const migrations = migrationsDir({ '9301_rows.sql': table });
     assert.deepEqual(await migrate(database, { migrations, definitions }), {
       migrations: ['9301_rows.sql'],
-      definitions: [ANSWER, 'functions/migrate_test_count.sql', 'triggers/migrate_test_counted.sql'],
+      definitions: [
+        ANSWER,
+        'functions/migrate_test_count.sql',
+        'views/migrate_test_counts.sql',
+        'triggers/migrate_test_counted.sql',
+      ],
     });
-    // A table rebuilt by a later migration loses its triggers; its unchanged definition brings them back.
-    writeFileSync(join(migrations, '9302_rebuilt.sql'), `DROP TABLE migrate_test_rows;\n${table}`);
-    assert.equal((await migrate(database, { migrations, definitions })).definitions.length, 3);
+    // A table rebuilt by a later migration loses its triggers, and the views that read it must be
+    // dropped first; their unchanged definitions bring them back.
+    writeFileSync(
+      join(migrations, '9302_rebuilt.sql'),
+      `DROP VIEW migrate_test_counts;\nDROP TABLE migrate_test_rows;\n${table}`,
+    );
+    assert.equal((await migrate(database, { migrations, definitions })).definitions.length, 4);
     const { rows } = await sql<{ counted: boolean }>`
       INSERT INTO migrate_test_rows (id) VALUES (1) RETURNING counted`.execute(database.db);
     assert.equal(rows[0]!.counted, true);
+    const { rows: counts } = await sql<{ counted: number; answer: number }>`
+      SELECT counted::int, answer FROM migrate_test_counts`.execute(database.db);
+    assert.deepEqual(counts, [{ counted: 1, answer: 5 }]);
   });
 
-  it('refuses a definition outside functions/ and triggers/', async () => {
-    const definitions = migrationsDir({ 'views/migrate_test_view.sql': 'SELECT 1;' });
+  it('refuses a definition outside functions/, views/ and triggers/', async () => {
+    const definitions = migrationsDir({ 'procedures/migrate_test_procedure.sql': 'SELECT 1;' });
     await assert.rejects(
       migrate(databases[0]!, { definitions }),
-      /^Error: definition views\/migrate_test_view\.sql /,
+      /^Error: definition procedures\/migrate_test_procedure\.sql /,
     );
   });
 });
@@ -287,10 +312,10 @@ describe("the schema's sources", () => {
     }
   });
 
-  it('defines each function and trigger of db/ once, replaceably, in the file named after it', () => {
+  it('defines each function, view and trigger of db/ once, replaceably, in the file named after it', () => {
     // One object per file, named as its file is: no two files can define one name.
     for (const file of DEFINITION_FILES) {
-      const kind = file.startsWith('functions/') ? 'FUNCTION' : 'TRIGGER';
+      const kind = KIND_OF_FOLDER[file.split('/')[0] as keyof typeof KIND_OF_FOLDER];
       assert.deepEqual(
         declarations(readFileSync(new URL(file, DEFINITIONS), 'utf8')),
         [{ replaces: true, kind, name: objectName(file) }],

@@ -6,8 +6,11 @@ import type { Database, Db } from './db.ts';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url).pathname;
 const DEFINITIONS_DIR = new URL('../../db/', import.meta.url).pathname;
-/** The folders of definitions in the order they are applied: a trigger names its function. */
-const DEFINITION_KINDS = ['functions', 'triggers'];
+/**
+ * The folders of definitions in the order they are applied: a view may call a function, and a
+ * trigger names its function. A function reading a view is PL/pgSQL, which resolves it when it runs.
+ */
+const DEFINITION_KINDS = ['functions', 'views', 'triggers'];
 /** Advisory lock key of the migration run ("slot" in ASCII). */
 const MIGRATION_LOCK = 0x736c6f74;
 
@@ -16,7 +19,7 @@ const checksumOf = (body: string) => createHash('sha256').update(body).digest('h
 export interface SchemaSources {
   /** Forward-only `NNNN_name.sql` files. */
   migrations?: string;
-  /** `functions/<name>.sql` and `triggers/<name>.sql`, each the current text of one object. */
+  /** `functions/<name>.sql`, `views/<name>.sql` and `triggers/<name>.sql`, each the current text of one object. */
   definitions?: string;
 }
 
@@ -28,7 +31,7 @@ export interface Applied {
 
 /**
  * Brings the schema up to date: first the forward-only `migrations/NNNN_name.sql` files not yet
- * recorded, then the definitions of `db/` (functions, then triggers) that are new or changed.
+ * recorded, then the definitions of `db/` (functions, views, then triggers) that are new or changed.
  * Processes starting together against one database take turns through an advisory lock: the later
  * ones find the work done.
  *

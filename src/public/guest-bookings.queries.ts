@@ -1,13 +1,16 @@
-import { selectBookingRows } from '../bookings/bookings.view.ts';
+import { selectBookingViews } from '../bookings/bookings.view.ts';
 import type { Executor } from '../platform/db.ts';
 
 /**
- * The bookings with a confirmation code (stored in upper case), of one business or of any, with
- * what a guest's email or phone is checked against and the business a guest sees.
+ * The bookings with a confirmation code (stored in upper case), of one business or of any, as the
+ * API shows them, with what a guest's phone is checked against and the business a guest sees.
  */
 export const findBookingsByCode = (executor: Executor, code: string, businessId: string | undefined) => {
-  let query = selectBookingRows(executor)
-    .innerJoin('businesses as biz', 'biz.id', 'b.business_id')
+  let query = selectBookingViews(executor)
+    .innerJoin('businesses as biz', 'biz.id', 'v.business_id')
+    .innerJoin('customers as c', (join) =>
+      join.onRef('c.business_id', '=', 'v.business_id').onRef('c.id', '=', 'v.customer_id'),
+    )
     .select([
       'c.phone_normalized as customer_phone_normalized',
       'biz.name as business_name',
@@ -15,8 +18,8 @@ export const findBookingsByCode = (executor: Executor, code: string, businessId:
       'biz.timezone as business_timezone',
       'biz.cancellation_cutoff_hours',
     ])
-    .where('b.confirmation_code', '=', code.toUpperCase());
-  if (businessId !== undefined) query = query.where('b.business_id', '=', businessId);
+    .where('v.confirmation_code', '=', code.toUpperCase());
+  if (businessId !== undefined) query = query.where('v.business_id', '=', businessId);
   return query.execute();
 };
 

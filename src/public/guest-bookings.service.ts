@@ -3,10 +3,8 @@ import { lockBooking } from '../bookings/bookings.queries.ts';
 import { changeBooking } from '../bookings/bookings.service.ts';
 import { allowsMove } from '../bookings/status.ts';
 import { normalizePhone } from '../customers/customers.service.ts';
-import { toGuestView } from '../customers/entry-customer.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
-import { hhmm } from '../platform/schemas.ts';
 import type { BookingStatus } from '../schema.ts';
 import { findBookingsByCode, type GuestBookingRow } from './guest-bookings.queries.ts';
 
@@ -17,8 +15,8 @@ export interface GuestContact {
 }
 
 /** The email given with the booking; for one made before those were kept, the customer's. */
-const emailGiven = (row: GuestBookingRow) =>
-  row.guest_first_name === null ? row.customer_email : row.guest_email;
+const emailGiven = ({ view }: GuestBookingRow) =>
+  view.guest === null ? view.customer.email : view.guest.email;
 
 const normalEmail = (email: string | null) => email?.trim().toLowerCase() ?? '';
 
@@ -56,7 +54,7 @@ async function findGuestBooking(
   }
   const found = (await findBookingsByCode(executor, code, businessId))
     .filter((row) => matches(row, contact))
-    .sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+    .sort((a, b) => Date.parse(b.view.created_at) - Date.parse(a.view.created_at));
   if (!found[0]) throw notFound('booking');
   return found[0];
 }
@@ -70,33 +68,39 @@ function cancellableUntil(status: BookingStatus, startsAt: Date, cutoffHours: nu
 }
 
 /** What a guest sees of their booking: no staff notes, no resource, nothing of the customer record. */
-function toGuestBookingView(row: GuestBookingRow, now: number) {
-  const until = cancellableUntil(row.status, row.starts_at, row.cancellation_cutoff_hours);
+function toGuestBookingView(row: Omit<GuestBookingRow, 'customer_phone_normalized'>, now: number) {
+  const { view } = row;
+  const until = cancellableUntil(
+    view.status as BookingStatus,
+    new Date(view.starts_at),
+    row.cancellation_cutoff_hours,
+  );
   return {
-    confirmation_code: row.confirmation_code,
-    status: row.status,
+    confirmation_code: view.confirmation_code,
+    status: view.status,
     business: {
-      id: row.business_id,
+      id: view.business_id,
       name: row.business_name,
       slug: row.business_slug,
       timezone: row.business_timezone,
     },
-    booking_date: row.booking_date,
-    start_time: hhmm(row.start_time),
-    end_time: hhmm(row.end_time),
-    duration_minutes: row.duration_minutes,
-    capacity: row.capacity,
-    service_id: row.service_id,
+    booking_date: view.booking_date,
+    start_time: view.start_time,
+    end_time: view.end_time,
+    duration_minutes: view.duration_minutes,
+    capacity: view.capacity,
+    service_id: view.service_id,
     // What was given with this booking, never the customer its phone matched.
-    guest: toGuestView(row),
-    customer_notes: row.customer_notes,
-    deposit:
-      row.deposit_status && row.deposit_type && row.deposit_amount_cents !== null
-        ? { status: row.deposit_status, type: row.deposit_type, amount_cents: row.deposit_amount_cents }
-        : null,
-    starts_at: row.starts_at.toISOString(),
-    ends_at: row.ends_at.toISOString(),
-    created_at: row.created_at.toISOString(),
+    guest: view.guest,
+    customer_notes: view.customer_notes,
+    deposit: view.deposit && {
+      status: view.deposit.status,
+      type: view.deposit.type,
+      amount_cents: view.deposit.amount_cents,
+    },
+    starts_at: view.starts_at,
+    ends_at: view.ends_at,
+    created_at: view.created_at,
     cancellable_until: until?.toISOString() ?? null,
     can_cancel: until !== null && now < until.getTime(),
   };
@@ -136,7 +140,7 @@ export async function cancelGuestBooking(
   now: number,
 ): Promise<GuestBookingView> {
   const found = await findGuestBooking(tx, code, contact, businessId);
-  const locked = await lockBooking(tx, found.business_id, found.id);
+  const locked = await lockBooking(tx, found.view.business_id, found.view.id);
   if (!locked) throw notFound('booking');
   const until = cancellableUntil(locked.status, locked.starts_at, found.cancellation_cutoff_hours);
   if (until === null) throw new AppError('conflict', `a ${locked.status} booking cannot be cancelled`);
@@ -151,10 +155,10 @@ export async function cancelGuestBooking(
   const { booking: cancelled } = await changeBooking(
     tx,
     availability,
-    guestActor(found.business_id),
-    found.id,
+    guestActor(found.view.business_id),
+    found.view.id,
     { status: 'cancelled' },
     now,
   );
-  return toGuestBookingView({ ...found, status: cancelled.status }, now);
+  return toGuestBookingView({ ...found, view: cancelled }, now);
 }

@@ -11,6 +11,7 @@ import { issueDefaultPublishableKey } from '../developers/api-keys.service.ts';
 import { hashPassword } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
+import type { BookingStatus } from '../schema.ts';
 import {
   deleteSandboxBookingsBefore,
   findSandboxBusiness,
@@ -172,7 +173,7 @@ export async function createSandboxBooking(
   const start = Date.parse(input.start_time);
   if (start % 60_000 !== 0) throw invalidField('start_time', 'must be on a whole minute');
   const wall = instantToWall(start, sandbox.timezone);
-  const booking = await createBooking(
+  const { booking } = await createBooking(
     executor,
     availability,
     visitor(sandbox.id),
@@ -205,7 +206,7 @@ export async function cancelSandboxBooking(tx: Tx, sandbox: SandboxBusiness, boo
   await lockBooking(tx, sandbox.id, bookingId);
   const booking = await sandboxBookingView(tx, sandbox, bookingId);
   if (booking.status !== 'cancelled') {
-    assertTransition(booking.status, 'cancelled');
+    assertTransition(booking.status as BookingStatus, 'cancelled');
     await updateBooking(tx, sandbox.id, booking.id, { status: 'cancelled' });
     await recordAudit(tx, visitor(sandbox.id), {
       action: 'booking.status_changed',

@@ -1,4 +1,4 @@
-export { checkStart, daySlots, heldSpan } from './slots.ts';
+export { checkStart, daySlots, heldSpan, performs, takesParty } from './slots.ts';
 export {
   addDays,
   dayOfWeek,

@@ -89,19 +89,24 @@ function bestFirst(a: EngineResource, b: EngineResource): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** Whether `resource` takes a party of `partySize`. */
+export const takesParty = (
+  resource: Pick<EngineResource, 'capacityMin' | 'capacityMax'>,
+  partySize: number,
+) => partySize >= resource.capacityMin && partySize <= resource.capacityMax;
+
+/** Whether a service performed on `allowed` resources (any when none are listed) is performed on `resourceId`. */
+export const performs = (allowed: readonly string[] | null | undefined, resourceId: string) =>
+  !allowed || allowed.length === 0 || allowed.includes(resourceId);
+
 /** Resources that may take this booking at all, best fit first. */
 function candidateResources(rules: DayRules): EngineResource[] {
-  const allowed =
-    rules.allowedResourceIds && rules.allowedResourceIds.length > 0
-      ? new Set(rules.allowedResourceIds)
-      : null;
   const only = rules.resourceId ?? null;
-  const { partySize } = rules;
   const candidates: EngineResource[] = [];
   for (const resource of rules.resources) {
     if (!resource.isActive) continue;
-    if (partySize < resource.capacityMin || partySize > resource.capacityMax) continue;
-    if (allowed && !allowed.has(resource.id)) continue;
+    if (!takesParty(resource, rules.partySize)) continue;
+    if (!performs(rules.allowedResourceIds, resource.id)) continue;
     if (only !== null && resource.id !== only) continue;
     candidates.push(resource);
   }
