@@ -13,6 +13,7 @@ import { billingJobs } from './billing/billing-jobs.ts';
 import { subscriptionRoutes } from './billing/subscription.routes.ts';
 import { bookingRoutes } from './bookings/bookings.routes.ts';
 import type { PublicBookingDeposits } from './bookings/bookings.service.ts';
+import { customerDetailRoutes } from './bookings/customer-detail.routes.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
@@ -343,6 +344,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(dynamicRoutes);
   await app.register(depositRoutes);
   await app.register(customerRoutes);
+  await app.register(customerDetailRoutes);
   await app.register(waitlistRoutes);
   await app.register(webhookRoutes);
   await app.register(widgetRoutes);

@@ -1,13 +1,9 @@
 import { type Selectable, sql } from 'kysely';
-import { Type } from 'typebox';
-import { selectBookingRows } from '../bookings/bookings.view.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { escapeLike } from '../platform/sql.ts';
 import { ACTIVE_STATUSES, type DB } from '../schema.ts';
-
-export const RECENT_BOOKINGS_LIMIT = 20;
+import { toCustomerView } from './customers.view.ts';
 
 const CUSTOMER_COLUMNS = [
   'id',
@@ -18,32 +14,6 @@ const CUSTOMER_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
-
-export const CustomerView = Type.Object({
-  id: Uuid,
-  first_name: Type.String(),
-  last_name: Type.String(),
-  phone: Type.String(),
-  email: Nullable(Type.String()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-interface CustomerRow {
-  id: string;
-  first_name: string;
-  last_name: string;
-  phone: string;
-  email: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export const toCustomerView = (row: CustomerRow) => ({
-  ...row,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-});
 
 /**
  * Written exactly as the expression of `customers_search_idx` (migration 0003), so the trigram
@@ -118,17 +88,6 @@ export function findCustomer(executor: Executor, businessId: string, customerId:
     .where('id', '=', customerId)
     .where('business_id', '=', businessId)
     .executeTakeFirst();
-}
-
-export function recentBookingsOf(executor: Executor, businessId: string, customerId: string) {
-  return selectBookingRows(executor)
-    .where('b.business_id', '=', businessId)
-    .where('b.customer_id', '=', customerId)
-    .orderBy('b.booking_date', 'desc')
-    .orderBy('b.start_time', 'desc')
-    .orderBy('b.id', 'desc')
-    .limit(RECENT_BOOKINGS_LIMIT)
-    .execute();
 }
 
 /** The detail's `stats` in one aggregate over all of the customer's bookings. */

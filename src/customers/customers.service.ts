@@ -1,16 +1,7 @@
-import { toBookingView } from '../bookings/bookings.view.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
-import { notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import {
-  customerStats,
-  findCustomer,
-  listCustomers,
-  recentBookingsOf,
-  toCustomerView,
-  upsertCustomerRow,
-} from './customers.queries.ts';
+import { listCustomers, upsertCustomerRow } from './customers.queries.ts';
 
 export interface CustomerInput {
   first_name: string;
@@ -114,15 +105,4 @@ export function findCustomers(executor: Executor, page: PageRequest, search?: st
   const digits = normalizePhone(text);
   const phoneDigits = PHONE_LIKE.test(text) && /\d/.test(digits) ? digits : null;
   return listCustomers(executor, page, { text, phoneDigits });
-}
-
-/** A customer with their last bookings and booking statistics. */
-export async function customerDetail(executor: Executor, businessId: string, customerId: string) {
-  const [customer, bookings, stats] = await Promise.all([
-    findCustomer(executor, businessId, customerId),
-    recentBookingsOf(executor, businessId, customerId),
-    customerStats(executor, businessId, customerId),
-  ]);
-  if (!customer) throw notFound('customer');
-  return { ...toCustomerView(customer), bookings: bookings.map(toBookingView), stats };
 }
