@@ -35,6 +35,22 @@ module.exports = {
       to: { path: '[.](service|routes)[.]ts$' },
     },
     {
+      name: 'queries-hold-no-wire-shape',
+      comment:
+        "a wire shape (TypeBox) and its mapping live in the area's routes or *.view.ts, not beside the SQL",
+      severity: 'error',
+      from: { path: '[.]queries[.]ts$' },
+      // typebox is left unresolved (no export condition the resolver asks for): its bare name is matched too
+      to: { path: '^(typebox$|typebox/|node_modules/typebox/)' },
+    },
+    {
+      name: 'routes-import-no-queries',
+      comment: 'a route calls a use case, which calls the SQL',
+      severity: 'error',
+      from: { path: '[.]routes[.]ts$' },
+      to: { path: '[.]queries[.]ts$' },
+    },
+    {
       name: 'service-imports-no-routes',
       comment: 'a use case knows nothing of HTTP',
       severity: 'error',

@@ -3,7 +3,6 @@ import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
 import { ACTIVE_STATUSES, type DB } from '../schema.ts';
-import { toCustomerView } from './customers.view.ts';
 
 const CUSTOMER_COLUMNS = [
   'id',
@@ -14,6 +13,16 @@ const CUSTOMER_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+export interface CustomerRow {
+  id: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  email: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
 /**
  * Written exactly as the expression of `customers_search_idx` (migration 0003), so the trigram
@@ -28,8 +37,16 @@ export interface CustomerSearch {
   phoneDigits: string | null;
 }
 
-/** The business's customers by last name, first name, id, optionally only those a search matches. */
-export function listCustomers(executor: Executor, page: PageRequest, search?: CustomerSearch) {
+/**
+ * The business's customers by last name, first name, id, each as `view` makes it, optionally only
+ * those a search matches.
+ */
+export function listCustomers<T>(
+  executor: Executor,
+  page: PageRequest,
+  view: (row: CustomerRow) => T,
+  search?: CustomerSearch,
+) {
   let query = executor.selectFrom('customers').select(CUSTOMER_COLUMNS).where('business_id', '=', page.owner);
   if (search) {
     const pattern = `%${escapeLike(search.text)}%`;
@@ -54,7 +71,7 @@ export function listCustomers(executor: Executor, page: PageRequest, search?: Cu
       ],
     },
     page,
-    toCustomerView,
+    view,
   );
 }
 

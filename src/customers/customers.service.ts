@@ -2,6 +2,7 @@ import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { listCustomers, upsertCustomerRow } from './customers.queries.ts';
+import { toCustomerView } from './customers.view.ts';
 
 export interface CustomerInput {
   first_name: string;
@@ -101,8 +102,8 @@ const PHONE_LIKE = /^[\d\s+()./-]+$/;
 /** The business's customers by name, optionally those whose names, phone or email contain `search`. */
 export function findCustomers(executor: Executor, page: PageRequest, search?: string) {
   const text = search?.trim();
-  if (!text) return listCustomers(executor, page);
+  if (!text) return listCustomers(executor, page, toCustomerView);
   const digits = normalizePhone(text);
   const phoneDigits = PHONE_LIKE.test(text) && /\d/.test(digits) ? digits : null;
-  return listCustomers(executor, page, { text, phoneDigits });
+  return listCustomers(executor, page, toCustomerView, { text, phoneDigits });
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import type { CustomerRow } from './customers.queries.ts';
 
 /** A customer on the wire, in the list and in the detail. */
 export const CustomerView = Type.Object({
@@ -11,16 +12,6 @@ export const CustomerView = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
-
-interface CustomerRow {
-  id: string;
-  first_name: string;
-  last_name: string;
-  phone: string;
-  email: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export const toCustomerView = (row: CustomerRow) => ({
   ...row,

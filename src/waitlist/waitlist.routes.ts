@@ -6,8 +6,8 @@ import { optionalCredential, principalOf, requireBusiness } from '../platform/ac
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { DateString, example, IdParams, Nullable, PhoneString, Uuid } from '../platform/schemas.ts';
-import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
-import { joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
+import { findEntries, joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
+import { WaitlistEntryView } from './waitlist.view.ts';
 
 const NewEntryBody = Type.Object(
   {
@@ -102,7 +102,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(WaitlistEntryView) },
       },
     },
-    async (request) => listEntries(app.db, pageOf(request), request.query.preferred_date),
+    async (request) => findEntries(app.db, pageOf(request), request.query.preferred_date),
   );
 
   app.delete(

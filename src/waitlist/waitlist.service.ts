@@ -2,11 +2,20 @@ import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
-import type { Tx } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
 import { findService } from '../services/services.queries.ts';
 import { emitEvent } from '../webhooks/events.ts';
-import { businessZone, deleteEntry, findEntry, insertEntry, lockWaitlist } from './waitlist.queries.ts';
+import {
+  businessZone,
+  deleteEntry,
+  findEntry,
+  insertEntry,
+  listEntries,
+  lockWaitlist,
+} from './waitlist.queries.ts';
+import { toEntryView } from './waitlist.view.ts';
 
 export interface NewWaitlistEntry {
   customer: CustomerInput;
@@ -49,7 +58,7 @@ export async function joinWaitlist(
     notes: entry.notes ?? null,
     ...guestNamesOf(entry.customer),
   });
-  const created = await findEntry(tx, businessId, id);
+  const created = toEntryView(await findEntry(tx, businessId, id));
   await emitEvent(tx, businessId, 'waitlist.created', created, id);
   return { waitlist_id: id, position: created.position };
 }
@@ -64,3 +73,7 @@ export async function removeFromWaitlist(tx: Tx, actor: AuditActor, entryId: str
     before: { ...removed, created_at: removed.created_at.toISOString() },
   });
 }
+
+/** The business's entries by creation; with `preferredDate`, that date's and the undated ones. */
+export const findEntries = (executor: Executor, page: PageRequest, preferredDate?: string) =>
+  listEntries(executor, page, toEntryView, preferredDate);
