@@ -6,14 +6,8 @@ import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { errorResponses, example, IdParams, Timestamp } from '../platform/schemas.ts';
-import {
-  cancelHeldHold,
-  captureNoShowHold,
-  createStaffDepositBooking,
-  prepareStaffDeposit,
-  recordNoShow,
-  recordRelease,
-} from './deposits.service.ts';
+import { cancelHeldHold, captureNoShowHold, recordNoShow, recordRelease } from './no-show.service.ts';
+import { createStaffDepositBooking, prepareStaffDeposit } from './payment-links.service.ts';
 
 const StaffDepositBody = Type.Object(
   { ...StaffBookingFields, email: Type.String({ format: 'email', maxLength: 254 }) },
