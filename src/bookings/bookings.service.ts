@@ -1,14 +1,14 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
+import type { AvailabilityService } from '../availability/availability.service.ts';
 import {
-  type AvailabilityService,
   assertDynamicMode,
   assertPartySize,
   type DayQuery,
   startFailure,
   toDayRules,
-} from '../availability/availability.service.ts';
+} from '../availability/day-rules.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
 import {
   bookingQuota,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { type AvailabilityService, assertDynamicMode } from '../availability/availability.service.ts';
+import type { AvailabilityService } from '../availability/availability.service.ts';
+import { assertDynamicMode } from '../availability/day-rules.ts';
 import { wallTimeToInstant } from '../availability/engine/index.ts';
 import { paymentDestination } from '../billing/connect.service.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';

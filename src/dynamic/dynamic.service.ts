@@ -1,4 +1,5 @@
-import type { AvailabilityService, StartAnswer } from '../availability/availability.service.ts';
+import type { AvailabilityService } from '../availability/availability.service.ts';
+import type { StartAnswer } from '../availability/day-questions.ts';
 import { assertFeature } from '../billing/subscription.service.ts';
 import { createBooking, type NewBooking, type PreparedBookingDeposit } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
