@@ -290,3 +290,17 @@ export class AvailabilityService {
     return loaded;
   }
 }
+
+/**
+ * A day's availability as the availability routes answer it. The day comes as `booking_date` or
+ * its older name `date`; one of them is required.
+ */
+export async function availabilityOfDay(
+  availability: AvailabilityService,
+  query: Omit<AvailabilityQuery, 'date'> & { date: string | undefined },
+) {
+  const { date } = query;
+  if (!date) throw invalidField('booking_date', 'is required');
+  const day = await availability.day({ ...query, date });
+  return { business_id: query.businessId, booking_date: date, capacity: query.partySize, ...day };
+}

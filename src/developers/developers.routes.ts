@@ -7,7 +7,13 @@ import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
-import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
+import {
+  createBusiness,
+  listBusinesses,
+  logInDeveloper,
+  prepareRegistration,
+  registerDeveloper,
+} from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -89,7 +95,10 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Developer, ...errorResponses(409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await registerDeveloper(app.db, request.body)),
+    async (request, reply) => {
+      const registration = await prepareRegistration(request.body);
+      return commitReply(request, reply, 201, (tx) => registerDeveloper(tx, registration));
+    },
   );
 
   app.post(

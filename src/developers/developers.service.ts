@@ -1,5 +1,5 @@
 import { ALL_SCOPES, hashPassword, type TokenService } from '../platform/auth.ts';
-import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
+import type { Db, Executor, Tx } from '../platform/db.ts';
 import { conflict, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { issueApiKey, issueDefaultPublishableKey } from './api-keys.service.ts';
@@ -28,20 +28,35 @@ export interface DeveloperView {
   created_at: string;
 }
 
-export async function registerDeveloper(
-  db: Db,
-  input: { email: string; password: string; first_name: string; last_name: string },
-): Promise<DeveloperView> {
-  // Hashed before the transaction: it takes tens of milliseconds, which no lock should wait for.
-  const passwordHash = await hashPassword(input.password);
-  const developer = await withTx(db, async (tx) => {
-    if (await findDeveloperByEmail(tx, input.email)) throw conflict('an account with this email exists');
-    return insertDeveloper(tx, {
-      email: input.email,
-      password_hash: passwordHash,
-      first_name: input.first_name,
-      last_name: input.last_name,
-    });
+export interface Registration {
+  email: string;
+  passwordHash: string;
+  first_name: string;
+  last_name: string;
+}
+
+/** Hashes the password before the transaction: it takes tens of milliseconds, which no lock should wait for. */
+export async function prepareRegistration(input: {
+  email: string;
+  password: string;
+  first_name: string;
+  last_name: string;
+}): Promise<Registration> {
+  return {
+    email: input.email,
+    passwordHash: await hashPassword(input.password),
+    first_name: input.first_name,
+    last_name: input.last_name,
+  };
+}
+
+export async function registerDeveloper(tx: Tx, registration: Registration): Promise<DeveloperView> {
+  if (await findDeveloperByEmail(tx, registration.email)) throw conflict('an account with this email exists');
+  const developer = await insertDeveloper(tx, {
+    email: registration.email,
+    password_hash: registration.passwordHash,
+    first_name: registration.first_name,
+    last_name: registration.last_name,
   });
   return {
     id: developer.id,

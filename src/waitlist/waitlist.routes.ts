@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
-import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
@@ -64,7 +63,6 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { body } = request;
-      const trusted = isTrustedCaller(request.principal, request.params.business_id);
       return commitReply(request, reply, 201, (tx) =>
         joinWaitlist(
           tx,
@@ -76,7 +74,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
             capacity: body.capacity ?? 1,
             notes: body.notes,
           },
-          trusted,
+          request.principal,
           app.clock.now(),
         ),
       );
