@@ -4,9 +4,9 @@ import { BookingSchema } from '../bookings/bookings.view.ts';
 import { ALIASES_ACCEPTED, acceptAliases, StaffBookingFields } from '../bookings/staff-bookings.routes.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { errorResponses, example, IdParams, Timestamp } from '../platform/schemas.ts';
-import { cancelHeldHold, captureNoShowHold, recordNoShow, recordRelease } from './no-show.service.ts';
+import { markNoShow, releaseHold } from './no-show.service.ts';
 import { createStaffDepositBooking, prepareStaffDeposit } from './payment-links.service.ts';
 
 const StaffDepositBody = Type.Object(
@@ -98,13 +98,14 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DetailAnswer },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const bookingId = request.params.booking_id;
-      const now = app.clock.now();
-      await captureNoShowHold(app.deposits, principal.businessId, bookingId, now);
-      return commitReply(request, reply, 200, (tx) => recordNoShow(tx, principal, bookingId, now));
-    },
+    async (request, reply) =>
+      markNoShow(
+        app.deposits,
+        principalOf(request),
+        request.params.booking_id,
+        app.clock.now(),
+        commitWith(request, reply, 200),
+      ),
   );
 
   app.post(
@@ -122,11 +123,12 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DetailAnswer },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const bookingId = request.params.booking_id;
-      await cancelHeldHold(app.deposits, principal.businessId, bookingId);
-      return commitReply(request, reply, 200, (tx) => recordRelease(tx, principal, bookingId));
-    },
+    async (request, reply) =>
+      releaseHold(
+        app.deposits,
+        principalOf(request),
+        request.params.booking_id,
+        commitWith(request, reply, 200),
+      ),
   );
 };

@@ -5,6 +5,7 @@ import { allowsMove, assertMoveReady } from '../bookings/status.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import type { BookingStatus } from '../schema.ts';
 import { emitBookingMove, recordDepositMove } from './deposit-moves.ts';
 import { depositOfBooking, lockDeposit, type StoredDeposit } from './deposits.queries.ts';
@@ -150,4 +151,27 @@ export async function recordRelease(tx: Tx, actor: AuditActor, bookingId: string
     detail: 'the hold was released; nothing was charged',
     booking: await findBooking(tx, actor.businessId, bookingId),
   };
+}
+
+/** A no-show: the hold captured at the processor, then the booking and its deposit recorded. */
+export async function markNoShow<R>(
+  deps: DepositDeps,
+  actor: AuditActor,
+  bookingId: string,
+  now: number,
+  commit: Commit<R>,
+): Promise<R> {
+  await captureNoShowHold(deps, actor.businessId, bookingId, now);
+  return commit((tx) => recordNoShow(tx, actor, bookingId, now));
+}
+
+/** A hold released: cancelled at the processor, then the deposit recorded. */
+export async function releaseHold<R>(
+  deps: DepositDeps,
+  actor: AuditActor,
+  bookingId: string,
+  commit: Commit<R>,
+): Promise<R> {
+  await cancelHeldHold(deps, actor.businessId, bookingId);
+  return commit((tx) => recordRelease(tx, actor, bookingId));
 }

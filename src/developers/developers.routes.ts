@@ -3,17 +3,11 @@ import type { onErrorAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
-import {
-  createBusiness,
-  listBusinesses,
-  logInDeveloper,
-  prepareRegistration,
-  registerDeveloper,
-} from './developers.service.ts';
+import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { AccountLocked, refreshTokens } from './sessions.service.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -95,10 +89,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Developer, ...errorResponses(409) },
       },
     },
-    async (request, reply) => {
-      const registration = await prepareRegistration(request.body);
-      return commitReply(request, reply, 201, (tx) => registerDeveloper(tx, registration));
-    },
+    async (request, reply) => registerDeveloper(request.body, commitWith(request, reply, 201)),
   );
 
   app.post(

@@ -1,6 +1,7 @@
 import { ALL_SCOPES, hashPassword, type TokenService } from '../platform/auth.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { conflict, notFound } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { issueApiKey, issueDefaultPublishableKey } from './api-keys.service.ts';
 import {
@@ -36,7 +37,7 @@ export interface Registration {
 }
 
 /** Hashes the password before the transaction: it takes tens of milliseconds, which no lock should wait for. */
-export async function prepareRegistration(input: {
+async function prepareRegistration(input: {
   email: string;
   password: string;
   first_name: string;
@@ -50,7 +51,7 @@ export async function prepareRegistration(input: {
   };
 }
 
-export async function registerDeveloper(tx: Tx, registration: Registration): Promise<DeveloperView> {
+async function recordDeveloper(tx: Tx, registration: Registration): Promise<DeveloperView> {
   if (await findDeveloperByEmail(tx, registration.email)) throw conflict('an account with this email exists');
   const developer = await insertDeveloper(tx, {
     email: registration.email,
@@ -65,6 +66,15 @@ export async function registerDeveloper(tx: Tx, registration: Registration): Pro
     last_name: developer.last_name,
     created_at: developer.created_at.toISOString(),
   };
+}
+
+/** A new developer account: the password hashed, then the account made. */
+export async function registerDeveloper<R>(
+  input: { email: string; password: string; first_name: string; last_name: string },
+  commit: Commit<R>,
+): Promise<R> {
+  const registration = await prepareRegistration(input);
+  return commit((tx) => recordDeveloper(tx, registration));
 }
 
 /** `attempt` is when and from where the login is tried, for the login limits. */
