@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { type Database, DataDirLockedError, openPGlite, openPostgres } from './platform/db.ts';
+import { type Database, openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
+import { DataDirLockedError } from './platform/pglite-pool.ts';
 import { stopServing } from './platform/shutdown.ts';
 import { stopTracing } from './platform/tracing.ts';
 import { ensureSandbox } from './sandbox/sandbox.service.ts';

@@ -12,7 +12,8 @@ import { setSubscription } from '../src/billing/subscription.service.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { insertDeveloper } from '../src/developers/developers.queries.ts';
 import { hashPassword } from '../src/platform/auth.ts';
-import { type Database, type Db, type DbTimeouts, openPGlite, openPostgres } from '../src/platform/db.ts';
+import { type Database, type Db, openPGlite, openPostgres } from '../src/platform/db.ts';
+import type { DbTimeouts } from '../src/platform/deadline.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { isUuid } from '../src/platform/schemas.ts';
 

@@ -1,25 +1,21 @@
 import { sql } from 'kysely';
-import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { Timestamp, Uuid } from '../platform/schemas.ts';
 
-const State = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]);
-
-export const AuditEntryView = Type.Object({
-  id: Uuid,
-  user_email: Type.String(),
-  action: Type.String(),
-  entity_type: Type.String(),
-  entity_id: Type.Union([Type.String(), Type.Null()]),
-  before_state: State,
-  after_state: State,
-  meta: Type.Record(Type.String(), Type.Unknown()),
-  created_at: Timestamp,
-});
+export interface AuditLogRow {
+  id: string;
+  user_email: string;
+  action: string;
+  entity_type: string;
+  entity_id: string | null;
+  before_state: unknown;
+  after_state: unknown;
+  meta: unknown;
+  created_at: Date;
+}
 
 /** The business's log, newest first: `seq` is the order of writing, which timestamps may tie. */
-export const listAuditLog = (executor: Executor, page: PageRequest) =>
+export const listAuditLog = <T>(executor: Executor, page: PageRequest, view: (row: AuditLogRow) => T) =>
   keysetPage(
     executor
       .selectFrom('audit_logs')
@@ -37,13 +33,7 @@ export const listAuditLog = (executor: Executor, page: PageRequest) =>
       .where('business_id', '=', page.owner),
     { name: 'audit_logs', keys: [{ ref: 'seq', type: 'bigint' }], direction: 'desc' },
     page,
-    (row) => ({
-      ...row,
-      before_state: row.before_state as Record<string, unknown> | null,
-      after_state: row.after_state as Record<string, unknown> | null,
-      meta: (row.meta ?? {}) as Record<string, unknown>,
-      created_at: row.created_at.toISOString(),
-    }),
+    view,
   );
 
 /** One audit row, written by `slotwise_record_audit`, the writer the database's statements call too. */

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { AuditEntryView, listAuditLog } from './audit.queries.ts';
+import { auditLog } from './audit.ts';
+import { AuditEntryView } from './audit.view.ts';
 
 export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -17,6 +18,6 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(AuditEntryView) },
       },
     },
-    async (request) => listAuditLog(app.db, pageOf(request)),
+    async (request) => auditLog(app.db, pageOf(request)),
   );
 };

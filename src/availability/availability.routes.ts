@@ -11,7 +11,7 @@ import {
   TimeString,
   Uuid,
 } from '../platform/schemas.ts';
-import { checkDynamicStart } from './availability.service.ts';
+import { availabilityOfDay, checkDynamicStart } from './availability.service.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -113,19 +113,15 @@ const StartResponse = Type.Object({
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** Both routes answer the same question; only where the business and the party size come from differs. */
-  const answer = async (businessId: string, q: DayQueryString, partySize: number) => {
-    const date = q.booking_date ?? q.date;
-    if (!date) throw invalidField('booking_date', 'is required');
-    const day = await app.availability.day({
+  const answer = (businessId: string, q: DayQueryString, partySize: number) =>
+    availabilityOfDay(app.availability, {
       businessId,
-      date,
+      date: q.booking_date ?? q.date,
       partySize,
       serviceId: q.service_id,
       resourceId: q.resource_id,
       perResource: q.view === 'resources',
     });
-    return { business_id: businessId, booking_date: date, capacity: partySize, ...day };
-  };
 
   app.get(
     '/v1/availability/:business_id',

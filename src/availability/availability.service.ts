@@ -3,215 +3,29 @@ import { assertFeature, type Subscriber } from '../billing/subscription.service.
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db, Executor } from '../platform/db.ts';
-import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
 import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
-import { addDays, checkStart, daySlots, heldSpan, todayIn } from './engine/index.ts';
-import type {
-  BusyPeriod,
-  DayRules,
-  DaySlots,
-  EngineResource,
-  StartCheck,
-  StartCheckFailure,
-} from './engine/types.ts';
-
-export interface DayQuery {
-  date: string;
-  partySize: number;
-  serviceId?: string | null;
-  resourceId?: string | null;
-  /** The booking's length when the caller sets it (dynamic mode); else the service's or the business's default. */
-  durationMinutes?: number | null;
-}
-
-export interface LoadedDay extends DayContext {
-  busy: BusyPeriod[];
-}
-
-/** The engine's input for one day: the business's settings, the service's length and buffers, the busy periods. */
-export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRules {
-  const { business, service } = ctx;
-  return {
-    date: query.date,
-    timezone: business.timezone,
-    now,
-    hours: ctx.hours,
-    blackouts: ctx.blackouts,
-    intervalMinutes: business.default_slot_interval_minutes,
-    durationMinutes:
-      query.durationMinutes ?? service?.duration_minutes ?? business.default_slot_duration_minutes,
-    bufferBeforeMinutes: service?.buffer_before_minutes ?? 0,
-    bufferAfterMinutes: business.buffer_minutes + (service?.buffer_after_minutes ?? 0),
-    minNoticeHours: business.min_notice_hours,
-    bookingWindowDays: business.booking_window_days,
-    partySize: query.partySize,
-    resources: ctx.resources,
-    allowedResourceIds: service?.resource_ids ?? null,
-    resourceId: query.resourceId ?? null,
-    busy: ctx.busy,
-  };
-}
-
-/** What the caller asked about exists: the business (404), the service and resource (422). */
-function assertAsked(ctx: DayContext | null, query: Pick<DayQuery, 'serviceId' | 'resourceId'>): DayContext {
-  if (!ctx) throw notFound('business');
-  if (query.serviceId && !ctx.service)
-    throw invalidField('service_id', 'is not an active service of this business');
-  if (query.resourceId && !ctx.resources.some((r) => r.id === query.resourceId)) {
-    throw invalidField('resource_id', 'is not an active resource of this business');
-  }
-  return ctx;
-}
-
-/**
- * Loads a day and checks what the caller asked for exists: the business (404), the service and
- * resource (422). Busy periods are loaded second, for exactly the period the day's slots can
- * hold (none on a closed day), which keeps the rows read to one day's bookings. `rules` are the
- * business's rules when the caller already has them (availability caches them between changes).
- */
-export async function loadDay(
-  executor: Executor,
-  businessId: string,
-  query: DayQuery,
-  now: number,
-  rules?: DayContext | null,
-): Promise<LoadedDay> {
-  const ctx = assertAsked(
-    rules === undefined ? await loadDayContext(executor, businessId, query.date, query.serviceId) : rules,
-    query,
-  );
-  const span = heldSpan(toDayRules({ ...ctx, busy: [] }, query, now));
-  const busy = span ? await loadBusy(executor, businessId, span) : [];
-  return { ...ctx, busy };
-}
-
-/** Party size must fit the business's own limits before any resource is looked at. */
-export function assertPartySize(
-  limits: Pick<BusinessRules, 'min_capacity' | 'max_capacity'>,
-  partySize: number,
-): void {
-  const { min_capacity, max_capacity } = limits;
-  if (partySize < min_capacity || partySize > max_capacity) {
-    throw invalidField('capacity', `must be between ${min_capacity} and ${max_capacity} for this business`);
-  }
-}
-
-/** The dynamic surface serves only businesses that book in dynamic mode. */
-export function assertDynamicMode(business: Pick<BusinessRules, 'booking_mode'>): void {
-  if (business.booking_mode !== 'dynamic') {
-    throw new AppError(
-      'bad_request',
-      'this business books on its slot grid (booking_mode scheduled): use /v1/availability and /v1/bookings',
-    );
-  }
-}
-
-const FAILURES: Record<StartCheckFailure, (message: string) => AppError> = {
-  outside_operating_hours: (message) => new AppError('outside_operating_hours', message),
-  off_grid: (message) => invalidField('start_time', message),
-  outside_booking_window: (message) => new AppError('outside_booking_window', message),
-  slot_unavailable: (message) => new AppError('slot_unavailable', message),
-};
-
-/** The contract's error for a start the engine refused. */
-export function startFailure(check: Extract<StartCheck, { ok: false }>): AppError {
-  return FAILURES[check.reason](check.message);
-}
-
-/** Why a day lists no slots: the answer's `reason`, null while it lists some. */
-export type NoSlotsReason =
-  | 'past'
-  | 'closed'
-  | 'blackout'
-  | 'outside_booking_window'
-  /** Per-resource view only: there are starts, but no resource that fits the party is free at any. */
-  | 'no_free_resource';
-
-const DAY_MS = 86_400_000;
-
-/**
- * Why the engine found no start on a day, from the rules it was given. A day before today is past
- * whatever its hours. An open day whose grid is empty is either all inside notice (or already
- * gone today) or has hours too short for one booking: asking the engine again as if it were two
- * days earlier, without notice, tells the two apart.
- */
-export function whyNoStarts(rules: DayRules, day: DaySlots): Exclude<NoSlotsReason, 'no_free_resource'> {
-  if (rules.date < todayIn(rules.timezone, rules.now)) return 'past';
-  if (day.closure !== null) return day.closure;
-  const earlier = daySlots({
-    ...rules,
-    now: Date.parse(`${rules.date}T00:00:00Z`) - 2 * DAY_MS,
-    minNoticeHours: 0,
-    bookingWindowDays: 7,
-    busy: [],
-  });
-  return earlier.slots.length > 0 ? 'outside_booking_window' : 'closed';
-}
-
-/** One availability question: a day of a business for a party, in one of the two views. */
-export interface AvailabilityQuery {
-  businessId: string;
-  date: string;
-  partySize: number;
-  serviceId?: string;
-  resourceId?: string;
-  /** One entry per free (time, resource) pair instead of one per time. */
-  perResource: boolean;
-}
-
-export type SlotView =
-  | { time: string; available: boolean; remaining_resources: number }
-  | { time: string; available: true; resource_id: string; resource_name: string };
-
-export interface DayAnswer {
-  slots: SlotView[];
-  reason: NoSlotsReason | null;
-}
-
-/** One start at any minute and of any length (dynamic mode): a point check, not a grid. */
-/** Many days of a business for a party: what a booking calendar greys out. */
-export interface DaysQuery {
-  businessId: string;
-  /** Default: today in the business's zone. */
-  from?: string;
-  /** Default: 30 days after `from`. */
-  to?: string;
-  partySize: number;
-  serviceId?: string;
-  resourceId?: string;
-}
-
-/** Why a day offers nothing: the month view's `reason`. A day before today is outside the window. */
-export type DayReason = 'closed' | 'blackout' | 'fully_booked' | 'outside_booking_window';
-
-export interface DaySummary {
-  date: string;
-  available: boolean;
-  /** The first start with a free resource. */
-  first_time: string | null;
-  /** Starts with a free resource. */
-  slot_count: number;
-  reason: DayReason | null;
-}
-
-export interface StartQuery {
-  businessId: string;
-  date: string;
-  time: string;
-  partySize: number;
-  durationMinutes: number;
-}
-
-/** The engine's refusals of a start off the grid: a point check answers them instead of throwing. */
-export type StartRefusal = Exclude<StartCheckFailure, 'off_grid'>;
-
-export interface StartAnswer {
-  available: boolean;
-  remaining_resources: number;
-  /** Names of the free active resources that fit the party, in display order (then id). */
-  free_resources: string[];
-  reason: StartRefusal | null;
-}
+import {
+  type AvailabilityQuery,
+  answerDay,
+  answerStart,
+  type DayAnswer,
+  type DaySummary,
+  type DaysQuery,
+  heldSpans,
+  type StartAnswer,
+  type StartQuery,
+  summarizeDays,
+} from './day-questions.ts';
+import {
+  assertAsked,
+  assertDynamicMode,
+  assertPartySize,
+  type DayQuery,
+  type LoadedDay,
+  loadDay,
+} from './day-rules.ts';
+import { addDays, todayIn } from './engine/index.ts';
 
 /** The longest a computed day or a business's rules are served, even when nothing changes, so time moving on is noticed. */
 const CACHE_MS = 30_000;
@@ -329,17 +143,10 @@ export class AvailabilityService {
       await this.rulesOf(query.businessId, query.serviceId, now),
     );
     assertPartySize(ctx.business, query.partySize);
-    const rules = toDayRules(ctx, query, now);
-    const found = daySlots(rules);
-    const slots = query.perResource ? perResourceViews(ctx, found) : slotViews(found);
-    const answer: DayAnswer = {
-      slots,
-      reason:
-        found.slots.length === 0 ? whyNoStarts(rules, found) : slots.length === 0 ? 'no_free_resource' : null,
-    };
+    const { answer, firstStart } = answerDay(ctx, query, now);
     if (version) {
-      const first = found.slots[0];
-      const leavesNotice = first ? first.start - ctx.business.min_notice_hours * HOUR_MS - now : CACHE_MS;
+      const leavesNotice =
+        firstStart !== undefined ? firstStart - ctx.business.min_notice_hours * HOUR_MS - now : CACHE_MS;
       if (leavesNotice > 0)
         this.days.set(key, { version, answer }, { ttl: Math.min(CACHE_MS, leavesNotice) });
     }
@@ -363,25 +170,7 @@ export class AvailabilityService {
     const ctx = await this.loadedDay(query.businessId, dayQuery, now);
     assertDynamicMode(ctx.business);
     assertPartySize(ctx.business, query.partySize);
-    const check = checkStart(toDayRules(ctx, dayQuery, now), query.time, {
-      onGrid: false,
-      ignoreNoticeAndWindow: false,
-    });
-    if (!check.ok) {
-      // Off the grid cannot come: the start may take any minute.
-      return {
-        available: false,
-        remaining_resources: 0,
-        free_resources: [],
-        reason: check.reason as StartRefusal,
-      };
-    }
-    const free = new Set(check.freeResourceIds);
-    const names = ctx.resources
-      .filter((resource) => free.has(resource.id))
-      .sort(inDisplayOrder)
-      .map((resource) => resource.name);
-    return { available: true, remaining_resources: names.length, free_resources: names, reason: null };
+    return answerStart(ctx, dayQuery, query.time, now);
   }
 
   /**
@@ -408,8 +197,7 @@ export class AvailabilityService {
     }
     const dates: string[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) dates.push(date);
-    const dayQuery = (date: string): DayQuery => ({ ...query, date });
-    const spans = dates.map((date) => heldSpan(toDayRules({ ...ctx, busy: [] }, dayQuery(date), now)));
+    const spans = heldSpans(ctx, query, dates, now);
     let spanStart = Number.POSITIVE_INFINITY;
     let spanEnd = Number.NEGATIVE_INFINITY;
     for (const span of spans) {
@@ -421,30 +209,7 @@ export class AvailabilityService {
       spanStart < spanEnd
         ? await loadBusy(this.db, query.businessId, { start: spanStart, end: spanEnd })
         : [];
-    const byDay = new BusyByWindow(busy);
-    let firstStart = Number.POSITIVE_INFINITY;
-    const summaries = dates.map((date, i): DaySummary => {
-      const span = spans[i];
-      const rules = toDayRules(
-        { ...ctx, busy: span ? byDay.overlapping(span.start, span.end) : [] },
-        dayQuery(date),
-        now,
-      );
-      const found = daySlots(rules);
-      if (found.slots[0]) firstStart = Math.min(firstStart, found.slots[0].start);
-      const free = found.slots.filter((slot) => slot.freeResourceIds.length > 0);
-      if (free.length > 0) {
-        return { date, available: true, first_time: free[0]!.time, slot_count: free.length, reason: null };
-      }
-      const why = found.slots.length > 0 ? 'fully_booked' : whyNoStarts(rules, found);
-      return {
-        date,
-        available: false,
-        first_time: null,
-        slot_count: 0,
-        reason: why === 'past' ? 'outside_booking_window' : why,
-      };
-    });
+    const { summaries, firstStart } = summarizeDays(ctx, query, dates, spans, busy, now);
     if (version) {
       const leavesNotice = Number.isFinite(firstStart)
         ? firstStart - ctx.business.min_notice_hours * HOUR_MS - now
@@ -527,63 +292,18 @@ export class AvailabilityService {
   }
 }
 
-function inDisplayOrder(a: EngineResource, b: EngineResource): number {
-  if (a.displayOrder !== b.displayOrder) return a.displayOrder - b.displayOrder;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-function slotViews(found: DaySlots): SlotView[] {
-  return found.slots.map((slot) => ({
-    time: slot.time,
-    available: slot.freeResourceIds.length > 0,
-    remaining_resources: slot.freeResourceIds.length,
-  }));
-}
-
-function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
-  const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
-  return found.slots.flatMap((slot) =>
-    slot.freeResourceIds.map((id) => ({
-      time: slot.time,
-      available: true as const,
-      resource_id: id,
-      resource_name: names.get(id)!,
-    })),
-  );
-}
-
 /**
- * Busy periods sorted by start, so each day of a range takes only the periods near it instead of
- * scanning all of them: those starting before the day's end, from the longest period's length
- * before its start. Unbounded periods (a block without an end) go to every day.
+ * A day's availability as the availability routes answer it. The day comes as `booking_date` or
+ * its older name `date`; one of them is required.
  */
-class BusyByWindow {
-  private readonly sorted: BusyPeriod[];
-  private readonly unbounded: BusyPeriod[];
-  private readonly longest: number;
-
-  constructor(busy: BusyPeriod[]) {
-    const bounded = busy.filter((p) => Number.isFinite(p.start) && Number.isFinite(p.end));
-    this.unbounded = busy.filter((p) => !Number.isFinite(p.start) || !Number.isFinite(p.end));
-    this.sorted = bounded.sort((a, b) => a.start - b.start);
-    this.longest = bounded.reduce((max, p) => Math.max(max, p.end - p.start), 0);
-  }
-
-  overlapping(from: number, to: number): BusyPeriod[] {
-    let low = 0;
-    let high = this.sorted.length;
-    const earliest = from - this.longest;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (this.sorted[mid]!.start < earliest) low = mid + 1;
-      else high = mid;
-    }
-    const near: BusyPeriod[] = [...this.unbounded];
-    for (let i = low; i < this.sorted.length && this.sorted[i]!.start < to; i++) {
-      if (this.sorted[i]!.end > from) near.push(this.sorted[i]!);
-    }
-    return near;
-  }
+export async function availabilityOfDay(
+  availability: AvailabilityService,
+  query: Omit<AvailabilityQuery, 'date'> & { date: string | undefined },
+) {
+  const { date } = query;
+  if (!date) throw invalidField('booking_date', 'is required');
+  const day = await availability.day({ ...query, date });
+  return { business_id: query.businessId, booking_date: date, capacity: query.partySize, ...day };
 }
 
 /**

@@ -1,21 +1,9 @@
 import { sql } from 'kysely';
-import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 
-export const BlockView = Type.Object({
-  id: Uuid,
-  resource_id: Uuid,
-  start_at: Timestamp,
-  end_at: Timestamp,
-  reason: Nullable(Type.String()),
-  source: Nullable(Type.String()),
-  created_at: Timestamp,
-});
-
-interface BlockRow {
+export interface BlockRow {
   id: string;
   resource_id: string;
   reason: string | null;
@@ -24,13 +12,6 @@ interface BlockRow {
   start_at: Date;
   end_at: Date;
 }
-
-const toBlockView = (row: BlockRow) => ({
-  ...row,
-  start_at: row.start_at.toISOString(),
-  end_at: row.end_at.toISOString(),
-  created_at: row.created_at.toISOString(),
-});
 
 const selectBlocks = (executor: Executor, businessId: string) =>
   executor
@@ -67,15 +48,19 @@ export async function insertBlock(executor: Executor, businessId: string, block:
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return toBlockView(await selectBlocks(executor, businessId).where('id', '=', id).executeTakeFirstOrThrow());
+  return selectBlocks(executor, businessId).where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-/** Blocks of one resource, oldest first; `from`/`to` (epoch ms) keep those overlapping the period. */
-export function listBlocks(
+/**
+ * Blocks of one resource, oldest first, each as `view` makes it; `from`/`to` (epoch ms) keep those
+ * overlapping the period.
+ */
+export function listBlocks<T>(
   executor: Executor,
   page: PageRequest,
   resourceId: string,
   period: { from?: number; to?: number },
+  view: (row: BlockRow) => T,
 ) {
   let query = selectBlocks(executor, page.owner).where('resource_id', '=', resourceId);
   if (period.from !== undefined) query = query.where(sql<boolean>`upper(during) > ${new Date(period.from)}`);
@@ -91,7 +76,7 @@ export function listBlocks(
       ],
     },
     page,
-    toBlockView,
+    view,
   );
 }
 

@@ -4,8 +4,8 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-import { BlockView } from './blocks.queries.ts';
 import { addBlock, listResourceBlocks, removeBlock } from './blocks.service.ts';
+import { BlockView } from './blocks.view.ts';
 
 const ResourceParams = Type.Object({ resource_id: Uuid }, { additionalProperties: false });
 const BlockParams = Type.Object({ resource_id: Uuid, block_id: Uuid }, { additionalProperties: false });

@@ -5,6 +5,7 @@ import type { PageRequest } from '../platform/pagination.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
 import { deleteBlock, insertBlock, listBlocks } from './blocks.queries.ts';
+import { toBlockView } from './blocks.view.ts';
 
 /** Epoch milliseconds of a timestamp the schema let through but JavaScript cannot place (a leap second). */
 function instantOf(field: string, value: string): number {
@@ -30,13 +31,15 @@ export async function addBlock(tx: Tx, actor: AuditActor, resourceId: string, in
   const end = instantOf('end_at', input.end_at);
   if (!(end > start)) throw invalidField('end_at', 'must be after start_at');
   await assertResource(tx, actor.businessId, resourceId);
-  const block = await insertBlock(tx, actor.businessId, {
-    resourceId,
-    start,
-    end,
-    reason: reasonOrNull(input.reason),
-    source: input.source ?? null,
-  });
+  const block = toBlockView(
+    await insertBlock(tx, actor.businessId, {
+      resourceId,
+      start,
+      end,
+      reason: reasonOrNull(input.reason),
+      source: input.source ?? null,
+    }),
+  );
   await recordAudit(tx, actor, {
     action: 'resource.block_added',
     entityType: 'resource',
@@ -53,10 +56,16 @@ export async function listResourceBlocks(
   period: { from?: string; to?: string },
 ) {
   await assertResource(executor, page.owner, resourceId);
-  return listBlocks(executor, page, resourceId, {
-    from: period.from === undefined ? undefined : instantOf('from', period.from),
-    to: period.to === undefined ? undefined : instantOf('to', period.to),
-  });
+  return listBlocks(
+    executor,
+    page,
+    resourceId,
+    {
+      from: period.from === undefined ? undefined : instantOf('from', period.from),
+      to: period.to === undefined ? undefined : instantOf('to', period.to),
+    },
+    toBlockView,
+  );
 }
 
 export async function removeBlock(

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { preValidationAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDeveloperForBilling } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitWith } from '../platform/idempotency.ts';
 import { errorResponses, example, Nullable } from '../platform/schemas.ts';
-import { openPortal, PAID_PLANS, prepareCheckout, recordCheckout } from './billing.service.ts';
-import { connectStatus, prepareOnboarding, recordOnboarding } from './connect.service.ts';
+import { openCheckout, openPortal, PAID_PLANS } from './billing.service.ts';
+import { connectStatus, startOnboarding } from './connect.service.ts';
 
 const ReturnUrl = (description: string) =>
   Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description }));
@@ -55,15 +55,18 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ checkout_url: Type.String() }), ...errorResponses(503) },
       },
     },
-    async (request, reply) => {
-      const developerId = request.principal!.developerId!;
-      const prepared = await prepareCheckout(app.db, app.payments.forBilling(), developerId, {
-        plan: request.body.plan,
-        successUrl: request.body.success_url ?? home,
-        cancelUrl: request.body.cancel_url ?? home,
-      });
-      return commitReply(request, reply, 200, (tx) => recordCheckout(tx, developerId, prepared));
-    },
+    async (request, reply) =>
+      openCheckout(
+        app.db,
+        app.payments.forBilling(),
+        request.principal!.developerId!,
+        {
+          plan: request.body.plan,
+          successUrl: request.body.success_url ?? home,
+          cancelUrl: request.body.cancel_url ?? home,
+        },
+        commitWith(request, reply, 200),
+      ),
   );
 
   app.post(
@@ -126,17 +129,15 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const { businessId } = principal;
-      const prepared = await prepareOnboarding(app.db, app.payments, principal, {
-        returnUrl: request.body.return_url ?? home,
-        refreshUrl: request.body.refresh_url ?? home,
-      });
-      return commitReply(request, reply, 200, (tx) =>
-        recordOnboarding(tx, businessId, prepared, app.clock.now()),
-      );
-    },
+    async (request, reply) =>
+      startOnboarding(
+        app.db,
+        app.payments,
+        principalOf(request),
+        { returnUrl: request.body.return_url ?? home, refreshUrl: request.body.refresh_url ?? home },
+        app.clock.now(),
+        commitWith(request, reply, 200),
+      ),
   );
 
   app.get(

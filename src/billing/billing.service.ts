@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type PaymentProcessor, ProcessorRefusal } from '../payments/processor.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import { PLANS, type PlanId } from './plans.ts';
 import {
   findDeveloperForBilling,
@@ -143,4 +144,16 @@ export async function openPortal(
   const customerId = developer.processor_customer_id;
   const portal = await askProcessor(() => processor.createPortalSession({ customerId, returnUrl }));
   return { portal_url: portal.url };
+}
+
+/** A plan's checkout: opened at the processor, then remembered (and a checkout it replaces queued to expire). */
+export async function openCheckout<R>(
+  executor: Executor,
+  billing: PaymentProcessor | null,
+  developerId: string,
+  input: { plan: PaidPlan; successUrl: string; cancelUrl: string },
+  commit: Commit<R>,
+): Promise<R> {
+  const prepared = await prepareCheckout(executor, billing, developerId, input);
+  return commit((tx) => recordCheckout(tx, developerId, prepared));
 }

@@ -3,6 +3,7 @@ import type { ConnectedAccount, PaymentProcessor, ProcessorName } from '../payme
 import type { Processors } from '../payments/processors.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import { askProcessor } from './billing.service.ts';
 import {
   type ConnectedAccountRow,
@@ -176,4 +177,17 @@ export async function connectStatus(
     payouts_enabled: account.payouts_enabled,
     connect_id: account.processor_account_id,
   };
+}
+
+/** A business's payment onboarding: the account and its link made at the processor, then saved. */
+export async function startOnboarding<R>(
+  executor: Executor,
+  processors: Processors,
+  business: { businessId: string; sandbox: boolean },
+  urls: { refreshUrl: string; returnUrl: string },
+  now: number,
+  commit: Commit<R>,
+): Promise<R> {
+  const prepared = await prepareOnboarding(executor, processors, business, urls);
+  return commit((tx) => recordOnboarding(tx, business.businessId, prepared, now));
 }

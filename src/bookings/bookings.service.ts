@@ -1,7 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
-import { type AvailabilityService, assertPartySize } from '../availability/availability.service.ts';
+import type { AvailabilityService } from '../availability/availability.service.ts';
+import { assertPartySize } from '../availability/day-rules.ts';
 import { performs, takesParty } from '../availability/engine/index.ts';
 import { bookingQuota, type QuotaHolder, sandboxCap } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';

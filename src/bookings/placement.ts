@@ -5,7 +5,7 @@ import {
   type LoadedDay,
   startFailure,
   toDayRules,
-} from '../availability/availability.service.ts';
+} from '../availability/day-rules.ts';
 import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';

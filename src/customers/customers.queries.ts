@@ -1,13 +1,8 @@
 import { type Selectable, sql } from 'kysely';
-import { Type } from 'typebox';
-import { selectBookingViews } from '../bookings/bookings.view.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { escapeLike } from '../platform/sql.ts';
 import { ACTIVE_STATUSES, type DB } from '../schema.ts';
-
-export const RECENT_BOOKINGS_LIMIT = 20;
 
 const CUSTOMER_COLUMNS = [
   'id',
@@ -19,17 +14,7 @@ const CUSTOMER_COLUMNS = [
   'updated_at',
 ] as const;
 
-export const CustomerView = Type.Object({
-  id: Uuid,
-  first_name: Type.String(),
-  last_name: Type.String(),
-  phone: Type.String(),
-  email: Nullable(Type.String()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-interface CustomerRow {
+export interface CustomerRow {
   id: string;
   first_name: string;
   last_name: string;
@@ -38,12 +23,6 @@ interface CustomerRow {
   created_at: Date;
   updated_at: Date;
 }
-
-export const toCustomerView = (row: CustomerRow) => ({
-  ...row,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-});
 
 /**
  * Written exactly as the expression of `customers_search_idx` (migration 0003), so the trigram
@@ -58,8 +37,16 @@ export interface CustomerSearch {
   phoneDigits: string | null;
 }
 
-/** The business's customers by last name, first name, id, optionally only those a search matches. */
-export function listCustomers(executor: Executor, page: PageRequest, search?: CustomerSearch) {
+/**
+ * The business's customers by last name, first name, id, each as `view` makes it, optionally only
+ * those a search matches.
+ */
+export function listCustomers<T>(
+  executor: Executor,
+  page: PageRequest,
+  view: (row: CustomerRow) => T,
+  search?: CustomerSearch,
+) {
   let query = executor.selectFrom('customers').select(CUSTOMER_COLUMNS).where('business_id', '=', page.owner);
   if (search) {
     const pattern = `%${escapeLike(search.text)}%`;
@@ -84,7 +71,7 @@ export function listCustomers(executor: Executor, page: PageRequest, search?: Cu
       ],
     },
     page,
-    toCustomerView,
+    view,
   );
 }
 
@@ -118,17 +105,6 @@ export function findCustomer(executor: Executor, businessId: string, customerId:
     .where('id', '=', customerId)
     .where('business_id', '=', businessId)
     .executeTakeFirst();
-}
-
-export function recentBookingsOf(executor: Executor, businessId: string, customerId: string) {
-  return selectBookingViews(executor)
-    .where('v.business_id', '=', businessId)
-    .where('v.customer_id', '=', customerId)
-    .orderBy('v.booking_date', 'desc')
-    .orderBy('v.start_time', 'desc')
-    .orderBy('v.id', 'desc')
-    .limit(RECENT_BOOKINGS_LIMIT)
-    .execute();
 }
 
 /** The detail's `stats` in one aggregate over all of the customer's bookings. */

@@ -1,15 +1,8 @@
 import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
-import { notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import {
-  customerStats,
-  findCustomer,
-  listCustomers,
-  recentBookingsOf,
-  toCustomerView,
-  upsertCustomerRow,
-} from './customers.queries.ts';
+import { listCustomers, upsertCustomerRow } from './customers.queries.ts';
+import { toCustomerView } from './customers.view.ts';
 
 export interface CustomerInput {
   first_name: string;
@@ -109,19 +102,8 @@ const PHONE_LIKE = /^[\d\s+()./-]+$/;
 /** The business's customers by name, optionally those whose names, phone or email contain `search`. */
 export function findCustomers(executor: Executor, page: PageRequest, search?: string) {
   const text = search?.trim();
-  if (!text) return listCustomers(executor, page);
+  if (!text) return listCustomers(executor, page, toCustomerView);
   const digits = normalizePhone(text);
   const phoneDigits = PHONE_LIKE.test(text) && /\d/.test(digits) ? digits : null;
-  return listCustomers(executor, page, { text, phoneDigits });
-}
-
-/** A customer with their last bookings and booking statistics. */
-export async function customerDetail(executor: Executor, businessId: string, customerId: string) {
-  const [customer, bookings, stats] = await Promise.all([
-    findCustomer(executor, businessId, customerId),
-    recentBookingsOf(executor, businessId, customerId),
-    customerStats(executor, businessId, customerId),
-  ]);
-  if (!customer) throw notFound('customer');
-  return { ...toCustomerView(customer), bookings: bookings.map((row) => row.view), stats };
+  return listCustomers(executor, page, toCustomerView, { text, phoneDigits });
 }

@@ -3,14 +3,14 @@ import type { ProcessorEvent } from '../payments/processor.ts';
 import type { Tx } from '../platform/db.ts';
 import { isUuid } from '../platform/schemas.ts';
 import type { DepositStatus } from '../schema.ts';
-import type { StoredDeposit } from './deposits.queries.ts';
 import {
   type DepositOutcome,
   depositOfEvent,
   expireDeposit,
   saveCard,
   settleDeposit,
-} from './deposits.service.ts';
+} from './deposit-outcomes.service.ts';
+import type { StoredDeposit } from './deposits.queries.ts';
 
 type EventObject = ProcessorEvent['data']['object'];
 

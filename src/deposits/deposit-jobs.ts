@@ -4,6 +4,7 @@ import { ProcessorRefusal } from '../payments/processor.ts';
 import type { Clock } from '../platform/clock.ts';
 import { withTx } from '../platform/db.ts';
 import type { Job } from '../platform/jobs.ts';
+import { expireClaimed, recordReversal, settleDeposit } from './deposit-outcomes.service.ts';
 import {
   claimExpiredDeposits,
   depositTerms,
@@ -11,13 +12,7 @@ import {
   dueReversals,
   type StoredDeposit,
 } from './deposits.queries.ts';
-import {
-  type DepositDeps,
-  expireClaimed,
-  processorNamed,
-  recordReversal,
-  settleDeposit,
-} from './deposits.service.ts';
+import { type DepositDeps, processorNamed } from './deposits.service.ts';
 
 const BATCH = 50;
 

@@ -11,15 +11,10 @@ import {
 } from '../bookings/staff-bookings.routes.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { errorResponses, example, IdParams, Timestamp } from '../platform/schemas.ts';
-import {
-  cancelHeldHold,
-  captureNoShowHold,
-  recordNoShow,
-  recordRelease,
-  staffBookingDeposits,
-} from './deposits.service.ts';
+import { markNoShow, releaseHold } from './no-show.service.ts';
+import { staffBookingDeposits } from './payment-links.service.ts';
 
 const StaffDepositBody = Type.Object(
   { ...StaffBookingFields, email: Type.String({ format: 'email', maxLength: 254 }) },
@@ -90,13 +85,14 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DetailAnswer },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const bookingId = request.params.booking_id;
-      const now = app.clock.now();
-      await captureNoShowHold(app.deposits, principal.businessId, bookingId, now);
-      return commitReply(request, reply, 200, (tx) => recordNoShow(tx, principal, bookingId, now));
-    },
+    async (request, reply) =>
+      markNoShow(
+        app.deposits,
+        principalOf(request),
+        request.params.booking_id,
+        app.clock.now(),
+        commitWith(request, reply, 200),
+      ),
   );
 
   app.post(
@@ -114,11 +110,12 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DetailAnswer },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const bookingId = request.params.booking_id;
-      await cancelHeldHold(app.deposits, principal.businessId, bookingId);
-      return commitReply(request, reply, 200, (tx) => recordRelease(tx, principal, bookingId));
-    },
+    async (request, reply) =>
+      releaseHold(
+        app.deposits,
+        principalOf(request),
+        request.params.booking_id,
+        commitWith(request, reply, 200),
+      ),
   );
 };

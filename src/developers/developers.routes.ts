@@ -3,7 +3,7 @@ import type { onErrorAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -89,7 +89,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Developer, ...errorResponses(409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await registerDeveloper(app.db, request.body)),
+    async (request, reply) => registerDeveloper(request.body, commitWith(request, reply, 201)),
   );
 
   app.post(

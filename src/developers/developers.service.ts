@@ -1,6 +1,7 @@
 import { ALL_SCOPES, hashPassword, type TokenService } from '../platform/auth.ts';
-import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
+import type { Db, Executor, Tx } from '../platform/db.ts';
 import { conflict, notFound } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { issueApiKey, issueDefaultPublishableKey } from './api-keys.service.ts';
 import {
@@ -28,20 +29,35 @@ export interface DeveloperView {
   created_at: string;
 }
 
-export async function registerDeveloper(
-  db: Db,
-  input: { email: string; password: string; first_name: string; last_name: string },
-): Promise<DeveloperView> {
-  // Hashed before the transaction: it takes tens of milliseconds, which no lock should wait for.
-  const passwordHash = await hashPassword(input.password);
-  const developer = await withTx(db, async (tx) => {
-    if (await findDeveloperByEmail(tx, input.email)) throw conflict('an account with this email exists');
-    return insertDeveloper(tx, {
-      email: input.email,
-      password_hash: passwordHash,
-      first_name: input.first_name,
-      last_name: input.last_name,
-    });
+export interface Registration {
+  email: string;
+  passwordHash: string;
+  first_name: string;
+  last_name: string;
+}
+
+/** Hashes the password before the transaction: it takes tens of milliseconds, which no lock should wait for. */
+async function prepareRegistration(input: {
+  email: string;
+  password: string;
+  first_name: string;
+  last_name: string;
+}): Promise<Registration> {
+  return {
+    email: input.email,
+    passwordHash: await hashPassword(input.password),
+    first_name: input.first_name,
+    last_name: input.last_name,
+  };
+}
+
+async function recordDeveloper(tx: Tx, registration: Registration): Promise<DeveloperView> {
+  if (await findDeveloperByEmail(tx, registration.email)) throw conflict('an account with this email exists');
+  const developer = await insertDeveloper(tx, {
+    email: registration.email,
+    password_hash: registration.passwordHash,
+    first_name: registration.first_name,
+    last_name: registration.last_name,
   });
   return {
     id: developer.id,
@@ -50,6 +66,15 @@ export async function registerDeveloper(
     last_name: developer.last_name,
     created_at: developer.created_at.toISOString(),
   };
+}
+
+/** A new developer account: the password hashed, then the account made. */
+export async function registerDeveloper<R>(
+  input: { email: string; password: string; first_name: string; last_name: string },
+  commit: Commit<R>,
+): Promise<R> {
+  const registration = await prepareRegistration(input);
+  return commit((tx) => recordDeveloper(tx, registration));
 }
 
 /** `attempt` is when and from where the login is tried, for the login limits. */

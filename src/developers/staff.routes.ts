@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDashboardUser } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -15,15 +15,13 @@ import {
   invitationScript,
 } from './invitation-page.ts';
 import {
-  acceptInvitation,
+  acceptInvitationLink,
   changeStaffRole,
   currentUser,
   invitationByLink,
-  inviteStaff,
+  invite,
   listStaff,
   logInUser,
-  prepareAcceptance,
-  prepareInvite,
   removeStaff,
   resendInvitation,
   switchBusiness,
@@ -106,12 +104,13 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DashboardSession, ...errorResponses(401) },
       },
     },
-    async (request, reply) => {
-      const acceptance = await prepareAcceptance(request.body);
-      return commitReply(request, reply, 200, (tx) =>
-        acceptInvitation(tx, app.tokens, acceptance, new Date(app.clock.now())),
-      );
-    },
+    async (request, reply) =>
+      acceptInvitationLink(
+        app.tokens,
+        request.body,
+        new Date(app.clock.now()),
+        commitWith(request, reply, 200),
+      ),
   );
 
   app.get(
@@ -250,13 +249,8 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: InvitedStaffUser },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const invite = await prepareInvite(request.body);
-      return commitReply(request, reply, 201, (tx) =>
-        inviteStaff(tx, principal, invite, invitationContext()),
-      );
-    },
+    async (request, reply) =>
+      invite(principalOf(request), request.body, invitationContext(), commitWith(request, reply, 201)),
   );
 
   app.post(

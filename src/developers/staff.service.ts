@@ -3,6 +3,7 @@ import { enqueueEmail, venueInSubject } from '../deposits/email.service.ts';
 import { hashPassword, type Principal, randomToken, sha256, type TokenService } from '../platform/auth.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
 import type { MembershipRole, MembershipStatus } from '../schema.ts';
 import { findBusinessInfo } from './developers.queries.ts';
@@ -359,4 +360,26 @@ export async function removeStaff(tx: Tx, principal: Acting, userId: string): Pr
     entityId: userId,
     before: toStaffView(member),
   });
+}
+
+/** An invitation: the password a new account may bring hashed (outside the transaction), then the invitation made. */
+export async function invite<R>(
+  principal: Acting,
+  input: { email: string; role: MembershipRole; password?: string },
+  context: InvitationContext,
+  commit: Commit<R>,
+): Promise<R> {
+  const prepared = await prepareInvite(input);
+  return commit((tx) => inviteStaff(tx, principal, prepared, context));
+}
+
+/** An invitation's link used: the chosen password hashed (outside the transaction), then the invitation accepted. */
+export async function acceptInvitationLink<R>(
+  tokens: TokenService,
+  input: { token: string; password: string },
+  now: Date,
+  commit: Commit<R>,
+): Promise<R> {
+  const acceptance = await prepareAcceptance(input);
+  return commit((tx) => acceptInvitation(tx, tokens, acceptance, now));
 }

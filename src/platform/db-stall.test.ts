@@ -13,7 +13,8 @@ import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../
 import { noOwnPostgres, type OwnPostgres, startOwnPostgres } from '../../test/outage-servers.ts';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { type Database, type DbTimeouts, openPostgres } from './db.ts';
+import { type Database, openPostgres } from './db.ts';
+import type { DbTimeouts } from './deadline.ts';
 import { migrate } from './migrate.ts';
 
 /**

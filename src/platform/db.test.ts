@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createTestApp, ENGINE, eventually, type TestContext } from '../../test/helpers.ts';
 import { CHANGE_CHANNEL } from './change-feed.ts';
-import { DatabaseUnavailableError, listenOnServer, type Outage, outageOf } from './db.ts';
+import { listenOnServer } from './listen.ts';
+import { DatabaseUnavailableError, type Outage, outageOf } from './outages.ts';
 
 const ON_SERVER = { skip: ENGINE !== 'postgres' ? 'needs a PostgreSQL server (TEST_DATABASE_URL)' : false };
 

@@ -7,8 +7,8 @@ import { createTestApp, eventually, TEST_JWT_SECRET, type TestContext } from '..
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import type { DB } from '../schema.ts';
-import { OutageWatch } from './db.ts';
 import { PRESSURE_RETRY_AFTER_S } from './health.ts';
+import { OutageWatch } from './outages.ts';
 
 const PACKAGE_VERSION = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),

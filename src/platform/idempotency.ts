@@ -188,6 +188,19 @@ export class ReadChanged extends Error {
 }
 
 /**
+ * The commit a use case that works before its transaction (a processor call, a password hash) is
+ * handed: it prepares, then commits its change through it. The route decides how (`commitWith`),
+ * so the use case knows nothing of the request, and its transaction is still the route's.
+ */
+export type Commit<R> = <T>(work: (tx: Tx) => Promise<T>) => Promise<R>;
+
+/** `commitReply` bound to a route's request, reply and status, for a use case that commits itself. */
+export const commitWith =
+  (request: FastifyRequest, reply: FastifyReply, status: 200 | 201 | 202 | 204): Commit<FastifyReply> =>
+  (work) =>
+    commitReply(request, reply, status, work);
+
+/**
  * `commitReply` for a change made in one statement, which is a transaction of its own: without an
  * `Idempotency-Key` it runs alone, one round trip to the database, and again in a transaction
  * should it throw `ReadChanged`; with one, it runs in the transaction that stores its response.

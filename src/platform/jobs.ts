@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { OutageWatch } from './db.ts';
+import type { OutageWatch } from './outages.ts';
 
 /**
  * Work the service does on its own, on a timer: cancelling unpaid bookings, placing holds,

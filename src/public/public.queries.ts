@@ -2,24 +2,13 @@ import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { isUuid } from '../platform/schemas.ts';
 import type { BusinessSettings } from '../settings/settings.queries.ts';
-
-/** The settings a booking widget needs to set itself up, spelled as the settings routes spell them. */
-export const WIDGET_SETTINGS = [
-  'timezone',
-  'booking_mode',
-  'min_capacity',
-  'max_capacity',
-  'booking_window_days',
-  'default_slot_interval_minutes',
-  'deposit_type',
-  'default_deposit_amount_cents',
-  'cancellation_cutoff_hours',
-] as const;
+import { WIDGET_SETTINGS } from './public.view.ts';
 
 /**
  * A business by its slug, which is stored in lower case, or by its id (what a widget may be given
  * instead). A slug that happens to spell another business's id wins.
  */
+
 export const findBusinessBySlug = async (executor: Executor, slug: string) =>
   (await executor
     .selectFrom('businesses')

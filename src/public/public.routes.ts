@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
-import { HoursRowView } from '../settings/hours.queries.ts';
+import { HoursRowView } from '../settings/hours.view.ts';
 import { SettingsFields } from '../settings/settings.routes.ts';
 import { cachePublicRead } from './http-cache.ts';
-import { WIDGET_SETTINGS } from './public.queries.ts';
 import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
+import { WIDGET_SETTINGS } from './public.view.ts';
 
 /** Who the business is and the settings a booking widget sets itself up with, in one answer. */
 const BusinessInfo = Type.Object({

@@ -2,7 +2,7 @@ import { todayIn } from '../availability/engine/index.ts';
 import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
 import { findBlackoutsEndingFrom } from '../settings/blackouts.queries.ts';
-import { loadWeek } from '../settings/hours.queries.ts';
+import { loadWeek } from '../settings/hours.service.ts';
 import { findBusinessBySlug, findBusinessTimezone } from './public.queries.ts';
 
 async function timezoneOf(executor: Executor, businessId: string): Promise<string> {

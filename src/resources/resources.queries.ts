@@ -1,21 +1,7 @@
 import { sql } from 'kysely';
-import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { ACTIVE_STATUSES } from '../schema.ts';
-
-export const ResourceView = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  resource_type: Nullable(Type.String()),
-  capacity_min: Type.Integer(),
-  capacity_max: Type.Integer(),
-  section: Nullable(Type.String()),
-  display_order: Type.Integer(),
-  is_active: Type.Boolean(),
-  created_at: Timestamp,
-});
 
 export const RESOURCE_COLUMNS = [
   'id',
@@ -41,9 +27,8 @@ export interface ResourceRow {
   created_at: Date;
 }
 
-export const toResourceView = (row: ResourceRow) => ({ ...row, created_at: row.created_at.toISOString() });
-
-export const listResources = (executor: Executor, page: PageRequest) =>
+/** Live resources of the business in display order, each as `view` makes it. */
+export const listResources = <T>(executor: Executor, page: PageRequest, view: (row: ResourceRow) => T) =>
   keysetPage(
     executor
       .selectFrom('resources')
@@ -58,7 +43,7 @@ export const listResources = (executor: Executor, page: PageRequest) =>
       ],
     },
     page,
-    toResourceView,
+    view,
   );
 
 export type NewResource = Omit<ResourceRow, 'id' | 'created_at'>;

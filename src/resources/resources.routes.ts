@@ -4,8 +4,8 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
-import { listResources, ResourceView } from './resources.queries.ts';
-import { changeResource, createResource, deleteResource } from './resources.service.ts';
+import { changeResource, createResource, deleteResource, findResources } from './resources.service.ts';
+import { ResourceView } from './resources.view.ts';
 
 const Capacity = (description: string) => Type.Integer({ minimum: 1, maximum: 50, description });
 const ResourceFields = {
@@ -48,7 +48,7 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(ResourceView) },
       },
     },
-    async (request) => listResources(app.db, pageOf(request)),
+    async (request) => findResources(app.db, pageOf(request)),
   );
 
   app.post(

@@ -1,17 +1,19 @@
 import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.ts';
-import type { Tx } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
 import {
   hasUpcomingBookings,
   insertResource,
+  listResources,
   lockResource,
   type NewResource,
   nextDisplayOrder,
   type ResourceRow,
   softDeleteResource,
-  toResourceView,
   updateResource,
 } from './resources.queries.ts';
+import { toResourceView } from './resources.view.ts';
 
 function checkCapacityRange(min: number, max: number, changedMax: boolean): void {
   if (min <= max) return;
@@ -73,3 +75,7 @@ export async function deleteResource(tx: Tx, actor: AuditActor, resourceId: stri
     before: toResourceView(resource),
   });
 }
+
+/** The business's live resources in display order. */
+export const findResources = (executor: Executor, page: PageRequest) =>
+  listResources(executor, page, toResourceView);

@@ -1,20 +1,5 @@
-import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-
-export const ServiceView = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  duration_minutes: Type.Integer(),
-  buffer_before_minutes: Type.Integer(),
-  buffer_after_minutes: Type.Integer(),
-  price_cents: Nullable(Type.Integer()),
-  resource_ids: Type.Array(Uuid, { description: 'resources that may perform it; empty means any' }),
-  is_active: Type.Boolean(),
-  created_at: Timestamp,
-});
 
 export const SERVICE_COLUMNS = [
   'id',
@@ -44,10 +29,13 @@ export interface ServiceRow {
 
 export type NewService = Omit<ServiceRow, 'id' | 'created_at'>;
 
-export const toServiceView = (row: ServiceRow) => ({ ...row, created_at: row.created_at.toISOString() });
-
-/** Live services of the business by name, then id; inactive ones only when asked for. */
-export function listServices(executor: Executor, page: PageRequest, options: { includeInactive: boolean }) {
+/** Live services of the business by name, then id, each as `view` makes it; inactive ones only when asked for. */
+export function listServices<T>(
+  executor: Executor,
+  page: PageRequest,
+  options: { includeInactive: boolean },
+  view: (row: ServiceRow) => T,
+) {
   let query = executor
     .selectFrom('services')
     .select(SERVICE_COLUMNS)
@@ -64,7 +52,7 @@ export function listServices(executor: Executor, page: PageRequest, options: { i
       ],
     },
     page,
-    toServiceView,
+    view,
   );
 }
 

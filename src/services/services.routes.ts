@@ -4,8 +4,8 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
-import { listServices, ServiceView } from './services.queries.ts';
-import { changeService, createService, deleteService } from './services.service.ts';
+import { changeService, createService, deleteService, findServices } from './services.service.ts';
+import { ServiceView } from './services.view.ts';
 
 const BufferMinutes = (description: string) => Type.Integer({ minimum: 0, maximum: 240, description });
 const ServiceFields = {
@@ -54,7 +54,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      listServices(app.db, pageOf(request), { includeInactive: request.query.include_inactive ?? false }),
+      findServices(app.db, pageOf(request), { includeInactive: request.query.include_inactive ?? false }),
   );
 
   app.post(

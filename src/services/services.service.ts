@@ -1,16 +1,18 @@
 import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
 import {
   insertService,
+  listServices,
   lockService,
   type NewService,
   type ServiceRow,
   softDeleteService,
-  toServiceView,
   updateService,
 } from './services.queries.ts';
+import { toServiceView } from './services.view.ts';
 
 /** Each id once, in the database's spelling, so an id sent twice or in capitals is one resource. */
 const uniqueIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
@@ -73,3 +75,7 @@ export async function deleteService(tx: Tx, actor: AuditActor, serviceId: string
     before: toServiceView(service),
   });
 }
+
+/** The business's live services by name; inactive ones only when asked for. */
+export const findServices = (executor: Executor, page: PageRequest, options: { includeInactive: boolean }) =>
+  listServices(executor, page, options, toServiceView);

@@ -1,16 +1,5 @@
-import { Type } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-
-export const BlackoutView = Type.Object({
-  id: Uuid,
-  start_date: DateString,
-  end_date: DateString,
-  reason: Nullable(Type.String()),
-  is_full_day: Type.Boolean(),
-  created_at: Timestamp,
-});
 
 export const BLACKOUT_COLUMNS = ['id', 'start_date', 'end_date', 'reason', 'created_at'] as const;
 
@@ -24,18 +13,8 @@ export interface BlackoutRow {
 
 export type NewBlackout = Pick<BlackoutRow, 'start_date' | 'end_date' | 'reason'>;
 
-/** Blackouts always cover whole days. */
-export const toBlackoutView = (row: BlackoutRow) => ({
-  id: row.id,
-  start_date: row.start_date,
-  end_date: row.end_date,
-  reason: row.reason,
-  is_full_day: true,
-  created_at: row.created_at.toISOString(),
-});
-
-/** Every range of the business, past ones included, by start date, then id. */
-export const listBlackouts = (executor: Executor, page: PageRequest) =>
+/** Every range of the business, past ones included, by start date, then id, each as `view` makes it. */
+export const listBlackouts = <T>(executor: Executor, page: PageRequest, view: (row: BlackoutRow) => T) =>
   keysetPage(
     executor.selectFrom('blackout_dates').select(BLACKOUT_COLUMNS).where('business_id', '=', page.owner),
     {
@@ -46,7 +25,7 @@ export const listBlackouts = (executor: Executor, page: PageRequest) =>
       ],
     },
     page,
-    toBlackoutView,
+    view,
   );
 
 export const insertBlackout = (executor: Executor, businessId: string, blackout: NewBlackout) =>

@@ -4,8 +4,8 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { DateString, example, IdParams, Nullable } from '../platform/schemas.ts';
-import { BlackoutView, listBlackouts } from './blackouts.queries.ts';
-import { addBlackout, changeBlackout, removeBlackout } from './blackouts.service.ts';
+import { addBlackout, changeBlackout, findBlackouts, removeBlackout } from './blackouts.service.ts';
+import { BlackoutView } from './blackouts.view.ts';
 
 const Reason = Nullable(
   Type.String({ maxLength: 500, description: 'shown publicly; empty or only white space means none (null)' }),
@@ -41,7 +41,7 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(BlackoutView) },
       },
     },
-    async (request) => listBlackouts(app.db, pageOf(request)),
+    async (request) => findBlackouts(app.db, pageOf(request)),
   );
 
   app.post(

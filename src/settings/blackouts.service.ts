@@ -1,15 +1,17 @@
 import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.ts';
-import type { Tx } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
 import {
   type BlackoutRow,
   deleteBlackout,
   insertBlackout,
+  listBlackouts,
   lockBlackout,
-  toBlackoutView,
   updateBlackout,
 } from './blackouts.queries.ts';
+import { toBlackoutView } from './blackouts.view.ts';
 
 function checkRange(startDate: string, endDate: string): void {
   if (endDate < startDate) throw invalidField('end_date', `must not be before start_date (${startDate})`);
@@ -63,3 +65,7 @@ export async function removeBlackout(tx: Tx, actor: AuditActor, blackoutId: stri
     before: toBlackoutView(removed),
   });
 }
+
+/** Every range of the business, past ones included, by start date. */
+export const findBlackouts = (executor: Executor, page: PageRequest) =>
+  listBlackouts(executor, page, toBlackoutView);

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { example, Nullable, TimeString } from '../platform/schemas.ts';
-import { HoursRowView, loadWeek } from './hours.queries.ts';
-import { replaceWeek } from './hours.service.ts';
+import { loadWeek, replaceWeek } from './hours.service.ts';
+import { HoursRowView } from './hours.view.ts';
 
 const HoursRowInput = Type.Object(
   {

@@ -1,8 +1,9 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { minutesOf } from '../availability/engine/index.ts';
-import type { Tx } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
-import { type HoursRowWire, loadWeek, upsertWeek } from './hours.queries.ts';
+import { loadHours, upsertWeek } from './hours.queries.ts';
+import { type HoursRowWire, toWeek } from './hours.view.ts';
 
 export interface HoursRowInput {
   day_of_week: number;
@@ -58,6 +59,10 @@ function checkWeek(rows: HoursRowInput[]): HoursRowWire[] {
   if (fields.length) throw validationError(fields);
   return week;
 }
+
+/** The week of a business as the API shows it. */
+export const loadWeek = async (executor: Executor, businessId: string) =>
+  toWeek(await loadHours(executor, businessId));
 
 /** Replaces the hours of all seven days; the audit row holds the week before and after. */
 export async function replaceWeek(tx: Tx, actor: AuditActor, rows: HoursRowInput[]): Promise<HoursRowWire[]> {

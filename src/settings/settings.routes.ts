@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitWith } from '../platform/idempotency.ts';
 import { example } from '../platform/schemas.ts';
-import { changeSettings, getSettings, prepareSettingsChange } from './settings.service.ts';
+import { getSettings, reviseSettings } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ minimum, maximum, description });
@@ -83,10 +83,14 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Settings },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const change = await prepareSettingsChange(app.db, request.body, app.payments.live?.name ?? null);
-      return commitReply(request, reply, 200, (tx) => changeSettings(tx, principal, change, app.clock.now()));
-    },
+    async (request, reply) =>
+      reviseSettings(
+        app.db,
+        principalOf(request),
+        request.body,
+        app.payments.live?.name ?? null,
+        app.clock.now(),
+        commitWith(request, reply, 200),
+      ),
   );
 };

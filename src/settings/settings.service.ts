@@ -4,6 +4,7 @@ import { assertFeature, type Subscriber } from '../billing/subscription.service.
 import type { ProcessorName } from '../payments/processor.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import {
   type BusinessSettings,
   loadSettings,
@@ -106,4 +107,17 @@ export function changeSettings(
     view: withoutId,
     action: 'settings.updated',
   });
+}
+
+/** A settings change: the time zone asked about first (outside the transaction), then the change. */
+export async function reviseSettings<R>(
+  db: Db,
+  actor: AuditActor & Subscriber,
+  input: Partial<BusinessSettings>,
+  paymentProcessor: ProcessorName | null,
+  now: number,
+  commit: Commit<R>,
+): Promise<R> {
+  const change = await prepareSettingsChange(db, input, paymentProcessor);
+  return commit((tx) => changeSettings(tx, actor, change, now));
 }

@@ -1,28 +1,7 @@
 import { sql } from 'kysely';
-import { Type } from 'typebox';
-import {
-  CUSTOMER_SUMMARY_COLUMNS,
-  CustomerSummary,
-  type GuestNames,
-  GuestSchema,
-  toCustomerSummary,
-  toGuestView,
-} from '../customers/entry-customer.ts';
+import { CUSTOMER_SUMMARY_COLUMNS, type GuestNames } from '../customers/entry-customer.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-
-export const WaitlistEntryView = Type.Object({
-  id: Uuid,
-  customer: CustomerSummary,
-  guest: GuestSchema,
-  preferred_date: Nullable(DateString),
-  service_id: Nullable(Uuid),
-  capacity: Type.Integer(),
-  notes: Nullable(Type.String()),
-  position: Type.Integer({ description: '1-based among the entries of the same preferred date' }),
-  created_at: Timestamp,
-});
 
 export const businessZone = (executor: Executor, businessId: string) =>
   executor
@@ -102,26 +81,19 @@ function entriesWithCustomer(executor: Executor, ranked: ReturnType<typeof ranke
     ]);
 }
 
-type EntryRow = Awaited<ReturnType<ReturnType<typeof entriesWithCustomer>['executeTakeFirstOrThrow']>>;
-
-const toEntryView = (row: EntryRow) => ({
-  id: row.id,
-  customer: toCustomerSummary(row),
-  guest: toGuestView(row),
-  preferred_date: row.preferred_date,
-  service_id: row.service_id,
-  capacity: row.capacity,
-  notes: row.notes,
-  position: row.position,
-  created_at: row.created_at.toISOString(),
-});
+export type EntryRow = Awaited<ReturnType<ReturnType<typeof entriesWithCustomer>['executeTakeFirstOrThrow']>>;
 
 /**
  * The business's entries by creation, each with its position among the entries of its date (null
  * dates count among themselves). The position is ranked before paging, so a page's cut never
- * changes it. With `preferredDate`, that date's entries and the undated ones.
+ * changes it. With `preferredDate`, that date's entries and the undated ones. Each as `view` makes it.
  */
-export function listEntries(executor: Executor, page: PageRequest, preferredDate?: string) {
+export function listEntries<T>(
+  executor: Executor,
+  page: PageRequest,
+  view: (row: EntryRow) => T,
+  preferredDate?: string,
+) {
   let ranked = rankedEntries(executor, page.owner);
   if (preferredDate) {
     ranked = ranked.where((eb) =>
@@ -138,16 +110,15 @@ export function listEntries(executor: Executor, page: PageRequest, preferredDate
       ],
     },
     page,
-    toEntryView,
+    view,
   );
 }
 
 /** One entry as the list shows it. */
-export async function findEntry(executor: Executor, businessId: string, entryId: string) {
-  const row = await entriesWithCustomer(executor, rankedEntries(executor, businessId))
+export function findEntry(executor: Executor, businessId: string, entryId: string) {
+  return entriesWithCustomer(executor, rankedEntries(executor, businessId))
     .where('w.id', '=', entryId)
     .executeTakeFirstOrThrow();
-  return toEntryView(row);
 }
 
 export const deleteEntry = (executor: Executor, businessId: string, entryId: string) =>

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
-import { isTrustedCaller } from '../customers/customers.service.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { DateString, example, IdParams, Nullable, PhoneString, Uuid } from '../platform/schemas.ts';
-import { listEntries, WaitlistEntryView } from './waitlist.queries.ts';
-import { joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
+import { findEntries, joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
+import { WaitlistEntryView } from './waitlist.view.ts';
 
 const NewEntryBody = Type.Object(
   {
@@ -64,7 +63,6 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { body } = request;
-      const trusted = isTrustedCaller(request.principal, request.params.business_id);
       return commitReply(request, reply, 201, (tx) =>
         joinWaitlist(
           tx,
@@ -76,7 +74,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
             capacity: body.capacity ?? 1,
             notes: body.notes,
           },
-          trusted,
+          request.principal,
           app.clock.now(),
         ),
       );
@@ -102,7 +100,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(WaitlistEntryView) },
       },
     },
-    async (request) => listEntries(app.db, pageOf(request), request.query.preferred_date),
+    async (request) => findEntries(app.db, pageOf(request), request.query.preferred_date),
   );
 
   app.delete(

@@ -1,12 +1,22 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { todayIn } from '../availability/engine/index.ts';
-import { type CustomerInput, upsertCustomer } from '../customers/customers.service.ts';
+import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
-import type { Tx } from '../platform/db.ts';
+import type { Principal } from '../platform/auth.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
+import type { PageRequest } from '../platform/pagination.ts';
 import { findService } from '../services/services.queries.ts';
 import { emitEvent } from '../webhooks/events.ts';
-import { businessZone, deleteEntry, findEntry, insertEntry, lockWaitlist } from './waitlist.queries.ts';
+import {
+  businessZone,
+  deleteEntry,
+  findEntry,
+  insertEntry,
+  listEntries,
+  lockWaitlist,
+} from './waitlist.queries.ts';
+import { toEntryView } from './waitlist.view.ts';
 
 export interface NewWaitlistEntry {
   customer: CustomerInput;
@@ -18,14 +28,14 @@ export interface NewWaitlistEntry {
 
 /**
  * Adds a customer to the business's waitlist and answers their 1-based position among the entries
- * for the same date. Only a `trusted` caller may change a returning customer's name and email; the
- * names given always stay on the entry.
+ * for the same date. Only a caller trusted with the business's customers (`isTrustedCaller`) may
+ * change a returning customer's name and email; the names given always stay on the entry.
  */
 export async function joinWaitlist(
   tx: Tx,
   businessId: string,
   entry: NewWaitlistEntry,
-  trusted: boolean,
+  caller: Principal | null,
   now: number,
 ) {
   const business = await businessZone(tx, businessId);
@@ -39,6 +49,7 @@ export async function joinWaitlist(
     if (!service?.is_active) throw invalidField('service_id', 'is not an active service of this business');
   }
   await lockWaitlist(tx, businessId);
+  const trusted = isTrustedCaller(caller, businessId);
   const customer = await upsertCustomer(tx, businessId, entry.customer, trusted);
   const id = await insertEntry(tx, {
     business_id: businessId,
@@ -49,7 +60,7 @@ export async function joinWaitlist(
     notes: entry.notes ?? null,
     ...guestNamesOf(entry.customer),
   });
-  const created = await findEntry(tx, businessId, id);
+  const created = toEntryView(await findEntry(tx, businessId, id));
   await emitEvent(tx, businessId, 'waitlist.created', created, id);
   return { waitlist_id: id, position: created.position };
 }
@@ -64,3 +75,7 @@ export async function removeFromWaitlist(tx: Tx, actor: AuditActor, entryId: str
     before: { ...removed, created_at: removed.created_at.toISOString() },
   });
 }
+
+/** The business's entries by creation; with `preferredDate`, that date's and the undated ones. */
+export const findEntries = (executor: Executor, page: PageRequest, preferredDate?: string) =>
+  listEntries(executor, page, toEntryView, preferredDate);

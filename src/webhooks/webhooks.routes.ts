@@ -1,16 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
 import {
-  createEndpoint,
+  addEndpoint,
   deleteEndpoint,
   listDeliveries,
   listEndpoints,
-  prepareEndpoint,
   retryDelivery,
   rotateSecret,
   sendTestEvent,
@@ -102,13 +101,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: EndpointWithSecret },
       },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const input = await prepareEndpoint(app.webhooks.targets, request.body);
-      return commitReply(request, reply, 201, (tx) =>
-        createEndpoint(tx, principal, app.webhooks.sealKey, input),
-      );
-    },
+    async (request, reply) =>
+      addEndpoint(
+        app.webhooks.targets,
+        principalOf(request),
+        app.webhooks.sealKey,
+        request.body,
+        commitWith(request, reply, 201),
+      ),
   );
 
   app.get(

@@ -1,6 +1,7 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
 import { deriveKey, encrypt } from '../platform/secrets.ts';
 import type { WebhookDeliveryStatus, WebhookEndpointStatus } from '../schema.ts';
@@ -237,4 +238,16 @@ export async function sendTestEvent(tx: Tx, actor: AuditActor, endpointId: strin
     }),
   });
   return deliveryView(tx, actor.businessId, endpoint.id, deliveryId);
+}
+
+/** A new endpoint: its address resolved and checked (outside the transaction), then stored. */
+export async function addEndpoint<R>(
+  targets: WebhookTargets,
+  actor: AuditActor,
+  sealKey: Buffer,
+  input: EndpointInput,
+  commit: Commit<R>,
+): Promise<R> {
+  const checked = await prepareEndpoint(targets, input);
+  return commit((tx) => createEndpoint(tx, actor, sealKey, checked));
 }

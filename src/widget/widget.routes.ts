@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { hostedPageKeys } from '../developers/api-keys.service.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { errorResponses } from '../platform/schemas.ts';
 import { matchesAny } from '../public/http-cache.ts';
-import { businessBySlug } from '../public/public.service.ts';
 import { type WidgetAsset, widgetAssets } from './bundle.ts';
 import { hostedLanguage, hostedPage, hostedPageCsp, notFoundPage } from './hosted-page.ts';
+import { hostedPageOf } from './widget.service.ts';
 
 /** Pages embedding the widget pick up a new version within five minutes. */
 export const WIDGET_MAX_AGE_SECONDS = 300;
@@ -129,8 +128,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let page: string;
       let origins: string[];
       try {
-        const business = await businessBySlug(app.db, request.params.slug);
-        const keys = await hostedPageKeys(app.db, business.id);
+        const { business, keys } = await hostedPageOf(app.db, request.params.slug);
         origins = keys.origins;
         page = hostedPage(business, keys.key, lang, request.query.manage, origins);
       } catch (error) {

@@ -1,0 +1,242 @@
+import type { DayContext } from './availability.queries.ts';
+import { type DayQuery, type LoadedDay, toDayRules } from './day-rules.ts';
+import { checkStart, daySlots, heldSpan, todayIn } from './engine/index.ts';
+import type { BusyPeriod, DayRules, DaySlots, EngineResource, StartCheckFailure } from './engine/types.ts';
+
+/** Why a day lists no slots: the answer's `reason`, null while it lists some. */
+export type NoSlotsReason =
+  | 'past'
+  | 'closed'
+  | 'blackout'
+  | 'outside_booking_window'
+  /** Per-resource view only: there are starts, but no resource that fits the party is free at any. */
+  | 'no_free_resource';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Why the engine found no start on a day, from the rules it was given. A day before today is past
+ * whatever its hours. An open day whose grid is empty is either all inside notice (or already
+ * gone today) or has hours too short for one booking: asking the engine again as if it were two
+ * days earlier, without notice, tells the two apart.
+ */
+export function whyNoStarts(rules: DayRules, day: DaySlots): Exclude<NoSlotsReason, 'no_free_resource'> {
+  if (rules.date < todayIn(rules.timezone, rules.now)) return 'past';
+  if (day.closure !== null) return day.closure;
+  const earlier = daySlots({
+    ...rules,
+    now: Date.parse(`${rules.date}T00:00:00Z`) - 2 * DAY_MS,
+    minNoticeHours: 0,
+    bookingWindowDays: 7,
+    busy: [],
+  });
+  return earlier.slots.length > 0 ? 'outside_booking_window' : 'closed';
+}
+
+/** One availability question: a day of a business for a party, in one of the two views. */
+export interface AvailabilityQuery {
+  businessId: string;
+  date: string;
+  partySize: number;
+  serviceId?: string;
+  resourceId?: string;
+  /** One entry per free (time, resource) pair instead of one per time. */
+  perResource: boolean;
+}
+
+export type SlotView =
+  | { time: string; available: boolean; remaining_resources: number }
+  | { time: string; available: true; resource_id: string; resource_name: string };
+
+export interface DayAnswer {
+  slots: SlotView[];
+  reason: NoSlotsReason | null;
+}
+
+/** Many days of a business for a party: what a booking calendar greys out. */
+export interface DaysQuery {
+  businessId: string;
+  /** Default: today in the business's zone. */
+  from?: string;
+  /** Default: 30 days after `from`. */
+  to?: string;
+  partySize: number;
+  serviceId?: string;
+  resourceId?: string;
+}
+
+/** Why a day offers nothing: the month view's `reason`. A day before today is outside the window. */
+export type DayReason = 'closed' | 'blackout' | 'fully_booked' | 'outside_booking_window';
+
+export interface DaySummary {
+  date: string;
+  available: boolean;
+  /** The first start with a free resource. */
+  first_time: string | null;
+  /** Starts with a free resource. */
+  slot_count: number;
+  reason: DayReason | null;
+}
+
+/** One start at any minute and of any length (dynamic mode): a point check, not a grid. */
+export interface StartQuery {
+  businessId: string;
+  date: string;
+  time: string;
+  partySize: number;
+  durationMinutes: number;
+}
+
+/** The engine's refusals of a start off the grid: a point check answers them instead of throwing. */
+export type StartRefusal = Exclude<StartCheckFailure, 'off_grid'>;
+
+export interface StartAnswer {
+  available: boolean;
+  remaining_resources: number;
+  /** Names of the free active resources that fit the party, in display order (then id). */
+  free_resources: string[];
+  reason: StartRefusal | null;
+}
+
+export function inDisplayOrder(a: EngineResource, b: EngineResource): number {
+  if (a.displayOrder !== b.displayOrder) return a.displayOrder - b.displayOrder;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export function slotViews(found: DaySlots): SlotView[] {
+  return found.slots.map((slot) => ({
+    time: slot.time,
+    available: slot.freeResourceIds.length > 0,
+    remaining_resources: slot.freeResourceIds.length,
+  }));
+}
+
+export function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
+  const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
+  return found.slots.flatMap((slot) =>
+    slot.freeResourceIds.map((id) => ({
+      time: slot.time,
+      available: true as const,
+      resource_id: id,
+      resource_name: names.get(id)!,
+    })),
+  );
+}
+
+/**
+ * Busy periods sorted by start, so each day of a range takes only the periods near it instead of
+ * scanning all of them: those starting before the day's end, from the longest period's length
+ * before its start. Unbounded periods (a block without an end) go to every day.
+ */
+export class BusyByWindow {
+  private readonly sorted: BusyPeriod[];
+  private readonly unbounded: BusyPeriod[];
+  private readonly longest: number;
+
+  constructor(busy: BusyPeriod[]) {
+    const bounded = busy.filter((p) => Number.isFinite(p.start) && Number.isFinite(p.end));
+    this.unbounded = busy.filter((p) => !Number.isFinite(p.start) || !Number.isFinite(p.end));
+    this.sorted = bounded.sort((a, b) => a.start - b.start);
+    this.longest = bounded.reduce((max, p) => Math.max(max, p.end - p.start), 0);
+  }
+
+  overlapping(from: number, to: number): BusyPeriod[] {
+    let low = 0;
+    let high = this.sorted.length;
+    const earliest = from - this.longest;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.sorted[mid]!.start < earliest) low = mid + 1;
+      else high = mid;
+    }
+    const near: BusyPeriod[] = [...this.unbounded];
+    for (let i = low; i < this.sorted.length && this.sorted[i]!.start < to; i++) {
+      if (this.sorted[i]!.end > from) near.push(this.sorted[i]!);
+    }
+    return near;
+  }
+}
+
+/** One day's answer, and its first start (from which a cached answer lasts until notice reaches it). */
+export function answerDay(
+  ctx: LoadedDay,
+  query: DayQuery & Pick<AvailabilityQuery, 'perResource'>,
+  now: number,
+): { answer: DayAnswer; firstStart: number | undefined } {
+  const rules = toDayRules(ctx, query, now);
+  const found = daySlots(rules);
+  const slots = query.perResource ? perResourceViews(ctx, found) : slotViews(found);
+  const answer: DayAnswer = {
+    slots,
+    reason:
+      found.slots.length === 0 ? whyNoStarts(rules, found) : slots.length === 0 ? 'no_free_resource' : null,
+  };
+  return { answer, firstStart: found.slots[0]?.start };
+}
+
+/** A point check's answer: a refusal of the engine is `available: false` with its reason. */
+export function answerStart(ctx: LoadedDay, query: DayQuery, time: string, now: number): StartAnswer {
+  const check = checkStart(toDayRules(ctx, query, now), time, {
+    onGrid: false,
+    ignoreNoticeAndWindow: false,
+  });
+  if (!check.ok) {
+    // Off the grid cannot come: the start may take any minute.
+    return {
+      available: false,
+      remaining_resources: 0,
+      free_resources: [],
+      reason: check.reason as StartRefusal,
+    };
+  }
+  const free = new Set(check.freeResourceIds);
+  const names = ctx.resources
+    .filter((resource) => free.has(resource.id))
+    .sort(inDisplayOrder)
+    .map((resource) => resource.name);
+  return { available: true, remaining_resources: names.length, free_resources: names, reason: null };
+}
+
+/** The period each date's slots can hold (null on a closed day), from the rules alone. */
+export const heldSpans = (ctx: DayContext, query: Omit<DayQuery, 'date'>, dates: string[], now: number) =>
+  dates.map((date) => heldSpan(toDayRules({ ...ctx, busy: [] }, { ...query, date }, now)));
+
+/**
+ * The month view's summaries, from the rules, each date's held span and the busy periods of the
+ * whole range; and the earliest start of any day (from which cached summaries last until notice
+ * reaches it), infinite when there is none.
+ */
+export function summarizeDays(
+  ctx: DayContext,
+  query: Omit<DayQuery, 'date'>,
+  dates: string[],
+  spans: ReturnType<typeof heldSpans>,
+  busy: BusyPeriod[],
+  now: number,
+): { summaries: DaySummary[]; firstStart: number } {
+  const byDay = new BusyByWindow(busy);
+  let firstStart = Number.POSITIVE_INFINITY;
+  const summaries = dates.map((date, i): DaySummary => {
+    const span = spans[i];
+    const rules = toDayRules(
+      { ...ctx, busy: span ? byDay.overlapping(span.start, span.end) : [] },
+      { ...query, date },
+      now,
+    );
+    const found = daySlots(rules);
+    if (found.slots[0]) firstStart = Math.min(firstStart, found.slots[0].start);
+    const free = found.slots.filter((slot) => slot.freeResourceIds.length > 0);
+    if (free.length > 0) {
+      return { date, available: true, first_time: free[0]!.time, slot_count: free.length, reason: null };
+    }
+    const why = found.slots.length > 0 ? 'fully_booked' : whyNoStarts(rules, found);
+    return {
+      date,
+      available: false,
+      first_time: null,
+      slot_count: 0,
+      reason: why === 'past' ? 'outside_booking_window' : why,
+    };
+  });
+  return { summaries, firstStart };
+}

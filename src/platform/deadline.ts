@@ -1,0 +1,106 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
+import { DatabaseUnavailableError } from './outages.ts';
+
+/** How long the database may keep a request waiting, in milliseconds; 0: no limit. */
+export interface DbTimeouts {
+  /** Waiting for a lock (PostgreSQL's `lock_timeout`), advisory locks included. */
+  lockMs: number;
+  /** One statement (PostgreSQL's `statement_timeout`). */
+  statementMs: number;
+  /** Waiting for a connection of the pool: pg's `connectionTimeoutMillis`, or PGlite's one connection. */
+  acquireMs: number;
+}
+
+export const NO_TIMEOUTS: DbTimeouts = { lockMs: 0, statementMs: 0, acquireMs: 0 };
+
+/**
+ * The instant (epoch milliseconds) by which the request being served must be done waiting for the
+ * database: for a connection, for locks and for statements together. None outside requests (jobs,
+ * start-up) or with `DB_REQUEST_DEADLINE_MS=0`.
+ */
+const requestDeadline = new AsyncLocalStorage<number>();
+
+/** Runs `fn`, and everything it starts, under a database deadline at `at` (epoch milliseconds). */
+export const withDbDeadline = <T>(at: number, fn: () => T): T => requestDeadline.run(at, fn);
+
+/** Milliseconds left before the current request's deadline; undefined without one. */
+export function remainingMs(): number | undefined {
+  const at = requestDeadline.getStore();
+  return at === undefined ? undefined : at - Date.now();
+}
+
+export const pastDeadline = () =>
+  new DatabaseUnavailableError('stalled', "the request's time for waiting on the database ran out");
+
+/** A configured wait (0: no limit) cut to what the deadline leaves; undefined: no limit at all. */
+export function boundedBy(configuredMs: number, remaining: number | undefined): number | undefined {
+  if (remaining === undefined) return configuredMs === 0 ? undefined : configuredMs;
+  return configuredMs === 0 ? remaining : Math.min(configuredMs, remaining);
+}
+
+/**
+ * Gives each request of `app` `deadlineMs` from its arrival for all its database waits: the
+ * context entered here holds for the rest of the request's hooks and its handler.
+ */
+export function registerDbDeadline(app: FastifyInstance, deadlineMs: number): void {
+  if (deadlineMs <= 0) return;
+  app.addHook('onRequest', (_request, _reply, done) => withDbDeadline(Date.now() + deadlineMs, done));
+}
+
+/**
+ * A deadline nearer than a configured timeout by less than this leaves the timeout as it is: a
+ * request that reaches the database soon after arriving costs no statement more.
+ */
+const DEADLINE_SLACK_MS = 250;
+/** A pooled connection whose session timeouts a request cut to its deadline. */
+const SHORTENED = Symbol('timeouts shortened');
+export type PooledClient = pg.PoolClient & { [SHORTENED]?: boolean };
+
+/** A connection of the pool within `ms`, else a stall; one that comes later goes back at once. */
+export function connectWithin(pool: pg.Pool, ms: number): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    let gaveUp = false;
+    const timer = setTimeout(() => {
+      gaveUp = true;
+      reject(pastDeadline());
+    }, ms);
+    pool.connect().then(
+      (client) => {
+        clearTimeout(timer);
+        if (gaveUp) client.release();
+        else resolve(client);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (!gaveUp) reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Cuts the connection's lock and statement timeouts to what the request's deadline leaves, when
+ * that is less than the configured ones; gives a connection cut by an earlier request its own
+ * values back. One statement at most, and none in the common case.
+ */
+export async function fitTimeouts(client: PooledClient, timeouts: DbTimeouts): Promise<void> {
+  const remaining = remainingMs();
+  if (remaining !== undefined && remaining <= 0) throw pastDeadline();
+  const cut = (configuredMs: number) =>
+    remaining !== undefined && (configuredMs === 0 || remaining + DEADLINE_SLACK_MS < configuredMs);
+  if (cut(timeouts.lockMs) || cut(timeouts.statementMs)) {
+    const lockMs = Math.ceil(boundedBy(timeouts.lockMs, remaining)!);
+    const statementMs = Math.ceil(boundedBy(timeouts.statementMs, remaining)!);
+    await client.query(
+      "SELECT set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)",
+      [String(lockMs), String(statementMs)],
+    );
+    client[SHORTENED] = true;
+  } else if (client[SHORTENED]) {
+    // RESET gives back the values of the connection's startup packet.
+    await client.query('RESET lock_timeout; RESET statement_timeout');
+    client[SHORTENED] = false;
+  }
+}

@@ -1,0 +1,12 @@
+/** The settings a booking widget needs to set itself up, spelled as the settings routes spell them. */
+export const WIDGET_SETTINGS = [
+  'timezone',
+  'booking_mode',
+  'min_capacity',
+  'max_capacity',
+  'booking_window_days',
+  'default_slot_interval_minutes',
+  'deposit_type',
+  'default_deposit_amount_cents',
+  'cancellation_cutoff_hours',
+] as const;

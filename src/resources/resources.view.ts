@@ -1,0 +1,17 @@
+import { Type } from 'typebox';
+import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import type { ResourceRow } from './resources.queries.ts';
+
+export const ResourceView = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  resource_type: Nullable(Type.String()),
+  capacity_min: Type.Integer(),
+  capacity_max: Type.Integer(),
+  section: Nullable(Type.String()),
+  display_order: Type.Integer(),
+  is_active: Type.Boolean(),
+  created_at: Timestamp,
+});
+
+export const toResourceView = (row: ResourceRow) => ({ ...row, created_at: row.created_at.toISOString() });

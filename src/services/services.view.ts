@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import type { ServiceRow } from './services.queries.ts';
+
+export const ServiceView = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  duration_minutes: Type.Integer(),
+  buffer_before_minutes: Type.Integer(),
+  buffer_after_minutes: Type.Integer(),
+  price_cents: Nullable(Type.Integer()),
+  resource_ids: Type.Array(Uuid, { description: 'resources that may perform it; empty means any' }),
+  is_active: Type.Boolean(),
+  created_at: Timestamp,
+});
+
+export const toServiceView = (row: ServiceRow) => ({ ...row, created_at: row.created_at.toISOString() });
