@@ -66,17 +66,18 @@ function schemaFingerprint(): string {
 /**
  * A blank PGlite cluster takes seconds to create; loading a tarball of a migrated one does not.
  * The tarball is written under a temporary name and renamed, so a test file running beside the
- * one writing it never reads half of it; tarballs of other fingerprints are removed.
+ * one writing it never reads half of it; tarballs of other fingerprints are removed. In memory,
+ * or in `dataDir` when given.
  */
-async function openMigratedPGlite(timeouts: DbTimeouts): Promise<Database> {
+async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promise<Database> {
   const name = `slotwise-test-${schemaFingerprint()}.tar`;
   const snapshot = join(tmpdir(), name);
   try {
-    return await openPGlite(undefined, new Blob([readFileSync(snapshot)]), timeouts);
+    return await openPGlite(dataDir, new Blob([readFileSync(snapshot)]), timeouts);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const database = await openPGlite(undefined, undefined, timeouts);
+  const database = await openPGlite(dataDir, undefined, timeouts);
   await migrate(database);
   const partial = `${snapshot}.${process.pid}`;
   writeFileSync(partial, await (await database.dumpDataDir()).bytes());
@@ -86,6 +87,14 @@ async function openMigratedPGlite(timeouts: DbTimeouts): Promise<Database> {
       rmSync(join(tmpdir(), file), { force: true });
   }
   return database;
+}
+
+/**
+ * Fills the empty folder `dataDir` with a migrated PGlite, as a server's first start leaves its
+ * DATA_DIR: a server started on it neither creates nor migrates a cluster.
+ */
+export async function migratedDataDir(dataDir: string): Promise<void> {
+  await (await openMigratedPGlite(TEST_DB_TIMEOUTS, dataDir)).close();
 }
 
 /** Advisory lock key (in the server's maintenance database) of building the template. */
