@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
@@ -100,8 +100,9 @@ export async function openBlankPGlite(dataDir?: string, timeouts?: DbTimeouts): 
 
 /**
  * Loading a tarball of a migrated PGlite costs less than migrating a blank one. The tarball is
- * made once per schema fingerprint; tarballs of other fingerprints are removed. In memory, or in
- * `dataDir` when given.
+ * made once per schema fingerprint; tarballs of other fingerprints are removed once a day old,
+ * not before: other checkouts on the machine (other branches, other schemas) use theirs. In
+ * memory, or in `dataDir` when given.
  */
 async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promise<PGliteDatabase> {
   const name = `slotwise-test-${schemaFingerprint()}.tar`;
@@ -114,9 +115,12 @@ async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promi
   const database = await openBlankPGlite(dataDir, timeouts);
   await migrate(database);
   writeWhole(snapshot, await (await database.dumpDataDir()).bytes());
+  const dayAgo = Date.now() - 86_400_000;
   for (const file of readdirSync(tmpdir())) {
-    if (/^slotwise-test-[0-9a-f]{16}\.tar$/.test(file) && file !== name)
-      rmSync(join(tmpdir(), file), { force: true });
+    if (!/^slotwise-test-[0-9a-f]{16}\.tar$/.test(file) || file === name) continue;
+    const path = join(tmpdir(), file);
+    if ((statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) < dayAgo)
+      rmSync(path, { force: true });
   }
   return database;
 }
