@@ -1,18 +1,19 @@
 import { after, describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { shareOneDatabase } from './helpers.ts';
-import { fastLane } from './lanes.ts';
 
 /*
- * Runs the fast lane's files one after another in this one process, so the loaded code, PGlite's
+ * Runs fast-lane files one after another in this one process, so the loaded code, PGlite's
  * compiled module and one migrated database are paid for once rather than once per file. Each file
  * is imported inside a suite of its own: the hooks a file declares at its top level (`before`,
  * `beforeEach`, `after`) then belong to that suite alone, as they belong to the file when it runs
  * in a process of its own, instead of running around every test of every file.
  */
-after(shareOneDatabase());
-for (const file of fastLane()) {
-  describe(file, async () => {
-    await import(pathToFileURL(file).href);
-  });
+export function runInThisProcess(files: string[]): void {
+  after(shareOneDatabase());
+  for (const file of files) {
+    describe(file, async () => {
+      await import(pathToFileURL(file).href);
+    });
+  }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
@@ -12,7 +12,7 @@ import { setSubscription } from '../src/billing/subscription.service.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { insertDeveloper } from '../src/developers/developers.queries.ts';
 import { hashPassword } from '../src/platform/auth.ts';
-import { type Database, type Db, openPGlite, openPostgres } from '../src/platform/db.ts';
+import { type Database, type Db, openPGlite, openPostgres, type PGliteDatabase } from '../src/platform/db.ts';
 import type { DbTimeouts } from '../src/platform/deadline.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { isUuid } from '../src/platform/schemas.ts';
@@ -64,29 +64,67 @@ function schemaFingerprint(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** Writes a file under a temporary name and renames it: a process reading it beside never reads half. */
+function writeWhole(path: string, bytes: Uint8Array): void {
+  const partial = `${path}.${process.pid}`;
+  writeFileSync(partial, bytes);
+  renameSync(partial, path);
+}
+
+const PGLITE_VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8'),
+).version;
+
 /**
- * A blank PGlite cluster takes seconds to create; loading a tarball of a migrated one does not.
- * The tarball is written under a temporary name and renamed, so a test file running beside the
- * one writing it never reads half of it; tarballs of other fingerprints are removed.
+ * A blank PGlite, as `openPGlite` creates one, in memory or in `dataDir`. Creating a cluster
+ * (PGlite's initdb) costs seconds of CPU; loading a tarball of a blank one, made once per PGlite
+ * version, a fraction of that.
  */
-async function openMigratedPGlite(timeouts: DbTimeouts): Promise<Database> {
-  const name = `slotwise-test-${schemaFingerprint()}.tar`;
-  const snapshot = join(tmpdir(), name);
+export async function openBlankPGlite(dataDir?: string, timeouts?: DbTimeouts): Promise<PGliteDatabase> {
+  const blank = join(tmpdir(), `slotwise-test-blank-${PGLITE_VERSION}.tar`);
   try {
-    return await openPGlite(undefined, new Blob([readFileSync(snapshot)]), timeouts);
+    return await openPGlite(dataDir, new Blob([readFileSync(blank)]), timeouts);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const database = await openPGlite(undefined, undefined, timeouts);
+  const database = await openPGlite(dataDir, undefined, timeouts);
+  writeWhole(blank, await (await database.dumpDataDir()).bytes());
+  return database;
+}
+
+/**
+ * Loading a tarball of a migrated PGlite costs less than migrating a blank one. The tarball is
+ * made once per schema fingerprint; tarballs of other fingerprints are removed once a day old,
+ * not before: other checkouts on the machine (other branches, other schemas) use theirs. In
+ * memory, or in `dataDir` when given.
+ */
+async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promise<PGliteDatabase> {
+  const name = `slotwise-test-${schemaFingerprint()}.tar`;
+  const snapshot = join(tmpdir(), name);
+  try {
+    return await openPGlite(dataDir, new Blob([readFileSync(snapshot)]), timeouts);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const database = await openBlankPGlite(dataDir, timeouts);
   await migrate(database);
-  const partial = `${snapshot}.${process.pid}`;
-  writeFileSync(partial, await (await database.dumpDataDir()).bytes());
-  renameSync(partial, snapshot);
+  writeWhole(snapshot, await (await database.dumpDataDir()).bytes());
+  const dayAgo = Date.now() - 86_400_000;
   for (const file of readdirSync(tmpdir())) {
-    if (/^slotwise-test-[0-9a-f]{16}\.tar$/.test(file) && file !== name)
-      rmSync(join(tmpdir(), file), { force: true });
+    if (!/^slotwise-test-[0-9a-f]{16}\.tar$/.test(file) || file === name) continue;
+    const path = join(tmpdir(), file);
+    if ((statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) < dayAgo)
+      rmSync(path, { force: true });
   }
   return database;
+}
+
+/**
+ * Fills the empty folder `dataDir` with a migrated PGlite, as a server's first start leaves its
+ * DATA_DIR: a server started on it neither creates nor migrates a cluster.
+ */
+export async function migratedDataDir(dataDir: string): Promise<void> {
+  await (await openMigratedPGlite(TEST_DB_TIMEOUTS, dataDir)).close();
 }
 
 /** Advisory lock key (in the server's maintenance database) of building the template. */

@@ -1,8 +1,9 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Database, openPGlite } from '../src/platform/db.ts';
+import type { Database } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
+import { openBlankPGlite } from './helpers.ts';
 
 const MIGRATIONS = new URL('../migrations/', import.meta.url).pathname;
 
@@ -12,7 +13,7 @@ const MIGRATIONS = new URL('../migrations/', import.meta.url).pathname;
  * applies the rest.
  */
 export async function migratedBefore(file: string): Promise<{ database: Database; close(): Promise<void> }> {
-  const database = await openPGlite();
+  const database = await openBlankPGlite();
   const dir = mkdtempSync(join(tmpdir(), 'slotwise-migrations-'));
   for (const name of readdirSync(MIGRATIONS).filter((name) => name < file)) {
     copyFileSync(join(MIGRATIONS, name), join(dir, name));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,21 +78,59 @@ async function pgTool(tool: string, args: string[]): Promise<void> {
   else await run(binary, args);
 }
 
-/**
- * initdb into a temporary folder, then pg_ctl start on a free port of 127.0.0.1 (no Unix socket).
- * `settings` are extra server settings (`name=value`), such as a library to preload.
- */
-export async function startOwnPostgres(settings: string[] = []): Promise<OwnPostgres> {
-  assert.equal(noOwnPostgres, undefined, noOwnPostgres);
-  const dir = mkdtempSync(join(tmpdir(), 'slotwise-pg-'));
-  const data = join(dir, 'data');
+/** A temporary folder the server's user may write in. */
+async function serverFolder(prefix: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   if (IS_ROOT) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
     chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
   }
+  return dir;
+}
+
+/**
+ * A blank cluster made by initdb, once per PostgreSQL version and kept in the temporary folder:
+ * copying it takes a fraction of initdb's seconds. It is made under a temporary name and renamed,
+ * so a test file running beside the one making it never copies half of it.
+ */
+async function blankCluster(): Promise<string> {
+  const version = PG_BIN!.replace(/\W+/g, '-');
+  const cluster = join(tmpdir(), `slotwise-pg-cluster${version}`);
+  if (existsSync(join(cluster, 'PG_VERSION'))) return cluster;
+  const dir = await serverFolder('slotwise-pg-initdb-');
+  await pgTool('initdb', [
+    '-D',
+    join(dir, 'data'),
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
+  try {
+    renameSync(join(dir, 'data'), cluster);
+  } catch (error) {
+    // Another file made it first: theirs is as good.
+    if (!['ENOTEMPTY', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return cluster;
+}
+
+/**
+ * A copy of a blank cluster in a temporary folder, then pg_ctl start on a free port of 127.0.0.1
+ * (no Unix socket). `settings` are extra server settings (`name=value`), such as a library to
+ * preload.
+ */
+export async function startOwnPostgres(settings: string[] = []): Promise<OwnPostgres> {
+  assert.equal(noOwnPostgres, undefined, noOwnPostgres);
+  const dir = await serverFolder('slotwise-pg-');
+  const data = join(dir, 'data');
   const port = await freePort();
-  await pgTool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+  // `cp -a` keeps the files' owner and modes, which PostgreSQL checks.
+  await run('cp', ['-a', await blankCluster(), data]);
   const options = [
     `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=50`,
     ...settings.map((setting) => `-c ${setting}`),

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { COMPILE_CACHE } from './compile-cache.ts';
+import { migratedDataDir } from './helpers.ts';
 import { freePort } from './outage-servers.ts';
 
 /** The real server process, as `npm start` runs it, driven over HTTP on 127.0.0.1. */
@@ -30,7 +32,7 @@ function tempDir(): string {
 
 function run(env: Record<string, string>): Run {
   const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...COMPILE_CACHE, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -116,8 +118,11 @@ describe('node src/main.ts', { timeout: 240_000 }, () => {
     assertOneLine(bad.stderr(), ['PORT', 'eighty']);
   });
 
+  // The servers below fail once they are ready to listen: a migrated DATA_DIR spares each the
+  // seconds of creating and migrating a cluster, which the first server's start has shown.
   it('refuses a PORT that is taken with one line naming PORT, and releases its DATA_DIR', async () => {
     const otherDir = tempDir();
+    await migratedDataDir(otherDir);
     const clash = run({ PORT: String(port), DATA_DIR: otherDir, JWT_SECRET });
     const code = await clash.exited;
     assert.notEqual(code, 0);
@@ -126,9 +131,11 @@ describe('node src/main.ts', { timeout: 240_000 }, () => {
   });
 
   it('refuses a METRICS_PORT that is taken with one line naming METRICS_PORT', async () => {
+    const metricsDir = tempDir();
+    await migratedDataDir(metricsDir);
     const clash = run({
       PORT: String(await freePort()),
-      DATA_DIR: tempDir(),
+      DATA_DIR: metricsDir,
       JWT_SECRET,
       METRICS_PORT: String(port),
     });

@@ -23,8 +23,11 @@ import { migrate } from './migrate.ts';
  * instead of holding every request for as long as the stall lasts.
  */
 
-/** Short timeouts, so the tests wait little; production's default is 5 s each. */
-const TIMEOUTS: DbTimeouts = { lockMs: 1000, statementMs: 2000, acquireMs: 1000 };
+/**
+ * Short timeouts, so the tests wait little; production's default is 5 s each. Each is still far
+ * above what a statement of these tests takes on a PostgreSQL of their own.
+ */
+const TIMEOUTS: DbTimeouts = { lockMs: 500, statementMs: 1000, acquireMs: 500 };
 const POOL_SIZE = 4;
 
 function assertUnavailable(response: LightMyRequestResponse): void {
@@ -155,7 +158,7 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
   describe('one deadline for all the database waits of a request', () => {
     /** The default timeouts; the deadline is shorter than any of them. */
     const DEFAULTS: DbTimeouts = { lockMs: 5000, statementMs: 5000, acquireMs: 5000 };
-    const DEADLINE_MS = 2000;
+    const DEADLINE_MS = 1000;
     /** Generous: what is checked is that the waits are not added up, not how fast the answer is. */
     const WITHIN_MS = DEADLINE_MS + 1500;
     let bounded: Database;
@@ -218,7 +221,7 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
 
     it('answers 503 at the deadline when the pool stays full past it and a lock is held', async () => {
       await withBookingsLocked(async () => {
-        const freed = fillPool(3000);
+        const freed = fillPool(1500);
         const { response, tookMs } = await timedBooking();
         assertUnavailable(response);
         assert.ok(tookMs < WITHIN_MS, `answered after ${tookMs} ms`);
@@ -228,7 +231,7 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
 
     it('counts the wait for a connection against the wait for a lock', async () => {
       await withBookingsLocked(async () => {
-        const freed = fillPool(1000);
+        const freed = fillPool(500);
         const { response, tookMs } = await timedBooking();
         assertUnavailable(response);
         assert.ok(tookMs < WITHIN_MS, `answered after ${tookMs} ms`);
@@ -238,7 +241,7 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
 
     it('leaves no shortened timeout behind on a pooled connection', async () => {
       await withBookingsLocked(async () => {
-        const freed = fillPool(1000);
+        const freed = fillPool(500);
         assertUnavailable((await timedBooking()).response);
         await freed;
       });
@@ -265,8 +268,8 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
 
   describe('migrations', () => {
     it('run free of the statement timeout, which applies again after them', async () => {
-      await database.runScript('SELECT pg_sleep(2.5)');
-      await assert.rejects(sql`SELECT pg_sleep(2.5)`.execute(database.db), { code: '57014' });
+      await database.runScript('SELECT pg_sleep(1.5)');
+      await assert.rejects(sql`SELECT pg_sleep(1.5)`.execute(database.db), { code: '57014' });
     });
   });
 });

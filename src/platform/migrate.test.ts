@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { type Database, openPGlite, openPostgres } from './db.ts';
+import { openBlankPGlite } from '../../test/helpers.ts';
+import { type Database, openPostgres } from './db.ts';
 import { migrate } from './migrate.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
@@ -36,7 +37,7 @@ const objectName = (file: string) => file.replace(/^\w+\//, '').replace(/\.sql$/
  */
 async function blankDatabase(handles: number): Promise<{ databases: Database[]; drop: () => Promise<void> }> {
   if (!serverUrl) {
-    const database = await openPGlite();
+    const database = await openBlankPGlite();
     return { databases: Array(handles).fill(database), drop: () => database.close() };
   }
   const name = `slotwise_migrate_${process.pid}_${randomBytes(4).toString('hex')}`;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { COMPILE_CACHE } from '../../test/compile-cache.ts';
 import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
 
 /**
@@ -58,6 +59,7 @@ async function startServer(preload: string, env: Record<string, string>): Promis
       PORT: '0',
       LOG_LEVEL: 'warn',
       JWT_SECRET: TEST_JWT_SECRET,
+      ...COMPILE_CACHE,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

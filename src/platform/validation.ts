@@ -20,23 +20,32 @@ export function requestValidators(): BuildCompilerFromPool {
     const strict = pool(externalSchemas, { customOptions: { ...RULES, coerceTypes: false } });
     // Fastify hands a compiler the whole route schema definition; the pool's declared type names only the schema.
     const compile = (route: RouteSchema) => (route.httpPart === 'body' ? strict : coercing)(route as never);
+    const shared = JSON.stringify(externalSchemas);
     return onceBySchema(
+      compiledValidators,
       compile,
-      (route) => `${route.httpPart === 'body'}|${JSON.stringify(route.schema)}`,
+      (route) => `${shared}|${route.httpPart === 'body'}|${JSON.stringify(route.schema)}`,
     ) as unknown as Compile;
   };
 }
 
-/**
+/*
  * Many routes share a schema (the error body of every status, ids, paging): each distinct one is
- * compiled once per app instead of once per route and status, which was most of the time an app
- * took to start.
+ * compiled once instead of once per route and status, which was most of the time an app took to
+ * start. Once per process rather than per app: a compiled function depends on nothing but the
+ * schemas and options in its key, and a test process builds dozens of apps.
  */
-function onceBySchema<R, F>(compile: (route: R) => F, keyOf: (route: R) => string): (route: R) => F {
-  const compiled = new Map<string, F>();
+const compiledValidators = new Map<string, unknown>();
+const compiledSerializers = new Map<string, unknown>();
+
+function onceBySchema<R, F>(
+  compiled: Map<string, unknown>,
+  compile: (route: R) => F,
+  keyOf: (route: R) => string,
+): (route: R) => F {
   return (route) => {
     const key = keyOf(route);
-    let made = compiled.get(key);
+    let made = compiled.get(key) as F | undefined;
     if (made === undefined) {
       made = compile(route);
       compiled.set(key, made);
@@ -52,6 +61,7 @@ export function responseSerializers(): BuildSerializer {
   const select = SerializerSelector();
   return (externalSchemas, options) => {
     const compile = select(externalSchemas, options);
-    return onceBySchema(compile, (route) => JSON.stringify(route.schema));
+    const shared = JSON.stringify([externalSchemas, options]);
+    return onceBySchema(compiledSerializers, compile, (route) => `${shared}|${JSON.stringify(route.schema)}`);
   };
 }

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { bookOk, setupBookable } from '../../test/booking-fixtures.ts';
+import { COMPILE_CACHE } from '../../test/compile-cache.ts';
 import { createTestApp, ENGINE, eventually, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
 import { assertSigned, Receiver } from './receiver.fixture.ts';
 
@@ -24,7 +25,13 @@ after(async () => {
 /** `node src/main.ts worker` with `env`; its exit code or signal, and what it wrote. */
 function worker(env: Record<string, string>) {
   const child = spawn(process.execPath, [MAIN, 'worker'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', JWT_SECRET: TEST_JWT_SECRET, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: TEST_JWT_SECRET,
+      ...COMPILE_CACHE,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
