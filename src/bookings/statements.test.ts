@@ -12,6 +12,7 @@ import {
 } from '../../test/booking-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { rangeLiteral } from '../platform/sql.ts';
+import { ACTIVE_STATUSES } from '../schema.ts';
 import { findBookingToChange } from './bookings.queries.ts';
 import { SQLSTATE } from './sqlstates.ts';
 import {
@@ -373,5 +374,16 @@ describe('slotwise_take_turn', () => {
     await assert.rejects(takeTurn(biz, biz.resources.T4!, true), { code: SQLSTATE.SLOT_TAKEN });
     await takeTurn(biz, biz.resources.T4!, false);
     await takeTurn(biz, biz.resources.T6!, true);
+  });
+});
+
+describe('the statuses that hold a resource', () => {
+  it('are ACTIVE_STATUSES, exactly those the exclusion constraint covers', async () => {
+    const { rows } = await sql<{ definition: string }>`
+      SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
+      WHERE conname = 'bookings_no_overlap'`.execute(ctx.database.db);
+    const predicate = rows[0]!.definition.split(' WHERE ')[1]!;
+    const covered = [...predicate.matchAll(/'([a-z_]+)'/g)].map((match) => match[1]);
+    assert.deepEqual(covered.sort(), [...ACTIVE_STATUSES].sort());
   });
 });

@@ -85,9 +85,9 @@ export interface NewCustomer {
 }
 
 /**
- * The customer with this normalised phone, written by the one SQL function that matches
- * customers (migrations/0017): a trusted caller's name and email become the record's, anyone
- * else's attach to it unchanged. The booking statement calls the same function.
+ * The customer with this normalised phone, written by the one SQL function that matches customers
+ * (`db/functions/slotwise_upsert_customer.sql`): a trusted caller's name and email become the
+ * record's, anyone else's attach to it unchanged. The booking statement calls the same function.
  */
 export async function upsertCustomerRow(executor: Executor, customer: NewCustomer, trusted: boolean) {
   const { rows } = await sql<Selectable<DB['customers']>>`

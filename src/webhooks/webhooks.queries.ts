@@ -83,7 +83,7 @@ export interface NewEvent {
 /**
  * The event and a delivery to each active endpoint of the business subscribed to its type or to
  * `*`, due at once; without such an endpoint nothing is written. One SQL function does it
- * (migrations/0017), which the booking statement calls too.
+ * (`db/functions/slotwise_emit_event.sql`), which the booking statement calls too.
  */
 export async function insertEvent(executor: Executor, event: NewEvent): Promise<void> {
   await sql`SELECT slotwise_emit_event(${event.businessId}::uuid, ${event.type}, ${event.data}::json, ${event.subjectKey})`.execute(
