@@ -133,8 +133,13 @@ export interface BookingViews {
 }
 
 export interface Businesses {
+  address: string | null;
   auto_confirm_bookings: Generated<boolean>;
   booking_mode: Generated<string>;
+  /**
+   * Cancellation, deposit and lateness terms in the venue's words.
+   */
+  booking_policy: string | null;
   booking_window_days: Generated<number>;
   buffer_minutes: Generated<number>;
   business_type: string | null;
@@ -144,20 +149,44 @@ export interface Businesses {
   default_slot_duration_minutes: Generated<number>;
   default_slot_interval_minutes: Generated<number>;
   deposit_type: Generated<string>;
+  /**
+   * What the venue says about itself to guests.
+   */
+  description: string | null;
   developer_id: string;
   id: Generated<string>;
   is_dev: Generated<boolean>;
+  /**
+   * An https URL of the venue's logo image.
+   */
+  logo_url: string | null;
   max_capacity: Generated<number>;
+  /**
+   * The largest party that may book online (staff are not limited); null follows max_capacity.
+   */
+  max_online_party_size: number | null;
   min_capacity: Generated<number>;
   min_notice_hours: Generated<number>;
   name: string;
   payment_hold_minutes: Generated<number>;
   /**
+   * The venue's phone for guests; quoted when a party is too large to book online.
+   */
+  phone: string | null;
+  /**
    * Online bookings a client IP may make per hour with a publishable key.
    */
   public_bookings_per_ip_per_hour: Generated<number>;
+  /**
+   * The venue's email for guests (not the login of any account).
+   */
+  public_email: string | null;
   slug: string;
   timezone: Generated<string>;
+  /**
+   * An https URL.
+   */
+  website: string | null;
 }
 
 export interface ConnectedAccounts {

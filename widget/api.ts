@@ -12,6 +12,9 @@ export interface Business {
   timezone: string;
   min_capacity?: number;
   max_capacity?: number;
+  /** The largest party that may book online; a larger one (up to max_capacity) is asked to call `phone`. */
+  max_online_party_size?: number;
+  phone?: string | null;
   /** A sandbox business: the widget says it is in test mode. */
   is_sandbox?: boolean;
 }

@@ -2,6 +2,8 @@
 export const EN = {
   start: 'Make a booking',
   party: 'Number of guests',
+  larger: 'For larger groups, call us:',
+  largerContact: 'For larger groups, please contact us.',
   next: 'Continue',
   back: 'Back',
   day: 'Choose a day',

@@ -193,10 +193,23 @@ export class SlotwiseBooking extends HTMLElement {
     return this.root.querySelector(selector) as E;
   }
 
+  /** The party sizes offered: the business's online range, cut by the page's `party-max`. */
   private partyRange(): [number, number] {
     const min = this.business?.min_capacity ?? 1;
+    const online = this.business?.max_online_party_size ?? this.business?.max_capacity ?? 8;
     const limit = Number(this.getAttribute('party-max')) || Number.POSITIVE_INFINITY;
-    return [min, Math.max(min, Math.min(this.business?.max_capacity ?? 8, limit))];
+    return [min, Math.max(min, Math.min(online, limit))];
+  }
+
+  /** A venue that seats more than book online tells larger groups how to reach it: its phone, as a tel: link. */
+  private largerGroups(): string {
+    const business = this.business;
+    if (!business?.max_online_party_size || !business.max_capacity) return '';
+    if (business.max_online_party_size >= business.max_capacity) return '';
+    const reach = business.phone
+      ? `${esc(this.t.larger)} <a href="tel:${esc(business.phone.replace(/[^\d+]/g, ''))}">${esc(business.phone)}</a>`
+      : esc(this.t.largerContact);
+    return `<p id="sw-larger" class="muted">${reach}</p>`;
   }
 
   /** Renders a step; `focus` moves the keyboard to its heading (not on the first render of a page). */
@@ -227,7 +240,8 @@ export class SlotwiseBooking extends HTMLElement {
         const options = Array.from({ length: max - min + 1 }, (_, i) => min + i)
           .map((n) => `<option${n === this.party ? ' selected' : ''}>${n}</option>`)
           .join('');
-        return `${this.stepHeading(t.start)}<form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party">${options}</select><div class="row"><button class="primary">${esc(t.next)}</button></div></form>`;
+        const larger = this.largerGroups();
+        return `${this.stepHeading(t.start)}<form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party"${larger ? ' aria-describedby="sw-larger"' : ''}>${options}</select>${larger}<div class="row"><button class="primary">${esc(t.next)}</button></div></form>`;
       }
       case 'day':
         return `${this.stepHeading(t.day)}${this.calendar()}<div class="row">${back}</div>`;

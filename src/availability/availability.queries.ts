@@ -2,11 +2,18 @@ import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
 import { ACTIVE_STATUSES } from '../schema.ts';
-import { SETTINGS_COLUMNS, type SettingsRow } from '../settings/settings.queries.ts';
+import {
+  type BusinessProfile,
+  type BusinessSettings,
+  SETTINGS_COLUMNS,
+} from '../settings/settings.queries.ts';
 import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
 
-/** The settings availability and bookings obey. */
-export type BusinessRules = SettingsRow;
+/**
+ * The settings availability and bookings obey, and the venue's phone, which a party too large to
+ * book online is told to call.
+ */
+export type BusinessRules = BusinessSettings & Pick<BusinessProfile, 'phone'> & { id: string };
 
 export interface ServiceRules {
   id: string;
@@ -42,7 +49,7 @@ export async function loadDayContext(
       jsonObjectFrom(
         eb
           .selectFrom('businesses')
-          .select(['id', ...SETTINGS_COLUMNS])
+          .select(['id', ...SETTINGS_COLUMNS, 'phone'])
           .where('id', '=', businessId),
       ).as('business'),
       jsonArrayFrom(

@@ -12,6 +12,7 @@ import {
   Uuid,
 } from '../platform/schemas.ts';
 import { availabilityOfDay, checkDynamicStart } from './availability.service.ts';
+import type { PartyChannel } from './day-rules.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -112,9 +113,13 @@ const StartResponse = Type.Object({
 });
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  /** Both routes answer the same question; only where the business and the party size come from differs. */
-  const answer = (businessId: string, q: DayQueryString, partySize: number) =>
+  /**
+   * Both routes answer the same question; only where the business and the party size come from
+   * differs, and whose question it is (a guest's stays within the online party limit).
+   */
+  const answer = (businessId: string, q: DayQueryString, partySize: number, channel: PartyChannel) =>
     availabilityOfDay(app.availability, {
+      channel,
       businessId,
       date: q.booking_date ?? q.date,
       partySize,
@@ -140,7 +145,8 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AvailabilityResponse },
       },
     },
-    async (request) => answer(request.params.business_id, request.query, request.query.capacity ?? 1),
+    async (request) =>
+      answer(request.params.business_id, request.query, request.query.capacity ?? 1, 'online'),
   );
 
   app.get(
@@ -221,7 +227,8 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AvailabilityResponse },
       },
     },
-    async (request) => answer(principalOf(request).businessId, request.query, request.query.capacity),
+    async (request) =>
+      answer(principalOf(request).businessId, request.query, request.query.capacity, 'staff'),
   );
 
   app.get(

@@ -22,7 +22,13 @@ describe('AvailabilityService caches', () => {
     ];
     for (const question of questions) {
       await assert.rejects(
-        service.day({ ...question, date: daysFromNow(3), partySize: 2, perResource: false }),
+        service.day({
+          ...question,
+          date: daysFromNow(3),
+          partySize: 2,
+          perResource: false,
+          channel: 'online',
+        }),
         (error: { code?: string }) => error.code === 'not_found' || error.code === 'validation_error',
       );
     }
@@ -42,6 +48,7 @@ describe('AvailabilityService caches', () => {
         date: daysFromNow(day),
         partySize: 2,
         perResource: false,
+        channel: 'online',
       });
       assert.ok(answer.slots.length > 0);
     }

@@ -132,6 +132,7 @@ export class AvailabilityService {
       query.serviceId,
       query.resourceId,
       query.perResource,
+      query.channel,
     ].join('|');
     const hit = this.days.get(key);
     if (this.found('days', hit?.answer !== undefined && hit.version === version)) return hit!.answer!;
@@ -142,7 +143,7 @@ export class AvailabilityService {
       now,
       await this.rulesOf(query.businessId, query.serviceId, now),
     );
-    assertPartySize(ctx.business, query.partySize);
+    assertPartySize(ctx.business, query.partySize, query.channel);
     const { answer, firstStart } = answerDay(ctx, query, now);
     if (version) {
       const leavesNotice =
@@ -169,7 +170,7 @@ export class AvailabilityService {
     };
     const ctx = await this.loadedDay(query.businessId, dayQuery, now);
     assertDynamicMode(ctx.business);
-    assertPartySize(ctx.business, query.partySize);
+    assertPartySize(ctx.business, query.partySize, 'online');
     return answerStart(ctx, dayQuery, query.time, now);
   }
 
@@ -186,7 +187,7 @@ export class AvailabilityService {
     if (to < from) throw invalidField('to', `must not be before from (${from})`);
     if (addDays(from, MAX_DAYS - 1) < to)
       throw invalidField('to', `at most ${MAX_DAYS} days may be asked at once`);
-    assertPartySize(ctx.business, query.partySize);
+    assertPartySize(ctx.business, query.partySize, 'online');
     const version = this.changes.businessVersion(query.businessId);
     const key = [query.businessId, from, to, query.partySize, query.serviceId, query.resourceId, 'days'].join(
       '|',

@@ -1,5 +1,5 @@
 import type { DayContext } from './availability.queries.ts';
-import { type DayQuery, type LoadedDay, toDayRules } from './day-rules.ts';
+import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
 import { checkStart, daySlots, heldSpan, todayIn } from './engine/index.ts';
 import type { BusyPeriod, DayRules, DaySlots, EngineResource, StartCheckFailure } from './engine/types.ts';
 
@@ -42,6 +42,8 @@ export interface AvailabilityQuery {
   resourceId?: string;
   /** One entry per free (time, resource) pair instead of one per time. */
   perResource: boolean;
+  /** Whose question: a guest's is answered within the online party limit. */
+  channel: PartyChannel;
 }
 
 export type SlotView =

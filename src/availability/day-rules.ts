@@ -77,14 +77,34 @@ export async function loadDay(
   return { ...ctx, busy };
 }
 
-/** Party size must fit the business's own limits before any resource is looked at. */
-export function assertPartySize(
-  limits: Pick<BusinessRules, 'min_capacity' | 'max_capacity'>,
-  partySize: number,
-): void {
-  const { min_capacity, max_capacity } = limits;
+/**
+ * Who books the party: a guest `online` (the hosted page, a widget, the public and dynamic API)
+ * or the venue's `staff`, whom the online limit does not bind.
+ */
+export type PartyChannel = 'online' | 'staff';
+
+type PartyLimits = Pick<BusinessRules, 'min_capacity' | 'max_capacity' | 'max_online_party_size' | 'phone'>;
+
+/** The largest party that may book online: the business's own limit, or max_capacity when it sets none. */
+export const onlinePartyLimit = (business: Pick<PartyLimits, 'max_capacity' | 'max_online_party_size'>) =>
+  business.max_online_party_size ?? business.max_capacity;
+
+/**
+ * Party size must fit the business's own limits before any resource is looked at; online, it must
+ * also fit the online limit, and a larger party is told how to reach the venue instead.
+ */
+export function assertPartySize(business: PartyLimits, partySize: number, channel: PartyChannel): void {
+  const { min_capacity, max_capacity } = business;
   if (partySize < min_capacity || partySize > max_capacity) {
     throw invalidField('capacity', `must be between ${min_capacity} and ${max_capacity} for this business`);
+  }
+  const limit = onlinePartyLimit(business);
+  if (channel === 'online' && partySize > limit) {
+    const reach = business.phone ? `please call the venue at ${business.phone}` : 'please contact the venue';
+    throw new AppError(
+      'party_too_large_online',
+      `parties of more than ${limit} cannot book online: ${reach} to book for ${partySize}`,
+    );
   }
 }
 

@@ -396,7 +396,7 @@ async function checkPlace(
     now,
     executor,
   );
-  if (resized) assertPartySize(day.business, capacity);
+  if (resized) assertPartySize(day.business, capacity, 'staff');
   const resource = day.resources.find((candidate) => candidate.id === resourceId);
   if (!resource) throw invalidField('resource_id', 'is not an active resource of this business');
   if (moved && !performs(day.service?.resource_ids, resourceId)) {

@@ -86,7 +86,8 @@ export function planPlacement(
   if (request.mode === 'dynamic' && !moved) assertDynamicMode(business);
   const staff = request.mode === 'staff';
   const dynamic = request.mode === 'dynamic' || (moved !== undefined && business.booking_mode === 'dynamic');
-  assertPartySize(business, request.partySize);
+  // Only a guest's own new booking meets the online limit: staff make and move any party the business seats.
+  assertPartySize(business, request.partySize, request.mode !== 'staff' && !moved ? 'online' : 'staff');
   if (staff) assertStaffDate(request.date, business.timezone, now);
   const durationMinutes = moved && dynamic ? moved.duration_minutes : request.durationMinutes;
   const rules = toDayRules(day, { ...request, durationMinutes }, now);

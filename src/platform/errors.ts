@@ -1,5 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { BOUNDED_YEAR, NON_BLANK, PHONE_PATTERN, PHONE_RULE } from './schemas.ts';
+import {
+  BOUNDED_YEAR,
+  HTTPS_URL_PATTERN,
+  HTTPS_URL_RULE,
+  NON_BLANK,
+  PHONE_PATTERN,
+  PHONE_RULE,
+} from './schemas.ts';
 
 export interface FieldError {
   field: string;
@@ -33,6 +40,8 @@ export const STATUS_OF_CODE = {
   deposits_not_enabled: 422,
   outside_operating_hours: 422,
   outside_booking_window: 422,
+  /** A party the business seats, but larger than it takes online; the message says how to reach it. */
+  party_too_large_online: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,
   not_ready: 503,
@@ -100,6 +109,8 @@ export function fieldsFromValidation(issues: AjvIssue[], context: string | undef
       message = 'must not be blank';
     } else if (issue.keyword === 'pattern' && issue.params.pattern === PHONE_PATTERN) {
       message = PHONE_RULE;
+    } else if (issue.keyword === 'pattern' && issue.params.pattern === HTTPS_URL_PATTERN) {
+      message = HTTPS_URL_RULE;
     } else if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') {
       continue;
     }

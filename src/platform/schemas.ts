@@ -83,6 +83,16 @@ export const PhoneString = Type.String({
   description: '7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between',
 });
 
+/**
+ * An https URL with a dotted host name (a page or image a guest's browser loads: plain http would
+ * be blocked or flagged on an https page). Each repetition starts with a dot, so checking any input
+ * takes time in proportion to its length.
+ */
+export const HTTPS_URL_PATTERN = '^https://[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+(:\\d{1,5})?([/?#]\\S*)?$';
+export const HTTPS_URL_RULE = 'must be an https URL such as https://example.com/page';
+export const HttpsUrl = (description: string) =>
+  Type.String({ maxLength: 2000, pattern: HTTPS_URL_PATTERN, description: `${description}; https only` });
+
 /** A name or label: at least one character that is not white space (`"   "` names nothing). */
 export const NON_BLANK = '\\S';
 /**

@@ -1,7 +1,11 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { isUuid } from '../platform/schemas.ts';
-import type { BusinessSettings } from '../settings/settings.queries.ts';
+import {
+  type BusinessProfile,
+  type BusinessSettings,
+  PROFILE_COLUMNS,
+} from '../settings/settings.queries.ts';
 import { WIDGET_SETTINGS } from './public.view.ts';
 
 /**
@@ -12,7 +16,15 @@ import { WIDGET_SETTINGS } from './public.view.ts';
 export const findBusinessBySlug = async (executor: Executor, slug: string) =>
   (await executor
     .selectFrom('businesses')
-    .select(['id', 'name', 'slug', ...WIDGET_SETTINGS, 'is_dev as is_sandbox'])
+    .select([
+      'id',
+      'name',
+      'slug',
+      ...WIDGET_SETTINGS,
+      'max_online_party_size',
+      ...PROFILE_COLUMNS,
+      'is_dev as is_sandbox',
+    ])
     .where((eb) =>
       isUuid(slug)
         ? eb.or([eb('slug', '=', slug.toLowerCase()), eb('id', '=', slug)])
@@ -23,8 +35,9 @@ export const findBusinessBySlug = async (executor: Executor, slug: string) =>
     .executeTakeFirst()) as
     | ({ id: string; name: string; slug: string; is_sandbox: boolean } & Pick<
         BusinessSettings,
-        (typeof WIDGET_SETTINGS)[number]
-      >)
+        (typeof WIDGET_SETTINGS)[number] | 'max_online_party_size'
+      > &
+        BusinessProfile)
     | undefined;
 
 export async function findBusinessTimezone(executor: Executor, businessId: string) {

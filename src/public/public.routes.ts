@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.view.ts';
-import { SettingsFields } from '../settings/settings.routes.ts';
+import { ProfileFields, SettingsFields } from '../settings/settings.routes.ts';
 import { cachePublicRead } from './http-cache.ts';
 import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
 import { WIDGET_SETTINGS } from './public.view.ts';
@@ -17,6 +17,13 @@ const BusinessInfo = Type.Object({
     typeof SettingsFields,
     (typeof WIDGET_SETTINGS)[number]
   >),
+  max_online_party_size: Type.Integer({
+    minimum: 1,
+    maximum: 50,
+    description:
+      'the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead',
+  }),
+  ...ProfileFields,
   is_sandbox: Type.Boolean({
     description:
       'a sandbox business, for trying things out: its bookings are not real, and a widget shows it in test mode',
@@ -41,7 +48,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'getPublicBusiness',
         ...PUBLIC_SCHEMA,
-        summary: 'A business by its slug (or id): id, name, slug and the settings a booking widget needs',
+        summary:
+          'A business by its slug (or id): id, name, slug, the settings a booking widget needs and what a guest sees of the venue',
         params: Type.Object(
           { slug: Type.String({ minLength: 1, maxLength: 200 }) },
           { additionalProperties: false },

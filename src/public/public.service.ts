@@ -1,3 +1,4 @@
+import { onlinePartyLimit } from '../availability/day-rules.ts';
 import { todayIn } from '../availability/engine/index.ts';
 import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
@@ -11,10 +12,11 @@ async function timezoneOf(executor: Executor, businessId: string): Promise<strin
   return timezone;
 }
 
+/** A business as a guest sees it; the online party limit as it applies, a number even when it follows max_capacity. */
 export async function businessBySlug(executor: Executor, slug: string) {
   const business = await findBusinessBySlug(executor, slug);
   if (!business) throw notFound('business');
-  return business;
+  return { ...business, max_online_party_size: onlinePartyLimit(business) };
 }
 
 /** The week of a business; an unknown business is 404, not seven closed days. */

@@ -57,9 +57,36 @@ describe('GET /v1/public/business/{slug}', () => {
           deposit_type: 'none',
           default_deposit_amount_cents: 500,
           cancellation_cutoff_hours: 0,
+          max_online_party_size: 50,
+          description: null,
+          address: null,
+          phone: null,
+          public_email: null,
+          website: null,
+          logo_url: null,
+          booking_policy: null,
           is_sandbox: false,
         });
       }
+    });
+
+    it("shows the venue's profile and its online party limit, which follows max_capacity until set", async () => {
+      const tenant = await createTenant(ctx.app);
+      const profile = {
+        description: 'Wood-fired pizza since 1998.',
+        address: 'Via Roma 1, Napoli',
+        phone: '+39 081 555 0101',
+        public_email: 'ciao@pizza.example',
+        website: 'https://pizza.example',
+        logo_url: 'https://pizza.example/logo.svg',
+        booking_policy: 'Tables are held for 15 minutes.',
+      };
+      const changed = await manage(tenant, 'PATCH', '/v1/manage/settings', { ...profile, max_capacity: 12 });
+      assert.equal(changed.statusCode, 200, changed.body);
+      const following = (await get(`/v1/public/business/${tenant.slug}`)).json();
+      assert.deepEqual({ ...following, ...profile, max_online_party_size: 12 }, following);
+      await manage(tenant, 'PATCH', '/v1/manage/settings', { max_online_party_size: 6 });
+      assert.equal((await get(`/v1/public/business/${tenant.slug}`)).json().max_online_party_size, 6);
     });
 
     it('says so of a sandbox business, whose bookings are for trying things out', async () => {

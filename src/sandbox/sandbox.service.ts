@@ -104,6 +104,7 @@ export async function sandboxAvailability(
     date,
     partySize: capacity,
     perResource: false,
+    channel: 'online',
   });
   const lengthMs = sandbox.default_slot_duration_minutes * 60_000;
   return {

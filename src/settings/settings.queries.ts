@@ -21,9 +21,25 @@ export interface BusinessSettings {
   payment_hold_minutes: number;
   cancellation_cutoff_hours: number;
   public_bookings_per_ip_per_hour: number;
+  /** Null: follows max_capacity. */
+  max_online_party_size: number | null;
 }
 
-export type SettingsRow = BusinessSettings & { id: string };
+/** What a guest sees of the venue: the columns of `businesses` from `description` on; null where it gave nothing. */
+export interface BusinessProfile {
+  description: string | null;
+  address: string | null;
+  phone: string | null;
+  public_email: string | null;
+  website: string | null;
+  logo_url: string | null;
+  booking_policy: string | null;
+}
+
+/** Everything the settings routes read and write. */
+export type AllSettings = BusinessSettings & BusinessProfile;
+
+export type SettingsRow = AllSettings & { id: string };
 
 export const SETTINGS_COLUMNS = [
   'timezone',
@@ -41,22 +57,35 @@ export const SETTINGS_COLUMNS = [
   'payment_hold_minutes',
   'cancellation_cutoff_hours',
   'public_bookings_per_ip_per_hour',
+  'max_online_party_size',
 ] as const;
+
+export const PROFILE_COLUMNS = [
+  'description',
+  'address',
+  'phone',
+  'public_email',
+  'website',
+  'logo_url',
+  'booking_policy',
+] as const;
+
+const ALL_SETTINGS_COLUMNS = [...SETTINGS_COLUMNS, ...PROFILE_COLUMNS] as const;
 
 /** The settings of a business, or undefined when no such business exists. */
 export async function loadSettings(executor: Executor, businessId: string) {
   return (await executor
     .selectFrom('businesses')
-    .select(SETTINGS_COLUMNS)
+    .select(ALL_SETTINGS_COLUMNS)
     .where('id', '=', businessId)
-    .executeTakeFirst()) as BusinessSettings | undefined;
+    .executeTakeFirst()) as AllSettings | undefined;
 }
 
 /** The settings with the business's id, locked for the rest of the transaction. */
 export async function lockSettings(executor: Executor, businessId: string) {
   return (await executor
     .selectFrom('businesses')
-    .select(['id', ...SETTINGS_COLUMNS])
+    .select(['id', ...ALL_SETTINGS_COLUMNS])
     .where('id', '=', businessId)
     .forUpdate()
     .executeTakeFirst()) as SettingsRow | undefined;
@@ -67,7 +96,7 @@ export async function updateSettings(executor: Executor, businessId: string, cha
     .updateTable('businesses')
     .set(changes)
     .where('id', '=', businessId)
-    .returning(['id', ...SETTINGS_COLUMNS])
+    .returning(['id', ...ALL_SETTINGS_COLUMNS])
     .executeTakeFirstOrThrow()) as SettingsRow;
 }
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitWith } from '../platform/idempotency.ts';
-import { example } from '../platform/schemas.ts';
+import { example, HttpsUrl, Nullable, PhoneString } from '../platform/schemas.ts';
 import { getSettings, reviseSettings } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
@@ -47,9 +47,34 @@ export const SettingsFields = {
     1000,
     'online bookings one client IP may make per hour with a publishable key (the hosted page, a widget)',
   ),
+  max_online_party_size: Nullable(
+    int(
+      1,
+      50,
+      'the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity',
+    ),
+  ),
 };
 
-const Settings = Type.Object(SettingsFields);
+/** What a guest sees of the venue; null where it gives nothing. */
+export const ProfileFields = {
+  description: Nullable(Type.String({ maxLength: 2000, description: 'the venue in its own words' })),
+  address: Nullable(Type.String({ maxLength: 300 })),
+  phone: Nullable(PhoneString),
+  public_email: Nullable(
+    Type.String({ format: 'email', maxLength: 254, description: "guests' email to the venue" }),
+  ),
+  website: Nullable(HttpsUrl("the venue's website")),
+  logo_url: Nullable(HttpsUrl("the venue's logo image")),
+  booking_policy: Nullable(
+    Type.String({
+      maxLength: 2000,
+      description: "cancellation, deposit and lateness terms in the venue's words",
+    }),
+  ),
+};
+
+const Settings = Type.Object({ ...SettingsFields, ...ProfileFields });
 const SettingsPatch = Type.Partial(Settings, { additionalProperties: false });
 
 export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {

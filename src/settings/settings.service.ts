@@ -5,8 +5,9 @@ import type { ProcessorName } from '../payments/processor.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
+import { reasonOrNull } from '../platform/schemas.ts';
 import {
-  type BusinessSettings,
+  type AllSettings,
   loadSettings,
   lockSettings,
   type SettingsRow,
@@ -14,14 +15,17 @@ import {
 } from './settings.queries.ts';
 import { canonicalTimeZone } from './timezone.ts';
 
-export async function getSettings(executor: Executor, businessId: string): Promise<BusinessSettings> {
+export async function getSettings(executor: Executor, businessId: string): Promise<AllSettings> {
   const settings = await loadSettings(executor, businessId);
   if (!settings) throw notFound('business');
   return settings;
 }
 
-/** The rules a schema cannot state: a real zone, and a capacity range that is not empty once merged. */
-function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSettings, zoneKnown: boolean): void {
+/**
+ * The rules a schema cannot state: a real zone, a capacity range that is not empty once merged,
+ * and an online party limit inside it.
+ */
+function checkSettings(patch: Partial<AllSettings>, merged: AllSettings, zoneKnown: boolean): void {
   const fields: FieldError[] = [];
   if (!zoneKnown) {
     fields.push({ field: 'timezone', message: 'is not an IANA time zone name such as Europe/Berlin' });
@@ -33,13 +37,44 @@ function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSetting
         : { field: 'max_capacity', message: `must not be below min_capacity (${merged.min_capacity})` },
     );
   }
+  const online = merged.max_online_party_size;
+  if (online !== null && merged.min_capacity <= merged.max_capacity) {
+    if (
+      patch.max_online_party_size !== undefined &&
+      (online < merged.min_capacity || online > merged.max_capacity)
+    ) {
+      fields.push({
+        field: 'max_online_party_size',
+        message: `must be between min_capacity (${merged.min_capacity}) and max_capacity (${merged.max_capacity}), or null to follow max_capacity`,
+      });
+    } else if (online > merged.max_capacity) {
+      fields.push({
+        field: 'max_capacity',
+        message: `must not be below max_online_party_size (${online}): lower that too, or set it to null`,
+      });
+    } else if (online < merged.min_capacity) {
+      fields.push({
+        field: 'min_capacity',
+        message: `must not exceed max_online_party_size (${online}): raise that too, or set it to null`,
+      });
+    }
+  }
   if (fields.length) throw validationError(fields);
 }
 
-const withoutId = ({ id: _, ...settings }: SettingsRow): BusinessSettings => settings;
+const withoutId = ({ id: _, ...settings }: SettingsRow): AllSettings => settings;
+
+/** Profile text with nothing but white space in it says nothing: stored as none, never shown as a blank. */
+const PROFILE_TEXTS = ['description', 'address', 'booking_policy'] as const;
+function withBlankTextsAsNull(input: Partial<AllSettings>): Partial<AllSettings> {
+  const patch = { ...input };
+  for (const field of PROFILE_TEXTS)
+    if (patch[field] !== undefined) patch[field] = reasonOrNull(patch[field]);
+  return patch;
+}
 
 export interface SettingsChange {
-  input: Partial<BusinessSettings>;
+  input: Partial<AllSettings>;
   /** The processor a live business's deposits would go through. */
   paymentProcessor: ProcessorName | null;
   patch: Partial<SettingsRow>;
@@ -53,11 +88,12 @@ export interface SettingsChange {
  */
 export async function prepareSettingsChange(
   db: Db,
-  input: Partial<BusinessSettings>,
+  input: Partial<AllSettings>,
   paymentProcessor: ProcessorName | null,
 ): Promise<SettingsChange> {
   const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
-  const patch: Partial<SettingsRow> = zone === undefined ? input : { ...input, timezone: zone };
+  const texts = withBlankTextsAsNull(input);
+  const patch: Partial<SettingsRow> = zone === undefined ? texts : { ...texts, timezone: zone };
   return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined, paymentProcessor };
 }
 
@@ -113,7 +149,7 @@ export function changeSettings(
 export async function reviseSettings<R>(
   db: Db,
   actor: AuditActor & Subscriber,
-  input: Partial<BusinessSettings>,
+  input: Partial<AllSettings>,
   paymentProcessor: ProcessorName | null,
   now: number,
   commit: Commit<R>,

@@ -41,6 +41,25 @@ const DEFAULTS = {
   payment_hold_minutes: 30,
   cancellation_cutoff_hours: 0,
   public_bookings_per_ip_per_hour: 10,
+  max_online_party_size: null,
+  description: null,
+  address: null,
+  phone: null,
+  public_email: null,
+  website: null,
+  logo_url: null,
+  booking_policy: null,
+};
+
+const PROFILE = {
+  description: 'A small bistro by the river.',
+  address: '1 Quai des Fleurs, 75004 Paris',
+  phone: '+33 1 23 45 67 89',
+  public_email: 'hello@bistro.example',
+  website: 'https://bistro.example/menu?lang=fr',
+  logo_url: 'https://cdn.bistro.example:8443/logo.png',
+  booking_policy: 'Cancel up to 24 hours before; we hold a table 15 minutes.',
+  max_online_party_size: 8,
 };
 
 const call = (tenant: Tenant, method: InjectOptions['method'], payload?: unknown) =>
@@ -133,6 +152,14 @@ describe('PATCH /v1/manage/settings', () => {
         payment_hold_minutes: 5,
         cancellation_cutoff_hours: 0,
         public_bookings_per_ip_per_hour: 1,
+        max_online_party_size: 1,
+        description: 'x',
+        address: 'x',
+        phone: '1234567',
+        public_email: 'a@b.co',
+        website: 'https://a.co',
+        logo_url: 'https://a.co',
+        booking_policy: 'x',
       };
       const high = {
         default_slot_interval_minutes: 120,
@@ -146,12 +173,46 @@ describe('PATCH /v1/manage/settings', () => {
         payment_hold_minutes: 1440,
         cancellation_cutoff_hours: 720,
         public_bookings_per_ip_per_hour: 1000,
+        max_online_party_size: 50,
+        description: 'd'.repeat(2000),
+        address: 'a'.repeat(300),
+        phone: '+(49) 30-1234.5678',
+        public_email: 'bookings@venue.example',
+        website: `https://venue.example/${'p'.repeat(1970)}`,
+        logo_url: `https://venue.example/${'l'.repeat(1970)}`,
+        booking_policy: 'b'.repeat(2000),
       };
       for (const change of [low, high]) {
         const response = await call(tenant, 'PATCH', change);
         assert.equal(response.statusCode, 200, response.body);
         assert.deepEqual(response.json(), { ...DEFAULTS, ...change });
       }
+    });
+
+    it('sets and clears the profile, audited, and stores blank text as none', async () => {
+      const tenant = await createTenant(ctx.app);
+      const set = await call(tenant, 'PATCH', PROFILE);
+      assert.equal(set.statusCode, 200, set.body);
+      assert.deepEqual(set.json(), { ...DEFAULTS, ...PROFILE });
+      const [entry] = await audits(tenant);
+      assert.equal(entry!.action, 'settings.updated');
+      assert.deepEqual(entry!.after_state, { ...DEFAULTS, ...PROFILE });
+      const blank = await call(tenant, 'PATCH', { description: '  ', address: '', booking_policy: '\n' });
+      assert.equal(blank.statusCode, 200, blank.body);
+      assert.deepEqual(blank.json(), {
+        ...DEFAULTS,
+        ...PROFILE,
+        description: null,
+        address: null,
+        booking_policy: null,
+      });
+      const cleared = await call(
+        tenant,
+        'PATCH',
+        Object.fromEntries(Object.keys(PROFILE).map((field) => [field, null])),
+      );
+      assert.equal(cleared.statusCode, 200, cleared.body);
+      assert.deepEqual(cleared.json(), DEFAULTS);
     });
 
     it('answers the unchanged settings to an empty body without an audit entry', async () => {
@@ -229,6 +290,27 @@ describe('PATCH /v1/manage/settings', () => {
       [{ min_notice_hours: 1.5 }, 'min_notice_hours'],
       [{ slug: 'new-slug' }, 'slug'],
       [{ min_capacity: 10, max_capacity: 5 }, 'min_capacity'],
+      [{ max_online_party_size: 0 }, 'max_online_party_size'],
+      [{ max_online_party_size: 51 }, 'max_online_party_size'],
+      [{ max_online_party_size: 2.5 }, 'max_online_party_size'],
+      [{ max_online_party_size: 12, max_capacity: 10 }, 'max_online_party_size'],
+      [{ max_online_party_size: 3, min_capacity: 4 }, 'max_online_party_size'],
+      [{ description: 'd'.repeat(2001) }, 'description'],
+      [{ address: 'a'.repeat(301) }, 'address'],
+      [{ booking_policy: 'b'.repeat(2001) }, 'booking_policy'],
+      [{ phone: 'call us' }, 'phone'],
+      [{ phone: '123456' }, 'phone'],
+      [{ phone: '' }, 'phone'],
+      [{ public_email: 'not-an-email' }, 'public_email'],
+      [{ public_email: `${'a'.repeat(250)}@b.co` }, 'public_email'],
+      [{ website: 'http://venue.example' }, 'website'],
+      [{ website: 'javascript:alert(1)' }, 'website'],
+      [{ website: 'https://' }, 'website'],
+      [{ website: 'https://venue.example/a b' }, 'website'],
+      [{ website: `https://venue.example/${'p'.repeat(1980)}` }, 'website'],
+      [{ logo_url: 'ftp://venue.example/logo.png' }, 'logo_url'],
+      [{ logo_url: '//venue.example/logo.png' }, 'logo_url'],
+      [{ logo_url: 42 }, 'logo_url'],
     ];
     for (const [change, field] of cases) {
       it(`rejects ${JSON.stringify(change)}, naming ${field}, and changes nothing`, async () => {
@@ -276,7 +358,58 @@ describe('PATCH /v1/manage/settings', () => {
     });
   });
 
+  describe('max_online_party_size', () => {
+    it('follows max_capacity while unset; a set limit stays inside the party range, or the change is refused', async () => {
+      const tenant = await createTenant(ctx.app);
+      assert.equal((await call(tenant, 'PATCH', { max_capacity: 6 })).statusCode, 200);
+      assert.equal((await call(tenant, 'PATCH', { max_online_party_size: 4 })).statusCode, 200);
+      const lower = await call(tenant, 'PATCH', { max_capacity: 3 });
+      assert.equal(lower.statusCode, 422, lower.body);
+      assert.deepEqual(
+        lower.json().error.fields.map((f: { field: string }) => f.field),
+        ['max_capacity'],
+      );
+      assert.match(lower.json().error.message, /max_online_party_size \(4\)/);
+      const raise = await call(tenant, 'PATCH', { min_capacity: 5 });
+      assert.equal(raise.statusCode, 422, raise.body);
+      assert.deepEqual(
+        raise.json().error.fields.map((f: { field: string }) => f.field),
+        ['min_capacity'],
+      );
+      assert.equal((await call(tenant, 'GET')).json().max_capacity, 6);
+      const both = await call(tenant, 'PATCH', { max_capacity: 3, max_online_party_size: 2 });
+      assert.equal(both.statusCode, 200, both.body);
+      const follow = await call(tenant, 'PATCH', { max_online_party_size: null, max_capacity: 2 });
+      assert.equal(follow.statusCode, 200, follow.body);
+      assert.equal(follow.json().max_online_party_size, null);
+    });
+  });
+
   describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => ({
+        tenant: await createTenant(ctx.app),
+        route: {
+          method: 'PATCH',
+          url: '/v1/manage/settings',
+          payload: PROFILE,
+          scope: 'write',
+          staff: false,
+        },
+      }),
+    );
+
+    it("changes only the caller's own business", async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      assert.equal((await call(tenant, 'PATCH', PROFILE)).statusCode, 200);
+      assert.deepEqual((await call(other, 'GET')).json(), DEFAULTS);
+      const read = await ctx.app.inject({ method: 'GET', url: `/v1/public/business/${other.slug}` });
+      assert.equal(read.json().phone, null);
+      assert.equal(read.json().max_online_party_size, 50);
+    });
+
     itChecksAuth(
       () => ctx,
       async () => ({

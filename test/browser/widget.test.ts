@@ -390,6 +390,46 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
     }
   });
 
+  it('offers party sizes up to the online limit, then tells larger groups to call, in the page’s language', async () => {
+    const phone = '+33 1 23 45 67 89';
+    const calling = await openVenue('Chez Groupe', [host.origin], {
+      max_capacity: 10,
+      max_online_party_size: 6,
+      phone,
+    });
+    const writing = await openVenue('Zur Gruppe', [host.origin], {
+      max_capacity: 10,
+      max_online_party_size: 5,
+    });
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      await page.goto(embed('/groups', calling, 'lang="en"'));
+      await heading(page, 'Make a booking');
+      const sizes = await widget(page).locator('#sw-party option').allTextContents();
+      assert.deepEqual(sizes, ['1', '2', '3', '4', '5', '6']);
+      const line = widget(page).locator('#sw-larger');
+      assert.equal((await line.textContent())?.trim(), `For larger groups, call us: ${phone}`);
+      const link = widget(page).getByRole('link', { name: phone });
+      assert.equal(await link.getAttribute('href'), 'tel:+33123456789');
+      assert.equal(await widget(page).locator('#sw-party').getAttribute('aria-describedby'), 'sw-larger');
+      await checkAccessible(page, 'party with a limit online');
+      await widget(page).screenshot({ path: '/tmp/widget-larger-groups.png' });
+
+      await page.goto(embed('/gruppen', writing, '', 'de'));
+      await heading(page, 'Jetzt buchen');
+      assert.equal(await widget(page).locator('#sw-party option').count(), 5);
+      assert.equal(
+        (await widget(page).locator('#sw-larger').textContent())?.trim(),
+        'Für größere Gruppen kontaktieren Sie uns bitte.',
+      );
+      assert.equal(await widget(page).locator('#sw-larger a').count(), 0);
+      await checkAccessible(page, 'party with a limit online, no phone');
+      await widget(page).screenshot({ path: '/tmp/widget-larger-groups-de.png' });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('is refused with a publishable key that does not allow the page’s origin', async () => {
     const venue = await openVenue('Chez Ailleurs', ['https://elsewhere.example']);
     const [context, page] = await newPage({ locale: 'en-US' });

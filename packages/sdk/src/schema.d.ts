@@ -987,7 +987,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A business by its slug (or id): id, name, slug and the settings a booking widget needs */
+        /** A business by its slug (or id): id, name, slug, the settings a booking widget needs and what a guest sees of the venue */
         get: operations["getPublicBusiness"];
         put?: never;
         post?: never;
@@ -7146,6 +7146,24 @@ export interface operations {
                         cancellation_cutoff_hours: number;
                         /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
                         public_bookings_per_ip_per_hour: number;
+                        /** @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity */
+                        max_online_party_size: number | null;
+                        /** @description the venue in its own words */
+                        description: string | null;
+                        address: string | null;
+                        /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
+                        phone: string | null;
+                        /**
+                         * Format: email
+                         * @description guests' email to the venue
+                         */
+                        public_email: string | null;
+                        /** @description the venue's website; https only */
+                        website: string | null;
+                        /** @description the venue's logo image; https only */
+                        logo_url: string | null;
+                        /** @description cancellation, deposit and lateness terms in the venue's words */
+                        booking_policy: string | null;
                     };
                 };
             };
@@ -7232,6 +7250,24 @@ export interface operations {
                     cancellation_cutoff_hours?: number;
                     /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
                     public_bookings_per_ip_per_hour?: number;
+                    /** @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity */
+                    max_online_party_size?: number | null;
+                    /** @description the venue in its own words */
+                    description?: string | null;
+                    address?: string | null;
+                    /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
+                    phone?: string | null;
+                    /**
+                     * Format: email
+                     * @description guests' email to the venue
+                     */
+                    public_email?: string | null;
+                    /** @description the venue's website; https only */
+                    website?: string | null;
+                    /** @description the venue's logo image; https only */
+                    logo_url?: string | null;
+                    /** @description cancellation, deposit and lateness terms in the venue's words */
+                    booking_policy?: string | null;
                 };
             };
         };
@@ -7271,6 +7307,24 @@ export interface operations {
                         cancellation_cutoff_hours: number;
                         /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
                         public_bookings_per_ip_per_hour: number;
+                        /** @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity */
+                        max_online_party_size: number | null;
+                        /** @description the venue in its own words */
+                        description: string | null;
+                        address: string | null;
+                        /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
+                        phone: string | null;
+                        /**
+                         * Format: email
+                         * @description guests' email to the venue
+                         */
+                        public_email: string | null;
+                        /** @description the venue's website; https only */
+                        website: string | null;
+                        /** @description the venue's logo image; https only */
+                        logo_url: string | null;
+                        /** @description cancellation, deposit and lateness terms in the venue's words */
+                        booking_policy: string | null;
                     };
                 };
             };
@@ -8084,6 +8138,24 @@ export interface operations {
                         default_deposit_amount_cents: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
+                        /** @description the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead */
+                        max_online_party_size: number;
+                        /** @description the venue in its own words */
+                        description: string | null;
+                        address: string | null;
+                        /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
+                        phone: string | null;
+                        /**
+                         * Format: email
+                         * @description guests' email to the venue
+                         */
+                        public_email: string | null;
+                        /** @description the venue's website; https only */
+                        website: string | null;
+                        /** @description the venue's logo image; https only */
+                        logo_url: string | null;
+                        /** @description cancellation, deposit and lateness terms in the venue's words */
+                        booking_policy: string | null;
                         /** @description a sandbox business, for trying things out: its bookings are not real, and a widget shows it in test mode */
                         is_sandbox: boolean;
                     };
