@@ -158,6 +158,10 @@ export interface Businesses {
   public_bookings_per_ip_per_hour: Generated<number>;
   slug: string;
   timezone: Generated<string>;
+  /**
+   * Booking lengths by party size, [{min_party, max_party, duration_minutes}], ranges not overlapping, sorted by min_party; a party no range covers takes default_slot_duration_minutes.
+   */
+  turn_times: Generated<ColumnType<unknown, string, string>>;
 }
 
 export interface ConnectedAccounts {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../platform/db.ts';
+import type { TurnTime } from '../schema.ts';
 
 export type BookingMode = 'scheduled' | 'dynamic';
 export type DepositType = 'none' | 'charge' | 'authorization_hold';
@@ -21,6 +22,7 @@ export interface BusinessSettings {
   payment_hold_minutes: number;
   cancellation_cutoff_hours: number;
   public_bookings_per_ip_per_hour: number;
+  turn_times: TurnTime[];
 }
 
 export type SettingsRow = BusinessSettings & { id: string };
@@ -41,34 +43,55 @@ export const SETTINGS_COLUMNS = [
   'payment_hold_minutes',
   'cancellation_cutoff_hours',
   'public_bookings_per_ip_per_hour',
+  'turn_times',
 ] as const;
+
+/**
+ * Turn times with their keys in the API's order: jsonb keeps its own, and a change is told from
+ * the stored value by comparing JSON text.
+ */
+export const turnTimesInOrder = (turnTimes: readonly TurnTime[]): TurnTime[] =>
+  turnTimes.map(({ min_party, max_party, duration_minutes }) => ({ min_party, max_party, duration_minutes }));
+
+const readRow = <Row extends { turn_times: TurnTime[] }>(row: Row | undefined) =>
+  row && { ...row, turn_times: turnTimesInOrder(row.turn_times) };
 
 /** The settings of a business, or undefined when no such business exists. */
 export async function loadSettings(executor: Executor, businessId: string) {
-  return (await executor
-    .selectFrom('businesses')
-    .select(SETTINGS_COLUMNS)
-    .where('id', '=', businessId)
-    .executeTakeFirst()) as BusinessSettings | undefined;
+  return readRow(
+    (await executor
+      .selectFrom('businesses')
+      .select(SETTINGS_COLUMNS)
+      .where('id', '=', businessId)
+      .executeTakeFirst()) as BusinessSettings | undefined,
+  );
 }
 
 /** The settings with the business's id, locked for the rest of the transaction. */
 export async function lockSettings(executor: Executor, businessId: string) {
-  return (await executor
-    .selectFrom('businesses')
-    .select(['id', ...SETTINGS_COLUMNS])
-    .where('id', '=', businessId)
-    .forUpdate()
-    .executeTakeFirst()) as SettingsRow | undefined;
+  return readRow(
+    (await executor
+      .selectFrom('businesses')
+      .select(['id', ...SETTINGS_COLUMNS])
+      .where('id', '=', businessId)
+      .forUpdate()
+      .executeTakeFirst()) as SettingsRow | undefined,
+  );
 }
 
-export async function updateSettings(executor: Executor, businessId: string, changes: Partial<SettingsRow>) {
-  return (await executor
-    .updateTable('businesses')
-    .set(changes)
-    .where('id', '=', businessId)
-    .returning(['id', ...SETTINGS_COLUMNS])
-    .executeTakeFirstOrThrow()) as SettingsRow;
+export async function updateSettings(
+  executor: Executor,
+  businessId: string,
+  { turn_times, ...changes }: Partial<SettingsRow>,
+) {
+  return readRow(
+    (await executor
+      .updateTable('businesses')
+      .set(turn_times === undefined ? changes : { ...changes, turn_times: JSON.stringify(turn_times) })
+      .where('id', '=', businessId)
+      .returning(['id', ...SETTINGS_COLUMNS])
+      .executeTakeFirstOrThrow()) as SettingsRow,
+  )!;
 }
 
 const PG_INVALID_PARAMETER_VALUE = '22023';

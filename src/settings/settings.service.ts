@@ -5,11 +5,13 @@ import type { ProcessorName } from '../payments/processor.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
+import type { TurnTime } from '../schema.ts';
 import {
   type BusinessSettings,
   loadSettings,
   lockSettings,
   type SettingsRow,
+  turnTimesInOrder,
   updateSettings,
 } from './settings.queries.ts';
 import { canonicalTimeZone } from './timezone.ts';
@@ -20,21 +22,57 @@ export async function getSettings(executor: Executor, businessId: string): Promi
   return settings;
 }
 
-/** The rules a schema cannot state: a real zone, and a capacity range that is not empty once merged. */
-function checkSettings(patch: Partial<BusinessSettings>, merged: BusinessSettings, zoneKnown: boolean): void {
+/**
+ * The rules a schema cannot state: a real zone, a capacity range that is not empty once merged,
+ * and turn times whose party ranges run upwards without overlapping.
+ */
+function checkSettings(sent: Partial<BusinessSettings>, merged: BusinessSettings, zoneKnown: boolean): void {
   const fields: FieldError[] = [];
   if (!zoneKnown) {
     fields.push({ field: 'timezone', message: 'is not an IANA time zone name such as Europe/Berlin' });
   }
   if (merged.min_capacity > merged.max_capacity) {
     fields.push(
-      patch.min_capacity !== undefined
+      sent.min_capacity !== undefined
         ? { field: 'min_capacity', message: `must not exceed max_capacity (${merged.max_capacity})` }
         : { field: 'max_capacity', message: `must not be below min_capacity (${merged.min_capacity})` },
     );
   }
+  if (sent.turn_times) fields.push(...turnTimeRefusals(sent.turn_times));
   if (fields.length) throw validationError(fields);
 }
+
+/** Each range runs upwards and none shares a party size with another; fields are named as sent. */
+function turnTimeRefusals(turnTimes: readonly TurnTime[]): FieldError[] {
+  const fields: FieldError[] = [];
+  turnTimes.forEach((range, i) => {
+    if (range.min_party > range.max_party) {
+      fields.push({
+        field: `turn_times[${i}].min_party`,
+        message: `must not exceed max_party (${range.max_party})`,
+      });
+    }
+  });
+  const [first, ...rest] = turnTimes
+    .map((range, i) => ({ range, i }))
+    .sort((a, b) => a.range.min_party - b.range.min_party);
+  // The range reaching highest so far is the one a later range can overlap.
+  let reach = first;
+  for (const next of rest) {
+    if (reach && next.range.min_party <= reach.range.max_party) {
+      fields.push({
+        field: `turn_times[${next.i}]`,
+        message: `overlaps turn_times[${reach.i}] (parties ${reach.range.min_party}-${reach.range.max_party})`,
+      });
+    }
+    if (!reach || next.range.max_party > reach.range.max_party) reach = next;
+  }
+  return fields;
+}
+
+/** Turn times as they are stored and answered: by party size. */
+const byPartySize = (turnTimes: readonly TurnTime[]) =>
+  turnTimesInOrder(turnTimes).sort((a, b) => a.min_party - b.min_party);
 
 const withoutId = ({ id: _, ...settings }: SettingsRow): BusinessSettings => settings;
 
@@ -57,7 +95,8 @@ export async function prepareSettingsChange(
   paymentProcessor: ProcessorName | null,
 ): Promise<SettingsChange> {
   const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
-  const patch: Partial<SettingsRow> = zone === undefined ? input : { ...input, timezone: zone };
+  const patch: Partial<SettingsRow> = zone === undefined ? { ...input } : { ...input, timezone: zone };
+  if (input.turn_times) patch.turn_times = byPartySize(input.turn_times);
   return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined, paymentProcessor };
 }
 
@@ -91,7 +130,7 @@ async function checkPaymentAccount(
 export function changeSettings(
   tx: Tx,
   actor: AuditActor & Subscriber,
-  { patch, zoneKnown, paymentProcessor }: SettingsChange,
+  { input, patch, zoneKnown, paymentProcessor }: SettingsChange,
   now: number,
 ) {
   return changeAudited(tx, actor, {
@@ -100,7 +139,7 @@ export function changeSettings(
     patch,
     check: async (merged, before) => {
       checkPlan(merged, before, actor, now);
-      checkSettings(patch, merged, zoneKnown);
+      checkSettings(input, merged, zoneKnown);
       await checkPaymentAccount(tx, merged, before, actor, paymentProcessor);
     },
     update: (changes) => updateSettings(tx, actor.businessId, changes),
