@@ -7146,6 +7146,15 @@ export interface operations {
                         cancellation_cutoff_hours: number;
                         /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
                         public_bookings_per_ip_per_hour: number;
+                        /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
+                        turn_times: {
+                            /** @description smallest party of the range */
+                            min_party: number;
+                            /** @description largest party of the range */
+                            max_party: number;
+                            /** @description booking length for these parties */
+                            duration_minutes: number;
+                        }[];
                     };
                 };
             };
@@ -7200,7 +7209,19 @@ export interface operations {
                  * @example {
                  *       "timezone": "Europe/Berlin",
                  *       "default_slot_interval_minutes": 30,
-                 *       "booking_window_days": 60
+                 *       "booking_window_days": 60,
+                 *       "turn_times": [
+                 *         {
+                 *           "min_party": 1,
+                 *           "max_party": 4,
+                 *           "duration_minutes": 90
+                 *         },
+                 *         {
+                 *           "min_party": 5,
+                 *           "max_party": 50,
+                 *           "duration_minutes": 120
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -7232,6 +7253,15 @@ export interface operations {
                     cancellation_cutoff_hours?: number;
                     /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
                     public_bookings_per_ip_per_hour?: number;
+                    /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
+                    turn_times?: {
+                        /** @description smallest party of the range */
+                        min_party: number;
+                        /** @description largest party of the range */
+                        max_party: number;
+                        /** @description booking length for these parties */
+                        duration_minutes: number;
+                    }[];
                 };
             };
         };
@@ -7271,6 +7301,15 @@ export interface operations {
                         cancellation_cutoff_hours: number;
                         /** @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget) */
                         public_bookings_per_ip_per_hour: number;
+                        /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
+                        turn_times: {
+                            /** @description smallest party of the range */
+                            min_party: number;
+                            /** @description largest party of the range */
+                            max_party: number;
+                            /** @description booking length for these parties */
+                            duration_minutes: number;
+                        }[];
                     };
                 };
             };
