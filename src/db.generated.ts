@@ -184,6 +184,10 @@ export interface Businesses {
   slug: string;
   timezone: Generated<string>;
   /**
+   * Booking lengths by party size, [{min_party, max_party, duration_minutes}], ranges not overlapping, sorted by min_party; a party no range covers takes default_slot_duration_minutes.
+   */
+  turn_times: Generated<ColumnType<unknown, string, string>>;
+  /**
    * An https URL.
    */
   website: string | null;

@@ -33,6 +33,18 @@ type DevelopersTable = Narrowed<
   }
 >;
 
+/** How long a party of `min_party` to `max_party` guests holds its table, as `businesses.turn_times` stores it. */
+export interface TurnTime {
+  min_party: number;
+  max_party: number;
+  duration_minutes: number;
+}
+
+type BusinessesTable = Narrowed<
+  Tables.Businesses,
+  { turn_times: ColumnType<TurnTime[], string | undefined, string> }
+>;
+
 export type MembershipRole = 'business_owner' | 'staff_member';
 
 /** A dashboard user's role in one business. */
@@ -135,6 +147,7 @@ export type DB = Narrowed<
   Tables.DB,
   {
     developers: DevelopersTable;
+    businesses: BusinessesTable;
     memberships: MembershipsTable;
     login_failures: LoginFailuresTable;
     refresh_tokens: RefreshTokensTable;

@@ -1,6 +1,6 @@
--- Moves a booking to its new time and party on the first candidate resource that is still active,
--- unblocked and accepted by the exclusion constraint, taking turns as a placement does; a pending
--- deposit's hold follows the new start. Answers the resource it went to; raises SWB09 when none is
+-- Moves a booking to its new time, length and party on the first candidate resource that is still
+-- active, unblocked and accepted by the exclusion constraint, taking turns as a placement does; a
+-- pending deposit's hold follows the new start. Answers the resource it went to; raises SWB09 when none is
 -- free any more (nothing is changed then).
 CREATE OR REPLACE FUNCTION slotwise_move_booking(p jsonb) RETURNS uuid LANGUAGE plpgsql AS $$
 DECLARE
@@ -12,7 +12,8 @@ DECLARE
   v_candidate text;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'candidates', 'booking_date', 'start_time',
-    'end_time', 'starts_at', 'ends_at', 'during', 'capacity', 'hold_lead_ms'], 'slotwise_move_booking');
+    'end_time', 'starts_at', 'ends_at', 'duration_minutes', 'during', 'capacity', 'hold_lead_ms'],
+    'slotwise_move_booking');
   FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
     -- A subtransaction per try: a refused candidate gives its turn back at once.
     BEGIN
@@ -20,7 +21,8 @@ BEGIN
       UPDATE bookings SET
         resource_id = v_candidate::uuid, booking_date = (p->>'booking_date')::date,
         start_time = (p->>'start_time')::time, end_time = (p->>'end_time')::time,
-        starts_at = v_starts, ends_at = (p->>'ends_at')::timestamptz, during = v_during,
+        starts_at = v_starts, ends_at = (p->>'ends_at')::timestamptz,
+        duration_minutes = (p->>'duration_minutes')::int, during = v_during,
         capacity = (p->>'capacity')::int, updated_at = v_updated
       WHERE id = v_id AND business_id = v_business;
       UPDATE deposits SET

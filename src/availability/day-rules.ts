@@ -1,21 +1,31 @@
 import type { Executor } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
 import { heldSpan } from './engine/index.ts';
-import type { BusyPeriod, DayRules, StartCheck, StartCheckFailure } from './engine/types.ts';
+import type { BusyPeriod, DayRules, StartCheck, StartCheckFailure, TurnTime } from './engine/types.ts';
 
 export interface DayQuery {
   date: string;
   partySize: number;
   serviceId?: string | null;
   resourceId?: string | null;
-  /** The booking's length when the caller sets it (dynamic mode); else the service's or the business's default. */
+  /**
+   * The booking's length when the caller sets it (dynamic mode); else the service's, or the turn
+   * time of the party size, or the business's default.
+   */
   durationMinutes?: number | null;
 }
 
 export interface LoadedDay extends DayContext {
   busy: BusyPeriod[];
 }
+
+const toTurnTime = (stored: TurnTimeRow): TurnTime => ({
+  minParty: stored.min_party,
+  maxParty: stored.max_party,
+  durationMinutes: stored.duration_minutes,
+});
 
 /** The engine's input for one day: the business's settings, the service's length and buffers, the busy periods. */
 export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRules {
@@ -29,6 +39,7 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
     intervalMinutes: business.default_slot_interval_minutes,
     durationMinutes:
       query.durationMinutes ?? service?.duration_minutes ?? business.default_slot_duration_minutes,
+    turnTimes: query.durationMinutes == null && !service ? business.turn_times.map(toTurnTime) : [],
     bufferBeforeMinutes: service?.buffer_before_minutes ?? 0,
     bufferAfterMinutes: business.buffer_minutes + (service?.buffer_after_minutes ?? 0),
     minNoticeHours: business.min_notice_hours,

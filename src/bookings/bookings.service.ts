@@ -2,8 +2,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
-import { assertPartySize } from '../availability/day-rules.ts';
-import { performs, takesParty } from '../availability/engine/index.ts';
+import { assertPartySize, type LoadedDay, toDayRules } from '../availability/day-rules.ts';
+import { bookingMinutes, performs, takesParty } from '../availability/engine/index.ts';
 import { bookingQuota, type QuotaHolder, sandboxCap } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
@@ -309,22 +309,39 @@ async function prepareChange(
     events: [],
   };
   if (reschedule) {
-    statement.move = await prepareMove(
-      executor,
-      availability,
-      actor.businessId,
-      before,
-      change,
-      capacity,
-      now,
-    );
+    statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+      date: change.booking_date ?? before.booking_date,
+      time: change.start_time ?? before.start_time,
+      resourceId: change.resource_id,
+      mode: before.source === 'staff' ? 'staff' : 'online',
+    });
     statement.events.push('booking.rescheduled');
   } else {
     const resourceId = change.resource_id ?? before.resource_id;
     if (resourceId !== before.resource_id || capacity !== before.capacity) {
-      await checkPlace(executor, availability, actor.businessId, before, resourceId, capacity, now);
-      statement.place = { resource_id: resourceId, capacity, during: current.during };
-      statement.events.push('booking.updated');
+      const day = await checkPlace(
+        executor,
+        availability,
+        actor.businessId,
+        before,
+        resourceId,
+        capacity,
+        now,
+      );
+      if (takesOtherLength(day, before, capacity, now)) {
+        // The party keeps its start and needs another length there: placed as a reschedule to
+        // the same start on its resource, inside hours, whatever the grid, notice or window.
+        statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+          date: before.booking_date,
+          time: before.start_time,
+          resourceId,
+          mode: 'staff',
+        });
+        statement.events.push('booking.rescheduled');
+      } else {
+        statement.place = { resource_id: resourceId, capacity, during: current.during };
+        statement.events.push('booking.updated');
+      }
     }
   }
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
@@ -355,21 +372,34 @@ async function prepareMove(
   availability: AvailabilityService,
   businessId: string,
   before: BookingView,
-  change: BookingChange,
   capacity: number,
   now: number,
+  to: Pick<PlacementRequest, 'date' | 'time' | 'resourceId' | 'mode'>,
 ): Promise<BookingMove> {
-  const request: PlacementRequest = {
-    date: change.booking_date ?? before.booking_date,
-    time: change.start_time ?? before.start_time,
-    partySize: capacity,
-    serviceId: before.service_id,
-    resourceId: change.resource_id,
-    mode: before.source === 'staff' ? 'staff' : 'online',
-  };
+  const request: PlacementRequest = { ...to, partySize: capacity, serviceId: before.service_id };
   const ctx = await availability.loadedDay(businessId, request, now, executor);
-  const { candidates, times, during } = planPlacement(ctx, request, now, before);
-  return { candidates, ...times, during, capacity, hold_lead_ms: HOLD_LEAD_MS };
+  const { candidates, times, durationMinutes, during } = planPlacement(ctx, request, now, before);
+  return {
+    candidates,
+    ...times,
+    duration_minutes: durationMinutes,
+    during,
+    capacity,
+    hold_lead_ms: HOLD_LEAD_MS,
+  };
+}
+
+/**
+ * Whether a new party size changes the booking's length: the turn times of the two sizes differ.
+ * A booking of a service keeps the service's length, and one in dynamic mode the length it asked.
+ */
+function takesOtherLength(day: LoadedDay, before: BookingView, capacity: number, now: number): boolean {
+  if (capacity === before.capacity || before.service_id !== null || day.business.booking_mode === 'dynamic') {
+    return false;
+  }
+  const minutes = (partySize: number) =>
+    bookingMinutes(toDayRules(day, { date: before.booking_date, partySize }, now));
+  return minutes(capacity) !== minutes(before.capacity);
 }
 
 /**
@@ -378,6 +408,7 @@ async function prepareMove(
  * party limits, the resource's range and the resources the booking's service is performed on.
  * Whether the resource is still active and unblocked, and free, is the statement's to judge when it
  * places the booking; a resource the rules do not list has no range to check and is refused here.
+ * Answers the day it checked against.
  */
 async function checkPlace(
   executor: Executor,
@@ -387,7 +418,7 @@ async function checkPlace(
   resourceId: string,
   capacity: number,
   now: number,
-): Promise<void> {
+): Promise<LoadedDay> {
   const moved = resourceId !== before.resource_id;
   const resized = capacity !== before.capacity;
   const day = await availability.loadedDay(
@@ -408,6 +439,7 @@ async function checkPlace(
       `the resource takes parties of ${resource.capacityMin} to ${resource.capacityMax}`,
     );
   }
+  return day;
 }
 
 export async function saveStaffNotes(

@@ -6,7 +6,7 @@ import {
   startFailure,
   toDayRules,
 } from '../availability/day-rules.ts';
-import { addDays, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
+import { addDays, bookingMinutes, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 
@@ -114,7 +114,7 @@ export function planPlacement(
       starts_at: new Date(fitting.start).toISOString(),
       ends_at: new Date(fitting.end).toISOString(),
     },
-    durationMinutes: rules.durationMinutes,
+    durationMinutes: bookingMinutes(rules),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
   };
 }

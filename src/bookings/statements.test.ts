@@ -159,6 +159,7 @@ function moveTo(resourceId: string): BookingMove {
     end_time: '15:00',
     starts_at: new Date(start).toISOString(),
     ends_at: new Date(start + HOUR).toISOString(),
+    duration_minutes: 60,
     during: rangeLiteral(start, start + HOUR),
     capacity: 2,
     hold_lead_ms: 0,

@@ -106,6 +106,7 @@ export const BookingMove = Type.Object({
   end_time: WallTime,
   starts_at: Timestamp,
   ends_at: Timestamp,
+  duration_minutes: Type.Integer(),
   during: HeldRange,
   capacity: Type.Integer(),
   /** How long before the start a pending deposit's hold is taken. */

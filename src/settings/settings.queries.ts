@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../platform/db.ts';
+import type { TurnTime } from '../schema.ts';
 
 export type BookingMode = 'scheduled' | 'dynamic';
 export type DepositType = 'none' | 'charge' | 'authorization_hold';
@@ -23,6 +24,7 @@ export interface BusinessSettings {
   public_bookings_per_ip_per_hour: number;
   /** Null: follows max_capacity. */
   max_online_party_size: number | null;
+  turn_times: TurnTime[];
 }
 
 /** What a guest sees of the venue: the columns of `businesses` from `description` on; null where it gave nothing. */
@@ -58,6 +60,7 @@ export const SETTINGS_COLUMNS = [
   'cancellation_cutoff_hours',
   'public_bookings_per_ip_per_hour',
   'max_online_party_size',
+  'turn_times',
 ] as const;
 
 export const PROFILE_COLUMNS = [
@@ -72,32 +75,52 @@ export const PROFILE_COLUMNS = [
 
 const ALL_SETTINGS_COLUMNS = [...SETTINGS_COLUMNS, ...PROFILE_COLUMNS] as const;
 
+/**
+ * Turn times with their keys in the API's order: jsonb keeps its own, and a change is told from
+ * the stored value by comparing JSON text.
+ */
+export const turnTimesInOrder = (turnTimes: readonly TurnTime[]): TurnTime[] =>
+  turnTimes.map(({ min_party, max_party, duration_minutes }) => ({ min_party, max_party, duration_minutes }));
+
+const readRow = <Row extends { turn_times: TurnTime[] }>(row: Row | undefined) =>
+  row && { ...row, turn_times: turnTimesInOrder(row.turn_times) };
+
 /** The settings of a business, or undefined when no such business exists. */
 export async function loadSettings(executor: Executor, businessId: string) {
-  return (await executor
-    .selectFrom('businesses')
-    .select(ALL_SETTINGS_COLUMNS)
-    .where('id', '=', businessId)
-    .executeTakeFirst()) as AllSettings | undefined;
+  return readRow(
+    (await executor
+      .selectFrom('businesses')
+      .select(ALL_SETTINGS_COLUMNS)
+      .where('id', '=', businessId)
+      .executeTakeFirst()) as AllSettings | undefined,
+  );
 }
 
 /** The settings with the business's id, locked for the rest of the transaction. */
 export async function lockSettings(executor: Executor, businessId: string) {
-  return (await executor
-    .selectFrom('businesses')
-    .select(['id', ...ALL_SETTINGS_COLUMNS])
-    .where('id', '=', businessId)
-    .forUpdate()
-    .executeTakeFirst()) as SettingsRow | undefined;
+  return readRow(
+    (await executor
+      .selectFrom('businesses')
+      .select(['id', ...ALL_SETTINGS_COLUMNS])
+      .where('id', '=', businessId)
+      .forUpdate()
+      .executeTakeFirst()) as SettingsRow | undefined,
+  );
 }
 
-export async function updateSettings(executor: Executor, businessId: string, changes: Partial<SettingsRow>) {
-  return (await executor
-    .updateTable('businesses')
-    .set(changes)
-    .where('id', '=', businessId)
-    .returning(['id', ...ALL_SETTINGS_COLUMNS])
-    .executeTakeFirstOrThrow()) as SettingsRow;
+export async function updateSettings(
+  executor: Executor,
+  businessId: string,
+  { turn_times, ...changes }: Partial<SettingsRow>,
+) {
+  return readRow(
+    (await executor
+      .updateTable('businesses')
+      .set(turn_times === undefined ? changes : { ...changes, turn_times: JSON.stringify(turn_times) })
+      .where('id', '=', businessId)
+      .returning(['id', ...ALL_SETTINGS_COLUMNS])
+      .executeTakeFirstOrThrow()) as SettingsRow,
+  )!;
 }
 
 const PG_INVALID_PARAMETER_VALUE = '22023';

@@ -8,6 +8,9 @@ import { getSettings, reviseSettings } from './settings.service.ts';
 const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ minimum, maximum, description });
 
+const bookingLength = (description: string) => int(15, 360, description);
+const partySize = (description: string) => int(1, 50, description);
+
 export const SettingsFields = {
   timezone: Type.String({
     minLength: 1,
@@ -16,7 +19,7 @@ export const SettingsFields = {
       'IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there',
   }),
   default_slot_interval_minutes: int(15, 120, 'gap between slot starts'),
-  default_slot_duration_minutes: int(15, 360, 'booking length'),
+  default_slot_duration_minutes: bookingLength('booking length'),
   booking_window_days: int(1, 365, 'how far ahead bookings are accepted'),
   min_notice_hours: int(0, 168, 'minimum notice before a booking starts'),
   min_capacity: int(1, 20, 'smallest party size'),
@@ -53,6 +56,21 @@ export const SettingsFields = {
       50,
       'the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity',
     ),
+  ),
+  turn_times: Type.Array(
+    Type.Object(
+      {
+        min_party: partySize('smallest party of the range'),
+        max_party: partySize('largest party of the range'),
+        duration_minutes: bookingLength('booking length for these parties'),
+      },
+      { additionalProperties: false },
+    ),
+    {
+      maxItems: 50,
+      description:
+        'booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes',
+    },
   ),
 };
 
@@ -104,6 +122,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           timezone: 'Europe/Berlin',
           default_slot_interval_minutes: 30,
           booking_window_days: 60,
+          turn_times: [
+            { min_party: 1, max_party: 4, duration_minutes: 90 },
+            { min_party: 5, max_party: 50, duration_minutes: 120 },
+          ],
         }),
         response: { 200: Settings },
       },

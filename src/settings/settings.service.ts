@@ -6,11 +6,13 @@ import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
+import type { TurnTime } from '../schema.ts';
 import {
   type AllSettings,
   loadSettings,
   lockSettings,
   type SettingsRow,
+  turnTimesInOrder,
   updateSettings,
 } from './settings.queries.ts';
 import { canonicalTimeZone } from './timezone.ts';
@@ -23,7 +25,8 @@ export async function getSettings(executor: Executor, businessId: string): Promi
 
 /**
  * The rules a schema cannot state: a real zone, a capacity range that is not empty once merged,
- * and an online party limit inside it.
+ * an online party limit inside it, and turn times whose party ranges run upwards without
+ * overlapping.
  */
 function checkSettings(patch: Partial<AllSettings>, merged: AllSettings, zoneKnown: boolean): void {
   const fields: FieldError[] = [];
@@ -59,8 +62,41 @@ function checkSettings(patch: Partial<AllSettings>, merged: AllSettings, zoneKno
       });
     }
   }
+  if (patch.turn_times) fields.push(...turnTimeRefusals(patch.turn_times));
   if (fields.length) throw validationError(fields);
 }
+
+/** Each range runs upwards and none shares a party size with another; fields are named as sent. */
+function turnTimeRefusals(turnTimes: readonly TurnTime[]): FieldError[] {
+  const fields: FieldError[] = [];
+  turnTimes.forEach((range, i) => {
+    if (range.min_party > range.max_party) {
+      fields.push({
+        field: `turn_times[${i}].min_party`,
+        message: `must not exceed max_party (${range.max_party})`,
+      });
+    }
+  });
+  const [first, ...rest] = turnTimes
+    .map((range, i) => ({ range, i }))
+    .sort((a, b) => a.range.min_party - b.range.min_party);
+  // The range reaching highest so far is the one a later range can overlap.
+  let reach = first;
+  for (const next of rest) {
+    if (reach && next.range.min_party <= reach.range.max_party) {
+      fields.push({
+        field: `turn_times[${next.i}]`,
+        message: `overlaps turn_times[${reach.i}] (parties ${reach.range.min_party}-${reach.range.max_party})`,
+      });
+    }
+    if (!reach || next.range.max_party > reach.range.max_party) reach = next;
+  }
+  return fields;
+}
+
+/** Turn times as they are stored and answered: by party size. */
+const byPartySize = (turnTimes: readonly TurnTime[]) =>
+  turnTimesInOrder(turnTimes).sort((a, b) => a.min_party - b.min_party);
 
 const withoutId = ({ id: _, ...settings }: SettingsRow): AllSettings => settings;
 
@@ -94,6 +130,7 @@ export async function prepareSettingsChange(
   const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
   const texts = withBlankTextsAsNull(input);
   const patch: Partial<SettingsRow> = zone === undefined ? texts : { ...texts, timezone: zone };
+  if (input.turn_times) patch.turn_times = byPartySize(input.turn_times);
   return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined, paymentProcessor };
 }
 
@@ -127,7 +164,7 @@ async function checkPaymentAccount(
 export function changeSettings(
   tx: Tx,
   actor: AuditActor & Subscriber,
-  { patch, zoneKnown, paymentProcessor }: SettingsChange,
+  { input, patch, zoneKnown, paymentProcessor }: SettingsChange,
   now: number,
 ) {
   return changeAudited(tx, actor, {
@@ -136,7 +173,7 @@ export function changeSettings(
     patch,
     check: async (merged, before) => {
       checkPlan(merged, before, actor, now);
-      checkSettings(patch, merged, zoneKnown);
+      checkSettings(input, merged, zoneKnown);
       await checkPaymentAccount(tx, merged, before, actor, paymentProcessor);
     },
     update: (changes) => updateSettings(tx, actor.businessId, changes),

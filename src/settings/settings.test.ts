@@ -49,6 +49,7 @@ const DEFAULTS = {
   website: null,
   logo_url: null,
   booking_policy: null,
+  turn_times: [],
 };
 
 const PROFILE = {
@@ -160,6 +161,7 @@ describe('PATCH /v1/manage/settings', () => {
         website: 'https://a.co',
         logo_url: 'https://a.co',
         booking_policy: 'x',
+        turn_times: [{ min_party: 1, max_party: 1, duration_minutes: 15 }],
       };
       const high = {
         default_slot_interval_minutes: 120,
@@ -181,6 +183,7 @@ describe('PATCH /v1/manage/settings', () => {
         website: `https://venue.example/${'p'.repeat(1970)}`,
         logo_url: `https://venue.example/${'l'.repeat(1970)}`,
         booking_policy: 'b'.repeat(2000),
+        turn_times: [{ min_party: 50, max_party: 50, duration_minutes: 360 }],
       };
       for (const change of [low, high]) {
         const response = await call(tenant, 'PATCH', change);
@@ -213,6 +216,37 @@ describe('PATCH /v1/manage/settings', () => {
       );
       assert.equal(cleared.statusCode, 200, cleared.body);
       assert.deepEqual(cleared.json(), DEFAULTS);
+    });
+
+    it('keeps turn times sorted by party size, audits them and takes the same ranges reordered as no change', async () => {
+      const tenant = await createTenant(ctx.app);
+      const sent = [
+        { min_party: 5, max_party: 50, duration_minutes: 120 },
+        { min_party: 1, max_party: 2, duration_minutes: 60 },
+        { min_party: 3, max_party: 4, duration_minutes: 90 },
+      ];
+      const sorted = [sent[1], sent[2], sent[0]];
+      const response = await call(tenant, 'PATCH', { turn_times: sent });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json().turn_times, sorted);
+      assert.deepEqual((await call(tenant, 'GET')).json(), { ...DEFAULTS, turn_times: sorted });
+      const [entry] = await audits(tenant);
+      assert.equal(entry!.action, 'settings.updated');
+      assert.deepEqual(entry!.before_state.turn_times, []);
+      assert.deepEqual(entry!.after_state.turn_times, sorted);
+      assert.equal((await call(tenant, 'PATCH', { turn_times: [...sorted].reverse() })).statusCode, 200);
+      assert.equal((await audits(tenant)).length, 1);
+      const cleared = await call(tenant, 'PATCH', { turn_times: [] });
+      assert.deepEqual(cleared.json(), DEFAULTS);
+    });
+
+    it('keeps turn times per business', async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      const turn_times = [{ min_party: 5, max_party: 8, duration_minutes: 120 }];
+      assert.equal((await call(tenant, 'PATCH', { turn_times })).statusCode, 200);
+      assert.deepEqual((await call(other, 'GET')).json().turn_times, []);
+      assert.deepEqual((await loadSettings(ctx.database.db, tenant.businessId))?.turn_times, turn_times);
     });
 
     it('answers the unchanged settings to an empty body without an audit entry', async () => {
@@ -311,6 +345,51 @@ describe('PATCH /v1/manage/settings', () => {
       [{ logo_url: 'ftp://venue.example/logo.png' }, 'logo_url'],
       [{ logo_url: '//venue.example/logo.png' }, 'logo_url'],
       [{ logo_url: 42 }, 'logo_url'],
+      [{ turn_times: [{ min_party: 0, max_party: 4, duration_minutes: 90 }] }, 'turn_times[0].min_party'],
+      [{ turn_times: [{ min_party: 1, max_party: 51, duration_minutes: 90 }] }, 'turn_times[0].max_party'],
+      [
+        { turn_times: [{ min_party: 1, max_party: 4, duration_minutes: 14 }] },
+        'turn_times[0].duration_minutes',
+      ],
+      [
+        { turn_times: [{ min_party: 1, max_party: 4, duration_minutes: 361 }] },
+        'turn_times[0].duration_minutes',
+      ],
+      [{ turn_times: [{ min_party: 1, max_party: 4 }] }, 'turn_times[0].duration_minutes'],
+      [
+        { turn_times: [{ min_party: 1, max_party: 4, duration_minutes: 90, service_id: null }] },
+        'turn_times[0].service_id',
+      ],
+      [{ turn_times: { min_party: 1, max_party: 4, duration_minutes: 90 } }, 'turn_times'],
+      [{ turn_times: [{ min_party: 5, max_party: 4, duration_minutes: 90 }] }, 'turn_times[0].min_party'],
+      [
+        {
+          turn_times: [
+            { min_party: 1, max_party: 4, duration_minutes: 90 },
+            { min_party: 4, max_party: 8, duration_minutes: 120 },
+          ],
+        },
+        'turn_times[1]',
+      ],
+      [
+        {
+          turn_times: [
+            { min_party: 1, max_party: 10, duration_minutes: 90 },
+            { min_party: 2, max_party: 3, duration_minutes: 60 },
+            { min_party: 6, max_party: 12, duration_minutes: 120 },
+          ],
+        },
+        'turn_times[2]',
+      ],
+      [
+        {
+          turn_times: [
+            { min_party: 7, max_party: 8, duration_minutes: 120 },
+            { min_party: 1, max_party: 8, duration_minutes: 90 },
+          ],
+        },
+        'turn_times[0]',
+      ],
     ];
     for (const [change, field] of cases) {
       it(`rejects ${JSON.stringify(change)}, naming ${field}, and changes nothing`, async () => {

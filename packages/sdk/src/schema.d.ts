@@ -7148,6 +7148,15 @@ export interface operations {
                         public_bookings_per_ip_per_hour: number;
                         /** @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity */
                         max_online_party_size: number | null;
+                        /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
+                        turn_times: {
+                            /** @description smallest party of the range */
+                            min_party: number;
+                            /** @description largest party of the range */
+                            max_party: number;
+                            /** @description booking length for these parties */
+                            duration_minutes: number;
+                        }[];
                         /** @description the venue in its own words */
                         description: string | null;
                         address: string | null;
@@ -7218,7 +7227,19 @@ export interface operations {
                  * @example {
                  *       "timezone": "Europe/Berlin",
                  *       "default_slot_interval_minutes": 30,
-                 *       "booking_window_days": 60
+                 *       "booking_window_days": 60,
+                 *       "turn_times": [
+                 *         {
+                 *           "min_party": 1,
+                 *           "max_party": 4,
+                 *           "duration_minutes": 90
+                 *         },
+                 *         {
+                 *           "min_party": 5,
+                 *           "max_party": 50,
+                 *           "duration_minutes": 120
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -7252,6 +7273,15 @@ export interface operations {
                     public_bookings_per_ip_per_hour?: number;
                     /** @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity */
                     max_online_party_size?: number | null;
+                    /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
+                    turn_times?: {
+                        /** @description smallest party of the range */
+                        min_party: number;
+                        /** @description largest party of the range */
+                        max_party: number;
+                        /** @description booking length for these parties */
+                        duration_minutes: number;
+                    }[];
                     /** @description the venue in its own words */
                     description?: string | null;
                     address?: string | null;
@@ -7309,6 +7339,15 @@ export interface operations {
                         public_bookings_per_ip_per_hour: number;
                         /** @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity */
                         max_online_party_size: number | null;
+                        /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
+                        turn_times: {
+                            /** @description smallest party of the range */
+                            min_party: number;
+                            /** @description largest party of the range */
+                            max_party: number;
+                            /** @description booking length for these parties */
+                            duration_minutes: number;
+                        }[];
                         /** @description the venue in its own words */
                         description: string | null;
                         address: string | null;

@@ -1,4 +1,4 @@
-export { checkStart, daySlots, heldSpan, performs, takesParty } from './slots.ts';
+export { bookingMinutes, checkStart, daySlots, heldSpan, performs, takesParty } from './slots.ts';
 export {
   addDays,
   dayOfWeek,

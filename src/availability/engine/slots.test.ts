@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkStart, daySlots, heldSpan } from './slots.ts';
-import type { BusyPeriod, DayRules, EngineResource, HoursRow, StartCheck, StartOptions } from './types.ts';
+import { bookingMinutes, checkStart, daySlots, heldSpan } from './slots.ts';
+import type {
+  BusyPeriod,
+  DayRules,
+  EngineResource,
+  HoursRow,
+  StartCheck,
+  StartOptions,
+  TurnTime,
+} from './types.ts';
 
 const at = (instant: string) => Date.parse(instant);
 const iso = (instant: number) => new Date(instant).toISOString();
@@ -840,6 +848,18 @@ describe('daySlots and checkStart agree', () => {
       }),
     ],
     [
+      'turn times by party size',
+      rules({
+        resources,
+        partySize: 2,
+        turnTimes: [
+          { minParty: 1, maxParty: 2, durationMinutes: 45 },
+          { minParty: 3, maxParty: 6, durationMinutes: 120 },
+        ],
+        busy: [busy('b', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
+      }),
+    ],
+    [
       'the Berlin fall-back night with a crowded resource',
       rules({
         date: '2026-10-24',
@@ -915,4 +935,73 @@ describe('refusal messages', () => {
       assert.equal(check.message, message);
     });
   }
+});
+
+describe('turn times', () => {
+  const turnTimes: TurnTime[] = [
+    { minParty: 1, maxParty: 2, durationMinutes: 60 },
+    { minParty: 3, maxParty: 4, durationMinutes: 90 },
+    { minParty: 6, maxParty: 50, durationMinutes: 120 },
+  ];
+  const lengths: [name: string, turnTimes: TurnTime[] | undefined, partySize: number, minutes: number][] = [
+    ['no turn times: the length given', undefined, 6, 75],
+    ['an empty list: the length given', [], 6, 75],
+    ['the lowest party of a range', turnTimes, 1, 60],
+    ['the highest party of a range', turnTimes, 2, 60],
+    ['the next range', turnTimes, 3, 90],
+    ['a party no range covers: the length given', turnTimes, 5, 75],
+    ['the last range', turnTimes, 50, 120],
+  ];
+  for (const [name, list, partySize, minutes] of lengths) {
+    it(`bookingMinutes: ${name}`, () => {
+      assert.equal(bookingMinutes({ turnTimes: list, partySize, durationMinutes: 75 }), minutes);
+    });
+  }
+
+  // Open 10:00-16:00, one table for 1-8, taken 12:00-13:00.
+  const day = (partySize: number) =>
+    rules({
+      partySize,
+      turnTimes,
+      resources: [resource('t', 1, 8)],
+      busy: [busy('t', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
+    });
+  const free: [partySize: number, times: string[], lastStart: string][] = [
+    [2, ['10:00', '10:30', '11:00', '13:00', '13:30', '14:00', '14:30', '15:00'], '15:00'],
+    [4, ['10:00', '10:30', '13:00', '13:30', '14:00', '14:30'], '14:30'],
+    [5, ['10:00', '10:30', '11:00', '13:00', '13:30', '14:00', '14:30', '15:00'], '15:00'],
+    [6, ['10:00', '13:00', '13:30', '14:00'], '14:00'],
+  ];
+  for (const [partySize, times, lastStart] of free) {
+    it(`holds a party of ${partySize} for its own length`, () => {
+      const slots = daySlots(day(partySize)).slots;
+      assert.deepEqual(
+        slots.filter((slot) => slot.freeResourceIds.length > 0).map((slot) => slot.time),
+        times,
+      );
+      assert.equal(slots.at(-1)?.time, lastStart);
+      for (const slot of slots) {
+        assert.equal(slot.end - slot.start, bookingMinutes(day(partySize)) * 60_000, slot.time);
+      }
+    });
+  }
+
+  it('refuses a party of 6 at a start that fits 90 minutes but not its 120', () => {
+    assert.ok(checkStart(day(4), '10:30', SCHEDULED).ok);
+    assert.equal(failureOf(checkStart(day(6), '10:30', SCHEDULED)), 'slot_unavailable');
+    const late = checkStart(day(6), '14:30', SCHEDULED);
+    assert.ok(!late.ok);
+    assert.equal(late.message, 'A 120-minute booking at 14:30 would end after closing time (16:00).');
+  });
+
+  it('places an accepted start for the turn time, buffers around it', () => {
+    const check = checkStart({ ...day(6), bufferBeforeMinutes: 10, bufferAfterMinutes: 15 }, '13:30', STAFF);
+    assert.ok(check.ok);
+    assert.deepEqual([check.start, check.end, check.heldStart, check.heldEnd].map(iso), [
+      '2026-06-10T13:30:00.000Z',
+      '2026-06-10T15:30:00.000Z',
+      '2026-06-10T13:20:00.000Z',
+      '2026-06-10T15:45:00.000Z',
+    ]);
+  });
 });

@@ -99,6 +99,13 @@ export const takesParty = (
 export const performs = (allowed: readonly string[] | null | undefined, resourceId: string) =>
   !allowed || allowed.length === 0 || allowed.includes(resourceId);
 
+/** A booking's length in minutes: the turn time that covers the party, else `durationMinutes`. */
+export function bookingMinutes(rules: Pick<DayRules, 'durationMinutes' | 'turnTimes' | 'partySize'>): number {
+  const { partySize } = rules;
+  const turn = rules.turnTimes?.find((range) => range.minParty <= partySize && partySize <= range.maxParty);
+  return turn?.durationMinutes ?? rules.durationMinutes;
+}
+
 /** Resources that may take this booking at all, best fit first. */
 function candidateResources(rules: DayRules): EngineResource[] {
   const only = rules.resourceId ?? null;
@@ -213,7 +220,7 @@ export function daySlots(rules: DayRules): DaySlots {
     return { closure: 'outside_booking_window', slots: [] };
   }
   const { openMinute, closeMinute, lastStartMinute, midnight, span, closeInstant } = window;
-  const durationMs = rules.durationMinutes * MINUTE_MS;
+  const durationMs = bookingMinutes(rules) * MINUTE_MS;
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const candidates = candidateResources(rules);
@@ -294,11 +301,12 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       `${shown} does not exist on that night in ${rules.timezone}: the clocks skip it.`,
     );
   }
-  const end = start + rules.durationMinutes * MINUTE_MS;
+  const minutes = bookingMinutes(rules);
+  const end = start + minutes * MINUTE_MS;
   if (end > closeInstant) {
     return failure(
       'outside_operating_hours',
-      `A ${rules.durationMinutes}-minute booking at ${shown} would end after closing time (${formatMinutes(closeMinute)}).`,
+      `A ${minutes}-minute booking at ${shown} would end after closing time (${formatMinutes(closeMinute)}).`,
     );
   }
   if (options.onGrid && (minute - openMinute) % rules.intervalMinutes !== 0) {

@@ -35,6 +35,13 @@ export interface BlackoutRange {
   endDate: string;
 }
 
+/** How long a party of `minParty` to `maxParty` guests holds its resource. */
+export interface TurnTime {
+  minParty: number;
+  maxParty: number;
+  durationMinutes: number;
+}
+
 export interface DayRules {
   /** The business day asked about: the day a window opens on (an overnight window belongs to it). */
   date: string;
@@ -44,8 +51,13 @@ export interface DayRules {
   hours: HoursRow[];
   blackouts: BlackoutRange[];
   intervalMinutes: number;
-  /** Real elapsed minutes of the booking. */
+  /** Real elapsed minutes of the booking, for a party no turn time covers. */
   durationMinutes: number;
+  /**
+   * The lengths that replace `durationMinutes` for the party sizes they cover: the business's own
+   * list, none for a service's booking or a length the caller asked for.
+   */
+  turnTimes?: readonly TurnTime[];
   /** Held before the start (service `buffer_before_minutes`). */
   bufferBeforeMinutes: number;
   /** Held after the end (business `buffer_minutes` + service `buffer_after_minutes`). */
