@@ -53,6 +53,11 @@ const OID_NUMERIC = 1700;
 const keepDate = (value: string) => value;
 const toNumber = (value: string) => Number(value);
 
+/** A pooled connection that knows when it began connecting, for the outage watch. */
+class TimedClient extends pg.Client {
+  readonly connectingSince = Date.now();
+}
+
 /**
  * The pool Kysely draws from: a connection not had becomes a `DatabaseUnavailableError`, stalled
  * when the pool was full and none came free in time (or before the request's deadline),
@@ -96,6 +101,7 @@ export async function openPostgres(
   const outages = new OutageWatch();
   // The timeouts travel in each connection's startup packet: no round trip to set them.
   const pool = new pg.Pool({
+    Client: TimedClient,
     connectionString,
     max: poolSize,
     lock_timeout: timeouts.lockMs,
@@ -114,7 +120,7 @@ export async function openPostgres(
   pool.on('error', () => {});
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    outages.reachable();
+    outages.reachable((client as unknown as TimedClient).connectingSince);
   });
   const client = await pool.connect();
   client.release();

@@ -100,9 +100,13 @@ export class OutageWatch {
     return outage;
   }
 
-  /** A new connection was made: the server is reachable again. */
-  reachable(): void {
-    if (this.current?.outage === 'unreachable') this.end();
+  /**
+   * A new connection was made: the server is reachable again, if the connection was begun after the
+   * outage was noticed. One begun before may finish its handshake just as the server goes, and
+   * proves nothing about the server since.
+   */
+  reachable(connectingSince: number): void {
+    if (this.current?.outage === 'unreachable' && connectingSince > this.current.since) this.end();
   }
 
   private end(): void {
