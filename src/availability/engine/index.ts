@@ -1,4 +1,13 @@
-export { bookingMinutes, checkStart, daySlots, heldSpan, performs, takesParty } from './slots.ts';
+export {
+  bookingMinutes,
+  checkStart,
+  daySlots,
+  heldSpan,
+  hoursMinutes,
+  performs,
+  periodMinutes,
+  takesParty,
+} from './slots.ts';
 export {
   addDays,
   dayOfWeek,
