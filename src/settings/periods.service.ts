@@ -65,7 +65,7 @@ async function checkPeriods(executor: Executor, businessId: string, periods: rea
         });
       }
     }
-    for (const day of new Set(period.days_of_week)) {
+    for (const day of period.days_of_week) {
       const open = hoursMinutes(hours.find((row) => row.dayOfWeek === day));
       if (!open) {
         fields.push({
@@ -106,7 +106,7 @@ async function checkPeriods(executor: Executor, businessId: string, periods: rea
 const toStored = (period: PeriodInput): NewPeriod => ({
   id: period.id?.toLowerCase() ?? randomUUID(),
   name: period.name,
-  days_of_week: [...new Set(period.days_of_week)].sort((a, b) => a - b),
+  days_of_week: [...period.days_of_week].sort((a, b) => a - b),
   start_time: period.start_time,
   end_time: period.end_time,
   last_start_time: period.last_start_time ?? null,

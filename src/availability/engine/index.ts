@@ -1,5 +1,6 @@
 export {
   bookingMinutes,
+  bookingMinutesAt,
   checkStart,
   daySlots,
   heldSpan,

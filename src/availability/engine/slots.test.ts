@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bookingMinutes, checkStart, daySlots, heldSpan } from './slots.ts';
+import { bookingMinutes, bookingMinutesAt, checkStart, daySlots, heldSpan } from './slots.ts';
 import type {
   BusyPeriod,
   DayRules,
@@ -1193,6 +1193,21 @@ describe('service periods', () => {
     const busyTerrace = { ...day, busy: [busy('terrace', '2026-06-10T12:00:00Z', '2026-06-10T15:00:00Z')] };
     assert.equal(failureOf(checkStart(busyTerrace, '12:15', SCHEDULED)), 'slot_unavailable');
   });
+
+  const lengths: [time: string, minutes: number][] = [
+    ['12:00', 60],
+    ['18:30', 120],
+    ['15:00', 60],
+    ['garbage', 60],
+  ];
+  for (const [time, minutes] of lengths) {
+    it(`takes the length of the period a booking starts in: ${time} lasts ${minutes}`, () => {
+      const day = bistro({
+        periods: [lunch, { ...dinner, turnTimes: [{ minParty: 1, maxParty: 4, durationMinutes: 120 }] }],
+      });
+      assert.equal(bookingMinutesAt(day, time), minutes);
+    });
+  }
 
   it('agrees with checkStart on every slot of a busy bistro day', () => {
     const day = bistro({

@@ -205,6 +205,27 @@ export function bookingMinutes(rules: Pick<DayRules, 'durationMinutes' | 'turnTi
   return turn?.durationMinutes ?? rules.durationMinutes;
 }
 
+/**
+ * The length of a booking starting at wall-clock `time` on `rules.date`: the turn times of the
+ * period it starts in, else the day's.
+ */
+export function bookingMinutesAt(rules: DayRules, time: string): number {
+  const hours = openWindow(rules);
+  const asked = minutesOf(time);
+  if (typeof hours === 'string' || asked === null) return bookingMinutes(rules);
+  const windows = bookableWindows(rules, hours);
+  if (windows === 'outside_period') return bookingMinutes(rules);
+  const bookable = windowAt(windows, dayMinute(hours, asked));
+  return bookingMinutes({ ...rules, turnTimes: bookable ? bookable.turnTimes : rules.turnTimes });
+}
+
+/** Minutes from midnight of the date of a wall-clock minute: after midnight on an overnight day, past 1440. */
+const dayMinute = (hours: Pick<OpenWindow, 'openMinute' | 'closeMinute'>, asked: number) =>
+  hours.closeMinute > MINUTES_PER_DAY && asked < hours.openMinute ? asked + MINUTES_PER_DAY : asked;
+
+const windowAt = (windows: readonly BookableWindow[], minute: number) =>
+  windows.find((w) => w.fromMinute <= minute && minute < w.closeMinute);
+
 /** Resources that may take this booking at all, best fit first. */
 function candidateResources(rules: DayRules): EngineResource[] {
   const only = rules.resourceId ?? null;
@@ -388,7 +409,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   if (window === 'closed') return failure('outside_operating_hours', `The business is not open on ${date}.`);
   const { openMinute, closeMinute, midnight, span } = window;
   const hoursText = `${formatMinutes(openMinute)}-${formatMinutes(closeMinute)}`;
-  const minute = closeMinute > MINUTES_PER_DAY && asked < openMinute ? asked + MINUTES_PER_DAY : asked;
+  const minute = dayMinute(window, asked);
   const shown = formatMinutes(minute);
   if (minute < openMinute || minute >= closeMinute) {
     return failure('outside_operating_hours', `${shown} is outside opening hours (${hoursText}) on ${date}.`);
@@ -397,7 +418,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   if (windows === 'outside_period') {
     return failure('outside_operating_hours', `No service period of ${date} is inside its opening hours.`);
   }
-  const bookable = windows.find((w) => w.fromMinute <= minute && minute < w.closeMinute);
+  const bookable = windowAt(windows, minute);
   if (!bookable) {
     const periodsText = windows
       .map((w) => `${w.period} ${formatMinutes(w.fromMinute)}-${formatMinutes(w.closeMinute)}`)
