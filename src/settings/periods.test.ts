@@ -12,6 +12,8 @@ after(() => ctx.close());
 beforeEach(() => ctx.reset());
 
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
+/** A well-formed id no business has. */
+const ID = '00000000-0000-4000-8000-000000000001';
 const LUNCH = {
   name: 'Lunch',
   days_of_week: EVERY_DAY,
@@ -268,5 +270,3 @@ describe('PUT /v1/manage/service-periods', () => {
     );
   });
 });
-
-const ID = '00000000-0000-4000-8000-000000000001';
