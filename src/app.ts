@@ -60,6 +60,7 @@ import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { serviceRoutes } from './services/services.routes.ts';
 import { blackoutRoutes } from './settings/blackouts.routes.ts';
 import { hoursRoutes } from './settings/hours.routes.ts';
+import { periodsRoutes } from './settings/periods.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { statsRoutes } from './stats/stats.routes.ts';
 import { waitlistRoutes } from './waitlist/waitlist.routes.ts';
@@ -330,6 +331,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(serviceRoutes);
   await app.register(settingsRoutes);
   await app.register(hoursRoutes);
+  await app.register(periodsRoutes);
   await app.register(blackoutRoutes);
   await app.register(publicRoutes);
   await app.register(guestBookingRoutes);

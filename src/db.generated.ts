@@ -390,6 +390,38 @@ export interface SandboxUsage {
   month: string;
 }
 
+export interface ServicePeriods {
+  business_id: string;
+  days_of_week: number[];
+  /**
+   * At or before start_time means the period runs past midnight, as for operating hours.
+   */
+  end_time: string;
+  id: Generated<string>;
+  /**
+   * Latest start; null means end_time minus the booking length.
+   */
+  last_start_time: string | null;
+  name: string;
+  /**
+   * The order the periods were given in, kept for the answer.
+   */
+  position: number;
+  /**
+   * The resources bookable in this period; empty means all.
+   */
+  resource_ids: Generated<string[]>;
+  /**
+   * The period's own grid step from start_time; null means the business's default_slot_interval_minutes.
+   */
+  slot_interval_minutes: number | null;
+  start_time: string;
+  /**
+   * Booking lengths by party size inside this period, as businesses.turn_times; null means the business's.
+   */
+  turn_times: ColumnType<unknown, string, string> | null;
+}
+
 export interface Services {
   buffer_after_minutes: Generated<number>;
   buffer_before_minutes: Generated<number>;
@@ -513,6 +545,7 @@ export interface DB {
   resource_blocks: ResourceBlocks;
   resources: Resources;
   sandbox_usage: SandboxUsage;
+  service_periods: ServicePeriods;
   services: Services;
   simulated_processor_objects: SimulatedProcessorObjects;
   users: Users;

@@ -45,6 +45,12 @@ type BusinessesTable = Narrowed<
   { turn_times: ColumnType<TurnTime[], string | undefined, string> }
 >;
 
+/** A period's own turn times; null takes the business's. */
+type ServicePeriodsTable = Narrowed<
+  Tables.ServicePeriods,
+  { turn_times: ColumnType<TurnTime[], string, string> | null }
+>;
+
 export type MembershipRole = 'business_owner' | 'staff_member';
 
 /** A dashboard user's role in one business. */
@@ -148,6 +154,7 @@ export type DB = Narrowed<
   {
     developers: DevelopersTable;
     businesses: BusinessesTable;
+    service_periods: ServicePeriodsTable;
     memberships: MembershipsTable;
     login_failures: LoginFailuresTable;
     refresh_tokens: RefreshTokensTable;

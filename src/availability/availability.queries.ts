@@ -1,13 +1,25 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
-import { ACTIVE_STATUSES } from '../schema.ts';
+import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
 import {
   type BusinessProfile,
   type BusinessSettings,
   SETTINGS_COLUMNS,
 } from '../settings/settings.queries.ts';
 import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
+
+/** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
+export interface PeriodRules {
+  name: string;
+  daysOfWeek: number[];
+  startTime: string;
+  endTime: string;
+  lastStartTime: string | null;
+  intervalMinutes: number | null;
+  turnTimes: TurnTimeRow[] | null;
+  resourceIds: string[];
+}
 
 /**
  * The settings availability and bookings obey, and the venue's phone, which a party too large to
@@ -27,13 +39,14 @@ export interface ServiceRules {
 export interface DayContext {
   business: BusinessRules;
   hours: HoursRow[];
+  periods: PeriodRules[];
   blackouts: BlackoutRange[];
   resources: EngineResource[];
   service: ServiceRules | null;
 }
 
 /**
- * The day's rules in ONE statement: the business's settings, hours, blackouts on the date,
+ * The day's rules in ONE statement: the business's settings, hours, service periods, blackouts on the date,
  * active resources and the service, each as a JSON column, so an uncached availability request
  * costs two round trips to the database (this, then the busy periods) whatever the data.
  */
@@ -58,6 +71,22 @@ export async function loadDayContext(
           .select(['day_of_week', 'is_open', 'open_time', 'close_time', 'last_booking_time'])
           .where('business_id', '=', businessId),
       ).as('hours'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('service_periods')
+          .select([
+            'name',
+            'days_of_week',
+            'start_time',
+            'end_time',
+            'last_start_time',
+            'slot_interval_minutes',
+            'turn_times',
+            'resource_ids',
+          ])
+          .where('business_id', '=', businessId)
+          .orderBy('position'),
+      ).as('periods'),
       jsonArrayFrom(
         eb
           .selectFrom('blackout_dates')
@@ -93,6 +122,16 @@ export async function loadDayContext(
       openTime: hours.open_time,
       closeTime: hours.close_time,
       lastBookingTime: hours.last_booking_time,
+    })),
+    periods: row.periods.map((period) => ({
+      name: period.name,
+      daysOfWeek: period.days_of_week,
+      startTime: period.start_time,
+      endTime: period.end_time,
+      lastStartTime: period.last_start_time,
+      intervalMinutes: period.slot_interval_minutes,
+      turnTimes: period.turn_times,
+      resourceIds: period.resource_ids,
     })),
     blackouts: row.blackouts.map((blackout) => ({
       startDate: blackout.start_date,

@@ -39,11 +39,12 @@ const AvailabilityResponse = Type.Object({
         Type.Literal('closed'),
         Type.Literal('blackout'),
         Type.Literal('outside_booking_window'),
+        Type.Literal('outside_period'),
         Type.Literal('no_free_resource'),
       ],
       {
         description:
-          'why `slots` is empty: `past` (before today in the business zone), `closed` (no opening hours that day, or too short for one booking), `blackout`, `outside_booking_window` (beyond the window, or every start inside minimum notice), `no_free_resource` (view=resources: no fitting resource free at any start); null when there are slots',
+          'why `slots` is empty: `past` (before today in the business zone), `closed` (no opening hours that day, or too short for one booking), `blackout`, `outside_booking_window` (beyond the window, or every start inside minimum notice), `outside_period` (open, but the service periods of that weekday leave no start inside its hours), `no_free_resource` (view=resources: no fitting resource free at any start); null when there are slots',
       },
     ),
   ),
@@ -106,7 +107,7 @@ const StartResponse = Type.Object({
       ],
       {
         description:
-          'why the start cannot be booked: `outside_operating_hours` (closed, blackout, outside hours, after the last booking time, ending after closing, a time the clocks skip), `outside_booking_window` (past, inside minimum notice, beyond the window), `slot_unavailable` (no fitting resource free); null when available',
+          "why the start cannot be booked: `outside_operating_hours` (closed, blackout, outside hours or the day's service periods, after the last booking time, ending after closing, a time the clocks skip), `outside_booking_window` (past, inside minimum notice, beyond the window), `slot_unavailable` (no fitting resource free); null when available",
       },
     ),
   ),
@@ -160,7 +161,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary:
           'A summary of each day of a range, up to 62 days (public): what a booking calendar greys out',
         description:
-          "`from` defaults to today in the business's zone, `to` to 30 days later. Each day: `available` (a start with a free resource that fits the party), `first_time`, `slot_count` (such starts) and, when none, `reason`: `closed` (no hours, or too short for one booking), `blackout`, `fully_booked` (starts, but nothing free) or `outside_booking_window` (past, inside notice or beyond the window).",
+          "`from` defaults to today in the business's zone, `to` to 30 days later. Each day: `available` (a start with a free resource that fits the party), `first_time`, `slot_count` (such starts) and, when none, `reason`: `closed` (no hours, or too short for one booking), `blackout`, `fully_booked` (starts, but nothing free), `outside_booking_window` (past, inside notice or beyond the window) or `outside_period` (open, but the service periods of that weekday leave no start inside its hours).",
         security: [],
         params: IdParams('business_id'),
         querystring: Type.Object(
@@ -191,6 +192,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
                     Type.Literal('blackout'),
                     Type.Literal('fully_booked'),
                     Type.Literal('outside_booking_window'),
+                    Type.Literal('outside_period'),
                   ]),
                 ),
               }),

@@ -115,7 +115,11 @@ export class AvailabilityService {
         ENTRY_BYTES +
         key.length * 2 +
         rules.resources.length * RESOURCE_BYTES +
-        (rules.hours.length + rules.blackouts.length + rules.business.turn_times.length) * ROW_BYTES,
+        (rules.hours.length +
+          rules.blackouts.length +
+          rules.business.turn_times.length +
+          rules.periods.length) *
+          ROW_BYTES,
       ttl: CACHE_MS,
       perf: clock,
     });

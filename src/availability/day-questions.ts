@@ -1,6 +1,6 @@
 import type { DayContext } from './availability.queries.ts';
 import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
-import { checkStart, daySlots, heldSpan, todayIn } from './engine/index.ts';
+import { checkStart, dayOfWeek, daySlots, heldSpan, todayIn } from './engine/index.ts';
 import type { BusyPeriod, DayRules, DaySlots, EngineResource, StartCheckFailure } from './engine/types.ts';
 
 /** Why a day lists no slots: the answer's `reason`, null while it lists some. */
@@ -9,6 +9,8 @@ export type NoSlotsReason =
   | 'closed'
   | 'blackout'
   | 'outside_booking_window'
+  /** The day is open, but its service periods leave no start inside its hours. */
+  | 'outside_period'
   /** Per-resource view only: there are starts, but no resource that fits the party is free at any. */
   | 'no_free_resource';
 
@@ -18,7 +20,8 @@ const DAY_MS = 86_400_000;
  * Why the engine found no start on a day, from the rules it was given. A day before today is past
  * whatever its hours. An open day whose grid is empty is either all inside notice (or already
  * gone today) or has hours too short for one booking: asking the engine again as if it were two
- * days earlier, without notice, tells the two apart.
+ * days earlier, without notice, tells the two apart; periods too short for one booking leave the
+ * day `outside_period`.
  */
 export function whyNoStarts(rules: DayRules, day: DaySlots): Exclude<NoSlotsReason, 'no_free_resource'> {
   if (rules.date < todayIn(rules.timezone, rules.now)) return 'past';
@@ -30,7 +33,9 @@ export function whyNoStarts(rules: DayRules, day: DaySlots): Exclude<NoSlotsReas
     bookingWindowDays: 7,
     busy: [],
   });
-  return earlier.slots.length > 0 ? 'outside_booking_window' : 'closed';
+  if (earlier.slots.length > 0) return 'outside_booking_window';
+  const weekday = dayOfWeek(rules.date);
+  return rules.periods?.some((period) => period.daysOfWeek.includes(weekday)) ? 'outside_period' : 'closed';
 }
 
 /** One availability question: a day of a business for a party, in one of the two views. */
@@ -68,7 +73,7 @@ export interface DaysQuery {
 }
 
 /** Why a day offers nothing: the month view's `reason`. A day before today is outside the window. */
-export type DayReason = 'closed' | 'blackout' | 'fully_booked' | 'outside_booking_window';
+export type DayReason = 'closed' | 'blackout' | 'fully_booked' | 'outside_booking_window' | 'outside_period';
 
 export interface DaySummary {
   date: string;

@@ -30,6 +30,7 @@ const toTurnTime = (stored: TurnTimeRow): TurnTime => ({
 /** The engine's input for one day: the business's settings, the service's length and buffers, the busy periods. */
 export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRules {
   const { business, service } = ctx;
+  const lengthByParty = query.durationMinutes == null && !service;
   return {
     date: query.date,
     timezone: business.timezone,
@@ -39,7 +40,12 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
     intervalMinutes: business.default_slot_interval_minutes,
     durationMinutes:
       query.durationMinutes ?? service?.duration_minutes ?? business.default_slot_duration_minutes,
-    turnTimes: query.durationMinutes == null && !service ? business.turn_times.map(toTurnTime) : [],
+    turnTimes: lengthByParty ? business.turn_times.map(toTurnTime) : [],
+    periods: ctx.periods.map((period) => ({
+      ...period,
+      // A service's or the caller's length is the booking's in every period, as it is outside them.
+      turnTimes: lengthByParty ? (period.turnTimes?.map(toTurnTime) ?? null) : [],
+    })),
     bufferBeforeMinutes: service?.buffer_before_minutes ?? 0,
     bufferAfterMinutes: business.buffer_minutes + (service?.buffer_after_minutes ?? 0),
     minNoticeHours: business.min_notice_hours,

@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { assertPartySize, type LoadedDay, toDayRules } from '../availability/day-rules.ts';
-import { bookingMinutes, performs, takesParty } from '../availability/engine/index.ts';
+import { bookingMinutesAt, performs, takesParty } from '../availability/engine/index.ts';
 import { bookingQuota, type QuotaHolder, sandboxCap } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
@@ -390,7 +390,8 @@ async function prepareMove(
 }
 
 /**
- * Whether a new party size changes the booking's length: the turn times of the two sizes differ.
+ * Whether a new party size changes the booking's length: the turn times of the two sizes differ
+ * (those of the period the booking starts in, if any).
  * A booking of a service keeps the service's length, and one in dynamic mode the length it asked.
  */
 function takesOtherLength(day: LoadedDay, before: BookingView, capacity: number, now: number): boolean {
@@ -398,7 +399,7 @@ function takesOtherLength(day: LoadedDay, before: BookingView, capacity: number,
     return false;
   }
   const minutes = (partySize: number) =>
-    bookingMinutes(toDayRules(day, { date: before.booking_date, partySize }, now));
+    bookingMinutesAt(toDayRules(day, { date: before.booking_date, partySize }, now), before.start_time);
   return minutes(capacity) !== minutes(before.capacity);
 }
 

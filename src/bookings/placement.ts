@@ -6,7 +6,13 @@ import {
   startFailure,
   toDayRules,
 } from '../availability/day-rules.ts';
-import { addDays, bookingMinutes, checkStart, instantToWall, todayIn } from '../availability/engine/index.ts';
+import {
+  addDays,
+  bookingMinutesAt,
+  checkStart,
+  instantToWall,
+  todayIn,
+} from '../availability/engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 
@@ -114,7 +120,7 @@ export function planPlacement(
       starts_at: new Date(fitting.start).toISOString(),
       ends_at: new Date(fitting.end).toISOString(),
     },
-    durationMinutes: bookingMinutes(rules),
+    durationMinutes: bookingMinutesAt(rules, request.time),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
   };
 }

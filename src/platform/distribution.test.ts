@@ -34,6 +34,7 @@ const TABLES = {
   resource_blocks: 'business',
   resources: 'business',
   sandbox_usage: 'business',
+  service_periods: 'business',
   services: 'business',
   waitlist_entries: 'business',
   webhook_deliveries: 'business',

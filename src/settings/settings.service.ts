@@ -66,13 +66,13 @@ function checkSettings(patch: Partial<AllSettings>, merged: AllSettings, zoneKno
   if (fields.length) throw validationError(fields);
 }
 
-/** Each range runs upwards and none shares a party size with another; fields are named as sent. */
-function turnTimeRefusals(turnTimes: readonly TurnTime[]): FieldError[] {
+/** Each range runs upwards and none shares a party size with another; fields are named as sent, under `at`. */
+export function turnTimeRefusals(turnTimes: readonly TurnTime[], at = 'turn_times'): FieldError[] {
   const fields: FieldError[] = [];
   turnTimes.forEach((range, i) => {
     if (range.min_party > range.max_party) {
       fields.push({
-        field: `turn_times[${i}].min_party`,
+        field: `${at}[${i}].min_party`,
         message: `must not exceed max_party (${range.max_party})`,
       });
     }
@@ -85,8 +85,8 @@ function turnTimeRefusals(turnTimes: readonly TurnTime[]): FieldError[] {
   for (const next of rest) {
     if (reach && next.range.min_party <= reach.range.max_party) {
       fields.push({
-        field: `turn_times[${next.i}]`,
-        message: `overlaps turn_times[${reach.i}] (parties ${reach.range.min_party}-${reach.range.max_party})`,
+        field: `${at}[${next.i}]`,
+        message: `overlaps ${at}[${reach.i}] (parties ${reach.range.min_party}-${reach.range.max_party})`,
       });
     }
     if (!reach || next.range.max_party > reach.range.max_party) reach = next;
@@ -95,7 +95,7 @@ function turnTimeRefusals(turnTimes: readonly TurnTime[]): FieldError[] {
 }
 
 /** Turn times as they are stored and answered: by party size. */
-const byPartySize = (turnTimes: readonly TurnTime[]) =>
+export const byPartySize = (turnTimes: readonly TurnTime[]) =>
   turnTimesInOrder(turnTimes).sort((a, b) => a.min_party - b.min_party);
 
 const withoutId = ({ id: _, ...settings }: SettingsRow): AllSettings => settings;

@@ -944,6 +944,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/manage/service-periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Service periods (lunch, dinner): a weekday that has any is bookable only inside them, one without inside its operating hours */
+        get: operations["getServicePeriods"];
+        /** Replace every service period: each inside its weekdays' operating hours, none overlapping another of the same weekday */
+        put: operations["replaceServicePeriods"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/manage/blackout-dates": {
         parameters: {
             query?: never;
@@ -1117,7 +1135,7 @@ export interface paths {
         };
         /**
          * A summary of each day of a range, up to 62 days (public): what a booking calendar greys out
-         * @description `from` defaults to today in the business's zone, `to` to 30 days later. Each day: `available` (a start with a free resource that fits the party), `first_time`, `slot_count` (such starts) and, when none, `reason`: `closed` (no hours, or too short for one booking), `blackout`, `fully_booked` (starts, but nothing free) or `outside_booking_window` (past, inside notice or beyond the window).
+         * @description `from` defaults to today in the business's zone, `to` to 30 days later. Each day: `available` (a start with a free resource that fits the party), `first_time`, `slot_count` (such starts) and, when none, `reason`: `closed` (no hours, or too short for one booking), `blackout`, `fully_booked` (starts, but nothing free), `outside_booking_window` (past, inside notice or beyond the window) or `outside_period` (open, but the service periods of that weekday leave no start inside its hours).
          */
         get: operations["getAvailabilityDays"];
         put?: never;
@@ -1658,6 +1676,28 @@ export interface components {
                 }[];
             };
             detail?: string;
+        };
+        ServicePeriod: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description 0 = Sunday ... 6 = Saturday */
+            days_of_week: number[];
+            /** @description HH:MM (24-hour) */
+            start_time: string;
+            /** @description HH:MM (24-hour) */
+            end_time: string;
+            /** @description HH:MM (24-hour) */
+            last_start_time: string | null;
+            slot_interval_minutes: number | null;
+            /** @description the period's booking lengths by party size; null takes the business's turn_times */
+            turn_times: {
+                min_party: number;
+                max_party: number;
+                duration_minutes: number;
+            }[] | null;
+            /** @description the resources bookable in the period; empty means all */
+            resource_ids: string[];
         };
         Slot: {
             time: string;
@@ -7683,6 +7723,219 @@ export interface operations {
             };
         };
     };
+    getServicePeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServicePeriod"][];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceServicePeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every period of the business; a bare array of them is accepted as well */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "periods": [
+                 *         {
+                 *           "name": "Lunch",
+                 *           "days_of_week": [
+                 *             2,
+                 *             3,
+                 *             4,
+                 *             5,
+                 *             6
+                 *           ],
+                 *           "start_time": "12:00",
+                 *           "end_time": "14:30",
+                 *           "slot_interval_minutes": 15
+                 *         },
+                 *         {
+                 *           "name": "Dinner",
+                 *           "days_of_week": [
+                 *             2,
+                 *             3,
+                 *             4,
+                 *             5,
+                 *             6
+                 *           ],
+                 *           "start_time": "18:00",
+                 *           "end_time": "22:30"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    periods: {
+                        /**
+                         * Format: uuid
+                         * @description keeps a period's id; a new period gets one
+                         */
+                        id?: string;
+                        name: string;
+                        days_of_week: number[];
+                        /** @description HH:MM; the grid of the period starts here */
+                        start_time: string;
+                        /** @description HH:MM; at or before start_time means the period runs past midnight */
+                        end_time: string;
+                        /** @description latest start; defaults to end_time minus the booking length */
+                        last_start_time?: string | null;
+                        /** @description gap between the period's slot starts; defaults to default_slot_interval_minutes */
+                        slot_interval_minutes?: number | null;
+                        /** @description the period's booking lengths by party size, as the setting turn_times; defaults to it */
+                        turn_times?: {
+                            /** @description smallest party of the range */
+                            min_party: number;
+                            /** @description largest party of the range */
+                            max_party: number;
+                            /** @description booking length for these parties */
+                            duration_minutes: number;
+                        }[] | null;
+                        /** @description the active resources bookable in the period; empty means all */
+                        resource_ids?: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServicePeriod"][];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listBlackoutDates: {
         parameters: {
             query?: {
@@ -8816,7 +9069,7 @@ export interface operations {
                         booking_date: string;
                         capacity: number;
                         slots: components["schemas"]["Slot"][];
-                        reason: ("past" | "closed" | "blackout" | "outside_booking_window" | "no_free_resource") | null;
+                        reason: ("past" | "closed" | "blackout" | "outside_booking_window" | "outside_period" | "no_free_resource") | null;
                     };
                 };
             };
@@ -8915,7 +9168,7 @@ export interface operations {
                             available: boolean;
                             first_time: string | null;
                             slot_count: number;
-                            reason: ("closed" | "blackout" | "fully_booked" | "outside_booking_window") | null;
+                            reason: ("closed" | "blackout" | "fully_booked" | "outside_booking_window" | "outside_period") | null;
                         }[];
                     };
                 };
@@ -9001,7 +9254,7 @@ export interface operations {
                         booking_date: string;
                         capacity: number;
                         slots: components["schemas"]["Slot"][];
-                        reason: ("past" | "closed" | "blackout" | "outside_booking_window" | "no_free_resource") | null;
+                        reason: ("past" | "closed" | "blackout" | "outside_booking_window" | "outside_period" | "no_free_resource") | null;
                     };
                 };
             };

@@ -1,4 +1,14 @@
-export { bookingMinutes, checkStart, daySlots, heldSpan, performs, takesParty } from './slots.ts';
+export {
+  bookingMinutes,
+  bookingMinutesAt,
+  checkStart,
+  daySlots,
+  heldSpan,
+  hoursMinutes,
+  performs,
+  periodMinutes,
+  takesParty,
+} from './slots.ts';
 export {
   addDays,
   dayOfWeek,

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bookingMinutes, checkStart, daySlots, heldSpan } from './slots.ts';
+import { bookingMinutes, bookingMinutesAt, checkStart, daySlots, heldSpan } from './slots.ts';
 import type {
   BusyPeriod,
   DayRules,
   EngineResource,
   HoursRow,
+  ServicePeriod,
   StartCheck,
   StartOptions,
   TurnTime,
@@ -1003,5 +1004,235 @@ describe('turn times', () => {
       '2026-06-10T13:20:00.000Z',
       '2026-06-10T15:45:00.000Z',
     ]);
+  });
+});
+
+describe('service periods', () => {
+  const period = (
+    name: string,
+    startTime: string,
+    endTime: string,
+    more: Partial<ServicePeriod> = {},
+  ): ServicePeriod => ({
+    name,
+    daysOfWeek: [0, 1, 2, 3, 4, 5, 6],
+    startTime,
+    endTime,
+    lastStartTime: null,
+    intervalMinutes: null,
+    turnTimes: null,
+    resourceIds: [],
+    ...more,
+  });
+  const lunch = period('Lunch', '12:00', '14:30', { intervalMinutes: 15 });
+  const dinner = period('Dinner', '18:00', '22:30');
+  /** The bistro: open 11:00-23:00 on Wednesday 2026-06-10, lunch and dinner. */
+  const bistro = (overrides: Partial<DayRules> = {}) =>
+    rules({ hours: everyDay('11:00', '23:00'), periods: [dinner, lunch], ...overrides });
+  const range = (from: string, to: string, step: number) => {
+    const list: string[] = [];
+    for (let m = minutesOfTest(from); m <= minutesOfTest(to); m += step) {
+      list.push(`${String(Math.floor(m / 60) % 24).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
+    }
+    return list;
+  };
+  function minutesOfTest(time: string) {
+    const [h, m] = time.split(':').map(Number);
+    return h! * 60 + m!;
+  }
+
+  const grids: [name: string, day: DayRules, expected: string[]][] = [
+    [
+      'two periods, each on its own grid, in time order',
+      bistro(),
+      [...range('12:00', '13:30', 15), ...range('18:00', '21:30', 30)],
+    ],
+    [
+      'a weekday without periods keeps its hours',
+      bistro({ periods: [{ ...dinner, daysOfWeek: [1] }] }),
+      range('11:00', '22:00', 30),
+    ],
+    ['no periods at all keeps the hours', bistro({ periods: [] }), range('11:00', '22:00', 30)],
+    [
+      'a period grid from its own start',
+      bistro({ periods: [period('Brunch', '11:10', '13:00', { intervalMinutes: 20 })] }),
+      range('11:10', '11:50', 20),
+    ],
+    [
+      'a last start of its own',
+      bistro({ periods: [{ ...dinner, lastStartTime: '20:00' }] }),
+      range('18:00', '20:00', 30),
+    ],
+    [
+      'the hours cut a period the hours no longer hold',
+      bistro({ hours: everyDay('19:00', '23:00'), periods: [dinner] }),
+      range('19:00', '21:30', 30),
+    ],
+    [
+      "the hours' last booking time still binds",
+      bistro({ hours: everyDay('11:00', '23:00', '19:00'), periods: [dinner] }),
+      range('18:00', '19:00', 30),
+    ],
+    [
+      'its own turn times',
+      bistro({ periods: [{ ...dinner, turnTimes: [{ minParty: 1, maxParty: 4, durationMinutes: 120 }] }] }),
+      range('18:00', '20:30', 30),
+    ],
+    [
+      "the day's turn times when it has none",
+      bistro({ periods: [dinner], turnTimes: [{ minParty: 1, maxParty: 4, durationMinutes: 90 }] }),
+      range('18:00', '21:00', 30),
+    ],
+    [
+      'an overnight period of an overnight day',
+      bistro({ hours: everyDay('20:00', '03:00'), periods: [period('Late', '22:00', '02:00')] }),
+      range('22:00', '25:00', 30),
+    ],
+    [
+      'a period after midnight of an overnight day',
+      bistro({ hours: everyDay('20:00', '03:00'), periods: [period('Night', '00:30', '02:30')] }),
+      range('24:30', '25:30', 30),
+    ],
+  ];
+  for (const [name, day, expected] of grids) {
+    it(`offers ${name}`, () => {
+      assert.deepEqual(times(day), expected);
+      for (const time of expected) assert.ok(checkStart(day, time, SCHEDULED).ok, time);
+    });
+  }
+
+  it('skips the missing hour of the spring-forward night inside an overnight period', () => {
+    const day = rules({
+      date: '2026-03-28',
+      timezone: 'Europe/Berlin',
+      now: at('2026-03-01T00:00:00Z'),
+      hours: everyDay('20:00', '04:00'),
+      periods: [period('Late', '00:00', '04:00')],
+    });
+    assert.deepEqual(times(day), ['00:00', '00:30', '01:00', '01:30', '03:00']);
+    assert.equal(failureOf(checkStart(day, '02:30', SCHEDULED)), 'outside_operating_hours');
+    assert.equal(failureOf(checkStart(day, '21:00', STAFF)), 'outside_operating_hours');
+  });
+
+  const refusals: [
+    name: string,
+    day: DayRules,
+    time: string,
+    options: StartOptions,
+    reason: string,
+    message: RegExp,
+  ][] = [
+    [
+      'the gap between lunch and dinner',
+      bistro(),
+      '15:00',
+      SCHEDULED,
+      'outside_operating_hours',
+      /outside the service periods of 2026-06-10 \(Lunch 12:00-14:30, Dinner 18:00-22:30\)/,
+    ],
+    ['the gap, for any minute', bistro(), '16:10', STAFF, 'outside_operating_hours', /service periods/],
+    [
+      'outside the hours',
+      bistro(),
+      '10:00',
+      SCHEDULED,
+      'outside_operating_hours',
+      /outside opening hours \(11:00-23:00\)/,
+    ],
+    [
+      'a booking running past the period',
+      bistro(),
+      '14:00',
+      SCHEDULED,
+      'outside_operating_hours',
+      /would end after Lunch ends \(14:30\)/,
+    ],
+    [
+      "after the period's last start",
+      bistro({ periods: [{ ...dinner, lastStartTime: '20:00' }] }),
+      '20:30',
+      SCHEDULED,
+      'outside_operating_hours',
+      /last booking of Dinner on 2026-06-10 starts at 20:00/,
+    ],
+    ["off the period's grid", bistro(), '12:20', SCHEDULED, 'off_grid', /every 15 minutes from 12:00/],
+    [
+      'a day whose periods lie outside its hours',
+      bistro({ hours: everyDay('11:00', '17:00'), periods: [dinner] }),
+      '12:00',
+      SCHEDULED,
+      'outside_operating_hours',
+      /No service period/,
+    ],
+  ];
+  for (const [name, day, time, options, reason, message] of refusals) {
+    it(`refuses ${name}`, () => {
+      const check = checkStart(day, time, options);
+      assert.equal(failureOf(check), reason);
+      assert.match((check as { message: string }).message, message);
+    });
+  }
+
+  it('closes a day whose periods leave nothing inside its hours as outside_period', () => {
+    assert.deepEqual(daySlots(bistro({ hours: everyDay('11:00', '17:00'), periods: [dinner] })), {
+      closure: 'outside_period',
+      slots: [],
+    });
+  });
+
+  it("offers only the period's resources in it, and all in a period without", () => {
+    const day = bistro({
+      resources: [resource('terrace', 1, 4), resource('inside', 1, 4, 1)],
+      periods: [{ ...lunch, resourceIds: ['terrace'] }, dinner],
+    });
+    const free = freeByTime(day);
+    assert.deepEqual(free['12:00'], ['terrace']);
+    assert.deepEqual(free['18:00'], ['terrace', 'inside']);
+    const check = checkStart(day, '12:15', SCHEDULED);
+    assert.ok(check.ok && check.freeResourceIds.join() === 'terrace');
+    const busyTerrace = { ...day, busy: [busy('terrace', '2026-06-10T12:00:00Z', '2026-06-10T15:00:00Z')] };
+    assert.equal(failureOf(checkStart(busyTerrace, '12:15', SCHEDULED)), 'slot_unavailable');
+  });
+
+  const lengths: [time: string, minutes: number][] = [
+    ['12:00', 60],
+    ['18:30', 120],
+    ['15:00', 60],
+    ['garbage', 60],
+  ];
+  for (const [time, minutes] of lengths) {
+    it(`takes the length of the period a booking starts in: ${time} lasts ${minutes}`, () => {
+      const day = bistro({
+        periods: [lunch, { ...dinner, turnTimes: [{ minParty: 1, maxParty: 4, durationMinutes: 120 }] }],
+      });
+      assert.equal(bookingMinutesAt(day, time), minutes);
+    });
+  }
+
+  it('agrees with checkStart on every slot of a busy bistro day', () => {
+    const day = bistro({
+      resources: [resource('a', 1, 4), resource('b', 1, 6, 1)],
+      periods: [
+        { ...lunch, resourceIds: ['a'] },
+        { ...dinner, turnTimes: [{ minParty: 1, maxParty: 2, durationMinutes: 90 }] },
+      ],
+      busy: [
+        busy('a', '2026-06-10T12:30:00Z', '2026-06-10T13:15:00Z'),
+        busy('b', '2026-06-10T19:00:00Z', '2026-06-10T20:00:00Z'),
+      ],
+    });
+    for (const slot of daySlots(day).slots) {
+      const check = checkStart(day, slot.time, SCHEDULED);
+      if (slot.freeResourceIds.length === 0) {
+        assert.equal(failureOf(check), 'slot_unavailable', slot.time);
+        continue;
+      }
+      assert.ok(check.ok, slot.time);
+      assert.deepEqual(
+        [check.start, check.end, check.freeResourceIds],
+        [slot.start, slot.end, slot.freeResourceIds],
+        slot.time,
+      );
+    }
   });
 });

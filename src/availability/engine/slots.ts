@@ -16,10 +16,13 @@ import type {
   DayRules,
   DaySlots,
   EngineResource,
+  HoursRow,
+  ServicePeriod,
   Slot,
   StartCheck,
   StartCheckFailure,
   StartOptions,
+  TurnTime,
 } from './types.ts';
 
 const HOUR_MS = 3_600_000;
@@ -47,12 +50,10 @@ function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' {
   }
   const weekday = dayOfWeek(date);
   const row = rules.hours.find((hours) => hours.dayOfWeek === weekday);
-  if (!row?.isOpen || row.openTime === null || row.closeTime === null) return 'closed';
-  const openMinute = minutesOf(row.openTime);
-  let closeMinute = minutesOf(row.closeTime);
-  if (openMinute === null || closeMinute === null) return 'closed';
-  if (closeMinute <= openMinute) closeMinute += MINUTES_PER_DAY;
-  let lastStartMinute = row.lastBookingTime === null ? null : minutesOf(row.lastBookingTime);
+  const minutes = hoursMinutes(row);
+  if (!minutes) return 'closed';
+  const { openMinute, closeMinute } = minutes;
+  let lastStartMinute = row!.lastBookingTime === null ? null : minutesOf(row!.lastBookingTime);
   if (lastStartMinute !== null && lastStartMinute < openMinute) lastStartMinute += MINUTES_PER_DAY;
   const midnight = wallMidnight(date);
   const closeWall = midnight + closeMinute * MINUTE_MS;
@@ -65,6 +66,104 @@ function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' {
     span,
     closeInstant: resolveWallBoundary(span, closeWall),
   };
+}
+
+/**
+ * Where a period lies in the day whose hours run from `openMinute` to `closeMinute`, in minutes
+ * from that day's midnight: a period starting before opening that the hours reach after midnight
+ * is that part of an overnight day, and one ending at or before its start ends the next day.
+ */
+export function periodMinutes(
+  period: Pick<ServicePeriod, 'startTime' | 'endTime'>,
+  { openMinute, closeMinute }: { openMinute: number; closeMinute: number },
+): { startMinute: number; endMinute: number } {
+  let startMinute = minutesOf(period.startTime)!;
+  if (startMinute < openMinute && startMinute + MINUTES_PER_DAY < closeMinute) startMinute += MINUTES_PER_DAY;
+  let endMinute = minutesOf(period.endTime)! + (startMinute >= MINUTES_PER_DAY ? MINUTES_PER_DAY : 0);
+  if (endMinute <= startMinute) endMinute += MINUTES_PER_DAY;
+  return { startMinute, endMinute };
+}
+
+/** The opening and closing minutes of an open hours row, closing above 1440 past midnight; null when closed. */
+export function hoursMinutes(row: HoursRow | undefined): { openMinute: number; closeMinute: number } | null {
+  if (!row?.isOpen || row.openTime === null || row.closeTime === null) return null;
+  const openMinute = minutesOf(row.openTime);
+  const closeMinute = minutesOf(row.closeTime);
+  if (openMinute === null || closeMinute === null) return null;
+  return { openMinute, closeMinute: closeMinute <= openMinute ? closeMinute + MINUTES_PER_DAY : closeMinute };
+}
+
+/**
+ * One stretch of a day bookable on one grid: the hours' window on a day without periods, else
+ * each period, cut to the hours. Minutes count from midnight starting the date.
+ */
+interface BookableWindow {
+  /** The period's name; null for the hours' window. */
+  period: string | null;
+  /** The minute the grid counts from. */
+  gridStart: number;
+  /** Earliest start minute (the grid's start, or opening when the period starts before it). */
+  fromMinute: number;
+  closeMinute: number;
+  lastStartMinute: number;
+  intervalMinutes: number;
+  turnTimes: readonly TurnTime[] | undefined;
+  /** Null for every resource. */
+  resourceIds: readonly string[] | null;
+  closeInstant: number;
+}
+
+/** The day's bookable windows in time order; `outside_period` when its periods leave none inside the hours. */
+function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] | 'outside_period' {
+  const weekday = dayOfWeek(rules.date);
+  const periods = (rules.periods ?? []).filter((period) => period.daysOfWeek.includes(weekday));
+  const { openMinute, closeMinute, lastStartMinute, midnight, span } = hours;
+  if (periods.length === 0) {
+    return [
+      {
+        period: null,
+        gridStart: openMinute,
+        fromMinute: openMinute,
+        closeMinute,
+        lastStartMinute,
+        intervalMinutes: rules.intervalMinutes,
+        turnTimes: rules.turnTimes,
+        resourceIds: null,
+        closeInstant: hours.closeInstant,
+      },
+    ];
+  }
+  const windows: BookableWindow[] = [];
+  for (const period of periods) {
+    const { startMinute, endMinute } = periodMinutes(period, hours);
+    const fromMinute = Math.max(startMinute, openMinute);
+    const close = Math.min(endMinute, closeMinute);
+    if (fromMinute >= close) continue;
+    let lastStart = period.lastStartTime === null ? null : minutesOf(period.lastStartTime);
+    if (lastStart !== null) {
+      lastStart += startMinute - (startMinute % MINUTES_PER_DAY);
+      if (lastStart < startMinute) lastStart += MINUTES_PER_DAY;
+    }
+    windows.push({
+      period: period.name,
+      gridStart: startMinute,
+      fromMinute,
+      closeMinute: close,
+      lastStartMinute: Math.min(lastStart ?? Number.POSITIVE_INFINITY, lastStartMinute),
+      intervalMinutes: period.intervalMinutes ?? rules.intervalMinutes,
+      turnTimes: period.turnTimes ?? rules.turnTimes,
+      resourceIds: period.resourceIds.length > 0 ? period.resourceIds : null,
+      closeInstant: resolveWallBoundary(span, midnight + close * MINUTE_MS),
+    });
+  }
+  if (windows.length === 0) return 'outside_period';
+  return windows.sort((a, b) => a.fromMinute - b.fromMinute);
+}
+
+/** The first grid minute of `window` at or after its earliest start. */
+function firstGridMinute(window: BookableWindow): number {
+  const behind = window.fromMinute - window.gridStart;
+  return window.gridStart + Math.ceil(behind / window.intervalMinutes) * window.intervalMinutes;
 }
 
 interface BookableRange {
@@ -105,6 +204,27 @@ export function bookingMinutes(rules: Pick<DayRules, 'durationMinutes' | 'turnTi
   const turn = rules.turnTimes?.find((range) => range.minParty <= partySize && partySize <= range.maxParty);
   return turn?.durationMinutes ?? rules.durationMinutes;
 }
+
+/**
+ * The length of a booking starting at wall-clock `time` on `rules.date`: the turn times of the
+ * period it starts in, else the day's.
+ */
+export function bookingMinutesAt(rules: DayRules, time: string): number {
+  const hours = openWindow(rules);
+  const asked = minutesOf(time);
+  if (typeof hours === 'string' || asked === null) return bookingMinutes(rules);
+  const windows = bookableWindows(rules, hours);
+  if (windows === 'outside_period') return bookingMinutes(rules);
+  const bookable = windowAt(windows, dayMinute(hours, asked));
+  return bookingMinutes({ ...rules, turnTimes: bookable ? bookable.turnTimes : rules.turnTimes });
+}
+
+/** Minutes from midnight of the date of a wall-clock minute: after midnight on an overnight day, past 1440. */
+const dayMinute = (hours: Pick<OpenWindow, 'openMinute' | 'closeMinute'>, asked: number) =>
+  hours.closeMinute > MINUTES_PER_DAY && asked < hours.openMinute ? asked + MINUTES_PER_DAY : asked;
+
+const windowAt = (windows: readonly BookableWindow[], minute: number) =>
+  windows.find((w) => w.fromMinute <= minute && minute < w.closeMinute);
 
 /** Resources that may take this booking at all, best fit first. */
 function candidateResources(rules: DayRules): EngineResource[] {
@@ -219,8 +339,9 @@ export function daySlots(rules: DayRules): DaySlots {
   if (closesOn < range.today || rules.date > range.lastDate) {
     return { closure: 'outside_booking_window', slots: [] };
   }
-  const { openMinute, closeMinute, lastStartMinute, midnight, span, closeInstant } = window;
-  const durationMs = bookingMinutes(rules) * MINUTE_MS;
+  const windows = bookableWindows(rules, window);
+  if (windows === 'outside_period') return { closure: windows, slots: [] };
+  const { openMinute, midnight, span, closeInstant } = window;
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const candidates = candidateResources(rules);
@@ -232,31 +353,36 @@ export function daySlots(rules: DayRules): DaySlots {
     openInstant - beforeMs,
     closeInstant + afterMs,
   );
-  // Grid starts only grow, so each resource's scan position only moves forward.
-  const scanned = offsets.slice(0, candidates.length);
   const slots: Slot[] = [];
-  for (
-    let minute = openMinute;
-    minute < closeMinute && minute <= lastStartMinute;
-    minute += rules.intervalMinutes
-  ) {
-    const start = resolveWall(span, midnight + minute * MINUTE_MS);
-    if (start === null) continue;
-    const end = start + durationMs;
-    if (end > closeInstant) break;
-    if (start < range.earliestStart) continue;
-    const heldStart = start - beforeMs;
-    const heldEnd = end + afterMs;
-    const freeResourceIds: string[] = [];
-    for (let r = 0; r < candidates.length; r++) {
-      const first = offsets[r]!;
-      const last = offsets[r + 1]!;
-      let p = scanned[r]!;
-      while (p < last && starts[p]! < heldEnd) p++;
-      scanned[r] = p;
-      if (p === first || maxEnds[p - 1]! <= heldStart) freeResourceIds.push(candidates[r]!.id);
+  for (const bookable of windows) {
+    const durationMs = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes }) * MINUTE_MS;
+    const inPeriod = candidates.map((resource) => performs(bookable.resourceIds, resource.id));
+    // Grid starts only grow within a window, so each resource's scan position only moves forward.
+    const scanned = offsets.slice(0, candidates.length);
+    for (
+      let minute = firstGridMinute(bookable);
+      minute < bookable.closeMinute && minute <= bookable.lastStartMinute;
+      minute += bookable.intervalMinutes
+    ) {
+      const start = resolveWall(span, midnight + minute * MINUTE_MS);
+      if (start === null) continue;
+      const end = start + durationMs;
+      if (end > bookable.closeInstant) break;
+      if (start < range.earliestStart) continue;
+      const heldStart = start - beforeMs;
+      const heldEnd = end + afterMs;
+      const freeResourceIds: string[] = [];
+      for (let r = 0; r < candidates.length; r++) {
+        const first = offsets[r]!;
+        const last = offsets[r + 1]!;
+        let p = scanned[r]!;
+        while (p < last && starts[p]! < heldEnd) p++;
+        scanned[r] = p;
+        if (inPeriod[r] && (p === first || maxEnds[p - 1]! <= heldStart))
+          freeResourceIds.push(candidates[r]!.id);
+      }
+      slots.push({ time: formatMinutes(minute), start, end, freeResourceIds });
     }
-    slots.push({ time: formatMinutes(minute), start, end, freeResourceIds });
   }
   return { closure: null, slots };
 }
@@ -281,17 +407,31 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   const window = openWindow(rules);
   if (window === 'blackout') return failure('outside_operating_hours', `The business is closed on ${date}.`);
   if (window === 'closed') return failure('outside_operating_hours', `The business is not open on ${date}.`);
-  const { openMinute, closeMinute, lastStartMinute, midnight, span, closeInstant } = window;
+  const { openMinute, closeMinute, midnight, span } = window;
   const hoursText = `${formatMinutes(openMinute)}-${formatMinutes(closeMinute)}`;
-  const minute = closeMinute > MINUTES_PER_DAY && asked < openMinute ? asked + MINUTES_PER_DAY : asked;
+  const minute = dayMinute(window, asked);
   const shown = formatMinutes(minute);
   if (minute < openMinute || minute >= closeMinute) {
     return failure('outside_operating_hours', `${shown} is outside opening hours (${hoursText}) on ${date}.`);
   }
-  if (minute > lastStartMinute) {
+  const windows = bookableWindows(rules, window);
+  if (windows === 'outside_period') {
+    return failure('outside_operating_hours', `No service period of ${date} is inside its opening hours.`);
+  }
+  const bookable = windowAt(windows, minute);
+  if (!bookable) {
+    const periodsText = windows
+      .map((w) => `${w.period} ${formatMinutes(w.fromMinute)}-${formatMinutes(w.closeMinute)}`)
+      .join(', ');
     return failure(
       'outside_operating_hours',
-      `The last booking on ${date} starts at ${formatMinutes(lastStartMinute)}; ${shown} is later.`,
+      `${shown} is outside the service periods of ${date} (${periodsText}).`,
+    );
+  }
+  if (minute > bookable.lastStartMinute) {
+    return failure(
+      'outside_operating_hours',
+      `The last booking ${bookable.period === null ? 'on' : `of ${bookable.period} on`} ${date} starts at ${formatMinutes(bookable.lastStartMinute)}; ${shown} is later.`,
     );
   }
   const start = resolveWall(span, midnight + minute * MINUTE_MS);
@@ -301,18 +441,21 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       `${shown} does not exist on that night in ${rules.timezone}: the clocks skip it.`,
     );
   }
-  const minutes = bookingMinutes(rules);
+  const minutes = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes });
   const end = start + minutes * MINUTE_MS;
-  if (end > closeInstant) {
+  if (end > bookable.closeInstant) {
+    const ending = formatMinutes(bookable.closeMinute);
     return failure(
       'outside_operating_hours',
-      `A ${minutes}-minute booking at ${shown} would end after closing time (${formatMinutes(closeMinute)}).`,
+      bookable.period === null
+        ? `A ${minutes}-minute booking at ${shown} would end after closing time (${ending}).`
+        : `A ${minutes}-minute booking at ${shown} would end after ${bookable.period} ends (${ending}).`,
     );
   }
-  if (options.onGrid && (minute - openMinute) % rules.intervalMinutes !== 0) {
+  if (options.onGrid && (minute - bookable.gridStart) % bookable.intervalMinutes !== 0) {
     return failure(
       'off_grid',
-      `${shown} is not a slot start: slots start every ${rules.intervalMinutes} minutes from ${formatMinutes(openMinute)}.`,
+      `${shown} is not a slot start: slots start every ${bookable.intervalMinutes} minutes from ${formatMinutes(bookable.gridStart)}.`,
     );
   }
   if (!options.ignoreNoticeAndWindow) {
@@ -343,7 +486,9 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   }
   const freeResourceIds: string[] = [];
   for (const resource of candidateResources(rules)) {
-    if (!blocked.has(resource.id)) freeResourceIds.push(resource.id);
+    if (!blocked.has(resource.id) && performs(bookable.resourceIds, resource.id)) {
+      freeResourceIds.push(resource.id);
+    }
   }
   if (freeResourceIds.length === 0) {
     return failure(

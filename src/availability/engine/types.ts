@@ -42,6 +42,26 @@ export interface TurnTime {
   durationMinutes: number;
 }
 
+/**
+ * A bookable part of some weekdays (lunch, dinner). A weekday that has periods is bookable only
+ * inside them; one without keeps its operating-hours window. Times read as operating hours do.
+ */
+export interface ServicePeriod {
+  name: string;
+  daysOfWeek: readonly number[];
+  startTime: string;
+  /** Earlier than or equal to `startTime` means the period runs past midnight. */
+  endTime: string;
+  /** Latest start; null means endTime minus the booking length. */
+  lastStartTime: string | null;
+  /** The period's grid step from `startTime`; null takes the day's `intervalMinutes`. */
+  intervalMinutes: number | null;
+  /** The period's booking lengths by party size; null takes the day's `turnTimes`. */
+  turnTimes: readonly TurnTime[] | null;
+  /** The resources bookable in the period; empty means all. */
+  resourceIds: readonly string[];
+}
+
 export interface DayRules {
   /** The business day asked about: the day a window opens on (an overnight window belongs to it). */
   date: string;
@@ -51,6 +71,8 @@ export interface DayRules {
   hours: HoursRow[];
   blackouts: BlackoutRange[];
   intervalMinutes: number;
+  /** The business's service periods, of every weekday; none keeps every day on its hours. */
+  periods?: readonly ServicePeriod[];
   /** Real elapsed minutes of the booking, for a party no turn time covers. */
   durationMinutes: number;
   /**
@@ -82,17 +104,18 @@ export interface Slot {
   freeResourceIds: string[];
 }
 
-export type DayClosure = 'blackout' | 'closed' | 'outside_booking_window' | null;
+/** `outside_period`: the day is open, but none of its service periods has a bookable minute inside its hours. */
+export type DayClosure = 'blackout' | 'closed' | 'outside_booking_window' | 'outside_period' | null;
 
 export interface DaySlots {
   /** Why the day has no slots at all, when that is the reason. */
   closure: DayClosure;
-  /** Every slot of the grid that is inside hours, notice and window, free or not. */
+  /** Every slot of the day's grids (of its hours, or of each period) inside notice and window, free or not. */
   slots: Slot[];
 }
 
 export type StartCheckFailure =
-  | 'outside_operating_hours' // closed day, blackout, outside the window, after last_booking_time, DST gap
+  | 'outside_operating_hours' // closed day, blackout, outside the window or the periods, after the last start, DST gap
   | 'off_grid' // not on the slot grid (scheduled mode only)
   | 'outside_booking_window' // inside minimum notice or beyond the booking window
   | 'slot_unavailable'; // no fitting resource is free

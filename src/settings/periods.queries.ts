@@ -1,0 +1,59 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../platform/db.ts';
+import type { DB } from '../schema.ts';
+
+export type StoredPeriod = Omit<Selectable<DB['service_periods']>, 'business_id' | 'position'>;
+export type NewPeriod = Omit<Insertable<DB['service_periods']>, 'business_id' | 'position'>;
+
+/** The periods of a business in the order they were given. */
+export async function loadPeriods(executor: Executor, businessId: string): Promise<StoredPeriod[]> {
+  return executor
+    .selectFrom('service_periods')
+    .select([
+      'id',
+      'name',
+      'days_of_week',
+      'start_time',
+      'end_time',
+      'last_start_time',
+      'slot_interval_minutes',
+      'turn_times',
+      'resource_ids',
+    ])
+    .where('business_id', '=', businessId)
+    .orderBy('position')
+    .execute();
+}
+
+/** Replaces every period of the business with `periods`, in their order. */
+export async function replacePeriods(
+  executor: Executor,
+  businessId: string,
+  periods: readonly NewPeriod[],
+): Promise<void> {
+  await executor.deleteFrom('service_periods').where('business_id', '=', businessId).execute();
+  if (periods.length === 0) return;
+  await executor
+    .insertInto('service_periods')
+    .values(periods.map((period, position) => ({ business_id: businessId, position, ...period })))
+    .execute();
+}
+
+/** The ids among `ids` that are not active resources of the business. */
+export async function inactiveResourceIds(
+  executor: Executor,
+  businessId: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await executor
+    .selectFrom('resources')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .where('is_active', '=', true)
+    .where('id', 'in', ids)
+    .execute();
+  const active = new Set(found.map((row) => row.id));
+  return ids.filter((id) => !active.has(id));
+}
