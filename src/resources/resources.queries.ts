@@ -118,20 +118,22 @@ export async function hasUpcomingBookings(
   return row !== undefined;
 }
 
-/** The ids among `ids` that are not live resources of the business. */
+/** The ids among `ids` that are not live resources of the business (or, `activeOnly`, not active ones). */
 export async function unknownResourceIds(
   executor: Executor,
   businessId: string,
   ids: readonly string[],
+  { activeOnly = false } = {},
 ): Promise<string[]> {
   if (ids.length === 0) return [];
-  const found = await executor
+  let query = executor
     .selectFrom('resources')
     .select('id')
     .where('business_id', '=', businessId)
     .where('deleted_at', 'is', null)
-    .where('id', 'in', ids)
-    .execute();
+    .where('id', 'in', ids);
+  if (activeOnly) query = query.where('is_active', '=', true);
+  const found = await query.execute();
   const known = new Set(found.map((row) => row.id));
   return ids.filter((id) => !known.has(id));
 }

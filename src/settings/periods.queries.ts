@@ -38,22 +38,3 @@ export async function replacePeriods(
     .values(periods.map((period, position) => ({ business_id: businessId, position, ...period })))
     .execute();
 }
-
-/** The ids among `ids` that are not active resources of the business. */
-export async function inactiveResourceIds(
-  executor: Executor,
-  businessId: string,
-  ids: readonly string[],
-): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const found = await executor
-    .selectFrom('resources')
-    .select('id')
-    .where('business_id', '=', businessId)
-    .where('deleted_at', 'is', null)
-    .where('is_active', '=', true)
-    .where('id', 'in', ids)
-    .execute();
-  const active = new Set(found.map((row) => row.id));
-  return ids.filter((id) => !active.has(id));
-}

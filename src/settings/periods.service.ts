@@ -3,9 +3,10 @@ import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { hoursMinutes, minutesOf, periodMinutes } from '../availability/engine/index.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
+import { unknownResourceIds } from '../resources/resources.queries.ts';
 import type { TurnTime } from '../schema.ts';
 import { loadHours } from './hours.queries.ts';
-import { inactiveResourceIds, loadPeriods, type NewPeriod, replacePeriods } from './periods.queries.ts';
+import { loadPeriods, type NewPeriod, replacePeriods } from './periods.queries.ts';
 import { type PeriodWire, toPeriodView } from './periods.view.ts';
 import { byPartySize, turnTimeRefusals } from './settings.service.ts';
 
@@ -40,6 +41,12 @@ async function checkPeriods(executor: Executor, businessId: string, periods: rea
     closeTime: row.close_time,
     lastBookingTime: row.last_booking_time,
   }));
+  // One query for every period's resources.
+  const inactive = new Set(
+    await unknownResourceIds(executor, businessId, uniqueIds(periods.flatMap((p) => p.resource_ids ?? [])), {
+      activeOnly: true,
+    }),
+  );
   const ids = new Map<string, number>();
   /** Per weekday, the periods placed so far in minutes from that day's midnight. */
   const placed = new Map<number, { index: number; startMinute: number; endMinute: number }[]>();
@@ -92,11 +99,11 @@ async function checkPeriods(executor: Executor, businessId: string, periods: rea
       placed.set(day, [...sameDay, { index, ...span }]);
     }
     if (period.turn_times) fields.push(...turnTimeRefusals(period.turn_times, `${at}.turn_times`));
-    const inactive = await inactiveResourceIds(executor, businessId, uniqueIds(period.resource_ids ?? []));
-    if (inactive.length) {
+    const notActive = uniqueIds(period.resource_ids ?? []).filter((id) => inactive.has(id));
+    if (notActive.length) {
       fields.push({
         field: `${at}.resource_ids`,
-        message: `not active resources of this business: ${inactive.join(', ')}`,
+        message: `not active resources of this business: ${notActive.join(', ')}`,
       });
     }
   }
