@@ -28,6 +28,8 @@ export interface Day {
 export interface Slot {
   time: string;
   available: boolean;
+  /** The venue's service period (lunch, dinner) holding the start; null on a day without periods. */
+  period?: { id: string; name: string } | null;
 }
 
 export interface Booking {

@@ -231,6 +231,34 @@ export class SlotwiseBooking extends HTMLElement {
     return `<h${this.level + 1} tabindex="-1">${esc(text)}</h${this.level + 1}>`;
   }
 
+  /** A day's free times: under each service period's name when the day has periods, else one group. */
+  private slotGroups(free: Slot[]): string {
+    const buttons = (slots: Slot[]) =>
+      slots
+        .map(
+          (slot) =>
+            `<button type="button" data-act="slot" data-time="${slot.time}" aria-pressed="${slot.time === this.time}">${esc(slotTime(this.language, this.date, slot.time))}</button>`,
+        )
+        .join('');
+    if (!free.some((slot) => slot.period)) {
+      return `<div class="slots" role="group" aria-label="${esc(this.t.time)}">${buttons(free)}</div>`;
+    }
+    // Slots come in time order, so each period's times are one run.
+    const groups: { name: string; slots: Slot[] }[] = [];
+    for (const slot of free) {
+      const last = groups.at(-1);
+      if (last && last.slots.at(-1)!.period?.id === slot.period?.id) last.slots.push(slot);
+      else groups.push({ name: slot.period?.name ?? this.t.time, slots: [slot] });
+    }
+    const level = Math.min(this.level + 2, 6);
+    return groups
+      .map(
+        (group, i) =>
+          `<h${level} id="sw-period-${i}" class="period">${esc(group.name)}</h${level}><div class="slots" role="group" aria-labelledby="sw-period-${i}">${buttons(group.slots)}</div>`,
+      )
+      .join('');
+  }
+
   private render(): string {
     const t = this.t;
     const back = `<button type="button" data-act="back">${esc(t.back)}</button>`;
@@ -247,15 +275,9 @@ export class SlotwiseBooking extends HTMLElement {
         return `${this.stepHeading(t.day)}${this.calendar()}<div class="row">${back}</div>`;
       case 'time': {
         const free = this.slots.filter((slot) => slot.available);
-        const buttons = free
-          .map(
-            (slot) =>
-              `<button type="button" data-act="slot" data-time="${slot.time}" aria-pressed="${slot.time === this.time}">${esc(slotTime(this.language, this.date, slot.time))}</button>`,
-          )
-          .join('');
         return `${this.stepHeading(t.time)}<p>${esc(dayLong(this.language, this.date))}</p><p class="muted">${esc(fill(t.zone, { tz: zoneName(this.language, this.business!.timezone) }))}</p>${
           free.length
-            ? `<div class="slots" role="group" aria-label="${esc(t.time)}">${buttons}</div><div class="row"><button type="button" class="primary" data-act="details"${this.time ? '' : ' disabled'}>${esc(t.next)}</button>${back}</div>`
+            ? `${this.slotGroups(free)}<div class="row"><button type="button" class="primary" data-act="details"${this.time ? '' : ' disabled'}>${esc(t.next)}</button>${back}</div>`
             : `<p>${esc(t.noTime)}</p><div class="row"><button type="button" data-act="waitlist">${esc(t.join)}</button>${back}</div>`
         }`;
       }

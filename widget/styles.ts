@@ -18,6 +18,7 @@ select,input,textarea{width:100%;border:1px solid #767676;padding:.4rem .6rem;ba
 .cal span{font-size:.8rem;color:#595959}
 .cal button{padding:0}
 .cal .full{background:repeating-linear-gradient(135deg,#fff4e0 0 6px,#fde3b8 6px 12px);border-color:#a05a00;color:#6b3d00}
+.period{font-size:1rem;margin:1rem 0 .4rem}
 .slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:6px}
 [aria-pressed=true]{background:var(--sw-accent,#0a58a8);color:#fff}
 a{color:var(--sw-accent,#0a58a8)}

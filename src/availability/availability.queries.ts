@@ -11,6 +11,7 @@ import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engi
 
 /** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
 export interface PeriodRules {
+  id: string;
   name: string;
   daysOfWeek: number[];
   startTime: string;
@@ -75,6 +76,7 @@ export async function loadDayContext(
         eb
           .selectFrom('service_periods')
           .select([
+            'id',
             'name',
             'days_of_week',
             'start_time',
@@ -124,6 +126,7 @@ export async function loadDayContext(
       lastBookingTime: hours.last_booking_time,
     })),
     periods: row.periods.map((period) => ({
+      id: period.id,
       name: period.name,
       daysOfWeek: period.days_of_week,
       startTime: period.start_time,

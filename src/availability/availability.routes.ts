@@ -23,6 +23,15 @@ const SlotSchema = Type.Object(
     remaining_resources: Type.Optional(Type.Integer()),
     resource_id: Type.Optional(Uuid),
     resource_name: Type.Optional(Type.String()),
+    period: Nullable(
+      Type.Object(
+        { id: Uuid, name: Type.String() },
+        {
+          description:
+            "the service period whose grid holds the start (its id and the venue's name for it, e.g. Lunch or Dinner), so a booking page can list each period's times under its name; null on a day without service periods",
+        },
+      ),
+    ),
   },
   { $id: 'Slot' },
 );
@@ -139,7 +148,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Availability'],
         summary: 'Bookable slots of one day (public)',
         description:
-          'Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party. `view=resources` lists one entry per free (time, resource) pair instead.',
+          'Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`.',
         security: [],
         params: IdParams('business_id'),
         querystring: dayQueryString(Type.Optional(PartySize)),

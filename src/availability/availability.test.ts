@@ -37,6 +37,7 @@ describe('GET /v1/availability/{business_id}', () => {
         time: '12:00',
         available: true,
         remaining_resources: 3,
+        period: null,
       });
     });
 
@@ -46,7 +47,12 @@ describe('GET /v1/availability/{business_id}', () => {
       await book(biz);
       await book(biz);
       const slots = (await availability(biz.tenant.businessId, `date=${DAY}&capacity=2`)).json().slots;
-      assert.deepEqual(slotAt(slots, '12:00'), { time: '12:00', available: false, remaining_resources: 0 });
+      assert.deepEqual(slotAt(slots, '12:00'), {
+        time: '12:00',
+        available: false,
+        remaining_resources: 0,
+        period: null,
+      });
       assert.equal(
         slotAt(slots, '11:00')?.available,
         false,

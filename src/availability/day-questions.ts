@@ -1,7 +1,14 @@
 import type { DayContext } from './availability.queries.ts';
 import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
 import { checkStart, dayOfWeek, daySlots, heldSpan, todayIn } from './engine/index.ts';
-import type { BusyPeriod, DayRules, DaySlots, EngineResource, StartCheckFailure } from './engine/types.ts';
+import type {
+  BusyPeriod,
+  DayRules,
+  DaySlots,
+  EngineResource,
+  SlotPeriod,
+  StartCheckFailure,
+} from './engine/types.ts';
 
 /** Why a day lists no slots: the answer's `reason`, null while it lists some. */
 export type NoSlotsReason =
@@ -51,9 +58,10 @@ export interface AvailabilityQuery {
   channel: PartyChannel;
 }
 
+/** Both views name the service period a start belongs to (null on a day without periods), so a page can group them. */
 export type SlotView =
-  | { time: string; available: boolean; remaining_resources: number }
-  | { time: string; available: true; resource_id: string; resource_name: string };
+  | { time: string; available: boolean; remaining_resources: number; period: SlotPeriod | null }
+  | { time: string; available: true; resource_id: string; resource_name: string; period: SlotPeriod | null };
 
 export interface DayAnswer {
   slots: SlotView[];
@@ -115,6 +123,7 @@ export function slotViews(found: DaySlots): SlotView[] {
     time: slot.time,
     available: slot.freeResourceIds.length > 0,
     remaining_resources: slot.freeResourceIds.length,
+    period: slot.period,
   }));
 }
 
@@ -126,6 +135,7 @@ export function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
       available: true as const,
       resource_id: id,
       resource_name: names.get(id)!,
+      period: slot.period,
     })),
   );
 }

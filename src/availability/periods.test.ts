@@ -50,7 +50,12 @@ async function bistro(options: { settings?: Record<string, unknown>; periods?: u
 const get = (biz: BookableBusiness, url: string) =>
   ctx.app.inject({ method: 'GET', url, headers: biz.tenant.headers });
 
-type Slot = { time: string; available: boolean; resource_id?: string };
+type Slot = {
+  time: string;
+  available: boolean;
+  resource_id?: string;
+  period: { id: string; name: string } | null;
+};
 
 async function day(biz: BookableBusiness, url: string): Promise<{ slots: Slot[]; reason: string | null }> {
   const response = await get(biz, url);
@@ -84,6 +89,36 @@ describe('service periods in availability', () => {
     );
     assert.ok(publicDay.slots.every((slot) => slot.available));
     assert.deepEqual(await day(biz, `/v1/manage/availability?${query}`), publicDay);
+  });
+
+  it('names the period of each slot in both views, and none on a day without periods', async () => {
+    const biz = await bistro();
+    const periods = (await get(biz, '/v1/manage/service-periods')).json();
+    const [lunch, dinner] = ['Lunch', 'Dinner'].map((name) => {
+      const { id } = periods.find((period: { name: string }) => period.name === name);
+      return { id, name };
+    });
+    const url = `/v1/availability/${biz.tenant.businessId}?booking_date=${BOOKING_DAY}&capacity=2`;
+    const grouped = (slots: Slot[]) => slots.map((slot) => [slot.time, slot.period]);
+    const expected = [
+      ...LUNCH_TIMES.map((time) => [time, lunch]),
+      ...DINNER_TIMES.map((time) => [time, dinner]),
+    ];
+    assert.deepEqual(grouped((await day(biz, url)).slots), expected);
+    const byResource = (await day(biz, `${url}&view=resources`)).slots;
+    assert.deepEqual(
+      [...new Map(grouped(byResource).map(([time, period]) => [time, period])).entries()],
+      expected,
+    );
+    await putPeriods(biz, []);
+    for (const view of ['slots', 'resources']) {
+      const { slots } = await day(biz, `${url}&view=${view}`);
+      assert.ok(slots.length > 0);
+      assert.ok(
+        slots.every((slot) => slot.period === null),
+        `view=${view}: a day without periods`,
+      );
+    }
   });
 
   it('lists only the resources of a period in it (view=resources)', async () => {

@@ -556,6 +556,58 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     }
   });
 
+  it("shows a bistro's lunch and dinner times under the periods' names, accessible, by keyboard", async () => {
+    const venue = await openVenue('Bistro Deux Services', [host.origin]);
+    const dinnerName = 'Dinner <i>& bar</i>';
+    const periods = await ctx.app.inject({
+      method: 'PUT',
+      url: '/v1/manage/service-periods',
+      headers: venue.tenant.headers,
+      payload: [
+        { name: 'Lunch', days_of_week: [0, 1, 2, 3, 4, 5, 6], start_time: '12:00', end_time: '14:30' },
+        { name: dinnerName, days_of_week: [0, 1, 2, 3, 4, 5, 6], start_time: '18:00', end_time: '22:00' },
+      ],
+    });
+    assert.equal(periods.statusCode, 200, periods.body);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en`);
+      await heading(page, 'Make a booking');
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      await heading(page, 'Choose a time');
+      const times = (group: string) =>
+        widget(page)
+          .getByRole('group', { name: group, exact: true })
+          .locator('[data-act=slot]')
+          .allTextContents();
+      assert.deepEqual(
+        await widget(page).getByRole('heading', { level: 3 }).allTextContents(),
+        ['Lunch', dinnerName],
+        'one heading a period, a level below the step heading (h2 on the hosted page), in order',
+      );
+      assert.deepEqual(await times('Lunch'), ['12:00 PM', '12:30 PM', '1:00 PM', '1:30 PM']);
+      assert.deepEqual(await times(dinnerName), [
+        '6:00 PM',
+        '6:30 PM',
+        '7:00 PM',
+        '7:30 PM',
+        '8:00 PM',
+        '8:30 PM',
+        '9:00 PM',
+      ]);
+      assert.equal(await widget(page).locator('i').count(), 0, "the venue's text is escaped");
+      await checkAccessible(page, 'times grouped by period');
+      await widget(page).screenshot({ path: '/tmp/slotwise-periods.png' });
+
+      await tabTo(page, /^6:30 PM$/);
+      await page.keyboard.press('Enter');
+      assert.equal(await widget(page).locator('[aria-pressed=true]').textContent(), '6:30 PM');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('lets the guest find and cancel a booking with its code and email', async () => {
     const venue = await openVenue('Chez Retour', [host.origin]);
     const created = await ctx.app.inject({

@@ -1115,7 +1115,7 @@ export interface paths {
         };
         /**
          * Bookable slots of one day (public)
-         * @description Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party. `view=resources` lists one entry per free (time, resource) pair instead.
+         * @description Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`.
          */
         get: operations["getAvailability"];
         put?: never;
@@ -1706,6 +1706,12 @@ export interface components {
             /** Format: uuid */
             resource_id?: string;
             resource_name?: string;
+            /** @description the service period whose grid holds the start (its id and the venue's name for it, e.g. Lunch or Dinner), so a booking page can list each period's times under its name; null on a day without service periods */
+            period: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
         };
         CreatedBooking: {
             /** Format: uuid */

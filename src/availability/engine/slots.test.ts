@@ -669,6 +669,7 @@ describe('minimum notice and booking window', () => {
           start: at('2026-06-10T23:00:00Z'),
           end: at('2026-06-11T00:00:00Z'),
           freeResourceIds: ['r1'],
+          period: null,
         },
       ],
     });
@@ -1014,6 +1015,7 @@ describe('service periods', () => {
     endTime: string,
     more: Partial<ServicePeriod> = {},
   ): ServicePeriod => ({
+    id: name.toLowerCase(),
     name,
     daysOfWeek: [0, 1, 2, 3, 4, 5, 6],
     startTime,
@@ -1100,6 +1102,17 @@ describe('service periods', () => {
       for (const time of expected) assert.ok(checkStart(day, time, SCHEDULED).ok, time);
     });
   }
+
+  it('names on each slot the period whose grid holds it, none on a day without periods', () => {
+    const named = (day: DayRules) =>
+      daySlots(day).slots.map((slot) => `${slot.time} ${slot.period?.name ?? '-'}`);
+    assert.deepEqual(named(bistro()), [
+      ...range('12:00', '13:30', 15).map((time) => `${time} Lunch`),
+      ...range('18:00', '21:30', 30).map((time) => `${time} Dinner`),
+    ]);
+    assert.deepEqual(daySlots(bistro()).slots[0]!.period, { id: 'lunch', name: 'Lunch' });
+    assert.ok(daySlots(bistro({ periods: [] })).slots.every((slot) => slot.period === null));
+  });
 
   it('skips the missing hour of the spring-forward night inside an overnight period', () => {
     const day = rules({

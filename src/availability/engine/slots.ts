@@ -19,6 +19,7 @@ import type {
   HoursRow,
   ServicePeriod,
   Slot,
+  SlotPeriod,
   StartCheck,
   StartCheckFailure,
   StartOptions,
@@ -98,8 +99,8 @@ export function hoursMinutes(row: HoursRow | undefined): { openMinute: number; c
  * each period, cut to the hours. Minutes count from midnight starting the date.
  */
 interface BookableWindow {
-  /** The period's name; null for the hours' window. */
-  period: string | null;
+  /** Null for the hours' window. */
+  period: SlotPeriod | null;
   /** The minute the grid counts from. */
   gridStart: number;
   /** Earliest start minute (the grid's start, or opening when the period starts before it). */
@@ -145,7 +146,7 @@ function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] |
       if (lastStart < startMinute) lastStart += MINUTES_PER_DAY;
     }
     windows.push({
-      period: period.name,
+      period: { id: period.id, name: period.name },
       gridStart: startMinute,
       fromMinute,
       closeMinute: close,
@@ -381,7 +382,7 @@ export function daySlots(rules: DayRules): DaySlots {
         if (inPeriod[r] && (p === first || maxEnds[p - 1]! <= heldStart))
           freeResourceIds.push(candidates[r]!.id);
       }
-      slots.push({ time: formatMinutes(minute), start, end, freeResourceIds });
+      slots.push({ time: formatMinutes(minute), start, end, freeResourceIds, period: bookable.period });
     }
   }
   return { closure: null, slots };
@@ -421,7 +422,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   const bookable = windowAt(windows, minute);
   if (!bookable) {
     const periodsText = windows
-      .map((w) => `${w.period} ${formatMinutes(w.fromMinute)}-${formatMinutes(w.closeMinute)}`)
+      .map((w) => `${w.period!.name} ${formatMinutes(w.fromMinute)}-${formatMinutes(w.closeMinute)}`)
       .join(', ');
     return failure(
       'outside_operating_hours',
@@ -431,7 +432,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   if (minute > bookable.lastStartMinute) {
     return failure(
       'outside_operating_hours',
-      `The last booking ${bookable.period === null ? 'on' : `of ${bookable.period} on`} ${date} starts at ${formatMinutes(bookable.lastStartMinute)}; ${shown} is later.`,
+      `The last booking ${bookable.period === null ? 'on' : `of ${bookable.period.name} on`} ${date} starts at ${formatMinutes(bookable.lastStartMinute)}; ${shown} is later.`,
     );
   }
   const start = resolveWall(span, midnight + minute * MINUTE_MS);
@@ -449,7 +450,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       'outside_operating_hours',
       bookable.period === null
         ? `A ${minutes}-minute booking at ${shown} would end after closing time (${ending}).`
-        : `A ${minutes}-minute booking at ${shown} would end after ${bookable.period} ends (${ending}).`,
+        : `A ${minutes}-minute booking at ${shown} would end after ${bookable.period.name} ends (${ending}).`,
     );
   }
   if (options.onGrid && (minute - bookable.gridStart) % bookable.intervalMinutes !== 0) {

@@ -47,6 +47,7 @@ export interface TurnTime {
  * inside them; one without keeps its operating-hours window. Times read as operating hours do.
  */
 export interface ServicePeriod {
+  id: string;
   name: string;
   daysOfWeek: readonly number[];
   startTime: string;
@@ -102,7 +103,11 @@ export interface Slot {
   end: number;
   /** Free resources that fit the party, best fit first (smallest capacityMax, then displayOrder, then id). */
   freeResourceIds: string[];
+  /** The service period whose grid holds the start; null on a day without periods. */
+  period: SlotPeriod | null;
 }
+
+export type SlotPeriod = Pick<ServicePeriod, 'id' | 'name'>;
 
 /** `outside_period`: the day is open, but none of its service periods has a bookable minute inside its hours. */
 export type DayClosure = 'blackout' | 'closed' | 'outside_booking_window' | 'outside_period' | null;
