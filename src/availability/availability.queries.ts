@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
 import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
+import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
   type BusinessSettings,
@@ -75,17 +76,7 @@ export async function loadDayContext(
       jsonArrayFrom(
         eb
           .selectFrom('service_periods')
-          .select([
-            'id',
-            'name',
-            'days_of_week',
-            'start_time',
-            'end_time',
-            'last_start_time',
-            'slot_interval_minutes',
-            'turn_times',
-            'resource_ids',
-          ])
+          .select(PERIOD_COLUMNS)
           .where('business_id', '=', businessId)
           .orderBy('position'),
       ).as('periods'),

@@ -5,21 +5,24 @@ import type { DB } from '../schema.ts';
 export type StoredPeriod = Omit<Selectable<DB['service_periods']>, 'business_id' | 'position'>;
 export type NewPeriod = Omit<Insertable<DB['service_periods']>, 'business_id' | 'position'>;
 
+/** A period as it is read: by the settings routes and with a business's rules for the engine. */
+export const PERIOD_COLUMNS = [
+  'id',
+  'name',
+  'days_of_week',
+  'start_time',
+  'end_time',
+  'last_start_time',
+  'slot_interval_minutes',
+  'turn_times',
+  'resource_ids',
+] as const;
+
 /** The periods of a business in the order they were given. */
 export async function loadPeriods(executor: Executor, businessId: string): Promise<StoredPeriod[]> {
   return executor
     .selectFrom('service_periods')
-    .select([
-      'id',
-      'name',
-      'days_of_week',
-      'start_time',
-      'end_time',
-      'last_start_time',
-      'slot_interval_minutes',
-      'turn_times',
-      'resource_ids',
-    ])
+    .select(PERIOD_COLUMNS)
     .where('business_id', '=', businessId)
     .orderBy('position')
     .execute();
