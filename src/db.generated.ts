@@ -402,6 +402,14 @@ export interface ServicePeriods {
    * Latest start; null means end_time minus the booking length.
    */
   last_start_time: string | null;
+  /**
+   * The most non-terminal bookings that may start at one grid time of the period; null means no cap.
+   */
+  max_bookings_per_slot: number | null;
+  /**
+   * The most guests (sum of party sizes) of non-terminal bookings that may start at one grid time of the period; null means no cap.
+   */
+  max_covers_per_slot: number | null;
   name: string;
   /**
    * The order the periods were given in, kept for the answer.

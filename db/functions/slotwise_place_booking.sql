@@ -2,8 +2,8 @@
 -- resource that is still active and free, with its customer, deposit, audit row, outbox event and
 -- the month's count, and answers the booking as `booking_views` shows it with the UTC dates its
 -- held time touches. Refusals raise, so nothing of the booking is left: SWQ02 when the developer's
--- monthly quota is used up, SWQ03 when a sandbox business's cap is, SWB09 when no candidate is
--- free.
+-- monthly quota is used up, SWQ03 when a sandbox business's cap is, SWB12 when the start's pacing
+-- is full (`p.pacing`, slotwise_check_pacing), SWB09 when no candidate is free.
 -- A booking is one round trip: the rules are checked by the application from its caches, and
 -- everything the database must do to place it runs here, in one statement (one transaction when
 -- called alone). The exclusion constraint stays the judge: a candidate resource taken meanwhile
@@ -20,6 +20,7 @@ DECLARE
   v_candidate text;
   v_view jsonb;
   v_held_dates jsonb;
+  v_pacing jsonb;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['id', 'business_id', 'service_id', 'booking_date', 'start_time',
     'end_time', 'duration_minutes', 'starts_at', 'ends_at', 'during', 'status', 'capacity', 'source',
@@ -52,6 +53,7 @@ BEGIN
     v_business, p->'customer'->>'first_name', p->'customer'->>'last_name', p->'customer'->>'phone',
     p->'customer'->>'phone_normalized', p->'customer'->>'email', (p->>'trusted')::boolean);
 
+  v_pacing := slotwise_check_pacing(v_business, p->'pacing', (p->>'capacity')::int, NULL);
   <<candidates>>
   FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
     FOR v_code IN SELECT jsonb_array_elements_text(p->'codes') LOOP
@@ -94,7 +96,7 @@ BEGIN
 
   SELECT view, held_dates INTO v_view, v_held_dates FROM booking_views
   WHERE business_id = v_business AND id = v_id;
-  PERFORM slotwise_record_audit(v_business, p->>'actor', p->>'action', 'booking', v_id, NULL, v_view, NULL);
+  PERFORM slotwise_record_audit(v_business, p->>'actor', p->>'action', 'booking', v_id, NULL, v_view, v_pacing);
   PERFORM slotwise_emit_event(v_business, 'booking.created', v_view::json, v_id::text);
 
   -- Last, so the month's row is held only for the moment before the commit.

@@ -8,7 +8,7 @@ import {
   type BusinessSettings,
   SETTINGS_COLUMNS,
 } from '../settings/settings.queries.ts';
-import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
+import type { Arrival, BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
 
 /** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
 export interface PeriodRules {
@@ -21,6 +21,8 @@ export interface PeriodRules {
   intervalMinutes: number | null;
   turnTimes: TurnTimeRow[] | null;
   resourceIds: string[];
+  maxCoversPerSlot: number | null;
+  maxBookingsPerSlot: number | null;
 }
 
 /**
@@ -126,6 +128,8 @@ export async function loadDayContext(
       intervalMinutes: period.slot_interval_minutes,
       turnTimes: period.turn_times,
       resourceIds: period.resource_ids,
+      maxCoversPerSlot: period.max_covers_per_slot,
+      maxBookingsPerSlot: period.max_bookings_per_slot,
     })),
     blackouts: row.blackouts.map((blackout) => ({
       startDate: blackout.start_date,
@@ -147,28 +151,58 @@ export async function loadDayContext(
 const epochMs = (bound: 'lower' | 'upper') =>
   sql<number>`extract(epoch from ${sql.raw(bound)}(during)) * 1000`.as(bound === 'lower' ? 'start' : 'end');
 
-/** Active bookings and external blocks of the business that overlap `[start, end)`. */
+/** What a span of time holds: the periods resources are busy, and the starts pacing counts. */
+export interface BusySpan {
+  busy: BusyPeriod[];
+  /** The active bookings among `busy`: their starts and parties. */
+  arrivals: Arrival[];
+}
+
+/**
+ * Active bookings and external blocks of the business that overlap `[start, end)`, in one query:
+ * a booking is both a busy period of its resource and an arrival at its start.
+ */
 export async function loadBusy(
   executor: Executor,
   businessId: string,
   span: { start: number; end: number },
-): Promise<BusyPeriod[]> {
+): Promise<BusySpan> {
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
   const rows = await executor
     .selectFrom('bookings')
-    .select(['resource_id', epochMs('lower'), epochMs('upper')])
+    .select([
+      'resource_id',
+      epochMs('lower'),
+      epochMs('upper'),
+      sql<string | null>`id`.as('booking_id'),
+      sql<number | null>`capacity`.as('party_size'),
+      sql<number | null>`extract(epoch from starts_at) * 1000`.as('starts'),
+    ])
     .where('business_id', '=', businessId)
     .where('status', 'in', ACTIVE_STATUSES)
     .where(sql<boolean>`during && ${range}`)
     .unionAll(
       executor
         .selectFrom('resource_blocks')
-        .select(['resource_id', epochMs('lower'), epochMs('upper')])
+        .select([
+          'resource_id',
+          epochMs('lower'),
+          epochMs('upper'),
+          sql<string | null>`NULL::uuid`.as('booking_id'),
+          sql<number | null>`NULL::integer`.as('party_size'),
+          sql<number | null>`NULL::numeric`.as('starts'),
+        ])
         .where('business_id', '=', businessId)
         .where(sql<boolean>`during && ${range}`),
     )
     .execute();
-  return rows.map(toBusy);
+  const arrivals: Arrival[] = [];
+  for (const row of rows) {
+    if (row.booking_id !== null) {
+      arrivals.push({ bookingId: row.booking_id, start: Number(row.starts), partySize: row.party_size! });
+    }
+  }
+  return { busy: rows.map(toBusy), arrivals };
 }
 
 function toBusy(row: { resource_id: string; start: number | null; end: number | null }): BusyPeriod {

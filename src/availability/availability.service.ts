@@ -213,7 +213,7 @@ export class AvailabilityService {
     const busy =
       spanStart < spanEnd
         ? await loadBusy(this.db, query.businessId, { start: spanStart, end: spanEnd })
-        : [];
+        : { busy: [], arrivals: [] };
     const { summaries, firstStart } = summarizeDays(ctx, query, dates, spans, busy, now);
     if (version) {
       const leavesNotice = Number.isFinite(firstStart)

@@ -1,4 +1,4 @@
-import type { DayContext } from './availability.queries.ts';
+import type { BusySpan, DayContext } from './availability.queries.ts';
 import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
 import { checkStart, dayOfWeek, daySlots, heldSpan, todayIn } from './engine/index.ts';
 import type {
@@ -216,7 +216,7 @@ export function answerStart(ctx: LoadedDay, query: DayQuery, time: string, now: 
 
 /** The period each date's slots can hold (null on a closed day), from the rules alone. */
 export const heldSpans = (ctx: DayContext, query: Omit<DayQuery, 'date'>, dates: string[], now: number) =>
-  dates.map((date) => heldSpan(toDayRules({ ...ctx, busy: [] }, { ...query, date }, now)));
+  dates.map((date) => heldSpan(toDayRules({ ...ctx, busy: [], arrivals: [] }, { ...query, date }, now)));
 
 /**
  * The month view's summaries, from the rules, each date's held span and the busy periods of the
@@ -228,7 +228,7 @@ export function summarizeDays(
   query: Omit<DayQuery, 'date'>,
   dates: string[],
   spans: ReturnType<typeof heldSpans>,
-  busy: BusyPeriod[],
+  { busy, arrivals }: BusySpan,
   now: number,
 ): { summaries: DaySummary[]; firstStart: number } {
   const byDay = new BusyByWindow(busy);
@@ -236,7 +236,13 @@ export function summarizeDays(
   const summaries = dates.map((date, i): DaySummary => {
     const span = spans[i];
     const rules = toDayRules(
-      { ...ctx, busy: span ? byDay.overlapping(span.start, span.end) : [] },
+      {
+        ...ctx,
+        busy: span ? byDay.overlapping(span.start, span.end) : [],
+        arrivals: span
+          ? arrivals.filter((arrival) => span.start <= arrival.start && arrival.start < span.end)
+          : [],
+      },
       { ...query, date },
       now,
     );

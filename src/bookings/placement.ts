@@ -11,10 +11,12 @@ import {
   bookingMinutesAt,
   checkStart,
   instantToWall,
+  type PacingCaps,
   todayIn,
 } from '../availability/engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
+import type { PacingToCheck } from './statements.ts';
 
 /**
  * Which rules a start is checked by: `online` on the slot grid, with minimum notice and the
@@ -52,6 +54,8 @@ export interface Placement {
   durationMinutes: number;
   /** The range the resource is held for, buffers included, as a tstzrange literal. */
   during: string;
+  /** The start's pacing for the statement to enforce; null when no period caps it. */
+  pacing: PacingToCheck | null;
 }
 
 const STAFF_DAYS_BACK = 30;
@@ -97,12 +101,12 @@ export function planPlacement(
   if (staff) assertStaffDate(request.date, business.timezone, now);
   const durationMinutes = moved && dynamic ? moved.duration_minutes : request.durationMinutes;
   const rules = toDayRules(day, { ...request, durationMinutes }, now);
-  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff };
+  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff, passPacing: staff };
   // A moved booking's own time shows busy in the cache: only the statement can tell what else is.
   const check = checkStart(rules, request.time, options);
   if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
-  // Every resource the rules allow, busy or not.
-  const fitting = checkStart({ ...rules, busy: [] }, request.time, options);
+  // Every resource the rules allow, busy or not; the statement judges pacing as it judges resources.
+  const fitting = checkStart({ ...rules, busy: [], arrivals: [] }, request.time, options);
   if (!fitting.ok) throw startFailure(fitting);
   const keeps = moved && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
   const candidates = new Set([
@@ -111,16 +115,32 @@ export function planPlacement(
     ...fitting.freeResourceIds,
   ]);
   const tz = business.timezone;
+  const times: PlacedTimes = {
+    booking_date: request.date,
+    start_time: instantToWall(fitting.start, tz).time,
+    end_time: instantToWall(fitting.end, tz).time,
+    starts_at: new Date(fitting.start).toISOString(),
+    ends_at: new Date(fitting.end).toISOString(),
+  };
   return {
     candidates: [...candidates],
-    times: {
-      booking_date: request.date,
-      start_time: instantToWall(fitting.start, tz).time,
-      end_time: instantToWall(fitting.end, tz).time,
-      starts_at: new Date(fitting.start).toISOString(),
-      ends_at: new Date(fitting.end).toISOString(),
-    },
+    times,
     durationMinutes: bookingMinutesAt(rules, request.time),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
+    pacing: fitting.pacing && pacingToCheck(times, fitting.pacing, staff),
   };
 }
+
+/** What the statement is told of a start's pacing; a staff booking may pass it (the host decides). */
+export const pacingToCheck = (
+  times: Pick<PlacedTimes, 'booking_date' | 'start_time' | 'starts_at'>,
+  caps: PacingCaps,
+  override: boolean,
+): PacingToCheck => ({
+  starts_at: times.starts_at,
+  booking_date: times.booking_date,
+  start_time: times.start_time,
+  max_covers: caps.maxCovers,
+  max_bookings: caps.maxBookings,
+  override,
+});

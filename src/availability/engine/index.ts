@@ -1,3 +1,4 @@
+export { loadsByStart, type PacingRefusal, pacingMessage, pacingRefusal, type SlotLoad } from './pacing.ts';
 export {
   bookingMinutes,
   bookingMinutesAt,
@@ -5,6 +6,7 @@ export {
   daySlots,
   heldSpan,
   hoursMinutes,
+  pacingAt,
   performs,
   periodMinutes,
   takesParty,

@@ -1,3 +1,4 @@
+import { loadsByStart, pacingMessage, pacingOf, pacingRefusal } from './pacing.ts';
 import {
   addDays,
   dayOfWeek,
@@ -17,6 +18,7 @@ import type {
   DaySlots,
   EngineResource,
   HoursRow,
+  PacingCaps,
   ServicePeriod,
   Slot,
   SlotPeriod,
@@ -112,6 +114,8 @@ interface BookableWindow {
   /** Null for every resource. */
   resourceIds: readonly string[] | null;
   closeInstant: number;
+  /** Null when nothing caps the starts (always for the hours' window). */
+  pacing: PacingCaps | null;
 }
 
 /** The day's bookable windows in time order; `outside_period` when its periods leave none inside the hours. */
@@ -131,6 +135,7 @@ function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] |
         turnTimes: rules.turnTimes,
         resourceIds: null,
         closeInstant: hours.closeInstant,
+        pacing: null,
       },
     ];
   }
@@ -155,6 +160,7 @@ function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] |
       turnTimes: period.turnTimes ?? rules.turnTimes,
       resourceIds: period.resourceIds.length > 0 ? period.resourceIds : null,
       closeInstant: resolveWallBoundary(span, midnight + close * MINUTE_MS),
+      pacing: pacingOf(period),
     });
   }
   if (windows.length === 0) return 'outside_period';
@@ -211,13 +217,21 @@ export function bookingMinutes(rules: Pick<DayRules, 'durationMinutes' | 'turnTi
  * period it starts in, else the day's.
  */
 export function bookingMinutesAt(rules: DayRules, time: string): number {
+  const bookable = bookableAt(rules, time);
+  return bookingMinutes({ ...rules, turnTimes: bookable ? bookable.turnTimes : rules.turnTimes });
+}
+
+/** The pacing of the period a booking starting at wall-clock `time` on `rules.date` starts in; null when none caps it. */
+export const pacingAt = (rules: DayRules, time: string): PacingCaps | null =>
+  bookableAt(rules, time)?.pacing ?? null;
+
+function bookableAt(rules: DayRules, time: string): BookableWindow | undefined {
   const hours = openWindow(rules);
   const asked = minutesOf(time);
-  if (typeof hours === 'string' || asked === null) return bookingMinutes(rules);
+  if (typeof hours === 'string' || asked === null) return undefined;
   const windows = bookableWindows(rules, hours);
-  if (windows === 'outside_period') return bookingMinutes(rules);
-  const bookable = windowAt(windows, dayMinute(hours, asked));
-  return bookingMinutes({ ...rules, turnTimes: bookable ? bookable.turnTimes : rules.turnTimes });
+  if (windows === 'outside_period') return undefined;
+  return windowAt(windows, dayMinute(hours, asked));
 }
 
 /** Minutes from midnight of the date of a wall-clock minute: after midnight on an overnight day, past 1440. */
@@ -354,6 +368,7 @@ export function daySlots(rules: DayRules): DaySlots {
     openInstant - beforeMs,
     closeInstant + afterMs,
   );
+  const loads = loadsByStart(rules.arrivals);
   const slots: Slot[] = [];
   for (const bookable of windows) {
     const durationMs = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes }) * MINUTE_MS;
@@ -382,7 +397,15 @@ export function daySlots(rules: DayRules): DaySlots {
         if (inPeriod[r] && (p === first || maxEnds[p - 1]! <= heldStart))
           freeResourceIds.push(candidates[r]!.id);
       }
-      slots.push({ time: formatMinutes(minute), start, end, freeResourceIds, period: bookable.period });
+      // A start the party would pace past is not offered: as if no resource were free.
+      const paced = pacingRefusal(bookable.pacing, loads.get(start), rules.partySize) !== null;
+      slots.push({
+        time: formatMinutes(minute),
+        start,
+        end,
+        freeResourceIds: paced ? [] : freeResourceIds,
+        period: bookable.period,
+      });
     }
   }
   return { closure: null, slots };
@@ -477,6 +500,10 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       );
     }
   }
+  const paced = options.passPacing
+    ? null
+    : pacingRefusal(bookable.pacing, loadsByStart(rules.arrivals).get(start), rules.partySize);
+  if (paced) return failure('slot_unavailable', pacingMessage(paced, `${shown} on ${date}`, rules.partySize));
   const heldStart = start - rules.bufferBeforeMinutes * MINUTE_MS;
   const heldEnd = end + rules.bufferAfterMinutes * MINUTE_MS;
   const blocked = new Set<string>();
@@ -497,7 +524,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       `No resource for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
     );
   }
-  return { ok: true, start, end, heldStart, heldEnd, freeResourceIds };
+  return { ok: true, start, end, heldStart, heldEnd, freeResourceIds, pacing: bookable.pacing };
 }
 
 /**

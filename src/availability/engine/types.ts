@@ -61,6 +61,23 @@ export interface ServicePeriod {
   turnTimes: readonly TurnTime[] | null;
   /** The resources bookable in the period; empty means all. */
   resourceIds: readonly string[];
+  /** The most guests that may start at one grid time of the period, across the business; null or absent: no cap. */
+  maxCoversPerSlot?: number | null;
+  /** The most bookings that may start at one grid time of the period, across the business; null or absent: no cap. */
+  maxBookingsPerSlot?: number | null;
+}
+
+/** A service period's pacing: at most this many guests and bookings start at one grid time (null: no cap). */
+export interface PacingCaps {
+  maxCovers: number | null;
+  maxBookings: number | null;
+}
+
+/** A non-terminal booking's start and party, which pacing counts. */
+export interface Arrival {
+  bookingId: string;
+  start: number;
+  partySize: number;
 }
 
 export interface DayRules {
@@ -94,6 +111,8 @@ export interface DayRules {
   /** Only this resource is considered. */
   resourceId?: string | null;
   busy: BusyPeriod[];
+  /** The business's non-terminal bookings starting on the day, which the periods' pacing counts; absent: none. */
+  arrivals?: readonly Arrival[];
 }
 
 export interface Slot {
@@ -101,7 +120,10 @@ export interface Slot {
   time: string;
   start: number;
   end: number;
-  /** Free resources that fit the party, best fit first (smallest capacityMax, then displayOrder, then id). */
+  /**
+   * Free resources that fit the party, best fit first (smallest capacityMax, then displayOrder, then
+   * id); none when the period's pacing is full for the party at this start.
+   */
   freeResourceIds: string[];
   /** The service period whose grid holds the start; null on a day without periods. */
   period: SlotPeriod | null;
@@ -123,7 +145,7 @@ export type StartCheckFailure =
   | 'outside_operating_hours' // closed day, blackout, outside the window or the periods, after the last start, DST gap
   | 'off_grid' // not on the slot grid (scheduled mode only)
   | 'outside_booking_window' // inside minimum notice or beyond the booking window
-  | 'slot_unavailable'; // no fitting resource is free
+  | 'slot_unavailable'; // no fitting resource is free, or the period's pacing is full for the party
 
 export type StartCheck =
   | {
@@ -134,6 +156,8 @@ export type StartCheck =
       heldStart: number;
       heldEnd: number;
       freeResourceIds: string[];
+      /** The pacing of the period the start lies in; null when none caps it. */
+      pacing: PacingCaps | null;
     }
   | { ok: false; reason: StartCheckFailure; message: string };
 
@@ -142,4 +166,6 @@ export interface StartOptions {
   onGrid: boolean;
   /** Staff bookings ignore minimum notice and the booking window. */
   ignoreNoticeAndWindow: boolean;
+  /** Staff bookings may pass the period's pacing (the host decides). */
+  passPacing?: boolean;
 }
