@@ -161,7 +161,11 @@ describe('PUT /v1/manage/service-periods', () => {
         () => [{ ...LUNCH, max_covers_per_slot: 1001 }],
         'periods[0].max_covers_per_slot',
       ],
-      ['a bookings cap of 0', () => [{ ...LUNCH, max_bookings_per_slot: 0 }], 'periods[0].max_bookings_per_slot'],
+      [
+        'a bookings cap of 0',
+        () => [{ ...LUNCH, max_bookings_per_slot: 0 }],
+        'periods[0].max_bookings_per_slot',
+      ],
       [
         'a bookings cap of 501',
         () => [{ ...LUNCH, max_bookings_per_slot: 501 }],

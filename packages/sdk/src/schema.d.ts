@@ -1698,6 +1698,10 @@ export interface components {
             }[] | null;
             /** @description the resources bookable in the period; empty means all */
             resource_ids: string[];
+            /** @description the most guests that may start at one grid time; null: no cap */
+            max_covers_per_slot: number | null;
+            /** @description the most bookings that may start at one grid time; null: no cap */
+            max_bookings_per_slot: number | null;
         };
         Slot: {
             time: string;
@@ -7821,7 +7825,8 @@ export interface operations {
                  *             6
                  *           ],
                  *           "start_time": "18:00",
-                 *           "end_time": "22:30"
+                 *           "end_time": "22:30",
+                 *           "max_covers_per_slot": 20
                  *         }
                  *       ]
                  *     }
@@ -7854,6 +7859,10 @@ export interface operations {
                         }[] | null;
                         /** @description the active resources bookable in the period; empty means all */
                         resource_ids?: string[];
+                        /** @description pacing: the most guests (sum of party sizes) of the business's bookings that may start at one grid time of the period; null: no cap */
+                        max_covers_per_slot?: number | null;
+                        /** @description pacing: the most of the business's bookings that may start at one grid time of the period; null: no cap */
+                        max_bookings_per_slot?: number | null;
                     }[];
                 };
             };
