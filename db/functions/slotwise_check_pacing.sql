@@ -6,7 +6,8 @@
 -- goes into its audit row's meta; otherwise the answer is NULL, as it is when `p_pacing` is NULL
 -- (no period caps the start). Placements at one start take turns (an advisory lock per business and
 -- instant, held to the end of the transaction), so each counts the ones before it: concurrent
--- bookings never pass the caps. The count reads the partial gist index on (business_id, during).
+-- bookings never pass the caps. The count finds the bookings holding the instant through the
+-- existing gist indexes on business_id and `during` (no index of its own for every write to keep).
 CREATE OR REPLACE FUNCTION slotwise_check_pacing(p_business uuid, p_pacing jsonb, p_capacity integer,
   p_booking uuid)
 RETURNS jsonb LANGUAGE plpgsql AS $$

@@ -22,6 +22,7 @@ import {
   ChangeBookingResult,
   MoveBookingParams as MoveBookingParamsSchema,
   MoveBookingResult,
+  PacingToCheck,
   type PlaceBookingParams,
   PlaceBookingParams as PlaceBookingParamsSchema,
   PlaceBookingResult,
@@ -241,6 +242,56 @@ describe('slotwise_place_booking', () => {
         sandbox_cap: { month, cap: 3 },
       }),
       raisedWith(SQLSTATE.SANDBOX_CAP_REACHED, { cap: 3 }),
+    );
+    assert.equal(await bookingCount(), 0);
+  });
+});
+
+describe('slotwise_check_pacing, through slotwise_place_booking', () => {
+  /** The pacing of the placement's start, with at most `max_covers` guests. */
+  const pacingOf = (params: PlaceBookingParams, max_covers: number, override = false): PacingToCheck => ({
+    starts_at: params.starts_at,
+    booking_date: params.booking_date,
+    start_time: params.start_time,
+    max_covers,
+    max_bookings: null,
+    override,
+  });
+
+  it('raises SWB12 naming the start, the cap and what it holds, and writes nothing', async () => {
+    const biz = await setupBookable(ctx.app);
+    const first = await toPlace(biz, biz.resources.T4!);
+    await call('slotwise_place_booking', PlaceBookingParamsSchema, { ...first, pacing: pacingOf(first, 3) });
+    const second = { ...(await toPlace(biz, biz.resources.T6!)), deposit: undefined };
+    await assert.rejects(
+      call('slotwise_place_booking', PlaceBookingParamsSchema, { ...second, pacing: pacingOf(second, 3) }),
+      raisedWith(SQLSTATE.PACING_FULL, {
+        booking_date: BOOKING_DAY,
+        start_time: '12:00',
+        cap: 'covers',
+        max: 3,
+        covers: 2,
+        bookings: 1,
+        party: 2,
+      }),
+    );
+    assert.equal(await bookingCount(), 1);
+    const passed = await call('slotwise_place_booking', PlaceBookingParamsSchema, {
+      ...second,
+      pacing: pacingOf(second, 3, true),
+    });
+    assertOfSchema(PlaceBookingResult, passed);
+    assert.equal(await bookingCount(), 2);
+  });
+
+  it('refuses a pacing that lacks a required key', async () => {
+    const biz = await setupBookable(ctx.app);
+    const params = await toPlace(biz, biz.resources.T4!);
+    const pacing = pacingOf(params, 10);
+    await assertEachRequired(
+      'slotwise_place_booking',
+      { ...params, pacing },
+      requiredPaths(PacingToCheck, pacing, ['pacing']),
     );
     assert.equal(await bookingCount(), 0);
   });
