@@ -257,6 +257,8 @@ describe('pacingAt', () => {
     assert.equal(pacingAt(rules(), '13:00'), null);
     assert.equal(pacingAt(rules(), '7pm'), null);
     assert.equal(pacingAt(rules({ hours: [] }), '19:00'), null);
+    const shortHours = rules().hours.map((row) => ({ ...row, closeTime: '17:00' }));
+    assert.equal(pacingAt(rules({ hours: shortHours }), '19:00'), null);
     assert.equal(
       pacingAt(rules({ periods: [{ ...dinner({ maxCoversPerSlot: 4 }), daysOfWeek: [1] }] }), '19:00'),
       null,
