@@ -8,7 +8,7 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { assertError } from '../../test/dynamic-fixtures.ts';
+import { assertError, dynamicFixtures } from '../../test/dynamic-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 
 let ctx: TestContext;
@@ -256,6 +256,37 @@ describe('pacing and staff', () => {
     assert.equal(grown.statusCode, 200, grown.body);
     const [changed] = await auditOf(biz, 'booking.capacity_changed');
     assert.deepEqual(changed.meta, { pacing_overridden: true });
+  });
+});
+
+describe('pacing in dynamic mode', () => {
+  const dynamic = dynamicFixtures(() => ctx.app);
+
+  it('answers a full start unavailable in the point check, refuses it, and counts a start off the grid at its own minute', async () => {
+    const biz = await dynamic.setupDynamic({ open: '17:00', close: '23:00' });
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: '/v1/manage/service-periods',
+      headers: biz.tenant.headers,
+      payload: [
+        {
+          name: 'Dinner',
+          days_of_week: EVERY_DAY,
+          start_time: '18:00',
+          end_time: '22:00',
+          max_bookings_per_slot: 1,
+        },
+      ],
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    await dynamic.bookOk(biz, { start_time: '19:07', duration_minutes: 45 });
+    const full = await dynamic.checkOk(biz, { start_time: '19:07', duration_minutes: 45 });
+    assert.deepEqual([full.available, full.remaining_resources, full.reason], [false, 0, 'slot_unavailable']);
+    const refused = await dynamic.book(biz, { start_time: '19:07', duration_minutes: 45 });
+    assertError(refused, 409, 'slot_unavailable');
+    assert.match(refused.json().error.message, /pacing for 19:07 on .* is full: 1 of 1 bookings/);
+    const next = await dynamic.checkOk(biz, { start_time: '19:08', duration_minutes: 45 });
+    assert.equal(next.available, true);
   });
 });
 
