@@ -1,4 +1,10 @@
 export {
+  type ExplainedTime,
+  explainDay,
+  UNOFFERED_REASONS,
+  type UnofferedReason,
+} from './explain.ts';
+export {
   bookingMinutes,
   bookingMinutesAt,
   checkStart,
