@@ -147,7 +147,9 @@ export async function loadDayContext(
 const epochMs = (bound: 'lower' | 'upper') =>
   sql<number>`extract(epoch from ${sql.raw(bound)}(during)) * 1000`.as(bound === 'lower' ? 'start' : 'end');
 
-/** Active bookings and external blocks of the business that overlap `[start, end)`. */
+const kind = (what: NonNullable<BusyPeriod['kind']>) => sql<typeof what>`${sql.lit(what)}::text`.as('kind');
+
+/** Active bookings and external blocks of the business that overlap `[start, end)`, each saying which it is. */
 export async function loadBusy(
   executor: Executor,
   businessId: string,
@@ -156,14 +158,14 @@ export async function loadBusy(
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
   const rows = await executor
     .selectFrom('bookings')
-    .select(['resource_id', epochMs('lower'), epochMs('upper')])
+    .select(['resource_id', epochMs('lower'), epochMs('upper'), kind('booking')])
     .where('business_id', '=', businessId)
     .where('status', 'in', ACTIVE_STATUSES)
     .where(sql<boolean>`during && ${range}`)
     .unionAll(
       executor
         .selectFrom('resource_blocks')
-        .select(['resource_id', epochMs('lower'), epochMs('upper')])
+        .select(['resource_id', epochMs('lower'), epochMs('upper'), kind('block')])
         .where('business_id', '=', businessId)
         .where(sql<boolean>`during && ${range}`),
     )
@@ -171,10 +173,16 @@ export async function loadBusy(
   return rows.map(toBusy);
 }
 
-function toBusy(row: { resource_id: string; start: number | null; end: number | null }): BusyPeriod {
+function toBusy(row: {
+  resource_id: string;
+  start: number | null;
+  end: number | null;
+  kind: BusyPeriod['kind'];
+}): BusyPeriod {
   return {
     resourceId: row.resource_id,
     start: row.start ?? Number.NEGATIVE_INFINITY,
     end: row.end ?? Number.POSITIVE_INFINITY,
+    kind: row.kind,
   };
 }
