@@ -223,7 +223,7 @@ export function bookingMinutesAt(rules: DayRules, time: string): number {
 }
 
 /** Minutes from midnight of the date of a wall-clock minute: after midnight on an overnight day, past 1440. */
-export const dayMinute = (hours: Pick<OpenWindow, 'openMinute' | 'closeMinute'>, asked: number) =>
+const dayMinute = (hours: Pick<OpenWindow, 'openMinute' | 'closeMinute'>, asked: number) =>
   hours.closeMinute > MINUTES_PER_DAY && asked < hours.openMinute ? asked + MINUTES_PER_DAY : asked;
 
 export const windowAt = (windows: readonly BookableWindow[], minute: number) =>
