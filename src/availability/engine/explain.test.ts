@@ -96,7 +96,8 @@ describe('explainDay', () => {
       row.dayOfWeek === 3 ? { ...row, isOpen: false } : row,
     );
     assert.deepEqual(explainDay(rules({ hours: wednesdayClosed })), []);
-    assert.throws(() => explainDay(rules({ intervalMinutes: 0 })), RangeError);
+    assert.throws(() => explainDay(rules({ intervalMinutes: 0 })), /intervalMinutes must be at least 1/);
+    assert.equal(explainDay(rules({ intervalMinutes: 1 })).length, 180);
   });
 
   it('past: a start before now; notice: a start inside minimum notice', () => {
@@ -168,12 +169,17 @@ describe('explainDay', () => {
       }),
     );
     assert.deepEqual(
-      explained.map(({ time, start, reasons }) => [time, start, reasons]),
+      explained.map(({ time, start, reasons, freeResourceIds }) => [
+        time,
+        start,
+        reasons,
+        freeResourceIds.length,
+      ]),
       [
-        ['01:00', at('2026-03-29T00:00:00Z'), []],
-        ['02:00', null, ['closed']],
-        ['03:00', at('2026-03-29T01:00:00Z'), []],
-        ['04:00', at('2026-03-29T02:00:00Z'), []],
+        ['01:00', at('2026-03-29T00:00:00Z'), [], 2],
+        ['02:00', null, ['closed'], 0],
+        ['03:00', at('2026-03-29T01:00:00Z'), [], 2],
+        ['04:00', at('2026-03-29T02:00:00Z'), [], 2],
       ],
     );
   });
@@ -215,6 +221,25 @@ describe('explainDay', () => {
         ['13:30', 'Lunch', 'closed'],
         ['14:00', 'Lunch', 'closed'],
         ['14:30', 'Lunch', 'closed'],
+      ]);
+      // A period's last start before the hours' last booking time: after it, outside the period.
+      const early = period({
+        startTime: '11:00',
+        endTime: '16:00',
+        lastStartTime: '12:30',
+        intervalMinutes: 30,
+      });
+      assert.deepEqual(view(day([early], { hours: everyDay('10:00', '15:00', '13:00') })).slice(4, 7), [
+        ['12:30', 'Lunch', ''],
+        ['13:00', 'Lunch', 'outside_period'],
+        ['13:30', 'Lunch', 'closed'],
+      ]);
+      // A booking ending after the period but exactly at closing is outside the period.
+      const short = period({ startTime: '11:00', endTime: '14:00', intervalMinutes: 30 });
+      assert.deepEqual(view(day([short], { durationMinutes: 90 })).slice(4, 7), [
+        ['12:30', 'Lunch', ''],
+        ['13:00', 'Lunch', 'outside_period'],
+        ['13:30', 'Lunch', 'outside_period'],
       ]);
       // The period runs past closing: the hours end it.
       assert.deepEqual(view(day([late])).slice(-3), [

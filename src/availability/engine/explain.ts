@@ -72,7 +72,7 @@ export function freeResources(
   const freeResourceIds: string[] = [];
   let onlyBlocked = false;
   for (const resource of fitting) {
-    const holding = (busyOf.get(resource.id) ?? []).filter((period) => holds(period, heldStart, heldEnd));
+    const holding = busyOf.get(resource.id)?.filter((period) => holds(period, heldStart, heldEnd)) ?? [];
     if (holding.length === 0) freeResourceIds.push(resource.id);
     else if (holding.every((period) => period.kind === 'block')) onlyBlocked = true;
   }
@@ -117,12 +117,15 @@ function gridTimes(rules: DayRules, hours: OpenWindow, windows: readonly Bookabl
  */
 export function explainDay(rules: DayRules): ExplainedTime[] {
   if (!(rules.intervalMinutes >= 1)) throw new RangeError(`intervalMinutes must be at least 1`);
+  // A blacked-out day keeps its grid: every time of it says `blackout`.
+  // Stryker disable next-line ArrayDeclaration: a blackout without dates covers no date
   const hours = openWindow({ ...rules, blackouts: [] });
   if (typeof hours === 'string') return [];
   const range = bookableRange(rules);
   const beyondWindow = rules.date > range.lastDate;
   const blackout = blackedOut(rules);
   const found = bookableWindows(rules, hours);
+  // Stryker disable next-line ArrayDeclaration: a window without minutes has no grid and holds no time
   const windows = found === 'outside_period' ? [] : found;
   const candidates = candidateResources(rules);
   const busyOf = new Map<string, BusyPeriod[]>();
@@ -141,16 +144,17 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
     if (start !== null && start < rules.now) reasons.add('past');
     else if (start !== null && start < range.earliestStart) reasons.add('notice');
     if (beyondWindow) reasons.add('window');
-    const unbookable = start === null ? 'closed' : window === null ? 'outside_period' : null;
-    if (unbookable) reasons.add(unbookable);
     if (blackout) reasons.add('blackout');
-    if (start !== null && window !== null) {
+    if (start === null) reasons.add('closed');
+    else if (window === null) reasons.add('outside_period');
+    else {
       const end = start + bookingMinutes({ ...rules, turnTimes: window.turnTimes }) * MINUTE_MS;
-      // Past the hours' own limits the day is closed; past only a period's, the time is outside it.
+      // Past the hours' own limits (which also bound the hours' window) the day is closed; past
+      // only a period's, the time is outside it.
       if (minute > window.lastStartMinute) {
-        reasons.add(window.period === null || minute > hours.lastStartMinute ? 'closed' : 'outside_period');
+        reasons.add(minute > hours.lastStartMinute ? 'closed' : 'outside_period');
       } else if (end > window.closeInstant) {
-        reasons.add(window.period === null || end > hours.closeInstant ? 'closed' : 'outside_period');
+        reasons.add(end > hours.closeInstant ? 'closed' : 'outside_period');
       } else {
         // The refusals of one bookable time, each decided once for the time.
         const resources = freeResources(
@@ -160,6 +164,7 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
           end + afterMs,
         );
         freeResourceIds = resources.freeResourceIds;
+        // Stryker disable next-line ConditionalExpression: a time lists only reasons, never a null
         if (resources.refusal) reasons.add(resources.refusal);
       }
     }
