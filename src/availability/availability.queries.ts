@@ -160,7 +160,8 @@ export interface BusySpan {
 
 /**
  * Active bookings and external blocks of the business that overlap `[start, end)`, in one query:
- * a booking is both a busy period of its resource and an arrival at its start.
+ * a booking is both a busy period of its resource and an arrival at its start, and a
+ * period without a booking is a block.
  */
 export async function loadBusy(
   executor: Executor,
@@ -205,10 +206,16 @@ export async function loadBusy(
   return { busy: rows.map(toBusy), arrivals };
 }
 
-function toBusy(row: { resource_id: string; start: number | null; end: number | null }): BusyPeriod {
+function toBusy(row: {
+  resource_id: string;
+  start: number | null;
+  end: number | null;
+  booking_id: string | null;
+}): BusyPeriod {
   return {
     resourceId: row.resource_id,
     start: row.start ?? Number.NEGATIVE_INFINITY,
     end: row.end ?? Number.POSITIVE_INFINITY,
+    kind: row.booking_id === null ? 'block' : 'booking',
   };
 }

@@ -1,6 +1,15 @@
 import type { BusySpan, DayContext } from './availability.queries.ts';
 import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
-import { checkStart, dayOfWeek, daySlots, heldSpan, todayIn } from './engine/index.ts';
+import {
+  checkStart,
+  dayOfWeek,
+  daySlots,
+  type ExplainedTime,
+  explainDay,
+  heldSpan,
+  todayIn,
+  type UnofferedReason,
+} from './engine/index.ts';
 import type {
   BusyPeriod,
   DayRules,
@@ -54,13 +63,21 @@ export interface AvailabilityQuery {
   resourceId?: string;
   /** One entry per free (time, resource) pair instead of one per time. */
   perResource: boolean;
+  /** Every grid time of the day, with the reasons those not offered are not (slots view only). */
+  explain?: boolean;
   /** Whose question: a guest's is answered within the online party limit. */
   channel: PartyChannel;
 }
 
 /** Both views name the service period a start belongs to (null on a day without periods), so a page can group them. */
 export type SlotView =
-  | { time: string; available: boolean; remaining_resources: number; period: SlotPeriod | null }
+  | {
+      time: string;
+      available: boolean;
+      remaining_resources: number;
+      period: SlotPeriod | null;
+      reasons?: UnofferedReason[];
+    }
   | { time: string; available: true; resource_id: string; resource_name: string; period: SlotPeriod | null };
 
 export interface DayAnswer {
@@ -127,6 +144,20 @@ export function slotViews(found: DaySlots): SlotView[] {
   }));
 }
 
+/** Every grid time of the day: an offered one has no reasons, and only it counts its free resources. */
+export function explainedViews(times: ExplainedTime[]): SlotView[] {
+  return times.map((time) => {
+    const available = time.reasons.length === 0;
+    return {
+      time: time.time,
+      available,
+      remaining_resources: available ? time.freeResourceIds.length : 0,
+      period: time.period,
+      reasons: time.reasons,
+    };
+  });
+}
+
 export function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
   const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
   return found.slots.flatMap((slot) =>
@@ -174,17 +205,20 @@ export class BusyByWindow {
   }
 }
 
-/** One day's answer, and its first start (from which a cached answer lasts until notice reaches it). */
+/**
+ * One day's answer, and its first start (from which a cached answer lasts until notice reaches it).
+ * Explained, it lists every grid time instead, and keeps the `reason` of the plain answer.
+ */
 export function answerDay(
   ctx: LoadedDay,
-  query: DayQuery & Pick<AvailabilityQuery, 'perResource'>,
+  query: DayQuery & Pick<AvailabilityQuery, 'perResource' | 'explain'>,
   now: number,
 ): { answer: DayAnswer; firstStart: number | undefined } {
   const rules = toDayRules(ctx, query, now);
   const found = daySlots(rules);
   const slots = query.perResource ? perResourceViews(ctx, found) : slotViews(found);
   const answer: DayAnswer = {
-    slots,
+    slots: query.explain ? explainedViews(explainDay(rules)) : slots,
     reason:
       found.slots.length === 0 ? whyNoStarts(rules, found) : slots.length === 0 ? 'no_free_resource' : null,
   };

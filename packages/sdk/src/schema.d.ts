@@ -1115,7 +1115,7 @@ export interface paths {
         };
         /**
          * Bookable slots of one day (public)
-         * @description Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`.
+         * @description Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`. `explain=true` lists every grid time of the day instead (the hours' grid outside service periods, each period's own grid inside it), a time not offered with `available: false`, `remaining_resources: 0` and its `reasons`; `reason` stays that of the plain answer.
          */
         get: operations["getAvailability"];
         put?: never;
@@ -1716,6 +1716,8 @@ export interface components {
                 id: string;
                 name: string;
             } | null;
+            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one) */
+            reasons?: ("past" | "notice" | "window" | "closed" | "blackout" | "outside_period" | "pacing" | "no_resource_fits_party" | "all_resources_busy" | "blocked")[];
         };
         CreatedBooking: {
             /** Format: uuid */
@@ -9059,6 +9061,8 @@ export interface operations {
                 service_id?: string;
                 resource_id?: string;
                 view?: "slots" | "resources";
+                /** @description list every grid time of the day, each with its `reasons` (empty when offered); the slots view only (400 with view=resources) */
+                explain?: boolean;
             };
             header?: never;
             path: {
@@ -9246,6 +9250,8 @@ export interface operations {
                 service_id?: string;
                 resource_id?: string;
                 view?: "slots" | "resources";
+                /** @description list every grid time of the day, each with its `reasons` (empty when offered); the slots view only (400 with view=resources) */
+                explain?: boolean;
             };
             header?: never;
             path?: never;

@@ -1,3 +1,9 @@
+export {
+  type ExplainedTime,
+  explainDay,
+  UNOFFERED_REASONS,
+  type UnofferedReason,
+} from './explain.ts';
 export { loadsByStart, type PacingRefusal, pacingMessage, pacingRefusal, type SlotLoad } from './pacing.ts';
 export {
   bookingMinutes,

@@ -35,7 +35,7 @@ const MINUTES_PER_DAY = 1440;
  * The opening window of the asked-for date. Minutes count from midnight starting `date`, so a
  * window that runs past midnight has `closeMinute` above 1440.
  */
-interface OpenWindow {
+export interface OpenWindow {
   openMinute: number;
   closeMinute: number;
   /** Latest start minute allowed by `lastBookingTime`; Infinity when only closing time limits it. */
@@ -46,11 +46,13 @@ interface OpenWindow {
   closeInstant: number;
 }
 
-function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' {
+/** Whether a blackout covers the date. */
+export const blackedOut = (rules: Pick<DayRules, 'date' | 'blackouts'>) =>
+  rules.blackouts.some((blackout) => blackout.startDate <= rules.date && rules.date <= blackout.endDate);
+
+export function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' {
   const { date } = rules;
-  for (const blackout of rules.blackouts) {
-    if (blackout.startDate <= date && date <= blackout.endDate) return 'blackout';
-  }
+  if (blackedOut(rules)) return 'blackout';
   const weekday = dayOfWeek(date);
   const row = rules.hours.find((hours) => hours.dayOfWeek === weekday);
   const minutes = hoursMinutes(row);
@@ -100,7 +102,7 @@ export function hoursMinutes(row: HoursRow | undefined): { openMinute: number; c
  * One stretch of a day bookable on one grid: the hours' window on a day without periods, else
  * each period, cut to the hours. Minutes count from midnight starting the date.
  */
-interface BookableWindow {
+export interface BookableWindow {
   /** Null for the hours' window. */
   period: SlotPeriod | null;
   /** The minute the grid counts from. */
@@ -119,7 +121,7 @@ interface BookableWindow {
 }
 
 /** The day's bookable windows in time order; `outside_period` when its periods leave none inside the hours. */
-function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] | 'outside_period' {
+export function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] | 'outside_period' {
   const weekday = dayOfWeek(rules.date);
   const periods = (rules.periods ?? []).filter((period) => period.daysOfWeek.includes(weekday));
   const { openMinute, closeMinute, lastStartMinute, midnight, span } = hours;
@@ -168,19 +170,19 @@ function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] |
 }
 
 /** The first grid minute of `window` at or after its earliest start. */
-function firstGridMinute(window: BookableWindow): number {
+export function firstGridMinute(window: BookableWindow): number {
   const behind = window.fromMinute - window.gridStart;
   return window.gridStart + Math.ceil(behind / window.intervalMinutes) * window.intervalMinutes;
 }
 
-interface BookableRange {
+export interface BookableRange {
   today: string;
   lastDate: string;
   /** Earliest start instant minimum notice allows. */
   earliestStart: number;
 }
 
-function bookableRange(rules: DayRules): BookableRange {
+export function bookableRange(rules: DayRules): BookableRange {
   const today = todayIn(rules.timezone, rules.now);
   return {
     today,
@@ -239,11 +241,11 @@ function bookableAt(rules: DayRules, time: string): BookableWindow | undefined {
 const dayMinute = (hours: Pick<OpenWindow, 'openMinute' | 'closeMinute'>, asked: number) =>
   hours.closeMinute > MINUTES_PER_DAY && asked < hours.openMinute ? asked + MINUTES_PER_DAY : asked;
 
-const windowAt = (windows: readonly BookableWindow[], minute: number) =>
+export const windowAt = (windows: readonly BookableWindow[], minute: number) =>
   windows.find((w) => w.fromMinute <= minute && minute < w.closeMinute);
 
 /** Resources that may take this booking at all, best fit first. */
-function candidateResources(rules: DayRules): EngineResource[] {
+export function candidateResources(rules: DayRules): EngineResource[] {
   const only = rules.resourceId ?? null;
   const candidates: EngineResource[] = [];
   for (const resource of rules.resources) {
@@ -268,6 +270,10 @@ interface BusyIndex {
   starts: Float64Array;
   maxEnds: Float64Array;
 }
+
+/** Whether `period` holds its resource during some of [from, to). */
+export const holds = (period: Pick<BusyPeriod, 'start' | 'end'>, from: number, to: number) =>
+  period.start < period.end && period.start < to && period.end > from;
 
 function indexBusy(
   busy: readonly BusyPeriod[],
@@ -509,9 +515,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
   const heldEnd = end + rules.bufferAfterMinutes * MINUTE_MS;
   const blocked = new Set<string>();
   for (const period of rules.busy) {
-    if (period.start < period.end && period.start < heldEnd && period.end > heldStart) {
-      blocked.add(period.resourceId);
-    }
+    if (holds(period, heldStart, heldEnd)) blocked.add(period.resourceId);
   }
   const freeResourceIds: string[] = [];
   for (const resource of candidateResources(rules)) {

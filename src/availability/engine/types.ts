@@ -28,6 +28,8 @@ export interface BusyPeriod {
   resourceId: string;
   start: number;
   end: number;
+  /** What holds the resource; absent reads as a booking. Only explaining a day tells them apart. */
+  kind?: 'booking' | 'block';
 }
 
 export interface BlackoutRange {
