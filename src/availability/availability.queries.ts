@@ -1,14 +1,20 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
-import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
+import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
   type BusinessSettings,
   SETTINGS_COLUMNS,
 } from '../settings/settings.queries.ts';
-import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
+import type {
+  BlackoutRange,
+  BusyPeriod,
+  EngineCombination,
+  EngineResource,
+  HoursRow,
+} from './engine/types.ts';
 
 /** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
 export interface PeriodRules {
@@ -44,6 +50,8 @@ export interface DayContext {
   periods: PeriodRules[];
   blackouts: BlackoutRange[];
   resources: EngineResource[];
+  /** Active combinations; the engine offers one only while all its resources are among `resources`. */
+  combinations: EngineCombination[];
   service: ServiceRules | null;
 }
 
@@ -95,6 +103,13 @@ export async function loadDayContext(
           .where('deleted_at', 'is', null)
           .where('is_active', '=', true),
       ).as('resources'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('combinations')
+          .select(['id', 'name', 'resource_ids', 'capacity_min', 'capacity_max'])
+          .where('business_id', '=', businessId)
+          .where('is_active', '=', true),
+      ).as('combinations'),
       jsonObjectFrom(
         eb
           .selectFrom('services')
@@ -139,6 +154,13 @@ export async function loadDayContext(
       displayOrder: resource.display_order,
       isActive: resource.is_active,
     })),
+    combinations: row.combinations.map((combination) => ({
+      id: combination.id,
+      name: combination.name,
+      resourceIds: combination.resource_ids,
+      capacityMin: combination.capacity_min,
+      capacityMax: combination.capacity_max,
+    })),
     service: row.service,
   };
 }
@@ -147,7 +169,10 @@ export async function loadDayContext(
 const epochMs = (bound: 'lower' | 'upper') =>
   sql<number>`extract(epoch from ${sql.raw(bound)}(during)) * 1000`.as(bound === 'lower' ? 'start' : 'end');
 
-/** Active bookings and external blocks of the business that overlap `[start, end)`. */
+/**
+ * What active bookings hold (every resource of a combined booking: its holds) and external blocks
+ * of the business that overlap `[start, end)`.
+ */
 export async function loadBusy(
   executor: Executor,
   businessId: string,
@@ -155,10 +180,9 @@ export async function loadBusy(
 ): Promise<BusyPeriod[]> {
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
   const rows = await executor
-    .selectFrom('bookings')
+    .selectFrom('booking_holds')
     .select(['resource_id', epochMs('lower'), epochMs('upper')])
     .where('business_id', '=', businessId)
-    .where('status', 'in', ACTIVE_STATUSES)
     .where(sql<boolean>`during && ${range}`)
     .unionAll(
       executor

@@ -2,7 +2,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import { ACTIVE_STATUSES, type BookingStatus, type DB } from '../schema.ts';
+import type { BookingStatus, DB } from '../schema.ts';
 import { selectBookingViews } from './bookings.view.ts';
 import type {
   ChangeBookingParams,
@@ -156,12 +156,11 @@ export const freeResourcesFor = (
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
-          selectFrom('bookings as o')
-            .select('o.id')
+          selectFrom('booking_holds as o')
+            .select('o.booking_id')
             .whereRef('o.business_id', '=', 'r.business_id')
             .whereRef('o.resource_id', '=', 'r.id')
-            .where('o.id', '<>', booking.id)
-            .where('o.status', 'in', ACTIVE_STATUSES)
+            .where('o.booking_id', '<>', booking.id)
             .where(sql<boolean>`o.during && ${booking.during}::tstzrange`),
         ),
       ),

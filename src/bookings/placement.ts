@@ -33,6 +33,8 @@ export interface PlacementRequest extends DayQuery {
 /** The booking a move places again, as it is before the move. */
 export interface MovedBooking {
   resource_id: string;
+  /** Every resource it holds: more than one on a combination. */
+  resource_ids: string[];
   duration_minutes: number;
 }
 
@@ -46,13 +48,19 @@ export interface PlacedTimes {
 }
 
 export interface Placement {
-  /** The resources the booking statement tries, in this order; the exclusion constraint decides. */
-  candidates: string[];
+  /**
+   * The sets of resources the booking statement tries, in this order (one resource, or a
+   * combination's tables); the exclusion constraint decides.
+   */
+  candidates: string[][];
   times: PlacedTimes;
   durationMinutes: number;
   /** The range the resource is held for, buffers included, as a tstzrange literal. */
   during: string;
 }
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((id) => b.includes(id));
 
 const STAFF_DAYS_BACK = 30;
 const STAFF_YEARS_AHEAD = 2;
@@ -78,9 +86,11 @@ function assertStaffDate(date: string, timezone: string, now: number): void {
  * Plans a new booking, or a move of `moved`, on `day` as the availability caches hold it: every
  * rule is checked here (the contract's errors are thrown), and the caches only order the
  * candidates, since they may be a moment behind: the resources they see free come first, then the
- * ones they see busy, which the statement may still find free. A moved booking stays on its
- * resource when that still fits and no other was asked for; in a business that books in dynamic
- * mode it keeps its length and may take any minute.
+ * ones they see busy, which the statement may still find free; single resources before
+ * combinations, each in the same way. A moved booking stays on its resource when that still fits
+ * and no other was asked for; one on a combination is seated on a single resource when one fits
+ * (which frees the joined tables), else stays on its combination when that still takes it. In a
+ * business that books in dynamic mode a moved booking keeps its length and may take any minute.
  */
 export function planPlacement(
   day: LoadedDay,
@@ -104,15 +114,23 @@ export function planPlacement(
   // Every resource the rules allow, busy or not.
   const fitting = checkStart({ ...rules, busy: [] }, request.time, options);
   if (!fitting.ok) throw startFailure(fitting);
-  const keeps = moved && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
-  const candidates = new Set([
-    ...(keeps ? [moved.resource_id] : []),
-    ...(check.ok ? check.freeResourceIds : []),
-    ...fitting.freeResourceIds,
-  ]);
+  const combined = moved !== undefined && moved.resource_ids.length > 1;
+  const keepsResource =
+    moved && !combined && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
+  const joined = new Map(day.combinations.map((combination) => [combination.id, combination.resourceIds]));
+  const keepsCombination =
+    combined && fitting.freeCombinationIds.some((id) => sameSet(joined.get(id)!, moved.resource_ids));
+  const candidates = new Map<string, string[]>();
+  const add = (set: readonly string[]) => candidates.set(set.join(), [...set]);
+  if (keepsResource) add([moved.resource_id]);
+  for (const id of check.ok ? check.freeResourceIds : []) add([id]);
+  for (const id of fitting.freeResourceIds) add([id]);
+  if (keepsCombination) add(moved.resource_ids);
+  for (const id of check.ok ? check.freeCombinationIds : []) add(joined.get(id)!);
+  for (const id of fitting.freeCombinationIds) add(joined.get(id)!);
   const tz = business.timezone;
   return {
-    candidates: [...candidates],
+    candidates: [...candidates.values()],
     times: {
       booking_date: request.date,
       start_time: instantToWall(fitting.start, tz).time,

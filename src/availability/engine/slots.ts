@@ -1,3 +1,4 @@
+import { freeCombinationsOf } from './combinations.ts';
 import {
   addDays,
   dayOfWeek,
@@ -346,6 +347,7 @@ export function daySlots(rules: DayRules): DaySlots {
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const candidates = candidateResources(rules);
+  const freeCombinations = freeCombinationsOf(rules);
   // Stryker disable next-line ArithmeticOperator: a lower bound before opening only indexes periods that end before every held range
   const openInstant = resolveWallBoundary(span, midnight + openMinute * MINUTE_MS);
   const { offsets, starts, maxEnds } = indexBusy(
@@ -382,7 +384,15 @@ export function daySlots(rules: DayRules): DaySlots {
         if (inPeriod[r] && (p === first || maxEnds[p - 1]! <= heldStart))
           freeResourceIds.push(candidates[r]!.id);
       }
-      slots.push({ time: formatMinutes(minute), start, end, freeResourceIds, period: bookable.period });
+      const freeCombinationIds = freeCombinations(heldStart, heldEnd, bookable.resourceIds);
+      slots.push({
+        time: formatMinutes(minute),
+        start,
+        end,
+        freeResourceIds,
+        freeCombinationIds,
+        period: bookable.period,
+      });
     }
   }
   return { closure: null, slots };
@@ -491,13 +501,14 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       freeResourceIds.push(resource.id);
     }
   }
-  if (freeResourceIds.length === 0) {
+  const freeCombinationIds = freeCombinationsOf(rules)(heldStart, heldEnd, bookable.resourceIds);
+  if (freeResourceIds.length === 0 && freeCombinationIds.length === 0) {
     return failure(
       'slot_unavailable',
       `No resource for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
     );
   }
-  return { ok: true, start, end, heldStart, heldEnd, freeResourceIds };
+  return { ok: true, start, end, heldStart, heldEnd, freeResourceIds, freeCombinationIds };
 }
 
 /**

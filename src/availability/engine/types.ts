@@ -23,6 +23,19 @@ export interface EngineResource {
   isActive: boolean;
 }
 
+/**
+ * Resources joined for one larger party (tables 4 and 5 seat ten): a party it takes may sit at it
+ * when every resource of it is free, and none fits alone.
+ */
+export interface EngineCombination {
+  id: string;
+  name: string;
+  /** Distinct; the first is the one a booking on the combination shows as its resource. */
+  resourceIds: readonly string[];
+  capacityMin: number;
+  capacityMax: number;
+}
+
 /** A period a resource is not free: an existing booking's held range (buffers included) or an external block. */
 export interface BusyPeriod {
   resourceId: string;
@@ -91,8 +104,10 @@ export interface DayRules {
   resources: EngineResource[];
   /** A service's `resource_ids`; empty or absent means any resource. */
   allowedResourceIds?: readonly string[] | null;
-  /** Only this resource is considered. */
+  /** Only this resource is considered (and no combination). */
   resourceId?: string | null;
+  /** The business's active combinations; one with a resource not in `resources` is never offered. */
+  combinations?: readonly EngineCombination[];
   busy: BusyPeriod[];
 }
 
@@ -103,6 +118,8 @@ export interface Slot {
   end: number;
   /** Free resources that fit the party, best fit first (smallest capacityMax, then displayOrder, then id). */
   freeResourceIds: string[];
+  /** Free combinations that take the party, tightest first (smallest capacityMax, then name, then id). */
+  freeCombinationIds: string[];
   /** The service period whose grid holds the start; null on a day without periods. */
   period: SlotPeriod | null;
 }
@@ -123,7 +140,7 @@ export type StartCheckFailure =
   | 'outside_operating_hours' // closed day, blackout, outside the window or the periods, after the last start, DST gap
   | 'off_grid' // not on the slot grid (scheduled mode only)
   | 'outside_booking_window' // inside minimum notice or beyond the booking window
-  | 'slot_unavailable'; // no fitting resource is free
+  | 'slot_unavailable'; // no fitting resource or combination is free
 
 export type StartCheck =
   | {
@@ -134,6 +151,7 @@ export type StartCheck =
       heldStart: number;
       heldEnd: number;
       freeResourceIds: string[];
+      freeCombinationIds: string[];
     }
   | { ok: false; reason: StartCheckFailure; message: string };
 
