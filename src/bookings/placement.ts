@@ -123,7 +123,9 @@ export function planPlacement(
   const candidates = new Map<string, string[]>();
   const add = (set: readonly string[]) => candidates.set(set.join(), [...set]);
   if (keepsResource) add([moved.resource_id]);
-  for (const id of check.ok ? check.freeResourceIds : []) add([id]);
+  // A moved booking's own tables are busy only with itself: among the free ones in best-fit order.
+  const free = new Set([...(check.ok ? check.freeResourceIds : []), ...(moved?.resource_ids ?? [])]);
+  for (const id of fitting.freeResourceIds) if (free.has(id)) add([id]);
   for (const id of fitting.freeResourceIds) add([id]);
   if (keepsCombination) add(moved.resource_ids);
   for (const id of check.ok ? check.freeCombinationIds : []) add(joined.get(id)!);
