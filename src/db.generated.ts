@@ -137,6 +137,7 @@ export interface BookingViews {
   customer_id: string | null;
   held_dates: ColumnType<unknown, string, string> | null;
   id: string | null;
+  joined_resource_ids: string[] | null;
   resource_id: string | null;
   start_time: string | null;
   status: string | null;

@@ -18,6 +18,7 @@ SELECT
   b.status,
   b.confirmation_code,
   b.resource_id,
+  b.joined_resource_ids,
   b.customer_id,
   (SELECT jsonb_agg(to_char(day, 'YYYY-MM-DD') ORDER BY day) FROM slotwise_utc_days(b.during) AS day)
     AS held_dates,

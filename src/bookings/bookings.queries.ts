@@ -32,7 +32,16 @@ export function listBookings(executor: Executor, page: PageRequest, filters: Boo
   if (filters.toDate) query = query.where('v.booking_date', '<=', filters.toDate);
   if (filters.statuses) query = query.where('v.status', 'in', filters.statuses);
   if (filters.code) query = query.where('v.confirmation_code', 'ilike', `%${escapeLike(filters.code)}%`);
-  if (filters.resourceId) query = query.where('v.resource_id', '=', filters.resourceId);
+  if (filters.resourceId) {
+    // A combined booking is one of each table's bookings.
+    const id = filters.resourceId;
+    query = query.where((eb) =>
+      eb.or([
+        eb('v.resource_id', '=', id),
+        eb(sql<string>`${id}::uuid`, '=', eb.fn.any('v.joined_resource_ids')),
+      ]),
+    );
+  }
   if (filters.customerId) query = query.where('v.customer_id', '=', filters.customerId);
   const list = filters.latest
     ? {

@@ -102,6 +102,18 @@ describe('a party no single table seats', () => {
       headers: biz.tenant.headers,
     });
     assert.deepEqual(shown.json().resource_ids, [biz.resources.T4, biz.resources.T5]);
+    for (const table of ['T4', 'T5']) {
+      const list = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/bookings?resource_id=${biz.resources[table]}`,
+        headers: biz.tenant.headers,
+      });
+      assert.deepEqual(
+        list.json().items.map((item: { id: string }) => item.id),
+        [booking.id],
+        table,
+      );
+    }
   });
 
   it('is seated at one table when one fits, before any combination', async () => {
