@@ -102,6 +102,12 @@ describe('a party no single table seats', () => {
       headers: biz.tenant.headers,
     });
     assert.deepEqual(shown.json().resource_ids, [biz.resources.T4, biz.resources.T5]);
+    const deleted = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v1/manage/resources/${biz.resources.T5}`,
+      headers: biz.tenant.headers,
+    });
+    assert.equal(deleted.statusCode, 409, 'a joined table held by a booking to come stays');
     for (const table of ['T4', 'T5']) {
       const list = await ctx.app.inject({
         method: 'GET',
