@@ -7,7 +7,8 @@
 -- - `p.move`: a reschedule, to the first free candidate (`slotwise_move_booking`; SWB09 when none);
 -- - `p.place`: a move to another resource or a new party size at the same time, which the caller
 --   has checked against the business's rules; the resource must still be active (SWB11) and, when
---   it is another one, unblocked and free (SWB09);
+--   it is another one, unblocked and free (SWB09); a combined booking placed on one resource frees
+--   its other tables;
 -- - the `pacing` of either: the start's pacing, checked before the booking is placed
 --   (slotwise_check_pacing: SWB12 when full; a staff override is noted in the audit row's meta);
 -- - `p.status_refused`: a status move the status machine refused, raised as SWB10 only after the
@@ -58,7 +59,7 @@ BEGIN
     PERFORM slotwise_take_turn(v_business, v_resource, (v_place->>'during')::tstzrange,
       v_resource <> (v_before->>'resource_id')::uuid);
     BEGIN
-      UPDATE bookings SET resource_id = v_resource, capacity = (v_place->>'capacity')::int, updated_at = v_now
+      UPDATE bookings SET resource_id = v_resource, joined_resource_ids = '{}', capacity = (v_place->>'capacity')::int, updated_at = v_now
       WHERE id = v_id AND business_id = v_business;
     EXCEPTION
       WHEN exclusion_violation THEN

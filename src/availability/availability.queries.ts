@@ -1,14 +1,21 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
-import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
+import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
   type BusinessSettings,
   SETTINGS_COLUMNS,
 } from '../settings/settings.queries.ts';
-import type { Arrival, BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
+import type {
+  Arrival,
+  BlackoutRange,
+  BusyPeriod,
+  EngineCombination,
+  EngineResource,
+  HoursRow,
+} from './engine/types.ts';
 
 /** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
 export interface PeriodRules {
@@ -46,6 +53,8 @@ export interface DayContext {
   periods: PeriodRules[];
   blackouts: BlackoutRange[];
   resources: EngineResource[];
+  /** Active combinations; the engine offers one only while all its resources are among `resources`. */
+  combinations: EngineCombination[];
   service: ServiceRules | null;
 }
 
@@ -97,6 +106,13 @@ export async function loadDayContext(
           .where('deleted_at', 'is', null)
           .where('is_active', '=', true),
       ).as('resources'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('combinations')
+          .select(['id', 'name', 'resource_ids', 'capacity_min', 'capacity_max'])
+          .where('business_id', '=', businessId)
+          .where('is_active', '=', true),
+      ).as('combinations'),
       jsonObjectFrom(
         eb
           .selectFrom('services')
@@ -143,6 +159,13 @@ export async function loadDayContext(
       displayOrder: resource.display_order,
       isActive: resource.is_active,
     })),
+    combinations: row.combinations.map((combination) => ({
+      id: combination.id,
+      name: combination.name,
+      resourceIds: combination.resource_ids,
+      capacityMin: combination.capacity_min,
+      capacityMax: combination.capacity_max,
+    })),
     service: row.service,
   };
 }
@@ -159,9 +182,9 @@ export interface BusySpan {
 }
 
 /**
- * Active bookings and external blocks of the business that overlap `[start, end)`, in one query:
- * a booking is both a busy period of its resource and an arrival at its start, and a
- * period without a booking is a block.
+ * What active bookings hold (every resource of a combined booking: its holds) and the external
+ * blocks of the business that overlap `[start, end)`, in one query: a booking is also an arrival at
+ * its start (once, whatever it holds), and a period without a booking is a block.
  */
 export async function loadBusy(
   executor: Executor,
@@ -170,18 +193,20 @@ export async function loadBusy(
 ): Promise<BusySpan> {
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
   const rows = await executor
-    .selectFrom('bookings')
+    .selectFrom('booking_holds as h')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.business_id', '=', 'h.business_id').onRef('b.id', '=', 'h.booking_id'),
+    )
     .select([
-      'resource_id',
-      epochMs('lower'),
-      epochMs('upper'),
-      sql<string | null>`id`.as('booking_id'),
-      sql<number | null>`capacity`.as('party_size'),
-      sql<number | null>`extract(epoch from starts_at) * 1000`.as('starts'),
+      'h.resource_id',
+      sql<number>`extract(epoch from lower(h.during)) * 1000`.as('start'),
+      sql<number>`extract(epoch from upper(h.during)) * 1000`.as('end'),
+      sql<string | null>`b.id`.as('booking_id'),
+      sql<number | null>`b.capacity`.as('party_size'),
+      sql<number | null>`extract(epoch from b.starts_at) * 1000`.as('starts'),
     ])
-    .where('business_id', '=', businessId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .where(sql<boolean>`during && ${range}`)
+    .where('h.business_id', '=', businessId)
+    .where(sql<boolean>`h.during && ${range}`)
     .unionAll(
       executor
         .selectFrom('resource_blocks')
@@ -198,8 +223,10 @@ export async function loadBusy(
     )
     .execute();
   const arrivals: Arrival[] = [];
+  const arrived = new Set<string>();
   for (const row of rows) {
-    if (row.booking_id !== null) {
+    if (row.booking_id !== null && !arrived.has(row.booking_id)) {
+      arrived.add(row.booking_id);
       arrivals.push({ bookingId: row.booking_id, start: Number(row.starts), partySize: row.party_size! });
     }
   }

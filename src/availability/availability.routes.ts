@@ -24,6 +24,12 @@ const SlotSchema = Type.Object(
     remaining_resources: Type.Optional(Type.Integer()),
     resource_id: Type.Optional(Uuid),
     resource_name: Type.Optional(Type.String()),
+    combination_id: Type.Optional({
+      ...Uuid,
+      description:
+        'view=resources: the free combination of joined resources this entry offers; resource_name is then its name and resource_ids its resources',
+    }),
+    resource_ids: Type.Optional(Type.Array(Uuid)),
     period: Nullable(
       Type.Object(
         { id: Uuid, name: Type.String() },
@@ -118,7 +124,8 @@ const StartResponse = Type.Object({
   available: Type.Boolean(),
   remaining_resources: Type.Integer(),
   free_resources: Type.Array(Type.String(), {
-    description: 'names of the free active resources that fit the party, in display order',
+    description:
+      'names of the free active resources that fit the party, in display order, then of the free combinations that take it, tightest first',
   }),
   reason: Nullable(
     Type.Union(

@@ -15,6 +15,7 @@ import type {
   DayRules,
   DaySlots,
   EngineResource,
+  Slot,
   SlotPeriod,
   StartCheckFailure,
 } from './engine/types.ts';
@@ -78,7 +79,16 @@ export type SlotView =
       period: SlotPeriod | null;
       reasons?: UnofferedReason[];
     }
-  | { time: string; available: true; resource_id: string; resource_name: string; period: SlotPeriod | null };
+  | { time: string; available: true; resource_id: string; resource_name: string; period: SlotPeriod | null }
+  | {
+      time: string;
+      available: true;
+      resource_id: string;
+      resource_name: string;
+      combination_id: string;
+      resource_ids: string[];
+      period: SlotPeriod | null;
+    };
 
 export interface DayAnswer {
   slots: SlotView[];
@@ -135,11 +145,15 @@ export function inDisplayOrder(a: EngineResource, b: EngineResource): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** How many options a start offers the party: each free resource, and each free combination as one more. */
+export const freeOptions = (slot: Pick<Slot, 'freeResourceIds' | 'freeCombinationIds'>) =>
+  slot.freeResourceIds.length + slot.freeCombinationIds.length;
+
 export function slotViews(found: DaySlots): SlotView[] {
   return found.slots.map((slot) => ({
     time: slot.time,
-    available: slot.freeResourceIds.length > 0,
-    remaining_resources: slot.freeResourceIds.length,
+    available: freeOptions(slot) > 0,
+    remaining_resources: freeOptions(slot),
     period: slot.period,
   }));
 }
@@ -151,7 +165,7 @@ export function explainedViews(times: ExplainedTime[]): SlotView[] {
     return {
       time: time.time,
       available,
-      remaining_resources: available ? time.freeResourceIds.length : 0,
+      remaining_resources: available ? freeOptions(time) : 0,
       period: time.period,
       reasons: time.reasons,
     };
@@ -160,15 +174,28 @@ export function explainedViews(times: ExplainedTime[]): SlotView[] {
 
 export function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
   const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
-  return found.slots.flatMap((slot) =>
-    slot.freeResourceIds.map((id) => ({
+  const combinations = new Map(ctx.combinations.map((c) => [c.id, c]));
+  return found.slots.flatMap((slot) => [
+    ...slot.freeResourceIds.map((id) => ({
       time: slot.time,
       available: true as const,
       resource_id: id,
       resource_name: names.get(id)!,
       period: slot.period,
     })),
-  );
+    ...slot.freeCombinationIds.map((id) => {
+      const combination = combinations.get(id)!;
+      return {
+        time: slot.time,
+        available: true as const,
+        resource_id: combination.resourceIds[0]!,
+        resource_name: combination.name,
+        combination_id: id,
+        resource_ids: [...combination.resourceIds],
+        period: slot.period,
+      };
+    }),
+  ]);
 }
 
 /**
@@ -241,10 +268,14 @@ export function answerStart(ctx: LoadedDay, query: DayQuery, time: string, now: 
     };
   }
   const free = new Set(check.freeResourceIds);
-  const names = ctx.resources
-    .filter((resource) => free.has(resource.id))
-    .sort(inDisplayOrder)
-    .map((resource) => resource.name);
+  const combinations = new Map(ctx.combinations.map((c) => [c.id, c.name]));
+  const names = [
+    ...ctx.resources
+      .filter((resource) => free.has(resource.id))
+      .sort(inDisplayOrder)
+      .map((resource) => resource.name),
+    ...check.freeCombinationIds.map((id) => combinations.get(id)!),
+  ];
   return { available: true, remaining_resources: names.length, free_resources: names, reason: null };
 }
 
@@ -282,7 +313,7 @@ export function summarizeDays(
     );
     const found = daySlots(rules);
     if (found.slots[0]) firstStart = Math.min(firstStart, found.slots[0].start);
-    const free = found.slots.filter((slot) => slot.freeResourceIds.length > 0);
+    const free = found.slots.filter((slot) => freeOptions(slot) > 0);
     if (free.length > 0) {
       return { date, available: true, first_time: free[0]!.time, slot_count: free.length, reason: null };
     }

@@ -62,6 +62,7 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
     resources: ctx.resources,
     allowedResourceIds: service?.resource_ids ?? null,
     resourceId: query.resourceId ?? null,
+    combinations: ctx.combinations,
     busy: ctx.busy,
     arrivals: ctx.arrivals,
   };

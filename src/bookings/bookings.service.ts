@@ -325,7 +325,16 @@ async function prepareChange(
     statement.events.push('booking.rescheduled');
   } else {
     const resourceId = change.resource_id ?? before.resource_id;
-    if (resourceId !== before.resource_id || capacity !== before.capacity) {
+    if (before.resource_ids.length > 1 && change.resource_id === undefined && capacity !== before.capacity) {
+      // A combined party of a new size is seated again at its start: on one resource when one
+      // fits, which frees the joined tables, else on its combination when that still takes it.
+      statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+        date: before.booking_date,
+        time: before.start_time,
+        mode: 'staff',
+      });
+      statement.events.push('booking.rescheduled');
+    } else if (resourceId !== before.resource_id || capacity !== before.capacity) {
       const day = await checkPlace(
         executor,
         availability,

@@ -35,6 +35,8 @@ export interface PlacementRequest extends DayQuery {
 /** The booking a move places again, as it is before the move. */
 export interface MovedBooking {
   resource_id: string;
+  /** Every resource it holds: more than one on a combination. */
+  resource_ids: string[];
   duration_minutes: number;
 }
 
@@ -48,8 +50,11 @@ export interface PlacedTimes {
 }
 
 export interface Placement {
-  /** The resources the booking statement tries, in this order; the exclusion constraint decides. */
-  candidates: string[];
+  /**
+   * The sets of resources the booking statement tries, in this order (one resource, or a
+   * combination's tables); the exclusion constraint decides.
+   */
+  candidates: string[][];
   times: PlacedTimes;
   durationMinutes: number;
   /** The range the resource is held for, buffers included, as a tstzrange literal. */
@@ -57,6 +62,9 @@ export interface Placement {
   /** The start's pacing for the statement to enforce; null when no period caps it. */
   pacing: PacingToCheck | null;
 }
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((id) => b.includes(id));
 
 const STAFF_DAYS_BACK = 30;
 const STAFF_YEARS_AHEAD = 2;
@@ -82,9 +90,11 @@ function assertStaffDate(date: string, timezone: string, now: number): void {
  * Plans a new booking, or a move of `moved`, on `day` as the availability caches hold it: every
  * rule is checked here (the contract's errors are thrown), and the caches only order the
  * candidates, since they may be a moment behind: the resources they see free come first, then the
- * ones they see busy, which the statement may still find free. A moved booking stays on its
- * resource when that still fits and no other was asked for; in a business that books in dynamic
- * mode it keeps its length and may take any minute.
+ * ones they see busy, which the statement may still find free; single resources before
+ * combinations, each in the same way. A moved booking stays on its resource when that still fits
+ * and no other was asked for; one on a combination is seated on a single resource when one fits
+ * (which frees the joined tables), else stays on its combination when that still takes it. In a
+ * business that books in dynamic mode a moved booking keeps its length and may take any minute.
  */
 export function planPlacement(
   day: LoadedDay,
@@ -108,12 +118,22 @@ export function planPlacement(
   // Every resource the rules allow, busy or not; the statement judges pacing as it judges resources.
   const fitting = checkStart({ ...rules, busy: [], arrivals: [] }, request.time, options);
   if (!fitting.ok) throw startFailure(fitting);
-  const keeps = moved && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
-  const candidates = new Set([
-    ...(keeps ? [moved.resource_id] : []),
-    ...(check.ok ? check.freeResourceIds : []),
-    ...fitting.freeResourceIds,
-  ]);
+  const combined = moved !== undefined && moved.resource_ids.length > 1;
+  const keepsResource =
+    moved && !combined && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
+  const joined = new Map(day.combinations.map((combination) => [combination.id, combination.resourceIds]));
+  const keepsCombination =
+    combined && fitting.freeCombinationIds.some((id) => sameSet(joined.get(id)!, moved.resource_ids));
+  const candidates = new Map<string, string[]>();
+  const add = (set: readonly string[]) => candidates.set(set.join(), [...set]);
+  if (keepsResource) add([moved.resource_id]);
+  // A moved booking's own tables are busy only with itself: among the free ones in best-fit order.
+  const free = new Set([...(check.ok ? check.freeResourceIds : []), ...(moved?.resource_ids ?? [])]);
+  for (const id of fitting.freeResourceIds) if (free.has(id)) add([id]);
+  for (const id of fitting.freeResourceIds) add([id]);
+  if (keepsCombination) add(moved.resource_ids);
+  for (const id of check.ok ? check.freeCombinationIds : []) add(joined.get(id)!);
+  for (const id of fitting.freeCombinationIds) add(joined.get(id)!);
   const tz = business.timezone;
   const times: PlacedTimes = {
     booking_date: request.date,
@@ -123,7 +143,7 @@ export function planPlacement(
     ends_at: new Date(fitting.end).toISOString(),
   };
   return {
-    candidates: [...candidates],
+    candidates: [...candidates.values()],
     times,
     durationMinutes: bookingMinutesAt(rules, request.time),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),

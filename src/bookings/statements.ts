@@ -45,6 +45,12 @@ export const PacingToCheck = Type.Object({
 });
 export type PacingToCheck = Static<typeof PacingToCheck>;
 
+/**
+ * The sets of resources to try, in order: one resource, or the tables of a combination (the first
+ * is the booking's `resource_id`). A set is taken only when every resource of it is free.
+ */
+const Candidates = Type.Array(Type.Array(Uuid, { minItems: 1, maxItems: 6 }));
+
 /** The deposit a booking is placed with, as the `deposits` row takes it. */
 export const DepositToPlace = Type.Object({
   type: Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')]),
@@ -91,8 +97,7 @@ export const PlaceBookingParams = Type.Object({
   }),
   /** Whether the caller may rewrite a returning customer's name and email. */
   trusted: Type.Boolean(),
-  /** The resources to try, in order. */
-  candidates: Type.Array(Uuid),
+  candidates: Candidates,
   /** Absent or null when no period's pacing caps the start. */
   pacing: Type.Optional(Nullable(PacingToCheck)),
   /** Confirmation codes to try, in order, should one be taken. */
@@ -116,8 +121,7 @@ export type PlaceBookingResult = Static<typeof PlaceBookingResult>;
 
 /** A reschedule, `slotwise_change_booking`'s `p.move`: the new time, on the first free candidate. */
 export const BookingMove = Type.Object({
-  /** The resources to try, in order. */
-  candidates: Type.Array(Uuid),
+  candidates: Candidates,
   booking_date: DateString,
   start_time: WallTime,
   end_time: WallTime,

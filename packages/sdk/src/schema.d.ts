@@ -872,6 +872,48 @@ export interface paths {
         patch: operations["updateResource"];
         trace?: never;
     };
+    "/v1/manage/combinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List table combinations by name, inactive ones included */
+        get: operations["listCombinations"];
+        put?: never;
+        /**
+         * Join resources for larger parties (tables 4 and 5 seat ten)
+         * @description Offered after single resources, only while every resource of it is active; a booking on it holds them all.
+         */
+        post: operations["createCombination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/combinations/{combination_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a combination
+         * @description Bookings made on it keep holding its resources.
+         */
+        delete: operations["deleteCombination"];
+        options?: never;
+        head?: never;
+        /** Change any field of a combination; is_active false stops offering it */
+        patch: operations["updateCombination"];
+        trace?: never;
+    };
     "/v1/manage/services": {
         parameters: {
             query?: never;
@@ -1710,6 +1752,12 @@ export interface components {
             /** Format: uuid */
             resource_id?: string;
             resource_name?: string;
+            /**
+             * Format: uuid
+             * @description view=resources: the free combination of joined resources this entry offers; resource_name is then its name and resource_ids its resources
+             */
+            combination_id?: string;
+            resource_ids?: string[];
             /** @description the service period whose grid holds the start (its id and the venue's name for it, e.g. Lunch or Dinner), so a booking page can list each period's times under its name; null on a day without service periods */
             period: {
                 /** Format: uuid */
@@ -1738,6 +1786,8 @@ export interface components {
             source: string;
             /** Format: uuid */
             resource_id: string;
+            /** @description every resource the booking holds: the tables of a combination, or its one resource */
+            resource_ids: string[];
             /** Format: uuid */
             service_id: string | null;
             /**
@@ -1825,6 +1875,8 @@ export interface components {
             source: string;
             /** Format: uuid */
             resource_id: string;
+            /** @description every resource the booking holds: the tables of a combination, or its one resource */
+            resource_ids: string[];
             /** Format: uuid */
             service_id: string | null;
             /** Format: uuid */
@@ -6703,6 +6755,439 @@ export interface operations {
             };
         };
     };
+    listCombinations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            resource_ids: string[];
+                            capacity_min: number;
+                            capacity_max: number;
+                            is_active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            created_at: string;
+                        }[];
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCombination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Tables 4 + 5",
+                 *       "resource_ids": [
+                 *         "5b2d4c9e-8f1a-4b7c-9d3e-2a1f0e9c8b7a",
+                 *         "9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f"
+                 *       ],
+                 *       "capacity_min": 7,
+                 *       "capacity_max": 10
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @description the joined resources: 2 to 6 distinct active resources of the business; the first is the one a booking on it shows as resource_id */
+                    resource_ids: string[];
+                    /** @description smallest party it takes */
+                    capacity_min: number;
+                    /** @description largest party it takes */
+                    capacity_max: number;
+                    /** @description false stops offering it at once, without deleting it */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        resource_ids: string[];
+                        capacity_min: number;
+                        capacity_max: number;
+                        is_active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCombination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                combination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCombination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                combination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "capacity_max": 12
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description the joined resources: 2 to 6 distinct active resources of the business; the first is the one a booking on it shows as resource_id */
+                    resource_ids?: string[];
+                    /** @description smallest party it takes */
+                    capacity_min?: number;
+                    /** @description largest party it takes */
+                    capacity_max?: number;
+                    /** @description false stops offering it at once, without deleting it */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        resource_ids: string[];
+                        capacity_min: number;
+                        capacity_max: number;
+                        is_active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listServices: {
         parameters: {
             query?: {
@@ -9366,7 +9851,7 @@ export interface operations {
                         capacity: number;
                         available: boolean;
                         remaining_resources: number;
-                        /** @description names of the free active resources that fit the party, in display order */
+                        /** @description names of the free active resources that fit the party, in display order, then of the free combinations that take it, tightest first */
                         free_resources: string[];
                         reason: ("outside_operating_hours" | "outside_booking_window" | "slot_unavailable") | null;
                     };
@@ -10197,6 +10682,8 @@ export interface operations {
                         source: string;
                         /** Format: uuid */
                         resource_id: string;
+                        /** @description every resource the booking holds: the tables of a combination, or its one resource */
+                        resource_ids: string[];
                         /** Format: uuid */
                         service_id: string | null;
                         /** Format: uuid */
@@ -10355,6 +10842,8 @@ export interface operations {
                         source: string;
                         /** Format: uuid */
                         resource_id: string;
+                        /** @description every resource the booking holds: the tables of a combination, or its one resource */
+                        resource_ids: string[];
                         /** Format: uuid */
                         service_id: string | null;
                         /** Format: uuid */
@@ -10547,6 +11036,8 @@ export interface operations {
                         source: string;
                         /** Format: uuid */
                         resource_id: string;
+                        /** @description every resource the booking holds: the tables of a combination, or its one resource */
+                        resource_ids: string[];
                         /** Format: uuid */
                         service_id: string | null;
                         /** Format: uuid */

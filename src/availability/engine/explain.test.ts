@@ -359,6 +359,31 @@ describe('explainDay', () => {
       refusal: 'no_resource_fits_party',
     });
   });
+
+  it('counts a combination as an option: free, busy with a booking, or held only by a block', () => {
+    const joined = { id: 'j', name: 'T2+T4', resourceIds: ['t2', 't4'], capacityMin: 5, capacityMax: 6 };
+    const hold = (kind: 'booking' | 'block'): BusyPeriod => ({
+      resourceId: 't4',
+      start: at('2026-06-10T10:00:00Z'),
+      end: at('2026-06-10T11:00:00Z'),
+      kind,
+    });
+    const party = { partySize: 6, combinations: [joined] };
+    const free = explainDay(rules(party)).find((time) => time.time === '10:00')!;
+    assert.deepEqual([free.freeResourceIds, free.freeCombinationIds, free.reasons], [[], ['j'], []]);
+    assert.deepEqual(reasonsOf(rules({ ...party, busy: [hold('booking')] }))['10:00'], [
+      'all_resources_busy',
+    ]);
+    assert.deepEqual(reasonsOf(rules({ ...party, busy: [hold('block')] }))['10:00'], ['blocked']);
+    // A single table that fits is busy with a booking; the combination is held only by a block.
+    const withSix = { ...party, resources: [table('t2', 1, 2), table('t4', 1, 4), table('t6', 1, 6)] };
+    const sixBusy: BusyPeriod = { ...hold('booking'), resourceId: 't6' };
+    assert.deepEqual(reasonsOf(rules({ ...withSix, busy: [sixBusy, hold('block')] }))['10:00'], ['blocked']);
+    assert.deepEqual(reasonsOf(rules({ ...withSix, busy: [sixBusy, hold('booking')] }))['10:00'], [
+      'all_resources_busy',
+    ]);
+    assert.deepEqual(reasonsOf(rules({ ...party, partySize: 7 }))['10:00'], ['no_resource_fits_party']);
+  });
 });
 
 // Property: explainDay and daySlots agree on every random day.
@@ -433,7 +458,7 @@ const dayRules = fc
     bufferAfterMinutes: fc.constantFrom(0, 0, 15),
     minNoticeHours: fc.constantFrom(0, 0, 1, 2, 24),
     bookingWindowDays: fc.integer({ min: 0, max: 12 }),
-    partySize: fc.integer({ min: 1, max: 6 }),
+    partySize: fc.integer({ min: 1, max: 10 }),
     resources: fc.uniqueArray(
       fc.record({
         id: fc.constantFrom(...RESOURCE_IDS),
@@ -455,6 +480,15 @@ const dayRules = fc
         kind: fc.constantFrom(undefined, 'booking' as const, 'block' as const),
       }),
       { maxLength: 12 },
+    ),
+    combinations: fc.array(
+      fc.record({
+        id: fc.constantFrom('j1', 'j2', 'j3'),
+        resourceIds: fc.uniqueArray(fc.constantFrom(...RESOURCE_IDS), { minLength: 2, maxLength: 3 }),
+        capacityMin: fc.integer({ min: 1, max: 4 }),
+        capacityMax: fc.integer({ min: 4, max: 12 }),
+      }),
+      { maxLength: 2 },
     ),
     arrivals: fc.array(
       fc.record({
@@ -494,6 +528,7 @@ const dayRules = fc
         end: unbounded ? Number.POSITIVE_INFINITY : midnight + (fromMinute + minutes) * MINUTE_MS,
         ...(kind ? { kind } : {}),
       })),
+      combinations: drawn.combinations.map((combination) => ({ ...combination, name: combination.id })),
       // Arrivals on quarter hours of the date and the next, where the grids of paced periods fall.
       arrivals: drawn.arrivals.map(({ quarterOfDay, partySize }, index) => ({
         bookingId: `arrival-${index}`,
@@ -506,8 +541,11 @@ const dayRules = fc
 const keyOf = (time: { time: string; period: { id: string } | null }) =>
   `${time.period?.id ?? ''}|${time.time}`;
 
+const freeOptions = (slot: { freeResourceIds: string[]; freeCombinationIds: string[] }) =>
+  slot.freeResourceIds.length + slot.freeCombinationIds.length;
+
 describe('explainDay against daySlots (property)', () => {
-  it('offers a time (no reasons) exactly when daySlots has it with a free resource, with the same resources', () => {
+  it('offers a time (no reasons) exactly when daySlots has it with a free resource or combination, with the same ones', () => {
     fc.assert(
       fc.property(dayRules, (day) => {
         const slots = daySlots(day).slots;
@@ -517,13 +555,10 @@ describe('explainDay against daySlots (property)', () => {
           assert.ok(time, `${keyOf(slot)} is a grid time`);
           assert.equal(time.start, slot.start);
           assert.deepEqual(time.freeResourceIds, slot.freeResourceIds, keyOf(slot));
-          assert.equal(
-            time.reasons.length === 0,
-            slot.freeResourceIds.length > 0,
-            `${keyOf(slot)}: ${time.reasons}`,
-          );
+          assert.deepEqual(time.freeCombinationIds, slot.freeCombinationIds, keyOf(slot));
+          assert.equal(time.reasons.length === 0, freeOptions(slot) > 0, `${keyOf(slot)}: ${time.reasons}`);
         }
-        const offered = new Set(slots.filter((slot) => slot.freeResourceIds.length > 0).map(keyOf));
+        const offered = new Set(slots.filter((slot) => freeOptions(slot) > 0).map(keyOf));
         for (const [key, time] of explained) {
           assert.equal(time.reasons.length === 0, offered.has(key), `${key}: ${time.reasons}`);
         }

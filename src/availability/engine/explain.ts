@@ -1,3 +1,4 @@
+import { usableCombinations, withinPeriod } from './combinations.ts';
 import { loadsByStart, pacingRefusal } from './pacing.ts';
 import {
   type BookableWindow,
@@ -14,7 +15,7 @@ import {
   windowAt,
 } from './slots.ts';
 import { formatMinutes, MINUTE_MS, resolveWall } from './time.ts';
-import type { BusyPeriod, DayRules, EngineResource, SlotPeriod } from './types.ts';
+import type { BusyPeriod, DayRules, EngineCombination, EngineResource, SlotPeriod } from './types.ts';
 
 /** Why a grid time is not offered, in the order a time lists them. */
 export const UNOFFERED_REASONS = [
@@ -47,6 +48,8 @@ export interface ExplainedTime {
    * time cannot be booked at all (outside its window, after the last start, a skipped time).
    */
   freeResourceIds: string[];
+  /** Free combinations that take the party, tightest first, as `daySlots` finds them. */
+  freeCombinationIds: string[];
   /** Empty exactly when the time is offered. */
   reasons: UnofferedReason[];
 }
@@ -80,6 +83,41 @@ export function freeResources(
   }
   if (freeResourceIds.length > 0) return { freeResourceIds, refusal: null };
   return { freeResourceIds, refusal: onlyBlocked ? 'blocked' : 'all_resources_busy' };
+}
+
+/**
+ * Which of the `fitting` combinations (tightest first) have every resource free for the held range,
+ * and why none has, as `freeResources` tells it for single resources: a combination is held only
+ * by blocks when what takes its resources is blocks alone.
+ */
+export function freeCombinations(
+  fitting: readonly EngineCombination[],
+  busyOf: ReadonlyMap<string, readonly BusyPeriod[]>,
+  heldStart: number,
+  heldEnd: number,
+): { freeCombinationIds: string[]; refusal: ResourceRefusal | null } {
+  if (fitting.length === 0) return { freeCombinationIds: [], refusal: 'no_resource_fits_party' };
+  const freeCombinationIds: string[] = [];
+  let onlyBlocked = false;
+  for (const combination of fitting) {
+    const holding = combination.resourceIds.flatMap(
+      (id) => busyOf.get(id)?.filter((period) => holds(period, heldStart, heldEnd)) ?? [],
+    );
+    if (holding.length === 0) freeCombinationIds.push(combination.id);
+    else if (holding.every((period) => period.kind === 'block')) onlyBlocked = true;
+  }
+  if (freeCombinationIds.length > 0) return { freeCombinationIds, refusal: null };
+  return { freeCombinationIds, refusal: onlyBlocked ? 'blocked' : 'all_resources_busy' };
+}
+
+/**
+ * Why a time has no free option, from the refusals of its single resources and of its
+ * combinations: nothing fits only when neither fits; a block-held option makes it `blocked`.
+ */
+function optionsRefusal(singles: ResourceRefusal, combinations: ResourceRefusal): ResourceRefusal {
+  if (singles === combinations) return singles;
+  if (singles === 'blocked' || combinations === 'blocked') return 'blocked';
+  return 'all_resources_busy';
 }
 
 /** A grid time of the day and the window whose grid it is on (null: the hours' grid outside every period). */
@@ -130,6 +168,7 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
   // Stryker disable next-line ArrayDeclaration: a window without minutes has no grid and holds no time
   const windows = found === 'outside_period' ? [] : found;
   const candidates = candidateResources(rules);
+  const combinations = usableCombinations(rules);
   const busyOf = new Map<string, BusyPeriod[]>();
   for (const period of rules.busy) {
     const own = busyOf.get(period.resourceId);
@@ -143,6 +182,7 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
   return gridTimes(rules, hours, windows).map(({ minute, window }): ExplainedTime => {
     const reasons = new Set<UnofferedReason>();
     let freeResourceIds: string[] = [];
+    let freeCombinationIds: string[] = [];
     const start = resolveWall(hours.span, hours.midnight + minute * MINUTE_MS);
     if (start !== null && start < rules.now) reasons.add('past');
     else if (start !== null && start < range.earliestStart) reasons.add('notice');
@@ -160,19 +200,24 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
         reasons.add(end > hours.closeInstant ? 'closed' : 'outside_period');
       } else {
         // The refusals of one bookable time, each decided once for the time.
-        const resources = freeResources(
-          fittingResources(candidates, window),
+        const heldStart = start - beforeMs;
+        const heldEnd = end + afterMs;
+        const resources = freeResources(fittingResources(candidates, window), busyOf, heldStart, heldEnd);
+        const joined = freeCombinations(
+          combinations.filter((combination) => withinPeriod(combination, window.resourceIds)),
           busyOf,
-          start - beforeMs,
-          end + afterMs,
+          heldStart,
+          heldEnd,
         );
         freeResourceIds = resources.freeResourceIds;
-        // Stryker disable next-line ConditionalExpression: a time lists only reasons, never a null
-        if (resources.refusal) reasons.add(resources.refusal);
-        // A paced-out time frees no resource for the party, as daySlots leaves it.
+        freeCombinationIds = joined.freeCombinationIds;
+        if (resources.refusal && joined.refusal)
+          reasons.add(optionsRefusal(resources.refusal, joined.refusal));
+        // A paced-out time frees nothing for the party, as daySlots leaves it.
         if (pacingRefusal(window.pacing, loads.get(start), rules.partySize) !== null) {
           reasons.add('pacing');
           freeResourceIds = [];
+          freeCombinationIds = [];
         }
       }
     }
@@ -181,6 +226,7 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
       start,
       period: window?.period ?? null,
       freeResourceIds,
+      freeCombinationIds,
       reasons: UNOFFERED_REASONS.filter((reason) => reasons.has(reason)),
     };
   });

@@ -1,3 +1,4 @@
+export { usableCombinations } from './combinations.ts';
 export {
   type ExplainedTime,
   explainDay,

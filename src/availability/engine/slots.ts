@@ -1,3 +1,4 @@
+import { freeCombinationsOf } from './combinations.ts';
 import { loadsByStart, pacingMessage, pacingOf, pacingRefusal } from './pacing.ts';
 import {
   addDays,
@@ -367,6 +368,7 @@ export function daySlots(rules: DayRules): DaySlots {
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const candidates = candidateResources(rules);
+  const freeCombinations = freeCombinationsOf(rules);
   // Stryker disable next-line ArithmeticOperator: a lower bound before opening only indexes periods that end before every held range
   const openInstant = resolveWallBoundary(span, midnight + openMinute * MINUTE_MS);
   const { offsets, starts, maxEnds } = indexBusy(
@@ -406,11 +408,13 @@ export function daySlots(rules: DayRules): DaySlots {
       }
       // A start the party would pace past is not offered: as if no resource were free.
       const paced = pacingRefusal(bookable.pacing, loads.get(start), rules.partySize) !== null;
+      const freeCombinationIds = freeCombinations(heldStart, heldEnd, bookable.resourceIds);
       slots.push({
         time: formatMinutes(minute),
         start,
         end,
         freeResourceIds: paced ? [] : freeResourceIds,
+        freeCombinationIds: paced ? [] : freeCombinationIds,
         period: bookable.period,
       });
     }
@@ -523,13 +527,23 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       freeResourceIds.push(resource.id);
     }
   }
-  if (freeResourceIds.length === 0) {
+  const freeCombinationIds = freeCombinationsOf(rules)(heldStart, heldEnd, bookable.resourceIds);
+  if (freeResourceIds.length === 0 && freeCombinationIds.length === 0) {
     return failure(
       'slot_unavailable',
       `No resource for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
     );
   }
-  return { ok: true, start, end, heldStart, heldEnd, freeResourceIds, pacing: bookable.pacing };
+  return {
+    ok: true,
+    start,
+    end,
+    heldStart,
+    heldEnd,
+    freeResourceIds,
+    freeCombinationIds,
+    pacing: bookable.pacing,
+  };
 }
 
 /**

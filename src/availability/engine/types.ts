@@ -23,6 +23,19 @@ export interface EngineResource {
   isActive: boolean;
 }
 
+/**
+ * Resources joined for one larger party (tables 4 and 5 seat ten): a party it takes may sit at it
+ * when every resource of it is free, and none fits alone.
+ */
+export interface EngineCombination {
+  id: string;
+  name: string;
+  /** Distinct; the first is the one a booking on the combination shows as its resource. */
+  resourceIds: readonly string[];
+  capacityMin: number;
+  capacityMax: number;
+}
+
 /** A period a resource is not free: an existing booking's held range (buffers included) or an external block. */
 export interface BusyPeriod {
   resourceId: string;
@@ -110,8 +123,10 @@ export interface DayRules {
   resources: EngineResource[];
   /** A service's `resource_ids`; empty or absent means any resource. */
   allowedResourceIds?: readonly string[] | null;
-  /** Only this resource is considered. */
+  /** Only this resource is considered (and no combination). */
   resourceId?: string | null;
+  /** The business's active combinations; one with a resource not in `resources` is never offered. */
+  combinations?: readonly EngineCombination[];
   busy: BusyPeriod[];
   /** The business's non-terminal bookings starting on the day, which the periods' pacing counts; absent: none. */
   arrivals?: readonly Arrival[];
@@ -127,6 +142,8 @@ export interface Slot {
    * id); none when the period's pacing is full for the party at this start.
    */
   freeResourceIds: string[];
+  /** Free combinations that take the party, tightest first (smallest capacityMax, then name, then id). */
+  freeCombinationIds: string[];
   /** The service period whose grid holds the start; null on a day without periods. */
   period: SlotPeriod | null;
 }
@@ -147,7 +164,7 @@ export type StartCheckFailure =
   | 'outside_operating_hours' // closed day, blackout, outside the window or the periods, after the last start, DST gap
   | 'off_grid' // not on the slot grid (scheduled mode only)
   | 'outside_booking_window' // inside minimum notice or beyond the booking window
-  | 'slot_unavailable'; // no fitting resource is free, or the period's pacing is full for the party
+  | 'slot_unavailable'; // no fitting resource or combination is free, or the period's pacing is full for the party
 
 export type StartCheck =
   | {
@@ -158,6 +175,7 @@ export type StartCheck =
       heldStart: number;
       heldEnd: number;
       freeResourceIds: string[];
+      freeCombinationIds: string[];
       /** The pacing of the period the start lies in; null when none caps it. */
       pacing: PacingCaps | null;
     }
