@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type { BusyPeriod, DayRules, EngineResource, HoursRow } from '../src/availability/engine/index.ts';
+import type {
+  Arrival,
+  BusyPeriod,
+  DayRules,
+  EngineCombination,
+  EngineResource,
+  HoursRow,
+} from '../src/availability/engine/index.ts';
 import { daySlots } from '../src/availability/engine/index.ts';
 import { seededRandom } from './seed.ts';
 
@@ -75,4 +82,83 @@ export function benchEngine(): { iterations: number; msPerDay: number } {
   // Using the result keeps the work from being optimised away.
   if (freePairs === 0) throw new Error('The bench day has no free slots');
   return { iterations: ITERATIONS, msPerDay: elapsed / ITERATIONS };
+}
+
+const ROUNDS = 5;
+const RICH_TABLES = 50;
+
+/**
+ * The bench day cut to 50 tables, plain, and the same day as the bistro runs it: lunch 12:00-14:30
+ * every 15 minutes and dinner 18:00-22:30 every 30, two hours for parties of 5 or more, 20 covers
+ * per grid time (the day's bookings arriving at its starts) and 10 combinations of two tables.
+ */
+export function buildRichDays(): { plain: DayRules; rich: DayRules } {
+  const day = buildBenchDay();
+  const resources = day.resources.slice(0, RICH_TABLES).map((resource) => ({ ...resource, isActive: true }));
+  const ids = new Set(resources.map((resource) => resource.id));
+  const busy = day.busy
+    .filter((period) => ids.has(period.resourceId))
+    .map((period) => ({ ...period, kind: 'booking' as const }));
+  const plain: DayRules = { ...day, resources, busy, partySize: 6 };
+  const arrivals: Arrival[] = busy.map((period, i) => ({
+    bookingId: `booking-${i}`,
+    start: period.start,
+    partySize: 1 + (i % 6),
+  }));
+  const combinations: EngineCombination[] = Array.from({ length: 10 }, (_, i) => ({
+    id: `combination-${i}`,
+    name: `Joined ${i + 1}`,
+    resourceIds: [resources[2 * i]!.id, resources[2 * i + 1]!.id],
+    capacityMin: 5,
+    capacityMax: resources[2 * i]!.capacityMax + resources[2 * i + 1]!.capacityMax,
+  }));
+  const period = (id: string, startTime: string, endTime: string, intervalMinutes: number) => ({
+    id,
+    name: id,
+    daysOfWeek: [0, 1, 2, 3, 4, 5, 6],
+    startTime,
+    endTime,
+    lastStartTime: null,
+    intervalMinutes,
+    turnTimes: null,
+    resourceIds: [],
+    maxCoversPerSlot: 20,
+  });
+  const rich: DayRules = {
+    ...plain,
+    turnTimes: [{ minParty: 5, maxParty: 50, durationMinutes: 120 }],
+    periods: [period('Lunch', '12:00:00', '14:30:00', 15), period('Dinner', '18:00:00', '22:30:00', 30)],
+    combinations,
+    arrivals,
+  };
+  return { plain, rich };
+}
+
+/** Milliseconds per day of the plain and the bistro day, timed in interleaved rounds; medians. */
+export function benchRichDay(): { plainMs: number; richMs: number; rounds: string[] } {
+  const { plain, rich } = buildRichDays();
+  let options = 0;
+  const time = (rules: DayRules) => {
+    const started = performance.now();
+    for (let i = 0; i < ITERATIONS; i++) {
+      for (const slot of daySlots(rules).slots)
+        options += slot.freeResourceIds.length + slot.freeCombinationIds.length;
+    }
+    return (performance.now() - started) / ITERATIONS;
+  };
+  for (let i = 0; i < WARMUP_ITERATIONS; i++)
+    options += daySlots(plain).slots.length + daySlots(rich).slots.length;
+  const plainMs: number[] = [];
+  const richMs: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    plainMs.push(time(plain));
+    richMs.push(time(rich));
+  }
+  if (options === 0) throw new Error('The bench days have no free slots');
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return {
+    plainMs: median(plainMs),
+    richMs: median(richMs),
+    rounds: richMs.map((ms, i) => `${Math.round((100 * plainMs[i]!) / ms)}%`),
+  };
 }

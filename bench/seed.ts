@@ -263,3 +263,65 @@ export async function seedBusiness(db: Db, options: SeedOptions = SEED): Promise
     serviceIds: services.map((s) => s.id),
   };
 }
+
+/** Covers per grid time of both periods of the bistro of `addServiceRules`. */
+export const PACED_COVERS = 20;
+/** Combinations `addServiceRules` joins, each of two neighbouring tables. */
+export const COMBINATIONS = 10;
+
+/**
+ * Turns a seeded business into the bistro of the worked example: lunch 12:00-14:30 every 15
+ * minutes and dinner 18:00-22:30 every 30, two hours for parties of 5 or more, 20 covers per
+ * grid time, and 10 combinations of neighbouring tables seating 5 up to the sum of their seats.
+ */
+export async function addServiceRules(db: Db, seeded: SeededBusiness): Promise<void> {
+  await db
+    .updateTable('businesses')
+    .set({ turn_times: JSON.stringify([{ min_party: 5, max_party: 50, duration_minutes: 120 }]) })
+    .where('id', '=', seeded.businessId)
+    .execute();
+  const everyDay = [0, 1, 2, 3, 4, 5, 6];
+  const period = (
+    name: string,
+    start_time: string,
+    end_time: string,
+    interval: number,
+    position: number,
+  ) => ({
+    business_id: seeded.businessId,
+    name,
+    days_of_week: everyDay,
+    start_time,
+    end_time,
+    slot_interval_minutes: interval,
+    max_covers_per_slot: PACED_COVERS,
+    position,
+  });
+  await db
+    .insertInto('service_periods')
+    .values([period('Lunch', '12:00', '14:30', 15, 0), period('Dinner', '18:00', '22:30', 30, 1)])
+    .execute();
+  const tables = await db
+    .selectFrom('resources')
+    .select(['id', 'capacity_max'])
+    .where('business_id', '=', seeded.businessId)
+    .orderBy('display_order')
+    .orderBy('id')
+    .execute();
+  const joined = Array.from(
+    { length: COMBINATIONS },
+    (_, i) => [tables[2 * i]!, tables[2 * i + 1]!] as const,
+  );
+  await db
+    .insertInto('combinations')
+    .values(
+      joined.map(([a, b], i) => ({
+        business_id: seeded.businessId,
+        name: `Joined ${i + 1}`,
+        resource_ids: [a.id, b.id],
+        capacity_min: 5,
+        capacity_max: a.capacity_max + b.capacity_max,
+      })),
+    )
+    .execute();
+}

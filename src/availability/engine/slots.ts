@@ -1,4 +1,4 @@
-import { freeCombinationsOf } from './combinations.ts';
+import { usableCombinations, withinPeriod } from './combinations.ts';
 import { loadsByStart, pacingMessage, pacingOf, pacingRefusal } from './pacing.ts';
 import {
   addDays,
@@ -278,7 +278,7 @@ export const holds = (period: Pick<BusyPeriod, 'start' | 'end'>, from: number, t
 
 function indexBusy(
   busy: readonly BusyPeriod[],
-  candidates: readonly EngineResource[],
+  candidates: readonly Pick<EngineResource, 'id'>[],
   from: number,
   to: number,
 ): BusyIndex {
@@ -368,22 +368,41 @@ export function daySlots(rules: DayRules): DaySlots {
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const candidates = candidateResources(rules);
-  const freeCombinations = freeCombinationsOf(rules);
+  const combinations = usableCombinations(rules);
+  // The tables of the combinations are scanned with the candidates, each once, after them when
+  // they do not seat the party alone.
+  const indexed: Pick<EngineResource, 'id'>[] = [...candidates];
+  const positionOf = new Map(candidates.map((resource, r) => [resource.id, r]));
+  const joinedAt = combinations.map((combination) =>
+    combination.resourceIds.map((id) => {
+      let position = positionOf.get(id);
+      if (position === undefined) {
+        position = indexed.push({ id }) - 1;
+        positionOf.set(id, position);
+      }
+      return position;
+    }),
+  );
   // Stryker disable next-line ArithmeticOperator: a lower bound before opening only indexes periods that end before every held range
   const openInstant = resolveWallBoundary(span, midnight + openMinute * MINUTE_MS);
   const { offsets, starts, maxEnds } = indexBusy(
     rules.busy,
-    candidates,
+    indexed,
     openInstant - beforeMs,
     closeInstant + afterMs,
   );
-  const loads = loadsByStart(rules.arrivals);
+  const free = new Uint8Array(indexed.length);
+  // Stryker disable next-line ConditionalExpression,MethodExpression: counting arrivals no window paces is only wasted work
+  const loads = loadsByStart(
+    windows.some((bookable) => bookable.pacing !== null) ? rules.arrivals : undefined,
+  );
   const slots: Slot[] = [];
   for (const bookable of windows) {
     const durationMs = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes }) * MINUTE_MS;
     const inPeriod = candidates.map((resource) => performs(bookable.resourceIds, resource.id));
+    const joinedInPeriod = combinations.map((combination) => withinPeriod(combination, bookable.resourceIds));
     // Grid starts only grow within a window, so each resource's scan position only moves forward.
-    const scanned = offsets.slice(0, candidates.length);
+    const scanned = offsets.slice(0, indexed.length);
     for (
       let minute = firstGridMinute(bookable);
       minute < bookable.closeMinute && minute <= bookable.lastStartMinute;
@@ -397,18 +416,23 @@ export function daySlots(rules: DayRules): DaySlots {
       const heldStart = start - beforeMs;
       const heldEnd = end + afterMs;
       const freeResourceIds: string[] = [];
-      for (let r = 0; r < candidates.length; r++) {
+      for (let r = 0; r < indexed.length; r++) {
         const first = offsets[r]!;
         const last = offsets[r + 1]!;
         let p = scanned[r]!;
         while (p < last && starts[p]! < heldEnd) p++;
         scanned[r] = p;
-        if (inPeriod[r] && (p === first || maxEnds[p - 1]! <= heldStart))
-          freeResourceIds.push(candidates[r]!.id);
+        free[r] = p === first || maxEnds[p - 1]! <= heldStart ? 1 : 0;
+        if (r < candidates.length && inPeriod[r] && free[r]) freeResourceIds.push(candidates[r]!.id);
       }
-      // A start the party would pace past is not offered: as if no resource were free.
+      const freeCombinationIds: string[] = [];
+      for (let c = 0; c < combinations.length; c++) {
+        if (joinedInPeriod[c] && joinedAt[c]!.every((position) => free[position])) {
+          freeCombinationIds.push(combinations[c]!.id);
+        }
+      }
+      // A start the party would pace past is not offered: as if nothing were free.
       const paced = pacingRefusal(bookable.pacing, loads.get(start), rules.partySize) !== null;
-      const freeCombinationIds = freeCombinations(heldStart, heldEnd, bookable.resourceIds);
       slots.push({
         time: formatMinutes(minute),
         start,
@@ -511,9 +535,11 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       );
     }
   }
-  const paced = options.passPacing
-    ? null
-    : pacingRefusal(bookable.pacing, loadsByStart(rules.arrivals).get(start), rules.partySize);
+  const paced =
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: without caps pacing refuses nothing, counted or not
+    options.passPacing || bookable.pacing === null
+      ? null
+      : pacingRefusal(bookable.pacing, loadsByStart(rules.arrivals).get(start), rules.partySize);
   if (paced) return failure('slot_unavailable', pacingMessage(paced, `${shown} on ${date}`, rules.partySize));
   const heldStart = start - rules.bufferBeforeMinutes * MINUTE_MS;
   const heldEnd = end + rules.bufferAfterMinutes * MINUTE_MS;
@@ -527,7 +553,13 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       freeResourceIds.push(resource.id);
     }
   }
-  const freeCombinationIds = freeCombinationsOf(rules)(heldStart, heldEnd, bookable.resourceIds);
+  const freeCombinationIds = usableCombinations(rules)
+    .filter(
+      (combination) =>
+        withinPeriod(combination, bookable.resourceIds) &&
+        combination.resourceIds.every((id) => !blocked.has(id)),
+    )
+    .map((combination) => combination.id);
   if (freeResourceIds.length === 0 && freeCombinationIds.length === 0) {
     return failure(
       'slot_unavailable',
