@@ -84,9 +84,9 @@ const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * Seeds a sandbox bistro (lunch, dinner, turn times) and a rehearsal studio in dynamic mode through the public API, so
- * every validation and audit rule applies as it would to a client, with the developer on the
- * premium plan as a paid checkout would leave it. Returns what it made.
+ * Seeds a sandbox bistro (lunch, dinner, turn times) and a rehearsal studio in dynamic mode
+ * through the public API, so every validation and audit rule applies as it would to a client,
+ * with the developer on the premium plan as a paid checkout would leave it. Returns what it made.
  */
 export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Promise<DemoBusiness> {
   const send = async (method: InjectOptions['method'], url: string, payload: object, token?: string) => {
