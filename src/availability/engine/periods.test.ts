@@ -197,8 +197,8 @@ describe("bookingMinutesAt without a period's window", () => {
     ['a closed day', day({ periods: withTwoHourDinner, hours: [] }), '19:00'],
     [
       'a day whose periods lie outside its hours',
-      day({ hours: everyDay('11:00', '17:00'), periods: withTwoHourDinner }),
-      '19:00',
+      day({ hours: everyDay('11:00', '17:00'), periods: [{ ...dinner, turnTimes: TWO_HOURS }] }),
+      '16:00',
     ],
     [
       'an unreadable time, even beside a period from midnight',
