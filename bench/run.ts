@@ -361,7 +361,7 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
             email: 'load@example.com',
           },
           trusted: true,
-          candidates: tables.slice(booked).map((table) => table.id),
+          candidates: tables.slice(booked).map((table) => [table.id]),
           codes: Array.from({ length: 5 }, confirmationCode),
           actor: 'api_key:bench',
           action: 'booking.created',

@@ -55,6 +55,7 @@ import { requestValidators, responseSerializers } from './platform/validation.ts
 import { API_VERSION } from './platform/version.ts';
 import { guestBookingRoutes } from './public/guest-bookings.routes.ts';
 import { publicRoutes } from './public/public.routes.ts';
+import { combinationRoutes } from './resources/combinations.routes.ts';
 import { resourceRoutes } from './resources/resources.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { serviceRoutes } from './services/services.routes.ts';
@@ -328,6 +329,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(statsRoutes);
   await app.register(sandboxRoutes);
   await app.register(resourceRoutes);
+  await app.register(combinationRoutes);
   await app.register(serviceRoutes);
   await app.register(settingsRoutes);
   await app.register(hoursRoutes);

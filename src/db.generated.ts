@@ -73,6 +73,13 @@ export interface BlackoutDates {
   start_date: string;
 }
 
+export interface BookingHolds {
+  booking_id: string;
+  business_id: string;
+  during: string;
+  resource_id: string;
+}
+
 export interface Bookings {
   booking_date: string;
   business_id: string;
@@ -98,6 +105,10 @@ export interface Bookings {
    */
   guest_last_name: string | null;
   id: Generated<string>;
+  /**
+   * The resources a booking on a combination holds besides resource_id; empty for one resource.
+   */
+  joined_resource_ids: Generated<string[]>;
   resource_id: string;
   service_id: string | null;
   source: string;
@@ -126,6 +137,7 @@ export interface BookingViews {
   customer_id: string | null;
   held_dates: ColumnType<unknown, string, string> | null;
   id: string | null;
+  joined_resource_ids: string[] | null;
   resource_id: string | null;
   start_time: string | null;
   status: string | null;
@@ -191,6 +203,21 @@ export interface Businesses {
    * An https URL.
    */
   website: string | null;
+}
+
+export interface Combinations {
+  business_id: string;
+  capacity_max: number;
+  capacity_min: number;
+  created_at: Generated<Timestamp>;
+  id: Generated<string>;
+  is_active: Generated<boolean>;
+  name: string;
+  /**
+   * The joined resources, distinct; the first is the one a booking on it shows as resource_id.
+   */
+  resource_ids: string[];
+  updated_at: Generated<Timestamp>;
 }
 
 export interface ConnectedAccounts {
@@ -402,6 +429,14 @@ export interface ServicePeriods {
    * Latest start; null means end_time minus the booking length.
    */
   last_start_time: string | null;
+  /**
+   * The most non-terminal bookings that may start at one grid time of the period; null means no cap.
+   */
+  max_bookings_per_slot: number | null;
+  /**
+   * The most guests (sum of party sizes) of non-terminal bookings that may start at one grid time of the period; null means no cap.
+   */
+  max_covers_per_slot: number | null;
   name: string;
   /**
    * The order the periods were given in, kept for the answer.
@@ -527,10 +562,12 @@ export interface DB {
   audit_logs: AuditLogs;
   billing_cleanups: BillingCleanups;
   blackout_dates: BlackoutDates;
+  booking_holds: BookingHolds;
   booking_usage: BookingUsage;
   booking_views: BookingViews;
   bookings: Bookings;
   businesses: Businesses;
+  combinations: Combinations;
   connected_accounts: ConnectedAccounts;
   customers: Customers;
   deposits: Deposits;

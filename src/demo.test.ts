@@ -137,10 +137,15 @@ describe('demo seed', () => {
     ).json();
     assert.deepEqual(
       periods.map(
-        (p: { name: string; start_time: string; end_time: string; slot_interval_minutes: number }) =>
-          `${p.name} ${p.start_time}-${p.end_time}/${p.slot_interval_minutes}`,
+        (p: {
+          name: string;
+          start_time: string;
+          end_time: string;
+          slot_interval_minutes: number;
+          max_covers_per_slot: number;
+        }) => `${p.name} ${p.start_time}-${p.end_time}/${p.slot_interval_minutes} ${p.max_covers_per_slot}`,
       ),
-      ['Lunch 12:00-14:30/15', 'Dinner 18:00-22:30/30'],
+      ['Lunch 12:00-14:30/15 20', 'Dinner 18:00-22:30/30 20'],
     );
 
     // The demo was seeded as of NOW; its example date is in the past of the real clock.
@@ -171,7 +176,7 @@ describe('demo seed', () => {
         Dinner: ['18:00', '18:30', '19:00', '19:30', '20:00', '20:30'],
       });
 
-      const book = (capacity: number) =>
+      const book = (capacity: number, start_time = '19:00') =>
         ctx.app.inject({
           method: 'POST',
           url: '/v1/bookings',
@@ -179,7 +184,7 @@ describe('demo seed', () => {
           payload: {
             business_id: demo.business.id,
             booking_date: demo.exampleDate,
-            start_time: '19:00',
+            start_time,
             capacity,
             ...guest(),
           },
@@ -187,6 +192,19 @@ describe('demo seed', () => {
       const six = await book(6);
       assert.equal(six.statusCode, 201, six.body);
       assert.deepEqual([six.json().booking.duration_minutes, six.json().booking.end_time], [120, '21:00']);
+      // Tables 4 and 5 together take a party of 10; 20 guests fill a quarter hour of lunch.
+      const ten = await book(10, '12:00');
+      assert.equal(ten.statusCode, 201, ten.body);
+      assert.equal(ten.json().booking.resource_ids.length, 2);
+      for (const capacity of [8, 6, 6]) {
+        const paced = await book(capacity, '12:15');
+        assert.equal(paced.statusCode, 201, paced.body);
+      }
+      const full = await book(2, '12:15');
+      assert.equal(full.statusCode, 409, full.body);
+      assert.equal(full.json().error.code, 'slot_unavailable');
+      assert.equal((await book(2, '12:30')).statusCode, 201);
+
       const twelve = await book(12);
       assert.equal(twelve.statusCode, 422, twelve.body);
       assert.equal(twelve.json().error.code, 'party_too_large_online');

@@ -18,7 +18,10 @@ const DEMO_HOURS = [OPEN_DAY, null, OPEN_DAY, OPEN_DAY, OPEN_DAY, OPEN_DAY, OPEN
 );
 const OPEN_WEEKDAYS = DEMO_HOURS.filter((day) => day.is_open).map((day) => day.day_of_week);
 
-/** The kitchen serves lunch and dinner; between them, and in the hour before lunch, nobody is seated. */
+/**
+ * The kitchen serves lunch and dinner, to at most 20 guests arriving at one time; between them,
+ * and in the half hour before lunch, nobody is seated.
+ */
 const DEMO_PERIODS = [
   {
     name: 'Lunch',
@@ -26,6 +29,7 @@ const DEMO_PERIODS = [
     start_time: '12:00',
     end_time: '14:30',
     slot_interval_minutes: 15,
+    max_covers_per_slot: 20,
   },
   {
     name: 'Dinner',
@@ -33,6 +37,7 @@ const DEMO_PERIODS = [
     start_time: '18:00',
     end_time: '22:30',
     slot_interval_minutes: 30,
+    max_covers_per_slot: 20,
   },
 ];
 const DEMO_TURN_TIMES = [
@@ -141,10 +146,17 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
   // After the hours: a period must lie inside the hours of each of its weekdays.
   await send('PUT', '/v1/manage/service-periods', DEMO_PERIODS, apiKey);
 
-  const resources = [];
+  const resources: DemoBusiness['resources'] = [];
   for (const table of DEMO_TABLES) {
     resources.push(await send('POST', '/v1/manage/resources', { ...table, resource_type: 'table' }, apiKey));
   }
+  const joined = ['Main 4', 'Main 5'].map((name) => resources.find((r) => r.name === name)!.id);
+  await send(
+    'POST',
+    '/v1/manage/combinations',
+    { name: 'Tables 4+5', resource_ids: joined, capacity_min: 7, capacity_max: MAX_ONLINE_PARTY },
+    apiKey,
+  );
 
   const mainRoom = resources.filter((r) => r.section === 'Main room').map((r) => r.id);
   const services = [
@@ -225,8 +237,9 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     '',
     `  ${demo.resources.length} tables in ${sections}; services ${services}.`,
     '  Open Tuesday to Sunday from 11:30 to 23:00, closed on Monday; lunch 12:00-14:30 every 15 minutes',
-    '  and dinner 18:00-22:30 every 30. Parties of up to 4 keep their table 90 minutes, of 5 or more',
-    `  2 hours; parties above ${MAX_ONLINE_PARTY} are asked to call ${DEMO_PHONE}.`,
+    '  and dinner 18:00-22:30 every 30, at most 20 guests arriving at one time. Parties of up to 4 keep',
+    `  their table 90 minutes, of 5 or more 2 hours; tables Main 4 and Main 5 join for up to ${MAX_ONLINE_PARTY},`,
+    `  and larger parties are asked to call ${DEMO_PHONE}.`,
     `  Blackout ${demo.blackout.start_date} to ${demo.blackout.end_date}.`,
     '',
     `"${demo.studio.name}" books its ${STUDIO_ROOMS.length} rooms in dynamic mode: any length, from any minute.`,

@@ -75,7 +75,7 @@ export type ApiKeyType = 'secret' | 'publishable';
 type ApiKeysTable = Narrowed<Tables.ApiKeys, { environment: 'live' | 'test'; type: Generated<ApiKeyType> }>;
 
 export type BookingStatus = 'pending' | 'confirmed' | 'checked_in' | 'completed' | 'cancelled' | 'no_show';
-/** Statuses that hold their resource (the exclusion constraint covers exactly these). */
+/** Statuses that hold their resources (exactly these have rows in `booking_holds`, slotwise_hold_booking). */
 export const ACTIVE_STATUSES: readonly BookingStatus[] = ['pending', 'confirmed', 'checked_in'];
 
 export type BookingsTable = Narrowed<

@@ -110,11 +110,12 @@ export async function bookOk(
 
 /**
  * What the booking statement is sent for a staff booking of two for an hour from `start` (an
- * instant on BOOKING_DAY), on the first of `candidates` that is free: Grace Hopper, confirmed.
+ * instant on BOOKING_DAY), on the first of `candidates` that is free (a resource, or a set of
+ * resources held together): Grace Hopper, confirmed.
  */
 export function staffPlacement(
   biz: BookableBusiness,
-  candidates: string[],
+  candidates: (string | string[])[],
   start: number,
 ): PlaceBookingParams {
   const hour = 3_600_000;
@@ -144,7 +145,7 @@ export function staffPlacement(
       email: null,
     },
     trusted: true,
-    candidates,
+    candidates: candidates.map((candidate) => (typeof candidate === 'string' ? [candidate] : candidate)),
     codes: Array.from({ length: 5 }, confirmationCode),
     actor: 'placement test',
     action: 'booking.created_by_staff',

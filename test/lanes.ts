@@ -22,6 +22,7 @@ export const SYSTEM_LANE = [
   'src/platform/rate-limit.test.ts',
   'src/platform/redis-outage.test.ts',
   'src/billing/quota-processes.test.ts',
+  'src/availability/pacing-processes.test.ts',
   'src/platform/idempotency-crash.test.ts',
   'test/deploy.test.ts',
 ];

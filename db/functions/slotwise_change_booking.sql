@@ -7,7 +7,10 @@
 -- - `p.move`: a reschedule, to the first free candidate (`slotwise_move_booking`; SWB09 when none);
 -- - `p.place`: a move to another resource or a new party size at the same time, which the caller
 --   has checked against the business's rules; the resource must still be active (SWB11) and, when
---   it is another one, unblocked and free (SWB09);
+--   it is another one, unblocked and free (SWB09); a combined booking placed on one resource frees
+--   its other tables;
+-- - the `pacing` of either: the start's pacing, checked before the booking is placed
+--   (slotwise_check_pacing: SWB12 when full; a staff override is noted in the audit row's meta);
 -- - `p.status_refused`: a status move the status machine refused, raised as SWB10 only after the
 --   placement's own refusal had its chance to answer;
 -- - `p.status`: a status move the caller has checked against the status it read;
@@ -28,6 +31,7 @@ DECLARE
   v_held_dates jsonb;
   v_type text;
   v_change record;
+  v_pacing jsonb;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'version', 'actor', 'events'],
     'slotwise_change_booking');
@@ -44,6 +48,8 @@ BEGIN
   -- The booking as the caller read it: its own row is that version.
   SELECT view INTO v_before FROM booking_views WHERE business_id = v_business AND id = v_id;
 
+  v_pacing := slotwise_check_pacing(v_business, coalesce(p->'move'->'pacing', v_place->'pacing'),
+    coalesce(p->'move'->>'capacity', v_place->>'capacity')::int, v_id);
   IF jsonb_typeof(p->'move') = 'object' THEN
     PERFORM slotwise_move_booking(p->'move' || jsonb_build_object(
       'business_id', v_business, 'booking_id', v_id, 'updated_at', v_now));
@@ -53,7 +59,7 @@ BEGIN
     PERFORM slotwise_take_turn(v_business, v_resource, (v_place->>'during')::tstzrange,
       v_resource <> (v_before->>'resource_id')::uuid);
     BEGIN
-      UPDATE bookings SET resource_id = v_resource, capacity = (v_place->>'capacity')::int, updated_at = v_now
+      UPDATE bookings SET resource_id = v_resource, joined_resource_ids = '{}', capacity = (v_place->>'capacity')::int, updated_at = v_now
       WHERE id = v_id AND business_id = v_business;
     EXCEPTION
       WHEN exclusion_violation THEN
@@ -83,7 +89,7 @@ BEGIN
       jsonb_build_object('booking_date', v_before->'booking_date', 'start_time', v_before->'start_time',
         'resource_id', v_before->'resource_id', 'capacity', v_before->'capacity'),
       jsonb_build_object('booking_date', v_view->'booking_date', 'start_time', v_view->'start_time',
-        'resource_id', v_view->'resource_id', 'capacity', v_view->'capacity'), NULL);
+        'resource_id', v_view->'resource_id', 'capacity', v_view->'capacity'), v_pacing);
   END IF;
   -- A loop: a function called in a sorted SELECT need not be called in its order, and the rows
   -- are numbered (`seq`) as they are written.
@@ -98,7 +104,8 @@ BEGIN
   LOOP
     PERFORM slotwise_record_audit(v_business, v_actor, v_change.action, 'booking', v_id,
       jsonb_build_object(v_change.field, v_before->v_change.field),
-      jsonb_build_object(v_change.field, v_view->v_change.field), NULL);
+      jsonb_build_object(v_change.field, v_view->v_change.field),
+      CASE WHEN v_change.field = 'capacity' AND p->'move' IS NULL THEN v_pacing END);
   END LOOP;
 
   FOR v_type IN SELECT jsonb_array_elements_text(p->'events') LOOP

@@ -1,6 +1,8 @@
--- Moves a booking to its new time, length and party on the first candidate resource that is still
--- active, unblocked and accepted by the exclusion constraint, taking turns as a placement does; a
--- pending deposit's hold follows the new start. Answers the resource it went to; raises SWB09 when none is
+-- Moves a booking to its new time, length and party on the first candidate set of resources (one
+-- resource, or a combination's tables) all still active, unblocked and accepted by the exclusion
+-- constraint of `booking_holds`, taking turns as a placement does; the tables it held before are
+-- freed by the same UPDATE. A pending deposit's hold follows the new start. Answers the first
+-- resource of the set it went to; raises SWB09 when none is
 -- free any more (nothing is changed then).
 CREATE OR REPLACE FUNCTION slotwise_move_booking(p jsonb) RETURNS uuid LANGUAGE plpgsql AS $$
 DECLARE
@@ -9,17 +11,19 @@ DECLARE
   v_during tstzrange := (p->>'during')::tstzrange;
   v_starts timestamptz := (p->>'starts_at')::timestamptz;
   v_updated timestamptz := coalesce((p->>'updated_at')::timestamptz, now());
-  v_candidate text;
+  v_candidate jsonb;
+  v_set uuid[];
 BEGIN
   PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'candidates', 'booking_date', 'start_time',
     'end_time', 'starts_at', 'ends_at', 'duration_minutes', 'during', 'capacity', 'hold_lead_ms'],
     'slotwise_move_booking');
-  FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
+  FOR v_candidate IN SELECT jsonb_array_elements(p->'candidates') LOOP
+    v_set := ARRAY(SELECT jsonb_array_elements_text(v_candidate)::uuid);
     -- A subtransaction per try: a refused candidate gives its turn back at once.
     BEGIN
-      PERFORM slotwise_take_turn(v_business, v_candidate::uuid, v_during, true);
+      PERFORM slotwise_take_turns(v_business, v_set, v_during, true);
       UPDATE bookings SET
-        resource_id = v_candidate::uuid, booking_date = (p->>'booking_date')::date,
+        resource_id = v_set[1], joined_resource_ids = v_set[2:], booking_date = (p->>'booking_date')::date,
         start_time = (p->>'start_time')::time, end_time = (p->>'end_time')::time,
         starts_at = v_starts, ends_at = (p->>'ends_at')::timestamptz,
         duration_minutes = (p->>'duration_minutes')::int, during = v_during,
@@ -30,7 +34,7 @@ BEGIN
         updated_at = v_updated
       WHERE business_id = v_business AND booking_id = v_id AND status = 'requires_payment'
         AND hold_due_at IS NOT NULL;
-      RETURN v_candidate::uuid;
+      RETURN v_set[1];
     EXCEPTION
       WHEN exclusion_violation OR SQLSTATE 'SWB11' OR SQLSTATE 'SWB09' THEN NULL;
     END;

@@ -1,13 +1,15 @@
 -- Places a booking (`p`, built by bookings.service.ts `createBooking`) on the first candidate
--- resource that is still active and free, with its customer, deposit, audit row, outbox event and
+-- set of resources (one resource, or the tables of a combination) whose resources are all still
+-- active and free, with its customer, deposit, audit row, outbox event and
 -- the month's count, and answers the booking as `booking_views` shows it with the UTC dates its
 -- held time touches. Refusals raise, so nothing of the booking is left: SWQ02 when the developer's
--- monthly quota is used up, SWQ03 when a sandbox business's cap is, SWB09 when no candidate is
--- free.
+-- monthly quota is used up, SWQ03 when a sandbox business's cap is, SWB12 when the start's pacing
+-- is full (`p.pacing`, slotwise_check_pacing), SWB09 when no candidate is free.
 -- A booking is one round trip: the rules are checked by the application from its caches, and
 -- everything the database must do to place it runs here, in one statement (one transaction when
--- called alone). The exclusion constraint stays the judge: a candidate resource taken meanwhile
--- is skipped inside a subtransaction and the next one is tried.
+-- called alone). The exclusion constraint of `booking_holds` stays the judge (the trigger
+-- `bookings_held` writes a hold per resource inside the INSERT): a candidate set with a resource
+-- taken meanwhile is skipped inside a subtransaction and the next one is tried.
 CREATE OR REPLACE FUNCTION slotwise_place_booking(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_business uuid := (p->>'business_id')::uuid;
@@ -17,9 +19,11 @@ DECLARE
   v_customer customers;
   v_code text;
   v_placed boolean := false;
-  v_candidate text;
+  v_candidate jsonb;
+  v_set uuid[];
   v_view jsonb;
   v_held_dates jsonb;
+  v_pacing jsonb;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['id', 'business_id', 'service_id', 'booking_date', 'start_time',
     'end_time', 'duration_minutes', 'starts_at', 'ends_at', 'during', 'status', 'capacity', 'source',
@@ -52,18 +56,20 @@ BEGIN
     v_business, p->'customer'->>'first_name', p->'customer'->>'last_name', p->'customer'->>'phone',
     p->'customer'->>'phone_normalized', p->'customer'->>'email', (p->>'trusted')::boolean);
 
+  v_pacing := slotwise_check_pacing(v_business, p->'pacing', (p->>'capacity')::int, NULL);
   <<candidates>>
-  FOR v_candidate IN SELECT jsonb_array_elements_text(p->'candidates') LOOP
+  FOR v_candidate IN SELECT jsonb_array_elements(p->'candidates') LOOP
+    v_set := ARRAY(SELECT jsonb_array_elements_text(v_candidate)::uuid);
     FOR v_code IN SELECT jsonb_array_elements_text(p->'codes') LOOP
       -- A subtransaction per try: a refused candidate gives its locks back at once.
       BEGIN
-        PERFORM slotwise_take_turn(v_business, v_candidate::uuid, v_during, true);
+        PERFORM slotwise_take_turns(v_business, v_set, v_during, true);
         INSERT INTO bookings (
-          id, business_id, customer_id, resource_id, service_id, booking_date, start_time, end_time,
+          id, business_id, customer_id, resource_id, joined_resource_ids, service_id, booking_date, start_time, end_time,
           duration_minutes, starts_at, ends_at, during, status, confirmation_code, capacity, source,
           customer_notes, guest_first_name, guest_last_name, guest_email, created_at, updated_at)
         VALUES (
-          v_id, v_business, v_customer.id, v_candidate::uuid, (p->>'service_id')::uuid,
+          v_id, v_business, v_customer.id, v_set[1], v_set[2:], (p->>'service_id')::uuid,
           (p->>'booking_date')::date, (p->>'start_time')::time, (p->>'end_time')::time,
           (p->>'duration_minutes')::int, (p->>'starts_at')::timestamptz, (p->>'ends_at')::timestamptz,
           v_during, p->>'status', v_code, (p->>'capacity')::int, p->>'source', p->>'customer_notes',
@@ -94,7 +100,7 @@ BEGIN
 
   SELECT view, held_dates INTO v_view, v_held_dates FROM booking_views
   WHERE business_id = v_business AND id = v_id;
-  PERFORM slotwise_record_audit(v_business, p->>'actor', p->>'action', 'booking', v_id, NULL, v_view, NULL);
+  PERFORM slotwise_record_audit(v_business, p->>'actor', p->>'action', 'booking', v_id, NULL, v_view, v_pacing);
   PERFORM slotwise_emit_event(v_business, 'booking.created', v_view::json, v_id::text);
 
   -- Last, so the month's row is held only for the moment before the commit.

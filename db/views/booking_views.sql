@@ -4,6 +4,8 @@
 -- booking's own columns that lists filter and sort on (straight from `bookings`, so their indexes
 -- serve the keyset pages; a column a query does not read is never computed) and the UTC dates its
 -- held time touches (`slotwise_utc_days`, the days its trigger announces and its turn locks).
+-- `resource_id` is the first resource the booking holds, `resource_ids` all of them (a combination's
+-- tables; one for a booking of one resource).
 -- Formats: times `HH:MM`, dates `YYYY-MM-DD`, timestamps ISO 8601 in UTC with milliseconds (as
 -- JavaScript's toISOString writes them); a deposit shows only with its status, type and amount.
 CREATE OR REPLACE VIEW booking_views AS
@@ -16,6 +18,7 @@ SELECT
   b.status,
   b.confirmation_code,
   b.resource_id,
+  b.joined_resource_ids,
   b.customer_id,
   (SELECT jsonb_agg(to_char(day, 'YYYY-MM-DD') ORDER BY day) FROM slotwise_utc_days(b.during) AS day)
     AS held_dates,
@@ -31,6 +34,7 @@ SELECT
     'capacity', b.capacity,
     'source', b.source,
     'resource_id', b.resource_id,
+    'resource_ids', to_jsonb(b.resource_id || b.joined_resource_ids),
     'service_id', b.service_id,
     'customer_id', b.customer_id,
     'customer', jsonb_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name,

@@ -1,14 +1,21 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
-import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
+import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
   type BusinessSettings,
   SETTINGS_COLUMNS,
 } from '../settings/settings.queries.ts';
-import type { BlackoutRange, BusyPeriod, EngineResource, HoursRow } from './engine/types.ts';
+import type {
+  Arrival,
+  BlackoutRange,
+  BusyPeriod,
+  EngineCombination,
+  EngineResource,
+  HoursRow,
+} from './engine/types.ts';
 
 /** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
 export interface PeriodRules {
@@ -21,6 +28,8 @@ export interface PeriodRules {
   intervalMinutes: number | null;
   turnTimes: TurnTimeRow[] | null;
   resourceIds: string[];
+  maxCoversPerSlot: number | null;
+  maxBookingsPerSlot: number | null;
 }
 
 /**
@@ -44,6 +53,8 @@ export interface DayContext {
   periods: PeriodRules[];
   blackouts: BlackoutRange[];
   resources: EngineResource[];
+  /** Active combinations; the engine offers one only while all its resources are among `resources`. */
+  combinations: EngineCombination[];
   service: ServiceRules | null;
 }
 
@@ -95,6 +106,13 @@ export async function loadDayContext(
           .where('deleted_at', 'is', null)
           .where('is_active', '=', true),
       ).as('resources'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('combinations')
+          .select(['id', 'name', 'resource_ids', 'capacity_min', 'capacity_max'])
+          .where('business_id', '=', businessId)
+          .where('is_active', '=', true),
+      ).as('combinations'),
       jsonObjectFrom(
         eb
           .selectFrom('services')
@@ -126,6 +144,8 @@ export async function loadDayContext(
       intervalMinutes: period.slot_interval_minutes,
       turnTimes: period.turn_times,
       resourceIds: period.resource_ids,
+      maxCoversPerSlot: period.max_covers_per_slot,
+      maxBookingsPerSlot: period.max_bookings_per_slot,
     })),
     blackouts: row.blackouts.map((blackout) => ({
       startDate: blackout.start_date,
@@ -139,6 +159,13 @@ export async function loadDayContext(
       displayOrder: resource.display_order,
       isActive: resource.is_active,
     })),
+    combinations: row.combinations.map((combination) => ({
+      id: combination.id,
+      name: combination.name,
+      resourceIds: combination.resource_ids,
+      capacityMin: combination.capacity_min,
+      capacityMax: combination.capacity_max,
+    })),
     service: row.service,
   };
 }
@@ -147,34 +174,75 @@ export async function loadDayContext(
 const epochMs = (bound: 'lower' | 'upper') =>
   sql<number>`extract(epoch from ${sql.raw(bound)}(during)) * 1000`.as(bound === 'lower' ? 'start' : 'end');
 
-/** Active bookings and external blocks of the business that overlap `[start, end)`. */
+/** What a span of time holds: the periods resources are busy, and the starts pacing counts. */
+export interface BusySpan {
+  busy: BusyPeriod[];
+  /** The active bookings among `busy`: their starts and parties. */
+  arrivals: Arrival[];
+}
+
+/**
+ * What active bookings hold (every resource of a combined booking: its holds) and the external
+ * blocks of the business that overlap `[start, end)`, in one query: a booking is also an arrival at
+ * its start (once, whatever it holds), and a period without a booking is a block.
+ */
 export async function loadBusy(
   executor: Executor,
   businessId: string,
   span: { start: number; end: number },
-): Promise<BusyPeriod[]> {
+): Promise<BusySpan> {
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
   const rows = await executor
-    .selectFrom('bookings')
-    .select(['resource_id', epochMs('lower'), epochMs('upper')])
-    .where('business_id', '=', businessId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .where(sql<boolean>`during && ${range}`)
+    .selectFrom('booking_holds as h')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.business_id', '=', 'h.business_id').onRef('b.id', '=', 'h.booking_id'),
+    )
+    .select([
+      'h.resource_id',
+      sql<number>`extract(epoch from lower(h.during)) * 1000`.as('start'),
+      sql<number>`extract(epoch from upper(h.during)) * 1000`.as('end'),
+      sql<string | null>`b.id`.as('booking_id'),
+      sql<number | null>`b.capacity`.as('party_size'),
+      sql<number | null>`extract(epoch from b.starts_at) * 1000`.as('starts'),
+    ])
+    .where('h.business_id', '=', businessId)
+    .where(sql<boolean>`h.during && ${range}`)
     .unionAll(
       executor
         .selectFrom('resource_blocks')
-        .select(['resource_id', epochMs('lower'), epochMs('upper')])
+        .select([
+          'resource_id',
+          epochMs('lower'),
+          epochMs('upper'),
+          sql<string | null>`NULL::uuid`.as('booking_id'),
+          sql<number | null>`NULL::integer`.as('party_size'),
+          sql<number | null>`NULL::numeric`.as('starts'),
+        ])
         .where('business_id', '=', businessId)
         .where(sql<boolean>`during && ${range}`),
     )
     .execute();
-  return rows.map(toBusy);
+  const arrivals: Arrival[] = [];
+  const arrived = new Set<string>();
+  for (const row of rows) {
+    if (row.booking_id !== null && !arrived.has(row.booking_id)) {
+      arrived.add(row.booking_id);
+      arrivals.push({ bookingId: row.booking_id, start: Number(row.starts), partySize: row.party_size! });
+    }
+  }
+  return { busy: rows.map(toBusy), arrivals };
 }
 
-function toBusy(row: { resource_id: string; start: number | null; end: number | null }): BusyPeriod {
+function toBusy(row: {
+  resource_id: string;
+  start: number | null;
+  end: number | null;
+  booking_id: string | null;
+}): BusyPeriod {
   return {
     resourceId: row.resource_id,
     start: row.start ?? Number.NEGATIVE_INFINITY,
     end: row.end ?? Number.POSITIVE_INFINITY,
+    kind: row.booking_id === null ? 'block' : 'booking',
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../platform/schemas.ts';
 import { availabilityOfDay, checkDynamicStart } from './availability.service.ts';
 import type { PartyChannel } from './day-rules.ts';
+import { UNOFFERED_REASONS } from './engine/index.ts';
 
 const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
 
@@ -23,6 +24,12 @@ const SlotSchema = Type.Object(
     remaining_resources: Type.Optional(Type.Integer()),
     resource_id: Type.Optional(Uuid),
     resource_name: Type.Optional(Type.String()),
+    combination_id: Type.Optional({
+      ...Uuid,
+      description:
+        'view=resources: the free combination of joined resources this entry offers; resource_name is then its name and resource_ids its resources',
+    }),
+    resource_ids: Type.Optional(Type.Array(Uuid)),
     period: Nullable(
       Type.Object(
         { id: Uuid, name: Type.String() },
@@ -31,6 +38,12 @@ const SlotSchema = Type.Object(
             "the service period whose grid holds the start (its id and the venue's name for it, e.g. Lunch or Dinner), so a booking page can list each period's times under its name; null on a day without service periods",
         },
       ),
+    ),
+    reasons: Type.Optional(
+      Type.Array(Type.Enum(UNOFFERED_REASONS), {
+        description:
+          "with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one)",
+      }),
     ),
   },
   { $id: 'Slot' },
@@ -69,6 +82,12 @@ const dayQueryString = <C extends TSchema>(capacity: C) =>
       service_id: Type.Optional(Uuid),
       resource_id: Type.Optional(Uuid),
       view: Type.Optional(Type.Union([Type.Literal('slots'), Type.Literal('resources')])),
+      explain: Type.Optional(
+        Type.Boolean({
+          description:
+            'list every grid time of the day, each with its `reasons` (empty when offered); the slots view only (400 with view=resources)',
+        }),
+      ),
     },
     { additionalProperties: false },
   );
@@ -105,7 +124,8 @@ const StartResponse = Type.Object({
   available: Type.Boolean(),
   remaining_resources: Type.Integer(),
   free_resources: Type.Array(Type.String(), {
-    description: 'names of the free active resources that fit the party, in display order',
+    description:
+      'names of the free active resources that fit the party, in display order, then of the free combinations that take it, tightest first',
   }),
   reason: Nullable(
     Type.Union(
@@ -136,6 +156,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       serviceId: q.service_id,
       resourceId: q.resource_id,
       perResource: q.view === 'resources',
+      explain: q.explain === true,
     });
 
   app.get(
@@ -148,7 +169,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Availability'],
         summary: 'Bookable slots of one day (public)',
         description:
-          'Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`.',
+          "Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`. `explain=true` lists every grid time of the day instead (the hours' grid outside service periods, each period's own grid inside it), a time not offered with `available: false`, `remaining_resources: 0` and its `reasons`; `reason` stays that of the plain answer.",
         security: [],
         params: IdParams('business_id'),
         querystring: dayQueryString(Type.Optional(PartySize)),

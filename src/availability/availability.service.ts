@@ -3,7 +3,7 @@ import { assertFeature, type Subscriber } from '../billing/subscription.service.
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db, Executor } from '../platform/db.ts';
-import { invalidField } from '../platform/errors.ts';
+import { AppError, invalidField } from '../platform/errors.ts';
 import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
 import {
   type AvailabilityQuery,
@@ -125,9 +125,14 @@ export class AvailabilityService {
     });
   }
 
-  /** The slots of one day, and why there are none when there are none. */
+  /**
+   * The slots of one day, and why there are none when there are none. An explained day is computed
+   * afresh every time: its reasons (past, notice) change with the clock between two grid times,
+   * which the cached answers' lifetime does not follow, and it never enters the cache.
+   */
   async day(query: AvailabilityQuery): Promise<DayAnswer> {
     const now = this.clock.now();
+    if (query.explain) return (await this.computeDay(query, now)).answer;
     const version = this.changes.dayVersion(query.businessId, query.date);
     const key = [
       query.businessId,
@@ -140,6 +145,16 @@ export class AvailabilityService {
     ].join('|');
     const hit = this.days.get(key);
     if (this.found('days', hit?.answer !== undefined && hit.version === version)) return hit!.answer!;
+    const { answer, firstStart, minNoticeHours } = await this.computeDay(query, now);
+    if (version) {
+      const leavesNotice = firstStart !== undefined ? firstStart - minNoticeHours * HOUR_MS - now : CACHE_MS;
+      if (leavesNotice > 0)
+        this.days.set(key, { version, answer }, { ttl: Math.min(CACHE_MS, leavesNotice) });
+    }
+    return answer;
+  }
+
+  private async computeDay(query: AvailabilityQuery, now: number) {
     const ctx = await loadDay(
       this.db,
       query.businessId,
@@ -148,14 +163,7 @@ export class AvailabilityService {
       await this.rulesOf(query.businessId, query.serviceId, now),
     );
     assertPartySize(ctx.business, query.partySize, query.channel);
-    const { answer, firstStart } = answerDay(ctx, query, now);
-    if (version) {
-      const leavesNotice =
-        firstStart !== undefined ? firstStart - ctx.business.min_notice_hours * HOUR_MS - now : CACHE_MS;
-      if (leavesNotice > 0)
-        this.days.set(key, { version, answer }, { ttl: Math.min(CACHE_MS, leavesNotice) });
-    }
-    return answer;
+    return { ...answerDay(ctx, query, now), minNoticeHours: ctx.business.min_notice_hours };
   }
 
   /**
@@ -213,7 +221,7 @@ export class AvailabilityService {
     const busy =
       spanStart < spanEnd
         ? await loadBusy(this.db, query.businessId, { start: spanStart, end: spanEnd })
-        : [];
+        : { busy: [], arrivals: [] };
     const { summaries, firstStart } = summarizeDays(ctx, query, dates, spans, busy, now);
     if (version) {
       const leavesNotice = Number.isFinite(firstStart)
@@ -307,6 +315,9 @@ export async function availabilityOfDay(
 ) {
   const { date } = query;
   if (!date) throw invalidField('booking_date', 'is required');
+  if (query.explain && query.perResource) {
+    throw new AppError('bad_request', 'explain lists the times of the day: it applies to view=slots only');
+  }
   const day = await availability.day({ ...query, date });
   return { business_id: query.businessId, booking_date: date, capacity: query.partySize, ...day };
 }

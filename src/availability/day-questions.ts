@@ -1,11 +1,21 @@
-import type { DayContext } from './availability.queries.ts';
+import type { BusySpan, DayContext } from './availability.queries.ts';
 import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
-import { checkStart, dayOfWeek, daySlots, heldSpan, todayIn } from './engine/index.ts';
+import {
+  checkStart,
+  dayOfWeek,
+  daySlots,
+  type ExplainedTime,
+  explainDay,
+  heldSpan,
+  todayIn,
+  type UnofferedReason,
+} from './engine/index.ts';
 import type {
   BusyPeriod,
   DayRules,
   DaySlots,
   EngineResource,
+  Slot,
   SlotPeriod,
   StartCheckFailure,
 } from './engine/types.ts';
@@ -54,14 +64,31 @@ export interface AvailabilityQuery {
   resourceId?: string;
   /** One entry per free (time, resource) pair instead of one per time. */
   perResource: boolean;
+  /** Every grid time of the day, with the reasons those not offered are not (slots view only). */
+  explain?: boolean;
   /** Whose question: a guest's is answered within the online party limit. */
   channel: PartyChannel;
 }
 
 /** Both views name the service period a start belongs to (null on a day without periods), so a page can group them. */
 export type SlotView =
-  | { time: string; available: boolean; remaining_resources: number; period: SlotPeriod | null }
-  | { time: string; available: true; resource_id: string; resource_name: string; period: SlotPeriod | null };
+  | {
+      time: string;
+      available: boolean;
+      remaining_resources: number;
+      period: SlotPeriod | null;
+      reasons?: UnofferedReason[];
+    }
+  | { time: string; available: true; resource_id: string; resource_name: string; period: SlotPeriod | null }
+  | {
+      time: string;
+      available: true;
+      resource_id: string;
+      resource_name: string;
+      combination_id: string;
+      resource_ids: string[];
+      period: SlotPeriod | null;
+    };
 
 export interface DayAnswer {
   slots: SlotView[];
@@ -118,26 +145,57 @@ export function inDisplayOrder(a: EngineResource, b: EngineResource): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** How many options a start offers the party: each free resource, and each free combination as one more. */
+export const freeOptions = (slot: Pick<Slot, 'freeResourceIds' | 'freeCombinationIds'>) =>
+  slot.freeResourceIds.length + slot.freeCombinationIds.length;
+
 export function slotViews(found: DaySlots): SlotView[] {
   return found.slots.map((slot) => ({
     time: slot.time,
-    available: slot.freeResourceIds.length > 0,
-    remaining_resources: slot.freeResourceIds.length,
+    available: freeOptions(slot) > 0,
+    remaining_resources: freeOptions(slot),
     period: slot.period,
   }));
 }
 
+/** Every grid time of the day: an offered one has no reasons, and only it counts its free resources. */
+export function explainedViews(times: ExplainedTime[]): SlotView[] {
+  return times.map((time) => {
+    const available = time.reasons.length === 0;
+    return {
+      time: time.time,
+      available,
+      remaining_resources: available ? freeOptions(time) : 0,
+      period: time.period,
+      reasons: time.reasons,
+    };
+  });
+}
+
 export function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
   const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
-  return found.slots.flatMap((slot) =>
-    slot.freeResourceIds.map((id) => ({
+  const combinations = new Map(ctx.combinations.map((c) => [c.id, c]));
+  return found.slots.flatMap((slot) => [
+    ...slot.freeResourceIds.map((id) => ({
       time: slot.time,
       available: true as const,
       resource_id: id,
       resource_name: names.get(id)!,
       period: slot.period,
     })),
-  );
+    ...slot.freeCombinationIds.map((id) => {
+      const combination = combinations.get(id)!;
+      return {
+        time: slot.time,
+        available: true as const,
+        resource_id: combination.resourceIds[0]!,
+        resource_name: combination.name,
+        combination_id: id,
+        resource_ids: [...combination.resourceIds],
+        period: slot.period,
+      };
+    }),
+  ]);
 }
 
 /**
@@ -174,17 +232,20 @@ export class BusyByWindow {
   }
 }
 
-/** One day's answer, and its first start (from which a cached answer lasts until notice reaches it). */
+/**
+ * One day's answer, and its first start (from which a cached answer lasts until notice reaches it).
+ * Explained, it lists every grid time instead, and keeps the `reason` of the plain answer.
+ */
 export function answerDay(
   ctx: LoadedDay,
-  query: DayQuery & Pick<AvailabilityQuery, 'perResource'>,
+  query: DayQuery & Pick<AvailabilityQuery, 'perResource' | 'explain'>,
   now: number,
 ): { answer: DayAnswer; firstStart: number | undefined } {
   const rules = toDayRules(ctx, query, now);
   const found = daySlots(rules);
   const slots = query.perResource ? perResourceViews(ctx, found) : slotViews(found);
   const answer: DayAnswer = {
-    slots,
+    slots: query.explain ? explainedViews(explainDay(rules)) : slots,
     reason:
       found.slots.length === 0 ? whyNoStarts(rules, found) : slots.length === 0 ? 'no_free_resource' : null,
   };
@@ -207,16 +268,20 @@ export function answerStart(ctx: LoadedDay, query: DayQuery, time: string, now: 
     };
   }
   const free = new Set(check.freeResourceIds);
-  const names = ctx.resources
-    .filter((resource) => free.has(resource.id))
-    .sort(inDisplayOrder)
-    .map((resource) => resource.name);
+  const combinations = new Map(ctx.combinations.map((c) => [c.id, c.name]));
+  const names = [
+    ...ctx.resources
+      .filter((resource) => free.has(resource.id))
+      .sort(inDisplayOrder)
+      .map((resource) => resource.name),
+    ...check.freeCombinationIds.map((id) => combinations.get(id)!),
+  ];
   return { available: true, remaining_resources: names.length, free_resources: names, reason: null };
 }
 
 /** The period each date's slots can hold (null on a closed day), from the rules alone. */
 export const heldSpans = (ctx: DayContext, query: Omit<DayQuery, 'date'>, dates: string[], now: number) =>
-  dates.map((date) => heldSpan(toDayRules({ ...ctx, busy: [] }, { ...query, date }, now)));
+  dates.map((date) => heldSpan(toDayRules({ ...ctx, busy: [], arrivals: [] }, { ...query, date }, now)));
 
 /**
  * The month view's summaries, from the rules, each date's held span and the busy periods of the
@@ -228,7 +293,7 @@ export function summarizeDays(
   query: Omit<DayQuery, 'date'>,
   dates: string[],
   spans: ReturnType<typeof heldSpans>,
-  busy: BusyPeriod[],
+  { busy, arrivals }: BusySpan,
   now: number,
 ): { summaries: DaySummary[]; firstStart: number } {
   const byDay = new BusyByWindow(busy);
@@ -236,13 +301,19 @@ export function summarizeDays(
   const summaries = dates.map((date, i): DaySummary => {
     const span = spans[i];
     const rules = toDayRules(
-      { ...ctx, busy: span ? byDay.overlapping(span.start, span.end) : [] },
+      {
+        ...ctx,
+        busy: span ? byDay.overlapping(span.start, span.end) : [],
+        arrivals: span
+          ? arrivals.filter((arrival) => span.start <= arrival.start && arrival.start < span.end)
+          : [],
+      },
       { ...query, date },
       now,
     );
     const found = daySlots(rules);
     if (found.slots[0]) firstStart = Math.min(firstStart, found.slots[0].start);
-    const free = found.slots.filter((slot) => slot.freeResourceIds.length > 0);
+    const free = found.slots.filter((slot) => freeOptions(slot) > 0);
     if (free.length > 0) {
       return { date, available: true, first_time: free[0]!.time, slot_count: free.length, reason: null };
     }

@@ -3,7 +3,14 @@ import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
 import { heldSpan } from './engine/index.ts';
-import type { BusyPeriod, DayRules, StartCheck, StartCheckFailure, TurnTime } from './engine/types.ts';
+import type {
+  Arrival,
+  BusyPeriod,
+  DayRules,
+  StartCheck,
+  StartCheckFailure,
+  TurnTime,
+} from './engine/types.ts';
 
 export interface DayQuery {
   date: string;
@@ -19,6 +26,7 @@ export interface DayQuery {
 
 export interface LoadedDay extends DayContext {
   busy: BusyPeriod[];
+  arrivals: Arrival[];
 }
 
 const toTurnTime = (stored: TurnTimeRow): TurnTime => ({
@@ -54,7 +62,9 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
     resources: ctx.resources,
     allowedResourceIds: service?.resource_ids ?? null,
     resourceId: query.resourceId ?? null,
+    combinations: ctx.combinations,
     busy: ctx.busy,
+    arrivals: ctx.arrivals,
   };
 }
 
@@ -89,9 +99,9 @@ export async function loadDay(
     rules === undefined ? await loadDayContext(executor, businessId, query.date, query.serviceId) : rules,
     query,
   );
-  const span = heldSpan(toDayRules({ ...ctx, busy: [] }, query, now));
-  const busy = span ? await loadBusy(executor, businessId, span) : [];
-  return { ...ctx, busy };
+  const span = heldSpan(toDayRules({ ...ctx, busy: [], arrivals: [] }, query, now));
+  const held = span ? await loadBusy(executor, businessId, span) : { busy: [], arrivals: [] };
+  return { ...ctx, ...held };
 }
 
 /**

@@ -2,7 +2,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import { ACTIVE_STATUSES, type BookingStatus, type DB } from '../schema.ts';
+import type { BookingStatus, DB } from '../schema.ts';
 import { selectBookingViews } from './bookings.view.ts';
 import type {
   ChangeBookingParams,
@@ -32,7 +32,16 @@ export function listBookings(executor: Executor, page: PageRequest, filters: Boo
   if (filters.toDate) query = query.where('v.booking_date', '<=', filters.toDate);
   if (filters.statuses) query = query.where('v.status', 'in', filters.statuses);
   if (filters.code) query = query.where('v.confirmation_code', 'ilike', `%${escapeLike(filters.code)}%`);
-  if (filters.resourceId) query = query.where('v.resource_id', '=', filters.resourceId);
+  if (filters.resourceId) {
+    // A combined booking is one of each table's bookings.
+    const id = filters.resourceId;
+    query = query.where((eb) =>
+      eb.or([
+        eb('v.resource_id', '=', id),
+        eb(sql<string>`${id}::uuid`, '=', eb.fn.any('v.joined_resource_ids')),
+      ]),
+    );
+  }
   if (filters.customerId) query = query.where('v.customer_id', '=', filters.customerId);
   const list = filters.latest
     ? {
@@ -156,12 +165,11 @@ export const freeResourcesFor = (
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
-          selectFrom('bookings as o')
-            .select('o.id')
+          selectFrom('booking_holds as o')
+            .select('o.booking_id')
             .whereRef('o.business_id', '=', 'r.business_id')
             .whereRef('o.resource_id', '=', 'r.id')
-            .where('o.id', '<>', booking.id)
-            .where('o.status', 'in', ACTIVE_STATUSES)
+            .where('o.booking_id', '<>', booking.id)
             .where(sql<boolean>`o.during && ${booking.during}::tstzrange`),
         ),
       ),

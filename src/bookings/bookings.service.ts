@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { assertPartySize, type LoadedDay, toDayRules } from '../availability/day-rules.ts';
-import { bookingMinutesAt, performs, takesParty } from '../availability/engine/index.ts';
+import { bookingMinutesAt, pacingAt, performs, takesParty } from '../availability/engine/index.ts';
 import { bookingQuota, type QuotaHolder, sandboxCap } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
@@ -28,9 +28,15 @@ import {
 } from './bookings.queries.ts';
 import type { BookingView } from './bookings.view.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
-import { type PlacementRequest, planPlacement } from './placement.ts';
+import { type PlacementRequest, pacingToCheck, planPlacement } from './placement.ts';
 import { refusalOf } from './sqlstates.ts';
-import type { BookingMove, ChangeBookingParams, DepositToPlace, PlaceBookingParams } from './statements.ts';
+import type {
+  BookingMove,
+  ChangeBookingParams,
+  DepositToPlace,
+  PacingToCheck,
+  PlaceBookingParams,
+} from './statements.ts';
 import { assertMoveReady, isTerminal, transitionRefusal } from './status.ts';
 
 type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
@@ -142,6 +148,7 @@ export async function createBooking(
     customer: customerRowOf(input.customer),
     trusted: isTrustedCaller(actor, actor.businessId),
     candidates: placement.candidates,
+    pacing: placement.pacing,
     codes: Array.from({ length: 5 }, confirmationCode),
     deposit: input.deposit && depositToPlace(input.deposit.row),
     actor: actor.actor,
@@ -313,12 +320,21 @@ async function prepareChange(
       date: change.booking_date ?? before.booking_date,
       time: change.start_time ?? before.start_time,
       resourceId: change.resource_id,
-      mode: before.source === 'staff' ? 'staff' : 'online',
+      mode: madeByStaff(before) ? 'staff' : 'online',
     });
     statement.events.push('booking.rescheduled');
   } else {
     const resourceId = change.resource_id ?? before.resource_id;
-    if (resourceId !== before.resource_id || capacity !== before.capacity) {
+    if (before.resource_ids.length > 1 && change.resource_id === undefined && capacity !== before.capacity) {
+      // A combined party of a new size is seated again at its start: on one resource when one
+      // fits, which frees the joined tables, else on its combination when that still takes it.
+      statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+        date: before.booking_date,
+        time: before.start_time,
+        mode: 'staff',
+      });
+      statement.events.push('booking.rescheduled');
+    } else if (resourceId !== before.resource_id || capacity !== before.capacity) {
       const day = await checkPlace(
         executor,
         availability,
@@ -331,15 +347,24 @@ async function prepareChange(
       if (takesOtherLength(day, before, capacity, now)) {
         // The party keeps its start and needs another length there: placed as a reschedule to
         // the same start on its resource, inside hours, whatever the grid, notice or window.
-        statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+        const move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
           date: before.booking_date,
           time: before.start_time,
           resourceId,
           mode: 'staff',
         });
+        statement.move = {
+          ...move,
+          pacing: move.pacing && { ...move.pacing, override: madeByStaff(before) },
+        };
         statement.events.push('booking.rescheduled');
       } else {
-        statement.place = { resource_id: resourceId, capacity, during: current.during };
+        statement.place = {
+          resource_id: resourceId,
+          capacity,
+          during: current.during,
+          pacing: capacity > before.capacity ? grownPartyPacing(day, before, capacity, now) : null,
+        };
         statement.events.push('booking.updated');
       }
     }
@@ -362,6 +387,23 @@ async function prepareChange(
   return statement.move || statement.place || statement.status ? statement : null;
 }
 
+/** A booking the staff made is changed by the staff's rules: inside hours, past a full pacing. */
+const madeByStaff = (before: BookingView) => before.source === 'staff';
+
+/** The pacing a party grown at its own start is checked against (the booking does not count against itself). */
+function grownPartyPacing(
+  day: LoadedDay,
+  before: BookingView,
+  capacity: number,
+  now: number,
+): PacingToCheck | null {
+  const caps = pacingAt(
+    toDayRules(day, { date: before.booking_date, partySize: capacity }, now),
+    before.start_time,
+  );
+  return caps && pacingToCheck(before, caps, madeByStaff(before));
+}
+
 /**
  * A reschedule with every rule of a new booking, planned on the day as the availability caches
  * hold it (`planPlacement`): the booking stays on its resource when that is free at the new time
@@ -378,7 +420,7 @@ async function prepareMove(
 ): Promise<BookingMove> {
   const request: PlacementRequest = { ...to, partySize: capacity, serviceId: before.service_id };
   const ctx = await availability.loadedDay(businessId, request, now, executor);
-  const { candidates, times, durationMinutes, during } = planPlacement(ctx, request, now, before);
+  const { candidates, times, durationMinutes, during, pacing } = planPlacement(ctx, request, now, before);
   return {
     candidates,
     ...times,
@@ -386,6 +428,7 @@ async function prepareMove(
     during,
     capacity,
     hold_lead_ms: HOLD_LEAD_MS,
+    pacing,
   };
 }
 

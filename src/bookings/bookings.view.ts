@@ -33,6 +33,9 @@ export const BookingSchema = Type.Object(
     capacity: Type.Integer(),
     source: Type.String(),
     resource_id: Uuid,
+    resource_ids: Type.Array(Uuid, {
+      description: 'every resource the booking holds: the tables of a combination, or its one resource',
+    }),
     service_id: Nullable(Uuid),
     customer_id: Uuid,
     customer: CustomerSummary,

@@ -11,10 +11,12 @@ import {
   bookingMinutesAt,
   checkStart,
   instantToWall,
+  type PacingCaps,
   todayIn,
 } from '../availability/engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
+import type { PacingToCheck } from './statements.ts';
 
 /**
  * Which rules a start is checked by: `online` on the slot grid, with minimum notice and the
@@ -33,6 +35,8 @@ export interface PlacementRequest extends DayQuery {
 /** The booking a move places again, as it is before the move. */
 export interface MovedBooking {
   resource_id: string;
+  /** Every resource it holds: more than one on a combination. */
+  resource_ids: string[];
   duration_minutes: number;
 }
 
@@ -46,13 +50,21 @@ export interface PlacedTimes {
 }
 
 export interface Placement {
-  /** The resources the booking statement tries, in this order; the exclusion constraint decides. */
-  candidates: string[];
+  /**
+   * The sets of resources the booking statement tries, in this order (one resource, or a
+   * combination's tables); the exclusion constraint decides.
+   */
+  candidates: string[][];
   times: PlacedTimes;
   durationMinutes: number;
   /** The range the resource is held for, buffers included, as a tstzrange literal. */
   during: string;
+  /** The start's pacing for the statement to enforce; null when no period caps it. */
+  pacing: PacingToCheck | null;
 }
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((id) => b.includes(id));
 
 const STAFF_DAYS_BACK = 30;
 const STAFF_YEARS_AHEAD = 2;
@@ -78,9 +90,11 @@ function assertStaffDate(date: string, timezone: string, now: number): void {
  * Plans a new booking, or a move of `moved`, on `day` as the availability caches hold it: every
  * rule is checked here (the contract's errors are thrown), and the caches only order the
  * candidates, since they may be a moment behind: the resources they see free come first, then the
- * ones they see busy, which the statement may still find free. A moved booking stays on its
- * resource when that still fits and no other was asked for; in a business that books in dynamic
- * mode it keeps its length and may take any minute.
+ * ones they see busy, which the statement may still find free; single resources before
+ * combinations, each in the same way. A moved booking stays on its resource when that still fits
+ * and no other was asked for; one on a combination is seated on a single resource when one fits
+ * (which frees the joined tables), else stays on its combination when that still takes it. In a
+ * business that books in dynamic mode a moved booking keeps its length and may take any minute.
  */
 export function planPlacement(
   day: LoadedDay,
@@ -97,30 +111,56 @@ export function planPlacement(
   if (staff) assertStaffDate(request.date, business.timezone, now);
   const durationMinutes = moved && dynamic ? moved.duration_minutes : request.durationMinutes;
   const rules = toDayRules(day, { ...request, durationMinutes }, now);
-  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff };
+  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff, passPacing: staff };
   // A moved booking's own time shows busy in the cache: only the statement can tell what else is.
   const check = checkStart(rules, request.time, options);
   if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
-  // Every resource the rules allow, busy or not.
-  const fitting = checkStart({ ...rules, busy: [] }, request.time, options);
+  // Every resource the rules allow, busy or not; the statement judges pacing as it judges resources.
+  const fitting = checkStart({ ...rules, busy: [], arrivals: [] }, request.time, options);
   if (!fitting.ok) throw startFailure(fitting);
-  const keeps = moved && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
-  const candidates = new Set([
-    ...(keeps ? [moved.resource_id] : []),
-    ...(check.ok ? check.freeResourceIds : []),
-    ...fitting.freeResourceIds,
-  ]);
+  const combined = moved !== undefined && moved.resource_ids.length > 1;
+  const keepsResource =
+    moved && !combined && !request.resourceId && fitting.freeResourceIds.includes(moved.resource_id);
+  const joined = new Map(day.combinations.map((combination) => [combination.id, combination.resourceIds]));
+  const keepsCombination =
+    combined && fitting.freeCombinationIds.some((id) => sameSet(joined.get(id)!, moved.resource_ids));
+  const candidates = new Map<string, string[]>();
+  const add = (set: readonly string[]) => candidates.set(set.join(), [...set]);
+  if (keepsResource) add([moved.resource_id]);
+  // A moved booking's own tables are busy only with itself: among the free ones in best-fit order.
+  const free = new Set([...(check.ok ? check.freeResourceIds : []), ...(moved?.resource_ids ?? [])]);
+  for (const id of fitting.freeResourceIds) if (free.has(id)) add([id]);
+  for (const id of fitting.freeResourceIds) add([id]);
+  if (keepsCombination) add(moved.resource_ids);
+  for (const id of check.ok ? check.freeCombinationIds : []) add(joined.get(id)!);
+  for (const id of fitting.freeCombinationIds) add(joined.get(id)!);
   const tz = business.timezone;
+  const times: PlacedTimes = {
+    booking_date: request.date,
+    start_time: instantToWall(fitting.start, tz).time,
+    end_time: instantToWall(fitting.end, tz).time,
+    starts_at: new Date(fitting.start).toISOString(),
+    ends_at: new Date(fitting.end).toISOString(),
+  };
   return {
-    candidates: [...candidates],
-    times: {
-      booking_date: request.date,
-      start_time: instantToWall(fitting.start, tz).time,
-      end_time: instantToWall(fitting.end, tz).time,
-      starts_at: new Date(fitting.start).toISOString(),
-      ends_at: new Date(fitting.end).toISOString(),
-    },
+    candidates: [...candidates.values()],
+    times,
     durationMinutes: bookingMinutesAt(rules, request.time),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
+    pacing: fitting.pacing && pacingToCheck(times, fitting.pacing, staff),
   };
 }
+
+/** What the statement is told of a start's pacing; a staff booking may pass it (the host decides). */
+export const pacingToCheck = (
+  times: Pick<PlacedTimes, 'booking_date' | 'start_time' | 'starts_at'>,
+  caps: PacingCaps,
+  override: boolean,
+): PacingToCheck => ({
+  starts_at: times.starts_at,
+  booking_date: times.booking_date,
+  start_time: times.start_time,
+  max_covers: caps.maxCovers,
+  max_bookings: caps.maxBookings,
+  override,
+});

@@ -1,3 +1,4 @@
+import { type PacingRefusal, pacingMessage } from '../availability/engine/index.ts';
 import { AppError, invalidField } from '../platform/errors.ts';
 
 /**
@@ -20,6 +21,11 @@ export const SQLSTATE = {
   STATUS_REFUSED: 'SWB10',
   /** The resource a change places the booking on is no longer active: 422 naming `resource_id`. */
   RESOURCE_INACTIVE: 'SWB11',
+  /**
+   * The start's pacing is full for the party (`slotwise_check_pacing`; DETAIL: the start, the cap
+   * passed and what the start holds): 409 `slot_unavailable` naming the pacing.
+   */
+  PACING_FULL: 'SWB12',
   /** Near the monthly booking quota: raised and caught inside `slotwise_count_booking`, never answered. */
   QUOTA_NEAR: 'SWQ01',
   /** The developer's monthly booking quota is used up (DETAIL: plan, limit): 402 `plan_limit_reached`. */
@@ -43,6 +49,22 @@ const ANSWERS: Partial<Record<SqlState, (raised: Raised, detail: Record<string, 
   [SQLSTATE.STATUS_REFUSED]: (raised) => new AppError('conflict', raised.message),
   [SQLSTATE.RESOURCE_INACTIVE]: () =>
     invalidField('resource_id', 'is not an active resource of this business'),
+  [SQLSTATE.PACING_FULL]: (_, detail) => {
+    const { booking_date, start_time, cap, max, covers, bookings, party } = detail as {
+      booking_date: string;
+      start_time: string;
+      cap: PacingRefusal['cap'];
+      max: number;
+      covers: number;
+      bookings: number;
+      party: number;
+    };
+    const refusal: PacingRefusal = { cap, max, load: { covers, bookings } };
+    return new AppError(
+      'slot_unavailable',
+      pacingMessage(refusal, `${start_time} on ${booking_date}`, party),
+    );
+  },
   [SQLSTATE.QUOTA_REACHED]: (_, { plan, limit }) =>
     new AppError(
       'plan_limit_reached',

@@ -22,6 +22,7 @@ import {
   ChangeBookingResult,
   MoveBookingParams as MoveBookingParamsSchema,
   MoveBookingResult,
+  PacingToCheck,
   type PlaceBookingParams,
   PlaceBookingParams as PlaceBookingParamsSchema,
   PlaceBookingResult,
@@ -153,7 +154,7 @@ async function placed(biz: BookableBusiness, resourceId: string) {
 function moveTo(resourceId: string): BookingMove {
   const start = NOON + 2 * HOUR;
   return {
-    candidates: [resourceId],
+    candidates: [[resourceId]],
     booking_date: BOOKING_DAY,
     start_time: '14:00',
     end_time: '15:00',
@@ -221,7 +222,7 @@ describe('slotwise_place_booking', () => {
     await assert.rejects(call('slotwise_place_booking', PlaceBookingParamsSchema, params), {
       code: SQLSTATE.SLOT_TAKEN,
     });
-    const free = { ...params, candidates: [biz.resources.T6!] };
+    const free = { ...params, candidates: [[biz.resources.T6!]] };
     await assert.rejects(
       call('slotwise_place_booking', PlaceBookingParamsSchema, {
         ...free,
@@ -241,6 +242,56 @@ describe('slotwise_place_booking', () => {
         sandbox_cap: { month, cap: 3 },
       }),
       raisedWith(SQLSTATE.SANDBOX_CAP_REACHED, { cap: 3 }),
+    );
+    assert.equal(await bookingCount(), 0);
+  });
+});
+
+describe('slotwise_check_pacing, through slotwise_place_booking', () => {
+  /** The pacing of the placement's start, with at most `max_covers` guests. */
+  const pacingOf = (params: PlaceBookingParams, max_covers: number, override = false): PacingToCheck => ({
+    starts_at: params.starts_at,
+    booking_date: params.booking_date,
+    start_time: params.start_time,
+    max_covers,
+    max_bookings: null,
+    override,
+  });
+
+  it('raises SWB12 naming the start, the cap and what it holds, and writes nothing', async () => {
+    const biz = await setupBookable(ctx.app);
+    const first = await toPlace(biz, biz.resources.T4!);
+    await call('slotwise_place_booking', PlaceBookingParamsSchema, { ...first, pacing: pacingOf(first, 3) });
+    const second = { ...(await toPlace(biz, biz.resources.T6!)), deposit: undefined };
+    await assert.rejects(
+      call('slotwise_place_booking', PlaceBookingParamsSchema, { ...second, pacing: pacingOf(second, 3) }),
+      raisedWith(SQLSTATE.PACING_FULL, {
+        booking_date: BOOKING_DAY,
+        start_time: '12:00',
+        cap: 'covers',
+        max: 3,
+        covers: 2,
+        bookings: 1,
+        party: 2,
+      }),
+    );
+    assert.equal(await bookingCount(), 1);
+    const passed = await call('slotwise_place_booking', PlaceBookingParamsSchema, {
+      ...second,
+      pacing: pacingOf(second, 3, true),
+    });
+    assertOfSchema(PlaceBookingResult, passed);
+    assert.equal(await bookingCount(), 2);
+  });
+
+  it('refuses a pacing that lacks a required key', async () => {
+    const biz = await setupBookable(ctx.app);
+    const params = await toPlace(biz, biz.resources.T4!);
+    const pacing = pacingOf(params, 10);
+    await assertEachRequired(
+      'slotwise_place_booking',
+      { ...params, pacing },
+      requiredPaths(PacingToCheck, pacing, ['pacing']),
     );
     assert.equal(await bookingCount(), 0);
   });
@@ -266,7 +317,7 @@ describe('slotwise_move_booking', () => {
     await block(biz, biz.resources.T6!);
     const params = {
       ...moveTo(biz.resources.T2!),
-      candidates: [biz.resources.T2!, biz.resources.T6!],
+      candidates: [[biz.resources.T2!], [biz.resources.T6!]],
       business_id: view.business_id,
       booking_id: view.id,
     };
@@ -379,12 +430,27 @@ describe('slotwise_take_turn', () => {
 });
 
 describe('the statuses that hold a resource', () => {
-  it('are ACTIVE_STATUSES, exactly those the exclusion constraint covers', async () => {
-    const { rows } = await sql<{ definition: string }>`
-      SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
-      WHERE conname = 'bookings_no_overlap'`.execute(ctx.database.db);
-    const predicate = rows[0]!.definition.split(' WHERE ')[1]!;
-    const covered = [...predicate.matchAll(/'([a-z_]+)'/g)].map((match) => match[1]);
-    assert.deepEqual(covered.sort(), [...ACTIVE_STATUSES].sort());
+  it('are ACTIVE_STATUSES, exactly those whose bookings have holds under the exclusion constraint', async () => {
+    const biz = await setupBookable(ctx.app);
+    const placed = (await call(
+      'slotwise_place_booking',
+      PlaceBookingParamsSchema,
+      staffPlacement(biz, [[biz.resources.T4!, biz.resources.T6!]], NOON),
+    )) as { booking: { id: string } };
+    const holding: string[] = [];
+    for (const status of ['pending', 'confirmed', 'checked_in', 'completed', 'cancelled', 'no_show']) {
+      await sql`UPDATE bookings SET status = ${status} WHERE id = ${placed.booking.id}`.execute(
+        ctx.database.db,
+      );
+      const { rows } = await sql<{ held: number }>`
+        SELECT count(*)::int AS held FROM booking_holds WHERE booking_id = ${placed.booking.id}`.execute(
+        ctx.database.db,
+      );
+      if (rows[0]!.held > 0) {
+        assert.equal(rows[0]!.held, 2, `a ${status} booking holds both its tables`);
+        holding.push(status);
+      }
+    }
+    assert.deepEqual(holding.sort(), [...ACTIVE_STATUSES].sort());
   });
 });

@@ -30,6 +30,27 @@ const Held = Type.Object({ booking: BookingSchema, held_dates: HeldDates });
 
 const NullableString = Nullable(Type.String());
 
+/**
+ * The pacing of the start a booking is placed at, which `slotwise_check_pacing` enforces: the caps
+ * of its service period (null: none), and the start as the refusal names it.
+ */
+export const PacingToCheck = Type.Object({
+  starts_at: Timestamp,
+  booking_date: DateString,
+  start_time: WallTime,
+  max_covers: Nullable(Type.Integer()),
+  max_bookings: Nullable(Type.Integer()),
+  /** A staff booking passes a full start; its audit row's meta says `pacing_overridden`. */
+  override: Type.Boolean(),
+});
+export type PacingToCheck = Static<typeof PacingToCheck>;
+
+/**
+ * The sets of resources to try, in order: one resource, or the tables of a combination (the first
+ * is the booking's `resource_id`). A set is taken only when every resource of it is free.
+ */
+const Candidates = Type.Array(Type.Array(Uuid, { minItems: 1, maxItems: 6 }));
+
 /** The deposit a booking is placed with, as the `deposits` row takes it. */
 export const DepositToPlace = Type.Object({
   type: Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')]),
@@ -76,8 +97,9 @@ export const PlaceBookingParams = Type.Object({
   }),
   /** Whether the caller may rewrite a returning customer's name and email. */
   trusted: Type.Boolean(),
-  /** The resources to try, in order. */
-  candidates: Type.Array(Uuid),
+  candidates: Candidates,
+  /** Absent or null when no period's pacing caps the start. */
+  pacing: Type.Optional(Nullable(PacingToCheck)),
   /** Confirmation codes to try, in order, should one be taken. */
   codes: Type.Array(Type.String(), { minItems: 1 }),
   deposit: Type.Optional(DepositToPlace),
@@ -99,8 +121,7 @@ export type PlaceBookingResult = Static<typeof PlaceBookingResult>;
 
 /** A reschedule, `slotwise_change_booking`'s `p.move`: the new time, on the first free candidate. */
 export const BookingMove = Type.Object({
-  /** The resources to try, in order. */
-  candidates: Type.Array(Uuid),
+  candidates: Candidates,
   booking_date: DateString,
   start_time: WallTime,
   end_time: WallTime,
@@ -111,6 +132,8 @@ export const BookingMove = Type.Object({
   capacity: Type.Integer(),
   /** How long before the start a pending deposit's hold is taken. */
   hold_lead_ms: Type.Integer(),
+  /** Absent or null when no period's pacing caps the new start; the booking does not count against itself. */
+  pacing: Type.Optional(Nullable(PacingToCheck)),
 });
 export type BookingMove = Static<typeof BookingMove>;
 
@@ -136,7 +159,15 @@ export const ChangeBookingParams = Type.Object({
   actor: Type.String(),
   move: Type.Optional(BookingMove),
   /** Another resource or party size at the same time. */
-  place: Type.Optional(Type.Object({ resource_id: Uuid, capacity: Type.Integer(), during: HeldRange })),
+  place: Type.Optional(
+    Type.Object({
+      resource_id: Uuid,
+      capacity: Type.Integer(),
+      during: HeldRange,
+      /** The start's pacing when the party grows. */
+      pacing: Type.Optional(Nullable(PacingToCheck)),
+    }),
+  ),
   status: Type.Optional(Status),
   /** The status machine's refusal of the status asked for, answered after the placement's own. */
   status_refused: Type.Optional(Type.String()),

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
-import { ACTIVE_STATUSES } from '../schema.ts';
 
 export const RESOURCE_COLUMNS = [
   'id',
@@ -106,13 +105,16 @@ export async function hasUpcomingBookings(
   businessId: string,
   resourceId: string,
 ): Promise<boolean> {
+  // The holds: a combined booking holds its joined tables too.
   const row = await executor
-    .selectFrom('bookings')
-    .select('id')
-    .where('business_id', '=', businessId)
-    .where('resource_id', '=', resourceId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .where('ends_at', '>', sql<Date>`now()`)
+    .selectFrom('booking_holds as h')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.business_id', '=', 'h.business_id').onRef('b.id', '=', 'h.booking_id'),
+    )
+    .select('b.id')
+    .where('h.business_id', '=', businessId)
+    .where('h.resource_id', '=', resourceId)
+    .where('b.ends_at', '>', sql<Date>`now()`)
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

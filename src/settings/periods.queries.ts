@@ -16,6 +16,8 @@ export const PERIOD_COLUMNS = [
   'slot_interval_minutes',
   'turn_times',
   'resource_ids',
+  'max_covers_per_slot',
+  'max_bookings_per_slot',
 ] as const;
 
 /** The periods of a business in the order they were given. */

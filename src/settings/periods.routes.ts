@@ -45,6 +45,26 @@ const PeriodInput = Type.Object(
         description: 'the active resources bookable in the period; empty means all',
       }),
     ),
+    max_covers_per_slot: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: 1000,
+          description:
+            "pacing: the most guests (sum of party sizes) of the business's bookings that may start at one grid time of the period; null: no cap",
+        }),
+      ),
+    ),
+    max_bookings_per_slot: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: 500,
+          description:
+            "pacing: the most of the business's bookings that may start at one grid time of the period; null: no cap",
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -97,7 +117,13 @@ export const periodsRoutes: FastifyPluginAsyncTypebox = async (app) => {
               end_time: '14:30',
               slot_interval_minutes: 15,
             },
-            { name: 'Dinner', days_of_week: [2, 3, 4, 5, 6], start_time: '18:00', end_time: '22:30' },
+            {
+              name: 'Dinner',
+              days_of_week: [2, 3, 4, 5, 6],
+              start_time: '18:00',
+              end_time: '22:30',
+              max_covers_per_slot: 20,
+            },
           ],
         }),
         response: { 200: Periods },

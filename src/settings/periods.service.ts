@@ -20,6 +20,8 @@ export interface PeriodInput {
   slot_interval_minutes?: number | null;
   turn_times?: TurnTime[] | null;
   resource_ids?: string[];
+  max_covers_per_slot?: number | null;
+  max_bookings_per_slot?: number | null;
 }
 
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -120,6 +122,8 @@ const toStored = (period: PeriodInput): NewPeriod => ({
   slot_interval_minutes: period.slot_interval_minutes ?? null,
   turn_times: period.turn_times ? JSON.stringify(byPartySize(period.turn_times)) : null,
   resource_ids: uniqueIds(period.resource_ids ?? []),
+  max_covers_per_slot: period.max_covers_per_slot ?? null,
+  max_bookings_per_slot: period.max_bookings_per_slot ?? null,
 });
 
 /** The service periods of a business as the API shows them. */

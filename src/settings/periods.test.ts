@@ -39,6 +39,8 @@ const answered = (period: Record<string, unknown>) => ({
   slot_interval_minutes: null,
   turn_times: null,
   resource_ids: [],
+  max_covers_per_slot: null,
+  max_bookings_per_slot: null,
   ...period,
 });
 
@@ -100,6 +102,8 @@ describe('PUT /v1/manage/service-periods', () => {
         { min_party: 1, max_party: 4, duration_minutes: 90 },
       ],
       resource_ids: [biz.resources.T6, biz.resources.T4!.toUpperCase()],
+      max_covers_per_slot: 1000,
+      max_bookings_per_slot: 500,
     };
     const response = await call(biz, 'PUT', { periods: [terrace] });
     assert.equal(response.statusCode, 200, response.body);
@@ -150,7 +154,23 @@ describe('PUT /v1/manage/service-periods', () => {
         () => [{ ...LUNCH, slot_interval_minutes: 10 }],
         'periods[0].slot_interval_minutes',
       ],
-      ['an unknown field', () => [{ ...LUNCH, max_covers_per_slot: 20 }], 'periods[0].max_covers_per_slot'],
+      ['an unknown field', () => [{ ...LUNCH, covers: 20 }], 'periods[0].covers'],
+      ['a covers cap of 0', () => [{ ...LUNCH, max_covers_per_slot: 0 }], 'periods[0].max_covers_per_slot'],
+      [
+        'a covers cap of 1001',
+        () => [{ ...LUNCH, max_covers_per_slot: 1001 }],
+        'periods[0].max_covers_per_slot',
+      ],
+      [
+        'a bookings cap of 0',
+        () => [{ ...LUNCH, max_bookings_per_slot: 0 }],
+        'periods[0].max_bookings_per_slot',
+      ],
+      [
+        'a bookings cap of 501',
+        () => [{ ...LUNCH, max_bookings_per_slot: 501 }],
+        'periods[0].max_bookings_per_slot',
+      ],
       [
         'a period outside the hours',
         () => [LUNCH, { ...DINNER, end_time: '23:30' }],

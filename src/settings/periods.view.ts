@@ -26,6 +26,12 @@ export const PeriodView = Type.Object(
       ),
     ),
     resource_ids: Type.Array(Uuid, { description: 'the resources bookable in the period; empty means all' }),
+    max_covers_per_slot: Nullable(
+      Type.Integer({ description: 'the most guests that may start at one grid time; null: no cap' }),
+    ),
+    max_bookings_per_slot: Nullable(
+      Type.Integer({ description: 'the most bookings that may start at one grid time; null: no cap' }),
+    ),
   },
   { $id: 'ServicePeriod' },
 );
@@ -40,6 +46,8 @@ export interface PeriodWire {
   slot_interval_minutes: number | null;
   turn_times: TurnTime[] | null;
   resource_ids: string[];
+  max_covers_per_slot: number | null;
+  max_bookings_per_slot: number | null;
 }
 
 export const toPeriodView = (period: StoredPeriod): PeriodWire => ({
@@ -52,4 +60,6 @@ export const toPeriodView = (period: StoredPeriod): PeriodWire => ({
   slot_interval_minutes: period.slot_interval_minutes,
   turn_times: period.turn_times && turnTimesInOrder(period.turn_times),
   resource_ids: period.resource_ids,
+  max_covers_per_slot: period.max_covers_per_slot,
+  max_bookings_per_slot: period.max_bookings_per_slot,
 });

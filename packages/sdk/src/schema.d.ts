@@ -872,6 +872,48 @@ export interface paths {
         patch: operations["updateResource"];
         trace?: never;
     };
+    "/v1/manage/combinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List table combinations by name, inactive ones included */
+        get: operations["listCombinations"];
+        put?: never;
+        /**
+         * Join resources for larger parties (tables 4 and 5 seat ten)
+         * @description Offered after single resources, only while every resource of it is active; a booking on it holds them all.
+         */
+        post: operations["createCombination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/combinations/{combination_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a combination
+         * @description Bookings made on it keep holding its resources.
+         */
+        delete: operations["deleteCombination"];
+        options?: never;
+        head?: never;
+        /** Change any field of a combination; is_active false stops offering it */
+        patch: operations["updateCombination"];
+        trace?: never;
+    };
     "/v1/manage/services": {
         parameters: {
             query?: never;
@@ -1115,7 +1157,7 @@ export interface paths {
         };
         /**
          * Bookable slots of one day (public)
-         * @description Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`.
+         * @description Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`. `explain=true` lists every grid time of the day instead (the hours' grid outside service periods, each period's own grid inside it), a time not offered with `available: false`, `remaining_resources: 0` and its `reasons`; `reason` stays that of the plain answer.
          */
         get: operations["getAvailability"];
         put?: never;
@@ -1698,6 +1740,10 @@ export interface components {
             }[] | null;
             /** @description the resources bookable in the period; empty means all */
             resource_ids: string[];
+            /** @description the most guests that may start at one grid time; null: no cap */
+            max_covers_per_slot: number | null;
+            /** @description the most bookings that may start at one grid time; null: no cap */
+            max_bookings_per_slot: number | null;
         };
         Slot: {
             time: string;
@@ -1706,12 +1752,20 @@ export interface components {
             /** Format: uuid */
             resource_id?: string;
             resource_name?: string;
+            /**
+             * Format: uuid
+             * @description view=resources: the free combination of joined resources this entry offers; resource_name is then its name and resource_ids its resources
+             */
+            combination_id?: string;
+            resource_ids?: string[];
             /** @description the service period whose grid holds the start (its id and the venue's name for it, e.g. Lunch or Dinner), so a booking page can list each period's times under its name; null on a day without service periods */
             period: {
                 /** Format: uuid */
                 id: string;
                 name: string;
             } | null;
+            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one) */
+            reasons?: ("past" | "notice" | "window" | "closed" | "blackout" | "outside_period" | "pacing" | "no_resource_fits_party" | "all_resources_busy" | "blocked")[];
         };
         CreatedBooking: {
             /** Format: uuid */
@@ -1732,6 +1786,8 @@ export interface components {
             source: string;
             /** Format: uuid */
             resource_id: string;
+            /** @description every resource the booking holds: the tables of a combination, or its one resource */
+            resource_ids: string[];
             /** Format: uuid */
             service_id: string | null;
             /**
@@ -1819,6 +1875,8 @@ export interface components {
             source: string;
             /** Format: uuid */
             resource_id: string;
+            /** @description every resource the booking holds: the tables of a combination, or its one resource */
+            resource_ids: string[];
             /** Format: uuid */
             service_id: string | null;
             /** Format: uuid */
@@ -6697,6 +6755,439 @@ export interface operations {
             };
         };
     };
+    listCombinations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            resource_ids: string[];
+                            capacity_min: number;
+                            capacity_max: number;
+                            is_active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            created_at: string;
+                        }[];
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCombination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Tables 4 + 5",
+                 *       "resource_ids": [
+                 *         "5b2d4c9e-8f1a-4b7c-9d3e-2a1f0e9c8b7a",
+                 *         "9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f"
+                 *       ],
+                 *       "capacity_min": 7,
+                 *       "capacity_max": 10
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @description the joined resources: 2 to 6 distinct active resources of the business; the first is the one a booking on it shows as resource_id */
+                    resource_ids: string[];
+                    /** @description smallest party it takes */
+                    capacity_min: number;
+                    /** @description largest party it takes */
+                    capacity_max: number;
+                    /** @description false stops offering it at once, without deleting it */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        resource_ids: string[];
+                        capacity_min: number;
+                        capacity_max: number;
+                        is_active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCombination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                combination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCombination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                combination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "capacity_max": 12
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description the joined resources: 2 to 6 distinct active resources of the business; the first is the one a booking on it shows as resource_id */
+                    resource_ids?: string[];
+                    /** @description smallest party it takes */
+                    capacity_min?: number;
+                    /** @description largest party it takes */
+                    capacity_max?: number;
+                    /** @description false stops offering it at once, without deleting it */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        resource_ids: string[];
+                        capacity_min: number;
+                        capacity_max: number;
+                        is_active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listServices: {
         parameters: {
             query?: {
@@ -7821,7 +8312,8 @@ export interface operations {
                  *             6
                  *           ],
                  *           "start_time": "18:00",
-                 *           "end_time": "22:30"
+                 *           "end_time": "22:30",
+                 *           "max_covers_per_slot": 20
                  *         }
                  *       ]
                  *     }
@@ -7854,6 +8346,10 @@ export interface operations {
                         }[] | null;
                         /** @description the active resources bookable in the period; empty means all */
                         resource_ids?: string[];
+                        /** @description pacing: the most guests (sum of party sizes) of the business's bookings that may start at one grid time of the period; null: no cap */
+                        max_covers_per_slot?: number | null;
+                        /** @description pacing: the most of the business's bookings that may start at one grid time of the period; null: no cap */
+                        max_bookings_per_slot?: number | null;
                     }[];
                 };
             };
@@ -9050,6 +9546,8 @@ export interface operations {
                 service_id?: string;
                 resource_id?: string;
                 view?: "slots" | "resources";
+                /** @description list every grid time of the day, each with its `reasons` (empty when offered); the slots view only (400 with view=resources) */
+                explain?: boolean;
             };
             header?: never;
             path: {
@@ -9237,6 +9735,8 @@ export interface operations {
                 service_id?: string;
                 resource_id?: string;
                 view?: "slots" | "resources";
+                /** @description list every grid time of the day, each with its `reasons` (empty when offered); the slots view only (400 with view=resources) */
+                explain?: boolean;
             };
             header?: never;
             path?: never;
@@ -9351,7 +9851,7 @@ export interface operations {
                         capacity: number;
                         available: boolean;
                         remaining_resources: number;
-                        /** @description names of the free active resources that fit the party, in display order */
+                        /** @description names of the free active resources that fit the party, in display order, then of the free combinations that take it, tightest first */
                         free_resources: string[];
                         reason: ("outside_operating_hours" | "outside_booking_window" | "slot_unavailable") | null;
                     };
@@ -10182,6 +10682,8 @@ export interface operations {
                         source: string;
                         /** Format: uuid */
                         resource_id: string;
+                        /** @description every resource the booking holds: the tables of a combination, or its one resource */
+                        resource_ids: string[];
                         /** Format: uuid */
                         service_id: string | null;
                         /** Format: uuid */
@@ -10340,6 +10842,8 @@ export interface operations {
                         source: string;
                         /** Format: uuid */
                         resource_id: string;
+                        /** @description every resource the booking holds: the tables of a combination, or its one resource */
+                        resource_ids: string[];
                         /** Format: uuid */
                         service_id: string | null;
                         /** Format: uuid */
@@ -10532,6 +11036,8 @@ export interface operations {
                         source: string;
                         /** Format: uuid */
                         resource_id: string;
+                        /** @description every resource the booking holds: the tables of a combination, or its one resource */
+                        resource_ids: string[];
                         /** Format: uuid */
                         service_id: string | null;
                         /** Format: uuid */

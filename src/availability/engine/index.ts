@@ -1,3 +1,11 @@
+export { usableCombinations } from './combinations.ts';
+export {
+  type ExplainedTime,
+  explainDay,
+  UNOFFERED_REASONS,
+  type UnofferedReason,
+} from './explain.ts';
+export { loadsByStart, type PacingRefusal, pacingMessage, pacingRefusal, type SlotLoad } from './pacing.ts';
 export {
   bookingMinutes,
   bookingMinutesAt,
@@ -5,6 +13,7 @@ export {
   daySlots,
   heldSpan,
   hoursMinutes,
+  pacingAt,
   performs,
   periodMinutes,
   takesParty,

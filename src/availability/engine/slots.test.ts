@@ -669,6 +669,7 @@ describe('minimum notice and booking window', () => {
           start: at('2026-06-10T23:00:00Z'),
           end: at('2026-06-11T00:00:00Z'),
           freeResourceIds: ['r1'],
+          freeCombinationIds: [],
           period: null,
         },
       ],

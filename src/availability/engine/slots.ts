@@ -1,3 +1,5 @@
+import { freeCombinationsOf } from './combinations.ts';
+import { loadsByStart, pacingMessage, pacingOf, pacingRefusal } from './pacing.ts';
 import {
   addDays,
   dayOfWeek,
@@ -17,6 +19,7 @@ import type {
   DaySlots,
   EngineResource,
   HoursRow,
+  PacingCaps,
   ServicePeriod,
   Slot,
   SlotPeriod,
@@ -33,7 +36,7 @@ const MINUTES_PER_DAY = 1440;
  * The opening window of the asked-for date. Minutes count from midnight starting `date`, so a
  * window that runs past midnight has `closeMinute` above 1440.
  */
-interface OpenWindow {
+export interface OpenWindow {
   openMinute: number;
   closeMinute: number;
   /** Latest start minute allowed by `lastBookingTime`; Infinity when only closing time limits it. */
@@ -44,11 +47,13 @@ interface OpenWindow {
   closeInstant: number;
 }
 
-function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' {
+/** Whether a blackout covers the date. */
+export const blackedOut = (rules: Pick<DayRules, 'date' | 'blackouts'>) =>
+  rules.blackouts.some((blackout) => blackout.startDate <= rules.date && rules.date <= blackout.endDate);
+
+export function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' {
   const { date } = rules;
-  for (const blackout of rules.blackouts) {
-    if (blackout.startDate <= date && date <= blackout.endDate) return 'blackout';
-  }
+  if (blackedOut(rules)) return 'blackout';
   const weekday = dayOfWeek(date);
   const row = rules.hours.find((hours) => hours.dayOfWeek === weekday);
   const minutes = hoursMinutes(row);
@@ -99,7 +104,7 @@ export function hoursMinutes(row: HoursRow | undefined): { openMinute: number; c
  * One stretch of a day bookable on one grid: the hours' window on a day without periods, else
  * each period, cut to the hours. Minutes count from midnight starting the date.
  */
-interface BookableWindow {
+export interface BookableWindow {
   /** Null for the hours' window. */
   period: SlotPeriod | null;
   /** The minute the grid counts from. */
@@ -113,10 +118,12 @@ interface BookableWindow {
   /** Null for every resource. */
   resourceIds: readonly string[] | null;
   closeInstant: number;
+  /** Null when nothing caps the starts (always for the hours' window). */
+  pacing: PacingCaps | null;
 }
 
 /** The day's bookable windows in time order; `outside_period` when its periods leave none inside the hours. */
-function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] | 'outside_period' {
+export function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] | 'outside_period' {
   const weekday = dayOfWeek(rules.date);
   const periods = (rules.periods ?? []).filter((period) => period.daysOfWeek.includes(weekday));
   const { openMinute, closeMinute, lastStartMinute, midnight, span } = hours;
@@ -132,6 +139,7 @@ function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] |
         turnTimes: rules.turnTimes,
         resourceIds: null,
         closeInstant: hours.closeInstant,
+        pacing: null,
       },
     ];
   }
@@ -158,6 +166,7 @@ function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] |
       // Stryker disable next-line ConditionalExpression,EqualityOperator: performs reads an empty list as every resource, as null
       resourceIds: period.resourceIds.length > 0 ? period.resourceIds : null,
       closeInstant: resolveWallBoundary(span, midnight + close * MINUTE_MS),
+      pacing: pacingOf(period),
     });
   }
   if (windows.length === 0) return 'outside_period';
@@ -165,19 +174,19 @@ function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] |
 }
 
 /** The first grid minute of `window` at or after its earliest start. */
-function firstGridMinute(window: BookableWindow): number {
+export function firstGridMinute(window: BookableWindow): number {
   const behind = window.fromMinute - window.gridStart;
   return window.gridStart + Math.ceil(behind / window.intervalMinutes) * window.intervalMinutes;
 }
 
-interface BookableRange {
+export interface BookableRange {
   today: string;
   lastDate: string;
   /** Earliest start instant minimum notice allows. */
   earliestStart: number;
 }
 
-function bookableRange(rules: DayRules): BookableRange {
+export function bookableRange(rules: DayRules): BookableRange {
   const today = todayIn(rules.timezone, rules.now);
   return {
     today,
@@ -214,24 +223,33 @@ export function bookingMinutes(rules: Pick<DayRules, 'durationMinutes' | 'turnTi
  * period it starts in, else the day's.
  */
 export function bookingMinutesAt(rules: DayRules, time: string): number {
+  const bookable = bookableAt(rules, time);
+  return bookingMinutes({ ...rules, turnTimes: bookable ? bookable.turnTimes : rules.turnTimes });
+}
+
+/** The pacing of the period a booking starting at wall-clock `time` on `rules.date` starts in; null when none caps it. */
+export const pacingAt = (rules: DayRules, time: string): PacingCaps | null =>
+  bookableAt(rules, time)?.pacing ?? null;
+
+function bookableAt(rules: DayRules, time: string): BookableWindow | undefined {
   const hours = openWindow(rules);
   const asked = minutesOf(time);
-  if (typeof hours === 'string' || asked === null) return bookingMinutes(rules);
+  // Stryker disable next-line ConditionalExpression: an unreadable time falls in no window either way
+  if (typeof hours === 'string' || asked === null) return undefined;
   const windows = bookableWindows(rules, hours);
-  if (windows === 'outside_period') return bookingMinutes(rules);
-  const bookable = windowAt(windows, dayMinute(hours, asked));
-  return bookingMinutes({ ...rules, turnTimes: bookable ? bookable.turnTimes : rules.turnTimes });
+  if (windows === 'outside_period') return undefined;
+  return windowAt(windows, dayMinute(hours, asked));
 }
 
 /** Minutes from midnight of the date of a wall-clock minute: after midnight on an overnight day, past 1440. */
 const dayMinute = (hours: Pick<OpenWindow, 'openMinute' | 'closeMinute'>, asked: number) =>
   hours.closeMinute > MINUTES_PER_DAY && asked < hours.openMinute ? asked + MINUTES_PER_DAY : asked;
 
-const windowAt = (windows: readonly BookableWindow[], minute: number) =>
+export const windowAt = (windows: readonly BookableWindow[], minute: number) =>
   windows.find((w) => w.fromMinute <= minute && minute < w.closeMinute);
 
 /** Resources that may take this booking at all, best fit first. */
-function candidateResources(rules: DayRules): EngineResource[] {
+export function candidateResources(rules: DayRules): EngineResource[] {
   const only = rules.resourceId ?? null;
   const candidates: EngineResource[] = [];
   for (const resource of rules.resources) {
@@ -256,6 +274,10 @@ interface BusyIndex {
   starts: Float64Array;
   maxEnds: Float64Array;
 }
+
+/** Whether `period` holds its resource during some of [from, to). */
+export const holds = (period: Pick<BusyPeriod, 'start' | 'end'>, from: number, to: number) =>
+  period.start < period.end && period.start < to && period.end > from;
 
 function indexBusy(
   busy: readonly BusyPeriod[],
@@ -349,6 +371,7 @@ export function daySlots(rules: DayRules): DaySlots {
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const candidates = candidateResources(rules);
+  const freeCombinations = freeCombinationsOf(rules);
   // Stryker disable next-line ArithmeticOperator: a lower bound before opening only indexes periods that end before every held range
   const openInstant = resolveWallBoundary(span, midnight + openMinute * MINUTE_MS);
   const { offsets, starts, maxEnds } = indexBusy(
@@ -357,6 +380,7 @@ export function daySlots(rules: DayRules): DaySlots {
     openInstant - beforeMs,
     closeInstant + afterMs,
   );
+  const loads = loadsByStart(rules.arrivals);
   const slots: Slot[] = [];
   for (const bookable of windows) {
     const durationMs = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes }) * MINUTE_MS;
@@ -385,7 +409,17 @@ export function daySlots(rules: DayRules): DaySlots {
         if (inPeriod[r] && (p === first || maxEnds[p - 1]! <= heldStart))
           freeResourceIds.push(candidates[r]!.id);
       }
-      slots.push({ time: formatMinutes(minute), start, end, freeResourceIds, period: bookable.period });
+      // A start the party would pace past is not offered: as if no resource were free.
+      const paced = pacingRefusal(bookable.pacing, loads.get(start), rules.partySize) !== null;
+      const freeCombinationIds = freeCombinations(heldStart, heldEnd, bookable.resourceIds);
+      slots.push({
+        time: formatMinutes(minute),
+        start,
+        end,
+        freeResourceIds: paced ? [] : freeResourceIds,
+        freeCombinationIds: paced ? [] : freeCombinationIds,
+        period: bookable.period,
+      });
     }
   }
   return { closure: null, slots };
@@ -480,13 +514,15 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       );
     }
   }
+  const paced = options.passPacing
+    ? null
+    : pacingRefusal(bookable.pacing, loadsByStart(rules.arrivals).get(start), rules.partySize);
+  if (paced) return failure('slot_unavailable', pacingMessage(paced, `${shown} on ${date}`, rules.partySize));
   const heldStart = start - rules.bufferBeforeMinutes * MINUTE_MS;
   const heldEnd = end + rules.bufferAfterMinutes * MINUTE_MS;
   const blocked = new Set<string>();
   for (const period of rules.busy) {
-    if (period.start < period.end && period.start < heldEnd && period.end > heldStart) {
-      blocked.add(period.resourceId);
-    }
+    if (holds(period, heldStart, heldEnd)) blocked.add(period.resourceId);
   }
   const freeResourceIds: string[] = [];
   for (const resource of candidateResources(rules)) {
@@ -494,13 +530,23 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
       freeResourceIds.push(resource.id);
     }
   }
-  if (freeResourceIds.length === 0) {
+  const freeCombinationIds = freeCombinationsOf(rules)(heldStart, heldEnd, bookable.resourceIds);
+  if (freeResourceIds.length === 0 && freeCombinationIds.length === 0) {
     return failure(
       'slot_unavailable',
       `No resource for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
     );
   }
-  return { ok: true, start, end, heldStart, heldEnd, freeResourceIds };
+  return {
+    ok: true,
+    start,
+    end,
+    heldStart,
+    heldEnd,
+    freeResourceIds,
+    freeCombinationIds,
+    pacing: bookable.pacing,
+  };
 }
 
 /**

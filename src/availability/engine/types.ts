@@ -23,11 +23,26 @@ export interface EngineResource {
   isActive: boolean;
 }
 
+/**
+ * Resources joined for one larger party (tables 4 and 5 seat ten): a party it takes may sit at it
+ * when every resource of it is free, and none fits alone.
+ */
+export interface EngineCombination {
+  id: string;
+  name: string;
+  /** Distinct; the first is the one a booking on the combination shows as its resource. */
+  resourceIds: readonly string[];
+  capacityMin: number;
+  capacityMax: number;
+}
+
 /** A period a resource is not free: an existing booking's held range (buffers included) or an external block. */
 export interface BusyPeriod {
   resourceId: string;
   start: number;
   end: number;
+  /** What holds the resource; absent reads as a booking. Only explaining a day tells them apart. */
+  kind?: 'booking' | 'block';
 }
 
 export interface BlackoutRange {
@@ -61,6 +76,23 @@ export interface ServicePeriod {
   turnTimes: readonly TurnTime[] | null;
   /** The resources bookable in the period; empty means all. */
   resourceIds: readonly string[];
+  /** The most guests that may start at one grid time of the period, across the business; null or absent: no cap. */
+  maxCoversPerSlot?: number | null;
+  /** The most bookings that may start at one grid time of the period, across the business; null or absent: no cap. */
+  maxBookingsPerSlot?: number | null;
+}
+
+/** A service period's pacing: at most this many guests and bookings start at one grid time (null: no cap). */
+export interface PacingCaps {
+  maxCovers: number | null;
+  maxBookings: number | null;
+}
+
+/** A non-terminal booking's start and party, which pacing counts. */
+export interface Arrival {
+  bookingId: string;
+  start: number;
+  partySize: number;
 }
 
 export interface DayRules {
@@ -91,9 +123,13 @@ export interface DayRules {
   resources: EngineResource[];
   /** A service's `resource_ids`; empty or absent means any resource. */
   allowedResourceIds?: readonly string[] | null;
-  /** Only this resource is considered. */
+  /** Only this resource is considered (and no combination). */
   resourceId?: string | null;
+  /** The business's active combinations; one with a resource not in `resources` is never offered. */
+  combinations?: readonly EngineCombination[];
   busy: BusyPeriod[];
+  /** The business's non-terminal bookings starting on the day, which the periods' pacing counts; absent: none. */
+  arrivals?: readonly Arrival[];
 }
 
 export interface Slot {
@@ -101,8 +137,13 @@ export interface Slot {
   time: string;
   start: number;
   end: number;
-  /** Free resources that fit the party, best fit first (smallest capacityMax, then displayOrder, then id). */
+  /**
+   * Free resources that fit the party, best fit first (smallest capacityMax, then displayOrder, then
+   * id); none when the period's pacing is full for the party at this start.
+   */
   freeResourceIds: string[];
+  /** Free combinations that take the party, tightest first (smallest capacityMax, then name, then id). */
+  freeCombinationIds: string[];
   /** The service period whose grid holds the start; null on a day without periods. */
   period: SlotPeriod | null;
 }
@@ -123,7 +164,7 @@ export type StartCheckFailure =
   | 'outside_operating_hours' // closed day, blackout, outside the window or the periods, after the last start, DST gap
   | 'off_grid' // not on the slot grid (scheduled mode only)
   | 'outside_booking_window' // inside minimum notice or beyond the booking window
-  | 'slot_unavailable'; // no fitting resource is free
+  | 'slot_unavailable'; // no fitting resource or combination is free, or the period's pacing is full for the party
 
 export type StartCheck =
   | {
@@ -134,6 +175,9 @@ export type StartCheck =
       heldStart: number;
       heldEnd: number;
       freeResourceIds: string[];
+      freeCombinationIds: string[];
+      /** The pacing of the period the start lies in; null when none caps it. */
+      pacing: PacingCaps | null;
     }
   | { ok: false; reason: StartCheckFailure; message: string };
 
@@ -142,4 +186,6 @@ export interface StartOptions {
   onGrid: boolean;
   /** Staff bookings ignore minimum notice and the booking window. */
   ignoreNoticeAndWindow: boolean;
+  /** Staff bookings may pass the period's pacing (the host decides). */
+  passPacing?: boolean;
 }

@@ -1,0 +1,71 @@
+import type { BusyPeriod, DayRules, EngineCombination } from './types.ts';
+
+/** Tightest fit first: the smallest largest party, then name, then id. */
+function tightestFirst(a: EngineCombination, b: EngineCombination): number {
+  if (a.capacityMax !== b.capacityMax) return a.capacityMax - b.capacityMax;
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * The combinations that may seat this booking at all, tightest first: they take the party, every
+ * resource of them is active and performs the service. A booking asked on one resource sits there
+ * alone.
+ */
+export function usableCombinations(rules: DayRules): EngineCombination[] {
+  if (rules.resourceId || !rules.combinations || rules.combinations.length === 0) return [];
+  const active = new Set(
+    rules.resources.filter((resource) => resource.isActive).map((resource) => resource.id),
+  );
+  const allowed =
+    rules.allowedResourceIds && rules.allowedResourceIds.length > 0 ? rules.allowedResourceIds : null;
+  return rules.combinations
+    .filter(
+      (combination) =>
+        rules.partySize >= combination.capacityMin &&
+        rules.partySize <= combination.capacityMax &&
+        combination.resourceIds.every((id) => active.has(id) && (allowed === null || allowed.includes(id))),
+    )
+    .sort(tightestFirst);
+}
+
+/**
+ * Answers, for a held range and the resources a service period limits the start to (null for
+ * all), the usable combinations whose every resource is inside that limit and free, tightest first.
+ */
+export type FreeCombinations = (
+  heldStart: number,
+  heldEnd: number,
+  periodResourceIds: readonly string[] | null,
+) => string[];
+
+const NONE: FreeCombinations = () => [];
+
+/** Whether every resource of `combination` is among those a service period limits starts to (null: all). */
+export const withinPeriod = (
+  combination: Pick<EngineCombination, 'resourceIds'>,
+  periodResourceIds: readonly string[] | null,
+) => periodResourceIds === null || combination.resourceIds.every((id) => periodResourceIds.includes(id));
+
+/** The day's question of which combinations are free, with the busy periods of their resources gathered once. */
+export function freeCombinationsOf(rules: DayRules): FreeCombinations {
+  const usable = usableCombinations(rules);
+  if (usable.length === 0) return NONE;
+  const busyOf = new Map<string, BusyPeriod[]>();
+  for (const combination of usable) {
+    for (const id of combination.resourceIds) busyOf.set(id, []);
+  }
+  for (const period of rules.busy) {
+    if (period.start < period.end) busyOf.get(period.resourceId)?.push(period);
+  }
+  const free = (id: string, heldStart: number, heldEnd: number) =>
+    !busyOf.get(id)!.some((period) => period.start < heldEnd && period.end > heldStart);
+  return (heldStart, heldEnd, periodResourceIds) =>
+    usable
+      .filter(
+        (combination) =>
+          withinPeriod(combination, periodResourceIds) &&
+          combination.resourceIds.every((id) => free(id, heldStart, heldEnd)),
+      )
+      .map((combination) => combination.id);
+}

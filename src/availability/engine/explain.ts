@@ -1,0 +1,233 @@
+import { usableCombinations, withinPeriod } from './combinations.ts';
+import { loadsByStart, pacingRefusal } from './pacing.ts';
+import {
+  type BookableWindow,
+  blackedOut,
+  bookableRange,
+  bookableWindows,
+  bookingMinutes,
+  candidateResources,
+  firstGridMinute,
+  holds,
+  type OpenWindow,
+  openWindow,
+  performs,
+  windowAt,
+} from './slots.ts';
+import { formatMinutes, MINUTE_MS, resolveWall } from './time.ts';
+import type { BusyPeriod, DayRules, EngineCombination, EngineResource, SlotPeriod } from './types.ts';
+
+/** Why a grid time is not offered, in the order a time lists them. */
+export const UNOFFERED_REASONS = [
+  'past',
+  'notice',
+  'window',
+  'closed',
+  'blackout',
+  'outside_period',
+  'pacing',
+  'no_resource_fits_party',
+  'all_resources_busy',
+  'blocked',
+] as const;
+
+export type UnofferedReason = (typeof UNOFFERED_REASONS)[number];
+
+/** Why no fitting resource can take a booking at a time. */
+type ResourceRefusal = Extract<UnofferedReason, 'no_resource_fits_party' | 'all_resources_busy' | 'blocked'>;
+
+export interface ExplainedTime {
+  /** Wall-clock start, `HH:MM`. */
+  time: string;
+  /** Null for a time the clocks skip that night. */
+  start: number | null;
+  /** The service period whose grid holds the time; null for the hours' grid. */
+  period: SlotPeriod | null;
+  /**
+   * Free resources that fit the party, best fit first, as `daySlots` finds them; empty when the
+   * time cannot be booked at all (outside its window, after the last start, a skipped time).
+   */
+  freeResourceIds: string[];
+  /** Free combinations that take the party, tightest first, as `daySlots` finds them. */
+  freeCombinationIds: string[];
+  /** Empty exactly when the time is offered. */
+  reasons: UnofferedReason[];
+}
+
+/** The resources of a bookable window that take the party: allowed by the service, the question and the period. */
+export function fittingResources(
+  candidates: readonly EngineResource[],
+  window: Pick<BookableWindow, 'resourceIds'>,
+): EngineResource[] {
+  return candidates.filter((resource) => performs(window.resourceIds, resource.id));
+}
+
+/**
+ * Which of `fitting` are free for the held range, and why none is: a resource is taken when
+ * something of its own holds it during the range. When every fitting resource is taken, `blocked`
+ * says some of them only external blocks hold, `all_resources_busy` that bookings hold them all.
+ */
+export function freeResources(
+  fitting: readonly EngineResource[],
+  busyOf: ReadonlyMap<string, readonly BusyPeriod[]>,
+  heldStart: number,
+  heldEnd: number,
+): { freeResourceIds: string[]; refusal: ResourceRefusal | null } {
+  if (fitting.length === 0) return { freeResourceIds: [], refusal: 'no_resource_fits_party' };
+  const freeResourceIds: string[] = [];
+  let onlyBlocked = false;
+  for (const resource of fitting) {
+    const holding = busyOf.get(resource.id)?.filter((period) => holds(period, heldStart, heldEnd)) ?? [];
+    if (holding.length === 0) freeResourceIds.push(resource.id);
+    else if (holding.every((period) => period.kind === 'block')) onlyBlocked = true;
+  }
+  if (freeResourceIds.length > 0) return { freeResourceIds, refusal: null };
+  return { freeResourceIds, refusal: onlyBlocked ? 'blocked' : 'all_resources_busy' };
+}
+
+/**
+ * Which of the `fitting` combinations (tightest first) have every resource free for the held range,
+ * and why none has, as `freeResources` tells it for single resources: a combination is held only
+ * by blocks when what takes its resources is blocks alone.
+ */
+export function freeCombinations(
+  fitting: readonly EngineCombination[],
+  busyOf: ReadonlyMap<string, readonly BusyPeriod[]>,
+  heldStart: number,
+  heldEnd: number,
+): { freeCombinationIds: string[]; refusal: ResourceRefusal | null } {
+  if (fitting.length === 0) return { freeCombinationIds: [], refusal: 'no_resource_fits_party' };
+  const freeCombinationIds: string[] = [];
+  let onlyBlocked = false;
+  for (const combination of fitting) {
+    const holding = combination.resourceIds.flatMap(
+      (id) => busyOf.get(id)?.filter((period) => holds(period, heldStart, heldEnd)) ?? [],
+    );
+    if (holding.length === 0) freeCombinationIds.push(combination.id);
+    else if (holding.every((period) => period.kind === 'block')) onlyBlocked = true;
+  }
+  if (freeCombinationIds.length > 0) return { freeCombinationIds, refusal: null };
+  return { freeCombinationIds, refusal: onlyBlocked ? 'blocked' : 'all_resources_busy' };
+}
+
+/**
+ * Why a time has no free option, from the refusals of its single resources and of its
+ * combinations: nothing fits only when neither fits; a block-held option makes it `blocked`.
+ */
+function optionsRefusal(singles: ResourceRefusal, combinations: ResourceRefusal): ResourceRefusal {
+  if (singles === combinations) return singles;
+  if (singles === 'blocked' || combinations === 'blocked') return 'blocked';
+  return 'all_resources_busy';
+}
+
+/** A grid time of the day and the window whose grid it is on (null: the hours' grid outside every period). */
+interface GridTime {
+  minute: number;
+  window: BookableWindow | null;
+}
+
+/**
+ * The day's grid times: each bookable window's own grid up to its closing, and the hours' grid on
+ * the business's interval where no period is. Inside a period its grid replaces the hours'.
+ */
+function gridTimes(rules: DayRules, hours: OpenWindow, windows: readonly BookableWindow[]): GridTime[] {
+  const times: GridTime[] = [];
+  for (const window of windows) {
+    for (
+      let minute = firstGridMinute(window);
+      minute < window.closeMinute;
+      minute += window.intervalMinutes
+    ) {
+      times.push({ minute, window });
+    }
+  }
+  for (let minute = hours.openMinute; minute < hours.closeMinute; minute += rules.intervalMinutes) {
+    if (!windowAt(windows, minute)) times.push({ minute, window: null });
+  }
+  return times.sort((a, b) => a.minute - b.minute);
+}
+
+/**
+ * Every grid time of `rules.date` with the reasons it is not offered, in time order: a time
+ * `daySlots` offers (a free fitting resource) has none, every other time at least one. A weekday
+ * without opening hours has no grid, so no times. The reasons of the calendar (`past`, `notice`,
+ * `window`, `blackout`) apply to every time; `closed` and `outside_period` to a time its window
+ * cannot take (a time the clocks skip, after the last start, ending after closing); the resources'
+ * reason to a time its window can take.
+ */
+export function explainDay(rules: DayRules): ExplainedTime[] {
+  if (!(rules.intervalMinutes >= 1)) throw new RangeError(`intervalMinutes must be at least 1`);
+  // A blacked-out day keeps its grid: every time of it says `blackout`.
+  // Stryker disable next-line ArrayDeclaration: a blackout without dates covers no date
+  const hours = openWindow({ ...rules, blackouts: [] });
+  if (typeof hours === 'string') return [];
+  const range = bookableRange(rules);
+  const beyondWindow = rules.date > range.lastDate;
+  const blackout = blackedOut(rules);
+  const found = bookableWindows(rules, hours);
+  // Stryker disable next-line ArrayDeclaration: a window without minutes has no grid and holds no time
+  const windows = found === 'outside_period' ? [] : found;
+  const candidates = candidateResources(rules);
+  const combinations = usableCombinations(rules);
+  const busyOf = new Map<string, BusyPeriod[]>();
+  for (const period of rules.busy) {
+    const own = busyOf.get(period.resourceId);
+    if (own) own.push(period);
+    else busyOf.set(period.resourceId, [period]);
+  }
+  const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
+  const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
+  const loads = loadsByStart(rules.arrivals);
+
+  return gridTimes(rules, hours, windows).map(({ minute, window }): ExplainedTime => {
+    const reasons = new Set<UnofferedReason>();
+    let freeResourceIds: string[] = [];
+    let freeCombinationIds: string[] = [];
+    const start = resolveWall(hours.span, hours.midnight + minute * MINUTE_MS);
+    if (start !== null && start < rules.now) reasons.add('past');
+    else if (start !== null && start < range.earliestStart) reasons.add('notice');
+    if (beyondWindow) reasons.add('window');
+    if (blackout) reasons.add('blackout');
+    if (start === null) reasons.add('closed');
+    else if (window === null) reasons.add('outside_period');
+    else {
+      const end = start + bookingMinutes({ ...rules, turnTimes: window.turnTimes }) * MINUTE_MS;
+      // Past the hours' own limits (which also bound the hours' window) the day is closed; past
+      // only a period's, the time is outside it.
+      if (minute > window.lastStartMinute) {
+        reasons.add(minute > hours.lastStartMinute ? 'closed' : 'outside_period');
+      } else if (end > window.closeInstant) {
+        reasons.add(end > hours.closeInstant ? 'closed' : 'outside_period');
+      } else {
+        // The refusals of one bookable time, each decided once for the time.
+        const heldStart = start - beforeMs;
+        const heldEnd = end + afterMs;
+        const resources = freeResources(fittingResources(candidates, window), busyOf, heldStart, heldEnd);
+        const joined = freeCombinations(
+          combinations.filter((combination) => withinPeriod(combination, window.resourceIds)),
+          busyOf,
+          heldStart,
+          heldEnd,
+        );
+        freeResourceIds = resources.freeResourceIds;
+        freeCombinationIds = joined.freeCombinationIds;
+        if (resources.refusal && joined.refusal)
+          reasons.add(optionsRefusal(resources.refusal, joined.refusal));
+        // A paced-out time frees nothing for the party, as daySlots leaves it.
+        if (pacingRefusal(window.pacing, loads.get(start), rules.partySize) !== null) {
+          reasons.add('pacing');
+          freeResourceIds = [];
+          freeCombinationIds = [];
+        }
+      }
+    }
+    return {
+      time: formatMinutes(minute),
+      start,
+      period: window?.period ?? null,
+      freeResourceIds,
+      freeCombinationIds,
+      reasons: UNOFFERED_REASONS.filter((reason) => reasons.has(reason)),
+    };
+  });
+}

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type StartedProcess, startProcess, stopProcess } from '../../bench/process.ts';
+import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+
+/** A start's pacing with the bookings spread over two real server processes on one PostgreSQL. */
+describe('pacing across two server processes', {
+  skip: ENGINE === 'pglite' && 'PGlite serves one process',
+}, () => {
+  let ctx: TestContext;
+  const servers: StartedProcess[] = [];
+
+  before(async () => {
+    ctx = await createTestApp();
+    for (let i = 0; i < 2; i++) {
+      servers.push(
+        await startProcess(
+          'src/main.ts',
+          { DATABASE_URL: ctx.databaseUrl!, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn' },
+          { args: ['serve'], readyPath: '/readyz' },
+        ),
+      );
+    }
+  });
+  after(async () => {
+    await Promise.all(servers.map((server) => stopProcess(server.child)));
+    await ctx.close();
+  });
+
+  it('stores at most max_covers_per_slot at one time, exactly the winners, whichever process answers', async () => {
+    const resources = Array.from({ length: 40 }, (_, i) => ({
+      name: `B${i}`,
+      capacity_min: 1,
+      capacity_max: 2,
+    }));
+    const biz = await setupBookable(ctx.app, { open: '17:00', close: '23:00', resources });
+    const put = await ctx.app.inject({
+      method: 'PUT',
+      url: '/v1/manage/service-periods',
+      headers: biz.tenant.headers,
+      payload: [
+        {
+          name: 'Dinner',
+          days_of_week: [0, 1, 2, 3, 4, 5, 6],
+          start_time: '18:00',
+          end_time: '22:00',
+          max_covers_per_slot: 10,
+        },
+      ],
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const response = await fetch(`${servers[i % 2]!.url}/v1/bookings`, {
+          method: 'POST',
+          headers: { ...biz.tenant.headers, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            business_id: biz.tenant.businessId,
+            booking_date: BOOKING_DAY,
+            start_time: '19:00',
+            capacity: 1 + (i % 2),
+            ...guest(),
+          }),
+        });
+        return { status: response.status, body: await response.text() };
+      }),
+    );
+    const won = answers.filter((a) => a.status === 201);
+    const refused = answers.filter((a) => a.status === 409 && a.body.includes('slot_unavailable'));
+    assert.equal(won.length + refused.length, answers.length, JSON.stringify(answers));
+    const wonCovers = won.reduce((sum, a) => sum + JSON.parse(a.body).booking.capacity, 0);
+    const stored = await ctx.database.db
+      .selectFrom('bookings')
+      .select((eb) => eb.fn.sum<string>('capacity').as('covers'))
+      .where('business_id', '=', biz.tenant.businessId)
+      .where('status', 'in', ['pending', 'confirmed', 'checked_in'])
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(stored.covers), wonCovers);
+    assert.ok(wonCovers <= 10 && wonCovers >= 9, `${wonCovers} covers stored`);
+    console.log(
+      `pacing race (two processes): ${won.length} winners, ${wonCovers} covers, ${refused.length} refused`,
+    );
+  });
+});

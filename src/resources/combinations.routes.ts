@@ -1,0 +1,117 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { commitReply } from '../platform/idempotency.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { example, IdParams, NonBlankString, Uuid } from '../platform/schemas.ts';
+import {
+  changeCombination,
+  createCombination,
+  deleteCombination,
+  findCombinations,
+} from './combinations.service.ts';
+import { CombinationView } from './combinations.view.ts';
+
+const Capacity = (description: string) => Type.Integer({ minimum: 1, maximum: 50, description });
+const CombinationFields = {
+  name: NonBlankString({ maxLength: 60 }),
+  resource_ids: Type.Array(Uuid, {
+    minItems: 2,
+    maxItems: 6,
+    description:
+      'the joined resources: 2 to 6 distinct active resources of the business; the first is the one a booking on it shows as resource_id',
+  }),
+  capacity_min: Capacity('smallest party it takes'),
+  capacity_max: Capacity('largest party it takes'),
+  is_active: Type.Boolean({ description: 'false stops offering it at once, without deleting it' }),
+};
+
+const CreateBody = Type.Object(
+  {
+    name: CombinationFields.name,
+    resource_ids: CombinationFields.resource_ids,
+    capacity_min: CombinationFields.capacity_min,
+    capacity_max: CombinationFields.capacity_max,
+    is_active: Type.Optional(CombinationFields.is_active),
+  },
+  { additionalProperties: false },
+);
+const PatchBody = Type.Partial(Type.Object(CombinationFields), { additionalProperties: false });
+
+export const combinationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/manage/combinations',
+    {
+      onRequest: requireBusiness({ scope: 'read' }),
+      schema: {
+        operationId: 'listCombinations',
+        tags: ['Resources'],
+        summary: 'List table combinations by name, inactive ones included',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: pageEnvelope(CombinationView) },
+      },
+    },
+    async (request) => findCombinations(app.db, pageOf(request)),
+  );
+
+  app.post(
+    '/v1/manage/combinations',
+    {
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'createCombination',
+        tags: ['Resources'],
+        summary: 'Join resources for larger parties (tables 4 and 5 seat ten)',
+        description:
+          'Offered after single resources, only while every resource of it is active; a booking on it holds them all.',
+        body: example(CreateBody, {
+          name: 'Tables 4 + 5',
+          resource_ids: ['5b2d4c9e-8f1a-4b7c-9d3e-2a1f0e9c8b7a', '9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f'],
+          capacity_min: 7,
+          capacity_max: 10,
+        }),
+        response: { 201: CombinationView },
+      },
+    },
+    async (request, reply) =>
+      commitReply(request, reply, 201, (tx) => createCombination(tx, principalOf(request), request.body)),
+  );
+
+  app.patch(
+    '/v1/manage/combinations/:combination_id',
+    {
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'updateCombination',
+        tags: ['Resources'],
+        summary: 'Change any field of a combination; is_active false stops offering it',
+        params: IdParams('combination_id'),
+        body: example(PatchBody, { capacity_max: 12 }),
+        response: { 200: CombinationView },
+      },
+    },
+    async (request, reply) =>
+      commitReply(request, reply, 200, (tx) =>
+        changeCombination(tx, principalOf(request), request.params.combination_id, request.body),
+      ),
+  );
+
+  app.delete(
+    '/v1/manage/combinations/:combination_id',
+    {
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'deleteCombination',
+        tags: ['Resources'],
+        summary: 'Delete a combination',
+        description: 'Bookings made on it keep holding its resources.',
+        params: IdParams('combination_id'),
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) =>
+      commitReply(request, reply, 204, (tx) =>
+        deleteCombination(tx, principalOf(request), request.params.combination_id),
+      ),
+  );
+};
