@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { guest } from '../test/booking-fixtures.ts';
 import { bearer, createTestApp, type TestContext } from '../test/helpers.ts';
 import { DEMO_PASSWORD, describeDemo, seedDemo } from './demo.ts';
 
@@ -37,7 +38,7 @@ describe('demo seed', () => {
       hours.map((d: { is_open: boolean; open_time: string; close_time: string }) =>
         d.is_open ? `${d.open_time}-${d.close_time}` : 'closed',
       ),
-      ['17:00-23:00', 'closed', '17:00-23:00', '17:00-23:00', '17:00-23:00', '17:00-00:30', '17:00-00:30'],
+      ['11:30-23:00', 'closed', '11:30-23:00', '11:30-23:00', '11:30-23:00', '11:30-23:00', '11:30-23:00'],
     );
 
     const tables = (await get('/v1/manage/resources')).items;
@@ -121,6 +122,96 @@ describe('demo seed', () => {
       rooms.json().items.map((r: { name: string }) => r.name),
       ['Room A', 'Room B'],
     );
+  });
+
+  it('serves lunch every 15 minutes and dinner every 30, and seats parties of 5 or more for 2 hours', async () => {
+    const demo = await seedDemo(ctx.app, NOW);
+    const headers = bearer(demo.apiKey);
+    const settings = (await ctx.app.inject({ method: 'GET', url: '/v1/manage/settings', headers })).json();
+    assert.deepEqual(settings.turn_times, [
+      { min_party: 1, max_party: 4, duration_minutes: 90 },
+      { min_party: 5, max_party: 50, duration_minutes: 120 },
+    ]);
+    const periods = (
+      await ctx.app.inject({ method: 'GET', url: '/v1/manage/service-periods', headers })
+    ).json();
+    assert.deepEqual(
+      periods.map(
+        (p: {
+          name: string;
+          start_time: string;
+          end_time: string;
+          slot_interval_minutes: number;
+          max_covers_per_slot: number;
+        }) => `${p.name} ${p.start_time}-${p.end_time}/${p.slot_interval_minutes} ${p.max_covers_per_slot}`,
+      ),
+      ['Lunch 12:00-14:30/15 20', 'Dinner 18:00-22:30/30 20'],
+    );
+
+    // The demo was seeded as of NOW; its example date is in the past of the real clock.
+    ctx.app.clock.now = () => NOW.getTime();
+    try {
+      const text = describeDemo(demo, 'http://127.0.0.1:8080');
+      const grouped = async (capacity: number) => {
+        const printed = text.match(
+          new RegExp(`"http://127\\.0\\.0\\.1:8080(/v1/availability/[^"]+&capacity=${capacity})"`),
+        );
+        assert.ok(printed, `the demo prints the day for a party of ${capacity}`);
+        const response = await ctx.app.inject({ method: 'GET', url: printed[1]! });
+        assert.equal(response.statusCode, 200, response.body);
+        const groups: Record<string, string[]> = {};
+        for (const slot of response.json().slots as { time: string; period: { name: string } | null }[]) {
+          const name = slot.period?.name ?? '-';
+          groups[name] = [...(groups[name] ?? []), slot.time];
+        }
+        return groups;
+      };
+      // A booking of 90 minutes ends by 14:30 and 22:30, one of 120 minutes too.
+      assert.deepEqual(await grouped(2), {
+        Lunch: ['12:00', '12:15', '12:30', '12:45', '13:00'],
+        Dinner: ['18:00', '18:30', '19:00', '19:30', '20:00', '20:30', '21:00'],
+      });
+      assert.deepEqual(await grouped(6), {
+        Lunch: ['12:00', '12:15', '12:30'],
+        Dinner: ['18:00', '18:30', '19:00', '19:30', '20:00', '20:30'],
+      });
+
+      const book = (capacity: number, start_time = '19:00') =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/v1/bookings',
+          headers,
+          payload: {
+            business_id: demo.business.id,
+            booking_date: demo.exampleDate,
+            start_time,
+            capacity,
+            ...guest(),
+          },
+        });
+      const six = await book(6);
+      assert.equal(six.statusCode, 201, six.body);
+      assert.deepEqual([six.json().booking.duration_minutes, six.json().booking.end_time], [120, '21:00']);
+      // Tables 4 and 5 together take a party of 10; 20 guests fill a quarter hour of lunch.
+      const ten = await book(10, '12:00');
+      assert.equal(ten.statusCode, 201, ten.body);
+      assert.equal(ten.json().booking.resource_ids.length, 2);
+      for (const capacity of [8, 6, 6]) {
+        const paced = await book(capacity, '12:15');
+        assert.equal(paced.statusCode, 201, paced.body);
+      }
+      const full = await book(2, '12:15');
+      assert.equal(full.statusCode, 409, full.body);
+      assert.equal(full.json().error.code, 'slot_unavailable');
+      assert.equal((await book(2, '12:30')).statusCode, 201);
+
+      const twelve = await book(12);
+      assert.equal(twelve.statusCode, 422, twelve.body);
+      assert.equal(twelve.json().error.code, 'party_too_large_online');
+      assert.match(twelve.json().error.message, /\+49 30 901820/);
+    } finally {
+      ctx.app.clock.now = () => Date.now();
+    }
   });
 
   it('makes a fresh developer and business on every run', async () => {

@@ -9,21 +9,51 @@ import { migrate } from './platform/migrate.ts';
 export const DEMO_PASSWORD = 'slotwise-demo-password';
 const DEMO_TIMEZONE = 'Europe/Berlin';
 
-const EVENING = { is_open: true, open_time: '17:00', close_time: '23:00', last_booking_time: null };
-const LATE_EVENING = { ...EVENING, close_time: '00:30' };
-/** Sunday first; closed on Monday, open past midnight on Friday and Saturday. */
-const DEMO_HOURS = [EVENING, null, EVENING, EVENING, EVENING, LATE_EVENING, LATE_EVENING].map((day, index) =>
+const OPEN_DAY = { is_open: true, open_time: '11:30', close_time: '23:00', last_booking_time: null };
+/** Sunday first; closed on Monday. */
+const DEMO_HOURS = [OPEN_DAY, null, OPEN_DAY, OPEN_DAY, OPEN_DAY, OPEN_DAY, OPEN_DAY].map((day, index) =>
   day
     ? { day_of_week: index, ...day }
     : { day_of_week: index, is_open: false, open_time: null, close_time: null, last_booking_time: null },
 );
+const OPEN_WEEKDAYS = DEMO_HOURS.filter((day) => day.is_open).map((day) => day.day_of_week);
+
+/**
+ * The kitchen serves lunch and dinner, to at most 20 guests arriving at one time; between them,
+ * and in the half hour before lunch, nobody is seated.
+ */
+const DEMO_PERIODS = [
+  {
+    name: 'Lunch',
+    days_of_week: OPEN_WEEKDAYS,
+    start_time: '12:00',
+    end_time: '14:30',
+    slot_interval_minutes: 15,
+    max_covers_per_slot: 20,
+  },
+  {
+    name: 'Dinner',
+    days_of_week: OPEN_WEEKDAYS,
+    start_time: '18:00',
+    end_time: '22:30',
+    slot_interval_minutes: 30,
+    max_covers_per_slot: 20,
+  },
+];
+const DEMO_TURN_TIMES = [
+  { min_party: 1, max_party: 4, duration_minutes: 90 },
+  { min_party: 5, max_party: 50, duration_minutes: 120 },
+];
+const DEMO_PHONE = '+49 30 901820';
+/** Parties above this call the venue; tables 4 and 5 together seat this many. */
+const MAX_ONLINE_PARTY = 10;
 
 const DEMO_TABLES = [
   { name: 'Window 1', section: 'Window', capacity_min: 1, capacity_max: 2 },
   { name: 'Window 2', section: 'Window', capacity_min: 1, capacity_max: 2 },
   { name: 'Window 3', section: 'Window', capacity_min: 2, capacity_max: 4 },
-  { name: 'Main 4', section: 'Main room', capacity_min: 2, capacity_max: 4 },
-  { name: 'Main 5', section: 'Main room', capacity_min: 2, capacity_max: 4 },
+  { name: 'Main 4', section: 'Main room', capacity_min: 2, capacity_max: 6 },
+  { name: 'Main 5', section: 'Main room', capacity_min: 2, capacity_max: 6 },
   { name: 'Main 6', section: 'Main room', capacity_min: 3, capacity_max: 6 },
   { name: 'Terrace 7', section: 'Terrace', capacity_min: 4, capacity_max: 6 },
   { name: 'Terrace 8', section: 'Terrace', capacity_min: 5, capacity_max: 8 },
@@ -59,9 +89,9 @@ const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * Seeds a sandbox restaurant and a rehearsal studio in dynamic mode through the public API, so
- * every validation and audit rule applies as it would to a client, with the developer on the
- * premium plan as a paid checkout would leave it. Returns what it made.
+ * Seeds a sandbox bistro (lunch, dinner, turn times) and a rehearsal studio in dynamic mode
+ * through the public API, so every validation and audit rule applies as it would to a client,
+ * with the developer on the premium plan as a paid checkout would leave it. Returns what it made.
  */
 export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Promise<DemoBusiness> {
   const send = async (method: InjectOptions['method'], url: string, payload: object, token?: string) => {
@@ -93,7 +123,7 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
   const created = await send(
     'POST',
     '/v1/developer/businesses',
-    { name: 'Trattoria Demo', business_type: 'restaurant', is_dev: true },
+    { name: 'Bistro Demo', business_type: 'restaurant', is_dev: true },
     access_token,
   );
   const apiKey: string = created.api_key;
@@ -105,22 +135,35 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
       timezone: DEMO_TIMEZONE,
       default_slot_interval_minutes: 30,
       default_slot_duration_minutes: 90,
-      max_capacity: 8,
+      max_capacity: 12,
+      max_online_party_size: MAX_ONLINE_PARTY,
+      turn_times: DEMO_TURN_TIMES,
+      phone: DEMO_PHONE,
     },
     apiKey,
   );
   await send('PUT', '/v1/manage/hours', DEMO_HOURS, apiKey);
+  // After the hours: a period must lie inside the hours of each of its weekdays.
+  await send('PUT', '/v1/manage/service-periods', DEMO_PERIODS, apiKey);
 
-  const resources = [];
+  const resources: DemoBusiness['resources'] = [];
   for (const table of DEMO_TABLES) {
     resources.push(await send('POST', '/v1/manage/resources', { ...table, resource_type: 'table' }, apiKey));
   }
+  const joined = ['Main 4', 'Main 5'].map((name) => resources.find((r) => r.name === name)!.id);
+  await send(
+    'POST',
+    '/v1/manage/combinations',
+    { name: 'Tables 4+5', resource_ids: joined, capacity_min: 7, capacity_max: MAX_ONLINE_PARTY },
+    apiKey,
+  );
+
   const mainRoom = resources.filter((r) => r.section === 'Main room').map((r) => r.id);
   const services = [
     await send(
       'POST',
       '/v1/manage/services',
-      { name: 'Dinner', description: 'A table for the evening', duration_minutes: 90 },
+      { name: 'À la carte', description: 'A table for lunch or dinner', duration_minutes: 90 },
       apiKey,
     ),
     await send(
@@ -193,8 +236,11 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     '                   (all scopes; shown only now, keep it)',
     '',
     `  ${demo.resources.length} tables in ${sections}; services ${services}.`,
-    '  Open Tuesday to Sunday from 17:00 to 23:00 (Friday and Saturday to 00:30), closed on Monday;',
-    `  blackout ${demo.blackout.start_date} to ${demo.blackout.end_date}.`,
+    '  Open Tuesday to Sunday from 11:30 to 23:00, closed on Monday; lunch 12:00-14:30 every 15 minutes',
+    '  and dinner 18:00-22:30 every 30, at most 20 guests arriving at one time. Parties of up to 4 keep',
+    `  their table 90 minutes, of 5 or more 2 hours; tables Main 4 and Main 5 join for up to ${MAX_ONLINE_PARTY},`,
+    `  and larger parties are asked to call ${DEMO_PHONE}.`,
+    `  Blackout ${demo.blackout.start_date} to ${demo.blackout.end_date}.`,
     '',
     `"${demo.studio.name}" books its ${STUDIO_ROOMS.length} rooms in dynamic mode: any length, from any minute.`,
     `  Business id      ${demo.studio.id}`,
@@ -206,13 +252,14 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     '',
     `  curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/v1/manage/resources`,
     `  curl "${baseUrl}/v1/availability/${demo.business.id}?date=${demo.exampleDate}&capacity=2"`,
+    `  curl "${baseUrl}/v1/availability/${demo.business.id}?date=${demo.exampleDate}&capacity=6"`,
     `  curl -H "Authorization: Bearer ${demo.studio.apiKey}" "${baseUrl}/v1/dynamic/availability/${demo.studio.id}?booking_date=${demo.exampleDate}&start_time=14:10&duration_minutes=90&capacity=3"`,
     `  curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/v1/manage/subscription`,
     '',
   ].join('\n');
 }
 
-/** `npm run demo`: seeds a sandbox restaurant into the configured database and prints how to use it. */
+/** `npm run demo`: seeds a sandbox bistro and a studio into the configured database and prints how to use it. */
 export async function runDemo(config: Config): Promise<void> {
   // The embedded data folder is locked by a running server, so this runs while it is stopped.
   const database = config.databaseUrl

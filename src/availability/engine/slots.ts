@@ -81,10 +81,11 @@ export function openWindow(rules: DayRules): OpenWindow | 'blackout' | 'closed' 
  */
 export function periodMinutes(
   period: Pick<ServicePeriod, 'startTime' | 'endTime'>,
-  { openMinute, closeMinute }: { openMinute: number; closeMinute: number },
+  { closeMinute }: { openMinute: number; closeMinute: number },
 ): { startMinute: number; endMinute: number } {
   let startMinute = minutesOf(period.startTime)!;
-  if (startMinute < openMinute && startMinute + MINUTES_PER_DAY < closeMinute) startMinute += MINUTES_PER_DAY;
+  // Closing is at most a day after opening, so a start this far before closing is before opening.
+  if (startMinute + MINUTES_PER_DAY < closeMinute) startMinute += MINUTES_PER_DAY;
   let endMinute = minutesOf(period.endTime)! + (startMinute >= MINUTES_PER_DAY ? MINUTES_PER_DAY : 0);
   if (endMinute <= startMinute) endMinute += MINUTES_PER_DAY;
   return { startMinute, endMinute };
@@ -148,6 +149,7 @@ export function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWin
     const fromMinute = Math.max(startMinute, openMinute);
     const close = Math.min(endMinute, closeMinute);
     if (fromMinute >= close) continue;
+    // Stryker disable next-line ConditionalExpression: minutesOf reads null as no time too; the check is for its type
     let lastStart = period.lastStartTime === null ? null : minutesOf(period.lastStartTime);
     if (lastStart !== null) {
       lastStart += startMinute - (startMinute % MINUTES_PER_DAY);
@@ -161,6 +163,7 @@ export function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWin
       lastStartMinute: Math.min(lastStart ?? Number.POSITIVE_INFINITY, lastStartMinute),
       intervalMinutes: period.intervalMinutes ?? rules.intervalMinutes,
       turnTimes: period.turnTimes ?? rules.turnTimes,
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: performs reads an empty list as every resource, as null
       resourceIds: period.resourceIds.length > 0 ? period.resourceIds : null,
       closeInstant: resolveWallBoundary(span, midnight + close * MINUTE_MS),
       pacing: pacingOf(period),
