@@ -3,6 +3,9 @@
 -- row: `booking_holds` has one row per resource an active booking holds, and the exclusion
 -- constraint that keeps a resource's bookings apart moves onto it.
 
+-- No booking is written between the copy of the holds below and the move of the constraint.
+LOCK TABLE bookings IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE combinations (
   business_id uuid NOT NULL REFERENCES businesses (id),
   id uuid NOT NULL DEFAULT gen_random_uuid(),

@@ -1,7 +1,8 @@
 -- Pacing of one start, the judge at the moment of a placement: refuses (SWB12) a party of
 -- `p_capacity` starting at `p_pacing.starts_at` when the non-terminal bookings of the business
 -- starting at that instant, the party with them, would pass `max_covers` guests or `max_bookings`
--- bookings. `p_booking` (a moved or resized booking) does not count against itself. A staff
+-- bookings. `p_booking` (a moved or resized booking) does not count against itself, and one that
+-- keeps its start without growing is never refused (a party that shrinks is not re-checked). A staff
 -- booking (`override`) passes a full start instead, and the answer `{"pacing_overridden": true}`
 -- goes into its audit row's meta; otherwise the answer is NULL, as it is when `p_pacing` is NULL
 -- (no period caps the start). Placements at one start take turns (an advisory lock per business and
@@ -27,6 +28,14 @@ BEGIN
   v_starts := (p_pacing->>'starts_at')::timestamptz;
   v_max_covers := (p_pacing->>'max_covers')::integer;
   v_max_bookings := (p_pacing->>'max_bookings')::integer;
+  -- A booking that keeps its start and does not grow adds nothing to it, however full it is.
+  IF EXISTS (
+    SELECT 1 FROM bookings
+    WHERE business_id = p_business AND id = p_booking AND starts_at = v_starts AND capacity >= p_capacity
+      AND status IN ('pending', 'confirmed', 'checked_in')
+  ) THEN
+    RETURN NULL;
+  END IF;
   PERFORM pg_advisory_xact_lock(hashtextextended(
     'pacing:' || p_business || ':' || (extract(epoch FROM v_starts) * 1000)::bigint, 0));
   SELECT coalesce(sum(capacity), 0), count(*) INTO v_covers, v_bookings

@@ -259,6 +259,50 @@ describe('pacing and staff', () => {
   });
 });
 
+describe('pacing of a combined party that changes size', () => {
+  /** The paced business with T4 and T6 joined for 7 to 10. */
+  async function joined(caps: { max_covers_per_slot: number }) {
+    const biz = await paced(caps);
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/combinations',
+      headers: biz.tenant.headers,
+      payload: {
+        name: 'T4 + T6',
+        resource_ids: [biz.resources.T4, biz.resources.T6],
+        capacity_min: 7,
+        capacity_max: 10,
+      },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return biz;
+  }
+
+  it("keeps a guest's combined party to the cap when staff grow it", async () => {
+    const biz = await joined({ max_covers_per_slot: 10 });
+    const party = await book(biz, '19:00', 8);
+    assert.equal(party.resource_ids.length, 2);
+    await book(biz, '19:00', 2);
+    assertError(await patch(biz, party.id, { capacity: 9 }), 409, 'slot_unavailable');
+    assert.equal(await coversAtSeven(biz), 10);
+  });
+
+  it('lets a combined party shrink at a start staff filled past the cap', async () => {
+    const biz = await joined({ max_covers_per_slot: 10 });
+    const party = await book(biz, '19:00', 8);
+    const staff = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/bookings/staff',
+      headers: biz.tenant.headers,
+      payload: { date: BOOKING_DAY, time: '19:00', capacity: 4, ...guest() },
+    });
+    assert.equal(staff.statusCode, 201, staff.body);
+    const shrunk = await patch(biz, party.id, { capacity: 7 });
+    assert.equal(shrunk.statusCode, 200, shrunk.body);
+    assert.equal(await coversAtSeven(biz), 11);
+  });
+});
+
 describe('pacing in dynamic mode', () => {
   const dynamic = dynamicFixtures(() => ctx.app);
 

@@ -328,11 +328,12 @@ async function prepareChange(
     if (before.resource_ids.length > 1 && change.resource_id === undefined && capacity !== before.capacity) {
       // A combined party of a new size is seated again at its start: on one resource when one
       // fits, which frees the joined tables, else on its combination when that still takes it.
-      statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+      const move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
         date: before.booking_date,
         time: before.start_time,
         mode: 'staff',
       });
+      statement.move = pacedAsMade(move, before);
       statement.events.push('booking.rescheduled');
     } else if (resourceId !== before.resource_id || capacity !== before.capacity) {
       const day = await checkPlace(
@@ -353,10 +354,7 @@ async function prepareChange(
           resourceId,
           mode: 'staff',
         });
-        statement.move = {
-          ...move,
-          pacing: move.pacing && { ...move.pacing, override: madeByStaff(before) },
-        };
+        statement.move = pacedAsMade(move, before);
         statement.events.push('booking.rescheduled');
       } else {
         statement.place = {
@@ -409,6 +407,15 @@ function grownPartyPacing(
  * hold it (`planPlacement`): the booking stays on its resource when that is free at the new time
  * and no other was asked for.
  */
+/**
+ * A move planned under staff rules (any minute at the booking's own start) keeps the pacing rule of
+ * whoever made the booking: only a booking staff made may pass a full start.
+ */
+const pacedAsMade = (move: BookingMove, before: BookingView): BookingMove => ({
+  ...move,
+  pacing: move.pacing && { ...move.pacing, override: madeByStaff(before) },
+});
+
 async function prepareMove(
   executor: Executor,
   availability: AvailabilityService,
