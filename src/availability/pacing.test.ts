@@ -104,7 +104,7 @@ describe('pacing: max_covers_per_slot', () => {
     assert.match(refused.json().error.message, PACING_FULL);
     assert.match(
       refused.json().error.message,
-      /6 of 10 guests already start then, no room for a party of 5\.$/,
+      /at most 10 guests may start then, and too few places are left for a party of 5\.$/,
     );
     await book(biz, '19:00', 4);
     assert.equal(await coversAtSeven(biz), 10);
@@ -142,7 +142,7 @@ describe('pacing: max_bookings_per_slot', () => {
     await book(biz, '19:00', 1);
     const refused = await postBooking(ctx.app, biz, { start_time: '19:00', capacity: 1 });
     assertError(refused, 409, 'slot_unavailable');
-    assert.match(refused.json().error.message, /2 of 2 bookings already start then\.$/);
+    assert.match(refused.json().error.message, /at most 2 bookings may start then, and all are taken\.$/);
     assert.equal((await slotsFor(biz, 1))['19:00']!.available, false);
     await book(biz, '19:30', 2);
   });
@@ -202,7 +202,7 @@ describe('pacing of changes', () => {
     assertError(refused, 409, 'slot_unavailable');
     assert.match(
       refused.json().error.message,
-      /6 of 10 guests already start then, no room for a party of 6\.$/,
+      /at most 10 guests may start then, and too few places are left for a party of 6\.$/,
     );
     const grown = await patch(biz, growing.id, { capacity: 4 });
     assert.equal(grown.statusCode, 200, grown.body);
@@ -328,7 +328,10 @@ describe('pacing in dynamic mode', () => {
     assert.deepEqual([full.available, full.remaining_resources, full.reason], [false, 0, 'slot_unavailable']);
     const refused = await dynamic.book(biz, { start_time: '19:07', duration_minutes: 45 });
     assertError(refused, 409, 'slot_unavailable');
-    assert.match(refused.json().error.message, /pacing for 19:07 on .* is full: 1 of 1 bookings/);
+    assert.match(
+      refused.json().error.message,
+      /pacing for 19:07 on .* is full: at most 1 booking may start then/,
+    );
     const next = await dynamic.checkOk(biz, { start_time: '19:08', duration_minutes: 45 });
     assert.equal(next.available, true);
   });

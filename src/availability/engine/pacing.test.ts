@@ -97,14 +97,22 @@ describe('pacingRefusal', () => {
 });
 
 describe('pacingMessage', () => {
-  it('names the start, the cap and what it holds', () => {
+  it('names the start and the cap, never what it holds', () => {
     assert.equal(
       pacingMessage({ cap: 'covers', max: 10, load: { covers: 8, bookings: 3 } }, '19:00 on 2026-06-10', 4),
-      "The kitchen's pacing for 19:00 on 2026-06-10 is full: 8 of 10 guests already start then, no room for a party of 4.",
+      "The kitchen's pacing for 19:00 on 2026-06-10 is full: at most 10 guests may start then, and too few places are left for a party of 4.",
     );
     assert.equal(
       pacingMessage({ cap: 'bookings', max: 3, load: { covers: 5, bookings: 3 } }, '19:30 on 2026-06-10', 2),
-      "The kitchen's pacing for 19:30 on 2026-06-10 is full: 3 of 3 bookings already start then.",
+      "The kitchen's pacing for 19:30 on 2026-06-10 is full: at most 3 bookings may start then, and all are taken.",
+    );
+    assert.match(
+      pacingMessage({ cap: 'covers', max: 1, load: { covers: 1, bookings: 1 } }, '19:00 on 2026-06-10', 1),
+      /: at most 1 guest may start then, /,
+    );
+    assert.match(
+      pacingMessage({ cap: 'bookings', max: 1, load: { covers: 1, bookings: 1 } }, '19:00 on 2026-06-10', 1),
+      /: at most 1 booking may start then, /,
     );
   });
 });
@@ -216,7 +224,7 @@ describe('checkStart with pacing', () => {
       ok: false,
       reason: 'slot_unavailable',
       message:
-        "The kitchen's pacing for 19:00 on 2026-06-10 is full: 7 of 10 guests already start then, no room for a party of 4.",
+        "The kitchen's pacing for 19:00 on 2026-06-10 is full: at most 10 guests may start then, and too few places are left for a party of 4.",
     });
   });
 

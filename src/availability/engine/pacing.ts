@@ -66,12 +66,15 @@ export function pacingRefusal(
   return null;
 }
 
-/** The refusal as a guest or a host reads it; `at` names the start (`19:00 on 2026-12-04`). */
+/**
+ * The refusal as a guest or a host reads it; `at` names the start (`19:00 on 2026-12-04`). It
+ * names the cap, never how many guests already start then: a guest is not told the venue's trade.
+ */
 export function pacingMessage(refusal: PacingRefusal, at: string, partySize: number): string {
-  const { cap, max, load } = refusal;
+  const { cap, max } = refusal;
   const held =
     cap === 'covers'
-      ? `${load.covers} of ${max} guests already start then, no room for a party of ${partySize}`
-      : `${load.bookings} of ${max} bookings already start then`;
+      ? `at most ${max} ${max === 1 ? 'guest' : 'guests'} may start then, and too few places are left for a party of ${partySize}`
+      : `at most ${max} ${max === 1 ? 'booking' : 'bookings'} may start then, and all are taken`;
   return `The kitchen's pacing for ${at} is full: ${held}.`;
 }
