@@ -134,3 +134,43 @@ describe('combinations in the engine', () => {
     );
   });
 });
+
+describe('usableCombinations', () => {
+  it('orders by the largest party, then name, then id, whatever order they are given in', () => {
+    const combinations = [
+      joined('z', ['t4', 't5'], 10, 'B'),
+      joined('y', ['t4', 't6'], 10, 'A'),
+      joined('w', ['t5', 't6'], 8, 'Z'),
+      joined('x', ['t4', 't5'], 10, 'A'),
+    ];
+    const ids = (day: DayRules) => usableCombinations(day).map((combination) => combination.id);
+    assert.deepEqual(ids(rules({ partySize: 8, combinations })), ['w', 'x', 'y', 'z']);
+    assert.deepEqual(ids(rules({ partySize: 8, combinations: [...combinations].reverse() })), [
+      'w',
+      'x',
+      'y',
+      'z',
+    ]);
+  });
+
+  it('takes a party of exactly its smallest and largest size, not one outside', () => {
+    const sizes = (partySize: number) => usableCombinations(rules({ partySize })).map((c) => c.id);
+    assert.deepEqual(sizes(7), ['c45', 'c56']);
+    assert.deepEqual(sizes(10), ['c45', 'c56']);
+    assert.deepEqual(sizes(12), ['c56']);
+    assert.deepEqual(sizes(6), []);
+    assert.deepEqual(sizes(13), []);
+  });
+
+  it('reads an empty list of service resources as any resource, and offers none to one resource asked for', () => {
+    assert.deepEqual(
+      usableCombinations(rules({ allowedResourceIds: [] })).map((c) => c.id),
+      ['c45', 'c56'],
+    );
+    assert.deepEqual(usableCombinations(rules({ resourceId: 't5' })), []);
+    assert.deepEqual(
+      offered(rules({ resourceId: 't5' })).map(([, , combinations]) => combinations),
+      [[], []],
+    );
+  });
+});

@@ -383,6 +383,16 @@ describe('explainDay', () => {
       'all_resources_busy',
     ]);
     assert.deepEqual(reasonsOf(rules({ ...party, partySize: 7 }))['10:00'], ['no_resource_fits_party']);
+    // One table held by a block and the other by a booking: bookings hold it, not only blocks.
+    const both = [hold('block'), { ...hold('booking'), resourceId: 't2' }];
+    assert.deepEqual(reasonsOf(rules({ ...party, busy: both }))['10:00'], ['all_resources_busy']);
+    // A period that leaves out one of its tables leaves the combination out.
+    const lunch = period({ startTime: '10:00', endTime: '13:00', resourceIds: ['t4'] });
+    const limited = explainDay(rules({ ...party, periods: [lunch] })).find((time) => time.time === '10:00')!;
+    assert.deepEqual([limited.freeCombinationIds, limited.reasons], [[], ['no_resource_fits_party']]);
+    // A time its window cannot take frees nothing.
+    const late = explainDay(rules(party)).find((time) => time.time === '12:30')!;
+    assert.deepEqual([late.freeResourceIds, late.freeCombinationIds, late.reasons], [[], [], ['closed']]);
   });
 });
 

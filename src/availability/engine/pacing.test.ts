@@ -183,6 +183,17 @@ describe('daySlots with pacing', () => {
     assert.equal(offered(rules({ partySize: 3, arrivals: SEVEN_AT_SEVEN }))['19:00'], 3);
   });
 
+  it('paces a capped period beside one without caps, each by its own caps', () => {
+    const lunch = { ...dinner({}), id: 'lunch', name: 'Lunch', startTime: '12:00', endTime: '14:00' };
+    const day = rules({
+      periods: [lunch, dinner({ maxBookingsPerSlot: 1 })],
+      partySize: 1,
+      arrivals: [arrival('2026-06-10T12:00:00Z', 1), arrival('2026-06-10T18:00:00Z', 1)],
+    });
+    assert.equal(offered(day)['12:00'], 3);
+    assert.equal(offered(day)['18:00'], 0);
+  });
+
   it('caps the bookings of a start whatever their parties', () => {
     const day = rules({
       periods: [dinner({ maxBookingsPerSlot: 2 })],
