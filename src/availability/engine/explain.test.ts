@@ -360,6 +360,21 @@ describe('explainDay', () => {
     });
   });
 
+  it("pacing: a time whose period's covers the party would pass frees nothing, with its other reasons", () => {
+    const lunch = period({ startTime: '10:00', endTime: '13:00', maxCoversPerSlot: 4 });
+    const arrivals = [{ bookingId: 'b', start: at('2026-06-10T10:00:00Z'), partySize: 3 }];
+    const day = explainDay(rules({ periods: [lunch], arrivals }));
+    const full = day.find((time) => time.time === '10:00')!;
+    assert.deepEqual([full.freeResourceIds, full.freeCombinationIds, full.reasons], [[], [], ['pacing']]);
+    const next = day.find((time) => time.time === '10:30')!;
+    assert.deepEqual([next.freeResourceIds, next.reasons], [['t2', 't4'], []]);
+    const busy = [held('t2', '10:00', '11:00'), held('t4', '10:00', '11:00')];
+    assert.deepEqual(reasonsOf(rules({ periods: [lunch], arrivals, busy }))['10:00'], [
+      'pacing',
+      'all_resources_busy',
+    ]);
+  });
+
   it('counts a combination as an option: free, busy with a booking, or held only by a block', () => {
     const joined = { id: 'j', name: 'T2+T4', resourceIds: ['t2', 't4'], capacityMin: 5, capacityMax: 6 };
     const hold = (kind: 'booking' | 'block'): BusyPeriod => ({
