@@ -307,7 +307,8 @@ export const COMBINATIONS = 10;
 /**
  * Turns a seeded business into the bistro of the worked example: lunch 12:00-14:30 every 15
  * minutes and dinner 18:00-22:30 every 30, two hours for parties of 5 or more, 20 covers per
- * grid time, and 10 combinations of neighbouring tables seating 5 up to the sum of their seats.
+ * grid time, and 10 combinations of neighbouring tables, each seating a party larger than either table up to
+ * the sum of their seats.
  */
 export async function addServiceRules(db: Db, seeded: SeededBusiness): Promise<void> {
   await db
@@ -354,7 +355,7 @@ export async function addServiceRules(db: Db, seeded: SeededBusiness): Promise<v
         business_id: seeded.businessId,
         name: `Joined ${i + 1}`,
         resource_ids: [a.id, b.id],
-        capacity_min: 5,
+        capacity_min: Math.max(a.capacity_max, b.capacity_max) + 1,
         capacity_max: a.capacity_max + b.capacity_max,
       })),
     )
