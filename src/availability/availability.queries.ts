@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
-import type { TurnTime as TurnTimeRow } from '../schema.ts';
+import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
 import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
@@ -182,9 +182,10 @@ export interface BusySpan {
 }
 
 /**
- * What active bookings hold (every resource of a combined booking: its holds) and the external
- * blocks of the business that overlap `[start, end)`, in one query: a booking is also an arrival at
- * its start (once, whatever it holds), and a period without a booking is a block.
+ * Active bookings and external blocks of the business that overlap `[start, end)`, in one query
+ * (one scan of the bookings' index of held times, as a booking's holds copy its row): a booking is
+ * a busy period of each resource it holds (a combined booking's joined tables too) and an arrival
+ * at its start, and a period without a booking is a block.
  */
 export async function loadBusy(
   executor: Executor,
@@ -193,25 +194,25 @@ export async function loadBusy(
 ): Promise<BusySpan> {
   const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
   const rows = await executor
-    .selectFrom('booking_holds as h')
-    .innerJoin('bookings as b', (join) =>
-      join.onRef('b.business_id', '=', 'h.business_id').onRef('b.id', '=', 'h.booking_id'),
-    )
+    .selectFrom('bookings')
     .select([
-      'h.resource_id',
-      sql<number>`extract(epoch from lower(h.during)) * 1000`.as('start'),
-      sql<number>`extract(epoch from upper(h.during)) * 1000`.as('end'),
-      sql<string | null>`b.id`.as('booking_id'),
-      sql<number | null>`b.capacity`.as('party_size'),
-      sql<number | null>`extract(epoch from b.starts_at) * 1000`.as('starts'),
+      'resource_id',
+      sql<string[]>`joined_resource_ids`.as('joined'),
+      epochMs('lower'),
+      epochMs('upper'),
+      sql<string | null>`id`.as('booking_id'),
+      sql<number | null>`capacity`.as('party_size'),
+      sql<number | null>`extract(epoch from starts_at) * 1000`.as('starts'),
     ])
-    .where('h.business_id', '=', businessId)
-    .where(sql<boolean>`h.during && ${range}`)
+    .where('business_id', '=', businessId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .where(sql<boolean>`during && ${range}`)
     .unionAll(
       executor
         .selectFrom('resource_blocks')
         .select([
           'resource_id',
+          sql<string[]>`'{}'::uuid[]`.as('joined'),
           epochMs('lower'),
           epochMs('upper'),
           sql<string | null>`NULL::uuid`.as('booking_id'),
@@ -222,27 +223,17 @@ export async function loadBusy(
         .where(sql<boolean>`during && ${range}`),
     )
     .execute();
+  const busy: BusyPeriod[] = [];
   const arrivals: Arrival[] = [];
-  const arrived = new Set<string>();
   for (const row of rows) {
-    if (row.booking_id !== null && !arrived.has(row.booking_id)) {
-      arrived.add(row.booking_id);
+    const start = row.start ?? Number.NEGATIVE_INFINITY;
+    const end = row.end ?? Number.POSITIVE_INFINITY;
+    const kind = row.booking_id === null ? 'block' : 'booking';
+    busy.push({ resourceId: row.resource_id, start, end, kind });
+    for (const joined of row.joined) busy.push({ resourceId: joined, start, end, kind });
+    if (row.booking_id !== null) {
       arrivals.push({ bookingId: row.booking_id, start: Number(row.starts), partySize: row.party_size! });
     }
   }
-  return { busy: rows.map(toBusy), arrivals };
-}
-
-function toBusy(row: {
-  resource_id: string;
-  start: number | null;
-  end: number | null;
-  booking_id: string | null;
-}): BusyPeriod {
-  return {
-    resourceId: row.resource_id,
-    start: row.start ?? Number.NEGATIVE_INFINITY,
-    end: row.end ?? Number.POSITIVE_INFINITY,
-    kind: row.booking_id === null ? 'block' : 'booking',
-  };
+  return { busy, arrivals };
 }
