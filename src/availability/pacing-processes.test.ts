@@ -1,32 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type StartedProcess, startProcess, stopProcess } from '../../bench/process.ts';
+import { describe, it } from 'node:test';
 import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import { ENGINE } from '../../test/helpers.ts';
+import { twoServersOnOneDatabase } from '../../test/server-processes.ts';
 
 /** A start's pacing with the bookings spread over two real server processes on one PostgreSQL. */
 describe('pacing across two server processes', {
   skip: ENGINE === 'pglite' && 'PGlite serves one process',
 }, () => {
-  let ctx: TestContext;
-  const servers: StartedProcess[] = [];
-
-  before(async () => {
-    ctx = await createTestApp();
-    for (let i = 0; i < 2; i++) {
-      servers.push(
-        await startProcess(
-          'src/main.ts',
-          { DATABASE_URL: ctx.databaseUrl!, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn' },
-          { args: ['serve'], readyPath: '/readyz' },
-        ),
-      );
-    }
-  });
-  after(async () => {
-    await Promise.all(servers.map((server) => stopProcess(server.child)));
-    await ctx.close();
-  });
+  const served = twoServersOnOneDatabase();
 
   it('stores at most max_covers_per_slot at one time, exactly the winners, whichever process answers', async () => {
     const resources = Array.from({ length: 40 }, (_, i) => ({
@@ -34,8 +16,8 @@ describe('pacing across two server processes', {
       capacity_min: 1,
       capacity_max: 2,
     }));
-    const biz = await setupBookable(ctx.app, { open: '17:00', close: '23:00', resources });
-    const put = await ctx.app.inject({
+    const biz = await setupBookable(served.ctx.app, { open: '17:00', close: '23:00', resources });
+    const put = await served.ctx.app.inject({
       method: 'PUT',
       url: '/v1/manage/service-periods',
       headers: biz.tenant.headers,
@@ -52,7 +34,7 @@ describe('pacing across two server processes', {
     assert.equal(put.statusCode, 200, put.body);
     const answers = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
-        const response = await fetch(`${servers[i % 2]!.url}/v1/bookings`, {
+        const response = await fetch(`${served.servers[i % 2]!.url}/v1/bookings`, {
           method: 'POST',
           headers: { ...biz.tenant.headers, 'content-type': 'application/json' },
           body: JSON.stringify({
@@ -70,7 +52,7 @@ describe('pacing across two server processes', {
     const refused = answers.filter((a) => a.status === 409 && a.body.includes('slot_unavailable'));
     assert.equal(won.length + refused.length, answers.length, JSON.stringify(answers));
     const wonCovers = won.reduce((sum, a) => sum + JSON.parse(a.body).booking.capacity, 0);
-    const stored = await ctx.database.db
+    const stored = await served.ctx.database.db
       .selectFrom('bookings')
       .select((eb) => eb.fn.sum<string>('capacity').as('covers'))
       .where('business_id', '=', biz.tenant.businessId)
