@@ -2,11 +2,11 @@ import type { BusySpan, DayContext } from './availability.queries.ts';
 import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
 import {
   checkStart,
-  dayOfWeek,
   daySlots,
   type ExplainedTime,
   explainDay,
   heldSpan,
+  periodsOn,
   todayIn,
   type UnofferedReason,
 } from './engine/index.ts';
@@ -51,8 +51,7 @@ export function whyNoStarts(rules: DayRules, day: DaySlots): Exclude<NoSlotsReas
     busy: [],
   });
   if (earlier.slots.length > 0) return 'outside_booking_window';
-  const weekday = dayOfWeek(rules.date);
-  return rules.periods?.some((period) => period.daysOfWeek.includes(weekday)) ? 'outside_period' : 'closed';
+  return periodsOn(rules).length > 0 ? 'outside_period' : 'closed';
 }
 
 /** One availability question: a day of a business for a party, in one of the two views. */
@@ -203,6 +202,18 @@ export function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
  * scanning all of them: those starting before the day's end, from the longest period's length
  * before its start. Unbounded periods (a block without an end) go to every day.
  */
+/** The position of the first of `sorted` (ordered by start) that starts at or after `instant`. */
+function firstStartingFrom(sorted: readonly { start: number }[], instant: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (sorted[mid]!.start < instant) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 export class BusyByWindow {
   private readonly sorted: BusyPeriod[];
   private readonly unbounded: BusyPeriod[];
@@ -216,16 +227,12 @@ export class BusyByWindow {
   }
 
   overlapping(from: number, to: number): BusyPeriod[] {
-    let low = 0;
-    let high = this.sorted.length;
-    const earliest = from - this.longest;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (this.sorted[mid]!.start < earliest) low = mid + 1;
-      else high = mid;
-    }
     const near: BusyPeriod[] = [...this.unbounded];
-    for (let i = low; i < this.sorted.length && this.sorted[i]!.start < to; i++) {
+    for (
+      let i = firstStartingFrom(this.sorted, from - this.longest);
+      i < this.sorted.length && this.sorted[i]!.start < to;
+      i++
+    ) {
       if (this.sorted[i]!.end > from) near.push(this.sorted[i]!);
     }
     return near;
@@ -297,6 +304,8 @@ export function summarizeDays(
   now: number,
 ): { summaries: DaySummary[]; firstStart: number } {
   const byDay = new BusyByWindow(busy);
+  // Each day takes the arrivals of its own span, found by two searches, not by a pass over the month's.
+  const byStart = [...arrivals].sort((a, b) => a.start - b.start);
   let firstStart = Number.POSITIVE_INFINITY;
   const summaries = dates.map((date, i): DaySummary => {
     const span = spans[i];
@@ -305,7 +314,7 @@ export function summarizeDays(
         ...ctx,
         busy: span ? byDay.overlapping(span.start, span.end) : [],
         arrivals: span
-          ? arrivals.filter((arrival) => span.start <= arrival.start && arrival.start < span.end)
+          ? byStart.slice(firstStartingFrom(byStart, span.start), firstStartingFrom(byStart, span.end))
           : [],
       },
       { ...query, date },

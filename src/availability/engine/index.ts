@@ -16,6 +16,7 @@ export {
   pacingAt,
   performs,
   periodMinutes,
+  periodsOn,
   takesParty,
 } from './slots.ts';
 export {

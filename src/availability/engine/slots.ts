@@ -122,10 +122,15 @@ export interface BookableWindow {
   pacing: PacingCaps | null;
 }
 
+/** The service periods of the date's weekday. */
+export function periodsOn(rules: Pick<DayRules, 'date' | 'periods'>): ServicePeriod[] {
+  const weekday = dayOfWeek(rules.date);
+  return (rules.periods ?? []).filter((period) => period.daysOfWeek.includes(weekday));
+}
+
 /** The day's bookable windows in time order; `outside_period` when its periods leave none inside the hours. */
 export function bookableWindows(rules: DayRules, hours: OpenWindow): BookableWindow[] | 'outside_period' {
-  const weekday = dayOfWeek(rules.date);
-  const periods = (rules.periods ?? []).filter((period) => period.daysOfWeek.includes(weekday));
+  const periods = periodsOn(rules);
   const { openMinute, closeMinute, lastStartMinute, midnight, span } = hours;
   if (periods.length === 0) {
     return [
