@@ -328,12 +328,11 @@ async function prepareChange(
     if (before.resource_ids.length > 1 && change.resource_id === undefined && capacity !== before.capacity) {
       // A combined party of a new size is seated again at its start: on one resource when one
       // fits, which frees the joined tables, else on its combination when that still takes it.
-      const move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+      statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
         date: before.booking_date,
         time: before.start_time,
         mode: 'staff',
       });
-      statement.move = pacedAsMade(move, before);
       statement.events.push('booking.rescheduled');
     } else if (resourceId !== before.resource_id || capacity !== before.capacity) {
       const day = await checkPlace(
@@ -348,13 +347,12 @@ async function prepareChange(
       if (takesOtherLength(day, before, capacity, now)) {
         // The party keeps its start and needs another length there: placed as a reschedule to
         // the same start on its resource, inside hours, whatever the grid, notice or window.
-        const move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
+        statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
           date: before.booking_date,
           time: before.start_time,
           resourceId,
           mode: 'staff',
         });
-        statement.move = pacedAsMade(move, before);
         statement.events.push('booking.rescheduled');
       } else {
         statement.place = {
@@ -407,15 +405,6 @@ function grownPartyPacing(
  * hold it (`planPlacement`): the booking stays on its resource when that is free at the new time
  * and no other was asked for.
  */
-/**
- * A move planned under staff rules (any minute at the booking's own start) keeps the pacing rule of
- * whoever made the booking: only a booking staff made may pass a full start.
- */
-const pacedAsMade = (move: BookingMove, before: BookingView): BookingMove => ({
-  ...move,
-  pacing: move.pacing && { ...move.pacing, override: madeByStaff(before) },
-});
-
 async function prepareMove(
   executor: Executor,
   availability: AvailabilityService,
@@ -425,7 +414,13 @@ async function prepareMove(
   now: number,
   to: Pick<PlacementRequest, 'date' | 'time' | 'resourceId' | 'mode'>,
 ): Promise<BookingMove> {
-  const request: PlacementRequest = { ...to, partySize: capacity, serviceId: before.service_id };
+  // Moved under staff rules or not, only a booking staff made may pass a full pacing.
+  const request: PlacementRequest = {
+    ...to,
+    partySize: capacity,
+    serviceId: before.service_id,
+    passesPacing: madeByStaff(before),
+  };
   const ctx = await availability.loadedDay(businessId, request, now, executor);
   const { candidates, times, durationMinutes, during, pacing } = planPlacement(ctx, request, now, before);
   return {

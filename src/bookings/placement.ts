@@ -30,6 +30,11 @@ export type PlacementMode = 'online' | 'dynamic' | 'staff';
 export interface PlacementRequest extends DayQuery {
   time: string;
   mode: PlacementMode;
+  /**
+   * Whether the booking may pass a full pacing (the host decides): by default a staff placement
+   * may; a move says whether the booking it moves was made by staff.
+   */
+  passesPacing?: boolean;
 }
 
 /** The booking a move places again, as it is before the move. */
@@ -111,7 +116,8 @@ export function planPlacement(
   if (staff) assertStaffDate(request.date, business.timezone, now);
   const durationMinutes = moved && dynamic ? moved.duration_minutes : request.durationMinutes;
   const rules = toDayRules(day, { ...request, durationMinutes }, now);
-  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff, passPacing: staff };
+  const passPacing = request.passesPacing ?? staff;
+  const options = { onGrid: !staff && !dynamic, ignoreNoticeAndWindow: staff, passPacing };
   // A moved booking's own time shows busy in the cache: only the statement can tell what else is.
   const check = checkStart(rules, request.time, options);
   if (!check.ok && check.reason !== 'slot_unavailable') throw startFailure(check);
@@ -147,7 +153,7 @@ export function planPlacement(
     times,
     durationMinutes: bookingMinutesAt(rules, request.time),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
-    pacing: fitting.pacing && pacingToCheck(times, fitting.pacing, staff),
+    pacing: fitting.pacing && pacingToCheck(times, fitting.pacing, passPacing),
   };
 }
 
