@@ -62,52 +62,58 @@ export function fittingResources(
   return candidates.filter((resource) => performs(window.resourceIds, resource.id));
 }
 
+/** A way to seat the party (a resource, or a combination of them) and the resources it takes. */
+interface SeatingOption {
+  id: string;
+  resourceIds: readonly string[];
+}
+
 /**
- * Which of `fitting` are free for the held range, and why none is: a resource is taken when
- * something of its own holds it during the range. When every fitting resource is taken, `blocked`
+ * Which of `options` are free for the held range, and why none is: an option is taken when
+ * something holds one of its resources during the range. When every option is taken, `blocked`
  * says some of them only external blocks hold, `all_resources_busy` that bookings hold them all.
  */
+function freeOptionsOf(
+  options: readonly SeatingOption[],
+  busyOf: ReadonlyMap<string, readonly BusyPeriod[]>,
+  heldStart: number,
+  heldEnd: number,
+): { free: string[]; refusal: ResourceRefusal | null } {
+  if (options.length === 0) return { free: [], refusal: 'no_resource_fits_party' };
+  const free: string[] = [];
+  let onlyBlocked = false;
+  for (const option of options) {
+    const holding = option.resourceIds.flatMap(
+      (id) => busyOf.get(id)?.filter((period) => holds(period, heldStart, heldEnd)) ?? [],
+    );
+    if (holding.length === 0) free.push(option.id);
+    else if (holding.every((period) => period.kind === 'block')) onlyBlocked = true;
+  }
+  if (free.length > 0) return { free, refusal: null };
+  return { free, refusal: onlyBlocked ? 'blocked' : 'all_resources_busy' };
+}
+
+/** Which of the `fitting` resources are free for the held range, and why none is (`freeOptionsOf`). */
 export function freeResources(
   fitting: readonly EngineResource[],
   busyOf: ReadonlyMap<string, readonly BusyPeriod[]>,
   heldStart: number,
   heldEnd: number,
 ): { freeResourceIds: string[]; refusal: ResourceRefusal | null } {
-  if (fitting.length === 0) return { freeResourceIds: [], refusal: 'no_resource_fits_party' };
-  const freeResourceIds: string[] = [];
-  let onlyBlocked = false;
-  for (const resource of fitting) {
-    const holding = busyOf.get(resource.id)?.filter((period) => holds(period, heldStart, heldEnd)) ?? [];
-    if (holding.length === 0) freeResourceIds.push(resource.id);
-    else if (holding.every((period) => period.kind === 'block')) onlyBlocked = true;
-  }
-  if (freeResourceIds.length > 0) return { freeResourceIds, refusal: null };
-  return { freeResourceIds, refusal: onlyBlocked ? 'blocked' : 'all_resources_busy' };
+  const options = fitting.map((resource) => ({ id: resource.id, resourceIds: [resource.id] }));
+  const { free, refusal } = freeOptionsOf(options, busyOf, heldStart, heldEnd);
+  return { freeResourceIds: free, refusal };
 }
 
-/**
- * Which of the `fitting` combinations (tightest first) have every resource free for the held range,
- * and why none has, as `freeResources` tells it for single resources: a combination is held only
- * by blocks when what takes its resources is blocks alone.
- */
+/** Which of the `fitting` combinations (tightest first) have every resource free, and why none has. */
 export function freeCombinations(
   fitting: readonly EngineCombination[],
   busyOf: ReadonlyMap<string, readonly BusyPeriod[]>,
   heldStart: number,
   heldEnd: number,
 ): { freeCombinationIds: string[]; refusal: ResourceRefusal | null } {
-  if (fitting.length === 0) return { freeCombinationIds: [], refusal: 'no_resource_fits_party' };
-  const freeCombinationIds: string[] = [];
-  let onlyBlocked = false;
-  for (const combination of fitting) {
-    const holding = combination.resourceIds.flatMap(
-      (id) => busyOf.get(id)?.filter((period) => holds(period, heldStart, heldEnd)) ?? [],
-    );
-    if (holding.length === 0) freeCombinationIds.push(combination.id);
-    else if (holding.every((period) => period.kind === 'block')) onlyBlocked = true;
-  }
-  if (freeCombinationIds.length > 0) return { freeCombinationIds, refusal: null };
-  return { freeCombinationIds, refusal: onlyBlocked ? 'blocked' : 'all_resources_busy' };
+  const { free, refusal } = freeOptionsOf(fitting, busyOf, heldStart, heldEnd);
+  return { freeCombinationIds: free, refusal };
 }
 
 /**
