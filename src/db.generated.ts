@@ -166,6 +166,7 @@ export interface Businesses {
    */
   description: string | null;
   developer_id: string;
+  guest_emails_enabled: Generated<boolean>;
   id: Generated<string>;
   is_dev: Generated<boolean>;
   /**
@@ -180,6 +181,10 @@ export interface Businesses {
   min_capacity: Generated<number>;
   min_notice_hours: Generated<number>;
   name: string;
+  /**
+   * The language of every message to guests and to the venue.
+   */
+  notification_language: Generated<string>;
   payment_hold_minutes: Generated<number>;
   /**
    * The venue's phone for guests; quoted when a party is too large to book online.
@@ -193,12 +198,25 @@ export interface Businesses {
    * The venue's email for guests (not the login of any account).
    */
   public_email: string | null;
+  /**
+   * Hours before the start a guest is reminded; 0 sends no reminder.
+   */
+  reminder_hours_before: Generated<number>;
   slug: string;
+  sms_enabled: Generated<boolean>;
   timezone: Generated<string>;
   /**
    * Booking lengths by party size, [{min_party, max_party, duration_minutes}], ranges not overlapping, sorted by min_party; a party no range covers takes default_slot_duration_minutes.
    */
   turn_times: Generated<ColumnType<unknown, string, string>>;
+  /**
+   * Told of each new online booking and each guest cancellation.
+   */
+  venue_notification_email: string | null;
+  /**
+   * How long a waitlist offer's booking link stays valid.
+   */
+  waitlist_offer_minutes: Generated<number>;
   /**
    * An https URL.
    */
@@ -289,26 +307,6 @@ export interface Developers {
   trial_ends_at: Generated<Timestamp>;
 }
 
-export interface EmailOutbox {
-  attempts: Generated<number>;
-  body_text: string;
-  business_id: string | null;
-  created_at: Generated<Timestamp>;
-  id: Generated<string>;
-  last_error: string | null;
-  /**
-   * When the sender tries it next.
-   */
-  next_attempt_at: Generated<Timestamp>;
-  sent_at: Timestamp | null;
-  subject: string;
-  to_address: string;
-  /**
-   * A sandbox business's message to an outside address, logged instead of sent.
-   */
-  withheld_at: Timestamp | null;
-}
-
 export interface IdempotencyKeys {
   created_at: Generated<Timestamp>;
   credential: string;
@@ -349,6 +347,45 @@ export interface Memberships {
    */
   status: string;
   user_id: string;
+}
+
+export interface MessageOutbox {
+  attempts: Generated<number>;
+  body_text: string | null;
+  booking_id: string | null;
+  business_id: string | null;
+  channel: Generated<string>;
+  created_at: Generated<Timestamp>;
+  /**
+   * When the sender gave up on it.
+   */
+  failed_at: Timestamp | null;
+  id: Generated<string>;
+  last_error: string | null;
+  /**
+   * When the sender tries it next.
+   */
+  next_attempt_at: Generated<Timestamp>;
+  /**
+   * What a message tells (the booking as the API answers it, an offer), rendered when sent.
+   */
+  payload: ColumnType<unknown, string, string> | null;
+  sent_at: Timestamp | null;
+  /**
+   * The SEQUENCE of the booking's calendar invite this message carries.
+   */
+  sequence: number | null;
+  subject: string | null;
+  to_address: string;
+  /**
+   * `notice` is a message written rendered (a payment link, an invitation).
+   */
+  type: Generated<string>;
+  waitlist_entry_id: string | null;
+  /**
+   * A sandbox business's message to an outside address, logged instead of sent.
+   */
+  withheld_at: Timestamp | null;
 }
 
 export interface OperatingHours {
@@ -572,10 +609,10 @@ export interface DB {
   customers: Customers;
   deposits: Deposits;
   developers: Developers;
-  email_outbox: EmailOutbox;
   idempotency_keys: IdempotencyKeys;
   login_failures: LoginFailures;
   memberships: Memberships;
+  message_outbox: MessageOutbox;
   operating_hours: OperatingHours;
   processor_events: ProcessorEvents;
   refresh_tokens: RefreshTokens;

@@ -3,6 +3,7 @@ import { instantToWall } from '../availability/engine/index.ts';
 import type { BookingDeposit } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import type { BookingDeposits, BookingRequest } from '../bookings/new-booking.service.ts';
+import { enqueueEmail, venueInSubject } from '../messages/sender.ts';
 import { notFound } from '../platform/errors.ts';
 import { depositTerms } from './deposits.queries.ts';
 import {
@@ -13,7 +14,6 @@ import {
   euros,
   idempotencyKey,
 } from './deposits.service.ts';
-import { enqueueEmail, venueInSubject } from './email.service.ts';
 
 /** A staff deposit's payment link lasts this long; unpaid by then, the booking is cancelled. */
 export const CHECKOUT_LIFETIME_MS = 2 * 3_600_000;

@@ -15,8 +15,8 @@ import {
   uniqueEmail,
 } from '../../test/helpers.ts';
 import { sendProcessorEvent } from '../../test/processor-events.ts';
+import { EmailSender, enqueueEmail, venueInSubject } from '../messages/sender.ts';
 import { withTx } from '../platform/db.ts';
-import { EmailSender, enqueueEmail, venueInSubject } from './email.service.ts';
 
 interface Received {
   to: string[];
@@ -157,7 +157,7 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
       assert.ok(body.includes('Hello Ada'), body);
       assert.ok(body.includes('EUR 15.00'), body);
       assert.ok(body.includes(booking.confirmation_code), body);
-      const [outbox] = await ctx.app.db.selectFrom('email_outbox').selectAll().execute();
+      const [outbox] = await ctx.app.db.selectFrom('message_outbox').selectAll().execute();
       assert.equal(outbox!.subject, 'Pay the deposit for your booking at "Bistro Race"');
       assert.ok(outbox!.sent_at);
       assert.equal(outbox!.attempts, 1);
@@ -235,7 +235,7 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
       refusedRecipient = 'later@example.com';
       await staffDepositOk(biz, { email: 'later@example.com' });
       assert.equal((await ctx.app.jobs.runAll()).email, 1);
-      const failed = await ctx.app.db.selectFrom('email_outbox').selectAll().executeTakeFirstOrThrow();
+      const failed = await ctx.app.db.selectFrom('message_outbox').selectAll().executeTakeFirstOrThrow();
       assert.equal(failed.sent_at, null);
       assert.equal(failed.attempts, 1);
       assert.ok(failed.last_error);
@@ -243,7 +243,7 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
       refusedRecipient = null;
       ctx.app.clock.now = () => Date.now() + 2 * MINUTE;
       assert.equal((await ctx.app.jobs.runAll()).email, 1);
-      const sent = await ctx.app.db.selectFrom('email_outbox').selectAll().executeTakeFirstOrThrow();
+      const sent = await ctx.app.db.selectFrom('message_outbox').selectAll().executeTakeFirstOrThrow();
       assert.ok(sent.sent_at);
       assert.equal(sent.attempts, 2);
       assert.equal(sent.last_error, null);
@@ -263,7 +263,7 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
       assert.equal(response.json().error.code, 'slot_unavailable');
       assert.equal(
         await ctx.app.db
-          .selectFrom('email_outbox')
+          .selectFrom('message_outbox')
           .select('id')
           .execute()
           .then((rows) => rows.length),
@@ -332,7 +332,7 @@ describe('email without SMTP_URL', () => {
     assert.deepEqual((lines[0]![0] as Record<string, unknown>).to, 'guest@example.com');
     assert.deepEqual((lines[0]![0] as Record<string, unknown>).subject, 'Hello');
     assert.ok(!JSON.stringify(lines).includes('secret link'));
-    const row = await ctx.app.db.selectFrom('email_outbox').selectAll().executeTakeFirstOrThrow();
+    const row = await ctx.app.db.selectFrom('message_outbox').selectAll().executeTakeFirstOrThrow();
     assert.ok(row.sent_at);
     assert.equal(received.length, 0);
   });
@@ -368,7 +368,7 @@ describe("a sandbox business's email", () => {
     assert.ok(recipients.includes(developer.toLowerCase()), recipients.join());
     assert.ok(recipients.includes(staffEmail), recipients.join());
     const withheld = await ctx.app.db
-      .selectFrom('email_outbox')
+      .selectFrom('message_outbox')
       .selectAll()
       .where('to_address', '=', outsider)
       .executeTakeFirstOrThrow();
@@ -414,7 +414,7 @@ describe('venueInSubject', () => {
       .where('id', '=', biz.tenant.businessId)
       .execute();
     assert.equal((await staffDeposit(biz, { email: 'ada@example.com' })).statusCode, 201);
-    const [row] = await ctx.app.db.selectFrom('email_outbox').select('subject').execute();
+    const [row] = await ctx.app.db.selectFrom('message_outbox').select('subject').execute();
     assert.equal(row!.subject, 'Pay the deposit for your booking at "Security team Reset your password now"');
   });
 });

@@ -25,11 +25,11 @@ async function invited(name = 'Chez Test', role: 'business_owner' | 'staff_membe
   });
   assert.equal(response.statusCode, 201, response.body);
   const message = await ctx.app.db
-    .selectFrom('email_outbox')
+    .selectFrom('message_outbox')
     .select('body_text')
     .where('to_address', '=', email)
     .executeTakeFirstOrThrow();
-  const token = /\/staff\/accept\?token=([A-Za-z0-9_]+)/.exec(message.body_text)![1]!;
+  const token = /\/staff\/accept\?token=([A-Za-z0-9_]+)/.exec(message.body_text ?? '')![1]!;
   return { tenant, email, id: response.json().id as string, token };
 }
 

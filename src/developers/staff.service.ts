@@ -1,5 +1,5 @@
 import { recordAudit } from '../audit/audit.ts';
-import { enqueueEmail, venueInSubject } from '../deposits/email.service.ts';
+import { enqueueEmail, venueInSubject } from '../messages/sender.ts';
 import { hashPassword, type Principal, randomToken, sha256, type TokenService } from '../platform/auth.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';

@@ -51,16 +51,16 @@ async function inviteByLink(
 /** The token of the newest invitation link emailed to `email`, and the message's subject. */
 async function invitationTo(email: string) {
   const messages = await ctx.app.db
-    .selectFrom('email_outbox')
+    .selectFrom('message_outbox')
     .select(['subject', 'body_text', 'business_id'])
     .where('to_address', '=', email)
     .orderBy('created_at', 'desc')
     .execute();
   const link = messages
-    .map((m) => /\/staff\/accept\?token=([A-Za-z0-9_]+)/.exec(m.body_text))
+    .map((m) => /\/staff\/accept\?token=([A-Za-z0-9_]+)/.exec(m.body_text ?? ''))
     .find((match) => match !== null);
   assert.ok(link, `no invitation link was emailed to ${email}`);
-  return { token: link[1]!, subject: messages[0]!.subject, businessId: messages[0]!.business_id };
+  return { token: link[1]!, subject: messages[0]!.subject ?? '', businessId: messages[0]!.business_id };
 }
 
 const accept = (token: string, password = PASSWORD) =>

@@ -44,7 +44,7 @@ const TABLES = {
   webhook_events: 'business',
   billing_cleanups: 'global',
   booking_usage: 'global',
-  email_outbox: 'global',
+  message_outbox: 'global',
   idempotency_keys: 'global',
   login_failures: 'global',
   processor_events: 'global',

@@ -67,13 +67,13 @@ async function invite(tenant: Tenant): Promise<{ email: string; id: string; link
 /** The newest invitation link emailed to `email`, as it stands in the message. */
 async function linkTo(email: string): Promise<string> {
   const message = await ctx.app.db
-    .selectFrom('email_outbox')
+    .selectFrom('message_outbox')
     .select('body_text')
     .where('to_address', '=', email)
     .orderBy('created_at', 'desc')
     .executeTakeFirstOrThrow();
-  const link = /https?:\/\/\S+\/staff\/accept\?token=[A-Za-z0-9_]+/.exec(message.body_text);
-  assert.ok(link, message.body_text);
+  const link = /https?:\/\/\S+\/staff\/accept\?token=[A-Za-z0-9_]+/.exec(message.body_text ?? '');
+  assert.ok(link, message.body_text ?? '');
   return link[0];
 }
 

@@ -8,9 +8,49 @@ export interface NewEmail {
   text: string;
 }
 
+/** What a guest or the venue is told, rendered when sent in the business's language. */
+export type MessageType =
+  | 'booking_confirmed'
+  | 'booking_rescheduled'
+  | 'booking_cancelled'
+  | 'booking_reminder'
+  | 'waitlist_offer'
+  | 'venue_new_booking'
+  | 'venue_guest_cancellation';
+
+export interface NewMessage {
+  businessId: string;
+  type: MessageType;
+  channel: 'email' | 'sms';
+  to: string;
+  bookingId?: string | null;
+  waitlistEntryId?: string | null;
+  /** What the message tells, as JSON: rendered from it when sent. */
+  payload: unknown;
+  /** The SEQUENCE of the booking's calendar invite, for a message that carries one. */
+  sequence?: number | null;
+}
+
+/** A message told by a change, written in the change's transaction. */
+export const insertMessage = (executor: Executor, message: NewMessage) =>
+  executor
+    .insertInto('message_outbox')
+    .values({
+      business_id: message.businessId,
+      type: message.type,
+      channel: message.channel,
+      to_address: message.to,
+      booking_id: message.bookingId ?? null,
+      waitlist_entry_id: message.waitlistEntryId ?? null,
+      payload: JSON.stringify(message.payload),
+      sequence: message.sequence ?? null,
+    })
+    .execute();
+
+/** A message written rendered: a payment link, an invitation. */
 export const insertEmail = (executor: Executor, email: NewEmail) =>
   executor
-    .insertInto('email_outbox')
+    .insertInto('message_outbox')
     .values({
       business_id: email.businessId,
       to_address: email.to,
@@ -27,13 +67,13 @@ export const insertEmail = (executor: Executor, email: NewEmail) =>
  */
 export const claimDueEmails = (tx: Tx, now: Date, leaseUntil: Date, maxAttempts: number, limit: number) =>
   tx
-    .updateTable('email_outbox')
+    .updateTable('message_outbox')
     .set({ next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
     .where(
       'id',
       'in',
       tx
-        .selectFrom('email_outbox')
+        .selectFrom('message_outbox')
         .select('id')
         .where('sent_at', 'is', null)
         .where('withheld_at', 'is', null)
@@ -52,8 +92,8 @@ export const claimDueEmails = (tx: Tx, now: Date, leaseUntil: Date, maxAttempts:
       'attempts',
       sql<boolean>`EXISTS (
         SELECT 1 FROM businesses b
-        WHERE b.id = email_outbox.business_id AND b.is_dev
-          AND lower(trim(email_outbox.to_address)) NOT IN (
+        WHERE b.id = message_outbox.business_id AND b.is_dev
+          AND lower(trim(message_outbox.to_address)) NOT IN (
             SELECT lower(d.email) FROM developers d WHERE d.id = b.developer_id
             UNION ALL
             SELECT lower(u.email) FROM memberships m JOIN users u ON u.id = m.user_id
@@ -62,14 +102,18 @@ export const claimDueEmails = (tx: Tx, now: Date, leaseUntil: Date, maxAttempts:
     .execute();
 
 export const markEmailSent = (executor: Executor, id: string, now: Date) =>
-  executor.updateTable('email_outbox').set({ sent_at: now, last_error: null }).where('id', '=', id).execute();
+  executor
+    .updateTable('message_outbox')
+    .set({ sent_at: now, last_error: null })
+    .where('id', '=', id)
+    .execute();
 
 export const markEmailFailed = (executor: Executor, id: string, error: string, retryAt: Date) =>
   executor
-    .updateTable('email_outbox')
+    .updateTable('message_outbox')
     .set({ last_error: error, next_attempt_at: retryAt })
     .where('id', '=', id)
     .execute();
 
 export const markEmailWithheld = (executor: Executor, id: string, now: Date) =>
-  executor.updateTable('email_outbox').set({ withheld_at: now }).where('id', '=', id).execute();
+  executor.updateTable('message_outbox').set({ withheld_at: now }).where('id', '=', id).execute();

@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Clock } from '../platform/clock.ts';
 import { type Db, withTx } from '../platform/db.ts';
-import { claimDueEmails, markEmailFailed, markEmailSent, markEmailWithheld } from './email.queries.ts';
+import { claimDueEmails, markEmailFailed, markEmailSent, markEmailWithheld } from './outbox.queries.ts';
 
-export { insertEmail as enqueueEmail, type NewEmail } from './email.queries.ts';
+export { insertEmail as enqueueEmail, type NewEmail } from './outbox.queries.ts';
 
 /** The longest venue name a subject line shows. */
 const SUBJECT_NAME_CHARS = 60;
@@ -87,8 +87,8 @@ export class EmailSender {
           await this.transport.sendMail({
             from: this.from,
             to: email.to_address,
-            subject: email.subject,
-            text: email.body_text,
+            subject: email.subject ?? undefined,
+            text: email.body_text ?? undefined,
           });
         } else {
           this.log.info(logged, 'email not sent, as SMTP_URL is not set; logged instead');
