@@ -51,6 +51,8 @@ async function buildAssets(): Promise<WidgetAssets> {
     bundle: true,
     minify: true,
     format: 'iife',
+    // The workspace's SDK from its TypeScript source, not a build of it that may lag.
+    conditions: ['slotwise-source'],
     target: TARGETS,
     charset: 'utf8',
     legalComments: 'none',

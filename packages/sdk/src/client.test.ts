@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -94,26 +97,73 @@ describe("the README's SDK example", () => {
     assert.ok(readme.includes(`\`\`\`ts\n${readFileSync(example, 'utf8')}\`\`\``));
   });
 
-  it('imports the workspace package by its name and books a slot on the real server', async () => {
-    assert.equal(import.meta.resolve('@slotwise/sdk'), new URL('./index.ts', import.meta.url).href);
-    const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(example)], {
-      env: {
-        ...process.env,
-        SLOTWISE_URL: baseUrl,
-        SLOTWISE_API_KEY: biz.tenant.apiKey,
-        SLOTWISE_BUSINESS_ID: biz.tenant.businessId,
-      },
-    });
-    const [, code] = /^booked (\w+) at \d\d:\d\d on \d{4}-\d\d-\d\d$/m.exec(stdout) ?? [];
-    assert.ok(code, stdout);
-    const listed = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/manage/bookings?code=${code}`,
-      headers: bearer(biz.tenant.apiKey),
-    });
-    assert.deepEqual(
-      listed.json().items.map((booking: { confirmation_code: string }) => booking.confirmation_code),
-      [code],
-    );
+  it('packs, installs into a fresh project and books a slot there with plain node and its types', async () => {
+    const run = promisify(execFile);
+    const project = await mkdtemp(join(tmpdir(), 'slotwise-sdk-user-'));
+    try {
+      const sdkDir = fileURLToPath(new URL('..', import.meta.url));
+      const { stdout: packed } = await run('npm', ['pack', '--silent', '--pack-destination', project], {
+        cwd: sdkDir,
+      });
+      const tarball = join(project, packed.trim().split('\n').at(-1)!);
+      await writeFile(
+        join(project, 'package.json'),
+        JSON.stringify({ name: 'user', private: true, type: 'module' }),
+      );
+      await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project });
+      const installed = join(project, 'node_modules', '@slotwise', 'sdk');
+      assert.deepEqual((await readdir(join(installed, 'dist'))).sort(), [
+        'index.d.ts',
+        'index.js',
+        'schema.d.ts',
+      ]);
+      await copyFile(example, join(project, 'example.ts'));
+
+      // The declarations check the example as the user's own editor would.
+      const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+      const nodeTypes = fileURLToPath(new URL('../../../node_modules/@types', import.meta.url));
+      await run(
+        process.execPath,
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--module',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--allowImportingTsExtensions',
+          '--typeRoots',
+          nodeTypes,
+          '--types',
+          'node',
+          'example.ts',
+        ],
+        { cwd: project },
+      );
+
+      const { stdout } = await run(process.execPath, ['example.ts'], {
+        cwd: project,
+        env: {
+          ...process.env,
+          SLOTWISE_URL: baseUrl,
+          SLOTWISE_API_KEY: biz.tenant.apiKey,
+          SLOTWISE_BUSINESS_ID: biz.tenant.businessId,
+        },
+      });
+      const [, code] = /^booked (\w+) at \d\d:\d\d on \d{4}-\d\d-\d\d$/m.exec(stdout) ?? [];
+      assert.ok(code, stdout);
+      const listed = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/bookings?code=${code}`,
+        headers: bearer(biz.tenant.apiKey),
+      });
+      assert.deepEqual(
+        listed.json().items.map((booking: { confirmation_code: string }) => booking.confirmation_code),
+        [code],
+      );
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
   });
 });
