@@ -7710,6 +7710,21 @@ export interface operations {
                         logo_url: string | null;
                         /** @description cancellation, deposit and lateness terms in the venue's words */
                         booking_policy: string | null;
+                        /** @description the language of every message to guests and to the venue */
+                        notification_language: "en" | "de" | "fr" | "nl" | "es";
+                        /** @description guests who gave an email are emailed about their booking */
+                        guest_emails_enabled: boolean;
+                        /** @description guests who gave a phone get an SMS confirmation and reminder */
+                        sms_enabled: boolean;
+                        /** @description hours before the start a guest is reminded; 0: no reminder */
+                        reminder_hours_before: number;
+                        /**
+                         * Format: email
+                         * @description told of each new online booking and each guest cancellation; null: nobody
+                         */
+                        venue_notification_email: string | null;
+                        /** @description how long a waitlist offer's booking link stays valid */
+                        waitlist_offer_minutes: number;
                     };
                 };
             };
@@ -7765,6 +7780,9 @@ export interface operations {
                  *       "timezone": "Europe/Berlin",
                  *       "default_slot_interval_minutes": 30,
                  *       "booking_window_days": 60,
+                 *       "notification_language": "de",
+                 *       "reminder_hours_before": 24,
+                 *       "venue_notification_email": "bookings@venue.example",
                  *       "turn_times": [
                  *         {
                  *           "min_party": 1,
@@ -7835,6 +7853,21 @@ export interface operations {
                     logo_url?: string | null;
                     /** @description cancellation, deposit and lateness terms in the venue's words */
                     booking_policy?: string | null;
+                    /** @description the language of every message to guests and to the venue */
+                    notification_language?: "en" | "de" | "fr" | "nl" | "es";
+                    /** @description guests who gave an email are emailed about their booking */
+                    guest_emails_enabled?: boolean;
+                    /** @description guests who gave a phone get an SMS confirmation and reminder */
+                    sms_enabled?: boolean;
+                    /** @description hours before the start a guest is reminded; 0: no reminder */
+                    reminder_hours_before?: number;
+                    /**
+                     * Format: email
+                     * @description told of each new online booking and each guest cancellation; null: nobody
+                     */
+                    venue_notification_email?: string | null;
+                    /** @description how long a waitlist offer's booking link stays valid */
+                    waitlist_offer_minutes?: number;
                 };
             };
         };
@@ -7901,6 +7934,21 @@ export interface operations {
                         logo_url: string | null;
                         /** @description cancellation, deposit and lateness terms in the venue's words */
                         booking_policy: string | null;
+                        /** @description the language of every message to guests and to the venue */
+                        notification_language: "en" | "de" | "fr" | "nl" | "es";
+                        /** @description guests who gave an email are emailed about their booking */
+                        guest_emails_enabled: boolean;
+                        /** @description guests who gave a phone get an SMS confirmation and reminder */
+                        sms_enabled: boolean;
+                        /** @description hours before the start a guest is reminded; 0: no reminder */
+                        reminder_hours_before: number;
+                        /**
+                         * Format: email
+                         * @description told of each new online booking and each guest cancellation; null: nobody
+                         */
+                        venue_notification_email: string | null;
+                        /** @description how long a waitlist offer's booking link stays valid */
+                        waitlist_offer_minutes: number;
                     };
                 };
             };
