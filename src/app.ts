@@ -27,6 +27,7 @@ import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { reminderJob } from './messages/reminders.ts';
 import { EmailSender } from './messages/sender.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
@@ -217,6 +218,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
   for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
   const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
+  app.jobs.add(reminderJob(database.db, clock));
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
   const webhookTargets = new WebhookTargets(config);
   const sealKey = webhookSealKey(config.jwtSecret);
