@@ -27,6 +27,7 @@ import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { messageRoutes } from './messages/messages.routes.ts';
 import { reminderJob } from './messages/reminders.ts';
 import { EmailSender } from './messages/sender.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
@@ -328,6 +329,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     isSandbox: async (businessId) => (await depositTerms(database.db, businessId))?.is_dev === true,
   });
   await app.register(auditRoutes);
+  await app.register(messageRoutes);
   await app.register(statsRoutes);
   await app.register(sandboxRoutes);
   await app.register(resourceRoutes);
