@@ -30,6 +30,7 @@ import { staffRoutes } from './developers/staff.routes.ts';
 import { messageRoutes } from './messages/messages.routes.ts';
 import { reminderJob } from './messages/reminders.ts';
 import { EmailSender } from './messages/sender.ts';
+import { SmsSender, smsProvider } from './messages/sms.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors, paymentsWarning } from './payments/processors.ts';
@@ -221,6 +222,14 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
   app.jobs.add(reminderJob(database.db, clock));
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
+  const sms = new SmsSender(
+    database.db,
+    clock,
+    app.log,
+    smsProvider(config.twilio, app.log),
+    config.publicBaseUrl,
+  );
+  app.jobs.add(sms.job());
   const webhookTargets = new WebhookTargets(config);
   const sealKey = webhookSealKey(config.jwtSecret);
   const dispatcher = new WebhookDispatcher({
