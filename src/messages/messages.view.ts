@@ -3,7 +3,7 @@ import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import type { MessageRow } from './messages.queries.ts';
 
 /** The error of a sandbox business's message to someone outside it: logged, never sent. */
-export const WITHHELD_SANDBOX_RECIPIENT = 'withheld_sandbox_recipient';
+const WITHHELD_SANDBOX_RECIPIENT = 'withheld_sandbox_recipient';
 
 /** What a failure is called where the stored error is not one of the senders' classes. */
 const UNCLASSED_ERROR = 'send_error';

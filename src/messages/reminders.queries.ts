@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 
 /** The longest reminder a business may set (`reminder_hours_before`), which bounds the window read. */
-export const MAX_REMINDER_HOURS = 168;
+const MAX_REMINDER_HOURS = 168;
 
 /**
  * Writes the reminders due at `now`, at most `limit` of them: one per confirmed booking and
