@@ -27,7 +27,10 @@ import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { messageRoutes } from './messages/messages.routes.ts';
+import { reminderJob } from './messages/reminders.ts';
 import { EmailSender } from './messages/sender.ts';
+import { SmsSender, smsProvider } from './messages/sms.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors, paymentsWarning } from './payments/processors.ts';
@@ -217,7 +220,16 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
   for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
   const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
+  app.jobs.add(reminderJob(database.db, clock));
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
+  const sms = new SmsSender(
+    database.db,
+    clock,
+    app.log,
+    smsProvider(config.twilio, app.log),
+    config.publicBaseUrl,
+  );
+  app.jobs.add(sms.job());
   const webhookTargets = new WebhookTargets(config);
   const sealKey = webhookSealKey(config.jwtSecret);
   const dispatcher = new WebhookDispatcher({
@@ -326,6 +338,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     isSandbox: async (businessId) => (await depositTerms(database.db, businessId))?.is_dev === true,
   });
   await app.register(auditRoutes);
+  await app.register(messageRoutes);
   await app.register(statsRoutes);
   await app.register(sandboxRoutes);
   await app.register(resourceRoutes);

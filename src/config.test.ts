@@ -41,6 +41,7 @@ describe('loadConfig', () => {
     assert.equal(config.stripeSecretKey, undefined);
     assert.equal(config.stripeApiBase, undefined);
     assert.equal(config.smtpUrl, undefined);
+    assert.equal(config.twilio, undefined, 'SMS go to the log');
     assert.equal(config.simulatedPayments, true, 'the embedded default pays on the simulated processor');
     assert.equal(config.webhookAllowPrivateUrls, false);
     assert.deepEqual(
@@ -154,6 +155,32 @@ describe('loadConfig', () => {
     assert.deepEqual(config.webhookRetrySchedule, [500, 1_000, 120_000, 3_600_000, 86_400_000]);
   });
 
+  it('sends SMS through Twilio from a number or a messaging service, at TWILIO_API_BASE when set', () => {
+    const account = { TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'token' };
+    assert.deepEqual(loadConfig({ DATA_DIR: tempDir(), ...account, TWILIO_FROM: '+15005550006' }).twilio, {
+      accountSid: 'AC1',
+      authToken: 'token',
+      from: '+15005550006',
+      messagingServiceSid: undefined,
+      apiBase: undefined,
+    });
+    assert.deepEqual(
+      loadConfig({
+        DATA_DIR: tempDir(),
+        ...account,
+        TWILIO_MESSAGING_SERVICE_SID: 'MG1',
+        TWILIO_API_BASE: 'http://127.0.0.1:4010',
+      }).twilio,
+      {
+        accountSid: 'AC1',
+        authToken: 'token',
+        from: undefined,
+        messagingServiceSid: 'MG1',
+        apiBase: 'http://127.0.0.1:4010',
+      },
+    );
+  });
+
   it('takes PUBLIC_BASE_URL without its trailing slash', () => {
     const config = loadConfig({ DATA_DIR: tempDir(), PUBLIC_BASE_URL: 'https://api.example.com/' });
     assert.equal(config.publicBaseUrl, 'https://api.example.com');
@@ -218,6 +245,10 @@ describe('loadConfig', () => {
       ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
       ['SMTP_URL', { SMTP_URL: 'mail.example.com' }],
       ['STRIPE_API_BASE', { STRIPE_API_BASE: 'localhost:12111' }],
+      ['TWILIO_AUTH_TOKEN', { TWILIO_ACCOUNT_SID: 'AC1', TWILIO_FROM: '+15005550006' }],
+      ['TWILIO_FROM', { TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'token' }],
+      ['TWILIO_ACCOUNT_SID', { TWILIO_MESSAGING_SERVICE_SID: 'MG1' }],
+      ['TWILIO_API_BASE', { TWILIO_API_BASE: 'localhost:4010' }],
       ['PAYMENTS_WEBHOOK_SECRET', { STRIPE_SECRET_KEY: 'sk_test_123' }],
       ['WEBHOOK_ALLOW_PRIVATE_URLS', { WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }],
       ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5s,,1m' }],

@@ -18,6 +18,8 @@ export interface Config {
   /** Where the Stripe SDK sends its requests (a local stand-in); unset: Stripe's own API. */
   stripeApiBase: string | undefined;
   smtpUrl: string | undefined;
+  /** Where guests' SMS go through Twilio; undefined: they are written to the log. */
+  twilio: TwilioConfig | undefined;
   /**
    * Live businesses' deposits and developer billing may go through the simulated processor (only
    * without `stripeSecretKey`); sandbox businesses always do.
@@ -44,6 +46,16 @@ export interface Config {
   pressure: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number; maxRssBytes: number };
   /** How long a stopping server waits for requests in flight before it cuts their connections. */
   shutdownTimeoutMs: number;
+}
+
+/** Twilio's account, and the sender: a number (`from`) or a messaging service. */
+export interface TwilioConfig {
+  accountSid: string;
+  authToken: string;
+  from: string | undefined;
+  messagingServiceSid: string | undefined;
+  /** Where the Twilio SDK sends its requests (a local stand-in); unset: Twilio's own API. */
+  apiBase: string | undefined;
 }
 
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
@@ -91,6 +103,22 @@ function parseOptionalBool(name: string, raw: string | undefined): boolean | und
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** `TWILIO_*`: all of account, token and a sender, or none of them. */
+function parseTwilio(env: NodeJS.ProcessEnv): TwilioConfig | undefined {
+  const accountSid = env.TWILIO_ACCOUNT_SID || undefined;
+  const authToken = env.TWILIO_AUTH_TOKEN || undefined;
+  const from = env.TWILIO_FROM || undefined;
+  const messagingServiceSid = env.TWILIO_MESSAGING_SERVICE_SID || undefined;
+  const apiBase = parseUrl('TWILIO_API_BASE', env.TWILIO_API_BASE, ['http:', 'https:']);
+  if (!accountSid && !authToken && !from && !messagingServiceSid) return undefined;
+  if (!accountSid || !authToken || !(from || messagingServiceSid)) {
+    throw new ConfigError(
+      'SMS through Twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID together',
+    );
+  }
+  return { accountSid, authToken, from, messagingServiceSid, apiBase };
 }
 
 /** The Standard Webhooks schedule: after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -210,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeSecretKey,
     stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
+    twilio: parseTwilio(env),
     // The embedded default (no DATABASE_URL) is for trying the service out, where paying on the
     // test pages is the point; a deployment on PostgreSQL takes no free money unless it says so.
     simulatedPayments: parseOptionalBool('SIMULATED_PAYMENTS', env.SIMULATED_PAYMENTS) ?? !databaseUrl,

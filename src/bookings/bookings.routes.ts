@@ -246,11 +246,17 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getBooking',
         tags: ['Bookings'],
         summary: 'One booking',
+        description:
+          'Answers a `Link: </v1/manage/messages?booking_id=ID>; rel="messages"` header: the messages sent to the guest about this booking.',
         params: IdParams('booking_id'),
         response: { 200: BookingSchema },
       },
     },
-    async (request) => findBooking(app.db, principalOf(request).businessId, request.params.booking_id),
+    async (request, reply) => {
+      const booking = await findBooking(app.db, principalOf(request).businessId, request.params.booking_id);
+      reply.header('link', `</v1/manage/messages?booking_id=${booking.id}>; rel="messages"`);
+      return booking;
+    },
   );
 
   app.patch(

@@ -38,8 +38,22 @@ export interface BusinessProfile {
   booking_policy: string | null;
 }
 
+export type NotificationLanguage = 'en' | 'de' | 'fr' | 'nl' | 'es';
+
+/** How the business tells its guests and itself: the columns of `businesses` from `notification_language` on. */
+export interface MessageSettings {
+  notification_language: NotificationLanguage;
+  guest_emails_enabled: boolean;
+  sms_enabled: boolean;
+  /** 0: no reminder. */
+  reminder_hours_before: number;
+  /** Null: the venue is not told. */
+  venue_notification_email: string | null;
+  waitlist_offer_minutes: number;
+}
+
 /** Everything the settings routes read and write. */
-export type AllSettings = BusinessSettings & BusinessProfile;
+export type AllSettings = BusinessSettings & BusinessProfile & MessageSettings;
 
 export type SettingsRow = AllSettings & { id: string };
 
@@ -73,7 +87,16 @@ export const PROFILE_COLUMNS = [
   'booking_policy',
 ] as const;
 
-const ALL_SETTINGS_COLUMNS = [...SETTINGS_COLUMNS, ...PROFILE_COLUMNS] as const;
+export const MESSAGE_COLUMNS = [
+  'notification_language',
+  'guest_emails_enabled',
+  'sms_enabled',
+  'reminder_hours_before',
+  'venue_notification_email',
+  'waitlist_offer_minutes',
+] as const;
+
+const ALL_SETTINGS_COLUMNS = [...SETTINGS_COLUMNS, ...PROFILE_COLUMNS, ...MESSAGE_COLUMNS] as const;
 
 /**
  * Turn times with their keys in the API's order: jsonb keeps its own, and a change is told from

@@ -92,7 +92,28 @@ export const ProfileFields = {
   ),
 };
 
-const Settings = Type.Object({ ...SettingsFields, ...ProfileFields });
+/** How the business tells its guests and itself (docs/api-behaviour.md, "Guest messages"). */
+export const MessageFields = {
+  notification_language: Type.Union(
+    [Type.Literal('en'), Type.Literal('de'), Type.Literal('fr'), Type.Literal('nl'), Type.Literal('es')],
+    { description: 'the language of every message to guests and to the venue' },
+  ),
+  guest_emails_enabled: Type.Boolean({
+    description: 'guests who gave an email are emailed about their booking',
+  }),
+  sms_enabled: Type.Boolean({ description: 'guests who gave a phone get an SMS confirmation and reminder' }),
+  reminder_hours_before: int(0, 168, 'hours before the start a guest is reminded; 0: no reminder'),
+  venue_notification_email: Nullable(
+    Type.String({
+      format: 'email',
+      maxLength: 254,
+      description: 'told of each new online booking and each guest cancellation; null: nobody',
+    }),
+  ),
+  waitlist_offer_minutes: int(5, 1440, "how long a waitlist offer's booking link stays valid"),
+};
+
+const Settings = Type.Object({ ...SettingsFields, ...ProfileFields, ...MessageFields });
 const SettingsPatch = Type.Partial(Settings, { additionalProperties: false });
 
 export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -122,6 +143,9 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           timezone: 'Europe/Berlin',
           default_slot_interval_minutes: 30,
           booking_window_days: 60,
+          notification_language: 'de',
+          reminder_hours_before: 24,
+          venue_notification_email: 'bookings@venue.example',
           turn_times: [
             { min_party: 1, max_party: 4, duration_minutes: 90 },
             { min_party: 5, max_party: 50, duration_minutes: 120 },

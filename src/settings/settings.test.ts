@@ -50,6 +50,12 @@ const DEFAULTS = {
   logo_url: null,
   booking_policy: null,
   turn_times: [],
+  notification_language: 'en',
+  guest_emails_enabled: true,
+  sms_enabled: false,
+  reminder_hours_before: 24,
+  venue_notification_email: null,
+  waitlist_offer_minutes: 30,
 };
 
 const PROFILE = {
@@ -162,6 +168,12 @@ describe('PATCH /v1/manage/settings', () => {
         logo_url: 'https://a.co',
         booking_policy: 'x',
         turn_times: [{ min_party: 1, max_party: 1, duration_minutes: 15 }],
+        notification_language: 'de',
+        guest_emails_enabled: false,
+        sms_enabled: true,
+        reminder_hours_before: 0,
+        venue_notification_email: 'a@b.co',
+        waitlist_offer_minutes: 5,
       };
       const high = {
         default_slot_interval_minutes: 120,
@@ -184,6 +196,12 @@ describe('PATCH /v1/manage/settings', () => {
         logo_url: `https://venue.example/${'l'.repeat(1970)}`,
         booking_policy: 'b'.repeat(2000),
         turn_times: [{ min_party: 50, max_party: 50, duration_minutes: 360 }],
+        notification_language: 'es',
+        guest_emails_enabled: true,
+        sms_enabled: false,
+        reminder_hours_before: 168,
+        venue_notification_email: `${'v'.repeat(240)}@venue.co`,
+        waitlist_offer_minutes: 1440,
       };
       for (const change of [low, high]) {
         const response = await call(tenant, 'PATCH', change);
@@ -337,6 +355,18 @@ describe('PATCH /v1/manage/settings', () => {
       [{ phone: '' }, 'phone'],
       [{ public_email: 'not-an-email' }, 'public_email'],
       [{ public_email: `${'a'.repeat(250)}@b.co` }, 'public_email'],
+      [{ notification_language: 'it' }, 'notification_language'],
+      [{ notification_language: null }, 'notification_language'],
+      [{ guest_emails_enabled: 'maybe' }, 'guest_emails_enabled'],
+      [{ sms_enabled: null }, 'sms_enabled'],
+      [{ reminder_hours_before: -1 }, 'reminder_hours_before'],
+      [{ reminder_hours_before: 169 }, 'reminder_hours_before'],
+      [{ reminder_hours_before: 1.5 }, 'reminder_hours_before'],
+      [{ venue_notification_email: 'venue' }, 'venue_notification_email'],
+      [{ venue_notification_email: '' }, 'venue_notification_email'],
+      [{ venue_notification_email: `${'a'.repeat(250)}@b.co` }, 'venue_notification_email'],
+      [{ waitlist_offer_minutes: 4 }, 'waitlist_offer_minutes'],
+      [{ waitlist_offer_minutes: 1441 }, 'waitlist_offer_minutes'],
       [{ website: 'http://venue.example' }, 'website'],
       [{ website: 'javascript:alert(1)' }, 'website'],
       [{ website: 'https://' }, 'website'],

@@ -744,6 +744,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/manage/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business's guest and venue messages, newest first
+         * @description Every email and SMS the business sent or is sending, with its recipient masked and how it fared. `booking_id` lists one booking's messages (a booking's detail links here in its `Link` header).
+         */
+        get: operations["listMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/manage/stats": {
         parameters: {
             query?: never;
@@ -1327,7 +1347,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One booking */
+        /**
+         * One booking
+         * @description Answers a `Link: </v1/manage/messages?booking_id=ID>; rel="messages"` header: the messages sent to the guest about this booking.
+         */
         get: operations["getBooking"];
         put?: never;
         post?: never;
@@ -1718,6 +1741,31 @@ export interface components {
                 }[];
             };
             detail?: string;
+        };
+        Message: {
+            /** Format: uuid */
+            id: string;
+            /** @description `booking_confirmed`, `booking_rescheduled`, `booking_cancelled`, `booking_reminder`, `waitlist_offer`, `venue_new_booking`, `venue_guest_cancellation`, or `notice` (a payment link) */
+            type: string;
+            channel: "email" | "sms";
+            /** Format: uuid */
+            booking_id: string | null;
+            /** @description masked: an email as `j***@e***.com`, a phone as its last 3 digits */
+            recipient: string;
+            /** @description `queued` until sent (also while retrying), `failed` once given up or withheld */
+            status: "queued" | "sent" | "failed";
+            /** @description the class of the last failure (`timeout`, `connection_error`, `http_<status>`, `rejected`, ...), or `withheld_sandbox_recipient` for a sandbox business's message to someone outside it; null once sent */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset, years 1900-2999
+             */
+            sent_at: string | null;
         };
         ServicePeriod: {
             /** Format: uuid */
@@ -5779,6 +5827,79 @@ export interface operations {
             };
         };
     };
+    listMessages: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                booking_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Message"][];
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getStats: {
         parameters: {
             query?: {
@@ -7710,6 +7831,21 @@ export interface operations {
                         logo_url: string | null;
                         /** @description cancellation, deposit and lateness terms in the venue's words */
                         booking_policy: string | null;
+                        /** @description the language of every message to guests and to the venue */
+                        notification_language: "en" | "de" | "fr" | "nl" | "es";
+                        /** @description guests who gave an email are emailed about their booking */
+                        guest_emails_enabled: boolean;
+                        /** @description guests who gave a phone get an SMS confirmation and reminder */
+                        sms_enabled: boolean;
+                        /** @description hours before the start a guest is reminded; 0: no reminder */
+                        reminder_hours_before: number;
+                        /**
+                         * Format: email
+                         * @description told of each new online booking and each guest cancellation; null: nobody
+                         */
+                        venue_notification_email: string | null;
+                        /** @description how long a waitlist offer's booking link stays valid */
+                        waitlist_offer_minutes: number;
                     };
                 };
             };
@@ -7765,6 +7901,9 @@ export interface operations {
                  *       "timezone": "Europe/Berlin",
                  *       "default_slot_interval_minutes": 30,
                  *       "booking_window_days": 60,
+                 *       "notification_language": "de",
+                 *       "reminder_hours_before": 24,
+                 *       "venue_notification_email": "bookings@venue.example",
                  *       "turn_times": [
                  *         {
                  *           "min_party": 1,
@@ -7835,6 +7974,21 @@ export interface operations {
                     logo_url?: string | null;
                     /** @description cancellation, deposit and lateness terms in the venue's words */
                     booking_policy?: string | null;
+                    /** @description the language of every message to guests and to the venue */
+                    notification_language?: "en" | "de" | "fr" | "nl" | "es";
+                    /** @description guests who gave an email are emailed about their booking */
+                    guest_emails_enabled?: boolean;
+                    /** @description guests who gave a phone get an SMS confirmation and reminder */
+                    sms_enabled?: boolean;
+                    /** @description hours before the start a guest is reminded; 0: no reminder */
+                    reminder_hours_before?: number;
+                    /**
+                     * Format: email
+                     * @description told of each new online booking and each guest cancellation; null: nobody
+                     */
+                    venue_notification_email?: string | null;
+                    /** @description how long a waitlist offer's booking link stays valid */
+                    waitlist_offer_minutes?: number;
                 };
             };
         };
@@ -7901,6 +8055,21 @@ export interface operations {
                         logo_url: string | null;
                         /** @description cancellation, deposit and lateness terms in the venue's words */
                         booking_policy: string | null;
+                        /** @description the language of every message to guests and to the venue */
+                        notification_language: "en" | "de" | "fr" | "nl" | "es";
+                        /** @description guests who gave an email are emailed about their booking */
+                        guest_emails_enabled: boolean;
+                        /** @description guests who gave a phone get an SMS confirmation and reminder */
+                        sms_enabled: boolean;
+                        /** @description hours before the start a guest is reminded; 0: no reminder */
+                        reminder_hours_before: number;
+                        /**
+                         * Format: email
+                         * @description told of each new online booking and each guest cancellation; null: nobody
+                         */
+                        venue_notification_email: string | null;
+                        /** @description how long a waitlist offer's booking link stays valid */
+                        waitlist_offer_minutes: number;
                     };
                 };
             };

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { slugify } from '../developers/developers.service.ts';
+import type { NotificationLanguage } from '../settings/settings.queries.ts';
+import { SMS_MAX_CHARS, SMS_TYPES, smsText } from './sms-texts.ts';
+
+const LANGUAGES: NotificationLanguage[] = ['en', 'de', 'fr', 'nl', 'es'];
+const BASE = 'https://bookings.slotwise.example';
+
+const sms = (language: NotificationLanguage, venueName: string, type = SMS_TYPES[0]!) => {
+  const code = 'K7M2Q9XB';
+  return smsText({
+    type,
+    language,
+    venueName,
+    timezone: 'Europe/Berlin',
+    // 19:30 in Berlin (summer time), 17:30 UTC.
+    startsAt: '2027-07-03T17:30:00.000Z',
+    party: 12,
+    code,
+    link: `${BASE}/book/${slugify(venueName)}-12?manage=${code}`,
+  });
+};
+
+describe('SMS texts', () => {
+  it('fit one SMS in every language, a long venue name cut to the room left', () => {
+    const long = 'Le Restaurant Gastronomique du Vieux Port et de la Grande Plage de Marseille-Provence';
+    for (const language of LANGUAGES) {
+      for (const type of SMS_TYPES) {
+        const text = sms(language, long, type);
+        assert.ok([...text].length <= SMS_MAX_CHARS, `${language} ${type}: ${[...text].length} ${text}`);
+        assert.match(text, /^Le[^:]*…: /, text);
+        assert.ok(text.endsWith(`/book/${slugify(long)}-12?manage=K7M2Q9XB`), text);
+        assert.match(text, /19:30/, text);
+      }
+    }
+  });
+
+  it('name the venue, date and time in its zone and language, party, code and link', () => {
+    assert.equal(
+      sms('en', 'Chez Test'),
+      `Chez Test: confirmed Jul 3, 19:30, 12 ppl, Code K7M2Q9XB ${BASE}/book/chez-test-12?manage=K7M2Q9XB`,
+    );
+    assert.equal(
+      sms('de', 'Chez Test', 'booking_reminder'),
+      `Chez Test: Erinnerung 3. Juli, 19:30, 12 Pers., Code K7M2Q9XB ${BASE}/book/chez-test-12?manage=K7M2Q9XB`,
+    );
+    assert.match(sms('fr', 'Chez Test'), /^Chez Test: confirmé 3 juil\., 19:30, 12 pers\., Code K7M2Q9XB /);
+    assert.match(sms('nl', 'Chez Test'), /^Chez Test: bevestigd 3 jul, 19:30, 12 pers\., Code K7M2Q9XB /);
+    assert.match(sms('es', 'Chez Test'), /^Chez Test: confirmada 3 jul, 19:30, 12 pers\., Código K7M2Q9XB /);
+  });
+
+  it('keep a venue name on one line', () => {
+    assert.match(sms('en', 'Line\none\u202e  two'), /^Line one two: /);
+  });
+});

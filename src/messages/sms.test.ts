@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import type { FastifyBaseLogger } from 'fastify';
+import { type BookableBusiness, bookOk, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { type FakeTwilio, startFakeTwilio } from '../../test/fake-twilio.ts';
+import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { insertMessage } from './outbox.queries.ts';
+import { LogSms, SmsSender, smsProvider, TwilioSms } from './sms.ts';
+
+const TWILIO = {
+  accountSid: 'AC0123456789abcdef0123456789abcdef',
+  authToken: 'twilio-test-token',
+  from: '+15005550006',
+  messagingServiceSid: undefined,
+};
+
+let twilio: FakeTwilio;
+let ctx: TestContext;
+before(async () => {
+  twilio = await startFakeTwilio();
+  ctx = await createTestApp({ twilio: { ...TWILIO, apiBase: twilio.url } });
+});
+after(async () => {
+  await ctx.close();
+  await twilio.stop();
+});
+beforeEach(async () => {
+  await ctx.reset();
+  twilio.reset();
+});
+afterEach(() => {
+  ctx.app.clock.now = () => Date.now();
+});
+
+/** A confirmed booking of the business and its confirmation SMS in the outbox, as a change writes it. */
+async function confirmationSms(biz: BookableBusiness, phone: string) {
+  const booking = await bookOk(ctx.app, biz, guest({ phone }));
+  await insertMessage(ctx.app.db, {
+    businessId: biz.tenant.businessId,
+    type: 'booking_confirmed',
+    channel: 'sms',
+    to: phone,
+    bookingId: booking.id,
+    payload: booking,
+  });
+  return booking;
+}
+
+async function listed(biz: BookableBusiness) {
+  const response = await ctx.app.inject({
+    method: 'GET',
+    url: '/v1/manage/messages',
+    headers: biz.tenant.headers,
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json().items as { status: string; error: string | null; channel: string }[];
+}
+
+/**
+ * The app's SMS sender alone: until the email sender claims only its own channel, running every
+ * job would let it take the SMS rows too.
+ */
+const sendDue = () =>
+  new SmsSender(
+    ctx.app.db,
+    ctx.app.clock,
+    ctx.app.log,
+    smsProvider(ctx.config.twilio, ctx.app.log),
+    ctx.config.publicBaseUrl,
+  ).run();
+
+describe('SMS sender', () => {
+  it("sends a confirmation through Twilio's SDK, rendered in the business's language", async () => {
+    const biz = await setupBookable(ctx.app, {
+      settings: { sms_enabled: true, notification_language: 'de' },
+    });
+    const booking = await confirmationSms(biz, '+49 151 2345678');
+    assert.equal(await sendDue(), 1);
+    assert.equal(twilio.calls.length, 1);
+    const [call] = twilio.calls;
+    assert.equal(call!.accountSid, TWILIO.accountSid);
+    assert.equal(call!.username, TWILIO.accountSid);
+    assert.equal(call!.password, TWILIO.authToken);
+    assert.equal(call!.form.To, '+49 151 2345678');
+    assert.equal(call!.form.From, TWILIO.from);
+    assert.equal(call!.form.MessagingServiceSid, undefined);
+    const body = call!.form.Body!;
+    assert.ok(body.startsWith('Bistro Race: bestätigt '), body);
+    assert.ok(body.includes(`Code ${booking.confirmation_code}`), body);
+    assert.ok(
+      body.endsWith(
+        `${ctx.config.publicBaseUrl}/book/${biz.tenant.slug}?manage=${booking.confirmation_code}`,
+      ),
+      body,
+    );
+    assert.ok([...body].length <= 160);
+    assert.deepEqual(
+      (await listed(biz)).map(({ status, error }) => ({ status, error })),
+      [{ status: 'sent', error: null }],
+    );
+    assert.equal(await sendDue(), 0);
+    assert.equal(twilio.calls.length, 1);
+  });
+
+  it('tries again after a server error, and lists the message queued with the error class meanwhile', async () => {
+    const biz = await setupBookable(ctx.app, { settings: { sms_enabled: true } });
+    await confirmationSms(biz, '+49 151 2345678');
+    twilio.failNext(500);
+    const start = Date.now();
+    ctx.app.clock.now = () => start;
+    assert.equal(await sendDue(), 1);
+    assert.deepEqual(
+      (await listed(biz)).map(({ status, error }) => ({ status, error })),
+      [{ status: 'queued', error: 'http_500' }],
+    );
+    assert.equal(await sendDue(), 0, 'not before its retry time');
+    ctx.app.clock.now = () => start + 60_000;
+    assert.equal(await sendDue(), 1);
+    assert.equal(twilio.calls.length, 2);
+    assert.deepEqual(
+      (await listed(biz)).map(({ status, error }) => ({ status, error })),
+      [{ status: 'sent', error: null }],
+    );
+  });
+
+  it('gives up at once on a refusal: a number Twilio will not take', async () => {
+    const biz = await setupBookable(ctx.app, { settings: { sms_enabled: true } });
+    await confirmationSms(biz, '+49 151 2345678');
+    twilio.failNext(400);
+    await sendDue();
+    ctx.app.clock.now = () => Date.now() + 24 * 3_600_000;
+    assert.equal(await sendDue(), 0);
+    assert.equal(twilio.calls.length, 1);
+    assert.deepEqual(
+      (await listed(biz)).map(({ status, error }) => ({ status, error })),
+      [{ status: 'failed', error: 'http_400' }],
+    );
+  });
+
+  it("withholds a sandbox business's SMS to a stranger, and sends the one to the venue's own phone", async () => {
+    const biz = await setupBookable(ctx.app, {
+      sandbox: true,
+      settings: { sms_enabled: true, phone: '+49 (30) 555-0100' },
+    });
+    await confirmationSms(biz, '+49 151 2345678');
+    await confirmationSms(biz, '+49305550100');
+    assert.equal(await sendDue(), 2);
+    assert.deepEqual(
+      twilio.calls.map((call) => call.form.To),
+      ['+49305550100'],
+    );
+    assert.deepEqual(
+      (await listed(biz))
+        .map(({ status, error }) => ({ status, error }))
+        .sort((a, b) => a.status.localeCompare(b.status)),
+      [
+        { status: 'failed', error: 'withheld_sandbox_recipient' },
+        { status: 'sent', error: null },
+      ],
+    );
+  });
+
+  it('leaves email rows to the email sender', async () => {
+    const biz = await setupBookable(ctx.app);
+    await insertMessage(ctx.app.db, {
+      businessId: biz.tenant.businessId,
+      type: 'booking_reminder',
+      channel: 'email',
+      to: 'grace@example.com',
+      payload: {},
+    });
+    assert.equal(await sendDue(), 0);
+    assert.equal(twilio.calls.length, 0);
+  });
+
+  it('sends from a messaging service when one is configured', async () => {
+    await new TwilioSms({
+      ...TWILIO,
+      from: undefined,
+      messagingServiceSid: 'MG0123',
+      apiBase: twilio.url,
+    }).send({
+      to: '+4915123456789',
+      body: 'hello',
+      messageId: 'm1',
+    });
+    assert.equal(twilio.calls[0]!.form.MessagingServiceSid, 'MG0123');
+    assert.equal(twilio.calls[0]!.form.From, undefined);
+  });
+
+  it('logs an SMS without Twilio: the recipient masked, never the text', async () => {
+    const lines: unknown[] = [];
+    const log = { info: (...args: unknown[]) => lines.push(args) } as unknown as FastifyBaseLogger;
+    await new LogSms(log).send({ to: '+49 151 2345678', body: 'secret link', messageId: 'm1' });
+    assert.equal(lines.length, 1);
+    const text = JSON.stringify(lines);
+    assert.match(text, /\*\*\*678/);
+    assert.doesNotMatch(text, /secret link|2345678/);
+  });
+});
