@@ -18,6 +18,8 @@ export interface Config {
   /** Where the Stripe SDK sends its requests (a local stand-in); unset: Stripe's own API. */
   stripeApiBase: string | undefined;
   smtpUrl: string | undefined;
+  /** The sender address of every email (`MAIL_FROM`); default `no-reply@<PUBLIC_BASE_URL host>`. */
+  mailFrom: string;
   /**
    * Live businesses' deposits and developer billing may go through the simulated processor (only
    * without `stripeSecretKey`); sandbox businesses always do.
@@ -44,6 +46,15 @@ export interface Config {
   pressure: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number; maxRssBytes: number };
   /** How long a stopping server waits for requests in flight before it cuts their connections. */
   shutdownTimeoutMs: number;
+}
+
+/** An address only: each message names its sender (the venue, or Slotwise) beside it. */
+function parseMailFrom(raw: string | undefined, publicBaseUrl: string): string {
+  if (!raw) return `no-reply@${new URL(publicBaseUrl).hostname}`;
+  if (!/^[^\s@<>"]+@[^\s@<>"]+$/.test(raw)) {
+    throw new ConfigError(`MAIL_FROM must be an email address such as bookings@example.com, got "${raw}"`);
+  }
+  return raw;
 }
 
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
@@ -210,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeSecretKey,
     stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
+    mailFrom: parseMailFrom(env.MAIL_FROM, publicBaseUrl),
     // The embedded default (no DATABASE_URL) is for trying the service out, where paying on the
     // test pages is the point; a deployment on PostgreSQL takes no free money unless it says so.
     simulatedPayments: parseOptionalBool('SIMULATED_PAYMENTS', env.SIMULATED_PAYMENTS) ?? !databaseUrl,
