@@ -14,6 +14,7 @@ export const SYSTEM_LANE = [
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',
   'test/browser/invitation.test.ts',
+  'test/browser/email.test.ts',
   'src/platform/tracing.test.ts',
   'test/shutdown.test.ts',
   'src/webhooks/delivery-crash.test.ts',

@@ -196,8 +196,9 @@ export function renderEmail(facts: EmailFacts): RenderedEmail {
       fill(template(`${facts.type}.${ext}`), ext, values, strings),
     );
   const method = INVITE_METHOD[facts.type];
-  // Optional parts left out leave runs of blank lines in the text.
+  // Optional parts left out leave runs of blank lines in the text; a label before a line break, a space.
   const text = `${render('txt')
+    .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim()}\n`;
   const rendered: RenderedEmail = { subject, text, html: render('html') };
