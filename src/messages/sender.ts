@@ -17,6 +17,7 @@ import {
   type RenderedEmail,
   renderEmail,
 } from './render.ts';
+import { venueInHeader } from './subject.ts';
 
 export { insertEmail as enqueueEmail, type NewEmail } from './outbox.queries.ts';
 export { venueInSubject } from './subject.ts';
@@ -142,7 +143,7 @@ export class EmailSender {
     const invite = rendered.ics;
     return {
       ...common,
-      from: { name: venue.name, address: this.mailFrom },
+      from: { name: venueInHeader(venue.name), address: this.mailFrom },
       ...(venue.public_email ? { replyTo: venue.public_email } : {}),
       subject: rendered.subject,
       text: rendered.text,

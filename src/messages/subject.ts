@@ -2,23 +2,27 @@
 const SUBJECT_NAME_CHARS = 60;
 
 /**
- * A business's name as every subject line shows it: the business chooses it, and the mail leaves
- * from the platform's sender, so it must read as a quoted venue name and never as the platform's
- * own words. Control and invisible formatting characters (line breaks, bidirectional overrides)
- * become spaces, runs of spaces one, and a long name is cut at 60 characters with an ellipsis.
+ * A business's name as a mail header shows it: the business chooses it, and the mail leaves from
+ * the platform's sender. Control and invisible formatting characters (line breaks, bidirectional
+ * overrides) become spaces, runs of spaces one, and a long name is cut at 60 characters with an
+ * ellipsis.
  */
-export function venueInSubject(name: string): string {
+export function venueInHeader(name: string): string {
   const clean = name
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   const chars = [...clean];
-  const shown =
-    chars.length > SUBJECT_NAME_CHARS
-      ? `${chars
-          .slice(0, SUBJECT_NAME_CHARS - 1)
-          .join('')
-          .trimEnd()}…`
-      : clean;
-  return `"${shown}"`;
+  return chars.length > SUBJECT_NAME_CHARS
+    ? `${chars
+        .slice(0, SUBJECT_NAME_CHARS - 1)
+        .join('')
+        .trimEnd()}…`
+    : clean;
 }
+
+/**
+ * The name as every subject line shows it: quoted, so that it reads as a venue's name and never as
+ * the platform's own words.
+ */
+export const venueInSubject = (name: string): string => `"${venueInHeader(name)}"`;
