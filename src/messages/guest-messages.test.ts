@@ -190,6 +190,18 @@ describe('messages of a booking', () => {
     assert.match(told.text ?? '', new RegExp(booking.confirmation_code));
   });
 
+  it('tells nobody of a pending online booking until the venue confirms it', async () => {
+    const biz = await venue({ auto_confirm_bookings: false });
+    const booking = await bookOnline(biz);
+    assert.deepEqual(await outboxOf(booking.id), []);
+    assert.equal((await patch(biz, booking.id, { status: 'confirmed' })).statusCode, 200);
+    assert.equal(await sendAll(), 2);
+    const confirmation = mailsTo(GUEST_EMAIL)[0]!.mail;
+    assert.equal(confirmation.subject, 'Your booking at "Bistro Race" is confirmed');
+    assert.equal(Number(inviteOf(confirmation).event.sequence), 0);
+    assert.match(mailsTo(VENUE_EMAIL)[0]!.mail.subject ?? '', /^New online booking: /);
+  });
+
   it('sends nothing for an unpaid checkout that lapses, and confirms one that is paid', async () => {
     const biz = await venue();
     await connectPaymentAccount(ctx.app, biz.tenant.businessId);
