@@ -219,7 +219,11 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('publicBookingDeposits', publicBookingDeposits(app.deposits));
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
   for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
-  const email = new EmailSender(database.db, clock, app.log, config.smtpUrl, config.publicBaseUrl);
+  const email = new EmailSender(database.db, clock, app.log, {
+    smtpUrl: config.smtpUrl,
+    publicBaseUrl: config.publicBaseUrl,
+    mailFrom: config.mailFrom,
+  });
   app.jobs.add(reminderJob(database.db, clock));
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
   const sms = new SmsSender(

@@ -186,6 +186,15 @@ describe('loadConfig', () => {
     assert.equal(config.publicBaseUrl, 'https://api.example.com');
   });
 
+  it('sends email from no-reply@ the public host unless MAIL_FROM names an address', () => {
+    const config = loadConfig({ DATA_DIR: tempDir(), PUBLIC_BASE_URL: 'https://book.example.com' });
+    assert.equal(config.mailFrom, 'no-reply@book.example.com');
+    assert.equal(
+      loadConfig({ DATA_DIR: tempDir(), MAIL_FROM: 'bookings@example.com' }).mailFrom,
+      'bookings@example.com',
+    );
+  });
+
   it('accepts PORT 0 (any free port) and the usual spellings of booleans', () => {
     assert.equal(loadConfig({ DATA_DIR: tempDir(), PORT: '0' }).port, 0);
     for (const [raw, value] of [
@@ -244,6 +253,7 @@ describe('loadConfig', () => {
       ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
       ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://example.com' }],
       ['SMTP_URL', { SMTP_URL: 'mail.example.com' }],
+      ['MAIL_FROM', { MAIL_FROM: 'Bookings <bookings@example.com>' }],
       ['STRIPE_API_BASE', { STRIPE_API_BASE: 'localhost:12111' }],
       ['TWILIO_AUTH_TOKEN', { TWILIO_ACCOUNT_SID: 'AC1', TWILIO_FROM: '+15005550006' }],
       ['TWILIO_FROM', { TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'token' }],

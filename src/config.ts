@@ -20,6 +20,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** Where guests' SMS go through Twilio; undefined: they are written to the log. */
   twilio: TwilioConfig | undefined;
+  /** The sender address of every email (`MAIL_FROM`); default `no-reply@<PUBLIC_BASE_URL host>`. */
+  mailFrom: string;
   /**
    * Live businesses' deposits and developer billing may go through the simulated processor (only
    * without `stripeSecretKey`); sandbox businesses always do.
@@ -56,6 +58,15 @@ export interface TwilioConfig {
   messagingServiceSid: string | undefined;
   /** Where the Twilio SDK sends its requests (a local stand-in); unset: Twilio's own API. */
   apiBase: string | undefined;
+}
+
+/** An address only: each message names its sender (the venue, or Slotwise) beside it. */
+function parseMailFrom(raw: string | undefined, publicBaseUrl: string): string {
+  if (!raw) return `no-reply@${new URL(publicBaseUrl).hostname}`;
+  if (!/^[^\s@<>"]+@[^\s@<>"]+$/.test(raw)) {
+    throw new ConfigError(`MAIL_FROM must be an email address such as bookings@example.com, got "${raw}"`);
+  }
+  return raw;
 }
 
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
@@ -239,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
     twilio: parseTwilio(env),
+    mailFrom: parseMailFrom(env.MAIL_FROM, publicBaseUrl),
     // The embedded default (no DATABASE_URL) is for trying the service out, where paying on the
     // test pages is the point; a deployment on PostgreSQL takes no free money unless it says so.
     simulatedPayments: parseOptionalBool('SIMULATED_PAYMENTS', env.SIMULATED_PAYMENTS) ?? !databaseUrl,

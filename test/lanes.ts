@@ -14,6 +14,7 @@ export const SYSTEM_LANE = [
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',
   'test/browser/invitation.test.ts',
+  'test/browser/email.test.ts',
   'src/platform/tracing.test.ts',
   'test/shutdown.test.ts',
   'src/webhooks/delivery-crash.test.ts',
@@ -24,6 +25,7 @@ export const SYSTEM_LANE = [
   'src/billing/quota-processes.test.ts',
   'src/availability/pacing-processes.test.ts',
   'src/platform/idempotency-crash.test.ts',
+  'src/messages/sender-crash.test.ts',
   'test/deploy.test.ts',
 ];
 

@@ -109,7 +109,7 @@ BEGIN
   END LOOP;
 
   FOR v_type IN SELECT jsonb_array_elements_text(p->'events') LOOP
-    PERFORM slotwise_emit_event(v_business, v_type, v_view::json, v_id::text);
+    PERFORM slotwise_emit_event(v_business, v_type, v_view::json, v_id::text, v_actor);
   END LOOP;
   RETURN jsonb_build_object('booking', v_view, 'held_dates', v_held_dates);
 END $$;

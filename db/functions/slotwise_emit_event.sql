@@ -1,12 +1,16 @@
--- The one way an event enters the webhook outbox: a delivery per active endpoint subscribed to
--- it; nothing at all when no endpoint is. PL/pgSQL, whose plans are kept for the session: as a
--- SQL function it was a fifth of a booking's time in the database.
-CREATE OR REPLACE FUNCTION slotwise_emit_event(p_business uuid, p_type text, p_data json, p_subject text)
+-- The one way an event enters the outboxes: a delivery per active endpoint subscribed to it
+-- (nothing at all when no endpoint is), and the messages it tells guests and the venue
+-- (`slotwise_queue_messages`). `p_actor` is who made the change, when the caller knows it (the
+-- booking statements do). PL/pgSQL, whose plans are kept for the session: as a SQL function it was
+-- a fifth of a booking's time in the database.
+CREATE OR REPLACE FUNCTION slotwise_emit_event(p_business uuid, p_type text, p_data json, p_subject text,
+  p_actor text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   v_targets uuid[];
   v_event webhook_events;
 BEGIN
+  PERFORM slotwise_queue_messages(p_business, p_type, p_data, p_actor);
   SELECT array_agg(id) INTO v_targets FROM webhook_endpoints
   WHERE business_id = p_business AND is_active AND events && ARRAY[p_type, '*'];
   IF v_targets IS NULL THEN

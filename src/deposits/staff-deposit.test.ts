@@ -323,7 +323,11 @@ describe('email without SMTP_URL', () => {
   it('is logged with its recipient and subject, never its body, and marked sent', async () => {
     const lines: unknown[][] = [];
     const log = { info: (...args: unknown[]) => lines.push(args) } as unknown as FastifyBaseLogger;
-    const sender = new EmailSender(ctx.app.db, ctx.app.clock, log, undefined, ctx.config.publicBaseUrl);
+    const sender = new EmailSender(ctx.app.db, ctx.app.clock, log, {
+      smtpUrl: undefined,
+      publicBaseUrl: ctx.config.publicBaseUrl,
+      mailFrom: ctx.config.mailFrom,
+    });
     await withTx(ctx.app.db, (tx) =>
       enqueueEmail(tx, { businessId: null, to: 'guest@example.com', subject: 'Hello', text: 'secret link' }),
     );

@@ -60,12 +60,20 @@ export const insertEmail = (executor: Executor, email: NewEmail) =>
     .execute();
 
 /**
- * Unsent messages due for a try, claimed: their next try moves to `leaseUntil` and their attempts
- * count up in the claiming transaction, so no other process sends them meanwhile, and a process
- * that dies while sending leaves them to be tried again once the lease ends. `withheld` tells a
- * sandbox business's message to an address that is neither its developer's nor a member's.
+ * Unsent messages of `channel` due for a try, claimed: their next try moves to `leaseUntil` and
+ * their attempts count up in the claiming transaction, so no other process sends them meanwhile,
+ * and a process that dies while sending leaves them to be tried again once the lease ends. A
+ * message given up on (`failed_at`) is never claimed again. `withheld` tells a sandbox business's
+ * message to an address that is neither its developer's nor a member's.
  */
-export const claimDueEmails = (tx: Tx, now: Date, leaseUntil: Date, maxAttempts: number, limit: number) =>
+export const claimDueMessages = (
+  tx: Tx,
+  channel: 'email' | 'sms',
+  now: Date,
+  leaseUntil: Date,
+  maxAttempts: number,
+  limit: number,
+) =>
   tx
     .updateTable('message_outbox')
     .set({ next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
@@ -77,6 +85,8 @@ export const claimDueEmails = (tx: Tx, now: Date, leaseUntil: Date, maxAttempts:
         .select('id')
         .where('sent_at', 'is', null)
         .where('withheld_at', 'is', null)
+        .where('failed_at', 'is', null)
+        .where('channel', '=', channel)
         .where('next_attempt_at', '<=', now)
         .where('attempts', '<', maxAttempts)
         .orderBy('next_attempt_at')
@@ -86,9 +96,13 @@ export const claimDueEmails = (tx: Tx, now: Date, leaseUntil: Date, maxAttempts:
     )
     .returning([
       'id',
+      'business_id',
+      'type',
       'to_address',
       'subject',
       'body_text',
+      'payload',
+      'sequence',
       'attempts',
       sql<boolean>`EXISTS (
         SELECT 1 FROM businesses b
@@ -101,6 +115,23 @@ export const claimDueEmails = (tx: Tx, now: Date, leaseUntil: Date, maxAttempts:
     ])
     .execute();
 
+/** What a message tells of its venue, and in which language, read when it is sent. */
+export const findMessageVenue = (executor: Executor, businessId: string) =>
+  executor
+    .selectFrom('businesses')
+    .select([
+      'name',
+      'slug',
+      'timezone',
+      'address',
+      'phone',
+      'public_email',
+      'booking_policy',
+      'notification_language',
+    ])
+    .where('id', '=', businessId)
+    .executeTakeFirst();
+
 export const markEmailSent = (executor: Executor, id: string, now: Date) =>
   executor
     .updateTable('message_outbox')
@@ -108,10 +139,17 @@ export const markEmailSent = (executor: Executor, id: string, now: Date) =>
     .where('id', '=', id)
     .execute();
 
-export const markEmailFailed = (executor: Executor, id: string, error: string, retryAt: Date) =>
+/** A failed try: tried again at `retryAt`, or, with `retryAt` null, given up on now. */
+export const markEmailFailed = (
+  executor: Executor,
+  id: string,
+  error: string,
+  retryAt: Date | null,
+  now: Date,
+) =>
   executor
     .updateTable('message_outbox')
-    .set({ last_error: error, next_attempt_at: retryAt })
+    .set(retryAt ? { last_error: error, next_attempt_at: retryAt } : { last_error: error, failed_at: now })
     .where('id', '=', id)
     .execute();
 

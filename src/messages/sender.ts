@@ -1,35 +1,26 @@
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer, { type Transporter } from 'nodemailer';
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Clock } from '../platform/clock.ts';
 import { type Db, withTx } from '../platform/db.ts';
-import { claimDueEmails, markEmailFailed, markEmailSent, markEmailWithheld } from './outbox.queries.ts';
+import {
+  claimDueMessages,
+  findMessageVenue,
+  type MessageType,
+  markEmailFailed,
+  markEmailSent,
+  markEmailWithheld,
+} from './outbox.queries.ts';
+import {
+  type BookingPayload,
+  type Language,
+  type OfferPayload,
+  type RenderedEmail,
+  renderEmail,
+} from './render.ts';
+import { venueInHeader } from './subject.ts';
 
 export { insertEmail as enqueueEmail, type NewEmail } from './outbox.queries.ts';
-
-/** The longest venue name a subject line shows. */
-const SUBJECT_NAME_CHARS = 60;
-
-/**
- * A business's name as every subject line shows it: the business chooses it, and the mail leaves
- * from the platform's sender, so it must read as a quoted venue name and never as the platform's
- * own words. Control and invisible formatting characters (line breaks, bidirectional overrides)
- * become spaces, runs of spaces one, and a long name is cut at 60 characters with an ellipsis.
- */
-export function venueInSubject(name: string): string {
-  const clean = name
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const chars = [...clean];
-  const shown =
-    chars.length > SUBJECT_NAME_CHARS
-      ? `${chars
-          .slice(0, SUBJECT_NAME_CHARS - 1)
-          .join('')
-          .trimEnd()}…`
-      : clean;
-  return `"${shown}"`;
-}
+export { venueInSubject } from './subject.ts';
 
 const MAX_ATTEMPTS = 10;
 /** How long a claimed message is kept from other senders: far longer than one SMTP exchange. */
@@ -38,74 +29,138 @@ const BATCH = 20;
 /** 1, 2, 4 ... minutes after each failed try, at most 6 hours. */
 const retryDelayMs = (attempts: number) => Math.min(2 ** (attempts - 1), 360) * 60_000;
 
+type Claimed = Awaited<ReturnType<typeof claimDueMessages>>[number];
+
+/** A message that cannot be rendered, whatever the tries: given up on at once. */
+class Unsendable extends Error {}
+
 /**
- * Sends what `enqueueEmail` wrote into the outbox in the transaction of what it tells: over SMTP
- * when `SMTP_URL` is set, otherwise to the log (recipient and subject only: a message may carry a
- * payment link) and marked sent. A failed message is tried again later, up to 10 times. A sandbox
- * business's message to anyone but its developer and its staff (the emails of its memberships,
- * whatever their status) is withheld: logged the same way, never sent, and marked so.
+ * Sends the email messages of the outbox, each written in the transaction of what it tells: over
+ * SMTP when `SMTP_URL` is set, otherwise to the log (recipient and subject only: a message may
+ * carry a payment link) and marked sent. A message told by a change (`payload`) is rendered now,
+ * from the business's profile and language as they are; a payment link or an invitation was
+ * written rendered. The row's id is the Message-ID, so a message sent again after a crash between
+ * the send and its record reads as the same one. A failed message is tried again later, and given
+ * up on (`failed_at`) after 10 tries. A sandbox business's message to anyone but its developer and
+ * its staff (the emails of its memberships, whatever their status) is withheld: logged the same
+ * way, never sent, and marked so.
  */
 export class EmailSender {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly log: FastifyBaseLogger;
-  private readonly from: string;
+  private readonly mailFrom: string;
+  private readonly publicBaseUrl: string;
+  private readonly host: string;
   private readonly transport: Transporter | null;
 
   constructor(
     db: Db,
     clock: Clock,
     log: FastifyBaseLogger,
-    smtpUrl: string | undefined,
-    publicBaseUrl: string,
+    options: { smtpUrl: string | undefined; publicBaseUrl: string; mailFrom: string },
   ) {
     this.db = db;
     this.clock = clock;
     this.log = log;
-    this.from = `Slotwise <no-reply@${new URL(publicBaseUrl).hostname}>`;
-    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
+    this.mailFrom = options.mailFrom;
+    this.publicBaseUrl = options.publicBaseUrl;
+    this.host = new URL(options.publicBaseUrl).hostname;
+    this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : null;
   }
 
   /** Sends the messages due; answers how many it tried. */
   async run(): Promise<number> {
     const now = this.clock.now();
     const claimed = await withTx(this.db, (tx) =>
-      claimDueEmails(tx, new Date(now), new Date(now + LEASE_MS), MAX_ATTEMPTS, BATCH),
+      claimDueMessages(tx, 'email', new Date(now), new Date(now + LEASE_MS), MAX_ATTEMPTS, BATCH),
     );
-    for (const email of claimed) {
-      const logged = { email_id: email.id, to: email.to_address, subject: email.subject };
-      if (email.withheld) {
-        this.log.info(
-          logged,
-          "email of a sandbox business withheld: the recipient is not the business's developer or staff",
-        );
-        await markEmailWithheld(this.db, email.id, new Date(this.clock.now()));
-        continue;
-      }
-      try {
-        if (this.transport) {
-          await this.transport.sendMail({
-            from: this.from,
-            to: email.to_address,
-            subject: email.subject ?? undefined,
-            text: email.body_text ?? undefined,
-          });
-        } else {
-          this.log.info(logged, 'email not sent, as SMTP_URL is not set; logged instead');
-        }
-        await markEmailSent(this.db, email.id, new Date(this.clock.now()));
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        this.log.warn({ ...logged, attempts: email.attempts, err: message }, 'email could not be sent');
-        await markEmailFailed(
-          this.db,
-          email.id,
-          message.slice(0, 1000),
-          new Date(this.clock.now() + retryDelayMs(email.attempts)),
-        );
-      }
-    }
+    for (const message of claimed) await this.send(message);
     return claimed.length;
+  }
+
+  private async send(message: Claimed): Promise<void> {
+    const logged = { email_id: message.id, type: message.type, to: message.to_address };
+    if (message.withheld) {
+      this.log.info(
+        logged,
+        "email of a sandbox business withheld: the recipient is not the business's developer or staff",
+      );
+      await markEmailWithheld(this.db, message.id, new Date(this.clock.now()));
+      return;
+    }
+    try {
+      const mail = await this.mailOf(message);
+      if (this.transport) {
+        await this.transport.sendMail(mail);
+      } else {
+        this.log.info(
+          { ...logged, subject: mail.subject },
+          'email not sent, as SMTP_URL is not set; logged instead',
+        );
+      }
+      await markEmailSent(this.db, message.id, new Date(this.clock.now()));
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      const givenUp = error instanceof Unsendable || message.attempts >= MAX_ATTEMPTS;
+      this.log.warn(
+        { ...logged, attempts: message.attempts, err: text, given_up: givenUp },
+        'email could not be sent',
+      );
+      const now = this.clock.now();
+      await markEmailFailed(
+        this.db,
+        message.id,
+        text.slice(0, 1000),
+        givenUp ? null : new Date(now + retryDelayMs(message.attempts)),
+        new Date(now),
+      );
+    }
+  }
+
+  /** The mail of a message: as written, or rendered from what it tells. */
+  private async mailOf(message: Claimed): Promise<SendMailOptions> {
+    const common = { to: message.to_address, messageId: `<${message.id}@${this.host}>` };
+    if (message.payload === null || message.type === 'notice') {
+      return {
+        ...common,
+        from: { name: 'Slotwise', address: this.mailFrom },
+        subject: message.subject ?? undefined,
+        text: message.body_text ?? undefined,
+      };
+    }
+    const venue = message.business_id ? await findMessageVenue(this.db, message.business_id) : undefined;
+    if (!venue) throw new Unsendable('the business of the message is gone');
+    const rendered: RenderedEmail = renderEmail({
+      type: message.type as MessageType,
+      language: venue.notification_language as Language,
+      venue,
+      payload: message.payload as BookingPayload | OfferPayload,
+      sequence: message.sequence,
+      publicBaseUrl: this.publicBaseUrl,
+      mailFrom: this.mailFrom,
+    });
+    const invite = rendered.ics;
+    return {
+      ...common,
+      from: { name: venueInHeader(venue.name), address: this.mailFrom },
+      ...(venue.public_email ? { replyTo: venue.public_email } : {}),
+      subject: rendered.subject,
+      text: rendered.text,
+      html: rendered.html,
+      ...(invite
+        ? {
+            icalEvent: { method: invite.method, content: invite.content },
+            attachments: [
+              {
+                filename: 'invite.ics',
+                content: invite.content,
+                contentType: `text/calendar; charset=utf-8; method=${invite.method}`,
+              },
+            ],
+          }
+        : {}),
+    };
   }
 
   close(): void {

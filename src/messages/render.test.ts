@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import ical, { type VEvent } from 'node-ical';
+import {
+  type BookingPayload,
+  type EmailFacts,
+  LANGUAGES,
+  MESSAGE_TYPES,
+  type OfferPayload,
+  renderEmail,
+} from './render.ts';
+
+const FIXTURES = new URL('./fixtures/', import.meta.url);
+/** `UPDATE_FIXTURES=1` writes the fixtures again from what is rendered now, to be reviewed in the diff. */
+const UPDATE = process.env.UPDATE_FIXTURES === '1';
+
+const BOOKING: BookingPayload = {
+  id: '6f1c2a0e-8a43-4c55-9d7e-2b1f3f4e5a6b',
+  confirmation_code: 'K7QX2M',
+  capacity: 4,
+  starts_at: '2026-12-01T18:30:00.000Z',
+  ends_at: '2026-12-01T20:30:00.000Z',
+  updated_at: '2026-11-20T10:00:00.000Z',
+  customer_notes: 'Window seat, one high chair',
+  customer: {
+    first_name: 'Grace',
+    last_name: 'Hopper',
+    phone: '+33 6 12 34 56 78',
+    email: 'grace@example.com',
+  },
+  guest: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' },
+};
+
+const OFFER: OfferPayload = {
+  offer_id: '0c9f4b8e-31a2-4d67-8f0e-5a1b2c3d4e5f',
+  starts_at: '2026-12-01T18:30:00.000Z',
+  ends_at: '2026-12-01T20:30:00.000Z',
+  party: 2,
+  guest_name: 'Grace Hopper',
+  offer_url: 'https://book.example.com/book/le-petit-zinc/offer/0c9f4b8e',
+  expires_at: '2026-12-01T15:00:00.000Z',
+};
+
+const facts = (type: EmailFacts['type'], language: EmailFacts['language']): EmailFacts => ({
+  type,
+  language,
+  venue: {
+    name: 'Le Petit Zinc',
+    slug: 'le-petit-zinc',
+    timezone: 'Europe/Paris',
+    address: '11 Rue Saint-Benoît, 75006 Paris',
+    phone: '+33 1 42 86 61 00',
+    public_email: 'hello@petitzinc.example',
+    booking_policy: 'Please cancel at least 24 hours ahead.\nTables are kept for 15 minutes.',
+  },
+  payload: type === 'waitlist_offer' ? OFFER : BOOKING,
+  sequence: type === 'booking_confirmed' ? 0 : 1,
+  publicBaseUrl: 'https://book.example.com',
+  mailFrom: 'no-reply@book.example.com',
+});
+
+describe('renderEmail', () => {
+  for (const type of MESSAGE_TYPES) {
+    for (const language of LANGUAGES) {
+      it(`${type} in ${language} reads as its reviewed fixture`, () => {
+        const rendered = renderEmail(facts(type, language));
+        for (const [ext, body] of [
+          ['txt', `Subject: ${rendered.subject}\n\n${rendered.text}`],
+          ['html', rendered.html],
+        ] as const) {
+          const file = new URL(`${type}.${language}.${ext}`, FIXTURES);
+          if (UPDATE) writeFileSync(file, body);
+          assert.equal(body, readFileSync(file, 'utf8'), `${type}.${language}.${ext}`);
+        }
+      });
+    }
+  }
+
+  it("shows the time in the venue's zone and language, the party, the code and the guest's page", () => {
+    const { text } = renderEmail(facts('booking_confirmed', 'de'));
+    assert.match(text, /Dienstag, 1\. Dezember 2026 um 19:30/);
+    assert.match(text, /4 Personen/);
+    assert.match(text, /K7QX2M/);
+    assert.match(text, /https:\/\/book\.example\.com\/book\/le-petit-zinc\?manage=K7QX2M/);
+    const offer = renderEmail(facts('waitlist_offer', 'en')).text;
+    assert.match(offer, /valid until 4:00 PM/);
+    assert.match(offer, /2 guests/);
+  });
+
+  it('escapes names and notes in HTML, and leaves the text as written', () => {
+    const hostile = facts('venue_new_booking', 'en');
+    hostile.venue.name = 'Tom & Jerry <Bar>';
+    hostile.payload = {
+      ...BOOKING,
+      guest: { first_name: '<script>alert(1)</script>', last_name: 'Smith & Sons', email: 'x@example.com' },
+      customer_notes: '<img src=x onerror=alert(1)> & more',
+    };
+    const { html, text } = renderEmail(hostile);
+    assert.ok(!html.includes('<script>'));
+    assert.ok(!html.includes('<img'));
+    assert.ok(!html.includes('<Bar>'));
+    assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt; Smith &amp; Sons/);
+    assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt; &amp; more/);
+    assert.match(html, /Tom &amp; Jerry &lt;Bar&gt;/);
+    assert.match(text, /<script>alert\(1\)<\/script> Smith & Sons/);
+  });
+
+  it('quotes the venue in the subject as venueInSubject does', () => {
+    const named = facts('booking_confirmed', 'en');
+    named.venue.name = 'Line\nbreak';
+    assert.equal(renderEmail(named).subject, 'Your booking at "Line break" is confirmed');
+  });
+
+  it('attaches an invite in UTC with no calendar zone: REQUEST, then CANCEL with the same UID', () => {
+    const event = (type: EmailFacts['type']) => {
+      const ics = renderEmail(facts(type, 'fr')).ics;
+      assert.ok(ics, `${type} carries an invite`);
+      assert.doesNotMatch(ics.content, /TZID|X-WR-TIMEZONE/);
+      const parsed = ical.sync.parseICS(ics.content);
+      return { method: ics.method, event: Object.values(parsed).find((c) => c?.type === 'VEVENT') as VEvent };
+    };
+    const confirmed = event('booking_confirmed');
+    assert.equal(confirmed.method, 'REQUEST');
+    assert.equal(confirmed.event.uid, `booking-${BOOKING.id}@book.example.com`);
+    assert.equal(confirmed.event.start.toISOString(), BOOKING.starts_at);
+    assert.equal(confirmed.event.end?.toISOString(), BOOKING.ends_at);
+    assert.equal(confirmed.event.location, '11 Rue Saint-Benoît, 75006 Paris');
+    assert.match(String(confirmed.event.summary), /^Le Petit Zinc : table pour 4 personnes$/);
+    assert.match(JSON.stringify(confirmed.event.organizer), /hello@petitzinc\.example/);
+    const cancelled = event('booking_cancelled');
+    assert.equal(cancelled.method, 'CANCEL');
+    assert.equal(cancelled.event.uid, confirmed.event.uid);
+    assert.equal(Number(cancelled.event.sequence), 1);
+    assert.equal(cancelled.event.status, 'CANCELLED');
+    for (const type of [
+      'booking_reminder',
+      'waitlist_offer',
+      'venue_new_booking',
+      'venue_guest_cancellation',
+    ] as const) {
+      assert.equal(renderEmail(facts(type, 'en')).ics, undefined, `${type} carries no invite`);
+    }
+  });
+});

@@ -1,0 +1,222 @@
+import { readFileSync } from 'node:fs';
+import { bookingUid } from '../calendars/uid.ts';
+import { escapeHtml } from '../platform/html.ts';
+import { type Invite, inviteFor } from './invite.ts';
+import type { MessageType } from './outbox.queries.ts';
+import { venueInSubject } from './subject.ts';
+
+export const LANGUAGES = ['en', 'de', 'fr', 'nl', 'es'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const MESSAGE_TYPES: readonly MessageType[] = [
+  'booking_confirmed',
+  'booking_rescheduled',
+  'booking_cancelled',
+  'booking_reminder',
+  'waitlist_offer',
+  'venue_new_booking',
+  'venue_guest_cancellation',
+];
+
+/** What a guest reads of the venue: the business's profile when the message is sent. */
+export interface VenueFacts {
+  name: string;
+  slug: string;
+  timezone: string;
+  address: string | null;
+  phone: string | null;
+  public_email: string | null;
+  booking_policy: string | null;
+}
+
+/** The booking as the API answered it when the change was made (the fields a message reads). */
+export interface BookingPayload {
+  id: string;
+  confirmation_code: string;
+  capacity: number;
+  starts_at: string;
+  ends_at: string;
+  updated_at: string;
+  customer_notes: string | null;
+  customer: { first_name: string; last_name: string; phone: string | null; email: string | null };
+  guest: { first_name: string; last_name: string; email: string | null } | null;
+}
+
+/** A waitlist entry's offer of a freed time. */
+export interface OfferPayload {
+  offer_id: string;
+  starts_at: string;
+  ends_at: string;
+  party: number;
+  guest_name: string;
+  offer_url: string;
+  expires_at: string;
+}
+
+export interface EmailFacts {
+  type: MessageType;
+  language: Language;
+  venue: VenueFacts;
+  payload: BookingPayload | OfferPayload;
+  /** The SEQUENCE of the invite the message carries. */
+  sequence: number | null;
+  /** `PUBLIC_BASE_URL`: the guest's page and the invite's UID host. */
+  publicBaseUrl: string;
+  /** The invite's organizer address when the venue gives no public email. */
+  mailFrom: string;
+}
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+  ics?: Invite;
+}
+
+const TEMPLATES = new URL('./templates/', import.meta.url);
+const read = (name: string) => readFileSync(new URL(name, TEMPLATES), 'utf8');
+const cache = new Map<string, string>();
+/** A template file, read once. */
+const template = (name: string) => {
+  let text = cache.get(name);
+  if (text === undefined) {
+    text = read(name);
+    cache.set(name, text);
+  }
+  return text;
+};
+const stringsOf = (language: Language) =>
+  JSON.parse(template(`strings/${language}.json`)) as Record<string, string>;
+
+/** A string with the facts filled in, as plain text. */
+const fillText = (text: string, values: Record<string, string>) =>
+  text.replace(/\{\{(\w+)\}\}/g, (_, key: string) => {
+    const value = values[key];
+    if (value === undefined) throw new Error(`message string names an unknown fact: ${key}`);
+    return value;
+  });
+
+/**
+ * Fills a template: `{{>part}}` includes `_part.<ext>`, `{{#key}}...{{/key}}` is kept only when the
+ * fact `key` is given, and `{{key}}` is a fact or a language string (itself filled with the facts).
+ * In HTML every fact and string is escaped; `{{content}}` in the layout takes the filled body as it is.
+ */
+function fill(
+  source: string,
+  ext: 'html' | 'txt',
+  values: Record<string, string>,
+  strings: Record<string, string>,
+  content = '',
+): string {
+  const escaped = ext === 'html' ? escapeHtml : (text: string) => text;
+  return source
+    .replace(/\{\{>(\w+)\}\}/g, (_, part: string) => template(`_${part}.${ext}`).replace(/\n$/, ''))
+    .replace(/\{\{#(\w+)\}\}([\s\S]*?)\{\{\/\1\}\}/g, (_, key: string, inner: string) =>
+      values[key] ? inner : '',
+    )
+    .replace(/\{\{(\w+)\}\}/g, (_, key: string) => {
+      if (key === 'content') return content;
+      const value = values[key] ?? (strings[key] === undefined ? undefined : fillText(strings[key], values));
+      if (value === undefined) throw new Error(`template names an unknown fact or string: ${key}`);
+      return escaped(value);
+    });
+}
+
+const isOffer = (facts: EmailFacts): facts is EmailFacts & { payload: OfferPayload } =>
+  facts.type === 'waitlist_offer';
+
+/** The facts a template may name, as text: the venue's, then the booking's or the offer's. */
+function valuesOf(facts: EmailFacts, strings: Record<string, string>): Record<string, string> {
+  const { venue, language } = facts;
+  const when = new Intl.DateTimeFormat(language, {
+    timeZone: venue.timezone,
+    dateStyle: 'full',
+    timeStyle: 'short',
+  });
+  const party = isOffer(facts) ? facts.payload.party : (facts.payload as BookingPayload).capacity;
+  const plural = new Intl.PluralRules(language).select(party) === 'one' ? 'party_one' : 'party_other';
+  const values: Record<string, string> = {
+    venue_name: venue.name,
+    venue_address: venue.address ?? '',
+    venue_phone: venue.phone ?? '',
+    venue_email: venue.public_email ?? '',
+    venue_policy: venue.booking_policy ?? '',
+    book_url: `${facts.publicBaseUrl}/book/${encodeURIComponent(venue.slug)}`,
+    when: when.format(new Date(facts.payload.starts_at)),
+  };
+  values.party = fillText(strings[plural]!, { count: String(party) });
+  if (isOffer(facts)) {
+    const offer = facts.payload;
+    values.guest_name = offer.guest_name;
+    values.offer_url = offer.offer_url;
+    values.expires = new Intl.DateTimeFormat(language, {
+      timeZone: venue.timezone,
+      timeStyle: 'short',
+    }).format(new Date(offer.expires_at));
+    return values;
+  }
+  const booking = facts.payload as BookingPayload;
+  const person = booking.guest ?? booking.customer;
+  values.guest_name = `${person.first_name} ${person.last_name}`.trim();
+  values.guest_email = booking.guest?.email ?? booking.customer.email ?? '';
+  values.guest_phone = booking.customer.phone ?? '';
+  values.notes = booking.customer_notes ?? '';
+  values.code = booking.confirmation_code;
+  values.manage_url = `${values.book_url}?manage=${encodeURIComponent(booking.confirmation_code)}`;
+  return values;
+}
+
+/** The invite a guest's message carries: its booking's entry, asked for or called off. */
+const INVITE_METHOD: Partial<Record<MessageType, 'REQUEST' | 'CANCEL'>> = {
+  booking_confirmed: 'REQUEST',
+  booking_rescheduled: 'REQUEST',
+  booking_cancelled: 'CANCEL',
+};
+
+/**
+ * A message as its recipient reads it, in the business's language: subject, plain text, HTML (from
+ * `templates/<type>.{txt,html}` in `templates/layout.*`, with `templates/strings/<language>.json`)
+ * and, for a confirmation, a reschedule or a cancellation, its calendar invite.
+ */
+export function renderEmail(facts: EmailFacts): RenderedEmail {
+  const strings = stringsOf(facts.language);
+  const values = valuesOf(facts, strings);
+  const subject = fillText(strings[`${facts.type}_subject`]!, {
+    ...values,
+    venue_name: venueInSubject(facts.venue.name),
+  });
+  values.lang = facts.language;
+  values.subject = subject;
+  const render = (ext: 'html' | 'txt') =>
+    fill(
+      template(`layout.${ext}`),
+      ext,
+      values,
+      strings,
+      fill(template(`${facts.type}.${ext}`), ext, values, strings),
+    );
+  const method = INVITE_METHOD[facts.type];
+  // Optional parts left out leave runs of blank lines in the text; a label before a line break, a space.
+  const text = `${render('txt')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()}\n`;
+  const rendered: RenderedEmail = { subject, text, html: render('html') };
+  if (method && !isOffer(facts)) {
+    const booking = facts.payload as BookingPayload;
+    rendered.ics = inviteFor({
+      method,
+      uid: bookingUid(booking.id, new URL(facts.publicBaseUrl).hostname),
+      sequence: facts.sequence ?? 0,
+      start: new Date(booking.starts_at),
+      end: new Date(booking.ends_at),
+      stamp: new Date(booking.updated_at),
+      summary: fillText(strings.invite_summary!, values),
+      description: `${values.code} · ${values.manage_url}`,
+      location: facts.venue.address,
+      organizer: { name: facts.venue.name, email: facts.venue.public_email ?? facts.mailFrom },
+      attendee: values.guest_email || null,
+    });
+  }
+  return rendered;
+}
