@@ -297,6 +297,7 @@ describe('the offer link books', () => {
     const before = await countBookings(biz.tenant.businessId);
     const shown = await page(token);
     assert.equal(shown.statusCode, 200);
+    assert.ok(shown.headers['ratelimit-limit']);
     assert.equal(shown.headers['cache-control'], 'no-store');
     assert.match(shown.body, /<html lang="de">/);
     assert.match(shown.body, /Chez &lt;Test&gt; &amp; Fils/);
@@ -340,6 +341,7 @@ describe('the offer link books', () => {
     assert.equal(endpoint.statusCode, 201, endpoint.body);
     const response = await accept(token);
     assert.equal(response.statusCode, 201, response.body);
+    assert.ok(response.headers['ratelimit-limit'], 'limited like other calls without a credential');
     const { booking } = response.json();
     assert.equal(booking.source, 'staff');
     assert.equal(booking.start_time, '18:00');
