@@ -36,6 +36,40 @@ const inWindow = (entry: WaitingEntry, time: string) =>
   (hhmm(entry.preferred_time_from) <= time && time <= hhmm(entry.preferred_time_to));
 
 /**
+ * The earliest time the engine finds free for the entry's party and service on the date, inside
+ * its window, under no open offer and not one the entry let lapse, with its placement; null when
+ * none fits, or when the rules refuse the entry itself (a service withdrawn, a party the business
+ * no longer seats), so one such entry never holds up the openings queued behind it.
+ */
+async function fittingTime(
+  tx: Tx,
+  availability: AvailabilityService,
+  businessId: string,
+  entry: WaitingEntry,
+  date: string,
+  offered: ReadonlySet<string>,
+  now: number,
+) {
+  const query = { date, partySize: entry.capacity, serviceId: entry.service_id };
+  const lapsed = new Set(entry.offered_times.map(hhmm));
+  try {
+    const day = await availability.loadedDay(businessId, query, now, tx);
+    const slot = daySlots(toDayRules(day, query, now)).slots.find(
+      (candidate) =>
+        candidate.freeResourceIds.length + candidate.freeCombinationIds.length > 0 &&
+        inWindow(entry, candidate.time) &&
+        !offered.has(candidate.time) &&
+        !lapsed.has(candidate.time),
+    );
+    if (!slot) return null;
+    return { slot, placement: planPlacement(day, { ...query, time: slot.time, mode: 'staff' }, now) };
+  } catch (error) {
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
+/**
  * Turns one opening (room freed on a date) into at most one offer: the oldest waiting entry of the
  * date whose party the engine finds a free grid time for, inside its window, not under another open
  * offer and not one it let lapse before, gets the earliest such time. The engine (the day's slots
@@ -57,23 +91,9 @@ export async function offerOpening(
   if (entries.length === 0) return false;
   const offered = new Set((await openOfferTimes(tx, businessId, date)).map(hhmm));
   for (const entry of entries) {
-    const query = { date, partySize: entry.capacity, serviceId: entry.service_id };
-    const day = await availability.loadedDay(businessId, query, now, tx).catch((error: unknown) => {
-      // A service withdrawn since the entry was made: nothing can be offered for it.
-      if (error instanceof AppError) return null;
-      throw error;
-    });
-    if (!day) continue;
-    const lapsed = new Set(entry.offered_times.map(hhmm));
-    const slot = daySlots(toDayRules(day, query, now)).slots.find(
-      (candidate) =>
-        candidate.freeResourceIds.length + candidate.freeCombinationIds.length > 0 &&
-        inWindow(entry, candidate.time) &&
-        !offered.has(candidate.time) &&
-        !lapsed.has(candidate.time),
-    );
-    if (!slot) continue;
-    const placement = planPlacement(day, { ...query, time: slot.time, mode: 'staff' }, now);
+    const fit = await fittingTime(tx, availability, businessId, entry, date, offered, now);
+    if (!fit) continue;
+    const { slot, placement } = fit;
     const token = randomToken(48);
     const expiresAt = new Date(now + terms.waitlist_offer_minutes * 60_000);
     const offerId = await insertOffer(
@@ -261,15 +281,16 @@ export async function acceptOfferOnPage(
   request: { bookedDates: readonly string[] | null },
   commit: Commit<unknown>,
 ): Promise<OfferPageView> {
-  let slotTaken = false;
+  let refused = false;
   try {
     await acceptOffer(executor, availability, token, now, request, commit);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    slotTaken = error.code === 'slot_unavailable';
+    refused = true;
   }
   const view = await offerPageView(executor, token, now);
   if (view.kind === 'unknown') return view;
   if (view.offer.state === 'taken') return { kind: 'booked', offer: view.offer };
-  return slotTaken ? { kind: 'slot_taken', offer: view.offer } : view;
+  // Refused while the offer is still open: the time cannot be booked any more (taken, or closed).
+  return refused && view.offer.state === 'open' ? { kind: 'slot_taken', offer: view.offer } : view;
 }

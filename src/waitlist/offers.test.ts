@@ -213,6 +213,32 @@ describe('offers made when room is freed', () => {
     );
   });
 
+  it('passes over an entry the rules refuse (its service withdrawn) without holding up the queue', async () => {
+    const { biz, early } = await fullEvening();
+    const service = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/services',
+      headers: biz.tenant.headers,
+      payload: { name: 'Tasting', duration_minutes: 60 },
+    });
+    assert.equal(service.statusCode, 201, service.body);
+    await wait(biz, { service_id: service.json().id });
+    const next = await wait(biz);
+    const removed = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v1/manage/services/${service.json().id}`,
+      headers: biz.tenant.headers,
+    });
+    assert.equal(removed.statusCode, 204, removed.body);
+    await cancel(biz, early);
+    const handled = await runJobs();
+    assert.equal(handled['waitlist-offers'], 1);
+    assert.deepEqual(
+      (await offers()).map((offer) => offer.waitlist_entry_id),
+      [next],
+    );
+  });
+
   it('writes no message to an entry without an email; the offer still shows in the list', async () => {
     const { biz, early } = await fullEvening();
     const id = await wait(biz, {
