@@ -72,6 +72,7 @@ export const offerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         app.clock.now(),
         request,
         (work) => withTx(app.db, work),
+        app.changes,
       );
       return reply
         .code(bookedStatus(view))
@@ -103,6 +104,7 @@ export const offerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         app.clock.now(),
         request,
         commitWith(request, reply, 201),
+        app.changes,
       ),
   );
 };

@@ -6,6 +6,7 @@ import { type BookingCall, book } from '../bookings/new-booking.service.ts';
 import { planPlacement } from '../bookings/placement.ts';
 import { insertMessage } from '../messages/outbox.queries.ts';
 import { type Principal, randomToken, sha256 } from '../platform/auth.ts';
+import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
@@ -214,6 +215,7 @@ export async function acceptOffer<Sent>(
   now: number,
   request: { bookedDates: readonly string[] | null },
   commit: Commit<Sent>,
+  changes: Pick<ChangeFeed, 'bookingDaysChanged'>,
 ): Promise<Sent> {
   const offer = await offerByLink(executor, token);
   if (!offer) throw notFound('waitlist offer');
@@ -231,7 +233,7 @@ export async function acceptOffer<Sent>(
         return made;
       }),
   };
-  return book(
+  const sent = await book(
     availability,
     null,
     {
@@ -249,6 +251,9 @@ export async function acceptOffer<Sent>(
     },
     call,
   );
+  // This process's caches learn of the booking at once, as after any booking route (app.ts, onSend).
+  if (request.bookedDates) changes.bookingDaysChanged(offer.business_id, request.bookedDates);
+  return sent;
 }
 
 const onPage = (offer: OfferRow, now: number): OfferOnPage => ({
@@ -280,10 +285,11 @@ export async function acceptOfferOnPage(
   now: number,
   request: { bookedDates: readonly string[] | null },
   commit: Commit<unknown>,
+  changes: Pick<ChangeFeed, 'bookingDaysChanged'>,
 ): Promise<OfferPageView> {
   let refused = false;
   try {
-    await acceptOffer(executor, availability, token, now, request, commit);
+    await acceptOffer(executor, availability, token, now, request, commit, changes);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     refused = true;
