@@ -26,7 +26,7 @@ import {
 } from './offers.queries.ts';
 
 /** Where an offer's link points: the page that shows it and books it. */
-export const offerUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/waitlist/offer/${token}`;
+const offerUrl = (publicBaseUrl: string, token: string) => `${publicBaseUrl}/waitlist/offer/${token}`;
 
 type WaitingEntry = Awaited<ReturnType<typeof waitingEntries>>[number];
 
@@ -165,9 +165,9 @@ export async function runOffers(
 }
 
 /** An offer's link as its page shows it; undefined for a token no offer has. */
-export const offerByLink = (executor: Executor, token: string) => findOfferByToken(executor, sha256(token));
+const offerByLink = (executor: Executor, token: string) => findOfferByToken(executor, sha256(token));
 
-export const stateOf = (offer: Pick<OfferRow, 'status' | 'expires_at'>, now: number): OfferState =>
+const stateOf = (offer: Pick<OfferRow, 'status' | 'expires_at'>, now: number): OfferState =>
   offer.status === 'taken'
     ? 'taken'
     : offer.status === 'expired' || offer.expires_at.getTime() <= now
