@@ -39,7 +39,7 @@ import { KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import { registerCors } from './platform/cors.ts';
-import type { Database, Db } from './platform/db.ts';
+import { type Database, type Db, withTx } from './platform/db.ts';
 import { registerDbDeadline } from './platform/deadline.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { healthRoutes, registerPressure } from './platform/health.ts';
@@ -67,6 +67,8 @@ import { hoursRoutes } from './settings/hours.routes.ts';
 import { periodsRoutes } from './settings/periods.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { statsRoutes } from './stats/stats.routes.ts';
+import { offerRoutes } from './waitlist/offers.routes.ts';
+import { runOffers } from './waitlist/offers.service.ts';
 import { waitlistRoutes } from './waitlist/waitlist.routes.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { WebhookTargets } from './webhooks/target.ts';
@@ -219,6 +221,12 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('publicBookingDeposits', publicBookingDeposits(app.deposits));
   for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
   for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
+  app.jobs.add({
+    name: 'waitlist-offers',
+    everyMs: 15_000,
+    run: () =>
+      runOffers((work) => withTx(database.db, work), app.availability, config.publicBaseUrl, clock.now()),
+  });
   const email = new EmailSender(database.db, clock, app.log, {
     smtpUrl: config.smtpUrl,
     publicBaseUrl: config.publicBaseUrl,
@@ -362,6 +370,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(customerRoutes);
   await app.register(customerDetailRoutes);
   await app.register(waitlistRoutes);
+  await app.register(offerRoutes);
   await app.register(webhookRoutes);
   await app.register(widgetRoutes);
 

@@ -529,6 +529,10 @@ export interface Users {
 }
 
 export interface WaitlistEntries {
+  /**
+   * The booking an offer made for the entry; it waits no more.
+   */
+  booked_booking_id: string | null;
   business_id: string;
   capacity: Generated<number>;
   created_at: Generated<Timestamp>;
@@ -547,8 +551,36 @@ export interface WaitlistEntries {
   guest_last_name: string | null;
   id: Generated<string>;
   notes: string | null;
+  /**
+   * When the entry was last offered a time.
+   */
+  offered_at: Timestamp | null;
   preferred_date: string | null;
+  preferred_time_from: string | null;
+  preferred_time_to: string | null;
   service_id: string | null;
+}
+
+export interface WaitlistOffers {
+  booked_booking_id: string | null;
+  booking_date: string;
+  business_id: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  id: Generated<string>;
+  party: number;
+  resource_ids: string[];
+  start_time: string;
+  status: Generated<string>;
+  token_hash: string;
+  waitlist_entry_id: string;
+}
+
+export interface WaitlistOpenings {
+  booking_date: string;
+  business_id: string;
+  created_at: Generated<Timestamp>;
+  id: Generated<number>;
 }
 
 export interface WebhookDeliveries {
@@ -624,6 +656,8 @@ export interface DB {
   simulated_processor_objects: SimulatedProcessorObjects;
   users: Users;
   waitlist_entries: WaitlistEntries;
+  waitlist_offers: WaitlistOffers;
+  waitlist_openings: WaitlistOpenings;
   webhook_deliveries: WebhookDeliveries;
   webhook_endpoints: WebhookEndpoints;
   webhook_events: WebhookEvents;

@@ -39,6 +39,8 @@ const TABLES = {
   service_periods: 'business',
   services: 'business',
   waitlist_entries: 'business',
+  waitlist_offers: 'business',
+  waitlist_openings: 'business',
   webhook_deliveries: 'business',
   webhook_endpoints: 'business',
   webhook_events: 'business',

@@ -33,6 +33,8 @@ export const STATUS_OF_CODE = {
   idempotency_mismatch: 409,
   /** A guest cancelling online after the business's cut-off before the start. */
   cancellation_cutoff_passed: 409,
+  /** A waitlist offer's link used past its time: the time has passed to the next guest waiting. */
+  offer_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,

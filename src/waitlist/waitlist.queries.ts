@@ -22,6 +22,8 @@ export interface NewEntryRow extends GuestNames {
   service_id: string | null;
   capacity: number;
   notes: string | null;
+  preferred_time_from: string | null;
+  preferred_time_to: string | null;
 }
 
 /** Inserts an entry stamped with the clock time after the waitlist lock, so creation order is list order. */
@@ -49,6 +51,10 @@ function rankedEntries(executor: Executor, businessId: string) {
       'guest_first_name',
       'guest_last_name',
       'guest_email',
+      'preferred_time_from',
+      'preferred_time_to',
+      'offered_at',
+      'booked_booking_id',
       'created_at',
       eb.fn
         .agg<number>('row_number')
@@ -74,6 +80,10 @@ function entriesWithCustomer(executor: Executor, ranked: ReturnType<typeof ranke
       'w.guest_first_name',
       'w.guest_last_name',
       'w.guest_email',
+      'w.preferred_time_from',
+      'w.preferred_time_to',
+      'w.offered_at',
+      'w.booked_booking_id',
       'w.position',
       'w.created_at',
       'c.id as customer_id',

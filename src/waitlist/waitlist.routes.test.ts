@@ -434,14 +434,18 @@ describe('GET /v1/manage/waitlist', () => {
       assert.equal(body.next_cursor, null);
       const item = body.items[0];
       assert.deepEqual(Object.keys(item).sort(), [
+        'booked_booking_id',
         'capacity',
         'created_at',
         'customer',
         'guest',
         'id',
         'notes',
+        'offered_at',
         'position',
         'preferred_date',
+        'preferred_time_from',
+        'preferred_time_to',
         'service_id',
       ]);
       assert.deepEqual(Object.keys(item.customer).sort(), [

@@ -4,7 +4,15 @@ import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { DateString, example, IdParams, Nullable, PhoneString, Uuid } from '../platform/schemas.ts';
+import {
+  DateString,
+  example,
+  IdParams,
+  Nullable,
+  PhoneString,
+  TimeString,
+  Uuid,
+} from '../platform/schemas.ts';
 import { findEntries, joinWaitlist, removeFromWaitlist } from './waitlist.service.ts';
 import { WaitlistEntryView } from './waitlist.view.ts';
 
@@ -25,11 +33,13 @@ const NewEntryBody = Type.Object(
     service_id: Type.Optional(Nullable(Uuid)),
     capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    preferred_time_from: Type.Optional(Nullable(TimeString)),
+    preferred_time_to: Type.Optional(Nullable(TimeString)),
   },
   {
     additionalProperties: false,
     description:
-      'The customer may also come flat (`first_name`, `last_name`, `phone`, `email` beside the other fields); errors name the fields as `customer.*`.',
+      'The customer may also come flat (`first_name`, `last_name`, `phone`, `email` beside the other fields); errors name the fields as `customer.*`. `preferred_time_from` and `preferred_time_to` (venue time, both or neither, from before to) bound the start times a waitlist offer may propose, both included.',
   },
 );
 
@@ -73,6 +83,8 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
             service_id: body.service_id,
             capacity: body.capacity ?? 1,
             notes: body.notes,
+            preferred_time_from: body.preferred_time_from ?? null,
+            preferred_time_to: body.preferred_time_to ?? null,
           },
           request.principal,
           app.clock.now(),

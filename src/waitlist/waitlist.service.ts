@@ -24,6 +24,21 @@ export interface NewWaitlistEntry {
   service_id?: string | null;
   capacity: number;
   notes?: string | null;
+  preferred_time_from: string | null;
+  preferred_time_to: string | null;
+}
+
+/** A window of start times is given whole (both ends) or not at all, and runs forward. */
+function checkTimeWindow({ preferred_time_from: from, preferred_time_to: to }: NewWaitlistEntry): void {
+  if ((from === null) !== (to === null)) {
+    throw invalidField(
+      from === null ? 'preferred_time_from' : 'preferred_time_to',
+      'give both ends of the window or neither',
+    );
+  }
+  if (from !== null && to !== null && from >= to) {
+    throw invalidField('preferred_time_to', 'must be after preferred_time_from');
+  }
 }
 
 /**
@@ -38,6 +53,7 @@ export async function joinWaitlist(
   caller: Principal | null,
   now: number,
 ) {
+  checkTimeWindow(entry);
   const business = await businessZone(tx, businessId);
   if (!business) throw notFound('business');
   // Today as the availability engine sees it, and without asking the database about the zone.
@@ -58,6 +74,8 @@ export async function joinWaitlist(
     service_id: entry.service_id ?? null,
     capacity: entry.capacity,
     notes: entry.notes ?? null,
+    preferred_time_from: entry.preferred_time_from,
+    preferred_time_to: entry.preferred_time_to,
     ...guestNamesOf(entry.customer),
   });
   const created = toEntryView(await findEntry(tx, businessId, id));

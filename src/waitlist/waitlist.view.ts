@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CustomerSummary, GuestSchema, toCustomerSummary, toGuestView } from '../customers/entry-customer.ts';
-import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { DateString, hhmm, Nullable, TimeString, Timestamp, Uuid } from '../platform/schemas.ts';
 import type { EntryRow } from './waitlist.queries.ts';
 
 export const WaitlistEntryView = Type.Object({
@@ -11,7 +11,11 @@ export const WaitlistEntryView = Type.Object({
   service_id: Nullable(Uuid),
   capacity: Type.Integer(),
   notes: Nullable(Type.String()),
+  preferred_time_from: Nullable(TimeString),
+  preferred_time_to: Nullable(TimeString),
   position: Type.Integer({ description: '1-based among the entries of the same preferred date' }),
+  offered_at: Nullable(Timestamp),
+  booked_booking_id: Nullable(Uuid),
   created_at: Timestamp,
 });
 
@@ -23,6 +27,10 @@ export const toEntryView = (row: EntryRow) => ({
   service_id: row.service_id,
   capacity: row.capacity,
   notes: row.notes,
+  preferred_time_from: row.preferred_time_from && hhmm(row.preferred_time_from),
+  preferred_time_to: row.preferred_time_to && hhmm(row.preferred_time_to),
   position: row.position,
+  offered_at: row.offered_at?.toISOString() ?? null,
+  booked_booking_id: row.booked_booking_id,
   created_at: row.created_at.toISOString(),
 });
