@@ -40,9 +40,16 @@ export interface TurnTime {
   duration_minutes: number;
 }
 
+/** The languages a business's messages, pages and texts to guests are written in. */
+export const NOTIFICATION_LANGUAGES = ['en', 'de', 'fr', 'nl', 'es'] as const;
+export type NotificationLanguage = (typeof NOTIFICATION_LANGUAGES)[number];
+
 type BusinessesTable = Narrowed<
   Tables.Businesses,
-  { turn_times: ColumnType<TurnTime[], string | undefined, string> }
+  {
+    turn_times: ColumnType<TurnTime[], string | undefined, string>;
+    notification_language: Generated<NotificationLanguage>;
+  }
 >;
 
 /** A period's own turn times; null takes the business's. */

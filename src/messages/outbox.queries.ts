@@ -64,7 +64,9 @@ export const insertEmail = (executor: Executor, email: NewEmail) =>
  * their attempts count up in the claiming transaction, so no other process sends them meanwhile,
  * and a process that dies while sending leaves them to be tried again once the lease ends. A
  * message given up on (`failed_at`) is never claimed again. `withheld` tells a sandbox business's
- * message to an address that is neither its developer's nor a member's.
+ * message to someone outside it: an email to an address that is neither its developer's nor a
+ * member's; an SMS to a number other than the venue's own phone (no developer or member has a
+ * phone on record), compared by digits.
  */
 export const claimDueMessages = (
   tx: Tx,
@@ -107,13 +109,19 @@ export const claimDueMessages = (
       sql<boolean>`EXISTS (
         SELECT 1 FROM businesses b
         WHERE b.id = message_outbox.business_id AND b.is_dev
-          AND lower(trim(message_outbox.to_address)) NOT IN (
-            SELECT lower(d.email) FROM developers d WHERE d.id = b.developer_id
-            UNION ALL
-            SELECT lower(u.email) FROM memberships m JOIN users u ON u.id = m.user_id
-            WHERE m.business_id = b.id))`.as('withheld'),
+          AND CASE WHEN message_outbox.channel = 'sms'
+            THEN regexp_replace(message_outbox.to_address, '\\D', '', 'g')
+              IS DISTINCT FROM regexp_replace(coalesce(b.phone, ''), '\\D', '', 'g')
+            ELSE lower(trim(message_outbox.to_address)) NOT IN (
+              SELECT lower(d.email) FROM developers d WHERE d.id = b.developer_id
+              UNION ALL
+              SELECT lower(u.email) FROM memberships m JOIN users u ON u.id = m.user_id
+              WHERE m.business_id = b.id)
+          END)`.as('withheld'),
     ])
     .execute();
+
+export type ClaimedMessage = Awaited<ReturnType<typeof claimDueMessages>>[number];
 
 /** What a message tells of its venue, and in which language, read when it is sent. */
 export const findMessageVenue = (executor: Executor, businessId: string) =>
@@ -132,7 +140,7 @@ export const findMessageVenue = (executor: Executor, businessId: string) =>
     .where('id', '=', businessId)
     .executeTakeFirst();
 
-export const markEmailSent = (executor: Executor, id: string, now: Date) =>
+export const markMessageSent = (executor: Executor, id: string, now: Date) =>
   executor
     .updateTable('message_outbox')
     .set({ sent_at: now, last_error: null })
@@ -140,7 +148,7 @@ export const markEmailSent = (executor: Executor, id: string, now: Date) =>
     .execute();
 
 /** A failed try: tried again at `retryAt`, or, with `retryAt` null, given up on now. */
-export const markEmailFailed = (
+export const markMessageFailed = (
   executor: Executor,
   id: string,
   error: string,
@@ -153,5 +161,5 @@ export const markEmailFailed = (
     .where('id', '=', id)
     .execute();
 
-export const markEmailWithheld = (executor: Executor, id: string, now: Date) =>
+export const markMessageWithheld = (executor: Executor, id: string, now: Date) =>
   executor.updateTable('message_outbox').set({ withheld_at: now }).where('id', '=', id).execute();

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import ical, { type VEvent } from 'node-ical';
+import { NOTIFICATION_LANGUAGES } from '../schema.ts';
 import {
   type BookingPayload,
   type EmailFacts,
-  LANGUAGES,
   MESSAGE_TYPES,
   type OfferPayload,
   renderEmail,
@@ -62,7 +62,7 @@ const facts = (type: EmailFacts['type'], language: EmailFacts['language']): Emai
 
 describe('renderEmail', () => {
   for (const type of MESSAGE_TYPES) {
-    for (const language of LANGUAGES) {
+    for (const language of NOTIFICATION_LANGUAGES) {
       it(`${type} in ${language} reads as its reviewed fixture`, () => {
         const rendered = renderEmail(facts(type, language));
         for (const [ext, body] of [

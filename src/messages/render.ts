@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { bookingUid } from '../calendars/uid.ts';
 import { escapeHtml } from '../platform/html.ts';
+import type { NotificationLanguage } from '../schema.ts';
 import { type Invite, inviteFor } from './invite.ts';
 import type { MessageType } from './outbox.queries.ts';
 import { venueInSubject } from './subject.ts';
-
-export const LANGUAGES = ['en', 'de', 'fr', 'nl', 'es'] as const;
-export type Language = (typeof LANGUAGES)[number];
 
 export const MESSAGE_TYPES: readonly MessageType[] = [
   'booking_confirmed',
@@ -55,7 +53,7 @@ export interface OfferPayload {
 
 export interface EmailFacts {
   type: MessageType;
-  language: Language;
+  language: NotificationLanguage;
   venue: VenueFacts;
   payload: BookingPayload | OfferPayload;
   /** The SEQUENCE of the invite the message carries. */
@@ -85,7 +83,7 @@ const template = (name: string) => {
   }
   return text;
 };
-const stringsOf = (language: Language) =>
+const stringsOf = (language: NotificationLanguage) =>
   JSON.parse(template(`strings/${language}.json`)) as Record<string, string>;
 
 /** A string with the facts filled in, as plain text. */

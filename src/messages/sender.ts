@@ -1,54 +1,40 @@
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Clock } from '../platform/clock.ts';
-import { type Db, withTx } from '../platform/db.ts';
-import {
-  claimDueMessages,
-  findMessageVenue,
-  type MessageType,
-  markEmailFailed,
-  markEmailSent,
-  markEmailWithheld,
-} from './outbox.queries.ts';
-import {
-  type BookingPayload,
-  type Language,
-  type OfferPayload,
-  type RenderedEmail,
-  renderEmail,
-} from './render.ts';
+import type { Db } from '../platform/db.ts';
+import { type ClaimedMessage, findMessageVenue, type MessageType } from './outbox.queries.ts';
+import { OutboxSender, SendFailure } from './outbox-sender.ts';
+import { type BookingPayload, type OfferPayload, type RenderedEmail, renderEmail } from './render.ts';
 import { venueInHeader } from './subject.ts';
 
 export { insertEmail as enqueueEmail, type NewEmail } from './outbox.queries.ts';
 export { venueInSubject } from './subject.ts';
 
-const MAX_ATTEMPTS = 10;
-/** How long a claimed message is kept from other senders: far longer than one SMTP exchange. */
-const LEASE_MS = 5 * 60_000;
-const BATCH = 20;
-/** 1, 2, 4 ... minutes after each failed try, at most 6 hours. */
-const retryDelayMs = (attempts: number) => Math.min(2 ** (attempts - 1), 360) * 60_000;
-
-type Claimed = Awaited<ReturnType<typeof claimDueMessages>>[number];
-
-/** A message that cannot be rendered, whatever the tries: given up on at once. */
-class Unsendable extends Error {}
+/**
+ * An SMTP failure as a class: the server's reply code (`smtp_550`), or what went wrong on the way.
+ * Each is tried again, a refusal too: a mail server's 5xx is as often its own setup (relaying,
+ * authentication) as a dead mailbox, and ten tries over some eight hours give its operator time.
+ */
+function smtpFailure(error: unknown): SendFailure {
+  const { responseCode, code } = error as { responseCode?: unknown; code?: unknown };
+  if (typeof responseCode === 'number') return new SendFailure(`smtp_${responseCode}`, false, error);
+  if (code === 'ETIMEDOUT') return new SendFailure('timeout', false, error);
+  if (code === 'EAUTH') return new SendFailure('smtp_auth', false, error);
+  if (code === 'EDNS') return new SendFailure('dns_error', false, error);
+  if (code === 'ETLS') return new SendFailure('tls_error', false, error);
+  return new SendFailure('connection_error', false, error);
+}
 
 /**
- * Sends the email messages of the outbox, each written in the transaction of what it tells: over
- * SMTP when `SMTP_URL` is set, otherwise to the log (recipient and subject only: a message may
- * carry a payment link) and marked sent. A message told by a change (`payload`) is rendered now,
- * from the business's profile and language as they are; a payment link or an invitation was
- * written rendered. The row's id is the Message-ID, so a message sent again after a crash between
- * the send and its record reads as the same one. A failed message is tried again later, and given
- * up on (`failed_at`) after 10 tries. A sandbox business's message to anyone but its developer and
- * its staff (the emails of its memberships, whatever their status) is withheld: logged the same
- * way, never sent, and marked so.
+ * Sends the outbox's email (`OutboxSender`): over SMTP when `SMTP_URL` is set, otherwise to the
+ * log (recipient and subject only: a message may carry a payment link) and marked sent. A message
+ * told by a change (`payload`) is rendered now, from the business's profile and language as they
+ * are; a payment link or an invitation was written rendered. The row's id is the Message-ID, so a
+ * message sent again after a crash between the send and its record reads as the same one. A
+ * sandbox business's email to anyone but its developer and its staff (the emails of its
+ * memberships, whatever their status) is withheld.
  */
-export class EmailSender {
-  private readonly db: Db;
-  private readonly clock: Clock;
-  private readonly log: FastifyBaseLogger;
+export class EmailSender extends OutboxSender {
   private readonly mailFrom: string;
   private readonly publicBaseUrl: string;
   private readonly host: string;
@@ -60,66 +46,38 @@ export class EmailSender {
     log: FastifyBaseLogger,
     options: { smtpUrl: string | undefined; publicBaseUrl: string; mailFrom: string },
   ) {
-    this.db = db;
-    this.clock = clock;
-    this.log = log;
+    super(db, clock, log, 'email');
     this.mailFrom = options.mailFrom;
     this.publicBaseUrl = options.publicBaseUrl;
     this.host = new URL(options.publicBaseUrl).hostname;
     this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : null;
   }
 
-  /** Sends the messages due; answers how many it tried. */
-  async run(): Promise<number> {
-    const now = this.clock.now();
-    const claimed = await withTx(this.db, (tx) =>
-      claimDueMessages(tx, 'email', new Date(now), new Date(now + LEASE_MS), MAX_ATTEMPTS, BATCH),
-    );
-    for (const message of claimed) await this.send(message);
-    return claimed.length;
+  protected logged(message: ClaimedMessage) {
+    return { to: message.to_address };
   }
 
-  private async send(message: Claimed): Promise<void> {
-    const logged = { email_id: message.id, type: message.type, to: message.to_address };
-    if (message.withheld) {
+  protected failureOf(error: unknown): SendFailure {
+    return smtpFailure(error);
+  }
+
+  protected async deliver(message: ClaimedMessage): Promise<void> {
+    const mail = await this.mailOf(message).catch((error: unknown) => {
+      // What cannot be rendered now will not be on the next try either.
+      throw error instanceof SendFailure ? error : new SendFailure('render_error', true, error);
+    });
+    if (this.transport) {
+      await this.transport.sendMail(mail);
+    } else {
       this.log.info(
-        logged,
-        "email of a sandbox business withheld: the recipient is not the business's developer or staff",
-      );
-      await markEmailWithheld(this.db, message.id, new Date(this.clock.now()));
-      return;
-    }
-    try {
-      const mail = await this.mailOf(message);
-      if (this.transport) {
-        await this.transport.sendMail(mail);
-      } else {
-        this.log.info(
-          { ...logged, subject: mail.subject },
-          'email not sent, as SMTP_URL is not set; logged instead',
-        );
-      }
-      await markEmailSent(this.db, message.id, new Date(this.clock.now()));
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      const givenUp = error instanceof Unsendable || message.attempts >= MAX_ATTEMPTS;
-      this.log.warn(
-        { ...logged, attempts: message.attempts, err: text, given_up: givenUp },
-        'email could not be sent',
-      );
-      const now = this.clock.now();
-      await markEmailFailed(
-        this.db,
-        message.id,
-        text.slice(0, 1000),
-        givenUp ? null : new Date(now + retryDelayMs(message.attempts)),
-        new Date(now),
+        { message_id: message.id, to: message.to_address, subject: mail.subject },
+        'email not sent, as SMTP_URL is not set; logged instead',
       );
     }
   }
 
   /** The mail of a message: as written, or rendered from what it tells. */
-  private async mailOf(message: Claimed): Promise<SendMailOptions> {
+  private async mailOf(message: ClaimedMessage): Promise<SendMailOptions> {
     const common = { to: message.to_address, messageId: `<${message.id}@${this.host}>` };
     if (message.payload === null || message.type === 'notice') {
       return {
@@ -130,10 +88,10 @@ export class EmailSender {
       };
     }
     const venue = message.business_id ? await findMessageVenue(this.db, message.business_id) : undefined;
-    if (!venue) throw new Unsendable('the business of the message is gone');
+    if (!venue) throw new SendFailure('business_gone', true);
     const rendered: RenderedEmail = renderEmail({
       type: message.type as MessageType,
-      language: venue.notification_language as Language,
+      language: venue.notification_language,
       venue,
       payload: message.payload as BookingPayload | OfferPayload,
       sequence: message.sequence,

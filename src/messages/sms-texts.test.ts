@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { slugify } from '../developers/developers.service.ts';
-import type { NotificationLanguage } from '../settings/settings.queries.ts';
+import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../schema.ts';
 import { SMS_MAX_CHARS, SMS_TYPES, smsText } from './sms-texts.ts';
 
-const LANGUAGES: NotificationLanguage[] = ['en', 'de', 'fr', 'nl', 'es'];
 const BASE = 'https://bookings.slotwise.example';
 
 const sms = (language: NotificationLanguage, venueName: string, type = SMS_TYPES[0]!) => {
@@ -25,7 +24,7 @@ const sms = (language: NotificationLanguage, venueName: string, type = SMS_TYPES
 describe('SMS texts', () => {
   it('fit one SMS in every language, a long venue name cut to the room left', () => {
     const long = 'Le Restaurant Gastronomique du Vieux Port et de la Grande Plage de Marseille-Provence';
-    for (const language of LANGUAGES) {
+    for (const language of NOTIFICATION_LANGUAGES) {
       for (const type of SMS_TYPES) {
         const text = sms(language, long, type);
         assert.ok([...text].length <= SMS_MAX_CHARS, `${language} ${type}: ${[...text].length} ${text}`);

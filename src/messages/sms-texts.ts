@@ -1,4 +1,4 @@
-import type { NotificationLanguage } from '../settings/settings.queries.ts';
+import type { NotificationLanguage } from '../schema.ts';
 
 /** The messages told by SMS; the others go by email only. */
 export type SmsType = 'booking_confirmed' | 'booking_reminder';

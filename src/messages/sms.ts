@@ -4,16 +4,10 @@ import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import type { TwilioConfig } from '../config.ts';
 import type { Clock } from '../platform/clock.ts';
-import { type Db, withTx } from '../platform/db.ts';
-import type { Job } from '../platform/jobs.ts';
+import type { Db } from '../platform/db.ts';
 import { maskPhone } from './messages.view.ts';
-import {
-  type ClaimedMessage,
-  claimDueMessages,
-  markMessageFailed,
-  markMessageSent,
-  markMessageWithheld,
-} from './sms.queries.ts';
+import { type ClaimedMessage, findMessageVenue } from './outbox.queries.ts';
+import { OutboxSender, SendFailure } from './outbox-sender.ts';
 import { SMS_TYPES, type SmsType, smsText } from './sms-texts.ts';
 
 export interface Sms {
@@ -26,20 +20,6 @@ export interface Sms {
 /** Where SMS leave the service. */
 export interface SmsProvider {
   send(sms: Sms): Promise<void>;
-}
-
-/**
- * A failed send with its class (`http_500`, `timeout`, ...), which is all the messages list shows,
- * and whether trying again can help.
- */
-export class SmsFailure extends Error {
-  readonly failure: string;
-  readonly permanent: boolean;
-  constructor(failure: string, permanent: boolean, cause: unknown) {
-    super(failure, { cause });
-    this.failure = failure;
-    this.permanent = permanent;
-  }
 }
 
 /** How long one call to Twilio may take. */
@@ -65,16 +45,16 @@ class RedirectedRequestClient extends twilio.RequestClient {
 }
 
 /** `err` as a failure class: Twilio's status, or what went wrong on the way. */
-function twilioFailure(error: unknown): SmsFailure {
+function twilioFailure(error: unknown): SendFailure {
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number') {
     // A refusal (a bad number, a blocked recipient) stays a refusal; throttling and outages pass.
-    return new SmsFailure(`http_${status}`, status >= 400 && status < 500 && status !== 429, error);
+    return new SendFailure(`http_${status}`, status >= 400 && status < 500 && status !== 429, error);
   }
   const code = (error as { code?: unknown }).code;
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return new SmsFailure('timeout', false, error);
-  if (code === 'ECONNREFUSED') return new SmsFailure('connection_refused', false, error);
-  return new SmsFailure('connection_error', false, error);
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return new SendFailure('timeout', false, error);
+  if (code === 'ECONNREFUSED') return new SendFailure('connection_refused', false, error);
+  return new SendFailure('connection_error', false, error);
 }
 
 export class TwilioSms implements SmsProvider {
@@ -118,91 +98,58 @@ export class LogSms implements SmsProvider {
 export const smsProvider = (config: TwilioConfig | undefined, log: FastifyBaseLogger): SmsProvider =>
   config ? new TwilioSms(config) : new LogSms(log);
 
-const MAX_ATTEMPTS = 10;
-/** How long a claimed message is kept from other senders: far longer than one call to Twilio. */
-const LEASE_MS = 5 * 60_000;
-const BATCH = 20;
-/** 1, 2, 4 ... minutes after each failed try, at most 6 hours. */
-const retryDelayMs = (attempts: number) => Math.min(2 ** (attempts - 1), 360) * 60_000;
-
 const isSmsType = (type: string): type is SmsType => (SMS_TYPES as readonly string[]).includes(type);
 
 /**
- * Sends the outbox's SMS: rendered when sent, in the business's language, through the provider.
- * A failed message is tried again later, up to 10 times, then given up; a refusal is given up at
- * once. A sandbox business's SMS to anyone but the venue's own phone is withheld: logged, never sent.
+ * A phone as the guest typed it, in the form an SMS provider takes: `+` and digits for an
+ * international number (`+49 (30) 555-0100` -> `+49305550100`); a national one stays as typed,
+ * and the provider's refusal of it is recorded.
  */
-export class SmsSender {
-  private readonly db: Db;
-  private readonly clock: Clock;
-  private readonly log: FastifyBaseLogger;
+export const smsNumber = (phone: string): string =>
+  phone.trim().startsWith('+') ? `+${phone.replace(/\D/g, '')}` : phone.trim();
+
+/**
+ * Sends the outbox's SMS (`OutboxSender`), rendered when sent in the business's language, through
+ * the provider; a refusal is given up at once. A sandbox business's SMS to anyone but the venue's
+ * own phone is withheld.
+ */
+export class SmsSender extends OutboxSender {
   private readonly provider: SmsProvider;
   private readonly publicBaseUrl: string;
 
   constructor(db: Db, clock: Clock, log: FastifyBaseLogger, provider: SmsProvider, publicBaseUrl: string) {
-    this.db = db;
-    this.clock = clock;
-    this.log = log;
+    super(db, clock, log, 'sms');
     this.provider = provider;
     this.publicBaseUrl = publicBaseUrl;
   }
 
-  job(): Job {
-    return { name: 'sms', everyMs: 10_000, run: () => this.run() };
+  protected logged(message: ClaimedMessage) {
+    return { to: maskPhone(message.to_address) };
   }
 
-  /** Sends the SMS due; answers how many it tried. */
-  async run(): Promise<number> {
-    const now = this.clock.now();
-    const claimed = await withTx(this.db, (tx) =>
-      claimDueMessages(tx, 'sms', new Date(now), new Date(now + LEASE_MS), MAX_ATTEMPTS, BATCH),
-    );
-    for (const message of claimed) await this.deliver(message);
-    return claimed.length;
+  protected failureOf(error: unknown): SendFailure {
+    return new SendFailure('send_error', false, error);
   }
 
-  private async deliver(message: ClaimedMessage): Promise<void> {
-    const logged = { message_id: message.id, to: maskPhone(message.to_address), type: message.type };
-    if (message.withheld) {
-      this.log.info(logged, "SMS of a sandbox business withheld: the recipient is not the venue's own phone");
-      await markMessageWithheld(this.db, message.id, new Date(this.clock.now()));
-      return;
-    }
-    try {
-      await this.provider.send({ to: message.to_address, body: this.render(message), messageId: message.id });
-      await markMessageSent(this.db, message.id, new Date(this.clock.now()));
-    } catch (error) {
-      const failure = error instanceof SmsFailure ? error : new SmsFailure('send_error', false, error);
-      const giveUp = failure.permanent || message.attempts >= MAX_ATTEMPTS;
-      this.log.warn(
-        { ...logged, attempts: message.attempts, failure: failure.failure, err: failure.cause },
-        'SMS could not be sent',
-      );
-      const now = this.clock.now();
-      await markMessageFailed(
-        this.db,
-        message.id,
-        failure.failure,
-        giveUp ? null : new Date(now + retryDelayMs(message.attempts)),
-        new Date(now),
-      );
-    }
+  protected async deliver(message: ClaimedMessage): Promise<void> {
+    const body = await this.render(message);
+    await this.provider.send({ to: smsNumber(message.to_address), body, messageId: message.id });
   }
 
-  private render(message: ClaimedMessage): string {
-    if (!isSmsType(message.type)) {
-      throw new SmsFailure('no_sms_text', true, new Error(`no SMS text for ${message.type}`));
-    }
+  private async render(message: ClaimedMessage): Promise<string> {
+    if (!isSmsType(message.type)) throw new SendFailure('no_sms_text', true);
+    const venue = message.business_id ? await findMessageVenue(this.db, message.business_id) : undefined;
+    if (!venue) throw new SendFailure('business_gone', true);
     const booking = message.payload as BookingView;
     return smsText({
       type: message.type,
-      language: message.notification_language,
-      venueName: message.business_name,
-      timezone: message.timezone,
+      language: venue.notification_language,
+      venueName: venue.name,
+      timezone: venue.timezone,
       startsAt: booking.starts_at,
       party: booking.capacity,
       code: booking.confirmation_code,
-      link: `${this.publicBaseUrl}/book/${message.slug}?manage=${booking.confirmation_code}`,
+      link: `${this.publicBaseUrl}/book/${venue.slug}?manage=${booking.confirmation_code}`,
     });
   }
 }

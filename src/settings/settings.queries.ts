@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../platform/db.ts';
-import type { TurnTime } from '../schema.ts';
+import type { NotificationLanguage, TurnTime } from '../schema.ts';
 
 export type BookingMode = 'scheduled' | 'dynamic';
 export type DepositType = 'none' | 'charge' | 'authorization_hold';
@@ -37,8 +37,6 @@ export interface BusinessProfile {
   logo_url: string | null;
   booking_policy: string | null;
 }
-
-export type NotificationLanguage = 'en' | 'de' | 'fr' | 'nl' | 'es';
 
 /** How the business tells its guests and itself: the columns of `businesses` from `notification_language` on. */
 export interface MessageSettings {

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitWith } from '../platform/idempotency.ts';
 import { example, HttpsUrl, Nullable, PhoneString } from '../platform/schemas.ts';
+import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../schema.ts';
 import { getSettings, reviseSettings } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
@@ -94,10 +95,11 @@ export const ProfileFields = {
 
 /** How the business tells its guests and itself (docs/api-behaviour.md, "Guest messages"). */
 export const MessageFields = {
-  notification_language: Type.Union(
-    [Type.Literal('en'), Type.Literal('de'), Type.Literal('fr'), Type.Literal('nl'), Type.Literal('es')],
-    { description: 'the language of every message to guests and to the venue' },
-  ),
+  notification_language: Type.Unsafe<NotificationLanguage>({
+    type: 'string',
+    enum: [...NOTIFICATION_LANGUAGES],
+    description: 'the language of every message to guests and to the venue',
+  }),
   guest_emails_enabled: Type.Boolean({
     description: 'guests who gave an email are emailed about their booking',
   }),

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '../platform/html.ts';
-
-type Language = 'en' | 'de' | 'fr' | 'nl' | 'es';
+import type { NotificationLanguage } from '../schema.ts';
 
 interface Strings {
   title: string;
@@ -21,7 +20,7 @@ interface Strings {
   unknownText: string;
 }
 
-const STRINGS: Record<Language, Strings> = {
+const STRINGS: Record<NotificationLanguage, Strings> = {
   en: {
     title: 'A table is free for you',
     intro: 'You are on the waitlist of',
@@ -109,8 +108,8 @@ const STRINGS: Record<Language, Strings> = {
   },
 };
 
-const languageOf = (stored: string | undefined): Language =>
-  stored !== undefined && stored in STRINGS ? (stored as Language) : 'en';
+const languageOf = (stored: string | undefined): NotificationLanguage =>
+  stored !== undefined && stored in STRINGS ? (stored as NotificationLanguage) : 'en';
 
 const STYLE = `
 body { margin: 0; background: #f4f4f6; color: #1d1d22; font: 1rem/1.5 system-ui, sans-serif; }
@@ -167,7 +166,7 @@ export type OfferPageView =
   | { kind: 'unknown' }
   | { kind: 'offer' | 'booked' | 'slot_taken'; offer: OfferOnPage };
 
-function document(language: Language, title: string, body: string): string {
+function document(language: NotificationLanguage, title: string, body: string): string {
   return `<!doctype html>
 <html lang="${language}">
 <head>
@@ -189,12 +188,12 @@ ${body}
 }
 
 /** The date, in words of the language; the calendar date itself, whatever the server's zone. */
-const dateInWords = (date: string, language: Language) =>
+const dateInWords = (date: string, language: NotificationLanguage) =>
   new Intl.DateTimeFormat(language, { dateStyle: 'full', timeZone: 'UTC' }).format(
     new Date(`${date}T12:00:00Z`),
   );
 
-const instantInWords = (instant: Date, language: Language, timeZone: string) =>
+const instantInWords = (instant: Date, language: NotificationLanguage, timeZone: string) =>
   new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(instant);
 
 /** The page behind an offer's link, in the business's language; every value from the database escaped. */

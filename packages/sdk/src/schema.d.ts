@@ -7872,7 +7872,10 @@ export interface operations {
                         logo_url: string | null;
                         /** @description cancellation, deposit and lateness terms in the venue's words */
                         booking_policy: string | null;
-                        /** @description the language of every message to guests and to the venue */
+                        /**
+                         * @description the language of every message to guests and to the venue
+                         * @enum {string}
+                         */
                         notification_language: "en" | "de" | "fr" | "nl" | "es";
                         /** @description guests who gave an email are emailed about their booking */
                         guest_emails_enabled: boolean;
@@ -8015,7 +8018,10 @@ export interface operations {
                     logo_url?: string | null;
                     /** @description cancellation, deposit and lateness terms in the venue's words */
                     booking_policy?: string | null;
-                    /** @description the language of every message to guests and to the venue */
+                    /**
+                     * @description the language of every message to guests and to the venue
+                     * @enum {string}
+                     */
                     notification_language?: "en" | "de" | "fr" | "nl" | "es";
                     /** @description guests who gave an email are emailed about their booking */
                     guest_emails_enabled?: boolean;
@@ -8096,7 +8102,10 @@ export interface operations {
                         logo_url: string | null;
                         /** @description cancellation, deposit and lateness terms in the venue's words */
                         booking_policy: string | null;
-                        /** @description the language of every message to guests and to the venue */
+                        /**
+                         * @description the language of every message to guests and to the venue
+                         * @enum {string}
+                         */
                         notification_language: "en" | "de" | "fr" | "nl" | "es";
                         /** @description guests who gave an email are emailed about their booking */
                         guest_emails_enabled: boolean;
