@@ -15,6 +15,7 @@ import { bookingRoutes } from './bookings/bookings.routes.ts';
 import { customerDetailRoutes } from './bookings/customer-detail.routes.ts';
 import type { PublicBookingDeposits } from './bookings/new-booking.service.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
+import { feedRoutes } from './calendars/feeds.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
@@ -346,6 +347,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(customerDetailRoutes);
   await app.register(waitlistRoutes);
   await app.register(webhookRoutes);
+  await app.register(feedRoutes);
   await app.register(widgetRoutes);
 
   return app;
