@@ -15,7 +15,10 @@ import { bookingRoutes } from './bookings/bookings.routes.ts';
 import { customerDetailRoutes } from './bookings/customer-detail.routes.ts';
 import type { PublicBookingDeposits } from './bookings/new-booking.service.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
+import { CalendarFetcher } from './calendars/calendar-fetch.ts';
 import { feedRoutes } from './calendars/feeds.routes.ts';
+import { calendarImportJobs } from './calendars/import-jobs.ts';
+import { importRoutes } from './calendars/imports.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
@@ -102,6 +105,8 @@ declare module 'fastify' {
     availability: AvailabilityService;
     /** Where webhooks may go, the key their secrets are sealed with, and the dispatcher sending them. */
     webhooks: { targets: WebhookTargets; sealKey: Buffer; dispatcher: WebhookDispatcher };
+    /** Reads the external calendars of imports, under the webhook URL rules. */
+    calendarFetcher: CalendarFetcher;
   }
 }
 
@@ -231,6 +236,10 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   });
   app.decorate('webhooks', { targets: webhookTargets, sealKey, dispatcher });
   for (const job of dispatcher.jobs()) app.jobs.add(job);
+  app.decorate('calendarFetcher', new CalendarFetcher(webhookTargets));
+  for (const job of calendarImportJobs({ db: database.db, fetcher: app.calendarFetcher, clock, changes })) {
+    app.jobs.add(job);
+  }
   app.decorateRequest('principal', null);
   app.decorateRequest('bookedDates', null);
   // First of the request hooks: the deadline covers every database wait of the request, the guard's too.
@@ -348,6 +357,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(waitlistRoutes);
   await app.register(webhookRoutes);
   await app.register(feedRoutes);
+  await app.register(importRoutes);
   await app.register(widgetRoutes);
 
   return app;
