@@ -66,8 +66,11 @@ export class CalendarFetcher {
       let connected = false;
       let secured = false;
       let failure: SyncFailure | undefined;
+      // Settles at once: once the answer has begun, destroying the request reports on the response.
       const fail = (why: SyncFailure) => {
         failure = why;
+        clearTimeout(timer);
+        reject(new SyncFailed(why));
         request.destroy(new Error(why));
       };
       const request = https.request(url, {
