@@ -150,12 +150,28 @@ describe('calendar feeds', () => {
     assert.match(changed.body, /window seat/);
   });
 
-  it("lists one resource's bookings in its feed, and never another business's", async () => {
-    const { biz, staff } = await venue('Europe/Berlin');
+  it("lists one resource's bookings in its feed, combined ones too, and never another business's", async () => {
+    const { biz, send, staff } = await venue('Europe/Berlin');
     const onT2 = await staff('2026-10-20', '19:00', { resource_id: biz.resources.T2 });
     const onT6 = await staff('2026-10-20', '19:00', { resource_id: biz.resources.T6 });
     const other = await venue('Europe/Berlin');
     const foreign = await other.staff('2026-10-20', '19:00');
+    await send('POST', '/v1/manage/combinations', {
+      name: '4 + 6',
+      resource_ids: [biz.resources.T4, biz.resources.T6],
+      capacity_min: 7,
+      capacity_max: 10,
+    });
+    const combined = await staff('2026-10-21', '19:00', { capacity: 9 });
+    assert.deepEqual(combined.resource_ids, [biz.resources.T4, biz.resources.T6]);
+    const t6 = eventsOf(
+      (await read((await feedOf(biz.tenant.headers, { resource_id: biz.resources.T6 })).path)).body,
+    );
+    assert.deepEqual(
+      t6.map((e) => e.uid).sort(),
+      [onT6.id, combined.id].map((id) => `booking-${id}@127.0.0.1`).sort(),
+    );
+    assert.equal(t6.find((e) => e.uid.includes(combined.id))!.location, 'T4, T6');
     const resourceFeed = await feedOf(biz.tenant.headers, { resource_id: biz.resources.T2 });
     assert.equal(resourceFeed.resource_id, biz.resources.T2);
     const events = eventsOf((await read(resourceFeed.path)).body);
