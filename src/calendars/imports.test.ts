@@ -252,6 +252,14 @@ describe('calendar imports', () => {
     ctx.app.calendarFetcher.maxBytes = 100;
     assert.equal(await failureOf({ body: calendar(WEEKLY, DENTIST) }), 'too_large');
     ctx.app.calendarFetcher.maxBytes = 2 * 1024 * 1024;
+    const everySecond = event(
+      'UID:often@test',
+      'DTSTART:20261201T000000Z',
+      'DTEND:20261201T000001Z',
+      'RRULE:FREQ=SECONDLY',
+    );
+    // The recurrence library stops a rule past its iteration bound; the calendar is refused, not expanded.
+    assert.equal(await failureOf({ body: calendar(everySecond) }), 'parse_error');
     ctx.app.calendarFetcher.ca = undefined;
     assert.equal(await failureOf({ body: calendar(DENTIST) }), 'tls_error');
     ctx.app.calendarFetcher.ca = certificate;
