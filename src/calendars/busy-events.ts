@@ -1,5 +1,5 @@
 import ical, { type VEvent } from 'node-ical';
-import { resolveWallBoundary, wallMidnight, zoneSpan } from '../availability/engine/time.ts';
+import { addDays, resolveWallBoundary, wallMidnight, zoneSpan } from '../availability/engine/time.ts';
 import { SyncFailed } from './calendar-fetch.ts';
 
 const DAY_MS = 86_400_000;
@@ -60,11 +60,11 @@ export function busyPeriods(text: string, now: number, timeZone: string): BusyPe
       let start = instance.start.getTime();
       let end = instance.end.getTime();
       if (instance.isFullDay) {
-        start = dayStart(localDate(instance.start), timeZone);
-        const lastDay = end > instance.start.getTime() ? localDate(instance.end) : undefined;
-        end = lastDay
-          ? dayStart(lastDay, timeZone)
-          : dayStart(localDate(new Date(instance.start.getTime() + DAY_MS)), timeZone);
+        const firstDay = localDate(instance.start);
+        // Without a DTEND an all-day event lasts its one day (RFC 5545).
+        const dayAfter = end > start ? localDate(instance.end) : addDays(firstDay, 1);
+        start = dayStart(firstDay, timeZone);
+        end = dayStart(dayAfter, timeZone);
       }
       if (!(end > start) || end <= now || Number.isNaN(start)) continue;
       const recurrence = instance.event.recurrenceid ?? (instance.isRecurring ? instance.start : undefined);

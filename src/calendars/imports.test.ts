@@ -170,14 +170,18 @@ const EXPECTED = [
 describe('calendar imports', () => {
   it('turns busy events into blocks: recurrences with EXDATE and TZID, all-day as local days, transparent and cancelled left out', async () => {
     const { biz, resourceId } = await venue();
-    replies.set('/cal.ics', { body: calendar(WEEKLY, FREE, CANCELLED, ALL_DAY, DENTIST) });
+    const oneDay = event('UID:oneday@test', 'DTSTART;VALUE=DATE:20261212');
+    replies.set('/cal.ics', { body: calendar(WEEKLY, FREE, CANCELLED, ALL_DAY, DENTIST, oneDay) });
     const created = await addImport(biz.tenant.headers, resourceId, '/cal.ics');
     assert.equal(created.last_synced_at, null);
     const synced = await sync(biz.tenant.headers, created.id);
     assert.equal(synced.last_error, null);
     assert.equal(synced.last_synced_at, new Date(NOW).toISOString());
     const blocks = await blocksOf(biz.tenant.headers, resourceId);
-    assert.deepEqual(periodsOf(blocks), EXPECTED);
+    assert.deepEqual(
+      periodsOf(blocks),
+      [...EXPECTED, '2026-12-11T23:00:00.000Z/2026-12-12T23:00:00.000Z'].sort(),
+    );
     assert.ok(blocks.every((b) => b.source === 'import'));
 
     const slots = await ctx.app.inject({
