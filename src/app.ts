@@ -126,12 +126,15 @@ export interface AppDeps {
 
 /**
  * A client secret can travel in a URL (the simulated processor's checkout page, as the real
- * processor's), and so can a guest's email or phone (looking up their booking) and an invitation
- * link's token (whoever reads it could choose the invited person's password): logged requests
- * show the URL without them.
+ * processor's), and so can a guest's email or phone (looking up their booking), an invitation
+ * link's token (whoever reads it could choose the invited person's password) and a calendar
+ * feed's token, its path (whoever reads it can read the bookings): logged requests show the URL
+ * without them.
  */
 const withoutSecrets = (url: string) =>
-  url.replace(/([?&](?:client_secret|email|phone|token)=)[^&]*/g, '$1[redacted]');
+  url
+    .replace(/([?&](?:client_secret|email|phone|token)=)[^&]*/g, '$1[redacted]')
+    .replace(/^(\/calendar\/)[^/?]+/, '$1[redacted]');
 
 const requestLog = {
   req: (request: FastifyRequest) => ({
