@@ -15,6 +15,10 @@ import { bookingRoutes } from './bookings/bookings.routes.ts';
 import { customerDetailRoutes } from './bookings/customer-detail.routes.ts';
 import type { PublicBookingDeposits } from './bookings/new-booking.service.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
+import { CalendarFetcher } from './calendars/calendar-fetch.ts';
+import { feedRoutes } from './calendars/feeds.routes.ts';
+import { calendarImportJobs } from './calendars/import-jobs.ts';
+import { importRoutes } from './calendars/imports.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
@@ -106,6 +110,8 @@ declare module 'fastify' {
     availability: AvailabilityService;
     /** Where webhooks may go, the key their secrets are sealed with, and the dispatcher sending them. */
     webhooks: { targets: WebhookTargets; sealKey: Buffer; dispatcher: WebhookDispatcher };
+    /** Reads the external calendars of imports, under the webhook URL rules. */
+    calendarFetcher: CalendarFetcher;
   }
 }
 
@@ -125,12 +131,15 @@ export interface AppDeps {
 
 /**
  * A client secret can travel in a URL (the simulated processor's checkout page, as the real
- * processor's), and so can a guest's email or phone (looking up their booking) and an invitation
- * link's token (whoever reads it could choose the invited person's password): logged requests
- * show the URL without them.
+ * processor's), and so can a guest's email or phone (looking up their booking), an invitation
+ * link's token (whoever reads it could choose the invited person's password) and a calendar
+ * feed's token, its path (whoever reads it can read the bookings): logged requests show the URL
+ * without them.
  */
 const withoutSecrets = (url: string) =>
-  url.replace(/([?&](?:client_secret|email|phone|token)=)[^&]*/g, '$1[redacted]');
+  url
+    .replace(/([?&](?:client_secret|email|phone|token)=)[^&]*/g, '$1[redacted]')
+    .replace(/^(\/calendar\/)[^/?]+/, '$1[redacted]');
 
 const requestLog = {
   req: (request: FastifyRequest) => ({
@@ -254,6 +263,10 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   });
   app.decorate('webhooks', { targets: webhookTargets, sealKey, dispatcher });
   for (const job of dispatcher.jobs()) app.jobs.add(job);
+  app.decorate('calendarFetcher', new CalendarFetcher(webhookTargets));
+  for (const job of calendarImportJobs({ db: database.db, fetcher: app.calendarFetcher, clock, changes })) {
+    app.jobs.add(job);
+  }
   app.decorateRequest('principal', null);
   app.decorateRequest('bookedDates', null);
   // First of the request hooks: the deadline covers every database wait of the request, the guard's too.
@@ -372,6 +385,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(waitlistRoutes);
   await app.register(offerRoutes);
   await app.register(webhookRoutes);
+  await app.register(feedRoutes);
+  await app.register(importRoutes);
   await app.register(widgetRoutes);
 
   return app;

@@ -223,6 +223,30 @@ export interface Businesses {
   website: string | null;
 }
 
+export interface CalendarFeeds {
+  business_id: string;
+  created_at: Generated<Timestamp>;
+  id: Generated<string>;
+  resource_id: string | null;
+  token_hash: string;
+}
+
+export interface CalendarImports {
+  business_id: string;
+  created_at: Generated<Timestamp>;
+  etag: string | null;
+  id: Generated<string>;
+  /**
+   * The class of the last failure (timeout, dns_error, tls_error, http_<status>, parse_error, too_large), never the peer's words.
+   */
+  last_error: string | null;
+  last_synced_at: Timestamp | null;
+  next_sync_at: Generated<Timestamp>;
+  parsed_at: Timestamp | null;
+  resource_id: string;
+  url: string;
+}
+
 export interface Combinations {
   business_id: string;
   capacity_max: number;
@@ -429,6 +453,8 @@ export interface ResourceBlocks {
    */
   during: string;
   id: Generated<string>;
+  import_id: string | null;
+  import_key: string | null;
   reason: string | null;
   resource_id: string;
   source: string | null;
@@ -636,6 +662,8 @@ export interface DB {
   booking_views: BookingViews;
   bookings: Bookings;
   businesses: Businesses;
+  calendar_feeds: CalendarFeeds;
+  calendar_imports: CalendarImports;
   combinations: Combinations;
   connected_accounts: ConnectedAccounts;
   customers: Customers;

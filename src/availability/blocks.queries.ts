@@ -80,12 +80,32 @@ export function listBlocks<T>(
   );
 }
 
-/** Deletes a block of the resource; its id and resource, or undefined when there was none. */
+/**
+ * Deletes a block of the resource that no calendar import made; its id and resource, or undefined
+ * when there was none.
+ */
 export const deleteBlock = (executor: Executor, businessId: string, resourceId: string, blockId: string) =>
   executor
     .deleteFrom('resource_blocks')
     .where('id', '=', blockId)
     .where('resource_id', '=', resourceId)
     .where('business_id', '=', businessId)
+    .where('import_id', 'is', null)
     .returning(['id', 'resource_id'])
     .executeTakeFirst();
+
+/** Whether the resource has this block, made by a calendar import. */
+export const isImportedBlock = async (
+  executor: Executor,
+  businessId: string,
+  resourceId: string,
+  blockId: string,
+) =>
+  (await executor
+    .selectFrom('resource_blocks')
+    .select('id')
+    .where('id', '=', blockId)
+    .where('resource_id', '=', resourceId)
+    .where('business_id', '=', businessId)
+    .where('import_id', 'is not', null)
+    .executeTakeFirst()) !== undefined;

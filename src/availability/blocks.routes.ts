@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
-import { example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { errorResponses, example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { addBlock, listResourceBlocks, removeBlock } from './blocks.service.ts';
 import { BlockView } from './blocks.view.ts';
 
@@ -82,9 +82,9 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'deleteResourceBlock',
         tags: ['Resources'],
-        summary: 'Remove a block',
+        summary: 'Remove a block; one a calendar import made is 409 (it goes with its event or its import)',
         params: BlockParams,
-        response: { 204: Type.Null() },
+        response: { 204: Type.Null(), ...errorResponses(409) },
       },
     },
     async (request, reply) => {

@@ -1,10 +1,10 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { conflict, invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
-import { deleteBlock, insertBlock, listBlocks } from './blocks.queries.ts';
+import { deleteBlock, insertBlock, isImportedBlock, listBlocks } from './blocks.queries.ts';
 import { toBlockView } from './blocks.view.ts';
 
 /** Epoch milliseconds of a timestamp the schema let through but JavaScript cannot place (a leap second). */
@@ -75,6 +75,10 @@ export async function removeBlock(
   blockId: string,
 ): Promise<void> {
   const removed = await deleteBlock(tx, actor.businessId, resourceId, blockId);
+  // The next sync would bring an imported block back: it goes with its event, or with its import.
+  if (!removed && (await isImportedBlock(tx, actor.businessId, resourceId, blockId))) {
+    throw conflict('this block comes from a calendar import: remove the event there, or delete the import');
+  }
   if (!removed) throw notFound('block');
   await recordAudit(tx, actor, {
     action: 'resource.block_removed',

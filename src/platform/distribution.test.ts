@@ -27,6 +27,8 @@ const TABLES = {
   audit_logs: 'business',
   blackout_dates: 'business',
   booking_holds: 'business',
+  calendar_feeds: 'business',
+  calendar_imports: 'business',
   bookings: 'business',
   combinations: 'business',
   connected_accounts: 'business',

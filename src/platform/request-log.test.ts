@@ -47,4 +47,14 @@ describe('request log', () => {
       assert.ok(line.includes('token=[redacted]&x=1'), line);
     }
   });
+
+  it("writes the URL of a calendar feed without the feed's token", async () => {
+    await logged.inject({ method: 'GET', url: '/calendar/fe3dT0kenfe3dT0ken.ics' });
+    const requests = lines.filter((line) => line.includes('/calendar/'));
+    assert.ok(requests.length > 0, lines.join(''));
+    for (const line of requests) {
+      assert.ok(!line.includes('fe3dT0ken'), line);
+      assert.ok(line.includes('/calendar/[redacted]'), line);
+    }
+  });
 });

@@ -1,0 +1,100 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { commitReply } from '../platform/idempotency.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { matchesAny } from '../public/http-cache.ts';
+import { createFeed, findFeeds, renderFeed, revokeFeed } from './feeds.service.ts';
+import { CreatedFeedView, FeedView } from './feeds.view.ts';
+
+const FeedParams = IdParams('feed_id');
+
+/** Secret iCalendar feeds of the bookings, for calendar apps to subscribe to. */
+export const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const host = new URL(app.config.publicBaseUrl).hostname;
+
+  app.post(
+    '/v1/manage/calendar-feeds',
+    {
+      config: { sensitive: true },
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'createCalendarFeed',
+        tags: ['Calendars'],
+        summary:
+          "A secret iCalendar feed of the business's bookings, or of one resource's; its URL is shown once",
+        body: example(
+          Type.Object({ resource_id: Type.Optional(Nullable(Uuid)) }, { additionalProperties: false }),
+          {},
+        ),
+        response: { 201: CreatedFeedView },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, 201, (tx) =>
+        createFeed(tx, principal, app.config.publicBaseUrl, request.body ?? {}),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/manage/calendar-feeds',
+    {
+      onRequest: requireBusiness({ scope: 'read' }),
+      schema: {
+        operationId: 'listCalendarFeeds',
+        tags: ['Calendars'],
+        summary: 'List calendar feeds, oldest first (never their URLs)',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: pageEnvelope(FeedView) },
+      },
+    },
+    async (request) => findFeeds(app.db, pageOf(request)),
+  );
+
+  app.delete(
+    '/v1/manage/calendar-feeds/:feed_id',
+    {
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'deleteCalendarFeed',
+        tags: ['Calendars'],
+        summary: 'Revoke a calendar feed: its URL answers 404 from now on',
+        params: FeedParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, 204, (tx) => revokeFeed(tx, principal, request.params.feed_id));
+    },
+  );
+
+  app.get(
+    '/calendar/:file',
+    {
+      schema: {
+        operationId: 'getCalendarFeed',
+        tags: ['Calendars'],
+        summary: 'The iCalendar feed a secret URL names (its token is the only credential)',
+        security: [],
+        params: Type.Object({ file: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
+        response: {
+          200: Type.String({ description: 'text/calendar' }),
+          304: Type.Null({ description: 'Not modified: the ETag sent in If-None-Match is current' }),
+          404: Type.String({ description: 'no feed has this URL (never had, or revoked)' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const feed = await renderFeed(app.db, request.params.file, app.clock.now(), host);
+      if (!feed) return reply.code(404).type('text/plain; charset=utf-8').send('calendar feed not found\n');
+      // Private: the feed is one venue's guest list, never for a shared cache; revalidated each time.
+      reply.header('Cache-Control', 'private, no-cache').header('ETag', feed.etag);
+      if (matchesAny(request.headers['if-none-match'], feed.etag)) return reply.code(304).send(null);
+      return reply.type('text/calendar; charset=utf-8').send(feed.body);
+    },
+  );
+};

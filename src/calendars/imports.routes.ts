@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { commitReply, commitWith } from '../platform/idempotency.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { example, IdParams, Uuid } from '../platform/schemas.ts';
+import { addImport, findImports, removeImport, syncImportNow } from './imports.service.ts';
+import { ImportView } from './imports.view.ts';
+
+const ImportParams = IdParams('import_id');
+
+/** External calendars whose busy events block a resource, read every 15 minutes. */
+export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v1/manage/calendar-imports',
+    {
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'createCalendarImport',
+        tags: ['Calendars'],
+        summary: "Import an external calendar's busy times as blocks of a resource",
+        description:
+          '`url` follows the webhook URL rules: https, port 443 or 1024-65535, no user info, a host that is or resolves only to public addresses. The calendar is read at the next run of the sync (every 15 minutes), or at once with `POST .../sync`.',
+        body: example(
+          Type.Object(
+            { url: Type.String({ minLength: 1, maxLength: 2048 }), resource_id: Uuid },
+            { additionalProperties: false },
+          ),
+          {
+            url: 'https://calendar.example.com/private/basic.ics',
+            resource_id: '4b0a7c8e-2f5d-4c53-9a43-0d3f2b7b1e11',
+          },
+        ),
+        response: { 201: ImportView },
+      },
+    },
+    async (request, reply) =>
+      addImport(app.webhooks.targets, principalOf(request), request.body, commitWith(request, reply, 201)),
+  );
+
+  app.get(
+    '/v1/manage/calendar-imports',
+    {
+      onRequest: requireBusiness({ scope: 'read' }),
+      schema: {
+        operationId: 'listCalendarImports',
+        tags: ['Calendars'],
+        summary: 'List calendar imports, oldest first, with their last sync and its failure',
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: pageEnvelope(ImportView) },
+      },
+    },
+    async (request) => findImports(app.db, pageOf(request)),
+  );
+
+  app.delete(
+    '/v1/manage/calendar-imports/:import_id',
+    {
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'deleteCalendarImport',
+        tags: ['Calendars'],
+        summary: 'Remove a calendar import and the blocks it made',
+        params: ImportParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, 204, (tx) => removeImport(tx, principal, request.params.import_id));
+    },
+  );
+
+  app.post(
+    '/v1/manage/calendar-imports/:import_id/sync',
+    {
+      onRequest: requireBusiness({ scope: 'write' }),
+      schema: {
+        operationId: 'syncCalendarImport',
+        tags: ['Calendars'],
+        summary: 'Read the external calendar now; a failure is answered in `last_error`, not as an error',
+        params: ImportParams,
+        response: { 200: ImportView },
+      },
+    },
+    async (request, reply) =>
+      syncImportNow(
+        { db: app.db, fetcher: app.calendarFetcher },
+        principalOf(request),
+        request.params.import_id,
+        app.clock.now(),
+        commitWith(request, reply, 200),
+      ),
+  );
+};

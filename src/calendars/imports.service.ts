@@ -1,0 +1,148 @@
+import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import type { Db, Executor, Tx } from '../platform/db.ts';
+import { invalidField, notFound } from '../platform/errors.ts';
+import type { Commit } from '../platform/idempotency.ts';
+import type { PageRequest } from '../platform/pagination.ts';
+import { unknownResourceIds } from '../resources/resources.queries.ts';
+import { UnsafeTarget, type WebhookTargets } from '../webhooks/target.ts';
+import { type BusyPeriod, busyPeriods } from './busy-events.ts';
+import { type CalendarFetcher, SyncFailed, type SyncFailure } from './calendar-fetch.ts';
+import {
+  deleteImportRow,
+  type ImportToSync,
+  importToSync,
+  insertImport,
+  listImportsOf,
+  lockImport,
+  recordSync,
+  replaceImportBlocks,
+} from './imports.queries.ts';
+import { toImportView } from './imports.view.ts';
+
+/** Each import is read this often. */
+export const SYNC_EVERY_MS = 15 * 60_000;
+/**
+ * A feed's ETag is sent only while its last full read is this recent: a 304 says the text is the
+ * same, not that the window of expanded recurrences is, and that window moves on with the days.
+ */
+const ETAG_TRUSTED_MS = 86_400_000;
+
+export interface ImportInput {
+  url: string;
+  resource_id: string;
+}
+
+/** A new import: its URL checked as a webhook's (resolved outside the transaction), then stored. */
+export async function addImport<R>(
+  targets: WebhookTargets,
+  actor: AuditActor,
+  input: ImportInput,
+  commit: Commit<R>,
+): Promise<R> {
+  let url: URL;
+  try {
+    url = await targets.checkRegistration(input.url);
+  } catch (error) {
+    if (error instanceof UnsafeTarget) throw invalidField('url', error.message);
+    throw error;
+  }
+  return commit(async (tx) => {
+    if ((await unknownResourceIds(tx, actor.businessId, [input.resource_id])).length > 0) {
+      throw invalidField('resource_id', 'is not a resource of this business');
+    }
+    const view = toImportView(
+      await insertImport(tx, {
+        business_id: actor.businessId,
+        resource_id: input.resource_id,
+        url: url.href,
+      }),
+    );
+    await recordAudit(tx, actor, {
+      action: 'calendar_import.created',
+      entityType: 'calendar_import',
+      entityId: view.id,
+      after: view,
+    });
+    return view;
+  });
+}
+
+export const findImports = (executor: Executor, page: PageRequest) =>
+  listImportsOf(executor, page, toImportView);
+
+export async function removeImport(tx: Tx, actor: AuditActor, importId: string): Promise<void> {
+  const removed = await deleteImportRow(tx, actor.businessId, importId);
+  if (!removed) throw notFound('calendar import');
+  await recordAudit(tx, actor, {
+    action: 'calendar_import.deleted',
+    entityType: 'calendar_import',
+    entityId: removed.id,
+    before: toImportView(removed),
+  });
+}
+
+export type SyncOutcome =
+  | { kind: 'unchanged' }
+  | { kind: 'read'; periods: BusyPeriod[]; etag: string | null }
+  | { kind: 'failed'; failure: SyncFailure };
+
+/** Reads and parses the import's calendar; no transaction is held meanwhile. */
+export async function readCalendar(
+  fetcher: CalendarFetcher,
+  calendar: ImportToSync,
+  now: number,
+): Promise<SyncOutcome> {
+  const trusted = calendar.parsed_at !== null && now - calendar.parsed_at.getTime() < ETAG_TRUSTED_MS;
+  try {
+    const fetched = await fetcher.fetch(calendar.url, trusted ? calendar.etag : null);
+    if (!fetched.changed) return { kind: 'unchanged' };
+    return { kind: 'read', periods: busyPeriods(fetched.body, now, calendar.timezone), etag: fetched.etag };
+  } catch (error) {
+    if (error instanceof SyncFailed) return { kind: 'failed', failure: error.failure };
+    throw error;
+  }
+}
+
+/**
+ * Writes what a read found, in one transaction: the blocks replaced by the calendar's busy
+ * periods, or on a failure only its class (the blocks of the last good read stay). Undefined
+ * when the import was deleted meanwhile.
+ */
+export async function applySync(tx: Tx, calendar: ImportToSync, outcome: SyncOutcome, now: number) {
+  if (!(await lockImport(tx, calendar.business_id, calendar.id))) return undefined;
+  const next_sync_at = new Date(now + SYNC_EVERY_MS);
+  if (outcome.kind === 'failed') {
+    return recordSync(tx, calendar.business_id, calendar.id, { last_error: outcome.failure, next_sync_at });
+  }
+  if (outcome.kind === 'read') {
+    await replaceImportBlocks(
+      tx,
+      { businessId: calendar.business_id, importId: calendar.id, resourceId: calendar.resource_id },
+      outcome.periods,
+    );
+  }
+  return recordSync(tx, calendar.business_id, calendar.id, {
+    ...(outcome.kind === 'read' ? { etag: outcome.etag, parsed_at: new Date(now) } : {}),
+    last_synced_at: new Date(now),
+    last_error: null,
+    next_sync_at,
+  });
+}
+
+/** `POST .../sync`: the import read now, its outcome committed, the import answered. */
+export async function syncImportNow<R>(
+  deps: { db: Db; fetcher: CalendarFetcher },
+  actor: AuditActor,
+  importId: string,
+  now: number,
+  commit: Commit<R>,
+): Promise<R> {
+  const calendar = await importToSync(deps.db, actor.businessId, importId);
+  if (!calendar) throw notFound('calendar import');
+  const outcome = await readCalendar(deps.fetcher, calendar, now);
+  return commit(async (tx) => {
+    const row = await applySync(tx, calendar, outcome, now);
+    if (!row) throw notFound('calendar import');
+    return toImportView(row);
+  });
+}
