@@ -27,6 +27,7 @@ import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { streamRoutes } from './live/stream.routes.ts';
 import { EmailSender } from './messages/sender.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
 import { paymentsRoutes } from './payments/payments.routes.ts';
@@ -42,6 +43,7 @@ import { AppError, registerErrorHandler, sendError } from './platform/errors.ts'
 import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
+import { LIVE_CHANNEL, LiveEvents } from './platform/live-events.ts';
 import { registerMetrics } from './platform/metrics.ts';
 import { documentErrors, refResolver } from './platform/openapi.ts';
 import { CursorCodec } from './platform/pagination.ts';
@@ -176,10 +178,18 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     ended: (outage, failures, lastedMs) =>
       app.log.info({ outage, failures, lasted_ms: lastedMs }, `database ${outage} no more: back to normal`),
   });
-  const stopListening = await database.listen(CHANGE_CHANNEL, {
-    message: (payload) => changes.apply(payload),
-    up: () => changes.connected(),
-    down: () => changes.disconnected(),
+  const liveEvents = new LiveEvents(config.streams, () => clock.now());
+  const stopListening = await database.listen([CHANGE_CHANNEL, LIVE_CHANNEL], {
+    message: (payload, channel) =>
+      channel === LIVE_CHANNEL ? liveEvents.apply(payload) : changes.apply(payload),
+    up: () => {
+      changes.connected();
+      liveEvents.up();
+    },
+    down: () => {
+      changes.disconnected();
+      liveEvents.down();
+    },
   });
   app.decorate('db', database.db);
   app.decorate('database', database);
@@ -188,6 +198,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
+  app.decorate('liveEvents', liveEvents);
   app.decorate(
     'authenticator',
     new DatabaseAuthenticator(database.db, tokens, keyUsage, changes, new URL(config.publicBaseUrl).origin),
@@ -234,6 +245,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorateRequest('bookedDates', null);
   // First of the request hooks: the deadline covers every database wait of the request, the guard's too.
   registerDbDeadline(app, config.dbRequestDeadlineMs);
+  // Before the server waits for its connections: an open stream would hold it until cut.
+  app.addHook('preClose', async () => liveEvents.stop());
   app.addHook('onClose', async () => {
     await app.jobs.stop();
     email.close();
@@ -345,6 +358,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(customerRoutes);
   await app.register(customerDetailRoutes);
   await app.register(waitlistRoutes);
+  await app.register(streamRoutes);
   await app.register(webhookRoutes);
   await app.register(widgetRoutes);
 

@@ -1,7 +1,12 @@
 import { globSync } from 'node:fs';
 
 /** Every test file of the project, as `npm test` has always found them. */
-const ALL_TESTS = ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts'];
+const ALL_TESTS = [
+  'src/**/*.test.ts',
+  'test/**/*.test.ts',
+  'packages/*/src/**/*.test.ts',
+  'dashboard/**/*.test.ts',
+];
 
 /**
  * The system lane: files that start processes or servers of their own (PostgreSQL, Redis, the real
