@@ -28,6 +28,7 @@ export const SYSTEM_LANE = [
   'src/platform/redis-outage.test.ts',
   'src/billing/quota-processes.test.ts',
   'src/availability/pacing-processes.test.ts',
+  'src/live/stream-processes.test.ts',
   'src/platform/idempotency-crash.test.ts',
   'test/deploy.test.ts',
 ];
