@@ -31,6 +31,7 @@ import { DatabaseAuthenticator } from './developers/authenticator.ts';
 import { businessRoutes } from './developers/business.routes.ts';
 import { developerRoutes } from './developers/developers.routes.ts';
 import { staffRoutes } from './developers/staff.routes.ts';
+import { streamRoutes } from './live/stream.routes.ts';
 import { messageRoutes } from './messages/messages.routes.ts';
 import { reminderJob } from './messages/reminders.ts';
 import { EmailSender } from './messages/sender.ts';
@@ -49,6 +50,7 @@ import { AppError, registerErrorHandler, sendError } from './platform/errors.ts'
 import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
+import { LIVE_CHANNEL, LiveEvents } from './platform/live-events.ts';
 import { registerMetrics } from './platform/metrics.ts';
 import { documentErrors, refResolver } from './platform/openapi.ts';
 import { CursorCodec } from './platform/pagination.ts';
@@ -190,10 +192,18 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     ended: (outage, failures, lastedMs) =>
       app.log.info({ outage, failures, lasted_ms: lastedMs }, `database ${outage} no more: back to normal`),
   });
-  const stopListening = await database.listen(CHANGE_CHANNEL, {
-    message: (payload) => changes.apply(payload),
-    up: () => changes.connected(),
-    down: () => changes.disconnected(),
+  const liveEvents = new LiveEvents(config.streams, () => clock.now());
+  const stopListening = await database.listen([CHANGE_CHANNEL, LIVE_CHANNEL], {
+    message: (payload, channel) =>
+      channel === LIVE_CHANNEL ? liveEvents.apply(payload) : changes.apply(payload),
+    up: () => {
+      changes.connected();
+      liveEvents.up();
+    },
+    down: () => {
+      changes.disconnected();
+      liveEvents.down();
+    },
   });
   app.decorate('db', database.db);
   app.decorate('database', database);
@@ -202,6 +212,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
+  app.decorate('liveEvents', liveEvents);
   app.decorate(
     'authenticator',
     new DatabaseAuthenticator(database.db, tokens, keyUsage, changes, new URL(config.publicBaseUrl).origin),
@@ -271,6 +282,8 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorateRequest('bookedDates', null);
   // First of the request hooks: the deadline covers every database wait of the request, the guard's too.
   registerDbDeadline(app, config.dbRequestDeadlineMs);
+  // Before the server waits for its connections: an open stream would hold it until cut.
+  app.addHook('preClose', async () => liveEvents.stop());
   app.addHook('onClose', async () => {
     await app.jobs.stop();
     email.close();
@@ -384,6 +397,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(customerDetailRoutes);
   await app.register(waitlistRoutes);
   await app.register(offerRoutes);
+  await app.register(streamRoutes);
   await app.register(webhookRoutes);
   await app.register(feedRoutes);
   await app.register(importRoutes);

@@ -48,6 +48,8 @@ export interface Config {
   pressure: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number; maxRssBytes: number };
   /** How long a stopping server waits for requests in flight before it cuts their connections. */
   shutdownTimeoutMs: number;
+  /** Live streams (`GET /v1/manage/stream`): open at once per business and per process, and the heartbeat. */
+  streams: { perBusiness: number; perProcess: number; heartbeatMs: number };
 }
 
 /** Twilio's account, and the sender: a number (`from`) or a messaging service. */
@@ -272,5 +274,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRssBytes: parseCount('MAX_RSS_BYTES', env.MAX_RSS_BYTES, 0),
     },
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10_000),
+    streams: {
+      perBusiness: parseCount('STREAMS_PER_BUSINESS', env.STREAMS_PER_BUSINESS, 20),
+      perProcess: parseCount('STREAMS_PER_PROCESS', env.STREAMS_PER_PROCESS, 2000),
+      heartbeatMs: 15_000,
+    },
   };
 }

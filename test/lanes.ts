@@ -1,7 +1,12 @@
 import { globSync } from 'node:fs';
 
 /** Every test file of the project, as `npm test` has always found them. */
-const ALL_TESTS = ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*.test.ts'];
+const ALL_TESTS = [
+  'src/**/*.test.ts',
+  'test/**/*.test.ts',
+  'packages/*/src/**/*.test.ts',
+  'dashboard/**/*.test.ts',
+];
 
 /**
  * The system lane: files that start processes or servers of their own (PostgreSQL, Redis, the real
@@ -24,6 +29,7 @@ export const SYSTEM_LANE = [
   'src/platform/redis-outage.test.ts',
   'src/billing/quota-processes.test.ts',
   'src/availability/pacing-processes.test.ts',
+  'src/live/stream-processes.test.ts',
   'src/platform/idempotency-crash.test.ts',
   'src/messages/sender-crash.test.ts',
   'test/deploy.test.ts',

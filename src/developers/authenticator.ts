@@ -186,6 +186,7 @@ export class DatabaseAuthenticator implements Authenticator {
         rateLimitPerMinute: null,
         subscription: subscriptionOf(developer),
         sandbox,
+        expiresAt: claims.expiresAt,
       };
     }
     // The membership is read on every use: a removed membership's token stops working at once,
@@ -228,6 +229,7 @@ export class DatabaseAuthenticator implements Authenticator {
       rateLimitPerMinute: null,
       subscription: subscriptionOf(member),
       sandbox: member.is_dev,
+      expiresAt: claims.expiresAt,
     };
   }
 }

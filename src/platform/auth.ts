@@ -34,6 +34,8 @@ export interface Principal {
    * public origin for a business's default key); absent for other credentials.
    */
   allowedOrigins?: readonly string[];
+  /** When a JWT stops being accepted (its `exp`, in ms since the epoch); absent for keys. */
+  expiresAt?: number;
 }
 
 declare module 'fastify' {
@@ -117,6 +119,8 @@ export interface TokenClaims {
   businessId?: string;
   /** A dashboard user's session epoch when issued (claim `sv`): ending every session raises the account's. */
   sessionEpoch?: number;
+  /** The `exp` claim, in ms since the epoch; set by `verify`, never signed from here (tokens last ACCESS_TOKEN_SECONDS). */
+  expiresAt?: number;
 }
 
 export class TokenService {
@@ -151,7 +155,14 @@ export class TokenService {
       if (!payload.sub || typeof payload.email !== 'string') return null;
       if (role !== 'business_owner' && role !== 'staff_member' && role !== 'developer') return null;
       const sessionEpoch = typeof payload.sv === 'number' ? payload.sv : undefined;
-      return { sub: payload.sub, email: payload.email, role, businessId: meta?.business_id, sessionEpoch };
+      return {
+        sub: payload.sub,
+        email: payload.email,
+        role,
+        businessId: meta?.business_id,
+        sessionEpoch,
+        expiresAt: (payload.exp as number) * 1000,
+      };
     } catch {
       return null;
     }

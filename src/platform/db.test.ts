@@ -62,7 +62,7 @@ describe('LISTEN on a PostgreSQL server', () => {
     const listening = async () => {
       const { rows } = await sql<{ pid: number }>`
         SELECT pid FROM pg_stat_activity
-        WHERE query = ${`LISTEN ${CHANGE_CHANNEL}`} AND datname = current_database()`.execute(
+        WHERE query LIKE ${`LISTEN ${CHANGE_CHANNEL}%`} AND datname = current_database()`.execute(
         ctx.database.db,
       );
       return rows.map((row) => row.pid);
@@ -87,7 +87,7 @@ describe('LISTEN on a PostgreSQL server', () => {
     const events: string[] = [];
     const stop = await listenOnServer(
       relay.url,
-      channel,
+      [channel],
       {
         message: (payload) => events.push(`message:${payload}`),
         up: () => events.push('up'),

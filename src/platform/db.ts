@@ -30,8 +30,8 @@ export interface Database {
   outages: OutageWatch;
   /** Runs a multi-statement SQL script (migrations) outside Kysely. */
   runScript(sql: string): Promise<void>;
-  /** Subscribes to a notification channel; resolves to the unsubscribe function. */
-  listen(channel: string, listener: ChannelListener): Promise<() => Promise<void>>;
+  /** Subscribes to notification channels, all on one connection; resolves to the unsubscribe function. */
+  listen(channels: readonly string[], listener: ChannelListener): Promise<() => Promise<void>>;
   /** The pool's connections now (metrics); absent on a database made by hand in a test. */
   poolStats?(): PoolStats;
   close(): Promise<void>;
@@ -143,7 +143,7 @@ export async function openPostgres(
         throw error;
       }
     },
-    listen: (channel, listener) => listenOnServer(connectionString, channel, listener),
+    listen: (channels, listener) => listenOnServer(connectionString, channels, listener),
     poolStats: () => ({
       inUse: pool.totalCount - pool.idleCount,
       idle: pool.idleCount,
@@ -194,12 +194,14 @@ export async function openPGlite(
     async runScript(sql) {
       await pglite.exec(sql);
     },
-    async listen(channel, listener) {
-      const unsubscribe = await pglite.listen(channel, (payload) => listener.message(payload));
+    async listen(channels, listener) {
+      const unsubscribes = await Promise.all(
+        channels.map((channel) => pglite.listen(channel, (payload) => listener.message(payload, channel))),
+      );
       listener.up();
       return async () => {
         listener.down();
-        await unsubscribe();
+        for (const unsubscribe of unsubscribes) await unsubscribe();
       };
     },
     dumpDataDir: () => pglite.dumpDataDir('none'),

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { withTimeout } from './timeout.ts';
 
 export interface ChannelListener {
-  message(payload: string): void;
+  message(payload: string, channel: string): void;
   /** Listening (again): notifications from now on are delivered. */
   up(): void;
   /** Notifications may be missed until the next `up`. */
@@ -35,10 +35,11 @@ export const answers = (client: pg.Client, timeoutMs: number): Promise<boolean> 
  * A dedicated connection for LISTEN (a pooled one would be handed to queries), reconnecting when
  * lost. A connection whose network silently dropped (half-open) never ends by itself: TCP
  * keepalive and a periodic `SELECT 1` find it, so the feed goes down instead of going quiet.
+ * One connection per process, whatever the number of channels: each is one more LISTEN on it.
  */
 export async function listenOnServer(
   connectionString: string,
-  channel: string,
+  channels: readonly string[],
   listener: ChannelListener,
   health: ListenHealthCheck = LISTEN_HEALTH_CHECK,
 ) {
@@ -60,12 +61,12 @@ export async function listenOnServer(
       connectionTimeoutMillis: health.checkTimeoutMs,
     });
     candidate.on('notification', (notification) => {
-      if (notification.payload) listener.message(notification.payload);
+      if (notification.payload) listener.message(notification.payload, notification.channel);
     });
     candidate.on('error', () => {});
     try {
       await candidate.connect();
-      await candidate.query(`LISTEN ${channel}`);
+      await candidate.query(channels.map((channel) => `LISTEN ${channel}`).join('; '));
     } catch {
       await candidate.end().catch(() => {});
       reconnectLater();

@@ -1,5 +1,6 @@
 import { Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import './live-events.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,7 +25,7 @@ function openConnections(server: Server): Promise<number> {
 }
 
 /**
- * Stops the app: no new connection is accepted; requests in flight finish, up to `timeoutMs`,
+ * Stops the app: no new connection is accepted; live streams end; requests in flight finish, up to `timeoutMs`,
  * after which their connections are cut; then the app's own close runs (jobs, change feed, key
  * usage, Redis, the metrics listener). Answers false when connections had to be cut.
  *
@@ -35,6 +36,8 @@ function openConnections(server: Server): Promise<number> {
  */
 export async function stopServing(app: FastifyInstance, timeoutMs: number): Promise<boolean> {
   app.stopping = true;
+  // A live stream never ends by itself: ended now, its connection closes like an idle one.
+  app.liveEvents.stop();
   const server = app.server;
   let cut = false;
   const deadline = setTimeout(() => {
