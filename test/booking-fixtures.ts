@@ -11,6 +11,24 @@ export function daysFromNow(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/**
+ * The next day, two days ahead at least, on which Central Europe's clocks change (the last Sunday
+ * of March or October, at 01:00 UTC), and the zone's offset from UTC on its evening.
+ */
+export function nextCentralEuropeanClockChange(): { date: string; utcOffsetHours: number } {
+  const earliest = Date.now() + 2 * 86_400_000;
+  for (let year = new Date().getUTCFullYear(); ; year++) {
+    for (const [month, utcOffsetHours] of [
+      [2, 2],
+      [9, 1],
+    ] as const) {
+      const last = new Date(Date.UTC(year, month + 1, 0));
+      last.setUTCDate(last.getUTCDate() - last.getUTCDay());
+      if (last.getTime() >= earliest) return { date: last.toISOString().slice(0, 10), utcOffsetHours };
+    }
+  }
+}
+
 export interface BookableBusiness {
   tenant: Tenant;
   /** Resource ids by name. */

@@ -5,6 +5,7 @@ import {
   type BookableBusiness,
   daysFromNow,
   guest,
+  nextCentralEuropeanClockChange,
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
@@ -39,11 +40,19 @@ const host = () => new URL(ctx.config.publicBaseUrl).hostname;
 const sendAll = async () => (await ctx.app.jobs.runAll()).email;
 const mailsTo = (address: string) => smtp.received.filter((message) => message.to.includes(address));
 
-/** A venue with a profile, a notification address and message settings (`settings` overrides). */
-async function venue(settings: Record<string, unknown> = {}, options: { sandbox?: boolean } = {}) {
+/**
+ * A venue with a profile, a notification address and message settings (`settings` overrides);
+ * `options` set it up (hours, tables, a sandbox).
+ */
+async function venue(
+  settings: Record<string, unknown> = {},
+  options: Omit<NonNullable<Parameters<typeof setupBookable>[1]>, 'settings'> & {
+    settings?: Record<string, unknown>;
+  } = {},
+) {
   const biz = await setupBookable(ctx.app, {
-    sandbox: options.sandbox,
-    settings: { timezone: 'Europe/Paris' },
+    ...options,
+    settings: { timezone: 'Europe/Paris', ...options.settings },
   });
   await ctx.app.db
     .updateTable('businesses')
@@ -283,5 +292,73 @@ describe('messages of a booking', () => {
     assert.ok(row.failed_at, 'given up');
     assert.equal(row.sent_at, null);
     assert.ok(row.last_error);
+  });
+
+  it('reminds the guest 24 hours before a booking on the Sunday the clocks change, at its local time, once', async () => {
+    const biz = await venue({}, { settings: { booking_window_days: 365 }, open: '09:00', close: '22:00' });
+    const { date } = nextCentralEuropeanClockChange();
+    const booking = await bookOnline(biz, { booking_date: date, start_time: '19:00' });
+    await sendAll();
+    smtp.received.length = 0;
+
+    const moment = Date.parse(booking.starts_at) - 24 * 3_600_000;
+    ctx.app.clock.now = () => moment - 1000;
+    assert.equal(await sendAll(), 0, 'not before its moment');
+    ctx.app.clock.now = () => moment;
+    assert.equal(await sendAll(), 1);
+    const [reminder] = mailsTo(GUEST_EMAIL);
+    assert.ok(reminder, 'the guest is reminded');
+    assert.equal(reminder.mail.subject, 'See you soon at "Bistro Race"');
+    // Sent on the Saturday under the old offset, it tells the Sunday's time under the new one.
+    assert.match(reminder.mail.text ?? '', /7:00 PM/);
+    assert.ok((reminder.mail.text ?? '').includes(booking.confirmation_code));
+    ctx.app.clock.now = () => moment + 3_600_000;
+    assert.equal(await sendAll(), 0, 'at most once');
+  });
+
+  it('offers a freed table to the waiting guest by email, whose link books it', async () => {
+    const biz = await venue(
+      {},
+      { open: '18:00', close: '20:00', resources: [{ name: 'T4', capacity_min: 1, capacity_max: 4 }] },
+    );
+    const early = await bookOnline(biz, { start_time: '18:00', capacity: 2 });
+    await bookOnline(biz, { start_time: '19:00', capacity: 2 });
+    const waiting = 'ada@example.com';
+    const joined = await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/waitlist/${biz.tenant.businessId}`,
+      payload: {
+        customer: { first_name: 'Ada', last_name: 'Lovelace', phone: '+44 20 7946 0000', email: waiting },
+        preferred_date: DAY,
+        capacity: 2,
+      },
+    });
+    assert.equal(joined.statusCode, 201, joined.body);
+    await sendAll();
+    smtp.received.length = 0;
+
+    assert.equal((await patch(biz, early.id, { status: 'cancelled' })).statusCode, 200);
+    await sendAll();
+    const [offer] = mailsTo(waiting);
+    assert.ok(offer, 'the waiting guest is emailed the offer');
+    assert.equal(offer.mail.subject, 'A table is free at "Bistro Race"');
+    assert.match(offer.mail.text ?? '', /6:00 PM/);
+    const link = /https?:\/\/\S+\/waitlist\/offer\/[A-Za-z0-9_-]+/.exec(offer.mail.text ?? '')?.[0];
+    assert.ok(link, offer.mail.text);
+    assert.ok((offer.mail.html || '').includes(link), 'the same link in the HTML part');
+
+    const booked = await ctx.app.inject({
+      method: 'POST',
+      url: new URL(link).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    assert.equal(booked.statusCode, 200, booked.body);
+    smtp.received.length = 0;
+    await sendAll();
+    const [confirmation] = mailsTo(waiting);
+    assert.ok(confirmation, 'the booking the offer made is confirmed to the guest');
+    assert.equal(confirmation.mail.subject, 'Your booking at "Bistro Race" is confirmed');
+    assert.equal(inviteOf(confirmation.mail).event.start.toISOString(), early.starts_at);
   });
 });

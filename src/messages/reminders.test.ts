@@ -5,6 +5,7 @@ import {
   bookOk,
   daysFromNow,
   guest,
+  nextCentralEuropeanClockChange,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
@@ -111,7 +112,7 @@ describe('reminder job', () => {
       open: '09:00',
       close: '22:00',
     });
-    const { date, utcOffsetHours } = nextBerlinClockChange();
+    const { date, utcOffsetHours } = nextCentralEuropeanClockChange();
     const booking = await bookOk(ctx.app, biz, { booking_date: date, start_time: '19:00' });
     assert.equal(
       booking.starts_at,
@@ -169,21 +170,3 @@ describe('reminder job', () => {
     assert.deepEqual((await reminders()).map((row) => row.booking_id).sort(), [first.id, second.id].sort());
   });
 });
-
-/**
- * The next Sunday at least two days ahead on which Europe/Berlin changes its clock (the last Sunday
- * of March or October), and its offset from UTC that evening.
- */
-function nextBerlinClockChange(): { date: string; utcOffsetHours: number } {
-  const earliest = Date.now() + 2 * 24 * HOUR;
-  for (let year = new Date().getUTCFullYear(); ; year++) {
-    for (const [month, utcOffsetHours] of [
-      [2, 2],
-      [9, 1],
-    ] as const) {
-      const last = new Date(Date.UTC(year, month + 1, 0));
-      last.setUTCDate(last.getUTCDate() - last.getUTCDay());
-      if (last.getTime() >= earliest) return { date: last.toISOString().slice(0, 10), utcOffsetHours };
-    }
-  }
-}
