@@ -6,8 +6,9 @@
 --   an email is known (the guest's as given, else the customer's), by SMS when it sends SMS and a
 --   phone is known; an online one also tells the venue (`venue_new_booking`) at its notification
 --   address.
--- - A reschedule or a cancellation tells the guest only on a channel the guest was told the
---   booking was confirmed on: an unpaid checkout that lapses tells nobody.
+-- - A reschedule or a cancellation tells the guest by email only (SMS carries confirmations and
+--   reminders alone), and only when the guest was emailed that the booking was confirmed: an unpaid
+--   checkout that lapses tells nobody.
 -- - A cancellation by the guest (`p_actor` 'guest') tells the venue (`venue_guest_cancellation`).
 -- `sequence` is the SEQUENCE of the invite the message carries: 0 for the confirmation, one more for
 -- each later message of the booking on that channel.
@@ -34,7 +35,8 @@ BEGIN
   CROSS JOIN LATERAL (VALUES
     (v_type, 'email', nullif(coalesce(p_data->'guest'->>'email', p_data->'customer'->>'email'), ''),
       b.guest_emails_enabled),
-    (v_type, 'sms', nullif(p_data->'customer'->>'phone', ''), b.sms_enabled),
+    (v_type, 'sms', nullif(p_data->'customer'->>'phone', ''),
+      b.sms_enabled AND v_type = 'booking_confirmed'),
     ('venue_new_booking', 'email', b.venue_notification_email,
       v_type = 'booking_confirmed' AND p_data->>'source' = 'online'),
     ('venue_guest_cancellation', 'email', b.venue_notification_email,

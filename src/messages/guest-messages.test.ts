@@ -252,6 +252,13 @@ describe('messages of a booking', () => {
     );
     assert.equal(await sendAll(), 1, 'the email sender leaves SMS to its own sender');
     assert.equal(mailsTo(GUEST_EMAIL).length, 0);
+    // SMS carries confirmations and reminders only.
+    assert.equal((await patch(biz, booking.id, { start_time: '14:00' })).statusCode, 200);
+    assert.equal((await patch(biz, booking.id, { status: 'cancelled' })).statusCode, 200);
+    assert.deepEqual(
+      (await outboxOf(booking.id)).filter((row) => row.channel === 'sms').map((row) => row.type),
+      ['booking_confirmed'],
+    );
   });
 
   it("withholds a sandbox business's mail to its guests", async () => {
