@@ -2,7 +2,7 @@
 export const CSS = `
 :host{display:block;font:16px/1.4 system-ui,sans-serif;color:var(--sw-text,#1d1d1f);max-width:28rem}
 .sw{background:var(--sw-bg,#fff);border:1px solid #c8c8cc;border-radius:12px;padding:1rem}
-#sw-title{margin:0 0 .5rem;font-size:1.3rem}
+#sw-title{margin:0 0 .5rem;font-size:1.3rem;min-width:0;overflow-wrap:anywhere}
 .head{display:flex;align-items:center;gap:.75rem}
 .logo{width:56px;height:56px;object-fit:contain;border-radius:8px;margin-bottom:.5rem}
 .venue{margin-bottom:.75rem}
