@@ -73,8 +73,9 @@ const form = (data: FormData) => Object.fromEntries([...data].map(([k, v]) => [k
  * `<slotwise-booking business="slug" key="svc_pk_...">`: party size, a month of days, the day's
  * times, the guest's details, a deposit when the business asks for one, the confirmation; a full
  * day offers the waitlist. With `show-venue`, a header shows the venue: logo, description, address,
- * phone, email, website and booking policy (each when the venue gives it). Fires `slotwise:booked` and `slotwise:error` (bubbling, composed), also
- * to the parent window when framed by one of the origins of `parent-origins` (space-separated).
+ * phone, email, website and booking policy (each when the venue gives it). Fires `slotwise:booked`
+ * and `slotwise:error` (bubbling, composed), also to the parent window when framed by one of the
+ * origins of `parent-origins` (space-separated).
  */
 export class SlotwiseBooking extends HTMLElement {
   static observedAttributes = [
