@@ -17,6 +17,17 @@ export interface Business {
   phone?: string | null;
   /** A sandbox business: the widget says it is in test mode. */
   is_sandbox?: boolean;
+  description?: string | null;
+  address?: string | null;
+  public_email?: string | null;
+  website?: string | null;
+  logo_url?: string | null;
+  booking_policy?: string | null;
+  deposit_type?: string;
+  default_deposit_amount_cents?: number;
+  /** How long a booking waiting for its deposit keeps its table. */
+  payment_hold_minutes?: number;
+  guest_emails_enabled?: boolean;
 }
 
 export interface Day {
@@ -33,12 +44,15 @@ export interface Slot {
 }
 
 export interface Booking {
+  /** In the answer to a new booking; a guest's view of it has none. */
+  id?: string;
   confirmation_code: string;
   status: string;
   booking_date: string;
   start_time: string;
   capacity: number;
   starts_at: string;
+  ends_at: string;
   deposit: { amount_cents: number; status: string } | null;
   payment_client_secret?: string;
 }

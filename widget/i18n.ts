@@ -1,4 +1,4 @@
-/** The widget's English texts; `{n}` and `{tz}` are filled in by `fill()`. */
+/** The widget's English texts; `{n}`, `{tz}` and the like are filled in by `fill()`. */
 export const EN = {
   start: 'Make a booking',
   party: 'Number of guests',
@@ -22,11 +22,16 @@ export const EN = {
   optional: 'optional',
   book: 'Book',
   deposit: 'Deposit',
-  depositText: 'This booking is held for you until the deposit is paid.',
+  depositText:
+    'Your table is held for {minutes} minutes while you pay the deposit; unpaid after that, the booking is cancelled.',
+  perPerson: '{amount} per person × {n} = {total}',
+  policy: 'Booking policy',
   pay: 'Pay the deposit',
   check: 'I have paid',
   unpaid: 'The payment has not arrived yet.',
   done: 'Your booking is confirmed',
+  emailed: "We've emailed your confirmation to {email}.",
+  calendar: 'Add to calendar',
   code: 'Confirmation code',
   manage: 'View or cancel your booking',
   waitlist: 'This day is fully booked',
@@ -35,6 +40,7 @@ export const EN = {
   joined: 'You are on the waitlist, number {n}.',
   taken: 'This time was just taken. Please choose another one.',
   failed: 'Something went wrong. Please try again.',
+  unavailable: 'Online booking is unavailable right now.',
   zone: 'Times in {tz}',
   step: 'Step {n} of 4',
   contact: 'Email or phone given when booking',

@@ -23,6 +23,7 @@ import {
   zoneName,
 } from './format.ts';
 import { EN, fill, pickLanguage, type Texts, textsOf } from './i18n.ts';
+import { bookingCalendar } from './ics.ts';
 import { CSS } from './styles.ts';
 
 /** Where this script was loaded from: the API's default address (read now, while it runs). */
@@ -60,13 +61,21 @@ const field = (
 ) =>
   `<label for="sw-${name}">${esc(label)}</label><input id="sw-${name}" name="${name}" type="${type}" autocomplete="${autocomplete}" value="${esc(value)}"${required ? ' required' : ''}>`;
 
+/** A phone as a tel: link's target: its digits and a leading plus. */
+const telHref = (phone: string) => `tel:${esc(phone.replace(/[^\d+]/g, ''))}`;
+
+/** Venue text kept as written, its line breaks too (the styles keep them). */
+const paragraph = (text: string, className: string) => `<p class="${className}">${esc(text)}</p>`;
+
 const form = (data: FormData) => Object.fromEntries([...data].map(([k, v]) => [k, String(v).trim()]));
 
 /**
  * `<slotwise-booking business="slug" key="svc_pk_...">`: party size, a month of days, the day's
  * times, the guest's details, a deposit when the business asks for one, the confirmation; a full
- * day offers the waitlist. Fires `slotwise:booked` and `slotwise:error` (bubbling, composed), also
- * to the parent window when framed by one of the origins of `parent-origins` (space-separated).
+ * day offers the waitlist. With `show-venue`, a header shows the venue: logo, description, address,
+ * phone, email, website and booking policy (each when the venue gives it). Fires `slotwise:booked`
+ * and `slotwise:error` (bubbling, composed), also to the parent window when framed by one of the
+ * origins of `parent-origins` (space-separated).
  */
 export class SlotwiseBooking extends HTMLElement {
   static observedAttributes = [
@@ -78,6 +87,7 @@ export class SlotwiseBooking extends HTMLElement {
     'api',
     'heading-level',
     'manage',
+    'show-venue',
   ];
 
   private readonly root = this.attachShadow({ mode: 'open' });
@@ -164,7 +174,7 @@ export class SlotwiseBooking extends HTMLElement {
       navigator.language,
     );
     this.api = createApi(this.apiBase(), this.getAttribute('key') ?? '');
-    this.root.innerHTML = `<style>${CSS}</style><section class="sw" lang="${this.language}" aria-labelledby="sw-title" aria-busy="true"><h${this.level} id="sw-title"></h${this.level}><div id="sw-body"></div><p id="sw-live" class="sr" role="status"></p><p id="sw-alert" class="alert" role="alert"></p></section>`;
+    this.root.innerHTML = `<style>${CSS}</style><section class="sw" lang="${this.language}" aria-labelledby="sw-title" aria-busy="true"><div class="head"><h${this.level} id="sw-title"></h${this.level}></div><div id="sw-body"></div><p id="sw-live" class="sr" role="status"></p><p id="sw-alert" class="alert" role="alert"></p></section>`;
     const texts = textsOf(this.language, this.apiBase());
     try {
       const business = await this.api.business(this.getAttribute('business') ?? '');
@@ -173,8 +183,9 @@ export class SlotwiseBooking extends HTMLElement {
       this.business = business;
       this.$('section').removeAttribute('aria-busy');
       this.$('#sw-title').textContent = business.name;
+      if (this.hasAttribute('show-venue')) this.showVenue(business);
       if (business.is_sandbox) {
-        this.$('#sw-title').insertAdjacentHTML(
+        this.$('.head').insertAdjacentHTML(
           'afterend',
           `<p class="test-mode" role="status">${esc(this.t.testMode)}</p>`,
         );
@@ -193,6 +204,36 @@ export class SlotwiseBooking extends HTMLElement {
     return this.root.querySelector(selector) as E;
   }
 
+  /** The venue's header: its logo beside its name, then what it says of itself and how to reach it. */
+  private showVenue(business: Business) {
+    if (business.logo_url) {
+      this.$('.head').insertAdjacentHTML(
+        'afterbegin',
+        `<img class="logo" src="${esc(business.logo_url)}" alt="${esc(business.name)}" width="56" height="56">`,
+      );
+    }
+    const contact = [
+      business.address ? `<span>${esc(business.address)}</span>` : '',
+      business.phone ? `<a href="${telHref(business.phone)}">${esc(business.phone)}</a>` : '',
+      business.public_email
+        ? `<a href="mailto:${esc(business.public_email)}">${esc(business.public_email)}</a>`
+        : '',
+      business.website
+        ? `<a href="${esc(business.website)}" target="_blank" rel="noopener">${esc(new URL(business.website).host)}</a>`
+        : '',
+    ].filter(Boolean);
+    this.$('.head').insertAdjacentHTML(
+      'afterend',
+      `<div class="venue">${business.description ? paragraph(business.description, 'about') : ''}${
+        contact.length ? `<address>${contact.join('')}</address>` : ''
+      }${
+        business.booking_policy
+          ? `<details><summary>${esc(this.t.policy)}</summary>${paragraph(business.booking_policy, 'policy')}</details>`
+          : ''
+      }</div>`,
+    );
+  }
+
   /** The party sizes offered: the business's online range, cut by the page's `party-max`. */
   private partyRange(): [number, number] {
     const min = this.business?.min_capacity ?? 1;
@@ -207,7 +248,7 @@ export class SlotwiseBooking extends HTMLElement {
     if (!business?.max_online_party_size || !business.max_capacity) return '';
     if (business.max_online_party_size >= business.max_capacity) return '';
     const reach = business.phone
-      ? `${esc(this.t.larger)} <a href="tel:${esc(business.phone.replace(/[^\d+]/g, ''))}">${esc(business.phone)}</a>`
+      ? `${esc(this.t.larger)} <a href="${telHref(business.phone)}">${esc(business.phone)}</a>`
       : esc(this.t.largerContact);
     return `<p id="sw-larger" class="muted">${reach}</p>`;
   }
@@ -291,11 +332,28 @@ export class SlotwiseBooking extends HTMLElement {
       }
       case 'deposit': {
         const booking = this.booking!;
-        return `${this.stepHeading(`${t.deposit}: ${money(this.language, booking.deposit?.amount_cents ?? 0)}`)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))}</p><p>${esc(t.depositText)}</p><div class="row"><a class="btn" href="${esc(this.paymentUrl(booking.payment_client_secret!))}" target="_blank" rel="noopener" data-act="pay">${esc(t.pay)}</a><button type="button" data-act="check">${esc(t.check)}</button></div>`;
+        const business = this.business!;
+        const total = booking.deposit?.amount_cents ?? 0;
+        const perPerson = business.default_deposit_amount_cents ?? 0;
+        // A charge is so much a guest; an authorisation hold is one fixed amount.
+        const split =
+          business.deposit_type === 'charge' && perPerson * booking.capacity === total
+            ? `<p>${esc(fill(t.perPerson, { amount: money(this.language, perPerson), n: booking.capacity, total: money(this.language, total) }))}</p>`
+            : '';
+        const level = Math.min(this.level + 2, 6);
+        const policy = business.booking_policy
+          ? `<h${level} class="sub">${esc(t.policy)}</h${level}>${paragraph(business.booking_policy, 'policy')}`
+          : '';
+        return `${this.stepHeading(`${t.deposit}: ${money(this.language, total)}`)}<p>${esc(instantInZone(this.language, business.timezone, booking.starts_at))}</p>${split}<p>${esc(fill(t.depositText, { minutes: business.payment_hold_minutes ?? '' }))}</p>${policy}<div class="row"><a class="btn" href="${esc(this.paymentUrl(booking.payment_client_secret!))}" target="_blank" rel="noopener" data-act="pay">${esc(t.pay)}</a><button type="button" data-act="check">${esc(t.check)}</button></div>`;
       }
       case 'done': {
         const booking = this.booking!;
-        return `${this.stepHeading(t.done)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(this.t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p><p><a href="${esc(this.manageUrl(booking.confirmation_code))}" target="_blank" rel="noopener">${esc(t.manage)}</a></p>`;
+        // The venue emails a confirmation only once the booking is confirmed.
+        const emailed =
+          this.business!.guest_emails_enabled && booking.status === 'confirmed' && this.guest.email
+            ? `<p>${esc(fill(t.emailed, { email: this.guest.email }))}</p>`
+            : '';
+        return `${this.stepHeading(t.done)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(this.t.party)}: ${booking.capacity}</p>${emailed}<p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p><p><a href="${esc(this.manageUrl(booking.confirmation_code))}" target="_blank" rel="noopener">${esc(t.manage)}</a></p>${this.calendarLink(booking)}`;
       }
       case 'manage':
         return `${this.stepHeading(t.manage)}<form data-form="find">${field('code', t.code, 'text', 'off', this.getAttribute('manage') ?? '')}${field('contact', t.contact, 'text', 'email')}<div class="row"><button class="primary">${esc(t.find)}</button></div></form>`;
@@ -327,6 +385,27 @@ export class SlotwiseBooking extends HTMLElement {
     });
     const thisMonth = todayIn(this.business!.timezone).slice(0, 7);
     return `<div class="nav"><button type="button" data-act="month" data-delta="-1" aria-label="${esc(t.prev)}"${this.month <= thisMonth ? ' disabled' : ''}>‹</button><strong id="sw-month">${esc(monthTitle(this.language, this.month))}</strong><button type="button" data-act="month" data-delta="1" aria-label="${esc(t.later)}">›</button></div><div class="cal" role="group" aria-labelledby="sw-month">${week.map((d) => `<span aria-hidden="true">${esc(weekdayShort(this.language, d))}</span>`).join('')}${'<span></span>'.repeat(blanks)}${cells.join('')}</div>`;
+  }
+
+  /**
+   * "Add to calendar": the booking's `.ics`, built here from what the widget already holds, as a
+   * data: URL to download. A link to the API would have to carry the guest's email or phone in its
+   * address (kept by history, logs and referrers); a data: URL has an opaque origin of its own and
+   * nothing to revoke.
+   */
+  private calendarLink(booking: Booking): string {
+    if (!booking.id || !booking.ends_at) return '';
+    const business = this.business!;
+    const ics = bookingCalendar({
+      bookingId: booking.id,
+      host: new URL(this.apiBase()).hostname,
+      startsAt: booking.starts_at,
+      endsAt: booking.ends_at,
+      summary: `${business.name}, ${this.t.party}: ${booking.capacity}`,
+      location: business.address,
+      stamp: new Date(),
+    });
+    return `<p><a href="data:text/calendar;charset=utf-8,${encodeURIComponent(ics)}" download="booking-${esc(booking.confirmation_code)}.ics">${esc(this.t.calendar)}</a></p>`;
   }
 
   /** The simulated processor's test page for the secret; it confirms the payment, then the booking. */
@@ -400,8 +479,14 @@ export class SlotwiseBooking extends HTMLElement {
     return this.t.failed;
   }
 
+  /**
+   * A refused key or origin (401, 403) is the site's set-up, not the guest's doing: the developer
+   * reads the API's code and message in the console, the guest is not asked to try again.
+   */
   private fail(error: unknown, message = this.t.failed) {
-    this.$('#sw-alert').textContent = message;
+    const refused = error instanceof ApiError && (error.status === 401 || error.status === 403);
+    if (refused) console.error(`slotwise: ${error.code}: ${error.message}`);
+    this.$('#sw-alert').textContent = refused ? this.t.unavailable : message;
     const detail =
       error instanceof ApiError
         ? { status: error.status, code: error.code, message: error.message }

@@ -2,7 +2,14 @@
 export const CSS = `
 :host{display:block;font:16px/1.4 system-ui,sans-serif;color:var(--sw-text,#1d1d1f);max-width:28rem}
 .sw{background:var(--sw-bg,#fff);border:1px solid #c8c8cc;border-radius:12px;padding:1rem}
-#sw-title{margin:0 0 .5rem;font-size:1.3rem}
+#sw-title{margin:0 0 .5rem;font-size:1.3rem;min-width:0;overflow-wrap:anywhere}
+.head{display:flex;align-items:center;gap:.75rem}
+.logo{width:56px;height:56px;object-fit:contain;border-radius:8px;margin-bottom:.5rem}
+.venue{margin-bottom:.75rem}
+.about,.policy{white-space:pre-line;margin:0 0 .5rem}
+address{font-style:normal;display:flex;flex-direction:column;gap:.15rem;margin-bottom:.5rem}
+address a{min-height:24px;display:inline-flex;align-items:center;width:fit-content}
+summary{cursor:pointer;font-weight:600;min-height:24px}
 #sw-body>[tabindex]{margin:.25rem 0 .75rem;font-size:1.1rem}
 #sw-body>[tabindex]:focus{outline:none}
 button,select,input,textarea,.btn{font:inherit;min-height:44px;min-width:44px;box-sizing:border-box;border-radius:8px}
@@ -18,7 +25,7 @@ select,input,textarea{width:100%;border:1px solid #767676;padding:.4rem .6rem;ba
 .cal span{font-size:.8rem;color:#595959}
 .cal button{padding:0}
 .cal .full{background:repeating-linear-gradient(135deg,#fff4e0 0 6px,#fde3b8 6px 12px);border-color:#a05a00;color:#6b3d00}
-.period{font-size:1rem;margin:1rem 0 .4rem}
+.period,.sub{font-size:1rem;margin:1rem 0 .4rem}
 .slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:6px}
 [aria-pressed=true]{background:var(--sw-accent,#0a58a8);color:#fff}
 a{color:var(--sw-accent,#0a58a8)}

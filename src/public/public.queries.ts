@@ -4,6 +4,7 @@ import { isUuid } from '../platform/schemas.ts';
 import {
   type BusinessProfile,
   type BusinessSettings,
+  type MessageSettings,
   PROFILE_COLUMNS,
 } from '../settings/settings.queries.ts';
 import { WIDGET_SETTINGS } from './public.view.ts';
@@ -23,6 +24,7 @@ export const findBusinessBySlug = async (executor: Executor, slug: string) =>
       ...WIDGET_SETTINGS,
       'max_online_party_size',
       ...PROFILE_COLUMNS,
+      'guest_emails_enabled',
       'is_dev as is_sandbox',
     ])
     .where((eb) =>
@@ -37,7 +39,8 @@ export const findBusinessBySlug = async (executor: Executor, slug: string) =>
         BusinessSettings,
         (typeof WIDGET_SETTINGS)[number] | 'max_online_party_size'
       > &
-        BusinessProfile)
+        BusinessProfile &
+        Pick<MessageSettings, 'guest_emails_enabled'>)
     | undefined;
 
 export async function findBusinessTimezone(executor: Executor, businessId: string) {

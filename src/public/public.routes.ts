@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.view.ts';
-import { ProfileFields, SettingsFields } from '../settings/settings.routes.ts';
+import { MessageFields, ProfileFields, SettingsFields } from '../settings/settings.routes.ts';
 import { cachePublicRead } from './http-cache.ts';
 import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
 import { WIDGET_SETTINGS } from './public.view.ts';
@@ -24,6 +24,7 @@ const BusinessInfo = Type.Object({
       'the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead',
   }),
   ...ProfileFields,
+  guest_emails_enabled: MessageFields.guest_emails_enabled,
   is_sandbox: Type.Boolean({
     description:
       'a sandbox business, for trying things out: its bookings are not real, and a widget shows it in test mode',

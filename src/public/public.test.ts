@@ -56,6 +56,7 @@ describe('GET /v1/public/business/{slug}', () => {
           default_slot_interval_minutes: 30,
           deposit_type: 'none',
           default_deposit_amount_cents: 500,
+          payment_hold_minutes: 30,
           cancellation_cutoff_hours: 0,
           max_online_party_size: 50,
           description: null,
@@ -65,6 +66,7 @@ describe('GET /v1/public/business/{slug}', () => {
           website: null,
           logo_url: null,
           booking_policy: null,
+          guest_emails_enabled: true,
           is_sandbox: false,
         });
       }
@@ -87,6 +89,20 @@ describe('GET /v1/public/business/{slug}', () => {
       assert.deepEqual({ ...following, ...profile, max_online_party_size: 12 }, following);
       await manage(tenant, 'PATCH', '/v1/manage/settings', { max_online_party_size: 6 });
       assert.equal((await get(`/v1/public/business/${tenant.slug}`)).json().max_online_party_size, 6);
+    });
+
+    it('tells a widget how long an unpaid deposit holds the table and whether guests are emailed', async () => {
+      const tenant = await createTenant(ctx.app);
+      const changed = await manage(tenant, 'PATCH', '/v1/manage/settings', {
+        payment_hold_minutes: 45,
+        guest_emails_enabled: false,
+        venue_notification_email: 'owner@venue.example',
+      });
+      assert.equal(changed.statusCode, 200, changed.body);
+      const business = (await get(`/v1/public/business/${tenant.slug}`)).json();
+      assert.equal(business.payment_hold_minutes, 45);
+      assert.equal(business.guest_emails_enabled, false);
+      assert.equal(business.venue_notification_email, undefined, "the venue's own address stays private");
     });
 
     it('says so of a sandbox business, whose bookings are for trying things out', async () => {

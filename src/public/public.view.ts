@@ -8,5 +8,6 @@ export const WIDGET_SETTINGS = [
   'default_slot_interval_minutes',
   'deposit_type',
   'default_deposit_amount_cents',
+  'payment_hold_minutes',
   'cancellation_cutoff_hours',
 ] as const;

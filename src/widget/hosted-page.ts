@@ -33,8 +33,12 @@ function testModeText(lang: string): string {
   return text;
 }
 
+/**
+ * Images from any https origin: the venue's logo is wherever the venue keeps it (`logo_url`, an
+ * https URL). An image runs no script, and the page sends nothing but the request for it.
+ */
 const BASE_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: https:; base-uri 'none'; form-action 'none'";
 
 /**
  * Content-Security-Policy of the hosted page: its own script and API only, framed only by its own
@@ -46,7 +50,8 @@ export function hostedPageCsp(frameOrigins: string[]): string {
 }
 
 /**
- * A business's booking page: the widget, full page, with the business's default publishable key;
+ * A business's booking page: the widget, full page, with the business's default publishable key,
+ * under the venue's header (logo, description, contact, booking policy: the widget's `show-venue`);
  * with `manage`, the guest's page of that booking (view, cancel). A sandbox's page says it is in
  * test mode: the widget shows it, and so does the page until the widget runs (or without scripts).
  * Framed by one of `parentOrigins`, the widget posts its events to that origin alone.
@@ -77,7 +82,7 @@ slotwise-booking { max-width: none; }
 </head>
 <body>
 <main aria-label="${name}">
-<slotwise-booking business="${escapeHtml(business.slug)}" key="${escapeHtml(key)}" lang="${lang}" heading-level="1"${manage ? ` manage="${escapeHtml(manage)}"` : ''}${parents ? ` parent-origins="${escapeHtml(parents)}"` : ''}>${business.is_sandbox ? `<p class="test-mode" role="status">${escapeHtml(testModeText(lang))}</p>` : ''}</slotwise-booking>
+<slotwise-booking business="${escapeHtml(business.slug)}" key="${escapeHtml(key)}" lang="${lang}" heading-level="1" show-venue${manage ? ` manage="${escapeHtml(manage)}"` : ''}${parents ? ` parent-origins="${escapeHtml(parents)}"` : ''}>${business.is_sandbox ? `<p class="test-mode" role="status">${escapeHtml(testModeText(lang))}</p>` : ''}</slotwise-booking>
 </main>
 </body>
 </html>

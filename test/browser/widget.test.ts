@@ -430,15 +430,37 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
     }
   });
 
-  it('is refused with a publishable key that does not allow the page’s origin', async () => {
+  it('is refused with a publishable key that does not allow the page’s origin, and tells the developer why', async () => {
     const venue = await openVenue('Chez Ailleurs', ['https://elsewhere.example']);
+    // Another venue's key lists this site, so CORS lets the page read the API's refusal. An origin
+    // that no key lists is refused by the browser itself, which says so in the console.
+    await openVenue('Chez Voisin', [host.origin]);
     const [context, page] = await newPage({ locale: 'en-US' });
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && message.text().startsWith('slotwise:')) errors.push(message.text());
+    });
     try {
       await page.goto(embed('/elsewhere', venue, 'lang="en"'));
-      await widget(page).getByText('Something went wrong. Please try again.').waitFor();
-      const [event] = (await events(page)) as [{ type: string }];
+      await widget(page).getByRole('alert').getByText('Online booking is unavailable right now.').waitFor();
+      assert.equal(
+        await widget(page)
+          .getByText(/try again/i)
+          .count(),
+        0,
+      );
+      const [event] = (await events(page)) as [{ type: string; detail: { code: string } }];
       assert.equal(event.type, 'slotwise:error');
+      assert.equal(event.detail.code, 'origin_not_allowed');
+      assert.deepEqual(errors, [
+        `slotwise: origin_not_allowed: the publishable key does not allow the origin ${host.origin}`,
+      ]);
       assert.equal(await widget(page).getByText('Chez Ailleurs').count(), 0);
+
+      errors.length = 0;
+      await page.goto(embed('/revoked', { ...venue, key: 'svc_pk_live_unknown' }, 'lang="de"'));
+      await widget(page).getByText('Online-Buchungen sind gerade nicht möglich.').waitFor();
+      assert.deepEqual(errors, ['slotwise: invalid_token: the API key is unknown or revoked']);
     } finally {
       await context.close();
     }

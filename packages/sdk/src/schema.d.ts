@@ -9306,6 +9306,8 @@ export interface operations {
                         deposit_type: "none" | "charge" | "authorization_hold";
                         /** @description deposit per person, EUR cents */
                         default_deposit_amount_cents: number;
+                        /** @description how long a public booking waits for its deposit before it is cancelled */
+                        payment_hold_minutes: number;
                         /** @description guests may cancel their own booking until this many hours before it starts (0: until it starts) */
                         cancellation_cutoff_hours: number;
                         /** @description the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead */
@@ -9326,6 +9328,8 @@ export interface operations {
                         logo_url: string | null;
                         /** @description cancellation, deposit and lateness terms in the venue's words */
                         booking_policy: string | null;
+                        /** @description guests who gave an email are emailed about their booking */
+                        guest_emails_enabled: boolean;
                         /** @description a sandbox business, for trying things out: its bookings are not real, and a widget shows it in test mode */
                         is_sandbox: boolean;
                     };
