@@ -221,7 +221,7 @@ describe('demo seed', () => {
     assert.notEqual(first.business.slug, second.business.slug);
   });
 
-  it('prints the credentials and two calls to try', async () => {
+  it('prints the credentials, the booking page, the dashboard and calls to try', async () => {
     const demo = await seedDemo(ctx.app, NOW);
     const text = describeDemo(demo, 'http://127.0.0.1:8080');
     for (const part of [
@@ -242,6 +242,15 @@ describe('demo seed', () => {
     );
     assert.ok(
       text.includes(`http://127.0.0.1:8080/v1/availability/${demo.business.id}?date=2026-11-21&capacity=2`),
+    );
+    const page = /Booking page +http:\/\/127\.0\.0\.1:8080(\/book\/\S+)/.exec(text);
+    assert.ok(page, 'the booking page is printed');
+    const shown = await ctx.app.inject({ method: 'GET', url: page[1]!, headers: { accept: 'text/html' } });
+    assert.equal(shown.statusCode, 200, shown.body);
+    assert.match(shown.body, /<slotwise-booking /);
+    assert.match(
+      text,
+      /Staff dashboard +http:\/\/127\.0\.0\.1:8080\/staff\/ +\(sign in with the developer login above\)/,
     );
   });
 });

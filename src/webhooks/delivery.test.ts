@@ -316,6 +316,7 @@ describe('retries', () => {
     await call(biz.tenant, 'POST', `/v1/manage/webhooks/${endpoint.id}/test`);
     await dispatch();
     assert.equal(receiver.received.at(-1)!.event.type, 'webhook.test');
+    assert.equal((receiver.received.at(-1)!.event.data as { id: string }).id, endpoint.id);
     assert.equal(await status(), 'active');
   });
 

@@ -93,6 +93,10 @@ export class WebhookTargets {
     this.resolve = resolve;
   }
 
+  /** Said with each refusal the switch would lift, so a developer with a local receiver finds it. */
+  private static readonly LOCAL_HINT =
+    '(a server started with WEBHOOK_ALLOW_PRIVATE_URLS=true accepts http and private addresses, for local development)';
+
   private get allowPrivate(): boolean {
     return this.config.webhookAllowPrivateUrls;
   }
@@ -109,7 +113,7 @@ export class WebhookTargets {
       throw new UnsafeTarget('must be an absolute URL such as https://example.com/webhooks');
     }
     if (url.protocol !== 'https:' && !(this.allowPrivate && url.protocol === 'http:')) {
-      throw new UnsafeTarget('must be an https:// URL');
+      throw new UnsafeTarget(`must be an https:// URL ${WebhookTargets.LOCAL_HINT}`);
     }
     // A receiver of webhooks needs no credentials in its URL; they would only be sent in the clear to logs.
     if (url.username || url.password) throw new UnsafeTarget('must not contain a user name or password');
@@ -119,7 +123,7 @@ export class WebhookTargets {
     }
     const address = literalAddress(url);
     if (address && !this.allowPrivate && !isPublicAddress(address)) {
-      throw new UnsafeTarget(`${address} is not a public address`);
+      throw new UnsafeTarget(`${address} is not a public address ${WebhookTargets.LOCAL_HINT}`);
     }
     return url;
   }
@@ -173,7 +177,9 @@ export class WebhookTargets {
   /** The address itself is not named: it would tell a tenant how names resolve inside the network. */
   private assertPublic(url: URL, addresses: ResolvedAddress[]): void {
     if (!addresses.every(({ address }) => isPublicAddress(address))) {
-      throw new UnsafeTarget(`${url.hostname} resolves to an address that is not public`);
+      throw new UnsafeTarget(
+        `${url.hostname} resolves to an address that is not public ${WebhookTargets.LOCAL_HINT}`,
+      );
     }
   }
 }

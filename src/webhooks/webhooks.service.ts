@@ -232,7 +232,9 @@ export async function sendTestEvent(tx: Tx, actor: AuditActor, endpointId: strin
   const deliveryId = await insertEventFor(tx, endpoint.id, {
     businessId: actor.businessId,
     type: TEST_EVENT,
+    // `data.id` as every event has one: a receiver's `event.data.id` is the endpoint tested.
     data: JSON.stringify({
+      id: endpoint.id,
       endpoint_id: endpoint.id,
       message: 'A test event: this endpoint receives and verifies webhooks.',
     }),
