@@ -17,6 +17,7 @@ import type { PublicBookingDeposits } from './bookings/new-booking.service.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
 import { depositJobs } from './deposits/deposit-jobs.ts';
 import { depositTerms } from './deposits/deposits.queries.ts';
@@ -347,6 +348,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(waitlistRoutes);
   await app.register(webhookRoutes);
   await app.register(widgetRoutes);
+  await app.register(dashboardRoutes);
 
   return app;
 }
