@@ -5,7 +5,7 @@ import { currentBusiness, type Session, session, signOut, switchBusiness } from 
 import { pickLanguage, switchLanguage, t } from './i18n.ts';
 import { clearProblem, problem, report } from './problems.ts';
 import { hrefOf, route } from './router.ts';
-import { SCREENS, type ScreenProps } from './screens.ts';
+import { currentScreen, SCREENS, type ScreenProps } from './screens.ts';
 import { SignIn } from './sign-in.tsx';
 import { loadVenue, venue } from './venue.ts';
 
@@ -71,10 +71,7 @@ function Shell({ current }: { current: Session }) {
         <ul>
           {SCREENS.map((screen) => (
             <li key={screen.id}>
-              <a
-                href={hrefOf(screen.id)}
-                aria-current={route.value.screen === screen.id ? 'page' : undefined}
-              >
+              <a href={hrefOf(screen.id)} aria-current={currentScreen.value === screen ? 'page' : undefined}>
                 {t(screen.label)}
               </a>
             </li>
@@ -120,7 +117,7 @@ const loadedScreens = new Map<string, ComponentType<ScreenProps>>();
 
 /** The screen the route names (the first one for any other route), its module loaded when first shown. */
 function ScreenHost() {
-  const screen = SCREENS.find((candidate) => candidate.id === route.value.screen) ?? SCREENS[0]!;
+  const screen = currentScreen.value;
   const [, setLoaded] = useState(0);
   const Screen = loadedScreens.get(screen.id);
   useEffect(() => {

@@ -11,6 +11,7 @@ const ALL_TESTS = ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/src/**/*
  */
 export const SYSTEM_LANE = [
   'test/browser/widget.test.ts',
+  'test/browser/dashboard.test.ts',
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',
   'test/browser/invitation.test.ts',

@@ -27,7 +27,7 @@ export const depositDue = (booking: Booking) => booking.deposit?.status === 'req
 export const timeRange = (item: { start: number; end: number }) =>
   `${formatMinutes(item.start)}–${formatMinutes(item.end)}`;
 
-/** What the block's visible text leaves out, for a screen reader: times, status, deposit, joined tables. */
+/** What a block's few words leave out: times, status, deposit, joined tables. */
 export function bookingDetails(item: BookingItem): string {
   return [
     timeRange(item),

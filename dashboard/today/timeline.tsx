@@ -86,19 +86,19 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                         data-start={formatMinutes(item.start)}
                         data-end={formatMinutes(item.end)}
                         aria-pressed={item.booking.id === selectedId}
+                        aria-label={`${item.booking.capacity} ${guestName(item.booking)}, ${bookingDetails(item)}`}
                         onClick={() => onSelect(item)}
                       >
                         <span class="bk-icon" aria-hidden="true">
                           {STATUS_ICON[item.booking.status]}
                         </span>
                         <span class="bk-party">{item.booking.capacity}</span>{' '}
-                        <span class="bk-name">{guestName(item.booking)}</span>
+                        <span class="bk-name">{(item.booking.guest ?? item.booking.customer).last_name}</span>
                         {depositDue(item.booking) && (
                           <span class="bk-deposit" aria-hidden="true">
                             €
                           </span>
                         )}
-                        <span class="sr-only">, {bookingDetails(item)}</span>
                       </button>
                     ))}
                   </div>

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
@@ -109,5 +110,16 @@ describe('the dashboard files', () => {
     assert.ok(total < 100 * 1024, `${total} bytes gzipped`);
     // The languages but English are left for later.
     assert.ok(!initial.some((file) => /^chunks\/(de|fr|nl|es)-/.test(file)), initial.join());
+  });
+});
+
+describe('the dashboard texts', () => {
+  it('has every English text in each language', async () => {
+    const read = (lang: string) =>
+      readFile(new URL(`../../dashboard/texts/${lang}.json`, import.meta.url), 'utf8').then(JSON.parse);
+    const english = Object.keys(await read('en')).sort();
+    for (const lang of ['de', 'fr', 'nl', 'es']) {
+      assert.deepEqual(Object.keys(await read(lang)).sort(), english, lang);
+    }
   });
 });
