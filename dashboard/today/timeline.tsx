@@ -73,8 +73,11 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                         class={block.imported ? 'tl-block imported' : 'tl-block'}
                         style={place(block)}
                       >
-                        {block.imported ? t('imported') : t('blocked')}
-                        {block.reason ? `: ${block.reason}` : ''}
+                        <span>
+                          {block.imported ? t('imported') : t('blocked')}
+                          {block.reason && ':'}
+                        </span>
+                        {block.reason && <span>{block.reason}</span>}
                       </span>
                     ))}
                     {row.bookings.map((item) => (

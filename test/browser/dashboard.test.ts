@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { addDays, todayIn } from '../../src/availability/engine/time.ts';
+import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
 import { browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
 import {
@@ -148,9 +148,12 @@ after(async () => {
   await ctx.close();
 });
 
-async function openDashboard(viewport: { width: number; height: number }) {
+/** The dashboard's sign-in page; `now`, when given, is the browser's clock (the server keeps its own). */
+async function openDashboard(viewport: { width: number; height: number }, now?: number) {
+  // The browser's own zone is another than the venue's: every time shown is the venue's.
   const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'America/New_York' });
   const page = await context.newPage();
+  if (now !== undefined) await page.clock.setFixedTime(now);
   const response = await page.goto(`${api}/staff/`);
   assert.equal(response?.status(), 200);
   await page.getByRole('heading', { level: 1, name: 'Sign in to your dashboard' }).waitFor();
@@ -213,7 +216,7 @@ describe('the staff dashboard', { skip }, () => {
     const token = /\/staff\/accept\?token=([A-Za-z0-9_]+)/.exec(message.body_text ?? '')![1];
     await send({}, 'POST', '/v1/auth/invitations/accept', { token, password: PASSWORD });
 
-    const { page, close } = await openDashboard(TABLET);
+    const { page, close } = await openDashboard(TABLET, wallTimeToInstant(today, '19:30', ZONE)!);
     try {
       await axeClean(page, 'sign-in');
       await signIn(page, email, 'not the password');
@@ -231,10 +234,19 @@ describe('the staff dashboard', { skip }, () => {
       assert.ok(
         await page.locator('li[data-resource="T1"]').getByText('Calendar', { exact: true }).isVisible(),
       );
-      assert.ok(await page.locator('li[data-resource="T2"]').getByText('Blocked: Deep clean').isVisible());
+      assert.ok(await page.locator('li[data-resource="T2"]').getByText('Deep clean').isVisible());
       assert.ok(await page.getByText('Dinner 18:00–22:30').isVisible());
       assert.ok(await page.getByRole('heading', { name: 'Terrasse' }).isVisible());
       assert.ok(await page.getByText('3 bookings, 13 guests').isVisible());
+      // The now-line at 19:30 in Paris: halfway between the labels of 19:00 and 20:00.
+      const nowLine = await page.locator('.tl-now').boundingBox();
+      const seven = await page.locator('.tl-hour', { hasText: /^19:00$/ }).boundingBox();
+      const eight = await page.locator('.tl-hour', { hasText: /^20:00$/ }).boundingBox();
+      assert.ok(nowLine && seven && eight);
+      assert.ok(
+        Math.abs(nowLine.x - (seven.x + eight.x) / 2) < 3,
+        `${nowLine.x} between ${seven.x} and ${eight.x}`,
+      );
       await axeClean(page, 'today, tablet');
       await page.screenshot({ path: new URL('dashboard-today-tablet.png', SHOTS).pathname });
 
@@ -297,6 +309,18 @@ describe('the staff dashboard', { skip }, () => {
         if (request.url().includes('/v1/manage/'))
           businessHeaders.push(request.headers()['x-business-id'] ?? '');
       });
+      // A deposit still to pay, as the API would show it: the day's first booking is marked.
+      await page.route('**/v1/manage/bookings?*', async (route) => {
+        const answer = await route.fetch();
+        const body = await answer.json();
+        body.items[0].deposit = {
+          status: 'requires_payment',
+          type: 'charge',
+          amount_cents: 2000,
+          processor_payment_id: null,
+        };
+        await route.fulfill({ response: answer, json: body });
+      });
       await signIn(page, developer.email, developer.password, true);
       await dayHeading(page, today).waitFor();
       // A phone opens on the list, in order of time.
@@ -307,6 +331,7 @@ describe('the staff dashboard', { skip }, () => {
         ['12:30–13:30', '19:00–20:00', '20:00–21:00'],
       );
       assert.ok(await lines.nth(2).getByText('T3 + T4').isVisible());
+      assert.equal(await page.getByText('confirmed, deposit due').count(), 1);
       await axeClean(page, 'today, phone, list');
       await page.screenshot({ path: new URL('dashboard-today-phone.png', SHOTS).pathname });
 
@@ -318,6 +343,7 @@ describe('the staff dashboard', { skip }, () => {
       );
 
       // The access token is refused once: the dashboard refreshes it and asks again.
+      await page.unrouteAll();
       let refused = false;
       await page.route('**/v1/manage/bookings?*', async (route) => {
         if (refused) return route.continue();
