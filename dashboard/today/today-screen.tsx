@@ -14,7 +14,11 @@ import { type BookingItem, type DayPlan, loadDayPlan, tableNames } from './day-p
 import { selectedBooking } from './selection.ts';
 import { Timeline } from './timeline.tsx';
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar date `YYYY-MM-DD` (a hand-typed route may hold `2026-02-30`). */
+const isDate = (value: string | undefined): value is string =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value ?? '') &&
+  !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+  new Date(`${value}T00:00:00Z`).toISOString().startsWith(value!);
 
 /** The minute of the day it is in the venue's zone, kept current while the screen is open. */
 function useNow(timeZone: string): { date: string; minute: number } {
@@ -34,7 +38,7 @@ function useNow(timeZone: string): { date: string; minute: number } {
 export default function TodayScreen({ params }: ScreenProps) {
   const { timezone } = venue.value!;
   const now = useNow(timezone);
-  const date = params[0] && DATE.test(params[0]) ? params[0] : now.date;
+  const date = isDate(params[0]) ? params[0] : now.date;
   const [plan, setPlan] = useState<DayPlan | null>(null);
   const [view, setView] = useState<'timeline' | 'list'>(() =>
     matchMedia('(max-width: 600px)').matches ? 'list' : 'timeline',

@@ -274,7 +274,9 @@ describe('the staff dashboard', { skip }, () => {
       await dayHeading(page, today).waitFor();
       await page.getByRole('button', { name: /^2 Anna Dupont/ }).waitFor();
 
-      // A reload keeps the session of this tab.
+      // A date that does not exist opens today; a reload keeps the session of this tab.
+      await page.goto(`${api}/staff/#/today/2026-02-30`);
+      await dayHeading(page, today).waitFor();
       await page.reload();
       await page.getByRole('button', { name: /^2 Anna Dupont/ }).waitFor();
 
