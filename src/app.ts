@@ -21,6 +21,7 @@ import { calendarImportJobs } from './calendars/import-jobs.ts';
 import { importRoutes } from './calendars/imports.routes.ts';
 import type { Config } from './config.ts';
 import { customerRoutes } from './customers/customers.routes.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 import { depositEventHandlers } from './deposits/deposit-events.ts';
 import { depositJobs } from './deposits/deposit-jobs.ts';
 import { depositTerms } from './deposits/deposits.queries.ts';
@@ -402,6 +403,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await app.register(feedRoutes);
   await app.register(importRoutes);
   await app.register(widgetRoutes);
+  await app.register(dashboardRoutes);
 
   return app;
 }

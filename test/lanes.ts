@@ -17,6 +17,7 @@ const ALL_TESTS = [
 export const SYSTEM_LANE = [
   'test/browser/widget.test.ts',
   'test/browser/venue-page.test.ts',
+  'test/browser/dashboard.test.ts',
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',
   'test/browser/invitation.test.ts',

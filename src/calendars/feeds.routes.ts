@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { matchesAny } from '../platform/browser-assets.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
-import { matchesAny } from '../public/http-cache.ts';
 import { createFeed, findFeeds, renderFeed, revokeFeed } from './feeds.service.ts';
 import { CreatedFeedView, FeedView } from './feeds.view.ts';
 

@@ -101,7 +101,8 @@ export function invitationPage(invitation: InvitationView | undefined): string {
     return document(
       `${GONE_TITLE} - Slotwise`,
       `<h1>${GONE_TITLE}</h1>
-<p>${GONE_TEXT}</p>`,
+<p>${GONE_TEXT}</p>
+<p><a href="/staff/">Sign in to the dashboard</a></p>`,
     );
   }
   const business = escapeHtml(invitation.business_name);
@@ -129,10 +130,12 @@ export function invitationPage(invitation: InvitationView | undefined): string {
 <section id="done" aria-labelledby="done-title" hidden>
 <h2 id="done-title" tabindex="-1">Your password is set</h2>
 <p>You can now sign in to ${business} with ${email} and your new password.</p>
+<p><a href="/staff/">Sign in to the dashboard</a></p>
 </section>
 <section id="gone" aria-labelledby="gone-title" hidden>
 <h2 id="gone-title" tabindex="-1">${GONE_TITLE}</h2>
 <p>${GONE_TEXT}</p>
+<p><a href="/staff/">Sign in to the dashboard</a></p>
 </section>`,
   );
 }

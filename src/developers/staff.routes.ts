@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDashboardUser } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
+import { matchesAny } from '../platform/browser-assets.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
-import { matchesAny } from '../public/http-cache.ts';
 import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
 import {
   INVITATION_PAGE_HEADERS,

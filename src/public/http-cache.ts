@@ -1,16 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { onSendAsyncHookHandler } from 'fastify';
+import { matchesAny } from '../platform/browser-assets.ts';
 
 export const PUBLIC_MAX_AGE_SECONDS = 60;
-
-/** RFC 9110: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any current body. */
-export function matchesAny(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === etag);
-}
 
 /**
  * Route `onSend` hook for public reads: widgets and CDNs may keep a 200 for a minute, then

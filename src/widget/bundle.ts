@@ -1,33 +1,21 @@
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import { build } from 'esbuild';
-
-/** A file the widget's routes serve: its bytes, gzipped once, and its ETag. */
-export interface WidgetAsset {
-  body: Buffer;
-  gzipped: Buffer;
-  etag: string;
-}
+import {
+  BROWSER_TARGETS,
+  type BuiltAsset,
+  buildOnce,
+  builtAsset,
+  hashOf,
+} from '../platform/browser-assets.ts';
 
 export interface WidgetAssets {
-  script: WidgetAsset;
+  script: BuiltAsset;
   /** The texts of each language but English, by content-hashed file name (`fr.<hash>.json`). */
-  texts: Map<string, WidgetAsset>;
+  texts: Map<string, BuiltAsset>;
 }
 
 const SOURCE = new URL('../../widget/', import.meta.url);
-
-/** Browsers the bundle is written for: those with custom elements, shadow DOM and `Intl` in full. */
-const TARGETS = ['chrome109', 'firefox115', 'safari15.4', 'edge109'];
-
-const hashOf = (body: Buffer) => createHash('sha256').update(body).digest('base64url').slice(0, 16);
-
-async function asset(body: Buffer): Promise<WidgetAsset> {
-  return { body, gzipped: await promisify(gzip)(body, { level: 9 }), etag: `"${hashOf(body)}"` };
-}
 
 /**
  * The widget's script, built from `widget/` with esbuild (one IIFE, minified), and its texts.
@@ -36,7 +24,7 @@ async function asset(body: Buffer): Promise<WidgetAsset> {
  * asked for: a checkout serves them with no build step, never older than their source.
  */
 async function buildAssets(): Promise<WidgetAssets> {
-  const texts = new Map<string, WidgetAsset>();
+  const texts = new Map<string, BuiltAsset>();
   const files: Record<string, string> = {};
   const textDir = new URL('texts/', SOURCE);
   for (const name of (await readdir(textDir)).filter((file) => file.endsWith('.json')).sort()) {
@@ -44,7 +32,7 @@ async function buildAssets(): Promise<WidgetAssets> {
     const body = Buffer.from(JSON.stringify(JSON.parse(await readFile(new URL(name, textDir), 'utf8'))));
     const file = `${name.slice(0, -'.json'.length)}.${hashOf(body)}.json`;
     files[name.slice(0, -'.json'.length)] = file;
-    texts.set(file, await asset(body));
+    texts.set(file, await builtAsset(body));
   }
   const result = await build({
     entryPoints: [fileURLToPath(new URL('slotwise-booking.ts', SOURCE))],
@@ -53,23 +41,15 @@ async function buildAssets(): Promise<WidgetAssets> {
     format: 'iife',
     // The workspace's SDK from its TypeScript source, not a build of it that may lag.
     conditions: ['slotwise-source'],
-    target: TARGETS,
+    target: BROWSER_TARGETS,
     charset: 'utf8',
     legalComments: 'none',
     define: { SLOTWISE_TEXT_FILES: JSON.stringify(files) },
     write: false,
     logLevel: 'silent',
   });
-  return { script: await asset(Buffer.from(result.outputFiles[0]!.contents)), texts };
+  return { script: await builtAsset(Buffer.from(result.outputFiles[0]!.contents)), texts };
 }
 
-let assets: Promise<WidgetAssets> | undefined;
-
-/** The one build of this process; a failed build is tried again on the next request. */
-export function widgetAssets(): Promise<WidgetAssets> {
-  assets ??= buildAssets().catch((error) => {
-    assets = undefined;
-    throw error;
-  });
-  return assets;
-}
+/** The one build of this process. */
+export const widgetAssets = buildOnce(buildAssets);

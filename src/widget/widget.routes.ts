@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { type BuiltAsset, sendAsset } from '../platform/browser-assets.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { errorResponses } from '../platform/schemas.ts';
-import { matchesAny } from '../public/http-cache.ts';
-import { type WidgetAsset, widgetAssets } from './bundle.ts';
+import { widgetAssets } from './bundle.ts';
 import { hostedLanguage, hostedPage, hostedPageCsp, notFoundPage } from './hosted-page.ts';
 import { hostedPageOf } from './widget.service.ts';
 
@@ -13,31 +13,19 @@ export const WIDGET_MAX_AGE_SECONDS = 300;
 /** Files named by their content never change. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-const accepts = (header: string | undefined, coding: string) =>
-  (header ?? '').split(',').some((part) => {
-    const [name, q] = part.trim().split(/\s*;\s*q=/);
-    return name === coding && (q === undefined || Number(q) > 0);
-  });
-
-/** A widget file for pages of any origin (also ones isolating themselves with COEP), gzipped when accepted. */
-function sendAsset(
+/** A widget file for pages of any origin (also ones isolating themselves with COEP). */
+const sendWidgetAsset = (
   request: FastifyRequest,
   reply: FastifyReply,
-  asset: WidgetAsset,
+  asset: BuiltAsset,
   type: string,
   cache: string,
-) {
-  reply
-    .header('Cache-Control', cache)
-    .header('ETag', asset.etag)
-    .header('Vary', 'Accept-Encoding')
-    .header('Cross-Origin-Resource-Policy', 'cross-origin')
-    .header('Access-Control-Allow-Origin', '*')
-    .type(type);
-  if (matchesAny(request.headers['if-none-match'], asset.etag)) return reply.code(304).send(null);
-  if (!accepts(request.headers['accept-encoding'], 'gzip')) return reply.send(asset.body);
-  return reply.header('Content-Encoding', 'gzip').send(asset.gzipped);
-}
+) =>
+  sendAsset(request, reply, asset, type, {
+    'Cache-Control': cache,
+    'Cross-Origin-Resource-Policy': 'cross-origin',
+    'Access-Control-Allow-Origin': '*',
+  });
 
 /** A browser navigating (a link, an iframe) asks for HTML; API clients and `fetch` do not. */
 const wantsHtml = (accept: string | undefined) =>
@@ -59,7 +47,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      sendAsset(
+      sendWidgetAsset(
         request,
         reply,
         (await widgetAssets()).script,
@@ -86,7 +74,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const texts = (await widgetAssets()).texts.get(request.params.file);
       if (!texts) throw notFound('texts');
-      return sendAsset(request, reply, texts, 'application/json; charset=utf-8', IMMUTABLE);
+      return sendWidgetAsset(request, reply, texts, 'application/json; charset=utf-8', IMMUTABLE);
     },
   );
 

@@ -135,6 +135,8 @@ describe('the invitation page', { skip }, () => {
       assert.equal(await focusedId(page), 'done-title');
       assert.ok(await page.getByText(`You can now sign in to Café Nord with ${email}`).isVisible());
       assert.ok(!(await page.locator('#accept').isVisible()), 'the form is gone');
+      const signIn = page.locator('#done').getByRole('link', { name: 'Sign in to the dashboard' });
+      assert.equal(await signIn.getAttribute('href'), '/staff/');
       await step(page, 'done');
 
       const sent = requests.filter((r) => r.url().includes('/v1/auth/invitations/accept'));

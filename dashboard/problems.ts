@@ -1,0 +1,32 @@
+/**
+ * What went wrong, said in the page's one live region (`<Problems>` in the shell): every failed
+ * call lands here through `report()`, none is swallowed.
+ */
+import { signal } from '@preact/signals';
+import { ApiError } from './api.ts';
+import { type TextKey, t } from './i18n.ts';
+
+export const problem = signal<string | null>(null);
+
+const BY_CODE: Record<string, TextKey> = {
+  network: 'errNetwork',
+  insufficient_permissions: 'errForbidden',
+  rate_limit_exceeded: 'errLocked',
+};
+
+export function describe(error: unknown): string {
+  if (error instanceof ApiError) {
+    const key = BY_CODE[error.code] ?? (error.status === 401 ? 'errExpired' : undefined);
+    if (key) return t(key);
+    return t('errFailed', { code: error.code });
+  }
+  return t('errFailed', { code: error instanceof Error ? error.name : 'error' });
+}
+
+export function report(error: unknown): void {
+  problem.value = describe(error);
+}
+
+export function clearProblem(): void {
+  problem.value = null;
+}

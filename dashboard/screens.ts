@@ -1,0 +1,29 @@
+/**
+ * The dashboard's screens, in the order of the navigation. A screen is added here and nowhere
+ * else: its route name, its label's text key, and its module, loaded (a chunk of its own) when
+ * first shown. The first one is where the dashboard opens.
+ */
+import { computed } from '@preact/signals';
+import type { ComponentType } from 'preact';
+import type { TextKey } from './i18n.ts';
+import { route } from './router.ts';
+
+/** What every screen is given: its route's parameters after the screen's name (`#/today/<date>`). */
+export interface ScreenProps {
+  params: string[];
+}
+
+export interface Screen {
+  id: string;
+  label: TextKey;
+  load: () => Promise<{ default: ComponentType<ScreenProps> }>;
+}
+
+export const SCREENS: Screen[] = [
+  { id: 'today', label: 'navToday', load: () => import('./today/today-screen.tsx') },
+];
+
+/** The screen shown: the one the route names, else the first. */
+export const currentScreen = computed(
+  () => SCREENS.find((screen) => screen.id === route.value.screen) ?? SCREENS[0]!,
+);

@@ -1,0 +1,35 @@
+import { t } from '../i18n.ts';
+import { depositDue, guestName, STATUS_ICON, statusText, timeRange } from './booking-text.ts';
+import { type BookingItem, type DayPlan, tableNames } from './day-plan.ts';
+import { selectedBooking } from './selection.ts';
+
+/** The day's bookings in order of their start, one line each: the Today screen on a phone. */
+export function BookingList({ plan, onSelect }: { plan: DayPlan; onSelect: (item: BookingItem) => void }) {
+  if (!plan.bookings.length) return <p>{t('noBookings')}</p>;
+  const selectedId = selectedBooking.value?.booking.id;
+  return (
+    <ol class="day-list">
+      {plan.bookings.map((item) => (
+        <li key={item.booking.id}>
+          <button
+            type="button"
+            class={`line st-${item.booking.status}`}
+            aria-pressed={item.booking.id === selectedId}
+            onClick={() => onSelect(item)}
+          >
+            <span class="line-time">{timeRange(item)}</span>
+            <span class="line-who">
+              <strong>{guestName(item.booking)}</strong>, {t('guests', { n: item.booking.capacity })}
+            </span>
+            <span class="line-where">{tableNames(plan, item).join(' + ')}</span>
+            <span class="line-status">
+              <span aria-hidden="true">{STATUS_ICON[item.booking.status]} </span>
+              {statusText(item.booking.status)}
+              {depositDue(item.booking) && `, ${t('deposit')}`}
+            </span>
+          </button>
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,146 @@
+import { useEffect, useState } from 'preact/hooks';
+import { addDays, instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
+import { dayLong } from '../../widget/format.ts';
+import { changed } from '../changes.ts';
+import { language, t } from '../i18n.ts';
+import { report } from '../problems.ts';
+import { go, hrefOf } from '../router.ts';
+import type { ScreenProps } from '../screens.ts';
+import { venue } from '../venue.ts';
+import { BookingList } from './booking-list.tsx';
+import { BookingPanel } from './booking-panel.tsx';
+import { STATUS_ICON, STATUSES, statusText } from './booking-text.ts';
+import { type BookingItem, type DayPlan, loadDayPlan, tableNames } from './day-plan.ts';
+import { selectedBooking } from './selection.ts';
+import { Timeline } from './timeline.tsx';
+
+/** A real calendar date `YYYY-MM-DD` (a hand-typed route may hold `2026-02-30`). */
+const isDate = (value: string | undefined): value is string =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value ?? '') &&
+  !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+  new Date(`${value}T00:00:00Z`).toISOString().startsWith(value!);
+
+/** The minute of the day it is in the venue's zone, kept current while the screen is open. */
+function useNow(timeZone: string): { date: string; minute: number } {
+  const read = () => {
+    const { date, time } = instantToWall(Date.now(), timeZone);
+    return { date, minute: minutesOf(time)! };
+  };
+  const [now, setNow] = useState(read);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(read()), 30_000);
+    return () => clearInterval(timer);
+  }, [timeZone]);
+  return now;
+}
+
+/** Today, or any day (`#/today/<date>`): the tables' timeline, or the bookings' list, and the selected booking. */
+export default function TodayScreen({ params }: ScreenProps) {
+  const { timezone } = venue.value!;
+  const now = useNow(timezone);
+  const date = isDate(params[0]) ? params[0] : now.date;
+  const [plan, setPlan] = useState<DayPlan | null>(null);
+  const [view, setView] = useState<'timeline' | 'list'>(() =>
+    matchMedia('(max-width: 600px)').matches ? 'list' : 'timeline',
+  );
+  const version = changed.value;
+
+  useEffect(() => {
+    let current = true;
+    loadDayPlan(date, timezone)
+      .then((loaded) => {
+        if (!current) return;
+        setPlan(loaded);
+        const selectedId = selectedBooking.peek()?.booking.id;
+        const still = loaded.bookings.find((item) => item.booking.id === selectedId);
+        selectedBooking.value = still ? { booking: still.booking, tables: tableNames(loaded, still) } : null;
+      })
+      .catch(report);
+    return () => {
+      current = false;
+    };
+  }, [date, timezone, version]);
+
+  const select = (item: BookingItem) => {
+    if (plan) selectedBooking.value = { booking: item.booking, tables: tableNames(plan, item) };
+  };
+  const shown = plan?.date === date ? plan : null;
+  const covers = shown?.bookings.reduce((sum, item) => sum + item.booking.capacity, 0) ?? 0;
+
+  return (
+    <div class="today">
+      <h1>{dayLong(language.value, date)}</h1>
+      <div class="toolbar">
+        <nav class="day-nav" aria-label={t('date')}>
+          <a class="button" href={hrefOf('today', addDays(date, -1))}>
+            <span aria-hidden="true">← </span>
+            {t('previousDay')}
+          </a>
+          <a
+            class="button"
+            href={hrefOf('today', now.date)}
+            aria-current={date === now.date ? 'date' : undefined}
+          >
+            {t('today')}
+          </a>
+          <a class="button" href={hrefOf('today', addDays(date, 1))}>
+            {t('nextDay')}
+            <span aria-hidden="true"> →</span>
+          </a>
+          <label class="date">
+            <span>{t('date')}</span>
+            <input
+              type="date"
+              value={date}
+              onChange={(event) => event.currentTarget.value && go('today', event.currentTarget.value)}
+            />
+          </label>
+        </nav>
+        <fieldset class="views">
+          <legend class="sr-only">{t('view')}</legend>
+          <button type="button" aria-pressed={view === 'timeline'} onClick={() => setView('timeline')}>
+            {t('timeline')}
+          </button>
+          <button type="button" aria-pressed={view === 'list'} onClick={() => setView('list')}>
+            {t('list')}
+          </button>
+        </fieldset>
+      </div>
+      {!shown ? (
+        <p role="status">{t('loading')}</p>
+      ) : (
+        <>
+          <p class="summary" role="status">
+            {t('bookingCount', { n: shown.bookings.length, covers })}
+          </p>
+          {!shown.open && !shown.bookings.length ? (
+            <p>{t('closed')}</p>
+          ) : view === 'timeline' ? (
+            <>
+              <Timeline plan={shown} now={date === now.date ? now.minute : null} onSelect={select} />
+              <ul class="legend" aria-label={t('statusLegend')}>
+                {STATUSES.filter((status) => status !== 'cancelled').map((status) => (
+                  <li key={status} class={`st-${status}`}>
+                    <span class="swatch" aria-hidden="true">
+                      {STATUS_ICON[status]}
+                    </span>
+                    {statusText(status)}
+                  </li>
+                ))}
+                <li>
+                  <span class="swatch deposit" aria-hidden="true">
+                    €
+                  </span>
+                  {t('deposit')}
+                </li>
+              </ul>
+            </>
+          ) : (
+            <BookingList plan={shown} onSelect={select} />
+          )}
+          <BookingPanel />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * The business the session acts on, as the screens need it: its name, time zone and language.
+ * Loaded again whenever the session changes business.
+ */
+import { signal } from '@preact/signals';
+import { call } from './api.ts';
+
+export interface Venue {
+  id: string;
+  name: string;
+  timezone: string;
+  /** The language the venue's messages are written in, when its settings say. */
+  language: string | null;
+}
+
+export const venue = signal<Venue | null>(null);
+
+export async function loadVenue(businessId: string): Promise<Venue> {
+  const [business, settings] = await Promise.all([
+    call((api) => api.GET('/v1/manage/business')),
+    call((api) => api.GET('/v1/manage/settings')),
+  ]);
+  const language = (settings as { notification_language?: string }).notification_language ?? null;
+  const loaded = { id: businessId, name: business.name, timezone: settings.timezone, language };
+  venue.value = loaded;
+  return loaded;
+}
