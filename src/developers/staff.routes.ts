@@ -124,7 +124,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'An HTML form that sends the token and the password to `POST /v1/auth/invitations/accept`. A link that does not work (used, withdrawn, re-sent, expired, unknown) gets a page saying so, and nothing of the invitation.',
         security: [],
         querystring: Type.Object({
-          token: Type.Optional(Type.String({ maxLength: 200, description: 'the token of the emailed link' })),
+          token: Type.Optional(Type.String({ description: 'the token of the emailed link' })),
         }),
         response: { 200: Type.String({ description: 'an HTML page' }) },
       },
