@@ -53,7 +53,7 @@ import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
 import { LIVE_CHANNEL, LiveEvents } from './platform/live-events.ts';
 import { registerMetrics } from './platform/metrics.ts';
-import { documentErrors, refResolver } from './platform/openapi.ts';
+import { completeDocument, documentErrors, refResolver } from './platform/openapi.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
 import { routeOf } from './platform/route-info.ts';
@@ -334,6 +334,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.addHook('onRoute', documentErrors);
   await app.register(swagger, {
     refResolver,
+    transformObject: completeDocument,
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -15,13 +15,13 @@ import { availabilityOfDay, checkDynamicStart } from './availability.service.ts'
 import type { PartyChannel } from './day-rules.ts';
 import { UNOFFERED_REASONS } from './engine/index.ts';
 
-const PartySize = Type.Integer({ minimum: 1, maximum: 50 });
+const PartySize = Type.Integer({ format: 'int32', minimum: 1, maximum: 50 });
 
 const SlotSchema = Type.Object(
   {
     time: Type.String(),
     available: Type.Boolean(),
-    remaining_resources: Type.Optional(Type.Integer()),
+    remaining_resources: Type.Optional(Type.Integer({ format: 'int32' })),
     resource_id: Type.Optional(Uuid),
     resource_name: Type.Optional(Type.String()),
     combination_id: Type.Optional({
@@ -52,7 +52,7 @@ const SlotSchema = Type.Object(
 const AvailabilityResponse = Type.Object({
   business_id: Uuid,
   booking_date: DateString,
-  capacity: Type.Integer(),
+  capacity: Type.Integer({ format: 'int32' }),
   slots: Type.Array(SlotSchema),
   reason: Nullable(
     Type.Union(
@@ -96,6 +96,7 @@ type DayQueryString = Omit<Static<ReturnType<typeof dayQueryString>>, 'capacity'
 /** A dynamic booking's length when none is asked for. */
 export const DURATION_DEFAULT = 60;
 export const Duration = Type.Integer({
+  format: 'int32',
   minimum: 5,
   maximum: 480,
   default: DURATION_DEFAULT,
@@ -110,7 +111,7 @@ const DynamicStartQuery = Type.Object(
     date: Type.Optional(DateString),
     start_time: TimeString,
     duration_minutes: Type.Optional(Duration),
-    capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+    capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
   },
   { additionalProperties: false, description: '`date` is accepted for `booking_date`.' },
 );
@@ -119,10 +120,10 @@ const StartResponse = Type.Object({
   business_id: Uuid,
   booking_date: DateString,
   start_time: Type.String(),
-  duration_minutes: Type.Integer(),
-  capacity: Type.Integer(),
+  duration_minutes: Type.Integer({ format: 'int32' }),
+  capacity: Type.Integer({ format: 'int32' }),
   available: Type.Boolean(),
-  remaining_resources: Type.Integer(),
+  remaining_resources: Type.Integer({ format: 'int32' }),
   free_resources: Type.Array(Type.String(), {
     description:
       'names of the free active resources that fit the party, in display order, then of the free combinations that take it, tightest first',
@@ -209,13 +210,13 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
             business_id: Uuid,
             from: DateString,
             to: DateString,
-            capacity: Type.Integer(),
+            capacity: Type.Integer({ format: 'int32' }),
             days: Type.Array(
               Type.Object({
                 date: DateString,
                 available: Type.Boolean(),
                 first_time: Nullable(Type.String()),
-                slot_count: Type.Integer(),
+                slot_count: Type.Integer({ format: 'int32' }),
                 reason: Nullable(
                   Type.Union([
                     Type.Literal('closed'),

@@ -11,16 +11,20 @@ const Subscription = Type.Object({
     description: '`trial` during the trial (premium features), else the plan in force',
   }),
   trial_ends_at: Timestamp,
-  trial_days_remaining: Type.Integer({ description: '0 once the trial is over' }),
+  trial_days_remaining: Type.Integer({ format: 'int32', description: '0 once the trial is over' }),
   current_period_ends_at: Nullable(Timestamp),
-  resource_count: Type.Integer({ description: "this business's resources, active or not" }),
+  resource_count: Type.Integer({ format: 'int32', description: "this business's resources, active or not" }),
   deposits_enabled: Type.Boolean({ description: 'true once the connected payment account is onboarded' }),
   is_sandbox: Type.Boolean(),
   bookings_this_month: Type.Integer({
+    format: 'int32',
     description: "bookings created this calendar month (UTC) across the developer's live businesses",
   }),
   bookings_quota: Nullable(
-    Type.Integer({ description: "the plan's monthly bookings; null for a sandbox business" }),
+    Type.Integer({
+      format: 'int32',
+      description: "the plan's monthly bookings; null for a sandbox business",
+    }),
   ),
   features: Type.Object({
     dynamic_mode: Type.Boolean(),

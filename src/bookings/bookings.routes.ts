@@ -55,7 +55,7 @@ export const CUSTOMER_FLAT_OR_NESTED =
 const PublicBookingBody = Type.Object(
   {
     ...OnlineBookingFields,
-    capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+    capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
     service_id: Type.Optional(Uuid),
     resource_id: Type.Optional(Uuid),
   },
@@ -82,7 +82,7 @@ const DynamicBookingBody = Type.Object(
   {
     ...OnlineBookingFields,
     duration_minutes: Type.Optional(Duration),
-    capacity: Type.Integer({ minimum: 1, maximum: 50 }),
+    capacity: Type.Integer({ format: 'int32', minimum: 1, maximum: 50 }),
   },
   { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
 );
@@ -91,10 +91,10 @@ const ResourceOption = Type.Object({
   id: Uuid,
   name: Type.String(),
   resource_type: Type.Union([Type.String(), Type.Null()]),
-  capacity_min: Type.Integer(),
-  capacity_max: Type.Integer(),
+  capacity_min: Type.Integer({ format: 'int32' }),
+  capacity_max: Type.Integer({ format: 'int32' }),
   section: Type.Union([Type.String(), Type.Null()]),
-  display_order: Type.Integer(),
+  display_order: Type.Integer({ format: 'int32' }),
 });
 
 export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -210,6 +210,8 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             to_date: Type.Optional(DateString),
             status: Type.Optional(
               Type.String({
+                // Room for every status once: naming one twice filters nothing more.
+                maxLength: BOOKING_STATUSES.join(',').length,
                 pattern: `^(${BOOKING_STATUSES.join('|')})(,(${BOOKING_STATUSES.join('|')}))*$`,
               }),
             ),
@@ -276,7 +278,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             {
               status: Type.Optional(StatusSchema),
               resource_id: Type.Optional(Uuid),
-              capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50 })),
               booking_date: Type.Optional(DateString),
               start_time: Type.Optional(TimeString),
             },

@@ -9,7 +9,7 @@ export const DepositSchema = Type.Object(
   {
     status: Type.String({ description: `one of ${DEPOSIT_STATUSES.join(', ')}` }),
     type: Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')]),
-    amount_cents: Type.Integer(),
+    amount_cents: Type.Integer({ format: 'int32' }),
     processor_payment_id: Nullable(Type.String({ description: 'the payment intent, `pi_...`' })),
   },
   {
@@ -29,8 +29,8 @@ export const BookingSchema = Type.Object(
     booking_date: DateString,
     start_time: Type.String(),
     end_time: Type.String(),
-    duration_minutes: Type.Integer(),
-    capacity: Type.Integer(),
+    duration_minutes: Type.Integer({ format: 'int32' }),
+    capacity: Type.Integer({ format: 'int32' }),
     source: Type.String(),
     resource_id: Uuid,
     resource_ids: Type.Array(Uuid, {
@@ -43,7 +43,7 @@ export const BookingSchema = Type.Object(
     resource: Type.Object({
       id: Uuid,
       name: Type.String(),
-      capacity_max: Type.Integer(),
+      capacity_max: Type.Integer({ format: 'int32' }),
       section: Nullable(Type.String()),
     }),
     customer_notes: Nullable(Type.String()),

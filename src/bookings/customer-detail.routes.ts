@@ -7,12 +7,18 @@ import { BookingSchema } from './bookings.view.ts';
 import { customerDetail } from './customer-detail.service.ts';
 
 const CustomerStatsSchema = Type.Object({
-  total_bookings: Type.Integer(),
-  completed: Type.Integer(),
-  cancelled: Type.Integer(),
-  no_shows: Type.Integer(),
-  upcoming: Type.Integer({ description: 'pending, confirmed or checked in, starting in the future' }),
-  total_covers: Type.Integer({ description: 'sum of party sizes of bookings not cancelled' }),
+  total_bookings: Type.Integer({ format: 'int32' }),
+  completed: Type.Integer({ format: 'int32' }),
+  cancelled: Type.Integer({ format: 'int32' }),
+  no_shows: Type.Integer({ format: 'int32' }),
+  upcoming: Type.Integer({
+    format: 'int32',
+    description: 'pending, confirmed or checked in, starting in the future',
+  }),
+  total_covers: Type.Integer({
+    format: 'int32',
+    description: 'sum of party sizes of bookings not cancelled',
+  }),
   first_booking_date: Nullable(DateString),
   last_booking_date: Nullable(DateString),
 });

@@ -28,7 +28,7 @@ export async function acceptAliases(request: FastifyRequest): Promise<void> {
 export const StaffBookingFields = {
   date: DateString,
   time: TimeString,
-  capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+  capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
   first_name: Type.String({ minLength: 1, maxLength: 100 }),
   last_name: Type.String({ minLength: 1, maxLength: 100 }),
   phone: PhoneString,

@@ -38,8 +38,8 @@ export const PacingToCheck = Type.Object({
   starts_at: Timestamp,
   booking_date: DateString,
   start_time: WallTime,
-  max_covers: Nullable(Type.Integer()),
-  max_bookings: Nullable(Type.Integer()),
+  max_covers: Nullable(Type.Integer({ format: 'int32' })),
+  max_bookings: Nullable(Type.Integer({ format: 'int32' })),
   /** A staff booking passes a full start; its audit row's meta says `pacing_overridden`. */
   override: Type.Boolean(),
 });
@@ -55,7 +55,7 @@ const Candidates = Type.Array(Type.Array(Uuid, { minItems: 1, maxItems: 6 }));
 export const DepositToPlace = Type.Object({
   type: Type.Union([Type.Literal('charge'), Type.Literal('authorization_hold')]),
   status: Type.Unsafe<DepositStatus>(Type.String({ enum: DEPOSIT_STATUSES })),
-  amount_cents: Type.Integer(),
+  amount_cents: Type.Integer({ format: 'int32' }),
   currency: Type.String(),
   processor: Type.Union([Type.Literal('stripe'), Type.Literal('simulated')]),
   processor_payment_id: Type.Optional(NullableString),
@@ -77,12 +77,12 @@ export const PlaceBookingParams = Type.Object({
   booking_date: DateString,
   start_time: WallTime,
   end_time: WallTime,
-  duration_minutes: Type.Integer(),
+  duration_minutes: Type.Integer({ format: 'int32' }),
   starts_at: Timestamp,
   ends_at: Timestamp,
   during: HeldRange,
   status: Status,
-  capacity: Type.Integer(),
+  capacity: Type.Integer({ format: 'int32' }),
   source: Type.Union([Type.Literal('online'), Type.Literal('staff'), Type.Literal('sandbox')]),
   customer_notes: NullableString,
   guest_first_name: Type.String(),
@@ -108,10 +108,15 @@ export const PlaceBookingParams = Type.Object({
   action: Type.String(),
   /** The developer's month the booking is counted in, below the plan's quota. */
   quota: Type.Optional(
-    Type.Object({ developer_id: Uuid, month: DateString, limit: Type.Integer(), plan_id: Type.String() }),
+    Type.Object({
+      developer_id: Uuid,
+      month: DateString,
+      limit: Type.Integer({ format: 'int32' }),
+      plan_id: Type.String(),
+    }),
   ),
   /** A sandbox business's month the booking is counted in, below its cap. */
-  sandbox_cap: Type.Optional(Type.Object({ month: DateString, cap: Type.Integer() })),
+  sandbox_cap: Type.Optional(Type.Object({ month: DateString, cap: Type.Integer({ format: 'int32' }) })),
 });
 export type PlaceBookingParams = Static<typeof PlaceBookingParams>;
 
@@ -127,11 +132,11 @@ export const BookingMove = Type.Object({
   end_time: WallTime,
   starts_at: Timestamp,
   ends_at: Timestamp,
-  duration_minutes: Type.Integer(),
+  duration_minutes: Type.Integer({ format: 'int32' }),
   during: HeldRange,
-  capacity: Type.Integer(),
+  capacity: Type.Integer({ format: 'int32' }),
   /** How long before the start a pending deposit's hold is taken. */
-  hold_lead_ms: Type.Integer(),
+  hold_lead_ms: Type.Integer({ format: 'int32' }),
   /** Absent or null when no period's pacing caps the new start; the booking does not count against itself. */
   pacing: Type.Optional(Nullable(PacingToCheck)),
 });
@@ -162,7 +167,7 @@ export const ChangeBookingParams = Type.Object({
   place: Type.Optional(
     Type.Object({
       resource_id: Uuid,
-      capacity: Type.Integer(),
+      capacity: Type.Integer({ format: 'int32' }),
       during: HeldRange,
       /** The start's pacing when the party grows. */
       pacing: Type.Optional(Nullable(PacingToCheck)),

@@ -66,7 +66,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "A part of the staff dashboard's script loaded when needed (a screen, a language), cached for good",
         security: [],
         params: Type.Object(
-          { file: Type.String({ pattern: '^[\\w-]{1,100}\\.(js|css)$' }) },
+          { file: Type.String({ pattern: '^[\\w-]{1,100}\\.(js|css)$', maxLength: 104 }) },
           { additionalProperties: false },
         ),
         response: { 200: FileBody('JavaScript or CSS'), 304: Type.Null(), ...errorResponses(404) },

@@ -37,7 +37,7 @@ const ApiKeyView = Type.Object({
     description:
       "the business's default publishable key: used by its hosted booking page, also accepted from the API's own URL; rotated, never revoked",
   }),
-  rate_limit_per_minute: Nullable(Type.Integer()),
+  rate_limit_per_minute: Nullable(Type.Integer({ format: 'int32' })),
   is_active: Type.Boolean(),
   created_at: Timestamp,
   last_used_at: Nullable(Timestamp),
@@ -74,7 +74,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 }),
               ),
               rate_limit_per_minute: Type.Optional(
-                Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+                Nullable(Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 })),
               ),
             },
             { additionalProperties: false },

@@ -17,7 +17,7 @@ const Name = NonBlankString({ maxLength: 100 });
 export const TokenResponse = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('bearer'),
-  expires_in: Type.Integer(),
+  expires_in: Type.Integer({ format: 'int32' }),
   refresh_token: Type.String(),
 });
 

@@ -27,7 +27,8 @@ import {
   type Simulator,
 } from './simulator.service.ts';
 
-const ObjectId = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_]{1,100}$', description });
+const ObjectId = (description: string) =>
+  Type.String({ maxLength: 100, pattern: '^[A-Za-z0-9_]{1,100}$', description });
 const IdParam = (description: string) =>
   Type.Object({ id: ObjectId(description) }, { additionalProperties: false });
 const ClientSecret = Type.String({

@@ -195,9 +195,9 @@ describe('GET /openapi.json, for client generators', () => {
       ] as const) {
         assert.ok(statusesOf(method, path).includes('402'), `${method} ${path} has 402`);
       }
-      assert.deepEqual(statusesOf('get', '/healthz'), []);
-      assert.deepEqual(statusesOf('get', '/readyz'), ['503']);
-      assert.deepEqual(statusesOf('get', '/v1/manage/settings'), ['401', '402', '403', '429']);
+      assert.deepEqual(statusesOf('get', '/healthz'), ['500']);
+      assert.deepEqual(statusesOf('get', '/readyz'), ['500', '503']);
+      assert.deepEqual(statusesOf('get', '/v1/manage/settings'), ['401', '402', '403', '429', '500']);
       for (const { route, operation } of operationsOf(spec)) {
         const statuses = Object.keys(operation.responses ?? {});
         if (operation.requestBody) {
@@ -248,14 +248,65 @@ describe('GET /docs', () => {
 
     it('sends "Try it out" to the server it was loaded from, unless PUBLIC_BASE_URL names one', async () => {
       const spec = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-      assert.deepEqual(spec.servers, [{ url: '/' }]);
+      assert.deepEqual(spec.servers, [{ url: '/', 'x-internal': false }]);
       const named = await createTestApp({ publicBaseUrl: 'https://api.example.com' });
       try {
         const documented = (await named.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-        assert.deepEqual(documented.servers, [{ url: 'https://api.example.com' }]);
+        assert.deepEqual(documented.servers, [{ url: 'https://api.example.com', 'x-internal': false }]);
       } finally {
         await named.close();
       }
     });
+  });
+});
+
+describe('rate-limit headers in the reference', () => {
+  const headerRefs = (response: { headers?: Record<string, { $ref?: string }> }) =>
+    Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, header]) => [name, header.$ref]));
+
+  it('refers every response of a limited route to the shared headers, and the 429 to Retry-After', async () => {
+    const spec = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApi & {
+      components: { headers: Record<string, object> };
+    };
+    assert.deepEqual(Object.keys(spec.components.headers).sort(), [
+      'Access-Control-Allow-Origin',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+    ]);
+    const responses = spec.paths['/v1/bookings']!.post!.responses as Record<
+      string,
+      { headers?: Record<string, { $ref?: string }> }
+    >;
+    const shared = {
+      'Access-Control-Allow-Origin': '#/components/headers/Access-Control-Allow-Origin',
+      'RateLimit-Limit': '#/components/headers/RateLimit-Limit',
+      'RateLimit-Remaining': '#/components/headers/RateLimit-Remaining',
+      'RateLimit-Reset': '#/components/headers/RateLimit-Reset',
+    };
+    assert.deepEqual(headerRefs(responses['201']!), shared);
+    assert.deepEqual(headerRefs(responses['429']!), {
+      ...shared,
+      'Retry-After': '#/components/headers/Retry-After',
+    });
+    assert.ok(responses['500'], 'every route documents the 500 of the error handler');
+  });
+
+  it('gives none to a route that is never limited', async () => {
+    const spec = await openApi();
+    const responses = spec.paths['/webhooks/payments']!.post!.responses!;
+    assert.equal(responses['429'], undefined);
+    for (const response of Object.values(responses)) {
+      assert.deepEqual(headerRefs(response as { headers?: Record<string, { $ref?: string }> }), {});
+    }
+  });
+
+  it('answers with the headers it documents', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/v1/sandbox/resources' });
+    assert.equal(response.statusCode, 200);
+    for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
+      assert.ok(response.headers[name] !== undefined, name);
+    }
   });
 });

@@ -10,7 +10,9 @@ export const MAX_PAGE_SIZE = 200;
 
 /** Query fields every paginated list accepts. */
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+  limit: Type.Optional(
+    Type.Integer({ format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
+  ),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 };
 

@@ -1,7 +1,7 @@
 import { type Static, type TSchema, type TStringOptions, Type } from 'typebox';
 
 /** Shared TypeBox pieces: one definition of each wire format. */
-export const Uuid = Type.String({ format: 'uuid' });
+export const Uuid = Type.String({ format: 'uuid', maxLength: 36 });
 /**
  * Years 1900-2999: PostgreSQL refuses year 0, and time-zone arithmetic fails near the ends of its
  * range, so a date far outside what a booking needs is the client's mistake, refused up front.
@@ -9,15 +9,19 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const BOUNDED_YEAR = '^(19[0-9]{2}|2[0-9]{3})-';
 export const DateString = Type.String({
   format: 'date',
+  maxLength: 10,
   pattern: BOUNDED_YEAR,
   description: 'YYYY-MM-DD, years 1900-2999',
 });
 export const TimeString = Type.String({
+  maxLength: 8,
   pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
   description: 'HH:MM (24-hour)',
 });
+/** The longest date-time with an offset: nanoseconds and `+hh:mm` (`2026-01-31T09:30:00.123456789+05:30`). */
 export const Timestamp = Type.String({
   format: 'date-time',
+  maxLength: 35,
   pattern: BOUNDED_YEAR,
   description: 'ISO 8601 with an offset, years 1900-2999',
 });

@@ -18,6 +18,7 @@ const BusinessInfo = Type.Object({
     (typeof WIDGET_SETTINGS)[number]
   >),
   max_online_party_size: Type.Integer({
+    format: 'int32',
     minimum: 1,
     maximum: 50,
     description:

@@ -12,7 +12,8 @@ import {
 } from './combinations.service.ts';
 import { CombinationView } from './combinations.view.ts';
 
-const Capacity = (description: string) => Type.Integer({ minimum: 1, maximum: 50, description });
+const Capacity = (description: string) =>
+  Type.Integer({ format: 'int32', minimum: 1, maximum: 50, description });
 const CombinationFields = {
   name: NonBlankString({ maxLength: 60 }),
   resource_ids: Type.Array(Uuid, {

@@ -6,8 +6,8 @@ export const CombinationView = Type.Object({
   id: Uuid,
   name: Type.String(),
   resource_ids: Type.Array(Uuid),
-  capacity_min: Type.Integer(),
-  capacity_max: Type.Integer(),
+  capacity_min: Type.Integer({ format: 'int32' }),
+  capacity_max: Type.Integer({ format: 'int32' }),
   is_active: Type.Boolean(),
   created_at: Timestamp,
 });

@@ -7,14 +7,15 @@ import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../
 import { changeResource, createResource, deleteResource, findResources } from './resources.service.ts';
 import { ResourceView } from './resources.view.ts';
 
-const Capacity = (description: string) => Type.Integer({ minimum: 1, maximum: 50, description });
+const Capacity = (description: string) =>
+  Type.Integer({ format: 'int32', minimum: 1, maximum: 50, description });
 const ResourceFields = {
   name: NonBlankString({ maxLength: 100 }),
   resource_type: Nullable(Type.String({ maxLength: 50, description: 'e.g. table, staff, room' })),
   capacity_min: Capacity('smallest party it takes'),
   capacity_max: Capacity('largest party it takes'),
   section: Nullable(Type.String({ maxLength: 100, description: 'grouping label, e.g. Terrace' })),
-  display_order: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  display_order: Type.Integer({ format: 'int32', minimum: 0, maximum: 1_000_000 }),
   is_active: Type.Boolean({ description: 'false hides it from availability at once, without deleting it' }),
 };
 

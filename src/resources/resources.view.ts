@@ -6,10 +6,10 @@ export const ResourceView = Type.Object({
   id: Uuid,
   name: Type.String(),
   resource_type: Nullable(Type.String()),
-  capacity_min: Type.Integer(),
-  capacity_max: Type.Integer(),
+  capacity_min: Type.Integer({ format: 'int32' }),
+  capacity_max: Type.Integer({ format: 'int32' }),
   section: Nullable(Type.String()),
-  display_order: Type.Integer(),
+  display_order: Type.Integer({ format: 'int32' }),
   is_active: Type.Boolean(),
   created_at: Timestamp,
 });

@@ -30,7 +30,7 @@ const SandboxBooking = Type.Object({
   confirmation_code: Type.String(),
   start_time: OffsetTime,
   end_time: OffsetTime,
-  capacity: Type.Integer(),
+  capacity: Type.Integer({ format: 'int32' }),
   resource: Type.Object({ id: Uuid, name: Type.String() }),
   customer: Type.Object({
     first_name: Type.String(),
@@ -72,8 +72,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
               id: Uuid,
               name: Type.String(),
               section: Nullable(Type.String()),
-              capacity_min: Type.Integer(),
-              capacity_max: Type.Integer(),
+              capacity_min: Type.Integer({ format: 'int32' }),
+              capacity_max: Type.Integer({ format: 'int32' }),
             }),
           ),
         },
@@ -92,21 +92,21 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object(
           {
             date: DateString,
-            capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 2 })),
+            capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 2 })),
           },
           { additionalProperties: false },
         ),
         response: {
           200: Type.Object({
             date: DateString,
-            capacity: Type.Integer(),
+            capacity: Type.Integer({ format: 'int32' }),
             timezone: Type.String(),
             slots: Type.Array(
               Type.Object({
                 start_time: OffsetTime,
                 end_time: OffsetTime,
                 available: Type.Boolean(),
-                remaining_resources: Type.Integer(),
+                remaining_resources: Type.Integer({ format: 'int32' }),
               }),
             ),
             reason: Nullable(Type.String()),
@@ -129,7 +129,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           Type.Object(
             {
               start_time: Timestamp,
-              capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 2 })),
+              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 2 })),
               customer: Type.Object(
                 {
                   first_name: Type.String({ minLength: 1, maxLength: 100 }),

@@ -7,14 +7,22 @@ import { example, IdParams, NonBlankString, Nullable, Uuid } from '../platform/s
 import { changeService, createService, deleteService, findServices } from './services.service.ts';
 import { ServiceView } from './services.view.ts';
 
-const BufferMinutes = (description: string) => Type.Integer({ minimum: 0, maximum: 240, description });
+const BufferMinutes = (description: string) =>
+  Type.Integer({ format: 'int32', minimum: 0, maximum: 240, description });
 const ServiceFields = {
   name: NonBlankString({ maxLength: 200 }),
   description: Nullable(Type.String({ maxLength: 2000 })),
-  duration_minutes: Type.Integer({ minimum: 5, maximum: 480, description: 'length of a booking of it' }),
+  duration_minutes: Type.Integer({
+    format: 'int32',
+    minimum: 5,
+    maximum: 480,
+    description: 'length of a booking of it',
+  }),
   buffer_before_minutes: BufferMinutes('kept free on the resource before each booking'),
   buffer_after_minutes: BufferMinutes('kept free on the resource after each booking'),
-  price_cents: Nullable(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'EUR cents' })),
+  price_cents: Nullable(
+    Type.Integer({ format: 'int32', minimum: 0, maximum: 100_000_000, description: 'EUR cents' }),
+  ),
   resource_ids: Type.Array(Uuid, {
     maxItems: 500,
     description: 'resources of the business that may perform it; empty means any',

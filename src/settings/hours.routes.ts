@@ -8,7 +8,12 @@ import { HoursRowView } from './hours.view.ts';
 
 const HoursRowInput = Type.Object(
   {
-    day_of_week: Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday' }),
+    day_of_week: Type.Integer({
+      format: 'int32',
+      minimum: 0,
+      maximum: 6,
+      description: '0 = Sunday ... 6 = Saturday',
+    }),
     is_open: Type.Boolean(),
     open_time: Type.Optional(Nullable(TimeString)),
     close_time: Type.Optional(

@@ -3,7 +3,12 @@ import { hhmm, Nullable, TimeString } from '../platform/schemas.ts';
 import type { StoredHoursRow } from './hours.queries.ts';
 
 export const HoursRowView = Type.Object({
-  day_of_week: Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday' }),
+  day_of_week: Type.Integer({
+    format: 'int32',
+    minimum: 0,
+    maximum: 6,
+    description: '0 = Sunday ... 6 = Saturday',
+  }),
   is_open: Type.Boolean(),
   open_time: Nullable(TimeString),
   close_time: Nullable(TimeString),

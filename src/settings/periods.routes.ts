@@ -12,7 +12,7 @@ const PeriodInput = Type.Object(
     id: Type.Optional({ ...Uuid, description: "keeps a period's id; a new period gets one" }),
     name: NonBlankString({ maxLength: 60 }),
     days_of_week: Type.Array(
-      Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday' }),
+      Type.Integer({ format: 'int32', minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday' }),
       {
         minItems: 1,
         maxItems: 7,
@@ -48,6 +48,7 @@ const PeriodInput = Type.Object(
     max_covers_per_slot: Type.Optional(
       Nullable(
         Type.Integer({
+          format: 'int32',
           minimum: 1,
           maximum: 1000,
           description:
@@ -58,6 +59,7 @@ const PeriodInput = Type.Object(
     max_bookings_per_slot: Type.Optional(
       Nullable(
         Type.Integer({
+          format: 'int32',
           minimum: 1,
           maximum: 500,
           description:

@@ -8,29 +8,35 @@ export const PeriodView = Type.Object(
   {
     id: Uuid,
     name: Type.String(),
-    days_of_week: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), {
+    days_of_week: Type.Array(Type.Integer({ format: 'int32', minimum: 0, maximum: 6 }), {
       description: '0 = Sunday ... 6 = Saturday',
     }),
     start_time: TimeString,
     end_time: TimeString,
     last_start_time: Nullable(TimeString),
-    slot_interval_minutes: Nullable(Type.Integer()),
+    slot_interval_minutes: Nullable(Type.Integer({ format: 'int32' })),
     turn_times: Nullable(
       Type.Array(
         Type.Object({
-          min_party: Type.Integer(),
-          max_party: Type.Integer(),
-          duration_minutes: Type.Integer(),
+          min_party: Type.Integer({ format: 'int32' }),
+          max_party: Type.Integer({ format: 'int32' }),
+          duration_minutes: Type.Integer({ format: 'int32' }),
         }),
         { description: "the period's booking lengths by party size; null takes the business's turn_times" },
       ),
     ),
     resource_ids: Type.Array(Uuid, { description: 'the resources bookable in the period; empty means all' }),
     max_covers_per_slot: Nullable(
-      Type.Integer({ description: 'the most guests that may start at one grid time; null: no cap' }),
+      Type.Integer({
+        format: 'int32',
+        description: 'the most guests that may start at one grid time; null: no cap',
+      }),
     ),
     max_bookings_per_slot: Nullable(
-      Type.Integer({ description: 'the most bookings that may start at one grid time; null: no cap' }),
+      Type.Integer({
+        format: 'int32',
+        description: 'the most bookings that may start at one grid time; null: no cap',
+      }),
     ),
   },
   { $id: 'ServicePeriod' },

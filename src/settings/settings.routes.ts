@@ -7,7 +7,7 @@ import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../schema.ts'
 import { getSettings, reviseSettings } from './settings.service.ts';
 
 const int = (minimum: number, maximum: number, description: string) =>
-  Type.Integer({ minimum, maximum, description });
+  Type.Integer({ format: 'int32', minimum, maximum, description });
 
 const bookingLength = (description: string) => int(15, 360, description);
 const partySize = (description: string) => int(1, 50, description);

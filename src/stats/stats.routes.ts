@@ -4,7 +4,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { DateString, Uuid } from '../platform/schemas.ts';
 import { businessStats } from './stats.service.ts';
 
-const Count = Type.Integer({ minimum: 0 });
+const Count = Type.Integer({ format: 'int32', minimum: 0 });
 const Percent = Type.Number({ minimum: 0, maximum: 100 });
 
 const Stats = Type.Object({
@@ -25,7 +25,9 @@ const Stats = Type.Object({
   }),
   rates: Type.Object({ no_show_pct: Percent, cancellation_pct: Percent, completion_pct: Percent }),
   capacity: Type.Object({ avg_party_size: Type.Number({ minimum: 0 }), total_covers: Count }),
-  busy_hours: Type.Array(Type.Object({ hour: Type.Integer({ minimum: 0, maximum: 23 }), count: Count })),
+  busy_hours: Type.Array(
+    Type.Object({ hour: Type.Integer({ format: 'int32', minimum: 0, maximum: 23 }), count: Count }),
+  ),
   busy_days: Type.Array(Type.Object({ date: DateString, day_name: Type.String(), count: Count })),
   top_resources: Type.Array(
     Type.Object({

@@ -31,7 +31,7 @@ const NewEntryBody = Type.Object(
       description: 'the day wanted (not in the past); null for any day',
     }),
     service_id: Type.Optional(Nullable(Uuid)),
-    capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1 })),
+    capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     preferred_time_from: Type.Optional(Nullable(TimeString)),
     preferred_time_to: Type.Optional(Nullable(TimeString)),
@@ -67,7 +67,7 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
           capacity: 2,
         }),
         response: {
-          201: Type.Object({ waitlist_id: Uuid, position: Type.Integer({ minimum: 1 }) }),
+          201: Type.Object({ waitlist_id: Uuid, position: Type.Integer({ format: 'int32', minimum: 1 }) }),
         },
       },
     },

@@ -56,8 +56,11 @@ const DeliveryView = Type.Object({
   event_id: Uuid,
   event_type: Type.String(),
   status: DeliveryStatus,
-  attempts: Type.Integer({ description: 'attempts made since the delivery was created or last re-sent' }),
-  last_response_code: Nullable(Type.Integer()),
+  attempts: Type.Integer({
+    format: 'int32',
+    description: 'attempts made since the delivery was created or last re-sent',
+  }),
+  last_response_code: Nullable(Type.Integer({ format: 'int32' })),
   last_error: Nullable(
     Type.String({
       description:

@@ -65,7 +65,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The widget's texts in one language, under a name that changes with them (cached for good)",
         security: [],
         params: Type.Object(
-          { file: Type.String({ pattern: '^[a-z]{2}\\.[\\w-]{16}\\.json$' }) },
+          { file: Type.String({ maxLength: 24, pattern: '^[a-z]{2}\\.[\\w-]{16}\\.json$' }) },
           { additionalProperties: false },
         ),
         response: { 200: FileBody('JSON: text by name'), 304: Type.Null(), ...errorResponses(404) },
@@ -97,6 +97,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
             lang: Type.Optional(Type.String({ maxLength: 35 })),
             manage: Type.Optional(
               Type.String({
+                maxLength: 20,
                 pattern: '^[A-Za-z0-9]{1,20}$',
                 description: "a booking's confirmation code: the guest's page to view or cancel it",
               }),
