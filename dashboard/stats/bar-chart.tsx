@@ -105,29 +105,32 @@ export function BarChart({
     <figure class="chart">
       <figcaption>{caption}</figcaption>
       <div class="chart-canvas" ref={holder} aria-hidden="true" />
-      <table class={showTable ? 'chart-table' : 'chart-table sr-only'}>
-        <caption class="sr-only">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{labelHeading}</th>
-            {columns.map((column) => (
-              <th key={column.heading} scope="col">
-                {column.heading}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {labels.map((label, row) => (
-            <tr key={`${row}-${label}`}>
-              <th scope="row">{label}</th>
+      {/* A table keeps its content's size whatever its own: the wrapper is what is hidden. */}
+      <div class={showTable ? undefined : 'sr-only'}>
+        <table class="chart-table">
+          <caption class="sr-only">{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{labelHeading}</th>
               {columns.map((column) => (
-                <td key={column.heading}>{column.cells[row]}</td>
+                <th key={column.heading} scope="col">
+                  {column.heading}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {labels.map((label, row) => (
+              <tr key={`${row}-${label}`}>
+                <th scope="row">{label}</th>
+                {columns.map((column) => (
+                  <td key={column.heading}>{column.cells[row]}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { todayIn } from '../../src/availability/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
-import { call } from '../api.ts';
+import { ApiError, call } from '../api.ts';
 import { changed } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { language, t } from '../i18n.ts';
-import { report } from '../problems.ts';
+import { problem, report } from '../problems.ts';
 import { go } from '../router.ts';
 import type { ScreenProps } from '../screens.ts';
 import { venue } from '../venue.ts';
@@ -31,6 +31,8 @@ const wall = (date: string) => new Date(`${date}T12:00:00Z`);
 function formatsOf(lang: string) {
   const number = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
   const share = new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 1 });
+  // The axis's steps may be finer than the figures' one decimal (0.25 %).
+  const axisShare = new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 2 });
   const dayShort = new Intl.DateTimeFormat(lang, { timeZone: 'UTC', day: 'numeric', month: 'short' });
   const range = new Intl.DateTimeFormat(lang, {
     timeZone: 'UTC',
@@ -41,6 +43,7 @@ function formatsOf(lang: string) {
   return {
     number: (value: number) => number.format(value),
     percent: (value: number) => share.format(value / 100),
+    axisPercent: (value: number) => axisShare.format(value / 100),
     day: (date: string) => dayShort.format(wall(date)),
     period: (from: string, to: string) => range.formatRange(wall(from), wall(to)),
   };
@@ -75,11 +78,19 @@ export default function StatsScreen({ params }: ScreenProps) {
   const lang = language.value;
   const format = useMemo(() => formatsOf(lang), [lang]);
 
+  const [failed, setFailed] = useState(false);
+
   useEffect(() => {
     let current = true;
+    setFailed(false);
     loadStats(period.from, period.to)
       .then((loaded) => current && setStats(loaded))
-      .catch(report);
+      .catch((error) => {
+        if (current) setFailed(true);
+        // The presets are always accepted; a range of one's own may be longer than the API allows.
+        if (error instanceof ApiError && error.status === 422) problem.value = t('statsRangeRefused');
+        else report(error);
+      });
     return () => {
       current = false;
     };
@@ -140,7 +151,7 @@ export default function StatsScreen({ params }: ScreenProps) {
           <button type="submit">{t('statsShow')}</button>
         </form>
       )}
-      {!shown ? (
+      {failed ? null : !shown ? (
         <p role="status">{t('loading')}</p>
       ) : (
         <StatsBody stats={shown} format={format} showTables={showTables} />
@@ -223,7 +234,7 @@ function StatsBody({
             labelHeading={t('statsOutcome')}
             labels={rateRows.map((row) => row.label)}
             values={rateRows.map((row) => row.pct)}
-            formatValue={format.percent}
+            formatValue={format.axisPercent}
             columns={[
               { heading: t('statsShare'), cells: rateRows.map((row) => format.percent(row.pct)) },
               { heading: t('statsBookings'), cells: rateRows.map((row) => format.number(row.count)) },
@@ -235,7 +246,7 @@ function StatsBody({
             labelHeading={t('statsTable')}
             labels={stats.top_resources.map((resource) => resource.resource_name)}
             values={stats.top_resources.map((resource) => resource.utilization_pct)}
-            formatValue={format.percent}
+            formatValue={format.axisPercent}
             columns={[
               {
                 heading: t('statsUse'),

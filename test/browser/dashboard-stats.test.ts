@@ -279,10 +279,22 @@ describe('the statistics screen', { skip }, () => {
       assert.ok(await page.getByRole('table', { name: 'Bookings per day' }).isVisible());
       await axeClean(page, 'statistics with tables, tablet');
 
+      // A range longer than the API takes is said, in words, in the live region.
+      await page.getByLabel('From').fill('2020-01-01');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page
+        .getByRole('alert')
+        .getByText('This period is too long for the statistics. Please choose a shorter one.')
+        .waitFor();
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+      await page.getByRole('button', { name: 'This month' }).click();
+      await page.waitForURL(/#\/stats\/month$/);
+      await page.locator('.stats-figures').waitFor();
+
       await page.setViewportSize(PHONE);
       await toggle.click();
       await axeClean(page, 'statistics, phone');
-      await page.screenshot({ path: new URL('dashboard-stats-phone.png', SHOTS).pathname });
+      await page.screenshot({ path: new URL('dashboard-stats-phone.png', SHOTS).pathname, fullPage: true });
     } finally {
       await context.close();
     }
