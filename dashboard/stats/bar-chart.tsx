@@ -69,6 +69,7 @@ export function BarChart({
             ticks: { show: false },
             incrs: [1, 2, 3, 4, 6, 7, 14, 30, 61],
             space: 44,
+            size: 32,
             values: (_, splits) => splits.map((split) => labels[split] ?? ''),
           },
           {
