@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { addDays, instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
 import { changed } from '../changes.ts';
+import { isDate } from '../dates.ts';
 import { language, t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { go, hrefOf } from '../router.ts';
@@ -13,12 +14,6 @@ import { STATUS_ICON, STATUSES, statusText } from './booking-text.ts';
 import { type BookingItem, type DayPlan, loadDayPlan, tableNames } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 import { Timeline } from './timeline.tsx';
-
-/** A real calendar date `YYYY-MM-DD` (a hand-typed route may hold `2026-02-30`). */
-const isDate = (value: string | undefined): value is string =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value ?? '') &&
-  !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
-  new Date(`${value}T00:00:00Z`).toISOString().startsWith(value!);
 
 /** The minute of the day it is in the venue's zone, kept current while the screen is open. */
 function useNow(timeZone: string): { date: string; minute: number } {

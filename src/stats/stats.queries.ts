@@ -14,8 +14,8 @@ export interface StatusCount {
 
 export interface StatsRow {
   statuses: StatusCount[];
-  busy_hours: { hour: number; count: number }[];
-  busy_days: { date: string; count: number }[];
+  busy_hours: { hour: number; count: number; covers: number }[];
+  busy_days: { date: string; count: number; covers: number }[];
   resources: { resource_id: string; resource_name: string; booking_count: number; booked_minutes: number }[];
   deposits: { captured_cents: number; held_cents: number; released_cents: number };
   open_minutes: number;
@@ -25,7 +25,7 @@ const periodBookings = (businessId: string, period: StatsPeriod) =>
   sql`business_id = ${businessId} AND booking_date BETWEEN ${period.from}::date AND ${period.to}::date`;
 
 /**
- * Counts by status, date and hour from one scan of the period's bookings: grouped first by
+ * Counts (bookings and covers) by status, date and hour from one scan of the period's bookings: grouped first by
  * (date, hour, status), a few dozen rows a day, then rolled up three ways.
  */
 async function bookingCounts(executor: Executor, businessId: string, period: StatsPeriod) {
@@ -40,11 +40,11 @@ async function bookingCounts(executor: Executor, businessId: string, period: Sta
       (SELECT coalesce(json_agg(json_build_object('status', status, 'count', n, 'covers', covers)), '[]')
         FROM (SELECT status, sum(n)::int AS n, sum(covers)::int AS covers FROM g GROUP BY 1) AS s
       ) AS statuses,
-      (SELECT coalesce(json_agg(json_build_object('date', booking_date, 'count', n) ORDER BY n DESC, booking_date), '[]')
-        FROM (SELECT booking_date, sum(n)::int AS n FROM g WHERE status <> 'cancelled' GROUP BY 1) AS d
+      (SELECT coalesce(json_agg(json_build_object('date', booking_date, 'count', n, 'covers', covers) ORDER BY n DESC, booking_date), '[]')
+        FROM (SELECT booking_date, sum(n)::int AS n, sum(covers)::int AS covers FROM g WHERE status <> 'cancelled' GROUP BY 1) AS d
       ) AS busy_days,
-      (SELECT coalesce(json_agg(json_build_object('hour', hour, 'count', n) ORDER BY n DESC, hour), '[]')
-        FROM (SELECT hour, sum(n)::int AS n FROM g WHERE status <> 'cancelled' GROUP BY 1) AS h
+      (SELECT coalesce(json_agg(json_build_object('hour', hour, 'count', n, 'covers', covers) ORDER BY n DESC, hour), '[]')
+        FROM (SELECT hour, sum(n)::int AS n, sum(covers)::int AS covers FROM g WHERE status <> 'cancelled' GROUP BY 1) AS h
       ) AS busy_hours
   `.execute(executor);
   return rows[0]!;

@@ -26,9 +26,15 @@ const Stats = Type.Object({
   rates: Type.Object({ no_show_pct: Percent, cancellation_pct: Percent, completion_pct: Percent }),
   capacity: Type.Object({ avg_party_size: Type.Number({ minimum: 0 }), total_covers: Count }),
   busy_hours: Type.Array(
-    Type.Object({ hour: Type.Integer({ format: 'int32', minimum: 0, maximum: 23 }), count: Count }),
+    Type.Object({
+      hour: Type.Integer({ format: 'int32', minimum: 0, maximum: 23 }),
+      count: Count,
+      covers: Count,
+    }),
   ),
-  busy_days: Type.Array(Type.Object({ date: DateString, day_name: Type.String(), count: Count })),
+  busy_days: Type.Array(
+    Type.Object({ date: DateString, day_name: Type.String(), count: Count, covers: Count }),
+  ),
   top_resources: Type.Array(
     Type.Object({
       resource_id: Uuid,
@@ -49,7 +55,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Statistics'],
         summary: "Statistics of the bookings dated in a period, in the business's time zone",
         description:
-          '`from_date` defaults to the first of the current month, `to_date` to today (both included, at most 366 days). `bookings` counts every booking by status; `capacity` and `busy_*` leave cancelled ones out; `rates` are percentages of `bookings.total`. `busy_hours` and `busy_days` list the hours and dates that have bookings, busiest first; `top_resources` the ten active resources with most bookings, with booked minutes as a percentage of open minutes.',
+          '`from_date` defaults to the first of the current month, `to_date` to today (both included, at most 366 days). `bookings` counts every booking by status; `capacity` and `busy_*` leave cancelled ones out; `rates` are percentages of `bookings.total`. `busy_hours` and `busy_days` list the hours and dates that have bookings (their bookings and covers), busiest first; `top_resources` the ten active resources with most bookings, with booked minutes as a percentage of open minutes.',
         querystring: Type.Object(
           { from_date: Type.Optional(DateString), to_date: Type.Optional(DateString) },
           { additionalProperties: false },

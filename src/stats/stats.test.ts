@@ -114,17 +114,17 @@ describe('GET /v1/manage/stats', () => {
       assert.deepEqual(body.rates, { no_show_pct: 12.5, cancellation_pct: 12.5, completion_pct: 12.5 });
       assert.deepEqual(body.capacity, { avg_party_size: 3, total_covers: 21 });
       assert.deepEqual(body.busy_hours, [
-        { hour: 20, count: 3 },
-        { hour: 1, count: 1 },
-        { hour: 21, count: 1 },
-        { hour: 22, count: 1 },
-        { hour: 23, count: 1 },
+        { hour: 20, count: 3, covers: 7 },
+        { hour: 1, count: 1, covers: 2 },
+        { hour: 21, count: 1, covers: 4 },
+        { hour: 22, count: 1, covers: 6 },
+        { hour: 23, count: 1, covers: 2 },
       ]);
       assert.deepEqual(body.busy_days, [
-        { date: '2026-03-28', day_name: 'Saturday', count: 3 },
-        { date: '2026-03-23', day_name: 'Monday', count: 2 },
-        { date: '2026-03-26', day_name: 'Thursday', count: 1 },
-        { date: '2026-03-27', day_name: 'Friday', count: 1 },
+        { date: '2026-03-28', day_name: 'Saturday', count: 3, covers: 7 },
+        { date: '2026-03-23', day_name: 'Monday', count: 2, covers: 6 },
+        { date: '2026-03-26', day_name: 'Thursday', count: 1, covers: 6 },
+        { date: '2026-03-27', day_name: 'Friday', count: 1, covers: 2 },
       ]);
       // Open: five nights of 480 minutes, the spring-forward night 420, the blackout none: 2,820.
       assert.deepEqual(body.top_resources, [

@@ -773,7 +773,7 @@ export interface paths {
         };
         /**
          * Statistics of the bookings dated in a period, in the business's time zone
-         * @description `from_date` defaults to the first of the current month, `to_date` to today (both included, at most 366 days). `bookings` counts every booking by status; `capacity` and `busy_*` leave cancelled ones out; `rates` are percentages of `bookings.total`. `busy_hours` and `busy_days` list the hours and dates that have bookings, busiest first; `top_resources` the ten active resources with most bookings, with booked minutes as a percentage of open minutes.
+         * @description `from_date` defaults to the first of the current month, `to_date` to today (both included, at most 366 days). `bookings` counts every booking by status; `capacity` and `busy_*` leave cancelled ones out; `rates` are percentages of `bookings.total`. `busy_hours` and `busy_days` list the hours and dates that have bookings (their bookings and covers), busiest first; `top_resources` the ten active resources with most bookings, with booked minutes as a percentage of open minutes.
          */
         get: operations["getStats"];
         put?: never;
@@ -8076,6 +8076,8 @@ export interface operations {
                             hour: number;
                             /** Format: int32 */
                             count: number;
+                            /** Format: int32 */
+                            covers: number;
                         }[];
                         busy_days: {
                             /**
@@ -8086,6 +8088,8 @@ export interface operations {
                             day_name: string;
                             /** Format: int32 */
                             count: number;
+                            /** Format: int32 */
+                            covers: number;
                         }[];
                         top_resources: {
                             /** Format: uuid */
