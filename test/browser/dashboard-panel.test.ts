@@ -331,4 +331,23 @@ describe('the booking panel', { skip }, () => {
       await close();
     }
   });
+
+  it("speaks the venue's notification language, whatever the browser's", async () => {
+    const tenant = await createTenant(ctx.app, { name: 'Chez Langue' });
+    await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE, notification_language: 'fr' });
+    const context = await browser.newContext({ viewport: TABLET, locale: 'en-GB' });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${api}/staff/`);
+      await page.getByLabel('Email').fill(tenant.developer.email);
+      await page.getByLabel('Password').fill(tenant.developer.password);
+      await page.getByLabel(/I am the developer/).check();
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Aujourd’hui' }).first().waitFor();
+      await page.getByRole('status').filter({ hasText: 'En direct' }).waitFor();
+      assert.equal(await page.evaluate('document.documentElement.lang'), 'fr');
+    } finally {
+      await context.close();
+    }
+  });
 });
