@@ -176,7 +176,7 @@ function StatusActions({ booking }: { booking: Booking }) {
       : patchBooking(booking, { status: 'no_show' });
   const canNoShow = status === 'confirmed' || status === 'checked_in';
   const canCancel = status === 'pending' || status === 'confirmed' || status === 'checked_in';
-  if (!canNoShow && !canCancel && !held && status !== 'pending') return null;
+  if (!canNoShow && !canCancel && !held) return null;
   return (
     <Section title={t('panelActions')}>
       <div class="panel-actions">
