@@ -136,6 +136,26 @@ export async function call<T>(request: (api: SlotwiseClient) => Promise<Answer<T
   }
 }
 
+/** Seconds since the epoch at which a JWT expires; 0 when it cannot be read (then it is refreshed). */
+function expiryOf(token: string): number {
+  try {
+    const payload = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
+    return typeof payload.exp === 'number' ? payload.exp : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The session's access token for a request made outside `call()` (the live stream), refreshed
+ * first when it expires within 30 s: such a request has no 401 to answer by a refresh.
+ */
+export async function freshAccessToken(): Promise<string> {
+  const current = session.peek();
+  if (current && expiryOf(current.accessToken) * 1000 < Date.now() + 30_000) await refreshSession();
+  return session.peek()?.accessToken ?? '';
+}
+
 /** Every item of a paged list (`items`, `next_cursor`), page after page. */
 export async function allPages<T>(
   page: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>,

@@ -3,6 +3,7 @@ import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { currentBusiness, type Session, session, signOut, switchBusiness } from './api.ts';
 import { pickLanguage, switchLanguage, t } from './i18n.ts';
+import { followBusiness, liveState } from './live.ts';
 import { clearProblem, problem, report } from './problems.ts';
 import { hrefOf, route } from './router.ts';
 import { currentScreen, SCREENS, type ScreenProps } from './screens.ts';
@@ -58,10 +59,17 @@ function Shell({ current }: { current: Session }) {
       .then((loaded) => switchLanguage(pickLanguage(loaded.language, navigator.language)))
       .catch(report);
   });
+  useSignalEffect(() => {
+    const id = businessId.value;
+    const kind = session.peek()?.kind;
+    if (!id || !kind) return;
+    return followBusiness({ kind, businessId: id });
+  });
   return (
     <>
       <header class="top">
         <span class="brand">{t('appName')}</span>
+        <LiveStatus />
         <BusinessSwitch current={current} />
         <button type="button" class="quiet" onClick={signOut}>
           {t('signOut')}
@@ -88,6 +96,18 @@ function Shell({ current }: { current: Session }) {
         )}
       </main>
     </>
+  );
+}
+
+/** Whether changes made elsewhere show by themselves: said, not only coloured. */
+function LiveStatus() {
+  const state = liveState.value;
+  const live = state === 'open';
+  return (
+    <span class={live ? 'live on' : 'live'} role="status">
+      <span aria-hidden="true">{live ? '●' : '○'} </span>
+      {t(live ? 'liveOn' : state === 'closed' ? 'liveOff' : 'liveReconnecting')}
+    </span>
   );
 }
 

@@ -18,6 +18,8 @@ export function describe(error: unknown): string {
   if (error instanceof ApiError) {
     const key = BY_CODE[error.code] ?? (error.status === 401 ? 'errExpired' : undefined);
     if (key) return t(key);
+    // A refusal of the booking's rules (status, time, table) says which rule, in the API's words.
+    if (error.status === 409) return t('errRefused', { reason: error.message });
     return t('errFailed', { code: error.code });
   }
   return t('errFailed', { code: error instanceof Error ? error.name : 'error' });

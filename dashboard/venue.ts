@@ -20,8 +20,12 @@ export async function loadVenue(businessId: string): Promise<Venue> {
     call((api) => api.GET('/v1/manage/business')),
     call((api) => api.GET('/v1/manage/settings')),
   ]);
-  const language = (settings as { notification_language?: string }).notification_language ?? null;
-  const loaded = { id: businessId, name: business.name, timezone: settings.timezone, language };
+  const loaded = {
+    id: businessId,
+    name: business.name,
+    timezone: settings.timezone,
+    language: settings.notification_language,
+  };
   venue.value = loaded;
   return loaded;
 }

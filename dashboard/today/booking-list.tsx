@@ -14,6 +14,7 @@ export function BookingList({ plan, onSelect }: { plan: DayPlan; onSelect: (item
           <button
             type="button"
             class={`line st-${item.booking.status}`}
+            data-booking={item.booking.id}
             aria-pressed={item.booking.id === selectedId}
             onClick={() => onSelect(item)}
           >

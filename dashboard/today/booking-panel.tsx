@@ -1,23 +1,88 @@
-import { useEffect, useRef } from 'preact/hooks';
+import type { components, operations } from '@slotwise/sdk';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { instantToWall } from '../../src/availability/engine/time.ts';
+import { call } from '../api.ts';
+import { changed, dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
+import { report } from '../problems.ts';
+import { venue } from '../venue.ts';
 import { depositDue, guestName, STATUS_ICON, statusText } from './booking-text.ts';
-import { selectedBooking } from './selection.ts';
+import type { Booking } from './day-plan.ts';
+import { focusBooking, selectedBooking } from './selection.ts';
+
+type Message = components['schemas']['Message'];
+type AuditEntry =
+  operations['listAuditLogs']['responses'][200]['content']['application/json']['items'][number];
+type BookingChange = NonNullable<operations['updateBooking']['requestBody']>['content']['application/json'];
+type TableChoice = { id: string; name: string };
+
+const PHONE = '(max-width: 600px)';
+const CLOSED = ['completed', 'cancelled', 'no_show'];
+
+/** Whether the viewport is a phone's, kept current as it turns or resizes. */
+function usePhone(): boolean {
+  const [phone, setPhone] = useState(() => matchMedia(PHONE).matches);
+  useEffect(() => {
+    const query = matchMedia(PHONE);
+    const follow = () => setPhone(query.matches);
+    query.addEventListener('change', follow);
+    return () => query.removeEventListener('change', follow);
+  }, []);
+  return phone;
+}
+
+/** A change of the booking through the API; the shown data reloads after it, a refusal is said. */
+async function act(change: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await change();
+    dataChanged();
+    return true;
+  } catch (error) {
+    report(error);
+    return false;
+  }
+}
+
+const patchBooking = (booking: Booking, body: BookingChange) =>
+  act(() =>
+    call((api) =>
+      api.PATCH('/v1/manage/bookings/{booking_id}', { params: { path: { booking_id: booking.id } }, body }),
+    ),
+  );
 
 /**
- * The selected booking, read-only. What staff do with a booking (seat, move, cancel...) is added
- * here; the Today screen shows this panel whenever `selectedBooking` is set.
+ * The selected booking and what staff do with it: the status moves its status allows, its party,
+ * notes, table and time, its deposit hold, then its messages and history. Beside the day on a
+ * tablet; a full-screen dialog on a phone. Closing it gives the focus back to the booking.
  */
 export function BookingPanel() {
   const selected = selectedBooking.value;
+  const phone = usePhone();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [selected?.booking.id]);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const shownId = selected?.booking.id;
+  useEffect(() => {
+    if (!shownId) return;
+    if (phone && dialog.current && !dialog.current.open) dialog.current.showModal();
+    heading.current?.focus();
+  }, [shownId, phone]);
   if (!selected) return null;
   const { booking, tables } = selected;
-  return (
-    <aside class="panel" aria-labelledby="panel-title">
-      <h2 id="panel-title" tabIndex={-1} ref={heading}>
-        {t('details')}: {guestName(booking)}
-      </h2>
+  const close = () => {
+    selectedBooking.value = null;
+    focusBooking(booking.id);
+  };
+  const body = (
+    <>
+      <div class="panel-head">
+        <h2 id="panel-title" tabIndex={-1} ref={heading}>
+          {t('details')}: {guestName(booking)}
+        </h2>
+        <button type="button" class="quiet" onClick={close}>
+          {t('close')}
+        </button>
+      </div>
       <dl>
         <dt>{t('time')}</dt>
         <dd>
@@ -34,6 +99,7 @@ export function BookingPanel() {
           <span aria-hidden="true">{STATUS_ICON[booking.status]} </span>
           {statusText(booking.status)}
           {depositDue(booking) && `, ${t('deposit')}`}
+          {booking.deposit?.status === 'held' && `, ${t('panelHeld')}`}
         </dd>
         <dt>{tables.length > 1 ? t('tables') : t('table')}</dt>
         <dd>{tables.join(' + ')}</dd>
@@ -45,16 +111,347 @@ export function BookingPanel() {
             <dd>{booking.customer_notes}</dd>
           </>
         )}
-        {booking.staff_notes && (
-          <>
-            <dt>{t('notes')}</dt>
-            <dd>{booking.staff_notes}</dd>
-          </>
-        )}
       </dl>
-      <button type="button" class="quiet" onClick={() => (selectedBooking.value = null)}>
-        {t('close')}
-      </button>
+      <StatusActions key={`${booking.id}-${booking.status}`} booking={booking} />
+      {!CLOSED.includes(booking.status) && (
+        <>
+          <PartyForm key={`party-${booking.id}-${booking.capacity}`} booking={booking} />
+          <MovePicker
+            key={`move-${booking.id}-${booking.start_time}-${booking.resource_id}`}
+            booking={booking}
+          />
+        </>
+      )}
+      <NotesForm key={`notes-${booking.id}-${booking.staff_notes}`} booking={booking} />
+      <Messages booking={booking} />
+      <History booking={booking} />
+    </>
+  );
+  if (phone) {
+    return (
+      <dialog
+        ref={dialog}
+        class="panel panel-full"
+        aria-labelledby="panel-title"
+        onClose={() => selectedBooking.peek()?.booking.id === booking.id && close()}
+      >
+        {body}
+      </dialog>
+    );
+  }
+  return (
+    <aside class="panel" aria-labelledby="panel-title">
+      {body}
     </aside>
+  );
+}
+
+/** A part of the panel, a region named by its heading. */
+function Section({ title, children }: { title: string; children: ComponentChildren }) {
+  const id = useId();
+  return (
+    <section class="panel-part" aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+/** The status moves the booking's status allows (src/bookings/status.ts), and its deposit hold's release. */
+function StatusActions({ booking }: { booking: Booking }) {
+  const [confirming, setConfirming] = useState(false);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) confirmButton.current?.focus();
+  }, [confirming]);
+  const { status } = booking;
+  const held = booking.deposit?.status === 'held';
+  // A no-show is a guest who did not come: the API refuses it before the start.
+  const started = Date.now() >= Date.parse(booking.starts_at);
+  const path = { params: { path: { booking_id: booking.id } } };
+  const noShow = () =>
+    held
+      ? act(() => call((api) => api.POST('/v1/manage/bookings/{booking_id}/no-show', path)))
+      : patchBooking(booking, { status: 'no_show' });
+  const canNoShow = status === 'confirmed' || status === 'checked_in';
+  const canCancel = status === 'pending' || status === 'confirmed' || status === 'checked_in';
+  if (!canNoShow && !canCancel && !held) return null;
+  return (
+    <Section title={t('panelActions')}>
+      <div class="panel-actions">
+        {status === 'pending' && (
+          <button type="button" onClick={() => patchBooking(booking, { status: 'confirmed' })}>
+            {t('panelConfirm')}
+          </button>
+        )}
+        {status === 'confirmed' && (
+          <button type="button" onClick={() => patchBooking(booking, { status: 'checked_in' })}>
+            {t('panelCheckIn')}
+          </button>
+        )}
+        {status === 'checked_in' && (
+          <button type="button" onClick={() => patchBooking(booking, { status: 'completed' })}>
+            {t('panelComplete')}
+          </button>
+        )}
+        {canNoShow && (
+          <button
+            type="button"
+            class="quiet"
+            disabled={!started}
+            aria-describedby={started ? undefined : 'panel-no-show-why'}
+            onClick={noShow}
+          >
+            {held ? t('panelNoShowCapture') : t('panelNoShow')}
+          </button>
+        )}
+        {held && (
+          <button
+            type="button"
+            class="quiet"
+            onClick={() =>
+              act(() => call((api) => api.POST('/v1/manage/bookings/{booking_id}/release-hold', path)))
+            }
+          >
+            {t('panelRelease')}
+          </button>
+        )}
+        {canCancel && !confirming && (
+          <button type="button" class="quiet danger" ref={cancelButton} onClick={() => setConfirming(true)}>
+            {t('panelCancel')}
+          </button>
+        )}
+      </div>
+      {canNoShow && !started && (
+        <p id="panel-no-show-why" class="hint">
+          {t('panelNoShowLater', { time: booking.start_time })}
+        </p>
+      )}
+      {confirming && (
+        <fieldset class="panel-confirm">
+          <legend>{t('panelCancelQuestion', { name: guestName(booking) })}</legend>
+          <button
+            type="button"
+            class="danger"
+            ref={confirmButton}
+            onClick={async () => {
+              if (await patchBooking(booking, { status: 'cancelled' })) {
+                // The booking leaves the day (a cancelled one holds no table): the focus goes to the day.
+                selectedBooking.value = null;
+                document.getElementById('main')?.focus();
+              }
+            }}
+          >
+            {t('panelCancelYes')}
+          </button>
+          <button
+            type="button"
+            class="quiet"
+            onClick={() => {
+              setConfirming(false);
+              requestAnimationFrame(() => cancelButton.current?.focus());
+            }}
+          >
+            {t('panelCancelNo')}
+          </button>
+        </fieldset>
+      )}
+    </Section>
+  );
+}
+
+function PartyForm({ booking }: { booking: Booking }) {
+  const [party, setParty] = useState(String(booking.capacity));
+  return (
+    <form
+      class="panel-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const capacity = Number(party);
+        if (capacity !== booking.capacity) void patchBooking(booking, { capacity });
+      }}
+    >
+      <label for="panel-party">{t('panelPartySize')}</label>
+      <input
+        id="panel-party"
+        type="number"
+        min={1}
+        max={50}
+        required
+        value={party}
+        onInput={(event) => setParty(event.currentTarget.value)}
+      />
+      <button type="submit">{t('panelSave')}</button>
+    </form>
+  );
+}
+
+function NotesForm({ booking }: { booking: Booking }) {
+  const [notes, setNotes] = useState(booking.staff_notes ?? '');
+  return (
+    <form
+      class="panel-form panel-notes"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void act(() =>
+          call((api) =>
+            api.PATCH('/v1/manage/bookings/{booking_id}/notes', {
+              params: { path: { booking_id: booking.id } },
+              body: { staff_notes: notes },
+            }),
+          ),
+        );
+      }}
+    >
+      <label for="panel-notes">{t('notes')}</label>
+      <textarea
+        id="panel-notes"
+        maxLength={2000}
+        rows={2}
+        value={notes}
+        onInput={(event) => setNotes(event.currentTarget.value)}
+      />
+      <button type="submit">{t('panelSaveNotes')}</button>
+    </form>
+  );
+}
+
+/**
+ * Another table or time, by keyboard: the tables free for the booking as it stands (the API's
+ * `available-resources`), and a start in 15-minute steps. The API checks the new place with every
+ * rule of a new booking and refuses with 409 when it does not fit.
+ */
+function MovePicker({ booking }: { booking: Booking }) {
+  const [time, setTime] = useState(booking.start_time);
+  const [table, setTable] = useState(booking.resource_id);
+  const [choices, setChoices] = useState<TableChoice[]>([]);
+  useEffect(() => {
+    let current = true;
+    call((api) =>
+      api.GET('/v1/manage/bookings/{booking_id}/available-resources', {
+        params: { path: { booking_id: booking.id } },
+      }),
+    )
+      .then((free) => current && setChoices(free.map(({ id, name }) => ({ id, name }))))
+      .catch(report);
+    return () => {
+      current = false;
+    };
+  }, [booking.id]);
+  return (
+    <Section title={t('panelMove')}>
+      <form
+        class="panel-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const body: { start_time?: string; resource_id?: string } = {};
+          if (time !== booking.start_time) body.start_time = time;
+          if (table !== booking.resource_id) body.resource_id = table;
+          if (Object.keys(body).length) void patchBooking(booking, body);
+        }}
+      >
+        <label for="panel-move-table">{t('table')}</label>
+        <select id="panel-move-table" value={table} onChange={(event) => setTable(event.currentTarget.value)}>
+          <option value={booking.resource_id}>
+            {t('panelCurrentTable', { table: booking.resource.name })}
+          </option>
+          {choices.map((choice) => (
+            <option key={choice.id} value={choice.id}>
+              {choice.name}
+            </option>
+          ))}
+        </select>
+        <label for="panel-move-time">{t('time')}</label>
+        <input
+          id="panel-move-time"
+          type="time"
+          step={900}
+          required
+          value={time}
+          onInput={(event) => setTime(event.currentTarget.value)}
+        />
+        <button type="submit">{t('panelMoveButton')}</button>
+      </form>
+    </Section>
+  );
+}
+
+/** A list of the booking's, loaded again whenever the shown data changes. */
+function useBookingList<T>(bookingId: string, load: () => Promise<T[]>): T[] | null {
+  const [items, setItems] = useState<{ of: string; items: T[] } | null>(null);
+  const version = changed.value;
+  useEffect(() => {
+    let current = true;
+    load()
+      .then((loaded) => current && setItems({ of: bookingId, items: loaded }))
+      .catch(report);
+    return () => {
+      current = false;
+    };
+  }, [bookingId, version]);
+  return items?.of === bookingId ? items.items : null;
+}
+
+/** An instant as the venue's wall-clock time (its date too when it is not the booking's day). */
+function wallTime(iso: string, bookingDate: string): string {
+  const wall = instantToWall(Date.parse(iso), venue.value!.timezone);
+  const time = wall.time.slice(0, 5);
+  return wall.date === bookingDate ? time : `${wall.date} ${time}`;
+}
+
+function Messages({ booking }: { booking: Booking }) {
+  const items = useBookingList<Message>(booking.id, () =>
+    call((api) =>
+      api.GET('/v1/manage/messages', { params: { query: { booking_id: booking.id, limit: 50 } } }),
+    ).then((page) => page.items),
+  );
+  return (
+    <Section title={t('panelMessages')}>
+      {items === null ? (
+        <p>{t('loading')}</p>
+      ) : !items.length ? (
+        <p>{t('panelNoMessages')}</p>
+      ) : (
+        <ul class="panel-log">
+          {items.map((message) => (
+            <li key={message.id}>
+              <span>{wallTime(message.created_at, booking.booking_date)}</span>{' '}
+              <span>
+                {message.type}, {message.channel === 'sms' ? t('panelSms') : t('panelEmail')}{' '}
+                {message.recipient}
+              </span>{' '}
+              <strong>{t(`panelMessage_${message.status}`)}</strong>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Section>
+  );
+}
+
+function History({ booking }: { booking: Booking }) {
+  const items = useBookingList<AuditEntry>(booking.id, () =>
+    call((api) =>
+      api.GET('/v1/manage/audit-logs', {
+        params: { query: { entity_type: 'booking', entity_id: booking.id, limit: 50 } },
+      }),
+    ).then((page) => page.items),
+  );
+  return (
+    <Section title={t('panelHistory')}>
+      {items === null ? (
+        <p>{t('loading')}</p>
+      ) : (
+        <ul class="panel-log">
+          {items.map((entry) => (
+            <li key={entry.id}>
+              <span>{wallTime(entry.created_at, booking.booking_date)}</span> <span>{entry.action}</span>{' '}
+              <span class="hint">{entry.user_email}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Section>
   );
 }

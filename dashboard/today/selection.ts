@@ -12,3 +12,10 @@ export interface Selected {
 }
 
 export const selectedBooking = signal<Selected | null>(null);
+
+/** Gives the focus back to a booking (its first block, or its line in the list) once its panel closes. */
+export function focusBooking(bookingId: string): void {
+  requestAnimationFrame(() =>
+    document.querySelector<HTMLElement>(`[data-booking="${CSS.escape(bookingId)}"]`)?.focus(),
+  );
+}

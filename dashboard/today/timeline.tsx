@@ -1,10 +1,123 @@
+import { useRef, useState } from 'preact/hooks';
 import { formatMinutes } from '../../src/availability/engine/time.ts';
+import { call } from '../api.ts';
+import { dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
+import { report } from '../problems.ts';
 import { bookingDetails, depositDue, guestName, STATUS_ICON } from './booking-text.ts';
 import type { BookingItem, DayPlan, Item } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 
 const QUARTER = 15;
+const DAY = 1440;
+/** How far a pointer goes before a press becomes a drag (a click stays a click). */
+const DRAG_PX = 5;
+
+/** A block being dragged: where it came from, how far it went, the row under the pointer. */
+interface Drag {
+  item: BookingItem;
+  fromRow: string;
+  pointerId: number;
+  x: number;
+  y: number;
+  /** Pixels of the track per minute. */
+  scale: number;
+  moved: boolean;
+  quarters: number;
+  dy: number;
+  toRow: string;
+  /** The change is with the API: the block stays where it was dropped until the answer. */
+  sent: boolean;
+}
+
+/** The table row under a point of the page, by its resource id. */
+function rowAt(x: number, y: number): string | null {
+  const row = document
+    .elementsFromPoint(x, y)
+    .find((element) => element instanceof HTMLElement && element.dataset.resourceId);
+  return (row as HTMLElement | undefined)?.dataset.resourceId ?? null;
+}
+
+/**
+ * Dragging a block to another row or time (pointer events, snapped to 15 minutes) and the change
+ * it asks of the API on drop. A refusal puts the block back and says why. The keyboard's way to
+ * the same change is the booking panel's picker.
+ */
+function useDragToMove(length: number) {
+  const [drag, setDrag] = useState<Drag | null>(null);
+  const current = useRef<Drag | null>(null);
+  const dropped = useRef(false);
+  const update = (next: Drag | null) => {
+    current.current = next;
+    setDrag(next);
+  };
+  const start = (event: PointerEvent, item: BookingItem, fromRow: string) => {
+    if (event.button !== 0 || event.pointerType === 'touch' || current.current?.sent) return;
+    const track = (event.currentTarget as HTMLElement).parentElement!;
+    (event.currentTarget as HTMLElement).setPointerCapture(event.pointerId);
+    update({
+      item,
+      fromRow,
+      pointerId: event.pointerId,
+      x: event.clientX,
+      y: event.clientY,
+      scale: track.getBoundingClientRect().width / length,
+      moved: false,
+      quarters: 0,
+      dy: 0,
+      toRow: fromRow,
+      sent: false,
+    });
+  };
+  const move = (event: PointerEvent) => {
+    const now = current.current;
+    if (!now || now.sent || event.pointerId !== now.pointerId) return;
+    const dx = event.clientX - now.x;
+    const dy = event.clientY - now.y;
+    if (!now.moved && Math.hypot(dx, dy) < DRAG_PX) return;
+    update({
+      ...now,
+      moved: true,
+      quarters: Math.round(dx / now.scale / QUARTER),
+      dy,
+      toRow: rowAt(event.clientX, event.clientY) ?? now.toRow,
+    });
+  };
+  const end = (event: PointerEvent) => {
+    const now = current.current;
+    if (!now || now.sent || event.pointerId !== now.pointerId) return;
+    if (!now.moved || event.type === 'pointercancel') {
+      update(null);
+      return;
+    }
+    dropped.current = true;
+    const body: { start_time?: string; resource_id?: string } = {};
+    if (now.quarters !== 0)
+      body.start_time = formatMinutes((((now.item.start + now.quarters * QUARTER) % DAY) + DAY) % DAY);
+    if (now.toRow !== now.fromRow) body.resource_id = now.toRow;
+    if (!Object.keys(body).length) {
+      update(null);
+      return;
+    }
+    update({ ...now, sent: true });
+    call((api) =>
+      api.PATCH('/v1/manage/bookings/{booking_id}', {
+        params: { path: { booking_id: now.item.booking.id } },
+        body,
+      }),
+    )
+      .then(() => dataChanged())
+      .catch(report)
+      .finally(() => update(null));
+  };
+  /** A press that became a drag is no click: the panel does not open on drop. */
+  const wasDragged = () => {
+    const was = dropped.current;
+    dropped.current = false;
+    return was;
+  };
+  return { drag, start, move, end, wasDragged };
+}
 
 interface TimelineProps {
   plan: DayPlan;
@@ -28,6 +141,11 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
   const hours: number[] = [];
   for (let hour = plan.start; hour < plan.end; hour += 60) hours.push(hour);
   const selectedId = selectedBooking.value?.booking.id;
+  const { drag, start, move, end, wasDragged } = useDragToMove(length);
+  const offset = (item: BookingItem, rowId: string) =>
+    drag?.moved && drag.item.booking.id === item.booking.id && drag.fromRow === rowId
+      ? { transform: `translate(${drag.quarters * QUARTER * drag.scale}px, ${drag.dy}px)` }
+      : {};
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways is scrolled by keyboard once focused
     <section class="timeline" tabIndex={0} aria-label={t('timeline')}>
@@ -59,7 +177,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
             <h2 class="tl-section-name">{section.name ?? t('tables')}</h2>
             <ul>
               {section.rows.map((row) => (
-                <li key={row.id} class="tl-row" data-resource={row.name}>
+                <li key={row.id} class="tl-row" data-resource={row.name} data-resource-id={row.id}>
                   <span class="tl-label">
                     {row.name}{' '}
                     <small>
@@ -84,13 +202,18 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                       <button
                         key={item.booking.id}
                         type="button"
-                        class={`bk st-${item.booking.status}`}
-                        style={place(item)}
+                        class={`bk st-${item.booking.status}${drag?.moved && drag.item.booking.id === item.booking.id ? ' dragged' : ''}`}
+                        style={{ ...place(item), ...offset(item, row.id) }}
                         data-start={formatMinutes(item.start)}
                         data-end={formatMinutes(item.end)}
+                        data-booking={item.booking.id}
                         aria-pressed={item.booking.id === selectedId}
                         aria-label={`${item.booking.capacity} ${guestName(item.booking)}, ${bookingDetails(item)}`}
-                        onClick={() => onSelect(item)}
+                        onClick={() => !wasDragged() && onSelect(item)}
+                        onPointerDown={(event) => start(event, item, row.id)}
+                        onPointerMove={move}
+                        onPointerUp={end}
+                        onPointerCancel={end}
                       >
                         <span class="bk-icon" aria-hidden="true">
                           {STATUS_ICON[item.booking.status]}

@@ -129,6 +129,7 @@ export default function TodayScreen({ params }: ScreenProps) {
                   {t('deposit')}
                 </li>
               </ul>
+              <p class="hint">{t('panelDragHint')}</p>
             </>
           ) : (
             <BookingList plan={shown} onSelect={select} />

@@ -14,27 +14,42 @@ export interface AuditLogRow {
   created_at: Date;
 }
 
+/** Which entries of the log: those of one kind of entity, or of one entity. */
+export interface AuditFilter {
+  entityType?: string;
+  entityId?: string;
+}
+
 /** The business's log, newest first: `seq` is the order of writing, which timestamps may tie. */
-export const listAuditLog = <T>(executor: Executor, page: PageRequest, view: (row: AuditLogRow) => T) =>
-  keysetPage(
-    executor
-      .selectFrom('audit_logs')
-      .select([
-        'id',
-        'user_email',
-        'action',
-        'entity_type',
-        'entity_id',
-        'before_state',
-        'after_state',
-        'meta',
-        'created_at',
-      ])
-      .where('business_id', '=', page.owner),
+export const listAuditLog = <T>(
+  executor: Executor,
+  page: PageRequest,
+  filter: AuditFilter,
+  view: (row: AuditLogRow) => T,
+) => {
+  let query = executor
+    .selectFrom('audit_logs')
+    .select([
+      'id',
+      'user_email',
+      'action',
+      'entity_type',
+      'entity_id',
+      'before_state',
+      'after_state',
+      'meta',
+      'created_at',
+    ])
+    .where('business_id', '=', page.owner);
+  if (filter.entityType) query = query.where('entity_type', '=', filter.entityType);
+  if (filter.entityId) query = query.where('entity_id', '=', filter.entityId);
+  return keysetPage(
+    query,
     { name: 'audit_logs', keys: [{ ref: 'seq', type: 'bigint' }], direction: 'desc' },
     page,
     view,
   );
+};
 
 /** One audit row, written by `slotwise_record_audit`, the writer the database's statements call too. */
 export interface AuditRow {

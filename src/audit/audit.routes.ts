@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { Uuid } from '../platform/schemas.ts';
 import { auditLog } from './audit.ts';
 import { AuditEntryView } from './audit.view.ts';
 
@@ -14,10 +15,23 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listAuditLogs',
         tags: ['Audit'],
         summary: 'List audit log entries, newest first',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        description:
+          "`entity_type` (`booking`, `resource`...) and `entity_id` narrow the list to one kind of entity, or to one entity (a booking's history).",
+        querystring: Type.Object(
+          {
+            ...PageQuery,
+            entity_type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+            entity_id: Type.Optional(Uuid),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: pageEnvelope(AuditEntryView) },
       },
     },
-    async (request) => auditLog(app.db, pageOf(request)),
+    async (request) =>
+      auditLog(app.db, pageOf(request), {
+        entityType: request.query.entity_type,
+        entityId: request.query.entity_id,
+      }),
   );
 };

@@ -123,6 +123,40 @@ describe('GET /v1/manage/audit-logs', () => {
       );
     });
 
+    it("narrows the log to one entity's entries by entity_type and entity_id", async () => {
+      const tenant = await createTenant(ctx.app);
+      const [one, two] = [crypto.randomUUID(), crypto.randomUUID()];
+      const actor = { businessId: tenant.businessId, actor: 'tester@example.com' };
+      await recordAudit(ctx.database.db, actor, {
+        action: 'booking.a',
+        entityType: 'booking',
+        entityId: one,
+      });
+      await recordAudit(ctx.database.db, actor, {
+        action: 'booking.b',
+        entityType: 'booking',
+        entityId: two,
+      });
+      await recordAudit(ctx.database.db, actor, {
+        action: 'resource.c',
+        entityType: 'resource',
+        entityId: one,
+      });
+      await recordAudit(ctx.database.db, actor, {
+        action: 'booking.d',
+        entityType: 'booking',
+        entityId: one,
+      });
+      const actions = async (query: string) =>
+        (await auditLogs(tenant, query)).json().items.map((entry: { action: string }) => entry.action);
+      assert.deepEqual(await actions(`?entity_type=booking&entity_id=${one}`), ['booking.d', 'booking.a']);
+      assert.deepEqual(await actions('?entity_type=booking'), ['booking.d', 'booking.b', 'booking.a']);
+      assert.deepEqual(await actions(`?entity_id=${one}`), ['booking.d', 'resource.c', 'booking.a']);
+      // Another business asking for the same entity sees nothing of it.
+      const other = await createTenant(ctx.app);
+      assert.deepEqual((await auditLogs(other, `?entity_id=${one}`)).json().items, []);
+    });
+
     it('names the acting user: a dashboard user by email', async () => {
       const tenant = await createTenant(ctx.app);
       const owner = await dashboardToken(ctx.app, tenant, 'business_owner');
@@ -147,6 +181,8 @@ describe('GET /v1/manage/audit-logs', () => {
       const handMade = Buffer.from(JSON.stringify(['1'])).toString('base64url');
       for (const query of [
         '?limit=201',
+        '?entity_id=not-a-uuid',
+        `?entity_type=${'x'.repeat(51)}`,
         '?cursor=garbage',
         `?cursor=${handMade}`,
         `?cursor=${handMade}.${signature}`,

@@ -2,7 +2,7 @@ import type { Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import { insertAuditRow, listAuditLog } from './audit.queries.ts';
+import { type AuditFilter, insertAuditRow, listAuditLog } from './audit.queries.ts';
 import { toAuditEntryView } from './audit.view.ts';
 
 /** Who a change is recorded for: the business it belongs to and the credential's actor name. */
@@ -86,6 +86,6 @@ export async function changeAudited<Row extends { id: string }, View>(
   return change.view(after);
 }
 
-/** The business's audit log, newest first. */
-export const auditLog = (executor: Executor, page: PageRequest) =>
-  listAuditLog(executor, page, toAuditEntryView);
+/** The business's audit log, newest first, narrowed by `filter`. */
+export const auditLog = (executor: Executor, page: PageRequest, filter: AuditFilter = {}) =>
+  listAuditLog(executor, page, filter, toAuditEntryView);

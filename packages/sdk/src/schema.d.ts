@@ -734,7 +734,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List audit log entries, newest first */
+        /**
+         * List audit log entries, newest first
+         * @description `entity_type` (`booking`, `resource`...) and `entity_id` narrow the list to one kind of entity, or to one entity (a booking's history).
+         */
         get: operations["listAuditLogs"];
         put?: never;
         post?: never;
@@ -7763,6 +7766,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                entity_type?: string;
+                entity_id?: string;
             };
             header?: never;
             path?: never;

@@ -1,0 +1,353 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
+import { browserSkipReason, launchBrowser } from '../browser.ts';
+import {
+  createPublishableKey,
+  createTenant,
+  createTestApp,
+  type Tenant,
+  type TestContext,
+} from '../helpers.ts';
+
+/**
+ * The booking panel of the Today screen, driven as a host would: status moves, party, notes, a
+ * move by the picker and by dragging, the no-show waiting for the start, a cancellation confirmed,
+ * messages and history, and a booking made elsewhere appearing by itself. Tomorrow evening in
+ * Paris, always ahead: the clocks are real (a stream ends when its token expires by the server's
+ * clock) until the no-show, for which both are set past the booking's start.
+ */
+const skip = browserSkipReason();
+const ZONE = 'Europe/Paris';
+const TABLET = { width: 1024, height: 768 };
+const PHONE = { width: 390, height: 844 };
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+
+let ctx: TestContext;
+let api: string;
+let browser: Browser;
+let day: string;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+const at = (time: string) => wallTimeToInstant(day, time, ZONE)!;
+
+async function send(
+  tenant: Tenant,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  url: string,
+  payload?: unknown,
+) {
+  const response = await ctx.app.inject({ method, url, headers: tenant.headers, payload: payload as object });
+  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+interface Venue {
+  tenant: Tenant;
+  tables: Record<string, string>;
+  bookings: Record<string, string>;
+}
+
+/** Three tables of 2 to 4 in Paris, open 11:00-23:00, and tonight's staff bookings. */
+async function openVenue(): Promise<Venue> {
+  const tenant = await createTenant(ctx.app, { name: 'Chez Panel' });
+  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE });
+  await send(
+    tenant,
+    'PUT',
+    '/v1/manage/hours',
+    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+      day_of_week: day,
+      is_open: true,
+      open_time: '11:00',
+      close_time: '23:00',
+    })),
+  );
+  const tables: Record<string, string> = {};
+  for (const name of ['T1', 'T2', 'T3']) {
+    tables[name] = (
+      await send(tenant, 'POST', '/v1/manage/resources', {
+        name,
+        section: 'Salle',
+        capacity_min: 1,
+        capacity_max: 4,
+      })
+    ).id;
+  }
+  const bookings: Record<string, string> = {};
+  const book = async (last: string, time: string, table: string) => {
+    const created = await send(tenant, 'POST', '/v1/manage/bookings/staff', {
+      date: day,
+      time,
+      capacity: 2,
+      first_name: 'Guest',
+      last_name: last,
+      phone: '+33 1 23 45 67 89',
+      email: `${last.toLowerCase()}@example.com`,
+      resource_id: tables[table],
+    });
+    bookings[last] = created.id ?? created.booking?.id;
+  };
+  await book('Marc', '18:30', 'T3');
+  await book('Anna', '19:00', 'T1');
+  await book('Paul', '20:00', 'T2');
+  await book('Lea', '21:00', 'T1');
+  return { tenant, tables, bookings };
+}
+
+before(async () => {
+  if (skip) return;
+  const port = await freePort();
+  api = `http://127.0.0.1:${port}`;
+  ctx = await createTestApp({ publicBaseUrl: api });
+  await ctx.app.listen({ host: '127.0.0.1', port });
+  browser = await launchBrowser();
+  day = addDays(todayIn(ZONE, Date.now()), 1);
+});
+
+after(async () => {
+  if (skip) return;
+  await browser.close();
+  await ctx.close();
+});
+
+async function axeClean(page: Page, name: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  assert.deepEqual(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe at ${name}`,
+  );
+}
+
+/** The developer signed in on the Today screen, on the venue's day. */
+async function openToday(venue: Venue, viewport: typeof TABLET) {
+  const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'America/New_York' });
+  const page = await context.newPage();
+  await page.goto(`${api}/staff/#/today/${day}`);
+  const { developer } = venue.tenant;
+  await page.getByLabel('Email').fill(developer.email);
+  await page.getByLabel('Password').fill(developer.password);
+  await page.getByLabel(/I am the developer/).check();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+  await page
+    .getByRole('button', { name: /Guest Anna/ })
+    .first()
+    .waitFor();
+  return { page, close: () => context.close() };
+}
+
+const bookingOf = (venue: Venue, last: string) =>
+  send(venue.tenant, 'GET', `/v1/manage/bookings/${venue.bookings[last]}`);
+
+/** Waits until the API says the booking has `wanted` (the dashboard's change went through). */
+async function untilBooking(
+  venue: Venue,
+  last: string,
+  wanted: (booking: Record<string, unknown>) => boolean,
+) {
+  for (let i = 0; i < 50; i++) {
+    const booking = await bookingOf(venue, last);
+    if (wanted(booking)) return booking;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`${last} never reached the wanted state: ${JSON.stringify(await bookingOf(venue, last))}`);
+}
+
+const block = (page: Page, table: string, last: string) =>
+  page.locator(`li[data-resource="${table}"]`).getByRole('button', { name: new RegExp(`Guest ${last},`) });
+
+describe('the booking panel', { skip }, () => {
+  it('checks in, completes, changes party and notes, moves by picker and by drag, cancels, and shows live changes', async () => {
+    const venue = await openVenue();
+    const { page, close } = await openToday(venue, TABLET);
+    let restoreClock = () => {};
+    try {
+      const panel = page.getByRole('complementary', { name: /^Booking: / });
+
+      // A booking made through the public API shows up without a reload.
+      const { key } = await createPublishableKey(ctx.app, venue.tenant, [api]);
+      const made = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/bookings',
+        headers: { authorization: `Bearer ${key}`, origin: api },
+        payload: {
+          business_id: venue.tenant.businessId,
+          booking_date: day,
+          start_time: '22:00',
+          capacity: 2,
+          first_name: 'Online',
+          last_name: 'Guest',
+          email: 'online@example.com',
+          phone: '+33 6 00 00 00 01',
+        },
+      });
+      assert.equal(made.statusCode, 201, made.body);
+      await page.getByRole('button', { name: /^2 Online Guest, 22:00/ }).waitFor({ timeout: 2000 });
+
+      // Check in, then complete.
+      await block(page, 'T1', 'Anna').click();
+      await panel.getByRole('heading', { name: 'Booking: Guest Anna' }).waitFor();
+      await panel.getByRole('button', { name: 'Check in' }).click();
+      await untilBooking(venue, 'Anna', (b) => b.status === 'checked_in');
+      await panel.getByRole('button', { name: 'Complete' }).click();
+      await untilBooking(venue, 'Anna', (b) => b.status === 'completed');
+      await panel.getByText('finished').waitFor();
+      assert.equal(await panel.getByRole('button', { name: 'Check in' }).count(), 0);
+
+      // Party, notes, then the picker: another table and time, by keyboard-reachable fields.
+      await block(page, 'T2', 'Paul').click();
+      await panel.getByRole('heading', { name: 'Booking: Guest Paul' }).waitFor();
+      await panel.getByLabel('Party size').fill('3');
+      await panel.getByRole('button', { name: 'Save', exact: true }).click();
+      await untilBooking(venue, 'Paul', (b) => b.capacity === 3);
+      await panel.getByLabel('Notes', { exact: true }).fill('Window seat, birthday');
+      await panel.getByRole('button', { name: 'Save notes' }).click();
+      await untilBooking(venue, 'Paul', (b) => b.staff_notes === 'Window seat, birthday');
+      await panel.getByLabel('Table', { exact: true }).selectOption({ label: 'T3' });
+      await panel.getByLabel('Time', { exact: true }).fill('20:30');
+      await panel.getByRole('button', { name: 'Move', exact: true }).click();
+      await untilBooking(venue, 'Paul', (b) => b.resource_id === venue.tables.T3 && b.start_time === '20:30');
+      await block(page, 'T3', 'Paul').waitFor();
+
+      // Its messages and its history.
+      const messages = panel.getByRole('region', { name: 'Messages' });
+      await messages
+        .getByText(/booking_confirmed, email to p\*\*\*@e\*\*\*\.com/)
+        .first()
+        .waitFor();
+      const history = panel.getByRole('region', { name: 'History' });
+      for (const action of [
+        'booking.created_by_staff',
+        'booking.capacity_changed',
+        'booking.notes_saved',
+        'booking.rescheduled',
+      ]) {
+        await history.getByText(action).first().waitFor();
+      }
+      await axeClean(page, 'panel, tablet');
+      await page.screenshot({ path: new URL('dashboard-panel-tablet.png', SHOTS).pathname, fullPage: true });
+
+      // Drag Léa's block from T1 to T2, and a drag the API refuses (onto Paul's table and time) going back.
+      const lea = await block(page, 'T1', 'Lea').boundingBox();
+      const t2 = await page.locator('li[data-resource="T2"] .tl-track').boundingBox();
+      assert.ok(lea && t2);
+      await page.mouse.move(lea.x + lea.width / 2, lea.y + lea.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(lea.x + lea.width / 2, t2.y + t2.height / 2, { steps: 8 });
+      await page.mouse.up();
+      await untilBooking(venue, 'Lea', (b) => b.resource_id === venue.tables.T2 && b.start_time === '21:00');
+      await block(page, 'T2', 'Lea').waitFor();
+
+      const moved = await block(page, 'T2', 'Lea').boundingBox();
+      const t3 = await page.locator('li[data-resource="T3"] .tl-track').boundingBox();
+      assert.ok(moved && t3);
+      // 30 minutes to the left, onto T3: Paul holds it from 20:30.
+      const halfHour = (t3.width / ((await page.locator('.tl-hour').count()) * 60)) * 30;
+      await page.mouse.move(moved.x + moved.width / 2, moved.y + moved.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(moved.x + moved.width / 2 - halfHour, t3.y + t3.height / 2, { steps: 8 });
+      await page.mouse.up();
+      await page
+        .getByRole('alert')
+        .getByText(/^Not possible: /)
+        .waitFor();
+      await block(page, 'T2', 'Lea').waitFor();
+      assert.equal((await bookingOf(venue, 'Lea')).resource_id, venue.tables.T2);
+      const back = await block(page, 'T2', 'Lea').boundingBox();
+      assert.ok(
+        back && Math.abs(back.x - moved.x) < 2 && Math.abs(back.y - moved.y) < 2,
+        'the block went back',
+      );
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+
+      // Cancel, with a confirmation step.
+      await block(page, 'T2', 'Lea').click();
+      await panel.getByRole('button', { name: 'Cancel booking…' }).click();
+      assert.equal(await (await bookingOf(venue, 'Lea')).status, 'confirmed');
+      await panel.getByRole('button', { name: 'Keep it' }).click();
+      await panel.getByRole('button', { name: 'Cancel booking…' }).click();
+      await axeClean(page, 'cancel confirmation');
+      await panel.getByRole('button', { name: 'Yes, cancel it' }).click();
+      await untilBooking(venue, 'Lea', (b) => b.status === 'cancelled');
+      await panel.waitFor({ state: 'detached' });
+
+      // The no-show waits for the start: disabled now with the reason, possible at 18:45.
+      await block(page, 'T3', 'Marc').click();
+      const noShow = panel.getByRole('button', { name: 'No-show' });
+      assert.ok(await noShow.isDisabled());
+      assert.ok(
+        await panel.getByText('A no-show can be marked from 18:30, when the booking starts.').isVisible(),
+      );
+      const clock = ctx.app.clock.now;
+      ctx.app.clock.now = () => at('18:45');
+      restoreClock = () => {
+        ctx.app.clock.now = clock;
+      };
+      await page.clock.setFixedTime(at('18:45'));
+      await page.reload();
+      await block(page, 'T3', 'Marc').click();
+      await noShow.click();
+      await untilBooking(venue, 'Marc', (b) => b.status === 'no_show');
+    } finally {
+      restoreClock();
+      await close();
+    }
+  });
+
+  it('is a full-screen dialog on a phone, and gives the focus back to the booking', async () => {
+    const venue = await openVenue();
+    const { page, close } = await openToday(venue, PHONE);
+    try {
+      const line = page.locator('.day-list').getByRole('button', { name: /Guest Anna/ });
+      await line.click();
+      const dialog = page.getByRole('dialog', { name: 'Booking: Guest Anna' });
+      await dialog.waitFor();
+      const box = await dialog.boundingBox();
+      assert.ok(box && box.width >= PHONE.width - 1 && box.height >= PHONE.height - 1, JSON.stringify(box));
+      await axeClean(page, 'panel, phone');
+      await page.screenshot({ path: new URL('dashboard-panel-phone.png', SHOTS).pathname });
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.waitForFunction("document.activeElement?.textContent?.includes('Guest Anna')");
+      // Escape closes it as well.
+      await line.click();
+      await dialog.waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.waitForFunction("document.activeElement?.textContent?.includes('Guest Anna')");
+    } finally {
+      await close();
+    }
+  });
+
+  it("speaks the venue's notification language, whatever the browser's", async () => {
+    const tenant = await createTenant(ctx.app, { name: 'Chez Langue' });
+    await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE, notification_language: 'fr' });
+    const context = await browser.newContext({ viewport: TABLET, locale: 'en-GB' });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${api}/staff/`);
+      await page.getByLabel('Email').fill(tenant.developer.email);
+      await page.getByLabel('Password').fill(tenant.developer.password);
+      await page.getByLabel(/I am the developer/).check();
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Aujourd’hui' }).first().waitFor();
+      await page.getByRole('status').filter({ hasText: 'En direct' }).waitFor();
+      assert.equal(await page.evaluate('document.documentElement.lang'), 'fr');
+    } finally {
+      await context.close();
+    }
+  });
+});
