@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { addDays, instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { changed } from '../changes.ts';
+import { changed, dataChanged } from '../changes.ts';
+import { isDate } from '../dates.ts';
 import { language, t } from '../i18n.ts';
-import { report } from '../problems.ts';
+import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
+import { clearProblem, report } from '../problems.ts';
 import { go, hrefOf } from '../router.ts';
 import type { ScreenProps } from '../screens.ts';
 import { venue } from '../venue.ts';
@@ -13,12 +15,6 @@ import { STATUS_ICON, STATUSES, statusText } from './booking-text.ts';
 import { type BookingItem, type DayPlan, loadDayPlan, tableNames } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 import { Timeline } from './timeline.tsx';
-
-/** A real calendar date `YYYY-MM-DD` (a hand-typed route may hold `2026-02-30`). */
-const isDate = (value: string | undefined): value is string =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value ?? '') &&
-  !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
-  new Date(`${value}T00:00:00Z`).toISOString().startsWith(value!);
 
 /** The minute of the day it is in the venue's zone, kept current while the screen is open. */
 function useNow(timeZone: string): { date: string; minute: number } {
@@ -43,6 +39,7 @@ export default function TodayScreen({ params }: ScreenProps) {
   const [view, setView] = useState<'timeline' | 'list'>(() =>
     matchMedia('(max-width: 600px)').matches ? 'list' : 'timeline',
   );
+  const [creating, setCreating] = useState(false);
   const version = changed.value;
 
   useEffect(() => {
@@ -63,6 +60,14 @@ export default function TodayScreen({ params }: ScreenProps) {
 
   const select = (item: BookingItem) => {
     if (plan) selectedBooking.value = { booking: item.booking, tables: tableNames(plan, item) };
+  };
+  /** The new booking selected on its day's timeline, which reloads with it. */
+  const booked = ({ booking }: Booked) => {
+    setCreating(false);
+    clearProblem();
+    selectedBooking.value = { booking, tables: [booking.resource.name] };
+    if (booking.booking_date !== date) go('today', booking.booking_date);
+    dataChanged();
   };
   const shown = plan?.date === date ? plan : null;
   const covers = shown?.bookings.reduce((sum, item) => sum + item.booking.capacity, 0) ?? 0;
@@ -96,6 +101,10 @@ export default function TodayScreen({ params }: ScreenProps) {
             />
           </label>
         </nav>
+        <button type="button" class="new-open" onClick={() => setCreating(true)}>
+          <span aria-hidden="true">+ </span>
+          {t('newBooking')}
+        </button>
         <fieldset class="views">
           <legend class="sr-only">{t('view')}</legend>
           <button type="button" aria-pressed={view === 'timeline'} onClick={() => setView('timeline')}>
@@ -141,6 +150,7 @@ export default function TodayScreen({ params }: ScreenProps) {
           <BookingPanel />
         </>
       )}
+      {creating && <NewBookingDialog draft={{ date }} onBooked={booked} onClose={() => setCreating(false)} />}
     </div>
   );
 }
