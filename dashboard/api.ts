@@ -86,11 +86,12 @@ async function unwrap<T>(answer: Promise<Answer<T>>): Promise<T> {
     throw new ApiError(0, 'network', 'no answer');
   }
   const { data, error, response } = settled;
-  if (error !== undefined || data === undefined) {
+  // A 204 (a removal) answers no data: success is the status, not the body.
+  if (error !== undefined || !response.ok) {
     const refusal = (error as { error?: { code?: string; message?: string } } | undefined)?.error ?? {};
     throw new ApiError(response.status, refusal.code ?? 'unknown', refusal.message ?? response.statusText);
   }
-  return data;
+  return data as T;
 }
 
 let refreshing: Promise<boolean> | undefined;

@@ -12,6 +12,10 @@ const BY_CODE: Record<string, TextKey> = {
   network: 'errNetwork',
   insufficient_permissions: 'errForbidden',
   rate_limit_exceeded: 'errLocked',
+  slot_unavailable: 'newErrNoTable',
+  outside_operating_hours: 'newErrClosed',
+  outside_booking_window: 'newErrWindow',
+  deposits_not_enabled: 'newErrDeposits',
 };
 
 export function describe(error: unknown): string {

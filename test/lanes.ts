@@ -20,6 +20,7 @@ export const SYSTEM_LANE = [
   'test/browser/dashboard.test.ts',
   'test/browser/dashboard-stats.test.ts',
   'test/browser/dashboard-panel.test.ts',
+  'test/browser/dashboard-walkin.test.ts',
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',
   'test/browser/invitation.test.ts',

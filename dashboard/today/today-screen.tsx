@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { addDays, instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { changed } from '../changes.ts';
+import { changed, dataChanged } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { language, t } from '../i18n.ts';
-import { report } from '../problems.ts';
+import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
+import { clearProblem, report } from '../problems.ts';
 import { go, hrefOf } from '../router.ts';
 import type { ScreenProps } from '../screens.ts';
 import { venue } from '../venue.ts';
@@ -38,6 +39,7 @@ export default function TodayScreen({ params }: ScreenProps) {
   const [view, setView] = useState<'timeline' | 'list'>(() =>
     matchMedia('(max-width: 600px)').matches ? 'list' : 'timeline',
   );
+  const [creating, setCreating] = useState(false);
   const version = changed.value;
 
   useEffect(() => {
@@ -58,6 +60,14 @@ export default function TodayScreen({ params }: ScreenProps) {
 
   const select = (item: BookingItem) => {
     if (plan) selectedBooking.value = { booking: item.booking, tables: tableNames(plan, item) };
+  };
+  /** The new booking selected on its day's timeline, which reloads with it. */
+  const booked = ({ booking }: Booked) => {
+    setCreating(false);
+    clearProblem();
+    selectedBooking.value = { booking, tables: [booking.resource.name] };
+    if (booking.booking_date !== date) go('today', booking.booking_date);
+    dataChanged();
   };
   const shown = plan?.date === date ? plan : null;
   const covers = shown?.bookings.reduce((sum, item) => sum + item.booking.capacity, 0) ?? 0;
@@ -91,6 +101,10 @@ export default function TodayScreen({ params }: ScreenProps) {
             />
           </label>
         </nav>
+        <button type="button" class="new-open" onClick={() => setCreating(true)}>
+          <span aria-hidden="true">+ </span>
+          {t('newBooking')}
+        </button>
         <fieldset class="views">
           <legend class="sr-only">{t('view')}</legend>
           <button type="button" aria-pressed={view === 'timeline'} onClick={() => setView('timeline')}>
@@ -137,6 +151,7 @@ export default function TodayScreen({ params }: ScreenProps) {
           <BookingPanel />
         </>
       )}
+      {creating && <NewBookingDialog draft={{ date }} onBooked={booked} onClose={() => setCreating(false)} />}
     </div>
   );
 }

@@ -1,0 +1,320 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
+import { dayLong } from '../../widget/format.ts';
+import { browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
+import { connectPaymentAccount } from '../deposit-fixtures.ts';
+import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+
+/**
+ * New bookings and the waitlist in a real browser against the real server: a phone booking at a
+ * chosen free time, a walk-in now, a booking paid by a deposit link, a waitlist entry booked and
+ * taken off the list, one removed and one added by phone. Pictures go to docs/screenshots/.
+ */
+const skip = browserSkipReason();
+const ZONE = 'Europe/Paris';
+const TABLET = { width: 1024, height: 768 };
+const PHONE = { width: 390, height: 844 };
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+
+let ctx: TestContext;
+let api: string;
+let browser: Browser;
+let today: string;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+async function send(
+  tenant: Tenant,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  url: string,
+  payload?: unknown,
+) {
+  const response = await ctx.app.inject({
+    method,
+    url,
+    headers: tenant.headers,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+/** Open 11:00-23:00 every day in Paris, three tables, deposits taken. */
+async function openBistro(): Promise<Tenant> {
+  const tenant = await createTenant(ctx.app, { name: 'Bistro du Coin' });
+  await connectPaymentAccount(ctx.app, tenant.businessId);
+  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE, deposit_type: 'charge' });
+  await send(
+    tenant,
+    'PUT',
+    '/v1/manage/hours',
+    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+      day_of_week: day,
+      is_open: true,
+      open_time: '11:00',
+      close_time: '23:00',
+    })),
+  );
+  for (const name of ['T1', 'T2', 'T3']) {
+    await send(tenant, 'POST', '/v1/manage/resources', { name, capacity_min: 2, capacity_max: 4 });
+  }
+  return tenant;
+}
+
+const joinWaitlist = (tenant: Tenant, body: Record<string, unknown>) =>
+  send(tenant, 'POST', `/v1/waitlist/${tenant.businessId}`, { preferred_date: today, ...body });
+
+const bookingsOf = async (tenant: Tenant) =>
+  (await send(tenant, 'GET', `/v1/manage/bookings?booking_date=${today}&limit=200`)).items as {
+    id: string;
+    start_time: string;
+    capacity: number;
+    status: string;
+    source: string;
+    customer_notes: string | null;
+    customer: { first_name: string; last_name: string; phone: string };
+    deposit: { status: string; type: string } | null;
+  }[];
+
+const waitlistOf = async (tenant: Tenant) =>
+  (await send(tenant, 'GET', `/v1/manage/waitlist?preferred_date=${today}&limit=200`)).items as {
+    customer: { last_name: string };
+    capacity: number;
+  }[];
+
+before(async () => {
+  if (skip) return;
+  const port = await freePort();
+  api = `http://127.0.0.1:${port}`;
+  ctx = await createTestApp({ publicBaseUrl: api });
+  await ctx.app.listen({ host: '127.0.0.1', port });
+  browser = await launchBrowser();
+  today = todayIn(ZONE, Date.now());
+});
+
+after(async () => {
+  if (skip) return;
+  await browser.close();
+  await ctx.close();
+});
+
+/** A developer signed in on the dashboard; the browser's clock at `time` today in Paris. */
+async function signedIn(tenant: Tenant, viewport: typeof TABLET, time: string) {
+  const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'America/New_York' });
+  const page = await context.newPage();
+  await page.clock.setFixedTime(wallTimeToInstant(today, time, ZONE)!);
+  await page.goto(`${api}/staff/`);
+  await page.getByLabel('Email').fill(tenant.developer.email);
+  await page.getByLabel('Password').fill(tenant.developer.password);
+  await page.getByLabel(/I am the developer/).check();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: dayLong('en', today) }).waitFor();
+  return { page, close: () => context.close() };
+}
+
+async function axeClean(page: Page, name: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  assert.deepEqual(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe at ${name}`,
+  );
+}
+
+async function fillGuest(dialog: ReturnType<Page['getByRole']>, guest: Record<string, string>) {
+  for (const [label, value] of Object.entries(guest))
+    await dialog.getByLabel(label, { exact: true }).fill(value);
+}
+
+describe('new bookings and the waitlist on the dashboard', { skip }, () => {
+  it('books a phone call at a free time, a walk-in now and a booking with a deposit link', async () => {
+    const tenant = await openBistro();
+    await joinWaitlist(tenant, {
+      customer: { first_name: 'Alan', last_name: 'Turing', phone: '+44 20 7946 0958' },
+      capacity: 2,
+      preferred_time_from: '19:00',
+      preferred_time_to: '20:30',
+      notes: 'Terrace if possible',
+    });
+    const { page, close } = await signedIn(tenant, TABLET, '19:07');
+    try {
+      // Opened and closed by keyboard: the focus comes back to the button.
+      await tabTo(page, /New booking$/);
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'New booking' });
+      await dialog.waitFor();
+      assert.equal(await dialog.getByLabel('Date').inputValue(), today);
+      assert.equal(
+        await page.evaluate<string>("document.activeElement?.closest('label')?.textContent"),
+        'Party',
+      );
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      assert.match(await page.evaluate<string>("document.activeElement?.textContent ?? ''"), /New booking$/);
+
+      // A phone call for four at 20:00, chosen among the free times.
+      await page.getByRole('button', { name: 'New booking' }).click();
+      await dialog.getByLabel('Party').fill('4');
+      const times = dialog.getByRole('group', { name: 'Free times' });
+      await times.getByRole('radio', { name: '20:00' }).check();
+      assert.equal(await dialog.getByLabel('Time', { exact: true }).inputValue(), '20:00');
+      await fillGuest(dialog, {
+        'First name': 'Grace',
+        'Last name': 'Hopper',
+        Phone: '+49 30 5550 1234',
+        Notes: 'Birthday',
+      });
+      await axeClean(page, 'new booking, tablet');
+      await page.screenshot({ path: new URL('dashboard-new-booking-tablet.png', SHOTS).pathname });
+      await dialog.getByRole('button', { name: 'Book', exact: true }).click();
+      await dialog.waitFor({ state: 'detached' });
+      // The new booking is selected on the timeline, its panel focused.
+      await page.getByRole('complementary', { name: 'Booking: Grace Hopper' }).waitFor();
+      assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'panel-title');
+      assert.equal(await page.getByRole('button', { name: /^4 Grace Hopper, 20:00–/ }).count(), 1);
+      const phoned = (await bookingsOf(tenant)).find((b) => b.customer.last_name === 'Hopper');
+      assert.ok(phoned);
+      assert.deepEqual(
+        [phoned.start_time, phoned.capacity, phoned.status, phoned.source, phoned.customer_notes],
+        ['20:00', 4, 'confirmed', 'staff', 'Birthday'],
+      );
+
+      // A walk-in: the venue's minute now, whatever the time field says.
+      await page.getByRole('button', { name: 'New booking' }).click();
+      await dialog.getByLabel('Party').fill('2');
+      await fillGuest(dialog, { 'First name': 'Ada', 'Last name': 'Byron', Phone: '+44 20 7946 0001' });
+      await dialog.getByRole('button', { name: 'Walk-in (now)' }).click();
+      await page.getByRole('complementary', { name: 'Booking: Ada Byron' }).waitFor();
+      const walkIn = (await bookingsOf(tenant)).find((b) => b.customer.last_name === 'Byron');
+      assert.deepEqual([walkIn?.start_time, walkIn?.capacity, walkIn?.status], ['19:07', 2, 'confirmed']);
+
+      // With a deposit link: the email is required, the booking waits for the payment, the link is mailed.
+      await page.getByRole('button', { name: 'New booking' }).click();
+      await dialog.getByLabel('Party').fill('3');
+      await dialog.getByRole('radio', { name: '21:00' }).check();
+      await fillGuest(dialog, { 'First name': 'Edsger', 'Last name': 'Dijkstra', Phone: '+31 20 555 0101' });
+      await dialog.getByLabel(/With a deposit link/).check();
+      await dialog.getByRole('button', { name: 'Book', exact: true }).click();
+      assert.ok(await dialog.isVisible(), 'no email: the form asks for one');
+      await dialog.getByLabel('Email', { exact: true }).fill('edsger@example.com');
+      await dialog.getByRole('button', { name: 'Book', exact: true }).click();
+      await page.getByRole('complementary', { name: 'Booking: Edsger Dijkstra' }).waitFor();
+      assert.ok(await page.getByText('pending, deposit due').isVisible());
+      const paid = (await bookingsOf(tenant)).find((b) => b.customer.last_name === 'Dijkstra');
+      assert.deepEqual(
+        [paid?.start_time, paid?.status, paid?.deposit?.type, paid?.deposit?.status],
+        ['21:00', 'pending', 'charge', 'requires_payment'],
+      );
+      const mail = await ctx.app.db
+        .selectFrom('message_outbox')
+        .select(['subject', 'body_text'])
+        .where('to_address', '=', 'edsger@example.com')
+        .executeTakeFirstOrThrow();
+      assert.match(mail.subject ?? '', /^Pay the deposit for your booking/);
+      assert.match(mail.body_text ?? '', /https?:\/\/\S+/);
+
+      // A party no table takes is refused in words, in the live region, and the form stays.
+      await page.getByRole('button', { name: 'New booking' }).click();
+      await dialog.getByLabel('Party').fill('5');
+      await dialog.getByLabel('Time', { exact: true }).fill('20:00');
+      await fillGuest(dialog, { 'First name': 'Too', 'Last name': 'Many', Phone: '+33 1 00 00 00 01' });
+      await dialog.getByRole('button', { name: 'Book', exact: true }).click();
+      await page.getByRole('alert').getByText('No table is free for this party at that time.').waitFor();
+      assert.ok(await dialog.isVisible());
+      await page.keyboard.press('Escape');
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+
+      await page.getByRole('link', { name: 'Waitlist' }).click();
+      await page.getByRole('heading', { level: 1, name: `Waitlist: ${dayLong('en', today)}` }).waitFor();
+      await page.getByRole('heading', { name: /Alan Turing, 2 guests/ }).waitFor();
+      await axeClean(page, 'waitlist, tablet');
+      await page.screenshot({ path: new URL('dashboard-waitlist-tablet.png', SHOTS).pathname });
+    } finally {
+      await close();
+    }
+  });
+
+  it('books a waitlist entry and takes it off, removes one and adds a caller, on a phone', async () => {
+    const tenant = await openBistro();
+    await joinWaitlist(tenant, {
+      customer: {
+        first_name: 'Alan',
+        last_name: 'Turing',
+        phone: '+44 20 7946 0958',
+        email: 'alan@example.com',
+      },
+      capacity: 3,
+      preferred_time_from: '19:30',
+      preferred_time_to: '21:00',
+      notes: 'Quiet corner',
+    });
+    await joinWaitlist(tenant, {
+      customer: { first_name: 'Kurt', last_name: 'Gödel', phone: '+43 1 555 0199' },
+      capacity: 2,
+    });
+    const { page, close } = await signedIn(tenant, PHONE, '12:00');
+    try {
+      await page.getByRole('link', { name: 'Waitlist' }).click();
+      const turing = page.getByRole('listitem', { name: /Alan Turing/ });
+      await turing.waitFor();
+      assert.ok(await turing.getByText('Quiet corner').isVisible());
+      assert.ok(await turing.getByText(/19:30–21:00/).isVisible());
+      await page.getByText('2 waiting').waitFor();
+      await axeClean(page, 'waitlist, phone');
+      await page.screenshot({ path: new URL('dashboard-waitlist-phone.png', SHOTS).pathname });
+
+      // Book: the form comes with the entry's party, contact and earliest time.
+      await page.getByRole('button', { name: 'Book Alan Turing' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Book Alan Turing' });
+      await dialog.waitFor();
+      assert.equal(await dialog.getByLabel('Party').inputValue(), '3');
+      assert.equal(await dialog.getByLabel('Phone').inputValue(), '+44 20 7946 0958');
+      assert.equal(await dialog.getByLabel('Email', { exact: true }).inputValue(), 'alan@example.com');
+      assert.equal(await dialog.getByLabel('Time', { exact: true }).inputValue(), '19:30');
+      await dialog.getByRole('radio', { name: '19:30' }).waitFor();
+      await axeClean(page, 'new booking, phone');
+      await page.screenshot({ path: new URL('dashboard-new-booking-phone.png', SHOTS).pathname });
+      await dialog.getByRole('button', { name: 'Book', exact: true }).click();
+      await page
+        .getByText(/^Alan Turing booked on .* at 19:30, T\d, and taken off the waitlist\.$/)
+        .waitFor();
+      await page.getByText('1 waiting').waitFor();
+      const booked = (await bookingsOf(tenant)).find((b) => b.customer.last_name === 'Turing');
+      assert.deepEqual([booked?.start_time, booked?.capacity, booked?.status], ['19:30', 3, 'confirmed']);
+      assert.deepEqual(
+        (await waitlistOf(tenant)).map((entry) => entry.customer.last_name),
+        ['Gödel'],
+      );
+
+      await page.getByRole('button', { name: 'Remove Kurt Gödel' }).click();
+      await page.getByText('Nobody is waiting for this day.').waitFor();
+      assert.deepEqual(await waitlistOf(tenant), []);
+
+      // A caller put on the waitlist by phone, with a time window.
+      await page.getByRole('button', { name: 'Add to waitlist' }).click();
+      const add = page.getByRole('dialog', { name: 'Add to waitlist' });
+      await add.getByLabel('Party').fill('5');
+      await add.getByLabel('From').fill('18:00');
+      await add.getByLabel('To').fill('19:00');
+      await fillGuest(add, { 'First name': 'Barbara', 'Last name': 'Liskov', Phone: '+1 617 555 0100' });
+      await add.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('listitem', { name: /Barbara Liskov, 5 guests/ }).waitFor();
+      assert.deepEqual(
+        (await waitlistOf(tenant)).map((entry) => [entry.customer.last_name, entry.capacity]),
+        [['Liskov', 5]],
+      );
+    } finally {
+      await close();
+    }
+  });
+});
