@@ -96,7 +96,8 @@ async function unwrap<T>(answer: Promise<Answer<T>>): Promise<T> {
     throw new ApiError(0, 'network', 'no answer');
   }
   const { data, error, response } = settled;
-  if (error !== undefined || data === undefined) {
+  // A 204 (a revoke, a delete) answers no data: success is the status, not the body.
+  if (error !== undefined || !response.ok) {
     const refusal =
       (error as { error?: { code?: string; message?: string; fields?: FieldProblem[] } } | undefined)
         ?.error ?? {};
@@ -107,7 +108,7 @@ async function unwrap<T>(answer: Promise<Answer<T>>): Promise<T> {
       refusal.fields,
     );
   }
-  return data;
+  return data as T;
 }
 
 let refreshing: Promise<boolean> | undefined;

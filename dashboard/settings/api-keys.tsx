@@ -67,10 +67,12 @@ export default function ApiKeys() {
           <li key={key.id} class="row">
             <span class="row-main">
               <strong>{key.name}</strong> <code>{key.key ?? `${key.prefix}…`}</code>{' '}
-              {key.type === 'publishable' ? t('settingsPublishable') : t('settingsSecret')} ·{' '}
-              {key.type === 'publishable' ? key.allowed_origins.join(', ') : key.scopes.join(', ')}
+              {[
+                key.type === 'publishable' ? t('settingsPublishable') : t('settingsSecret'),
+                ...(key.type === 'publishable' ? key.allowed_origins : key.scopes),
+                ...(key.is_default ? [t('settingsDefaultKey')] : []),
+              ].join(' · ')}
               {!key.is_active && <em> · {t('settingsRevoked')}</em>}
-              {key.is_default && <em> · {t('settingsDefaultKey')}</em>}
             </span>
             {key.is_active && (
               <span class="row-actions">

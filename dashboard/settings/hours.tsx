@@ -109,7 +109,7 @@ function DayRow({
     last_booking_time: t('settingsLastStart'),
   };
   const time = (field: 'open_time' | 'close_time' | 'last_booking_time', label: string) => (
-    <td>
+    <td data-label={label}>
       <input
         type="time"
         aria-label={`${name}: ${label}`}
@@ -125,7 +125,7 @@ function DayRow({
     <>
       <tr>
         <th scope="row">{name}</th>
-        <td>
+        <td data-label={t('settingsOpen')}>
           <input
             type="checkbox"
             aria-label={`${name}: ${t('settingsOpen')}`}

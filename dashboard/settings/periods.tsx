@@ -210,6 +210,7 @@ function PeriodFields({
           <label key={day}>
             <input
               type="checkbox"
+              aria-label={dayName(day)}
               checked={draft.days_of_week.includes(day)}
               onChange={(event) =>
                 onChange({
@@ -219,8 +220,7 @@ function PeriodFields({
                 })
               }
             />
-            <span class="sr-only">{dayName(day)}</span>
-            <span aria-hidden="true">{dayName(day, 'short')}</span>
+            {dayName(day, 'short')}
           </label>
         ))}
         {daysError && (
