@@ -13,6 +13,14 @@ import { createSlotwiseClient, type SlotwiseClient } from '@slotwise/sdk';
 export interface BusinessChoice {
   id: string;
   name: string;
+  /** The user's role there; a developer acts as the owner of each of their businesses. */
+  role: 'business_owner' | 'staff_member';
+}
+
+/** A field the API refused (422 `validation_error`), named by its path: `hours[2].open_time`. */
+export interface FieldProblem {
+  field: string;
+  message: string;
 }
 
 export interface Session {
@@ -28,10 +36,12 @@ export interface Session {
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  readonly fields: FieldProblem[];
+  constructor(status: number, code: string, message: string, fields: FieldProblem[] = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.fields = fields;
   }
 }
 
@@ -86,10 +96,17 @@ async function unwrap<T>(answer: Promise<Answer<T>>): Promise<T> {
     throw new ApiError(0, 'network', 'no answer');
   }
   const { data, error, response } = settled;
-  // A 204 (a removal) answers no data: success is the status, not the body.
+  // A 204 (a revoke, a delete) answers no data: success is the status, not the body.
   if (error !== undefined || !response.ok) {
-    const refusal = (error as { error?: { code?: string; message?: string } } | undefined)?.error ?? {};
-    throw new ApiError(response.status, refusal.code ?? 'unknown', refusal.message ?? response.statusText);
+    const refusal =
+      (error as { error?: { code?: string; message?: string; fields?: FieldProblem[] } } | undefined)
+        ?.error ?? {};
+    throw new ApiError(
+      response.status,
+      refusal.code ?? 'unknown',
+      refusal.message ?? response.statusText,
+      refusal.fields,
+    );
   }
   return data as T;
 }
@@ -174,7 +191,7 @@ export async function allPages<T>(
 const developerBusinesses = () =>
   allPages((cursor) =>
     call((api) => api.GET('/v1/developer/businesses', { params: { query: { limit: 200, cursor } } })),
-  ).then((items) => items.map(({ id, name }) => ({ id, name })));
+  ).then((items) => items.map(({ id, name }) => ({ id, name, role: 'business_owner' as const })));
 
 /** Signs in with a dashboard user's account, or a developer's when `asDeveloper`. */
 export async function signIn(email: string, password: string, asDeveloper: boolean): Promise<void> {
@@ -197,7 +214,7 @@ export async function signIn(email: string, password: string, asDeveloper: boole
     accessToken: answer.access_token,
     refreshToken: answer.refresh_token,
     businessId: answer.businesses[0]?.id ?? '',
-    businesses: answer.businesses.map(({ id, name }) => ({ id, name })),
+    businesses: answer.businesses.map(({ id, name, role }) => ({ id, name, role })),
   });
 }
 
@@ -215,7 +232,7 @@ export async function switchBusiness(businessId: string): Promise<void> {
     accessToken: answer.access_token,
     refreshToken: answer.refresh_token,
     businessId,
-    businesses: answer.businesses.map(({ id, name }) => ({ id, name })),
+    businesses: answer.businesses.map(({ id, name, role }) => ({ id, name, role })),
   });
 }
 
@@ -242,6 +259,6 @@ export async function restoreSession(): Promise<void> {
   keep({
     ...session.peek()!,
     businessId: me.business_id,
-    businesses: me.businesses.map(({ id, name }) => ({ id, name })),
+    businesses: me.businesses.map(({ id, name, role }) => ({ id, name, role })),
   });
 }

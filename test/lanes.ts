@@ -21,6 +21,7 @@ export const SYSTEM_LANE = [
   'test/browser/dashboard-stats.test.ts',
   'test/browser/dashboard-panel.test.ts',
   'test/browser/dashboard-walkin.test.ts',
+  'test/browser/dashboard-settings.test.ts',
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',
   'test/browser/invitation.test.ts',

@@ -1,0 +1,30 @@
+/** The business's settings (`/v1/manage/settings`), shared by the profile, messages and deposits sections. */
+import type { operations } from '@slotwise/sdk';
+import { useEffect, useState } from 'preact/hooks';
+import { call } from '../api.ts';
+import { changed } from '../changes.ts';
+import { report } from '../problems.ts';
+
+export type Settings = operations['getSettings']['responses'][200]['content']['application/json'];
+export type SettingsChange = NonNullable<
+  operations['updateSettings']['requestBody']
+>['content']['application/json'];
+
+export const patchSettings = (body: SettingsChange) =>
+  call((api) => api.PATCH('/v1/manage/settings', { body }));
+
+/** The settings as saved, loaded again after any change. */
+export function useSettings(): Settings | null {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const version = changed.value;
+  useEffect(() => {
+    let current = true;
+    call((api) => api.GET('/v1/manage/settings'))
+      .then((loaded) => current && setSettings(loaded))
+      .catch(report);
+    return () => {
+      current = false;
+    };
+  }, [version]);
+  return settings;
+}
