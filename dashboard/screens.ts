@@ -21,6 +21,7 @@ export interface Screen {
 
 export const SCREENS: Screen[] = [
   { id: 'today', label: 'navToday', load: () => import('./today/today-screen.tsx') },
+  { id: 'customers', label: 'navCustomers', load: () => import('./customers/customers-screen.tsx') },
 ];
 
 /** The screen shown: the one the route names, else the first. */

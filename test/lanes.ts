@@ -18,6 +18,7 @@ export const SYSTEM_LANE = [
   'test/browser/widget.test.ts',
   'test/browser/venue-page.test.ts',
   'test/browser/dashboard.test.ts',
+  'test/browser/dashboard-customers.test.ts',
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',
   'test/browser/invitation.test.ts',
