@@ -22,6 +22,7 @@ export interface Screen {
 export const SCREENS: Screen[] = [
   { id: 'today', label: 'navToday', load: () => import('./today/today-screen.tsx') },
   { id: 'waitlist', label: 'navWaitlist', load: () => import('./waitlist/waitlist-screen.tsx') },
+  { id: 'customers', label: 'navCustomers', load: () => import('./customers/customers-screen.tsx') },
   { id: 'settings', label: 'navSettings', load: () => import('./settings/settings-screen.tsx') },
   { id: 'stats', label: 'navStats', load: () => import('./stats/stats-screen.tsx') },
 ];

@@ -282,7 +282,9 @@ export interface Customers {
   id: Generated<string>;
   last_name: string;
   phone: string;
+  phone_national: string | null;
   phone_normalized: string;
+  search_text: string | null;
   updated_at: Generated<Timestamp>;
 }
 

@@ -23,6 +23,9 @@ export const dayLong = (lang: string, date: string) =>
     wall(date),
   );
 
+export const dayShort = (lang: string, date: string) =>
+  format(lang, { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' }, wall(date));
+
 export const weekdayShort = (lang: string, date: string) =>
   format(lang, { timeZone: 'UTC', weekday: 'short' }, wall(date));
 

@@ -24,18 +24,25 @@ export interface CustomerRow {
   updated_at: Date;
 }
 
-/**
- * Written exactly as the expression of `customers_search_idx` (migration 0003), so the trigram
- * index serves the ILIKE.
- */
-const searchableText = sql<string>`(first_name || ' ' || last_name || ' ' || phone || ' ' || coalesce(email, ''))`;
-
 export interface CustomerSearch {
-  /** Matched anywhere in the names, phone or email, case-insensitively. */
+  /** Matched anywhere in the names, phone or email, whatever the case and accents. */
   text: string;
-  /** Also matched anywhere in the normalised phone, when the search is a phone number. */
-  phoneDigits: string | null;
+  /**
+   * When the search is a phone number: its digits (a leading `+` kept), matched anywhere in the
+   * normalised phone, and the search itself, whose national part is matched in the phone's.
+   */
+  phone: { digits: string; typed: string } | null;
 }
+
+/** `%<text>%` where the stored key holds `text` as the database folds it (db/functions/slotwise_search_fold.sql). */
+const foldedPattern = (text: string) => sql<string>`'%' || slotwise_search_fold(${escapeLike(text)}) || '%'`;
+
+/**
+ * `%<national part>%` of a typed phone (db/functions/slotwise_phone_national.sql); null, matching
+ * nothing, when it has none (a lone "+49").
+ */
+const nationalPattern = (typed: string) =>
+  sql<string>`'%' || nullif(slotwise_phone_national(${typed}), '') || '%'`;
 
 /**
  * The business's customers by last name, first name, id, each as `view` makes it, optionally only
@@ -49,15 +56,17 @@ export function listCustomers<T>(
 ) {
   let query = executor.selectFrom('customers').select(CUSTOMER_COLUMNS).where('business_id', '=', page.owner);
   if (search) {
-    const pattern = `%${escapeLike(search.text)}%`;
-    const digits = search.phoneDigits;
+    const { text, phone } = search;
     query = query.where((eb) =>
-      digits
-        ? eb.or([
-            eb(searchableText, 'ilike', pattern),
-            eb('phone_normalized', 'like', `%${escapeLike(digits)}%`),
-          ])
-        : eb(searchableText, 'ilike', pattern),
+      eb.or([
+        eb('search_text', 'like', foldedPattern(text)),
+        ...(phone
+          ? [
+              eb('phone_normalized', 'like', `%${escapeLike(phone.digits)}%`),
+              eb('phone_national', 'like', nationalPattern(phone.typed)),
+            ]
+          : []),
+      ]),
     );
   }
   return keysetPage(

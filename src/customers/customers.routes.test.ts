@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import {
   bearer,
   createKey,
@@ -179,6 +181,107 @@ describe('GET /v1/manage/customers', () => {
       assert.deepEqual(await names('(0171) 999 888'), ['Peter']);
       assert.deepEqual(await names('999888'), ['Peter']);
       assert.deepEqual(await names('Peter 999'), []);
+    });
+
+    it('finds a name or email whatever its accents and case', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Jürgen', 'Müller', '+49 30 1111111');
+      await addCustomer(tenant, 'Élodie', 'Dubois', '+33 1 22 33 44 55', 'élodie@café.example');
+      await addCustomer(tenant, 'Grete', 'Weiß', '+43 1 555 0000');
+      await addCustomer(tenant, 'Max', 'Muster', '+49 89 2222222');
+
+      const names = async (search: string) => {
+        const response = await list(tenant, `?search=${encodeURIComponent(search)}`);
+        assert.equal(response.statusCode, 200, response.body);
+        return response.json().items.map((c: { first_name: string }) => c.first_name);
+      };
+      assert.deepEqual(await names('mul'), ['Jürgen']);
+      assert.deepEqual(await names('Muller'), ['Jürgen']);
+      assert.deepEqual(await names('MÜLLER'), ['Jürgen']);
+      assert.deepEqual(await names('jurg'), ['Jürgen']);
+      assert.deepEqual(await names('ÉLO'), ['Élodie']);
+      assert.deepEqual(await names('elodie'), ['Élodie']);
+      assert.deepEqual(await names('cafe.ex'), ['Élodie']);
+      assert.deepEqual(await names('weiss'), ['Grete']);
+      assert.deepEqual((await names('mu')).sort(), ['Jürgen', 'Max']);
+    });
+
+    it('finds a phone typed in its national or international form', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Intl', 'Berlin', '+49 30 123 4567');
+      await addCustomer(tenant, 'National', 'Berlin', '030 1239876');
+      await addCustomer(tenant, 'Zeros', 'Berlin', '0049 (30) 1237777');
+      await addCustomer(tenant, 'Rome', 'Roma', '+39 06 1234 5678');
+      await addCustomer(tenant, 'Munich', 'Other', '+49 89 1230000');
+
+      const names = async (search: string) => {
+        const response = await list(tenant, `?search=${encodeURIComponent(search)}`);
+        assert.equal(response.statusCode, 200, response.body);
+        return response
+          .json()
+          .items.map((c: { first_name: string }) => c.first_name)
+          .sort();
+      };
+      const berlin = ['Intl', 'National', 'Zeros'];
+      assert.deepEqual(await names('030 123'), berlin);
+      assert.deepEqual(await names('+49 30 123'), berlin);
+      assert.deepEqual(await names('0049 30 123'), berlin);
+      assert.deepEqual(await names('(030) 123-4'), ['Intl']);
+      assert.deepEqual(await names('+49 30 123 9876'), ['National']);
+      assert.deepEqual(await names('06 1234'), ['Rome']);
+      assert.deepEqual(await names('+39 06 1234'), ['Rome']);
+      assert.deepEqual(await names('+49 89'), ['Munich']);
+    });
+
+    it('searches the name and phone a customer has now', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Anna', 'Müller', '+49 30 5550000');
+      await addCustomer(tenant, 'Anna', 'Schäfer', '+49 30 5550000');
+      await db().updateTable('customers').set({ phone: '+49 40 7770000' }).execute();
+
+      const names = async (search: string) =>
+        (await list(tenant, `?search=${encodeURIComponent(search)}`))
+          .json()
+          .items.map((c: { last_name: string }) => c.last_name);
+      assert.deepEqual(await names('muller'), []);
+      assert.deepEqual(await names('schafer'), ['Schäfer']);
+      assert.deepEqual(await names('040 777'), ['Schäfer']);
+    });
+
+    it('finds customers stored before the search keys existed once the trigger is defined', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Jürgen', 'Müller', '+49 30 1234567');
+      await sql`ALTER TABLE customers DISABLE TRIGGER customers_search`.execute(db());
+      await db().updateTable('customers').set({ search_text: null, phone_national: null }).execute();
+      await sql`ALTER TABLE customers ENABLE TRIGGER customers_search`.execute(db());
+      assert.equal((await list(tenant, '?search=mul')).json().items.length, 0);
+
+      await ctx.database.runScript(
+        readFileSync(new URL('../../db/triggers/customers_search.sql', import.meta.url), 'utf8'),
+      );
+      for (const search of ['mul', '030 123']) {
+        assert.equal(
+          (await list(tenant, `?search=${encodeURIComponent(search)}`)).json().items.length,
+          1,
+          search,
+        );
+      }
+    });
+
+    it('searches only the business’s own customers', async () => {
+      const tenant = await createTenant(ctx.app);
+      const other = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Jürgen', 'Müller', '+49 30 1234567');
+      await addCustomer(other, 'Jürgen', 'Müller', '+49 30 1234567');
+
+      for (const search of ['mul', '030 123']) {
+        const response = await list(tenant, `?search=${encodeURIComponent(search)}`);
+        assert.equal(response.statusCode, 200, response.body);
+        assert.equal(response.json().items.length, 1, search);
+      }
+      const theirs = (await list(other, '?search=mul')).json().items;
+      const ours = (await list(tenant, '?search=mul')).json().items;
+      assert.notEqual(theirs[0].id, ours[0].id);
     });
 
     it('treats % and _ in a search as plain characters', async () => {

@@ -21,7 +21,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 minLength: 1,
                 maxLength: 100,
                 description:
-                  'case-insensitive partial match on first name, last name, phone or email; digits also match the phone whatever its formatting',
+                  'partial match on first name, last name, phone or email, whatever the case and accents; a phone number also matches whatever its formatting, in its national or international form',
               }),
             ),
             ...PageQuery,

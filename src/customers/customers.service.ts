@@ -99,11 +99,14 @@ export const customerRowOf = (input: CustomerInput) => ({
 /** A search made only of phone characters also matches the normalised phone, whatever its formatting. */
 const PHONE_LIKE = /^[\d\s+()./-]+$/;
 
-/** The business's customers by name, optionally those whose names, phone or email contain `search`. */
+/**
+ * The business's customers by name, optionally those whose names, phone or email contain
+ * `search`, whatever its case, accents or phone formatting.
+ */
 export function findCustomers(executor: Executor, page: PageRequest, search?: string) {
   const text = search?.trim();
   if (!text) return listCustomers(executor, page, toCustomerView);
   const digits = normalizePhone(text);
-  const phoneDigits = PHONE_LIKE.test(text) && /\d/.test(digits) ? digits : null;
-  return listCustomers(executor, page, toCustomerView, { text, phoneDigits });
+  const phone = PHONE_LIKE.test(text) && /\d/.test(digits) ? { digits, typed: text } : null;
+  return listCustomers(executor, page, toCustomerView, { text, phone });
 }

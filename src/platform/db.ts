@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { Kysely, PostgresDialect, type PostgresPool, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../schema.ts';
@@ -174,7 +175,7 @@ export async function openPGlite(
   try {
     pglite = await PGlite.create({
       dataDir: dataDir ? join(dataDir, 'pglite') : undefined,
-      extensions: { btree_gist, pg_trgm },
+      extensions: { btree_gist, pg_trgm, unaccent },
       loadDataDir: from,
       parsers: { [OID_DATE]: keepDate, [OID_INT8]: toNumber, [OID_NUMERIC]: toNumber },
     });

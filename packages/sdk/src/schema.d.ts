@@ -16765,7 +16765,7 @@ export interface operations {
     listCustomers: {
         parameters: {
             query?: {
-                /** @description case-insensitive partial match on first name, last name, phone or email; digits also match the phone whatever its formatting */
+                /** @description partial match on first name, last name, phone or email, whatever the case and accents; a phone number also matches whatever its formatting, in its national or international form */
                 search?: string;
                 limit?: number;
                 cursor?: string;

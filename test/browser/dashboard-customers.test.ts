@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { addDays, todayIn } from '../../src/availability/engine/time.ts';
+import { browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
+import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
+
+/**
+ * The dashboard's Customers screen in a real browser: a host finds guests by typing part of a name
+ * (without its accents) or of a phone number (in another format than stored), and opens one's
+ * history, by keyboard on a tablet and by touch on a phone.
+ */
+const skip = browserSkipReason();
+const ZONE = 'Europe/Berlin';
+const PASSWORD = 'four words of mine';
+const TABLET = { width: 1024, height: 768 };
+const PHONE = { width: 390, height: 844 };
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+
+let ctx: TestContext;
+let api: string;
+let browser: Browser;
+
+async function send(tenant: Tenant, method: 'POST' | 'PUT' | 'PATCH', url: string, payload: unknown) {
+  const response = await ctx.app.inject({ method, url, headers: tenant.headers, payload: payload as object });
+  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+/** A venue whose regulars are Jürgen Müller (a visit, a no-show, one to come) and two others. */
+async function openVenue() {
+  const tenant = await createTenant(ctx.app, { name: 'Gasthaus Linde' });
+  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE });
+  await send(
+    tenant,
+    'PUT',
+    '/v1/manage/hours',
+    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+      day_of_week: day,
+      is_open: true,
+      open_time: '11:00',
+      close_time: '23:00',
+    })),
+  );
+  await send(tenant, 'POST', '/v1/manage/resources', { name: 'T1', capacity_min: 1, capacity_max: 6 });
+  const today = todayIn(ZONE, Date.now());
+  const book = async (date: string, guest: Record<string, string>) =>
+    (await send(tenant, 'POST', '/v1/manage/bookings/staff', { date, time: '19:00', capacity: 2, ...guest }))
+      .booking;
+  const muller = {
+    first_name: 'Jürgen',
+    last_name: 'Müller',
+    phone: '+49 89 555 0101',
+    email: 'jm@linde.example',
+  };
+  const visit = await book(addDays(today, -14), muller);
+  for (const status of ['checked_in', 'completed']) {
+    await send(tenant, 'PATCH', `/v1/manage/bookings/${visit.id}`, { status });
+  }
+  const missed = await book(addDays(today, -7), muller);
+  await send(tenant, 'PATCH', `/v1/manage/bookings/${missed.id}`, { status: 'no_show' });
+  await book(addDays(today, 5), muller);
+  await book(addDays(today, 2), { first_name: 'Hans', last_name: 'Schmidt', phone: '+49 30 123 4567' });
+  await book(addDays(today, 3), { first_name: 'Max', last_name: 'Muster', phone: '0171 222 3333' });
+  return { tenant, customerId: visit.customer_id as string };
+}
+
+before(async () => {
+  if (skip) return;
+  ctx = await createTestApp();
+  api = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (skip) return;
+  await browser.close();
+  await ctx.close();
+});
+
+async function axeClean(page: Page, name: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  assert.deepEqual(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe at ${name}`,
+  );
+}
+
+/** Signed in, on the Customers screen. */
+async function openCustomers(
+  viewport: { width: number; height: number },
+  email: string,
+  password: string,
+  developer = false,
+) {
+  const context = await browser.newContext({ viewport, locale: 'en-GB' });
+  const page = await context.newPage();
+  await page.goto(`${api}/staff/#/customers`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  if (developer) await page.getByLabel(/I am the developer/).check();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+  return { page, close: () => context.close() };
+}
+
+const results = (page: Page) => page.getByRole('list', { name: 'Results' }).getByRole('link');
+
+/** What the search finds once its answer is announced. */
+async function search(page: Page, text: string, count: number) {
+  await page.getByLabel('Search customers').fill(text);
+  await page
+    .getByRole('status')
+    .getByText(count ? `Customers found: ${count}` : 'No customer found')
+    .waitFor();
+  return (await results(page).allInnerTexts()).map((line) => line.split('\n')[0]);
+}
+
+describe('the Customers screen', { skip }, () => {
+  it('finds guests as a host types, by name without accents or by phone in any format, and opens a history', async () => {
+    const { tenant, customerId } = await openVenue();
+    const email = uniqueEmail('host');
+    await send(tenant, 'POST', '/v1/manage/staff', { email, role: 'staff_member', password: PASSWORD });
+
+    const { page, close } = await openCustomers(TABLET, email, PASSWORD);
+    try {
+      // Everyone before anything is typed.
+      await page.getByRole('status').getByText('Customers found: 3').waitFor();
+      assert.deepEqual((await results(page).allInnerTexts()).map((line) => line.split('\n')[0]).sort(), [
+        'Hans Schmidt',
+        'Jürgen Müller',
+        'Max Muster',
+      ]);
+      await axeClean(page, 'customers, tablet');
+
+      assert.deepEqual(await search(page, 'mul', 1), ['Jürgen Müller']);
+      assert.deepEqual(await search(page, '030 123', 1), ['Hans Schmidt']);
+      assert.deepEqual(await search(page, 'nobody', 0), []);
+      assert.deepEqual(await search(page, 'MULLER', 1), ['Jürgen Müller']);
+
+      // Opened by keyboard: the reader lands on the customer's name.
+      await tabTo(page, /^Jürgen Müller/);
+      await page.keyboard.press('Enter');
+      const detail = page.getByRole('region', { name: 'Jürgen Müller' });
+      await detail.waitFor();
+      assert.ok(page.url().endsWith(`#/customers/${customerId}`), page.url());
+      assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'customer-title');
+      const shown = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/customers/${customerId}`,
+        headers: tenant.headers,
+      });
+      const { stats, bookings } = shown.json();
+      const fact = (term: string) => detail.locator(`dt:text-is("${term}") + dd`).textContent();
+      assert.equal(await fact('Visits'), String(stats.completed));
+      assert.equal(await fact('No-shows'), String(stats.no_shows));
+      assert.equal(await fact('Upcoming'), String(stats.upcoming));
+      assert.deepEqual([stats.completed, stats.no_shows, stats.upcoming], [1, 1, 1]);
+      const rows = detail.getByRole('table').locator('tbody tr');
+      assert.equal(await rows.count(), bookings.length);
+      assert.deepEqual(
+        (await rows.allInnerTexts()).map((row) => row.split('\t').at(-1)?.trim()),
+        ['confirmed', '✕ no-show', '✔ finished'].map((status) =>
+          status.replace(/^confirmed$/, '✓ confirmed'),
+        ),
+      );
+      await axeClean(page, 'customer, tablet');
+      await page.screenshot({ path: new URL('dashboard-customers-tablet.png', SHOTS).pathname });
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows a customer on a phone in place of the list, and only the business’s own', async () => {
+    // The first test's venue has its own Jürgen Müller: the search shows this business's alone.
+    const { tenant } = await openVenue();
+    const { page, close } = await openCustomers(
+      PHONE,
+      tenant.developer.email,
+      tenant.developer.password,
+      true,
+    );
+    try {
+      await page
+        .getByRole('status')
+        .getByText(/Customers found/)
+        .waitFor();
+      assert.deepEqual(await search(page, 'mul', 1), ['Jürgen Müller']);
+      await axeClean(page, 'customers, phone');
+      await results(page).first().click();
+      await page.getByRole('region', { name: 'Jürgen Müller' }).waitFor();
+      assert.equal(await page.getByLabel('Search customers').isVisible(), false);
+      await axeClean(page, 'customer, phone');
+      await page.screenshot({ path: new URL('dashboard-customers-phone.png', SHOTS).pathname });
+
+      await page.getByRole('link', { name: 'Back to the list' }).click();
+      await page.getByLabel('Search customers').waitFor();
+      assert.equal(await page.getByLabel('Search customers').inputValue(), 'mul');
+      assert.equal(
+        await page
+          .evaluate<string>('document.activeElement?.textContent ?? ""')
+          .then((t) => t.startsWith('Jürgen Müller')),
+        true,
+      );
+    } finally {
+      await close();
+    }
+  });
+});
