@@ -24,6 +24,7 @@ COPY db ./db
 COPY src ./src
 # The booking widget's source, bundled by the server when first served.
 COPY widget ./widget
+COPY dashboard ./dashboard
 
 # The embedded database (without DATABASE_URL) keeps its files here; the process runs as `node`.
 RUN mkdir -p /app/data && chown node:node /app/data

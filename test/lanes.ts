@@ -20,6 +20,7 @@ export const SYSTEM_LANE = [
   'test/browser/dashboard.test.ts',
   'test/browser/dashboard-stats.test.ts',
   'test/browser/dashboard-panel.test.ts',
+  'test/browser/dashboard-evening.test.ts',
   'test/browser/dashboard-walkin.test.ts',
   'test/browser/dashboard-settings.test.ts',
   'test/browser/dashboard-customers.test.ts',

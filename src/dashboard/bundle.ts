@@ -10,8 +10,10 @@ export interface DashboardAssets {
   initial: string[];
 }
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SOURCE = resolve(ROOT, 'dashboard');
+/** The dashboard's sources, which the image ships beside the server's (Dockerfile, .dockerignore). */
+const SOURCE = fileURLToPath(new URL('../../dashboard/', import.meta.url));
+/** The repository: metafile paths are relative to it. */
+const ROOT = resolve(SOURCE, '..');
 /** The screen the dashboard opens on, part of a first visit's load. */
 const FIRST_SCREEN = 'dashboard/today/today-screen.tsx';
 /** Where the files would go: esbuild writes nothing (`write: false`), their paths are relative to it. */
