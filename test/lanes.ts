@@ -23,6 +23,7 @@ export const SYSTEM_LANE = [
   'test/browser/dashboard-evening.test.ts',
   'test/browser/dashboard-walkin.test.ts',
   'test/browser/dashboard-settings.test.ts',
+  'test/browser/dashboard-settings-more.test.ts',
   'test/browser/dashboard-customers.test.ts',
   'src/platform/db-stall.test.ts',
   'test/server.test.ts',

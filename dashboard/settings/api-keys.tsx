@@ -1,10 +1,11 @@
 import type { operations } from '@slotwise/sdk';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { allPages, call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Check, Choice, fieldId, SettingsForm, TextArea, useSaving } from './form.tsx';
+import { ShownOnce } from './shown-once.tsx';
 
 type Key = operations['listApiKeys']['responses'][200]['content']['application/json']['items'][number];
 type Scope = Key['scopes'][number];
@@ -53,8 +54,9 @@ export default function ApiKeys() {
   return (
     <>
       {shown && (
-        <NewKey
-          name={shown.name}
+        <ShownOnce
+          title={t('settingsKeyOnce', { name: shown.name })}
+          copyLabel={t('settingsCopy')}
           secret={shown.key}
           onClose={() => {
             setShown(null);
@@ -198,34 +200,5 @@ function KeyForm({ onCreated }: { onCreated: (key: { name: string; key: string }
         </fieldset>
       )}
     </SettingsForm>
-  );
-}
-
-/** A key just made, in full this once: a copy button, and a word that it will not be shown again. */
-function NewKey({ name, secret, onClose }: { name: string; secret: string; onClose: () => void }) {
-  const box = useRef<HTMLElement>(null);
-  const [copied, setCopied] = useState('');
-  useEffect(() => box.current?.focus(), [secret]);
-  const copy = () =>
-    navigator.clipboard.writeText(secret).then(
-      () => setCopied(t('settingsCopied')),
-      () => setCopied(t('settingsCopyFailed')),
-    );
-  return (
-    <section class="new-key" tabIndex={-1} ref={box} aria-label={t('settingsKeyOnce', { name })}>
-      <p>
-        <strong>{t('settingsKeyOnce', { name })}</strong>
-      </p>
-      <p>
-        <code class="secret">{secret}</code>
-      </p>
-      <button type="button" onClick={copy}>
-        {t('settingsCopy')}
-      </button>{' '}
-      <span role="status">{copied}</span>{' '}
-      <button type="button" class="quiet" onClick={onClose}>
-        {t('settingsKeyStored')}
-      </button>
-    </section>
   );
 }

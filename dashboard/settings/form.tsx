@@ -59,7 +59,7 @@ export const fieldId = (field: string) => `f-${field.replace(/[^\w-]+/g, '-').re
 
 /** What a field may say of its input beyond its value. */
 interface InputProps {
-  type?: 'text' | 'email' | 'tel' | 'url' | 'number' | 'time';
+  type?: 'text' | 'email' | 'tel' | 'url' | 'number' | 'time' | 'date';
   min?: number;
   max?: number;
   maxLength?: number;

@@ -18,9 +18,13 @@ export const SECTIONS: Section[] = [
   { id: 'hours', label: 'settingsHours', load: () => import('./hours.tsx') },
   { id: 'periods', label: 'settingsPeriods', load: () => import('./periods.tsx') },
   { id: 'tables', label: 'settingsTables', load: () => import('./tables.tsx') },
+  { id: 'combinations', label: 'settingsCombinations', load: () => import('./combinations.tsx') },
+  { id: 'services', label: 'settingsServices', load: () => import('./services.tsx') },
+  { id: 'blackouts', label: 'settingsBlackouts', load: () => import('./blackouts.tsx') },
   { id: 'messages', label: 'settingsMessages', load: () => import('./messages.tsx') },
   { id: 'deposits', label: 'settingsDeposits', load: () => import('./deposits.tsx') },
   { id: 'keys', label: 'settingsKeys', owner: true, load: () => import('./api-keys.tsx') },
   { id: 'staff', label: 'settingsStaff', owner: true, load: () => import('./staff.tsx') },
+  { id: 'webhooks', label: 'settingsWebhooks', owner: true, load: () => import('./webhooks.tsx') },
   { id: 'plan', label: 'settingsPlan', load: () => import('./plan.tsx') },
 ];

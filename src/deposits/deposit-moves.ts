@@ -3,7 +3,8 @@ import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { findBooking } from '../bookings/bookings.service.ts';
 import type { Tx } from '../platform/db.ts';
 import type { BookingStatus, DepositStatus } from '../schema.ts';
-import { bookingStatusEvent, emitEvent, type WebhookEventType } from '../webhooks/events.ts';
+import type { WebhookEventType } from '../webhooks/event-types.ts';
+import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import { lockDeposit, type StoredDeposit, updateDeposit } from './deposits.queries.ts';
 
 /** Work the service does by itself (jobs, the processor's events) is audited under this name. */

@@ -1,34 +1,11 @@
 import type { Tx } from '../platform/db.ts';
 import type { BookingStatus } from '../schema.ts';
+import type { WebhookEventType } from './event-types.ts';
 import { insertEvent } from './webhooks.queries.ts';
-
-/** The events an endpoint may subscribe to (or `*`, all of them). */
-export const WEBHOOK_EVENTS = [
-  'booking.created',
-  'booking.confirmed',
-  'booking.checked_in',
-  'booking.completed',
-  'booking.cancelled',
-  'booking.no_show',
-  'booking.rescheduled',
-  'booking.updated',
-  'deposit.paid',
-  'deposit.collected',
-  'deposit.refunded',
-  'deposit.failed',
-  'waitlist.created',
-] as const;
-
-export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 /** The event of a booking's move to `status` (no move leads to `pending`). */
 export const bookingStatusEvent = (status: Exclude<BookingStatus, 'pending'>): WebhookEventType =>
   `booking.${status}`;
-
-/** Sent only to the endpoint it is asked for, by `POST /v1/manage/webhooks/{id}/test`. */
-export const TEST_EVENT = 'webhook.test';
-
-export const ALL_EVENTS = '*';
 
 /**
  * Puts an event in the outbox: the event and one delivery per active endpoint of the business

@@ -4,7 +4,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-import { WEBHOOK_EVENTS } from './events.ts';
+import { WEBHOOK_EVENTS } from './event-types.ts';
 import {
   addEndpoint,
   deleteEndpoint,

@@ -5,7 +5,7 @@ import type { Commit } from '../platform/idempotency.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
 import { deriveKey, encrypt } from '../platform/secrets.ts';
 import type { WebhookDeliveryStatus, WebhookEndpointStatus } from '../schema.ts';
-import { ALL_EVENTS, TEST_EVENT, WEBHOOK_EVENTS } from './events.ts';
+import { ALL_EVENTS, TEST_EVENT, WEBHOOK_EVENTS } from './event-types.ts';
 import { generateSecret } from './signing.ts';
 import { UnsafeTarget, type WebhookTargets } from './target.ts';
 import {

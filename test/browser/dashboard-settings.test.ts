@@ -24,10 +24,14 @@ const SECTIONS = [
   'Opening hours',
   'Service periods',
   'Tables',
+  'Table combinations',
+  'Services',
+  'Closed days',
   'Messages',
   'Deposits',
   'API keys',
   'Staff',
+  'Webhooks',
   'Plan',
 ];
 
@@ -332,7 +336,7 @@ describe('the settings screen', { skip }, () => {
         .allInnerTexts();
       assert.deepEqual(
         offered,
-        SECTIONS.filter((name) => name !== 'API keys' && name !== 'Staff'),
+        SECTIONS.filter((name) => !['API keys', 'Staff', 'Webhooks'].includes(name)),
       );
       assert.ok(await page.getByLabel('Description').isDisabled());
       assert.equal(await page.getByRole('button', { name: 'Save' }).count(), 0);
