@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /**
@@ -85,4 +87,23 @@ export async function tabTo(page: Page, wanted: RegExp, limit = 60): Promise<voi
     seen.push(label);
   }
   throw new Error(`Tab never reached ${wanted}; focused in turn: ${seen.join(' | ')}`);
+}
+
+/** A port free on loopback now, for a server a test starts on it. */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createTcpServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** Fails, naming each rule and element, when axe finds a violation on the page as it is. */
+export async function axeClean(page: Page, where: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  assert.deepEqual(
+    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe at ${where}`,
+  );
 }

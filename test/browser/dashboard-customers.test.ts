@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
-import { browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
@@ -78,15 +77,6 @@ after(async () => {
   await browser.close();
   await ctx.close();
 });
-
-async function axeClean(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${name}`,
-  );
-}
 
 /** Signed in, on the Customers screen. */
 async function openCustomers(

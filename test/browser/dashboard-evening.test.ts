@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
-import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
@@ -22,14 +20,6 @@ let ctx: TestContext;
 let api: string;
 let browser: Browser;
 let day: string;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function send(
   tenant: Tenant,
@@ -80,15 +70,6 @@ async function openVenue(name: string): Promise<Tenant> {
   });
   assert.equal(waiting.statusCode, 201, waiting.body);
   return tenant;
-}
-
-async function axeClean(page: Page, where: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${where}`,
-  );
 }
 
 /** The venue's developer signed in on the Today screen of `day`, live. */

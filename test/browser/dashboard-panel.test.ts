@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
-import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser } from '../browser.ts';
 import {
   createPublishableKey,
   createTenant,
@@ -30,14 +28,6 @@ let ctx: TestContext;
 let api: string;
 let browser: Browser;
 let day: string;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 const at = (time: string) => wallTimeToInstant(day, time, ZONE)!;
 
@@ -120,15 +110,6 @@ after(async () => {
   await browser.close();
   await ctx.close();
 });
-
-async function axeClean(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${name}`,
-  );
-}
 
 /** The developer signed in on the Today screen, on the venue's day. */
 async function openToday(venue: Venue, viewport: typeof TABLET) {

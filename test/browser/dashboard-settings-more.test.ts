@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
 import { Receiver } from '../../src/webhooks/receiver.fixture.ts';
-import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
@@ -26,14 +24,6 @@ let ctx: TestContext;
 let api: string;
 let browser: Browser;
 let receiver: Receiver;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function inject(
   tenant: Tenant,
@@ -114,15 +104,6 @@ async function signedIn(viewport: { width: number; height: number }, email: stri
   await page.getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
   return { page, close: () => context.close() };
-}
-
-async function axeClean(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${name}`,
-  );
 }
 
 async function openSection(page: Page, name: string) {

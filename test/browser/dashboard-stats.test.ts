@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
-import { browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
@@ -100,15 +99,6 @@ async function seededVenue() {
     ctx.app.clock.now = clock;
   }
   return tenant;
-}
-
-async function axeClean(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${name}`,
-  );
 }
 
 /** The rows of the chart's table captioned `caption`, each its cells' texts. */

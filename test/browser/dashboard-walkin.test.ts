@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, tabTo } from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
@@ -24,14 +22,6 @@ let ctx: TestContext;
 let api: string;
 let browser: Browser;
 let today: string;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function send(
   tenant: Tenant,
@@ -120,15 +110,6 @@ async function signedIn(tenant: Tenant, viewport: typeof TABLET, time: string) {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: dayLong('en', today) }).waitFor();
   return { page, close: () => context.close() };
-}
-
-async function axeClean(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${name}`,
-  );
 }
 
 async function fillGuest(dialog: ReturnType<Page['getByRole']>, guest: Record<string, string>) {

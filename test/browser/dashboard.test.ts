@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, tabTo } from '../browser.ts';
 import {
   bearer,
   createTenant,
@@ -33,13 +31,6 @@ let browser: Browser;
 let today: string;
 
 /** A port free now, so the API's public URL (the links' origin) is known before it starts. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function send(
   headers: Record<string, string>,
@@ -161,14 +152,6 @@ async function openDashboard(viewport: { width: number; height: number }, now?: 
 }
 
 /** No axe violation in the page as it stands. */
-async function axeClean(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${name}`,
-  );
-}
 
 async function signIn(page: Page, email: string, password: string, developer = false) {
   await page.getByLabel('Email').fill(email);

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page, Request } from 'playwright-core';
-import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { browserSkipReason, freePort, launchBrowser } from '../browser.ts';
 import {
   bearer,
   createTenant,
@@ -27,13 +26,6 @@ let browser: Browser;
 const PASSWORD = 'four words of mine';
 
 /** A port free now, so the API's public URL (the links' origin) is known before it starts. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 before(async () => {
   if (skip) return;

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import ical, { type VEvent } from 'node-ical';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bookingUid } from '../../src/calendars/uid.ts';
-import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { browserSkipReason, freePort, launchBrowser } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
@@ -23,14 +22,6 @@ const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56"><rect 
 let ctx: TestContext;
 let api: string;
 let browser: Browser;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 before(async () => {
   if (skip) return;

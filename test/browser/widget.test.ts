@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -8,6 +7,7 @@ import { todayIn } from '../../src/availability/engine/index.ts';
 import {
   browserSkipReason,
   focusedLabel,
+  freePort,
   type HostSite,
   launchBrowser,
   startHostSite,
@@ -31,13 +31,6 @@ let browser: Browser;
 let host: HostSite;
 
 /** A port free now, so the API's public URL (its own origin, for the hosted page) is known before it starts. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T12:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
