@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { addDays, instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
+import { instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { isDate } from '../dates.ts';
+import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
 import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
 import { clearProblem, report } from '../problems.ts';
-import { go, hrefOf } from '../router.ts';
+import { go } from '../router.ts';
 import type { ScreenProps } from '../screens.ts';
 import { venue } from '../venue.ts';
 import { BookingList } from './booking-list.tsx';
@@ -76,31 +77,7 @@ export default function TodayScreen({ params }: ScreenProps) {
     <div class="today">
       <h1>{dayLong(language.value, date)}</h1>
       <div class="toolbar">
-        <nav class="day-nav" aria-label={t('date')}>
-          <a class="button" href={hrefOf('today', addDays(date, -1))}>
-            <span aria-hidden="true">← </span>
-            {t('previousDay')}
-          </a>
-          <a
-            class="button"
-            href={hrefOf('today', now.date)}
-            aria-current={date === now.date ? 'date' : undefined}
-          >
-            {t('today')}
-          </a>
-          <a class="button" href={hrefOf('today', addDays(date, 1))}>
-            {t('nextDay')}
-            <span aria-hidden="true"> →</span>
-          </a>
-          <label class="date">
-            <span>{t('date')}</span>
-            <input
-              type="date"
-              value={date}
-              onChange={(event) => event.currentTarget.value && go('today', event.currentTarget.value)}
-            />
-          </label>
-        </nav>
+        <DayNav screen="today" date={date} today={now.date} />
         <button type="button" class="new-open" onClick={() => setCreating(true)}>
           <span aria-hidden="true">+ </span>
           {t('newBooking')}

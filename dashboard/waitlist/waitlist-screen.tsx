@@ -1,14 +1,13 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
-import { addDays } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
 import { allPages, call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { isDate, venueNow } from '../dates.ts';
+import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
 import { type Booked, type BookingDraft, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
 import { clearProblem, report } from '../problems.ts';
-import { go, hrefOf } from '../router.ts';
 import type { ScreenProps } from '../screens.ts';
 import { venue } from '../venue.ts';
 import { AddEntryDialog } from './add-entry-dialog.tsx';
@@ -95,31 +94,7 @@ export default function WaitlistScreen({ params }: ScreenProps) {
         {t('waitTitle')}: {dayLong(language.value, date)}
       </h1>
       <div class="toolbar">
-        <nav class="day-nav" aria-label={t('date')}>
-          <a class="button" href={hrefOf('waitlist', addDays(date, -1))}>
-            <span aria-hidden="true">← </span>
-            {t('previousDay')}
-          </a>
-          <a
-            class="button"
-            href={hrefOf('waitlist', today)}
-            aria-current={date === today ? 'date' : undefined}
-          >
-            {t('today')}
-          </a>
-          <a class="button" href={hrefOf('waitlist', addDays(date, 1))}>
-            {t('nextDay')}
-            <span aria-hidden="true"> →</span>
-          </a>
-          <label class="date">
-            <span>{t('date')}</span>
-            <input
-              type="date"
-              value={date}
-              onChange={(event) => event.currentTarget.value && go('waitlist', event.currentTarget.value)}
-            />
-          </label>
-        </nav>
+        <DayNav screen="waitlist" date={date} today={today} />
         <button type="button" class="new-open" onClick={() => setAdding(true)}>
           <span aria-hidden="true">+ </span>
           {t('waitAdd')}
