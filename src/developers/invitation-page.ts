@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { escapeHtml } from '../platform/html.ts';
+import { escapeHtml, linkPage } from '../platform/html.ts';
 import type { MembershipRole } from '../schema.ts';
 import { INVITATION_DAYS, type InvitationView } from './staff.service.ts';
 
@@ -69,27 +69,8 @@ const ROLE_NAMES: Record<MembershipRole, string> = {
 const GONE_TITLE = 'This invitation link does not work any more';
 const GONE_TEXT = `An invitation link works once, for ${INVITATION_DAYS} days, and a new link replaces the earlier one. Ask the business that invited you to send a new one. If you have already chosen your password, sign in with it.`;
 
-function document(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<link rel="icon" href="data:,">
-<style>${STYLE}</style>
-<script src="${INVITATION_SCRIPT_PATH}" defer></script>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+const document = (title: string, body: string) =>
+  linkPage({ lang: 'en', title, style: STYLE, body, script: INVITATION_SCRIPT_PATH });
 
 /**
  * The page behind an invitation link. For a link that works, the form choosing the password, and

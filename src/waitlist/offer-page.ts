@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml } from '../platform/html.ts';
+import { escapeHtml, linkPage } from '../platform/html.ts';
 import type { NotificationLanguage } from '../schema.ts';
 
 interface Strings {
@@ -166,26 +166,8 @@ export type OfferPageView =
   | { kind: 'unknown' }
   | { kind: 'offer' | 'booked' | 'slot_taken'; offer: OfferOnPage };
 
-function document(language: NotificationLanguage, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="${language}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<link rel="icon" href="data:,">
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+const document = (language: NotificationLanguage, title: string, body: string) =>
+  linkPage({ lang: language, title, style: STYLE, body });
 
 /** The date, in words of the language; the calendar date itself, whatever the server's zone. */
 const dateInWords = (date: string, language: NotificationLanguage) =>
