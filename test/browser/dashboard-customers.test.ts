@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
-import { axeClean, browserSkipReason, launchBrowser, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser, signIn, tabTo } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
@@ -88,10 +88,7 @@ async function openCustomers(
   const context = await browser.newContext({ viewport, locale: 'en-GB' });
   const page = await context.newPage();
   await page.goto(`${api}/staff/#/customers`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  if (developer) await page.getByLabel(/I am the developer/).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, email, password, developer);
   await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
   return { page, close: () => context.close() };
 }

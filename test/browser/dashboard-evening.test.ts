@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
@@ -77,10 +77,7 @@ async function hostStand(tenant: Tenant, viewport: typeof TABLET) {
   const context = await browser.newContext({ viewport, locale: 'en-GB' });
   const page = await context.newPage();
   await page.goto(`${api}/staff/#/today/${day}`);
-  await page.getByLabel('Email').fill(tenant.developer.email);
-  await page.getByLabel('Password').fill(tenant.developer.password);
-  await page.getByLabel(/I am the developer/).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, tenant.developer.email, tenant.developer.password, true);
   await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   return { page, close: () => context.close() };
 }

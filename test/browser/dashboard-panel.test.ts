@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
 import {
   createPublishableKey,
   createTenant,
@@ -117,10 +117,7 @@ async function openToday(venue: Venue, viewport: typeof TABLET) {
   const page = await context.newPage();
   await page.goto(`${api}/staff/#/today/${day}`);
   const { developer } = venue.tenant;
-  await page.getByLabel('Email').fill(developer.email);
-  await page.getByLabel('Password').fill(developer.password);
-  await page.getByLabel(/I am the developer/).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, developer.email, developer.password, true);
   await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   await page
     .getByRole('button', { name: /Guest Anna/ })
@@ -317,10 +314,7 @@ describe('the booking panel', { skip }, () => {
     const page = await context.newPage();
     try {
       await page.goto(`${api}/staff/`);
-      await page.getByLabel('Email').fill(tenant.developer.email);
-      await page.getByLabel('Password').fill(tenant.developer.password);
-      await page.getByLabel(/I am the developer/).check();
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(page, tenant.developer.email, tenant.developer.password, true);
       await page.getByRole('link', { name: 'Aujourd’hui' }).first().waitFor();
       await page.getByRole('status').filter({ hasText: 'En direct' }).waitFor();
       assert.equal(await page.evaluate('document.documentElement.lang'), 'fr');

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
 import { Receiver } from '../../src/webhooks/receiver.fixture.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
@@ -98,9 +98,7 @@ async function signedIn(viewport: { width: number; height: number }, email: stri
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   await page.goto(`${api}/staff/`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, email, PASSWORD);
   await page.getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
   return { page, close: () => context.close() };

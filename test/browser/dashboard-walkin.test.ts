@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, signIn, tabTo } from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
@@ -104,10 +104,7 @@ async function signedIn(tenant: Tenant, viewport: typeof TABLET, time: string) {
   const page = await context.newPage();
   await page.clock.setFixedTime(wallTimeToInstant(today, time, ZONE)!);
   await page.goto(`${api}/staff/`);
-  await page.getByLabel('Email').fill(tenant.developer.email);
-  await page.getByLabel('Password').fill(tenant.developer.password);
-  await page.getByLabel(/I am the developer/).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, tenant.developer.email, tenant.developer.password, true);
   await page.getByRole('heading', { level: 1, name: dayLong('en', today) }).waitFor();
   return { page, close: () => context.close() };
 }

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, signIn, tabTo } from '../browser.ts';
 import {
   bearer,
   createTenant,
@@ -29,8 +29,6 @@ let ctx: TestContext;
 let api: string;
 let browser: Browser;
 let today: string;
-
-/** A port free now, so the API's public URL (the links' origin) is known before it starts. */
 
 async function send(
   headers: Record<string, string>,
@@ -149,15 +147,6 @@ async function openDashboard(viewport: { width: number; height: number }, now?: 
   assert.equal(response?.status(), 200);
   await page.getByRole('heading', { level: 1, name: 'Sign in to your dashboard' }).waitFor();
   return { page, close: () => context.close() };
-}
-
-/** No axe violation in the page as it stands. */
-
-async function signIn(page: Page, email: string, password: string, developer = false) {
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  if (developer) await page.getByLabel(/I am the developer/).check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 const dayHeading = (page: Page, date: string) =>

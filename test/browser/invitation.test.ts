@@ -25,8 +25,6 @@ let browser: Browser;
 
 const PASSWORD = 'four words of mine';
 
-/** A port free now, so the API's public URL (the links' origin) is known before it starts. */
-
 before(async () => {
   if (skip) return;
   const port = await freePort();

@@ -30,8 +30,6 @@ let api: string;
 let browser: Browser;
 let host: HostSite;
 
-/** A port free now, so the API's public URL (its own origin, for the hosted page) is known before it starts. */
-
 const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T12:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
