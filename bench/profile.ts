@@ -17,7 +17,9 @@ import { seedBusiness } from './seed.ts';
  * route of `npm run bench` (its own process) for comparison. For each it
  * prints the server's CPU time per request by where it was spent (the project's modules, each
  * package, Node's internals, garbage collection) and, for bookings, the database's time per
- * statement. BENCH_SECONDS (default 10) sets each scenario's length.
+ * statement. BENCH_SECONDS (default 10) sets each scenario's length; BENCH_SCENARIOS, a word or
+ * comma-separated words (`bookings`, `availability`, `bare`), runs only the scenarios whose title
+ * holds one of them.
  */
 
 interface ProfileNode {
@@ -26,8 +28,22 @@ interface ProfileNode {
 }
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds of the monotonic clock, which `process.hrtime` reads too. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/** Now on the monotonic clock of the profiles' sample times, in microseconds. */
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/** The CPU time (ms) a process has used so far, as the kernel's scheduler counts it (Linux). */
+function cpuMsOf(pid: number | undefined): number | null {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return null;
+  }
 }
 
 /** Where a function's code lives, as the table groups it. */
@@ -69,13 +85,16 @@ const PARTS: [string, RegExp][] = [
 ];
 const partOf = (place: string) => PARTS.find(([, pattern]) => pattern.test(place))?.[0] ?? 'other';
 
-/** Self time (ms) by place and by function, from a `.cpuprofile`. */
-function selfTimes(profile: CpuProfile) {
+/** Self time (ms) by place and by function, from a `.cpuprofile`, of the samples taken from `from` on. */
+function selfTimes(profile: CpuProfile, from: number) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const byPlace = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let total = 0;
+  let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < from) continue;
     const node = byId.get(profile.samples[i]!)!;
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
     const { url, functionName } = node.callFrame;
@@ -104,15 +123,22 @@ function partsLine(byPlace: Map<string, number>, busy: number, requests: number)
     .join('; ');
 }
 
-function printProfile(title: string, dir: string, requests: number, result: LoadResult) {
+/**
+ * The profile of the measured half (the samples from `from` on: start-up, module loading and the
+ * warm-up left out), per request of that half; `cpuMs` is the server's CPU time over the same
+ * half as the kernel counts it, which the profile's busy time should come close to.
+ */
+function printProfile(title: string, dir: string, result: LoadResult, from: number, cpuMs: number | null) {
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no CPU profile was written in ${dir}`);
-  const { byPlace, byFunction, total } = selfTimes(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+  const requests = result.ok + result.failed;
+  const { byPlace, byFunction, total } = selfTimes(JSON.parse(readFileSync(join(dir, file), 'utf8')), from);
   const busy = total - (byPlace.get('(idle)') ?? 0);
+  const kernel = cpuMs === null ? '' : `, ${fmt(cpuMs / requests)} ms by the kernel's count`;
   const lines = [
     `### ${title}`,
     '',
-    `${fmt(result.rps, 0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${requests} requests; server CPU ${fmt(busy / requests)} ms per request (${fmt((100 * busy) / total, 0)}% of the profile's wall time busy)`,
+    `${fmt(result.rps, 0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${requests} requests measured; server CPU ${fmt(busy / requests)} ms per request in the profile${kernel} (${fmt((100 * busy) / total, 0)}% of the profile's wall time busy)`,
     '',
     `By part: ${partsLine(byPlace, busy, requests)}`,
     '',
@@ -138,20 +164,21 @@ async function printStatements(
   bookings: number,
 ) {
   const { rows } = await query(`
-    SELECT toplevel, calls, total_exec_time, mean_exec_time, regexp_replace(query, '\\s+', ' ', 'g') AS query
+    SELECT toplevel, calls, plans, total_plan_time, total_exec_time, mean_exec_time,
+      regexp_replace(query, '\\s+', ' ', 'g') AS query
     FROM pg_stat_statements
     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-    ORDER BY total_exec_time DESC LIMIT 25`);
+    ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`);
   const lines = [
     `### The database's time per booking (pg_stat_statements, ${bookings} bookings)`,
     '',
-    '| statement | top level | calls per booking | mean ms | ms per booking |',
-    '|---|---|---:|---:|---:|',
+    '| statement | top level | calls per booking | mean ms | ms per booking | plans per call | planning ms per booking |',
+    '|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const text = String(row.query).slice(0, 110).replaceAll('|', '\\|');
     lines.push(
-      `| \`${text}\` | ${row.toplevel ? 'yes' : 'inside'} | ${fmt(Number(row.calls) / bookings, 2)} | ${fmt(Number(row.mean_exec_time))} | ${fmt(Number(row.total_exec_time) / bookings)} |`,
+      `| \`${text}\` | ${row.toplevel ? 'yes' : 'inside'} | ${fmt(Number(row.calls) / bookings, 2)} | ${fmt(Number(row.mean_exec_time))} | ${fmt(Number(row.total_exec_time) / bookings)} | ${fmt(Number(row.plans) / Math.max(1, Number(row.calls)), 2)} | ${fmt(Number(row.total_plan_time) / bookings)} |`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
@@ -161,6 +188,8 @@ async function main() {
   const own = await startOwnPostgres([
     'shared_preload_libraries=pg_stat_statements',
     'pg_stat_statements.track=all',
+    // Planning counted apart: a statement of a PL/pgSQL function planned anew on every call shows here.
+    'pg_stat_statements.track_planning=on',
     'track_functions=all',
   ]);
   const scratch = await scratchDatabase(own.url, 'profile');
@@ -208,25 +237,33 @@ async function main() {
         bare: true,
       },
     ];
-    for (const [i, scenario] of scenarios.entries()) {
+    const only = process.env.BENCH_SCENARIOS?.toLowerCase().split(',').filter(Boolean);
+    const chosen = only
+      ? scenarios.filter(({ title }) => only.some((word) => title.toLowerCase().includes(word)))
+      : scenarios;
+    for (const [i, scenario] of chosen.entries()) {
       const dir = join(profiles, String(i));
       process.stderr.write(`${scenario.title}...\n`);
       const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
       const { child, url } = scenario.bare
         ? await startProcess('bench/bare-server.ts', {}, { readyPath: '/bare', nodeArgs })
         : await startServer(scratch.serverEnv, nodeArgs);
-      let warmUp: LoadResult;
       let result: LoadResult;
+      let from: number;
+      let cpuMs: number | null;
       try {
-        // The first half warms the caches and the JIT; the statements are counted for the second.
-        warmUp = await scenario.run(url);
+        // The first half warms the caches and the JIT; the second is measured.
+        await scenario.run(url);
         await query('SELECT pg_stat_statements_reset()');
+        from = monotonicMicros();
+        const cpuBefore = cpuMsOf(child.pid);
         result = await scenario.run(url);
+        const cpuAfter = cpuMsOf(child.pid);
+        cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
       } finally {
         await stopProcess(child);
       }
-      // The CPU profile covers both halves.
-      printProfile(scenario.title, dir, warmUp.ok + warmUp.failed + result.ok + result.failed, result);
+      printProfile(scenario.title, dir, result, from, cpuMs);
       if (scenario.statements) await printStatements(query, result.ok);
     }
     await database.close();
