@@ -1,10 +1,21 @@
 -- The one way a customer is matched by phone and written. A trusted caller's name and email
--- become the record's; anyone else attaches to the existing record and changes nothing.
+-- become the record's; anyone else attaches to the existing record and changes nothing. A returning
+-- customer whose record already says what the caller sent is only read: the INSERT ... ON CONFLICT
+-- would compute the proposed row's search keys (trigger customers_search) before finding the
+-- conflict, and rewrite the row and its index entries for the same text.
 CREATE OR REPLACE FUNCTION slotwise_upsert_customer(
   p_business uuid, p_first text, p_last text, p_phone text, p_phone_normalized text, p_email text,
   p_trusted boolean
 ) RETURNS SETOF customers LANGUAGE plpgsql AS $$
+DECLARE
+  v_found customers;
 BEGIN
+  SELECT * INTO v_found FROM customers WHERE business_id = p_business AND phone_normalized = p_phone_normalized;
+  IF FOUND AND (NOT p_trusted OR (v_found.first_name, v_found.last_name, v_found.phone, v_found.email)
+    IS NOT DISTINCT FROM (p_first, p_last, p_phone, coalesce(p_email, v_found.email))) THEN
+    RETURN NEXT v_found;
+    RETURN;
+  END IF;
   IF p_trusted THEN
     RETURN QUERY
       INSERT INTO customers AS c (business_id, first_name, last_name, phone, phone_normalized, email)
@@ -12,14 +23,17 @@ BEGIN
       ON CONFLICT (business_id, phone_normalized) DO UPDATE SET
         first_name = excluded.first_name, last_name = excluded.last_name, phone = excluded.phone,
         email = coalesce(excluded.email, c.email), updated_at = now()
+      WHERE (c.first_name, c.last_name, c.phone, c.email) IS DISTINCT FROM
+        (excluded.first_name, excluded.last_name, excluded.phone, coalesce(excluded.email, c.email))
       RETURNING c.*;
-    RETURN;
+  ELSE
+    RETURN QUERY
+      INSERT INTO customers (business_id, first_name, last_name, phone, phone_normalized, email)
+      VALUES (p_business, p_first, p_last, p_phone, p_phone_normalized, p_email)
+      ON CONFLICT (business_id, phone_normalized) DO NOTHING
+      RETURNING *;
   END IF;
-  RETURN QUERY
-    INSERT INTO customers (business_id, first_name, last_name, phone, phone_normalized, email)
-    VALUES (p_business, p_first, p_last, p_phone, p_phone_normalized, p_email)
-    ON CONFLICT (business_id, phone_normalized) DO NOTHING
-    RETURNING *;
+  -- Another transaction wrote the same record meanwhile, as this one would have.
   IF NOT FOUND THEN
     RETURN QUERY SELECT * FROM customers WHERE business_id = p_business AND phone_normalized = p_phone_normalized;
   END IF;

@@ -248,6 +248,28 @@ describe('GET /v1/manage/customers', () => {
       assert.deepEqual(await names('040 777'), ['Schäfer']);
     });
 
+    it('writes a returning customer again only when a trusted caller sends something new', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Anna', 'Müller', '+49 30 5550000', 'anna@example.com');
+      const version = async () =>
+        (
+          await sql<{ version: string; search_text: string }>`
+            SELECT xmin::text AS version, search_text FROM customers`.execute(db())
+        ).rows[0]!;
+      const first = await version();
+
+      await addCustomer(tenant, 'Anna', 'Müller', '+49 30 5550000', 'anna@example.com');
+      // Without an email the stored one stays, so nothing differs either.
+      await addCustomer(tenant, 'Anna', 'Müller', '+49 30 5550000', null);
+      assert.deepEqual(await version(), first);
+
+      const returned = await addCustomer(tenant, 'Anna', 'Müller', '+49 30 5550000', 'anna@example.org');
+      assert.equal(returned.email, 'anna@example.org');
+      const second = await version();
+      assert.notEqual(second.version, first.version);
+      assert.match(second.search_text, /anna@example\.org/);
+    });
+
     it('finds customers stored before the search keys existed once the trigger is defined', async () => {
       const tenant = await createTenant(ctx.app);
       await addCustomer(tenant, 'Jürgen', 'Müller', '+49 30 1234567');
