@@ -26,12 +26,13 @@ const periodBookings = (businessId: string, period: StatsPeriod) =>
 
 /**
  * Counts (bookings and covers) by status, date and hour from one scan of the period's bookings: grouped first by
- * (date, hour, status), a few dozen rows a day, then rolled up three ways.
+ * (date, start time, status), a few dozen rows a day, then rolled up three ways. The hour is taken from those
+ * rows, not from each booking: extracting it from every booking cost more than the twice as many groups.
  */
 async function bookingCounts(executor: Executor, businessId: string, period: StatsPeriod) {
   const { rows } = await sql<Pick<StatsRow, 'statuses' | 'busy_days' | 'busy_hours'>>`
     WITH g AS MATERIALIZED (
-      SELECT booking_date, extract(hour FROM start_time)::int AS hour, status, count(*)::int AS n,
+      SELECT booking_date, start_time, status, count(*)::int AS n,
         sum(capacity)::int AS covers
       FROM bookings WHERE ${periodBookings(businessId, period)}
       GROUP BY 1, 2, 3
@@ -44,7 +45,8 @@ async function bookingCounts(executor: Executor, businessId: string, period: Sta
         FROM (SELECT booking_date, sum(n)::int AS n, sum(covers)::int AS covers FROM g WHERE status <> 'cancelled' GROUP BY 1) AS d
       ) AS busy_days,
       (SELECT coalesce(json_agg(json_build_object('hour', hour, 'count', n, 'covers', covers) ORDER BY n DESC, hour), '[]')
-        FROM (SELECT hour, sum(n)::int AS n, sum(covers)::int AS covers FROM g WHERE status <> 'cancelled' GROUP BY 1) AS h
+        FROM (SELECT extract(hour FROM start_time)::int AS hour, sum(n)::int AS n, sum(covers)::int AS covers
+          FROM g WHERE status <> 'cancelled' GROUP BY 1) AS h
       ) AS busy_hours
   `.execute(executor);
   return rows[0]!;

@@ -362,7 +362,7 @@ describe('explainDay', () => {
 
   it("pacing: a time whose period's covers the party would pass frees nothing, with its other reasons", () => {
     const lunch = period({ startTime: '10:00', endTime: '13:00', maxCoversPerSlot: 4 });
-    const arrivals = [{ bookingId: 'b', start: at('2026-06-10T10:00:00Z'), partySize: 3 }];
+    const arrivals = [{ start: at('2026-06-10T10:00:00Z'), partySize: 3 }];
     const day = explainDay(rules({ periods: [lunch], arrivals }));
     const full = day.find((time) => time.time === '10:00')!;
     assert.deepEqual([full.freeResourceIds, full.freeCombinationIds, full.reasons], [[], [], ['pacing']]);
@@ -555,8 +555,7 @@ const dayRules = fc
       })),
       combinations: drawn.combinations.map((combination) => ({ ...combination, name: combination.id })),
       // Arrivals on quarter hours of the date and the next, where the grids of paced periods fall.
-      arrivals: drawn.arrivals.map(({ quarterOfDay, partySize }, index) => ({
-        bookingId: `arrival-${index}`,
+      arrivals: drawn.arrivals.map(({ quarterOfDay, partySize }) => ({
         start: midnight + quarterOfDay * 15 * MINUTE_MS,
         partySize,
       })),

@@ -6,8 +6,7 @@ import type { Arrival, DayRules, ServicePeriod, StartOptions } from './types.ts'
 
 const at = (instant: string) => Date.parse(instant);
 
-const arrival = (start: string, partySize: number, bookingId = `b-${start}-${partySize}`): Arrival => ({
-  bookingId,
+const arrival = (start: string, partySize: number): Arrival => ({
   start: at(start),
   partySize,
 });

@@ -90,7 +90,6 @@ export interface PacingCaps {
 
 /** A non-terminal booking's start and party, which pacing counts. */
 export interface Arrival {
-  bookingId: string;
   start: number;
   partySize: number;
 }
