@@ -17,7 +17,8 @@ import { seedBusiness } from './seed.ts';
  * route of `npm run bench` (its own process) for comparison. For each it
  * prints the server's CPU time per request by where it was spent (the project's modules, each
  * package, Node's internals, garbage collection) and, for bookings, the database's time per
- * statement. BENCH_SECONDS (default 10) sets each scenario's length.
+ * statement. BENCH_SECONDS (default 10) sets each scenario's length; PROFILE_SCENARIOS (words
+ * separated by commas, e.g. `availability,bare`) keeps only the scenarios whose title has one of them.
  */
 
 interface ProfileNode {
@@ -208,7 +209,9 @@ async function main() {
         bare: true,
       },
     ];
+    const only = process.env.PROFILE_SCENARIOS?.toLowerCase().split(',');
     for (const [i, scenario] of scenarios.entries()) {
+      if (only && !only.some((word) => scenario.title.toLowerCase().includes(word.trim()))) continue;
       const dir = join(profiles, String(i));
       process.stderr.write(`${scenario.title}...\n`);
       const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
