@@ -163,7 +163,7 @@ function announceChanges(changes: ChangeFeed, route: RouteOptions): onSendHookHa
   const bookingsOnly = route.config?.writes === 'bookings';
   const path = route.url.replace(/\/+$/, '');
   const credentials = path.startsWith('/v1/manage/api-keys') || path.startsWith('/v1/developer');
-  return (request, reply, payload, done) => {
+  const announce: onSendHookHandler = (request, reply, payload, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) {
       return done(null, payload);
     }
@@ -174,6 +174,7 @@ function announceChanges(changes: ChangeFeed, route: RouteOptions): onSendHookHa
     if (credentials) changes.credentialsChanged();
     done(null, payload);
   };
+  return announce;
 }
 
 const requestLog = {
