@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type onRequestHookHandler,
+  type onSendHookHandler,
+  type RouteOptions,
+} from 'fastify';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { availabilityRoutes } from './availability/availability.routes.ts';
 import { AvailabilityService } from './availability/availability.service.ts';
@@ -56,7 +62,6 @@ import { registerMetrics } from './platform/metrics.ts';
 import { completeDocument, documentErrors, refResolver } from './platform/openapi.ts';
 import { CursorCodec } from './platform/pagination.ts';
 import { registerRateLimit } from './platform/rate-limit.ts';
-import { routeOf } from './platform/route-info.ts';
 import { ErrorBody } from './platform/schemas.ts';
 import { deriveKey } from './platform/secrets.ts';
 import { registerShutdown } from './platform/shutdown.ts';
@@ -143,6 +148,34 @@ const withoutSecrets = (url: string) =>
   url
     .replace(/([?&](?:client_secret|email|phone|token)=)[^&]*/g, '$1[redacted]')
     .replace(/^(\/calendar\/)[^/?]+/, '$1[redacted]');
+
+const noStore: onRequestHookHandler = (_request, reply, done) => {
+  reply.header('Cache-Control', 'no-store');
+  done();
+};
+
+/**
+ * The database announces every change to all processes, a moment after commit; this process's
+ * own writes are known at once, so a client that wrote never reads a cached answer from before.
+ * A refusal wrote nothing (its transaction was rolled back), so it leaves the caches as they are.
+ */
+function announceChanges(changes: ChangeFeed, route: RouteOptions): onSendHookHandler {
+  const bookingsOnly = route.config?.writes === 'bookings';
+  const path = route.url.replace(/\/+$/, '');
+  const credentials = path.startsWith('/v1/manage/api-keys') || path.startsWith('/v1/developer');
+  const announce: onSendHookHandler = (request, reply, payload, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) {
+      return done(null, payload);
+    }
+    const businessId = request.principal?.businessId;
+    if (businessId && request.bookedDates) changes.bookingDaysChanged(businessId, request.bookedDates);
+    else if (businessId && bookingsOnly) changes.bookingsChanged(businessId);
+    else if (businessId) changes.businessChanged(businessId);
+    if (credentials) changes.credentialsChanged();
+    done(null, payload);
+  };
+  return announce;
+}
 
 const requestLog = {
   req: (request: FastifyRequest) => ({
@@ -292,26 +325,20 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     await keyUsage.stop();
     stopWatching();
   });
-  // The database announces every change to all processes, a moment after commit; this process's
-  // own writes are known at once, so a client that wrote never reads a cached answer from before.
-  // A refusal wrote nothing (its transaction was rolled back), so it leaves the caches as they are.
-  app.addHook('onSend', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) return;
-    const businessId = request.principal?.businessId;
-    if (businessId && request.bookedDates) changes.bookingDaysChanged(businessId, request.bookedDates);
-    else if (businessId && request.routeOptions.config.writes === 'bookings')
-      changes.bookingsChanged(businessId);
-    else if (businessId) changes.businessChanged(businessId);
-    const route = routeOf(request);
-    if (route?.startsWith('/v1/manage/api-keys') || route?.startsWith('/v1/developer')) {
-      changes.credentialsChanged();
-    }
-  });
-
-  app.addHook('onRequest', async (request, reply) => {
+  // Every answer names the API version and the request id, 404s included: set without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('API-Version', API_VERSION);
     reply.header('x-request-id', request.id);
-    if (request.routeOptions.config.sensitive) reply.header('Cache-Control', 'no-store');
+    done();
+  });
+  // What depends on the route is decided once per route, as it is added, not per request: a GET
+  // carries no hook that would do nothing for it.
+  app.addHook('onRoute', (route) => {
+    // First of the route's own hooks, so that its refusals carry it too.
+    if (route.config?.sensitive) route.onRequest = [noStore, ...[route.onRequest ?? []].flat()];
+    if ([route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD')) {
+      route.onSend = [...[route.onSend ?? []].flat(), announceChanges(changes, route)];
+    }
   });
 
   registerErrorHandler(app);

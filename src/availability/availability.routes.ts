@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
@@ -14,6 +15,9 @@ import {
 import { availabilityOfDay, checkDynamicStart } from './availability.service.ts';
 import type { PartyChannel } from './day-rules.ts';
 import { UNOFFERED_REASONS } from './engine/index.ts';
+
+/** What Fastify names a JSON reply it serializes itself. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const PartySize = Type.Integer({ format: 'int32', minimum: 1, maximum: 50 });
 
@@ -148,17 +152,34 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
    * Both routes answer the same question; only where the business and the party size come from
    * differs, and whose question it is (a guest's stays within the online party limit).
    */
-  const answer = (businessId: string, q: DayQueryString, partySize: number, channel: PartyChannel) =>
-    availabilityOfDay(app.availability, {
-      channel,
-      businessId,
-      date: q.booking_date ?? q.date,
-      partySize,
-      serviceId: q.service_id,
-      resourceId: q.resource_id,
-      perResource: q.view === 'resources',
-      explain: q.explain === true,
-    });
+  /**
+   * The body is the route's own serializer's (`reply.serialize`, the documented schema), made once
+   * per cached day: a day asked again is sent as the same bytes without serializing its slots again.
+   */
+  const answer = async (
+    reply: FastifyReply,
+    businessId: string,
+    q: DayQueryString,
+    partySize: number,
+    channel: PartyChannel,
+  ) => {
+    const body = await availabilityOfDay(
+      app.availability,
+      {
+        channel,
+        businessId,
+        date: q.booking_date ?? q.date,
+        partySize,
+        serviceId: q.service_id,
+        resourceId: q.resource_id,
+        perResource: q.view === 'resources',
+        explain: q.explain === true,
+      },
+      // fast-json-stringify, the serializer of every route here, makes strings.
+      (day) => reply.serialize(day) as string,
+    );
+    return reply.type(JSON_TYPE).send(body);
+  };
 
   app.get(
     '/v1/availability/:business_id',
@@ -177,8 +198,8 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AvailabilityResponse },
       },
     },
-    async (request) =>
-      answer(request.params.business_id, request.query, request.query.capacity ?? 1, 'online'),
+    (request, reply) =>
+      answer(reply, request.params.business_id, request.query, request.query.capacity ?? 1, 'online'),
   );
 
   app.get(
@@ -260,8 +281,8 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AvailabilityResponse },
       },
     },
-    async (request) =>
-      answer(principalOf(request).businessId, request.query, request.query.capacity, 'staff'),
+    (request, reply) =>
+      answer(reply, principalOf(request).businessId, request.query, request.query.capacity, 'staff'),
   );
 
   app.get(

@@ -56,13 +56,21 @@ const RESOURCE_BYTES = 260;
 const ROW_BYTES = 120;
 const BUSY_BYTES = 100;
 const SUMMARY_BYTES = 160;
+/** A slot's share of the answer's serialized body, which the cached day keeps once it is sent. */
+const SLOT_JSON_BYTES = 80;
 
 /**
  * A computed day of the slot grid, or a loaded day (its rules, shared with the rules cache, and
  * its busy periods) that point checks of any start on it read.
  */
 type CachedDay = { version: string } & (
-  | { answer: DayAnswer; loaded?: undefined; summaries?: undefined }
+  | {
+      answer: DayAnswer;
+      /** The answer as the availability routes send it, serialized when first sent. */
+      body?: string;
+      loaded?: undefined;
+      summaries?: undefined;
+    }
   | { loaded: LoadedDay; answer?: undefined; summaries?: undefined }
   | { summaries: DaySummary[]; answer?: undefined; loaded?: undefined }
 );
@@ -102,7 +110,7 @@ export class AvailabilityService {
         ENTRY_BYTES +
         key.length * 2 +
         (entry.answer
-          ? entry.answer.slots.length * SLOT_BYTES
+          ? entry.answer.slots.length * (SLOT_BYTES + SLOT_JSON_BYTES)
           : entry.loaded
             ? entry.loaded.busy.length * BUSY_BYTES
             : entry.summaries.length * SUMMARY_BYTES),
@@ -131,8 +139,26 @@ export class AvailabilityService {
    * which the cached answers' lifetime does not follow, and it never enters the cache.
    */
   async day(query: AvailabilityQuery): Promise<DayAnswer> {
+    return (await this.cachedDay(query)).answer;
+  }
+
+  /**
+   * The day's answer as a route sends it: `serialize` (the route's own serializer of its answer)
+   * runs once per cached day, and a day asked again is answered with the same string.
+   */
+  async dayBody(query: AvailabilityQuery, serialize: (answer: DayAnswer) => string): Promise<string> {
+    const entry = await this.cachedDay(query);
+    if (entry.version === null) return serialize(entry.answer);
+    entry.body ??= serialize(entry.answer);
+    return entry.body;
+  }
+
+  /** The computed day, as the cache holds it (version null: computed afresh, not kept). */
+  private async cachedDay(
+    query: AvailabilityQuery,
+  ): Promise<{ version: string | null; answer: DayAnswer; body?: string }> {
     const now = this.clock.now();
-    if (query.explain) return (await this.computeDay(query, now)).answer;
+    if (query.explain) return { version: null, answer: (await this.computeDay(query, now)).answer };
     const version = this.changes.dayVersion(query.businessId, query.date);
     const key = [
       query.businessId,
@@ -144,14 +170,19 @@ export class AvailabilityService {
       query.channel,
     ].join('|');
     const hit = this.days.get(key);
-    if (this.found('days', hit?.answer !== undefined && hit.version === version)) return hit!.answer!;
+    if (this.found('days', hit?.answer !== undefined && hit.version === version)) {
+      return hit as CachedDay & { answer: DayAnswer };
+    }
     const { answer, firstStart, minNoticeHours } = await this.computeDay(query, now);
     if (version) {
       const leavesNotice = firstStart !== undefined ? firstStart - minNoticeHours * HOUR_MS - now : CACHE_MS;
-      if (leavesNotice > 0)
-        this.days.set(key, { version, answer }, { ttl: Math.min(CACHE_MS, leavesNotice) });
+      if (leavesNotice > 0) {
+        const entry = { version, answer };
+        this.days.set(key, entry, { ttl: Math.min(CACHE_MS, leavesNotice) });
+        return entry;
+      }
     }
-    return answer;
+    return { version: null, answer };
   }
 
   private async computeDay(query: AvailabilityQuery, now: number) {
@@ -312,15 +343,20 @@ export class AvailabilityService {
 export async function availabilityOfDay(
   availability: AvailabilityService,
   query: Omit<AvailabilityQuery, 'date'> & { date: string | undefined },
-) {
+  serialize: (answer: DayAnswerBody) => string,
+): Promise<string> {
   const { date } = query;
   if (!date) throw invalidField('booking_date', 'is required');
   if (query.explain && query.perResource) {
     throw new AppError('bad_request', 'explain lists the times of the day: it applies to view=slots only');
   }
-  const day = await availability.day({ ...query, date });
-  return { business_id: query.businessId, booking_date: date, capacity: query.partySize, ...day };
+  return availability.dayBody({ ...query, date }, (day) =>
+    serialize({ business_id: query.businessId, booking_date: date, capacity: query.partySize, ...day }),
+  );
 }
+
+/** A day's availability as the routes answer it, before serialization. */
+export type DayAnswerBody = DayAnswer & { business_id: string; booking_date: string; capacity: number };
 
 /**
  * Dynamic mode's point check (top plan only, 402 otherwise): whether `start` may be booked at any

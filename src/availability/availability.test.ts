@@ -246,6 +246,39 @@ describe('GET /v1/availability/{business_id}', () => {
         ctx.app.clock.now = realClock;
       }
     });
+    it('answers a day asked again with the bytes it sent when it computed it, until a booking changes the day', async () => {
+      const biz = await setupBookable(ctx.app);
+      const id = biz.tenant.businessId;
+      const { days } = ctx.app.availability.lookups;
+      const asked = async (query: string) => {
+        const response = await availability(id, query);
+        assert.equal(response.statusCode, 200, response.body);
+        assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+        return response.body;
+      };
+      const computed = await asked(`date=${DAY}&capacity=2`);
+      const hits = days.hits;
+      const cached = await asked(`date=${DAY}&capacity=2`);
+      assert.equal(days.hits, hits + 1, 'the second answer comes from the cache');
+      assert.equal(cached, computed);
+      assert.deepEqual(Object.keys(JSON.parse(cached)), [
+        'business_id',
+        'booking_date',
+        'capacity',
+        'slots',
+        'reason',
+      ]);
+      const four = JSON.parse(await asked(`date=${DAY}&capacity=4`));
+      assert.equal(four.capacity, 4, 'another party size is another answer');
+      assert.equal(JSON.parse(await asked(`booking_date=${DAY}&capacity=2`)).capacity, 2);
+
+      await book(biz, { capacity: 2 });
+      const afterBooking = await asked(`date=${DAY}&capacity=2`);
+      assert.notEqual(afterBooking, computed);
+      assert.equal(slotAt(JSON.parse(afterBooking).slots, '12:00')?.remaining_resources, 2);
+      assert.equal(slotAt(JSON.parse(computed).slots, '12:00')?.remaining_resources, 3);
+      assert.equal(await asked(`date=${DAY}&capacity=2`), afterBooking);
+    });
   });
 
   describe('401', () => {

@@ -24,6 +24,13 @@ const invalidToken = (message = 'missing or invalid credentials') => new AppErro
 /** Verified keys are remembered this long at most, even when no change is announced. */
 const KEY_CACHE_MS = 60_000;
 
+interface VerifiedKey {
+  version: string;
+  principal: Principal;
+  /** The key's id, as key usage records it. */
+  keyId: string;
+}
+
 /** Active publishable keys that allow an origin, of any business. */
 const publishableKeysAllowing = (db: Db, origin: string) =>
   db
@@ -42,12 +49,16 @@ export class DatabaseAuthenticator implements Authenticator {
   private readonly usage: KeyUsageRecorder;
   private readonly changes: ChangeFeed;
   readonly ownOrigin: string;
-  /** Verified API keys by hash: a key used again skips the database until keys or billing change. */
-  private readonly verifiedKeys = new LRUCache<string, { version: string; principal: Principal }>({
-    // About what an entry holds: the principal's strings and ids, the hash key and the map's own cost.
+  /**
+   * Verified API keys by the request's whole `Authorization` header: a key used again costs one
+   * lookup (no parsing, no hash, no database) until keys or billing change. The header, which
+   * holds the key, lives in this process only, as the key does while its request is served.
+   */
+  private readonly verifiedKeys = new LRUCache<string, VerifiedKey>({
+    // About what an entry holds: the principal's strings and ids, the header and the map's own cost.
     maxSize: 8 * 1024 * 1024,
-    sizeCalculation: (entry) =>
-      600 + 2 * (entry.principal.actor.length + entry.principal.credentialId.length),
+    sizeCalculation: (entry, header) =>
+      600 + 2 * (header.length + entry.principal.actor.length + entry.principal.credentialId.length),
     ttl: KEY_CACHE_MS,
   });
   /** Whether some publishable key allows an origin, by origin: asked by every CORS preflight. */
@@ -78,27 +89,26 @@ export class DatabaseAuthenticator implements Authenticator {
   async resolve(request: FastifyRequest): Promise<Principal | null> {
     const header = request.headers.authorization;
     if (header === undefined || header === '') return null;
+    const version = this.changes.credentialsVersion();
+    const cached = this.verifiedKeys.get(header);
+    if (cached !== undefined && cached.version === version) {
+      this.usage.touch(cached.keyId);
+      return cached.principal;
+    }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw invalidToken('the Authorization header must be "Bearer <token>"');
     const token = match[1]!;
-    if (isApiKey(token)) return this.resolveApiKey(token);
-    return this.resolveJwt(token, request);
-  }
-
-  private async resolveApiKey(key: string): Promise<Principal> {
-    const keyHash = sha256(key);
-    const version = this.changes.credentialsVersion();
-    const cached = this.verifiedKeys.get(keyHash);
-    if (cached && cached.version === version) {
-      this.usage.touch(cached.principal.credentialId.slice('key:'.length));
-      return cached.principal;
+    if (!isApiKey(token)) return this.resolveJwt(token, request);
+    const principal = await this.lookUpApiKey(token);
+    if (version) {
+      const keyId = principal.credentialId.slice('key:'.length);
+      this.verifiedKeys.set(header, { version, principal, keyId });
     }
-    const principal = await this.lookUpApiKey(key, keyHash);
-    if (version) this.verifiedKeys.set(keyHash, { version, principal });
     return principal;
   }
 
-  private async lookUpApiKey(key: string, keyHash: string): Promise<Principal> {
+  private async lookUpApiKey(key: string): Promise<Principal> {
+    const keyHash = sha256(key);
     const candidates = await this.db
       .selectFrom('api_keys')
       .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')

@@ -174,7 +174,8 @@ export class TokenService {
  * in one statement every few seconds (and at shutdown).
  */
 export class KeyUsageRecorder {
-  private pending = new Map<string, Date>();
+  /** When each key was last used, in epoch milliseconds. */
+  private pending = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private readonly db: Db;
 
@@ -185,14 +186,14 @@ export class KeyUsageRecorder {
   }
 
   touch(keyId: string): void {
-    this.pending.set(keyId, new Date());
+    this.pending.set(keyId, Date.now());
   }
 
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const used = [...batch].map(([id, at]) => sql`(${id}::uuid, ${at.toISOString()}::timestamptz)`);
+    const used = [...batch].map(([id, at]) => sql`(${id}::uuid, ${new Date(at).toISOString()}::timestamptz)`);
     // GREATEST: several API processes may flush the same key in any order.
     await sql`
       UPDATE api_keys SET last_used_at = GREATEST(api_keys.last_used_at, used.at)

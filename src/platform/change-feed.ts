@@ -57,6 +57,8 @@ export class ChangeFeed {
    */
   private readonly businesses = new Map<string, BusinessVersions>();
   private keysVersion = 0;
+  /** `credentialsVersion()` as last made; undefined once it has moved. */
+  private credentialsStamp: string | null | undefined;
   private readonly clock: Clock;
 
   constructor(clock: Clock = systemClock()) {
@@ -90,8 +92,10 @@ export class ChangeFeed {
     return `${this.epoch}.${versions.rules}.${versions.busy}.${days}`;
   }
 
+  /** Asked by every request with an API key: made when it moves, not per call. */
   credentialsVersion(): string | null {
-    return this.live ? `${this.epoch}.${this.keysVersion}` : null;
+    this.credentialsStamp ??= this.live ? `${this.epoch}.${this.keysVersion}` : null;
+    return this.credentialsStamp;
   }
 
   /** How many businesses have versions remembered (changed within the last hour). */
@@ -141,6 +145,7 @@ export class ChangeFeed {
 
   credentialsChanged(): void {
     this.keysVersion++;
+    this.credentialsStamp = undefined;
   }
 
   /**
@@ -175,10 +180,12 @@ export class ChangeFeed {
     this.everConnected = true;
     this.epoch++;
     this.live = true;
+    this.credentialsStamp = undefined;
   }
 
   disconnected(): void {
     this.live = false;
     this.epoch++;
+    this.credentialsStamp = undefined;
   }
 }

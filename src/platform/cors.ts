@@ -18,29 +18,36 @@ const carriesNoSecret = (request: FastifyRequest) => {
  * against that key's own list. Nothing else is ever readable from another origin.
  */
 export async function registerCors(app: FastifyInstance): Promise<void> {
+  const answer = (origin: string | false) => ({
+    origin,
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match'],
+    exposedHeaders: [
+      'API-Version',
+      'x-request-id',
+      'ETag',
+      'Retry-After',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ],
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+  });
+  const refused = answer(false);
   await app.register(cors, {
-    delegator: async (request: FastifyRequest) => {
+    // A callback, not a promise: a request without `Origin` (every call but a browser's) is
+    // answered at once.
+    delegator: (request: FastifyRequest, callback: (error: Error | null, options: object) => void) => {
       const origin = request.headers.origin;
-      const preflight = request.method === 'OPTIONS';
+      if (origin === undefined) return callback(null, refused);
       const browserCall =
-        preflight || (request.routeOptions.config.publishable === true && carriesNoSecret(request));
-      const allowed =
-        origin !== undefined && browserCall && (await app.authenticator.isPublishableOrigin(origin));
-      return {
-        origin: allowed ? origin : false,
-        methods: ['GET', 'HEAD', 'POST'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match'],
-        exposedHeaders: [
-          'API-Version',
-          'x-request-id',
-          'ETag',
-          'Retry-After',
-          'RateLimit-Limit',
-          'RateLimit-Remaining',
-          'RateLimit-Reset',
-        ],
-        maxAge: PREFLIGHT_MAX_AGE_SECONDS,
-      };
+        request.method === 'OPTIONS' ||
+        (request.routeOptions.config.publishable === true && carriesNoSecret(request));
+      if (!browserCall) return callback(null, refused);
+      app.authenticator.isPublishableOrigin(origin).then(
+        (allowed) => callback(null, allowed ? answer(origin) : refused),
+        (error: Error) => callback(error, refused),
+      );
     },
   });
 }

@@ -1,9 +1,15 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import { sql } from 'kysely';
 import { sha256 } from './auth.ts';
 import { type Executor, retryingConflicts, type Tx, withTx } from './db.ts';
 import { AppError, conflict, invalidField } from './errors.ts';
-import { isAccountRoute, routeOf } from './route-info.ts';
+import { isAccountPath, routeOf } from './route-info.ts';
 import { decrypt, deriveKey, encrypt } from './secrets.ts';
 
 const HEADER = 'idempotency-key';
@@ -234,10 +240,8 @@ export async function commitStatement<T>(
 export async function registerIdempotency(app: FastifyInstance): Promise<void> {
   const sealKey = deriveKey(app.config.jwtSecret, 'idempotent responses');
 
-  app.addHook('preHandler', async (request, reply) => {
-    if ((request.method !== 'POST' && request.method !== 'PATCH') || request.is404) return;
-    // Logins and refreshes hand out tokens: a stored copy would keep them at rest for a day.
-    if (isAccountRoute(request)) return;
+  const claimHook: preHandlerAsyncHookHandler = async (request, reply) => {
+    if (request.method !== 'POST' && request.method !== 'PATCH') return;
     const key = request.headers[HEADER];
     if (key === undefined) return;
     if (typeof key !== 'string' || key.length < 1 || key.length > MAX_KEY_LENGTH) {
@@ -278,9 +282,9 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
       return reply.send(body ?? undefined);
     }
     throw conflict('a request with this Idempotency-Key is still in progress; retry later');
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const storeHook: onSendHookHandler = async (request, reply, payload) => {
     const claim = claims.get(request);
     if (!claim) return payload;
     claims.delete(request);
@@ -295,6 +299,17 @@ export async function registerIdempotency(app: FastifyInstance): Promise<void> {
       }
     }
     return payload;
+  };
+
+  // Only the routes that take keys carry the hooks: a GET pays nothing for them. Logins and
+  // refreshes hand out tokens, which a stored copy would keep at rest for a day. Routes added
+  // before this runs (none takes a key) are left as they are.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (!methods.some((method) => method === 'POST' || method === 'PATCH') || isAccountPath(route.url))
+      return;
+    route.preHandler = [claimHook, ...[route.preHandler ?? []].flat()];
+    route.onSend = [...[route.onSend ?? []].flat(), storeHook];
   });
 
   const sweep = setInterval(() => {

@@ -120,14 +120,16 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
     labelNames: ['route'],
     registers,
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Without a promise, and the route looked up only for what counts it: every request passes here.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode !== 429 && request.method !== 'POST') return done(null, payload);
     const route = routeOf(request) ?? UNMATCHED;
     if (reply.statusCode === 429) rateLimitRefusals.inc({ route });
     if (request.method === 'POST' && BOOKING_CREATION_ROUTES.has(route)) {
       if (reply.statusCode === 201 && !reply.hasHeader('idempotent-replayed')) bookingsCreated.inc({ route });
       else if (reply.statusCode >= 400) bookingsRefused.inc({ route, reason: errorCodeOf(payload) });
     }
-    return payload;
+    done(null, payload);
   });
 
   const { availability, changes, database, webhooks } = app;

@@ -221,11 +221,17 @@ export async function registerRateLimit(app: FastifyInstance, rules: RateLimitRu
     app.addHook('onClose', () => closing.close());
   }
 
+  /** The quota `keyGenerator` found, which `max` then reads: worked out once per request. */
+  const quotas = new WeakMap<FastifyRequest, Quota>();
   await app.register(rateLimit, {
     global: false,
     timeWindow: WINDOW_MS,
-    keyGenerator: (request) => quotaOf(request).bucket,
-    max: (request) => quotaOf(request).max,
+    keyGenerator: (request) => {
+      const quota = quotaOf(request);
+      quotas.set(request, quota);
+      return quota.bucket;
+    },
+    max: (request) => quotas.get(request)?.max ?? quotaOf(request).max,
     redis,
     nameSpace: `${redisKeyPrefix}rate:`,
     // Without Redis, the buckets kept in memory, least recently counted dropped first: about 340
@@ -256,10 +262,9 @@ export async function registerRateLimit(app: FastifyInstance, rules: RateLimitRu
   }
 
   /** The RateLimit-* headers of the limit closest to refusing the request. */
-  function setHeaders(reply: FastifyReply, states: (LimitState | null)[]): void {
-    const counted = states.filter((state) => state !== null);
-    const closest = counted.sort((a, b) => a.remaining - b.remaining)[0];
-    if (!closest) return;
+  function setHeaders(reply: FastifyReply, state: LimitState | null, other: LimitState | null = null): void {
+    const closest = state === null || (other !== null && other.remaining < state.remaining) ? other : state;
+    if (closest === null) return;
     reply.header('RateLimit-Limit', closest.max);
     reply.header('RateLimit-Remaining', closest.remaining);
     reply.header('RateLimit-Reset', resetSecondsOf(closest));
@@ -290,13 +295,13 @@ export async function registerRateLimit(app: FastifyInstance, rules: RateLimitRu
     charged.add(request);
     const state = await count(request, consume);
     if (state?.isExceeded) {
-      setHeaders(reply, [state]);
+      setHeaders(reply, state);
       return { state, what: `rate limit of ${quotaOf(request).max} requests per minute exceeded` };
     }
-    const quota = await publicBookingQuota(request);
+    const quota = isPublicBookingCreation(request) ? await publicBookingQuota(request) : null;
     if (quota) hourly.set(request, quota);
     const hourState = quota ? await count(request, consumeHourly) : null;
-    setHeaders(reply, [state, hourState]);
+    setHeaders(reply, state, hourState);
     if (quota && hourState?.isExceeded) {
       return {
         state: hourState,

@@ -35,10 +35,18 @@ declare module 'fastify' {
  * are decided on this, never on the URL's text: `/v1/%61uth/login` is the same route.
  */
 export function routeOf(request: FastifyRequest): string | undefined {
+  // Asked by several hooks of every request, and `routeOptions` is made anew at each reading.
+  const known = (request as RouteKnown)[ROUTE];
+  if (known !== undefined) return known ?? undefined;
   const url = request.is404 ? undefined : request.routeOptions.url;
-  if (url === undefined) return undefined;
-  return url.length > 1 ? url.replace(/\/+$/, '') : url;
+  const route = url === undefined ? undefined : url.length > 1 ? url.replace(/\/+$/, '') : url;
+  (request as RouteKnown)[ROUTE] = route ?? null;
+  return route;
 }
+
+/** The request's route once `routeOf` found it; null when none matched. */
+const ROUTE = Symbol('route');
+type RouteKnown = FastifyRequest & { [ROUTE]?: string | null };
 
 /** The account endpoints: sign-up, logins, refresh. */
 export const isAccountPath = (route: string) => route.startsWith('/v1/auth/');

@@ -15,8 +15,9 @@ const POLL_MS = 20;
 
 export function registerShutdown(app: FastifyInstance): void {
   app.decorate('stopping', false);
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     if (app.stopping) reply.header('Connection', 'close');
+    done();
   });
 }
 
