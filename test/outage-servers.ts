@@ -272,6 +272,7 @@ export function noOwnPgBouncer(): string | undefined {
 export interface OwnPgBouncer {
   /** `postgres://USER@127.0.0.1:PORT/DATABASE`: the database of `startOwnPgBouncer`, through it. */
   url: string;
+  pid: number;
   /** Stops it (by the PID it wrote) and removes its folder. */
   close(): Promise<void>;
 }
@@ -343,6 +344,7 @@ export async function startOwnPgBouncer(databaseUrl: string, poolSize: number): 
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
   return {
     url: `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
+    pid,
     async close() {
       // SIGTERM: PgBouncer closes every connection at once.
       if (exists(pid)) process.kill(pid, 'SIGTERM');
