@@ -20,7 +20,6 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../schema.ts';
-
 import {
   connectWithin,
   type DbTimeouts,
@@ -318,11 +317,10 @@ export async function openPostgres(
       }
     },
     async session(fn) {
-      const direct = new Kysely<DB>({
-        dialect: new PostgresDialect({
-          pool: new pg.Pool({ connectionString: directUrl, max: 1, types: TYPES }),
-        }),
-      });
+      const held = new pg.Pool({ connectionString: directUrl, max: 1, types: TYPES });
+      // A connection lost while idle must not crash the process: the next statement fails instead.
+      held.on('error', () => {});
+      const direct = new Kysely<DB>({ dialect: new PostgresDialect({ pool: held }) });
       try {
         return await direct.connection().execute((connection) =>
           fn({
