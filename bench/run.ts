@@ -65,10 +65,12 @@ export function availabilityLoad(
   url: string,
   seeded: SeededBusiness,
   seconds = SECONDS,
+  connections = CONNECTIONS,
 ): Promise<LoadResult> {
   let n = 0;
   return load({
     url,
+    connections,
     duration: seconds,
     headers: { authorization: `Bearer ${seeded.apiKey}` },
     requests: [

@@ -63,6 +63,14 @@ describe('loadConfig', () => {
     assertRefused({ SIMULATED_PAYMENTS: 'sometimes' }, 'SIMULATED_PAYMENTS');
   });
 
+  it('listens and migrates over DATABASE_URL unless DATABASE_LISTEN_URL names a direct connection', () => {
+    const pooled = { DATABASE_URL: 'postgres://app@pgbouncer:6432/slotwise', JWT_SECRET: SECRET };
+    assert.equal(loadConfig(pooled).databaseListenUrl, pooled.DATABASE_URL);
+    const direct = 'postgresql://app@postgres:5432/slotwise';
+    assert.equal(loadConfig({ ...pooled, DATABASE_LISTEN_URL: direct }).databaseListenUrl, direct);
+    assert.equal(loadConfig({ DATA_DIR: tempDir() }).databaseListenUrl, undefined);
+  });
+
   it('puts the data in ./data unless DATA_DIR says otherwise', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://localhost/slotwise', JWT_SECRET: SECRET });
     assert.equal(config.dataDir, resolve('data'));
@@ -247,6 +255,15 @@ describe('loadConfig', () => {
       ['PORT', { PORT: '1e3' }],
       ['DATABASE_URL', { DATABASE_URL: 'not a url', JWT_SECRET: SECRET }],
       ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db', JWT_SECRET: SECRET }],
+      [
+        'DATABASE_LISTEN_URL',
+        { DATABASE_URL: 'postgres://pgbouncer/db', DATABASE_LISTEN_URL: 'db:5432', JWT_SECRET: SECRET },
+      ],
+      [
+        'DATABASE_LISTEN_URL',
+        { DATABASE_URL: 'postgres://pgbouncer/db', DATABASE_LISTEN_URL: 'mysql://db/db', JWT_SECRET: SECRET },
+      ],
+      ['DATABASE_LISTEN_URL', { DATABASE_LISTEN_URL: 'postgres://localhost/db' }],
       ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
       ['JWT_SECRET', { JWT_SECRET: 'short' }],
       ['JWT_SECRET', { DATABASE_URL: 'postgres://localhost/db' }],

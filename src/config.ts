@@ -7,6 +7,11 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL itself, never through a transaction pooler, for what needs a session: the change
+   * feed's LISTEN and the migrations' lock. `DATABASE_URL` unless set.
+   */
+  databaseListenUrl: string | undefined;
   redisUrl: string | undefined;
   /** Prepended to every Redis key, so deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
@@ -209,6 +214,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const dataDir = resolve(env.DATA_DIR || './data');
   const databaseUrl = parseUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']);
+  const databaseListenUrl =
+    parseUrl('DATABASE_LISTEN_URL', env.DATABASE_LISTEN_URL, ['postgres:', 'postgresql:']) ?? databaseUrl;
+  if (databaseListenUrl && !databaseUrl) {
+    throw new ConfigError(
+      'DATABASE_LISTEN_URL needs DATABASE_URL: the embedded database listens in the process',
+    );
+  }
   const redisUrl = parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -242,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir,
     databaseUrl,
+    databaseListenUrl,
     redisUrl,
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'slotwise:',
     jwtSecret,

@@ -10,7 +10,7 @@ import { ensureSandbox } from './sandbox/sandbox.service.ts';
 
 export async function openDatabase(config: Config): Promise<Database> {
   return config.databaseUrl
-    ? openPostgres(config.databaseUrl, undefined, config.dbTimeouts)
+    ? openPostgres(config.databaseUrl, undefined, config.dbTimeouts, config.databaseListenUrl)
     : openPGlite(config.dataDir, undefined, config.dbTimeouts);
 }
 

@@ -175,12 +175,13 @@ describe('the Dockerfile', () => {
 });
 
 describe('compose.yaml', () => {
-  it('runs PostgreSQL, Redis, migrations once, two API processes and a worker behind a proxy', () => {
+  it('runs PostgreSQL behind PgBouncer, Redis, migrations once, two API processes and a worker behind a proxy', () => {
     const { services } = compose;
     assert.deepEqual(Object.keys(services).sort(), [
       'api-1',
       'api-2',
       'migrate',
+      'pgbouncer',
       'postgres',
       'proxy',
       'redis',
@@ -196,7 +197,8 @@ describe('compose.yaml', () => {
         `${name} waits for the migrations`,
       );
       const environment = services[name]!.environment!;
-      assert.match(environment.DATABASE_URL!, /@postgres:5432\//);
+      assert.match(environment.DATABASE_URL!, /@pgbouncer:5432\//, `${name} queries through PgBouncer`);
+      assert.match(environment.DATABASE_LISTEN_URL!, /@postgres:5432\//, `${name} listens on PostgreSQL`);
       assert.equal(environment.REDIS_URL, 'redis://redis:6379');
       assert.ok(environment.JWT_SECRET, `${name} gets JWT_SECRET`);
     }
@@ -233,7 +235,8 @@ describe('compose.yaml', () => {
       ]),
     );
     const config = loadConfig(environment);
-    assert.equal(config.databaseUrl, 'postgres://slotwise:a1b2c3@postgres:5432/slotwise');
+    assert.equal(config.databaseUrl, 'postgres://slotwise:a1b2c3@pgbouncer:5432/slotwise');
+    assert.equal(config.databaseListenUrl, 'postgres://slotwise:a1b2c3@postgres:5432/slotwise');
     assert.equal(config.host, '0.0.0.0');
     assert.deepEqual(config.trustProxy, ['172.29.57.0/24']);
     assert.equal(config.simulatedPayments, false, 'live payments never through the simulated processor');

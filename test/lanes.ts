@@ -39,6 +39,7 @@ export const SYSTEM_LANE = [
   'src/billing/quota-processes.test.ts',
   'src/availability/pacing-processes.test.ts',
   'src/live/stream-processes.test.ts',
+  'src/platform/pooler-processes.test.ts',
   'src/platform/idempotency-crash.test.ts',
   'src/messages/sender-crash.test.ts',
   'test/deploy.test.ts',

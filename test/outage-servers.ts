@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +17,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 
 /**
- * A PostgreSQL server and a Redis of a test's own, on ports of their own, for tests that stop,
+ * A PostgreSQL server, a PgBouncer and a Redis of a test's own, on ports of their own, for tests that stop,
  * pause or kill them: the machine's shared servers are never touched. Only the processes started
  * here are ended, by their PID (PostgreSQL's from its own data folder).
  */
@@ -238,5 +247,111 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     },
     start,
     close: () => stop('SIGKILL'),
+  };
+}
+
+/** Debian's `pgbouncer`, else one on the PATH. */
+const PGBOUNCER = ['/usr/sbin', ...(process.env.PATH ?? '').split(':')]
+  .map((dir) => join(dir, 'pgbouncer'))
+  .find((path) => existsSync(path));
+
+/**
+ * Why a test through a PgBouncer of its own cannot run here; undefined when it can. `.ci/run`
+ * installs it: in CI (`CI=true`) its absence fails the test instead of skipping it.
+ */
+export function noOwnPgBouncer(): string | undefined {
+  const reason = !PGBOUNCER
+    ? 'needs pgbouncer (apt-get install pgbouncer)'
+    : IS_ROOT && !onPath('runuser')
+      ? 'runs as root and needs runuser to start pgbouncer as the postgres user'
+      : undefined;
+  if (reason && process.env.CI === 'true') throw new Error(`CI needs the PgBouncer test: ${reason}`);
+  return reason;
+}
+
+export interface OwnPgBouncer {
+  /** `postgres://USER@127.0.0.1:PORT/DATABASE`: the database of `startOwnPgBouncer`, through it. */
+  url: string;
+  pid: number;
+  /** Stops it (by the PID it wrote) and removes its folder. */
+  close(): Promise<void>;
+}
+
+/** Whether something accepts a TCP connection on the port of 127.0.0.1. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const exists = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * PgBouncer on a free port of 127.0.0.1 in front of the database `databaseUrl` names, in
+ * transaction pooling with `poolSize` server connections, so that consecutive transactions of one
+ * client really run on different server connections. Trusts its clients, as the server does.
+ */
+export async function startOwnPgBouncer(databaseUrl: string, poolSize: number): Promise<OwnPgBouncer> {
+  const reason = noOwnPgBouncer();
+  assert.equal(reason, undefined, reason);
+  const target = new URL(databaseUrl);
+  const user = decodeURIComponent(target.username) || 'postgres';
+  const database = target.pathname.slice(1);
+  const dir = await serverFolder('slotwise-pgbouncer-');
+  const port = await freePort();
+  const ini = join(dir, 'pgbouncer.ini');
+  const pidFile = join(dir, 'pgbouncer.pid');
+  writeFileSync(join(dir, 'users.txt'), `"${user}" ""\n`);
+  writeFileSync(
+    ini,
+    [
+      '[databases]',
+      `${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=${user}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'users.txt')}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${poolSize}`,
+      'max_client_conn = 500',
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+      `pidfile = ${pidFile}`,
+      '',
+    ].join('\n'),
+  );
+  const args = ['-d', ini];
+  if (IS_ROOT) await run('runuser', ['-u', 'postgres', '--', PGBOUNCER!, ...args]);
+  else await run(PGBOUNCER!, args);
+  // The daemon writes its PID and listens shortly after the command returns.
+  for (let attempt = 0; !(existsSync(pidFile) && (await accepts(port))); attempt++) {
+    assert.ok(attempt < 100, `pgbouncer did not listen within 10 seconds: see ${join(dir, 'pgbouncer.log')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  return {
+    url: `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
+    pid,
+    async close() {
+      // SIGTERM: PgBouncer closes every connection at once.
+      if (exists(pid)) process.kill(pid, 'SIGTERM');
+      for (let attempt = 0; exists(pid) && attempt < 100; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -3,17 +3,33 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { Kysely, PostgresDialect, type PostgresPool, type Transaction } from 'kysely';
+import {
+  type AbortableOperationOptions,
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  type PostgresDialectConfig,
+  PostgresDriver,
+  type PostgresPool,
+  type QueryResult,
+  sql,
+  type Transaction,
+  type TransactionSettings,
+} from 'kysely';
 import pg from 'pg';
 import type { DB } from '../schema.ts';
 import {
   connectWithin,
   type DbTimeouts,
-  fitTimeouts,
   NO_TIMEOUTS,
-  type PooledClient,
   pastDeadline,
   remainingMs,
+  sameTimeouts,
+  setTimeoutsLocally,
+  timeoutsNow,
+  type WorkTimeouts,
 } from './deadline.ts';
 import { type ChannelListener, listenOnServer } from './listen.ts';
 import { ACQUIRE_TIMEOUT, DatabaseUnavailableError, OutageWatch } from './outages.ts';
@@ -29,13 +45,24 @@ export interface Database {
   engine: 'pglite' | 'postgres';
   /** Whether the database is out of reach or stalled, told apart from the errors of single requests. */
   outages: OutageWatch;
-  /** Runs a multi-statement SQL script (migrations) outside Kysely. */
+  /** Runs a multi-statement SQL script outside Kysely, free of the timeouts. */
   runScript(sql: string): Promise<void>;
+  /**
+   * Runs `fn` on one session of its own, outside any transaction pooler (on PostgreSQL over the
+   * direct URL): session state, such as an advisory lock or a `SET`, holds across its statements.
+   */
+  session<T>(fn: (session: Session) => Promise<T>): Promise<T>;
   /** Subscribes to notification channels, all on one connection; resolves to the unsubscribe function. */
   listen(channels: readonly string[], listener: ChannelListener): Promise<() => Promise<void>>;
   /** The pool's connections now (metrics); absent on a database made by hand in a test. */
   poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface Session {
+  db: Db;
+  /** A multi-statement SQL script, on the session. */
+  runScript(sql: string): Promise<void>;
 }
 
 export interface PoolStats {
@@ -45,6 +72,9 @@ export interface PoolStats {
   /** Borrowers waiting for a connection. */
   waiting: number;
 }
+
+/** Kysely's connection over one pooled pg client: what its driver lends. */
+type PostgresConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 
 const OID_INT8 = 20;
 const OID_DATE = 1082;
@@ -62,89 +92,249 @@ class TimedClient extends pg.Client {
 /**
  * The pool Kysely draws from: a connection not had becomes a `DatabaseUnavailableError`, stalled
  * when the pool was full and none came free in time (or before the request's deadline),
- * unreachable otherwise. Inside a request the connection's timeouts fit its deadline.
+ * unreachable otherwise.
  */
 function poolOfOutages(pool: pg.Pool, timeouts: DbTimeouts): PostgresPool {
   return {
     async connect() {
       const remaining = remainingMs();
       if (remaining !== undefined && remaining <= 0) throw pastDeadline();
-      let client: PooledClient;
       try {
-        client =
-          remaining !== undefined && (timeouts.acquireMs === 0 || remaining < timeouts.acquireMs)
-            ? await connectWithin(pool, remaining)
-            : await pool.connect();
+        return remaining !== undefined && (timeouts.acquireMs === 0 || remaining < timeouts.acquireMs)
+          ? await connectWithin(pool, remaining)
+          : await pool.connect();
       } catch (error) {
         if (error instanceof DatabaseUnavailableError) throw error;
         throw (error as Error).message === ACQUIRE_TIMEOUT
           ? new DatabaseUnavailableError('stalled', 'no database connection came free in time', error)
           : new DatabaseUnavailableError('unreachable', 'could not connect to the database', error);
       }
-      try {
-        await fitTimeouts(client, timeouts);
-      } catch (error) {
-        client.release(error instanceof DatabaseUnavailableError ? undefined : (error as Error));
-        throw error;
-      }
-      return client;
     },
-    end: () => pool.end(),
+    // `close` ends the pool: Kysely ends only a driver that ran a query.
+    end: async () => {},
     options: pool.options,
   };
 }
 
+/**
+ * One loan of a pooled connection, with the timeouts its work runs under when they differ from
+ * what the server connection has by itself (`timeouts` undefined: they do not). Those are set for
+ * each transaction alone, never for the session, since behind a transaction pooler (PgBouncer)
+ * the next transaction may run on another server connection: a transaction's begin carries them
+ * in the same round trip, and a statement outside any transaction is wrapped in one of its own.
+ */
+class TimedConnection implements DatabaseConnection {
+  readonly inner: PostgresConnection;
+  readonly timeouts: WorkTimeouts | undefined;
+  inTransaction = false;
+  beginning = false;
+
+  constructor(inner: PostgresConnection, timeouts: WorkTimeouts | undefined) {
+    this.inner = inner;
+    this.timeouts = timeouts;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.timeouts || this.inTransaction) return this.inner.executeQuery<R>(query);
+    const set = setTimeoutsLocally(this.timeouts);
+    if (this.beginning) return this.inner.executeQuery<R>(CompiledQuery.raw(`${query.sql}; ${set}`));
+    await this.inner.executeQuery(CompiledQuery.raw(`begin; ${set}`));
+    let result: QueryResult<R>;
+    try {
+      result = await this.inner.executeQuery<R>(query);
+    } catch (error) {
+      await this.inner.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
+      throw error;
+    }
+    await this.inner.executeQuery(CompiledQuery.raw('commit'));
+    return result;
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+/** Kysely's Postgres driver, lending `TimedConnection`s whose timeouts fit the request's deadline. */
+class TimedDriver implements Driver {
+  readonly #driver: PostgresDriver;
+  readonly #timeouts: DbTimeouts;
+  /** What a server connection has by itself: its startup packet's values, or the server's. */
+  readonly #baseline: WorkTimeouts;
+
+  constructor(config: PostgresDialectConfig, timeouts: DbTimeouts, baseline: WorkTimeouts) {
+    this.#driver = new PostgresDriver(config);
+    this.#timeouts = timeouts;
+    this.#baseline = baseline;
+  }
+
+  init = () => this.#driver.init();
+  destroy = () => this.#driver.destroy();
+
+  async acquireConnection(options?: AbortableOperationOptions): Promise<DatabaseConnection> {
+    const connection = (await this.#driver.acquireConnection(options)) as PostgresConnection;
+    let wanted: WorkTimeouts;
+    try {
+      wanted = timeoutsNow(this.#timeouts);
+    } catch (error) {
+      await this.#driver.releaseConnection(connection);
+      throw error;
+    }
+    return new TimedConnection(connection, sameTimeouts(wanted, this.#baseline) ? undefined : wanted);
+  }
+
+  async beginTransaction(connection: TimedConnection, settings: TransactionSettings) {
+    connection.beginning = true;
+    try {
+      await this.#driver.beginTransaction(connection, settings);
+    } finally {
+      connection.beginning = false;
+    }
+    connection.inTransaction = true;
+  }
+
+  async commitTransaction(connection: TimedConnection) {
+    connection.inTransaction = false;
+    await this.#driver.commitTransaction(connection.inner);
+  }
+
+  async rollbackTransaction(connection: TimedConnection) {
+    connection.inTransaction = false;
+    await this.#driver.rollbackTransaction(connection.inner);
+  }
+
+  savepoint: PostgresDriver['savepoint'] = (connection, name, compile) =>
+    this.#driver.savepoint((connection as TimedConnection).inner, name, compile);
+  rollbackToSavepoint: PostgresDriver['rollbackToSavepoint'] = (connection, name, compile) =>
+    this.#driver.rollbackToSavepoint((connection as TimedConnection).inner, name, compile);
+  releaseSavepoint: PostgresDriver['releaseSavepoint'] = (connection, name, compile) =>
+    this.#driver.releaseSavepoint((connection as TimedConnection).inner, name, compile);
+
+  async releaseConnection(connection: TimedConnection) {
+    await this.#driver.releaseConnection(connection.inner);
+  }
+}
+
+class TimedDialect extends PostgresDialect {
+  readonly #config: PostgresDialectConfig;
+  readonly #timeouts: DbTimeouts;
+  readonly #baseline: WorkTimeouts;
+
+  constructor(config: PostgresDialectConfig, timeouts: DbTimeouts, baseline: WorkTimeouts) {
+    super(config);
+    this.#config = config;
+    this.#timeouts = timeouts;
+    this.#baseline = baseline;
+  }
+
+  override createDriver(): Driver {
+    return new TimedDriver(this.#config, this.#timeouts, this.#baseline);
+  }
+}
+
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === OID_DATE) return keepDate;
+    if (oid === OID_INT8 || oid === OID_NUMERIC) return toNumber;
+    return pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser,
+};
+
+/** PgBouncer refuses a startup packet that carries settings it does not know (SQLSTATE 08P01). */
+const refusedStartupSetting = (error: unknown) =>
+  (error as { code?: string }).code === '08P01' &&
+  /unsupported startup parameter/.test((error as Error).message);
+
+/**
+ * `directUrl` (default `connectionString`) reaches PostgreSQL itself, never through a transaction
+ * pooler: the change feed's LISTEN and `session` (migrations) need a session of their own.
+ */
 export async function openPostgres(
   connectionString: string,
   poolSize = 10,
   timeouts: DbTimeouts = NO_TIMEOUTS,
+  directUrl = connectionString,
 ): Promise<Database> {
   const outages = new OutageWatch();
-  // The timeouts travel in each connection's startup packet: no round trip to set them.
-  const pool = new pg.Pool({
-    Client: TimedClient,
-    connectionString,
-    max: poolSize,
-    lock_timeout: timeouts.lockMs,
-    statement_timeout: timeouts.statementMs,
-    connectionTimeoutMillis: timeouts.acquireMs,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-        if (oid === OID_DATE) return keepDate;
-        if (oid === OID_INT8 || oid === OID_NUMERIC) return toNumber;
-        return pg.types.getTypeParser(oid, format);
-      }) as typeof pg.types.getTypeParser,
-    },
+  const makePool = (startupTimeouts: boolean) => {
+    const pool = new pg.Pool({
+      Client: TimedClient,
+      connectionString,
+      max: poolSize,
+      // Straight to PostgreSQL, the timeouts travel in each connection's startup packet: work
+      // with the configured timeouts then needs no statement to set them.
+      ...(startupTimeouts ? { lock_timeout: timeouts.lockMs, statement_timeout: timeouts.statementMs } : {}),
+      connectionTimeoutMillis: timeouts.acquireMs,
+      types: TYPES,
+    });
+    // A client losing its server connection must not crash the process, idle (the pool's 'error') or
+    // lent between two queries (its own, unheard otherwise): its next query fails and is answered 503.
+    pool.on('error', () => {});
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      outages.reachable((client as unknown as TimedClient).connectingSince);
+    });
+    return pool;
+  };
+  let pool = makePool(true);
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    if (!refusedStartupSetting(error)) throw error;
+    // A pooler (PgBouncer) in front: each transaction states its own timeouts instead.
+    await pool.end();
+    pool = makePool(false);
+    client = await pool.connect();
+  }
+  let baseline: WorkTimeouts;
+  try {
+    const { rows } = await client.query<{ name: string; setting: string }>(
+      "SELECT name, setting FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout')",
+    );
+    const ms = (name: string) => Number(rows.find((row) => row.name === name)?.setting);
+    baseline = { lockMs: ms('lock_timeout'), statementMs: ms('statement_timeout') };
+  } finally {
+    client.release();
+  }
+  const db = new Kysely<DB>({
+    dialect: new TimedDialect({ pool: poolOfOutages(pool, timeouts) }, timeouts, baseline),
   });
-  // A client losing its server connection must not crash the process, idle (the pool's 'error') or
-  // lent between two queries (its own, unheard otherwise): its next query fails and is answered 503.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => {
-    client.on('error', () => {});
-    outages.reachable((client as unknown as TimedClient).connectingSince);
-  });
-  const client = await pool.connect();
-  client.release();
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: poolOfOutages(pool, timeouts) }) });
   return {
     db,
     engine: 'postgres',
     outages,
-    // A migration may rightly take longer than any request: the script runs without the timeouts,
-    // which RESET gives back to the connection's own values.
-    async runScript(sql) {
-      const script = await pool.connect();
+    // A script may rightly take longer than any request: it runs without the timeouts, set for
+    // its own implicit transaction alone.
+    async runScript(script) {
+      const lent = await pool.connect();
       try {
-        await script.query('SET lock_timeout = 0; SET statement_timeout = 0');
-        await script.query(sql);
-        await script.query('RESET lock_timeout; RESET statement_timeout');
-        script.release();
+        await lent.query(`${setTimeoutsLocally({ lockMs: 0, statementMs: 0 })};\n${script}`);
+        lent.release();
       } catch (error) {
-        script.release(error as Error);
+        lent.release(error as Error);
         throw error;
       }
     },
-    listen: (channels, listener) => listenOnServer(connectionString, channels, listener),
+    async session(fn) {
+      const held = new pg.Pool({ connectionString: directUrl, max: 1, types: TYPES });
+      // A connection lost while idle must not crash the process: the next statement fails instead.
+      held.on('error', () => {});
+      const direct = new Kysely<DB>({ dialect: new PostgresDialect({ pool: held }) });
+      try {
+        return await direct.connection().execute((connection) =>
+          fn({
+            db: connection,
+            async runScript(script) {
+              await sql.raw(script).execute(connection);
+            },
+          }),
+        );
+      } finally {
+        await direct.destroy();
+      }
+    },
+    listen: (channels, listener) => listenOnServer(directUrl, channels, listener),
     poolStats: () => ({
       inUse: pool.totalCount - pool.idleCount,
       idle: pool.idleCount,
@@ -152,6 +342,7 @@ export async function openPostgres(
     }),
     async close() {
       await db.destroy();
+      if (!pool.ending) await pool.end();
     },
   };
 }
@@ -192,9 +383,19 @@ export async function openPGlite(
     engine: 'pglite',
     outages: new OutageWatch(),
     poolStats: () => pool.stats(),
-    async runScript(sql) {
-      await pglite.exec(sql);
+    async runScript(script) {
+      await pglite.exec(script);
     },
+    // The one connection, held: scripts run beside it, outside the pool's queue.
+    session: (fn) =>
+      db.connection().execute((connection) =>
+        fn({
+          db: connection,
+          async runScript(script) {
+            await pglite.exec(script);
+          },
+        }),
+      ),
     async listen(channels, listener) {
       const unsubscribes = await Promise.all(
         channels.map((channel) => pglite.listen(channel, (payload) => listener.message(payload, channel))),

@@ -54,9 +54,34 @@ export function registerDbDeadline(app: FastifyInstance, deadlineMs: number): vo
  * request that reaches the database soon after arriving costs no statement more.
  */
 const DEADLINE_SLACK_MS = 250;
-/** A pooled connection whose session timeouts a request cut to its deadline. */
-const SHORTENED = Symbol('timeouts shortened');
-export type PooledClient = pg.PoolClient & { [SHORTENED]?: boolean };
+
+/** The lock and statement timeouts one piece of work runs under, in milliseconds (0: none). */
+export type WorkTimeouts = Pick<DbTimeouts, 'lockMs' | 'statementMs'>;
+
+/**
+ * The timeouts for work starting now: the configured ones, each cut to what the request's
+ * deadline leaves when that is less; past the deadline, a stall.
+ */
+export function timeoutsNow(timeouts: DbTimeouts): WorkTimeouts {
+  const remaining = remainingMs();
+  if (remaining !== undefined && remaining <= 0) throw pastDeadline();
+  const fit = (configuredMs: number) =>
+    remaining !== undefined && (configuredMs === 0 || remaining + DEADLINE_SLACK_MS < configuredMs)
+      ? Math.ceil(remaining)
+      : configuredMs;
+  return { lockMs: fit(timeouts.lockMs), statementMs: fit(timeouts.statementMs) };
+}
+
+export const sameTimeouts = (a: WorkTimeouts, b: WorkTimeouts) =>
+  a.lockMs === b.lockMs && a.statementMs === b.statementMs;
+
+/**
+ * SQL that sets the timeouts for the current transaction only: behind a transaction pooler the
+ * next transaction may run on another server connection, so a session's setting would reach
+ * another client's work.
+ */
+export const setTimeoutsLocally = ({ lockMs, statementMs }: WorkTimeouts): string =>
+  `SELECT set_config('lock_timeout', '${Math.trunc(lockMs)}', true), set_config('statement_timeout', '${Math.trunc(statementMs)}', true)`;
 
 /** A connection of the pool within `ms`, else a stall; one that comes later goes back at once. */
 export function connectWithin(pool: pg.Pool, ms: number): Promise<pg.PoolClient> {
@@ -78,29 +103,4 @@ export function connectWithin(pool: pg.Pool, ms: number): Promise<pg.PoolClient>
       },
     );
   });
-}
-
-/**
- * Cuts the connection's lock and statement timeouts to what the request's deadline leaves, when
- * that is less than the configured ones; gives a connection cut by an earlier request its own
- * values back. One statement at most, and none in the common case.
- */
-export async function fitTimeouts(client: PooledClient, timeouts: DbTimeouts): Promise<void> {
-  const remaining = remainingMs();
-  if (remaining !== undefined && remaining <= 0) throw pastDeadline();
-  const cut = (configuredMs: number) =>
-    remaining !== undefined && (configuredMs === 0 || remaining + DEADLINE_SLACK_MS < configuredMs);
-  if (cut(timeouts.lockMs) || cut(timeouts.statementMs)) {
-    const lockMs = Math.ceil(boundedBy(timeouts.lockMs, remaining)!);
-    const statementMs = Math.ceil(boundedBy(timeouts.statementMs, remaining)!);
-    await client.query(
-      "SELECT set_config('lock_timeout', $1, false), set_config('statement_timeout', $2, false)",
-      [String(lockMs), String(statementMs)],
-    );
-    client[SHORTENED] = true;
-  } else if (client[SHORTENED]) {
-    // RESET gives back the values of the connection's startup packet.
-    await client.query('RESET lock_timeout; RESET statement_timeout');
-    client[SHORTENED] = false;
-  }
 }

@@ -38,6 +38,7 @@ async function appWithoutDatabase() {
       engine: 'postgres',
       outages: new OutageWatch(),
       runScript: async () => {},
+      session: (fn) => fn({ db, runScript: async () => {} }),
       listen: async () => async () => {},
       close: () => db.destroy(),
     },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { sql } from 'kysely';
-import type { Database, Db } from './db.ts';
+import type { Database, Db, Session } from './db.ts';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url).pathname;
 const DEFINITIONS_DIR = new URL('../../db/', import.meta.url).pathname;
@@ -50,20 +50,21 @@ export async function migrate(
   database: Database,
   { migrations = MIGRATIONS_DIR, definitions = DEFINITIONS_DIR }: SchemaSources = {},
 ): Promise<Applied> {
-  // The lock lives on one held connection; scripts run beside it (on PGlite, outside the pool's queue).
-  return database.db.connection().execute(async (connection) => {
+  // The lock lives on a session: behind a transaction pooler, statements outside one transaction
+  // may each reach another server connection.
+  return database.session(async ({ db: connection, runScript }) => {
     // Waiting for another process's migrations may rightly take longer than any request may wait.
     await sql`SET lock_timeout = 0`.execute(connection);
     await sql`SET statement_timeout = 0`.execute(connection);
     await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK})`.execute(connection);
     try {
-      await database.runScript(
+      await runScript(
         `CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
         ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text;
         CREATE TABLE IF NOT EXISTS schema_definitions (
           name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());`,
       );
-      const ran = await applyMigrations(database, connection, migrations);
+      const ran = await applyMigrations(runScript, connection, migrations);
       const { rows } = await sql<{ name: string; checksum: string }>`
         SELECT name, checksum FROM schema_definitions`.execute(connection);
       const recorded = new Map(rows.map((row) => [row.name, row.checksum]));
@@ -71,7 +72,7 @@ export async function migrate(
       for (const { name, body, checksum } of definitionFiles(definitions)) {
         if (ran.length === 0 && recorded.get(name) === checksum) continue;
         try {
-          await database.runScript(
+          await runScript(
             `${body}\n;INSERT INTO schema_definitions (name, checksum) VALUES ('${name}', '${checksum}')
             ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = now();`,
           );
@@ -89,7 +90,11 @@ export async function migrate(
   });
 }
 
-async function applyMigrations(database: Database, connection: Db, dir: string): Promise<string[]> {
+async function applyMigrations(
+  runScript: Session['runScript'],
+  connection: Db,
+  dir: string,
+): Promise<string[]> {
   const { rows } = await sql<{ name: string; checksum: string | null }>`
     SELECT name, checksum FROM schema_migrations`.execute(connection);
   const recorded = new Map(rows.map((row) => [row.name, row.checksum]));
@@ -118,7 +123,7 @@ async function applyMigrations(database: Database, connection: Db, dir: string):
       }
       continue;
     }
-    await database.runScript(
+    await runScript(
       `${body}\n;INSERT INTO schema_migrations (name, checksum) VALUES ('${file}', '${checksum}');`,
     );
     ran.push(file);
