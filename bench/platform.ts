@@ -80,7 +80,7 @@ export const PLATFORM: readonly SeedOptions[] = Array.from({ length: BUSINESSES 
     return {
       ...SEED,
       ...common,
-      occupancy: 0.16 + (k % 7) * 0.015,
+      occupancy: 0.17 + (k % 7) * 0.016,
       depositType: measured ? 'none' : (['none', 'charge', 'none', 'authorization_hold'] as const)[k % 4]!,
     };
   }
@@ -93,7 +93,7 @@ export const PLATFORM: readonly SeedOptions[] = Array.from({ length: BUSINESSES 
     capacities: [1],
     sections: [null],
     services: kind === 'salon' ? 4 : 3,
-    occupancy: 0.12 + (k % 7) * 0.015,
+    occupancy: 0.128 + (k % 7) * 0.016,
     durationMinutes: 60,
     intervalMinutes: 15,
     maxCapacity: 1,
