@@ -206,6 +206,8 @@ export async function rescheduleLoad(
       ...(cursor ? { cursor } : {}),
     });
     const response = await fetch(`${url}/v1/manage/bookings?${query}`, { headers });
+    if (!response.ok)
+      throw new Error(`listing bookings to reschedule: ${response.status} ${await response.text()}`);
     const page = (await response.json()) as { items: { id: string }[]; next_cursor: string | null };
     ids.push(...page.items.map((booking) => booking.id));
     cursor = page.next_cursor;
