@@ -18,7 +18,8 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 } as typeof pg.Client.prototype.query;
 
 const config = loadConfig(process.env);
-const database = await openPostgres(process.env.DATABASE_URL!);
+// Opened as `src/main.ts` opens it: with the configured timeouts, which the request deadline cuts only when it is nearer.
+const database = await openPostgres(process.env.DATABASE_URL!, undefined, config.dbTimeouts);
 const app = await buildApp({ config, database });
 app.addHook('preHandler', async (request) => {
   if (request.method === 'POST') armed = true;
