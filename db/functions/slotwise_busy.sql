@@ -1,0 +1,23 @@
+-- What `[p_from, p_to)` holds of a business (availability.queries.ts `loadBusy` reads it): each
+-- active booking overlapping it, with the tables it joins, its start and its party, and each
+-- external block overlapping it (no booking), bounds in epoch milliseconds (NULL where a block is
+-- unbounded). One scan of each table's gist index on business and held time. A function so that
+-- its plan is kept for the session: sent as a statement of its own it was planned on every call,
+-- and named prepared statements do not survive a transaction-pooling proxy.
+CREATE OR REPLACE FUNCTION slotwise_busy(p_business uuid, p_from timestamptz, p_to timestamptz)
+RETURNS TABLE (resource_id uuid, joined uuid[], start_ms numeric, end_ms numeric, booking_id uuid,
+  party_size integer, starts_ms numeric)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN QUERY
+  SELECT b.resource_id, b.joined_resource_ids, extract(epoch FROM lower(b.during)) * 1000,
+    extract(epoch FROM upper(b.during)) * 1000, b.id, b.capacity, extract(epoch FROM b.starts_at) * 1000
+  FROM bookings b
+  WHERE b.business_id = p_business AND b.status IN ('pending', 'confirmed', 'checked_in')
+    AND b.during && tstzrange(p_from, p_to)
+  UNION ALL
+  SELECT k.resource_id, '{}'::uuid[], extract(epoch FROM lower(k.during)) * 1000,
+    extract(epoch FROM upper(k.during)) * 1000, NULL::uuid, NULL::integer, NULL::numeric
+  FROM resource_blocks k
+  WHERE k.business_id = p_business AND k.during && tstzrange(p_from, p_to);
+END $$;
