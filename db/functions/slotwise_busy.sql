@@ -1,14 +1,14 @@
 -- What `[p_from, p_to)` holds of a business (availability.queries.ts `loadBusy` reads it): each
--- booking in one of `p_statuses` (those that hold a resource, `ACTIVE_STATUSES`) overlapping it,
--- with the tables it joins, its start and its party, and each external block overlapping it (no
--- booking), bounds in epoch milliseconds (NULL where a block is unbounded). One scan of each
--- table's gist index on business and held time. A function so that its plan is kept for the
--- session: sent as a statement of its own it was planned on every call, and named prepared
--- statements do not survive a transaction-pooling proxy. The generic plan is forced: estimated
--- without the span it looks dearer than a custom one, so it was never chosen, yet it is the same
--- scan of the same index.
-CREATE OR REPLACE FUNCTION slotwise_busy(p_business uuid, p_from timestamptz, p_to timestamptz,
-  p_statuses text[])
+-- active booking overlapping it, with the tables it joins, its start and its party, and each
+-- external block overlapping it (no booking), bounds in epoch milliseconds (NULL where a block is
+-- unbounded). One scan of each table's gist index on business and held time. A function so that
+-- its plan is kept for the session: sent as a statement of its own it was planned on every call,
+-- and named prepared statements do not survive a transaction-pooling proxy. The generic plan is
+-- forced: estimated without the span it looks dearer than a custom one, so it was never chosen,
+-- yet it is the same scan of the same index. The statuses are written out, not handed in: only
+-- then can that plan use the index, which is partial on them (`statements.test.ts` holds them to
+-- `ACTIVE_STATUSES`).
+CREATE OR REPLACE FUNCTION slotwise_busy(p_business uuid, p_from timestamptz, p_to timestamptz)
 RETURNS TABLE (resource_id uuid, joined uuid[], start_ms numeric, end_ms numeric, booking_id uuid,
   party_size integer, starts_ms numeric)
 LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
@@ -17,7 +17,7 @@ BEGIN
   SELECT b.resource_id, b.joined_resource_ids, extract(epoch FROM lower(b.during)) * 1000,
     extract(epoch FROM upper(b.during)) * 1000, b.id, b.capacity, extract(epoch FROM b.starts_at) * 1000
   FROM bookings b
-  WHERE b.business_id = p_business AND b.status = ANY (p_statuses)
+  WHERE b.business_id = p_business AND b.status IN ('pending', 'confirmed', 'checked_in')
     AND b.during && tstzrange(p_from, p_to)
   UNION ALL
   SELECT k.resource_id, '{}'::uuid[], extract(epoch FROM lower(k.during)) * 1000,

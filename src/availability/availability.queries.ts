@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
-import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
+import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
@@ -198,8 +198,9 @@ export async function loadBusy(
     booking_id: string | null;
     party_size: number | null;
     starts_ms: number | null;
-  }>`SELECT * FROM slotwise_busy(${businessId}, ${new Date(span.start)}, ${new Date(span.end)},
-    ${ACTIVE_STATUSES})`.execute(executor);
+  }>`SELECT * FROM slotwise_busy(${businessId}, ${new Date(span.start)}, ${new Date(span.end)})`.execute(
+    executor,
+  );
   const busy: BusyPeriod[] = [];
   const arrivals: Arrival[] = [];
   for (const row of rows) {
