@@ -184,6 +184,48 @@ async function printStatements(
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
+/**
+ * Samples, every 10 milliseconds until `stop` resolves, what the database's other active sessions
+ * wait for (`pg_stat_activity`, a lock's kind from `pg_locks`), so that waits inside a statement show
+ * apart from its work: the count of each wait per sample taken.
+ */
+async function sampleWaits(
+  query: (text: string) => Promise<{ rows: Record<string, unknown>[] }>,
+  stop: Promise<unknown>,
+): Promise<{ samples: number; waits: Map<string, number> }> {
+  let done = false;
+  void stop.finally(() => {
+    done = true;
+  });
+  const waits = new Map<string, number>();
+  let samples = 0;
+  while (!done) {
+    const { rows } = await query(`
+      SELECT coalesce(a.wait_event_type || ': ' || a.wait_event, 'on CPU or ready') || coalesce(' (' || (
+          SELECT string_agg(DISTINCT l.locktype, ', ') FROM pg_locks l WHERE l.pid = a.pid AND NOT l.granted
+        ) || ')', '') || ' in ' || coalesce(substring(a.query from 'slotwise_[a-z_]+'), left(a.query, 30)) AS wait
+      FROM pg_stat_activity a
+      WHERE a.datname = current_database() AND a.state = 'active' AND a.pid <> pg_backend_pid()`);
+    samples++;
+    for (const row of rows) waits.set(String(row.wait), (waits.get(String(row.wait)) ?? 0) + 1);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { samples, waits };
+}
+
+function printWaits({ samples, waits }: { samples: number; waits: Map<string, number> }) {
+  const lines = [
+    `### What the database's active sessions were doing (${samples} samples of pg_stat_activity)`,
+    '',
+    '| state or wait (lock kind) in statement | sessions per sample |',
+    '|---|---:|',
+  ];
+  for (const [wait, count] of [...waits].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+    lines.push(`| ${wait.replaceAll('|', '\\|')} | ${fmt(count / Math.max(1, samples), 2)} |`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
 async function main() {
   const own = await startOwnPostgres([
     'shared_preload_libraries=pg_stat_statements',
@@ -251,20 +293,25 @@ async function main() {
       let result: LoadResult;
       let from: number;
       let cpuMs: number | null;
+      let waits: Awaited<ReturnType<typeof sampleWaits>> | null = null;
       try {
         // The first half warms the caches and the JIT; the second is measured.
         await scenario.run(url);
         await query('SELECT pg_stat_statements_reset()');
         from = monotonicMicros();
         const cpuBefore = cpuMsOf(child.pid);
-        result = await scenario.run(url);
+        const running = scenario.run(url);
+        const sampling = scenario.statements ? sampleWaits(query, running) : null;
+        result = await running;
         const cpuAfter = cpuMsOf(child.pid);
+        waits = await sampling;
         cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
       } finally {
         await stopProcess(child);
       }
       printProfile(scenario.title, dir, result, from, cpuMs);
       if (scenario.statements) await printStatements(query, result.ok);
+      if (waits) printWaits(waits);
     }
     await database.close();
   } finally {

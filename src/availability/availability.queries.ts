@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../platform/db.ts';
-import { ACTIVE_STATUSES, type TurnTime as TurnTimeRow } from '../schema.ts';
+import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
@@ -170,16 +170,6 @@ export async function loadDayContext(
   };
 }
 
-/**
- * Epoch milliseconds straight from the server: cheaper to read than timestamps, and unbounded ends
- * become infinities. As double precision (`date_part`), not numeric (`extract`): a month holds
- * thousands of bookings, and numeric costs the server more to compute and write and the driver
- * more to read. Instants on whole seconds (every booking's, calendars' blocks) come out exact; a fraction
- * of a second may differ by far less than a millisecond.
- */
-const epochMs = (expression: string, alias: string) =>
-  sql<number | null>`date_part('epoch', ${sql.raw(expression)}) * 1000`.as(alias);
-
 /** What a span of time holds: the periods resources are busy, and the starts pacing counts. */
 export interface BusySpan {
   busy: BusyPeriod[];
@@ -189,55 +179,37 @@ export interface BusySpan {
 
 /**
  * Active bookings and external blocks of the business that overlap `[start, end)`, in one query
- * (one scan of the bookings' index of held times, as a booking's holds copy its row): a booking is
- * a busy period of each resource it holds (a combined booking's joined tables too) and an arrival
- * at its start, and a period without a booking is a block.
+ * (`slotwise_busy`, one scan of the bookings' index of held times, as a booking's holds copy its
+ * row): a booking is a busy period of each resource it holds (a combined booking's joined tables
+ * too) and an arrival at its start, and a period without a booking is a block. Bounds come as
+ * epoch milliseconds straight from the server, cheaper to read than timestamps; unbounded ends
+ * become infinities.
  */
 export async function loadBusy(
   executor: Executor,
   businessId: string,
   span: { start: number; end: number },
 ): Promise<BusySpan> {
-  const range = sql<string>`tstzrange(${new Date(span.start)}, ${new Date(span.end)})`;
-  const rows = await executor
-    .selectFrom('bookings')
-    .select([
-      'resource_id',
-      // NULL for the usual booking of one table: no array for the driver to parse.
-      sql<string[] | null>`nullif(joined_resource_ids, '{}')`.as('joined'),
-      epochMs('lower(during)', 'start'),
-      epochMs('upper(during)', 'end'),
-      sql<number | null>`capacity`.as('party_size'),
-      epochMs('starts_at', 'starts'),
-    ])
-    .where('business_id', '=', businessId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .where(sql<boolean>`during && ${range}`)
-    .unionAll(
-      executor
-        .selectFrom('resource_blocks')
-        .select([
-          'resource_id',
-          sql<string[] | null>`NULL::uuid[]`.as('joined'),
-          epochMs('lower(during)', 'start'),
-          epochMs('upper(during)', 'end'),
-          sql<number | null>`NULL::integer`.as('party_size'),
-          sql<number | null>`NULL::float8`.as('starts'),
-        ])
-        .where('business_id', '=', businessId)
-        .where(sql<boolean>`during && ${range}`),
-    )
-    .execute();
+  const { rows } = await sql<{
+    resource_id: string;
+    joined: string[] | null;
+    start_ms: number | null;
+    end_ms: number | null;
+    party_size: number | null;
+    starts_ms: number | null;
+  }>`SELECT * FROM slotwise_busy(${businessId}, ${new Date(span.start)}, ${new Date(span.end)})`.execute(
+    executor,
+  );
   const busy: BusyPeriod[] = [];
   const arrivals: Arrival[] = [];
   for (const row of rows) {
-    const start = row.start ?? Number.NEGATIVE_INFINITY;
-    const end = row.end ?? Number.POSITIVE_INFINITY;
+    const start = row.start_ms ?? Number.NEGATIVE_INFINITY;
+    const end = row.end_ms ?? Number.POSITIVE_INFINITY;
     // Only a booking has a party.
     const kind = row.party_size === null ? 'block' : 'booking';
     busy.push({ resourceId: row.resource_id, start, end, kind });
     for (const joined of row.joined ?? []) busy.push({ resourceId: joined, start, end, kind });
-    if (row.party_size !== null) arrivals.push({ start: row.starts!, partySize: row.party_size });
+    if (row.party_size !== null) arrivals.push({ start: row.starts_ms!, partySize: row.party_size });
   }
   return { busy, arrivals };
 }

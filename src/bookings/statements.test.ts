@@ -438,6 +438,7 @@ describe('the statuses that hold a resource', () => {
       staffPlacement(biz, [[biz.resources.T4!, biz.resources.T6!]], NOON),
     )) as { booking: { id: string } };
     const holding: string[] = [];
+    const busyReads: string[] = [];
     for (const status of ['pending', 'confirmed', 'checked_in', 'completed', 'cancelled', 'no_show']) {
       await sql`UPDATE bookings SET status = ${status} WHERE id = ${placed.booking.id}`.execute(
         ctx.database.db,
@@ -450,7 +451,18 @@ describe('the statuses that hold a resource', () => {
         assert.equal(rows[0]!.held, 2, `a ${status} booking holds both its tables`);
         holding.push(status);
       }
+      const { rows: busy } = await sql<{ read: number }>`
+        SELECT count(*)::int AS read FROM bookings b,
+          slotwise_busy(b.business_id, lower(b.during), upper(b.during)) s
+        WHERE b.id = ${placed.booking.id} AND s.party_size IS NOT NULL AND s.resource_id = b.resource_id
+          AND s.start_ms = date_part('epoch', lower(b.during)) * 1000`.execute(ctx.database.db);
+      if (busy[0]!.read > 0) busyReads.push(status);
     }
     assert.deepEqual(holding.sort(), [...ACTIVE_STATUSES].sort());
+    assert.deepEqual(
+      busyReads.sort(),
+      holding,
+      'the busy read (slotwise_busy) sees exactly the holding bookings',
+    );
   });
 });

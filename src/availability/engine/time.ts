@@ -1,7 +1,7 @@
 /**
  * Wall-clock dates and times in an IANA time zone, as epoch milliseconds and back. Calendar
- * arithmetic is integer arithmetic on day numbers; only the zone's UTC offset comes from
- * Intl, and a day needs at most a handful of those look-ups.
+ * arithmetic is integer arithmetic on day numbers; only the zone's UTC offsets come from Intl,
+ * measured once per zone and UTC day.
  */
 
 export const MINUTE_MS = 60_000;
@@ -169,13 +169,66 @@ function wallParts(instant: number, timeZone: string): WallParts {
   return wall;
 }
 
-/** The zone's offset at `instant` in milliseconds: wall clock read as UTC minus the instant. */
-function offsetAt(instant: number, timeZone: string): number {
+/** The zone's offset at `instant` as Intl reads it: wall clock read as UTC minus the instant. */
+function measuredOffsetAt(instant: number, timeZone: string): number {
   const wall = wallParts(instant, timeZone);
   const wallAsUtc =
     daysFromCivil(wall.year, wall.month, wall.day) * DAY_MS +
     (wall.hour * 3600 + wall.minute * 60 + wall.second) * SECOND_MS;
   return wallAsUtc - (instant - (((instant % SECOND_MS) + SECOND_MS) % SECOND_MS));
+}
+
+/** A zone's offsets over one UTC day: before and from `transition` (Infinity when none). */
+interface DayOffsets {
+  before: number;
+  after: number;
+  transition: number;
+}
+
+/** Past this many UTC days a zone's remembered offsets are forgotten and measured again. */
+const OFFSET_DAYS_KEPT = 4096;
+const offsetDays = new Map<string, Map<number, DayOffsets>>();
+
+/**
+ * A zone's offsets over the UTC day `day` (days since 1970-01-01), measured once: formatting an
+ * instant is the slow part of every conversion, and a day's conversions share a couple of offsets.
+ * No zone changes its offset twice within a day, so the offsets at the day's two ends tell whether
+ * it changes, and a bisection of seconds when.
+ */
+function offsetsOfDay(day: number, timeZone: string): DayOffsets {
+  let days = offsetDays.get(timeZone);
+  if (!days) {
+    days = new Map();
+    offsetDays.set(timeZone, days);
+  }
+  let offsets = days.get(day);
+  if (!offsets) {
+    let before = day * (DAY_MS / SECOND_MS);
+    let after = before + DAY_MS / SECOND_MS;
+    const offsetBefore = measuredOffsetAt(before * SECOND_MS, timeZone);
+    const offsetAfter = measuredOffsetAt(after * SECOND_MS, timeZone);
+    if (offsetBefore !== offsetAfter) {
+      while (after - before > 1) {
+        const middle = Math.floor((before + after) / 2);
+        if (measuredOffsetAt(middle * SECOND_MS, timeZone) === offsetBefore) before = middle;
+        else after = middle;
+      }
+    }
+    offsets = {
+      before: offsetBefore,
+      after: offsetAfter,
+      transition: offsetBefore === offsetAfter ? Number.POSITIVE_INFINITY : after * SECOND_MS,
+    };
+    if (days.size >= OFFSET_DAYS_KEPT) days.clear();
+    days.set(day, offsets);
+  }
+  return offsets;
+}
+
+/** The zone's offset at `instant` in milliseconds: wall clock read as UTC minus the instant. */
+function offsetAt(instant: number, timeZone: string): number {
+  const offsets = offsetsOfDay(Math.floor(instant / DAY_MS), timeZone);
+  return instant < offsets.transition ? offsets.before : offsets.after;
 }
 
 /**
@@ -242,11 +295,9 @@ export function wallTimeToInstant(date: string, time: string, timeZone: string):
 
 /** The wall-clock date and `HH:MM` time of `instant` in `timeZone`. */
 export function instantToWall(instant: number, timeZone: string): WallTime {
-  const wall = wallParts(instant, timeZone);
-  return {
-    date: `${pad4(wall.year)}-${pad2(wall.month)}-${pad2(wall.day)}`,
-    time: `${pad2(wall.hour)}:${pad2(wall.minute)}`,
-  };
+  const wall = instant + offsetAt(instant, timeZone);
+  const day = Math.floor(wall / DAY_MS);
+  return { date: civilFromDays(day), time: HHMM[Math.floor((wall - day * DAY_MS) / MINUTE_MS)]! };
 }
 
 /** `instant` as ISO 8601 in `timeZone`'s wall clock with its offset, to the minute: `2026-03-29T03:00:00+02:00`. */
