@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
-import { bearer, createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import {
+  bearer,
+  createTenant,
+  createTestApp,
+  feedCaughtUp,
+  itChecksAuth,
+  type TestContext,
+} from '../../test/helpers.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -250,6 +257,8 @@ describe('GET /v1/availability/{business_id}', () => {
       const biz = await setupBookable(ctx.app);
       const id = biz.tenant.businessId;
       const { days } = ctx.app.availability.lookups;
+      // The set-up's own announcements come first: one arriving later would drop the day cached below.
+      await feedCaughtUp(ctx.app);
       const asked = async (query: string) => {
         const response = await availability(id, query);
         assert.equal(response.statusCode, 200, response.body);

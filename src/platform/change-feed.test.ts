@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import { daysFromNow, guest, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
-import { bearer, createKeyWithId, createTestApp, eventually, type TestContext } from '../../test/helpers.ts';
+import {
+  bearer,
+  createKeyWithId,
+  createTestApp,
+  eventually,
+  feedCaughtUp,
+  type TestContext,
+} from '../../test/helpers.ts';
 import { heldSpan } from '../availability/engine/index.ts';
-import { CHANGE_CHANNEL, ChangeFeed, datesAround } from './change-feed.ts';
+import { ChangeFeed, datesAround } from './change-feed.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -52,24 +57,15 @@ describe('cached availability', () => {
     assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 1);
   });
 
-  /** Resolves once every change committed so far has come back through the feed (they come in order). */
-  const feedCaughtUp = async () => {
-    const token = randomUUID();
-    await Promise.all([
-      ctx.app.changes.probe(token),
-      sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${`probe:${token}`})`.execute(ctx.app.db),
-    ]);
-  };
-
   it("keeps the business's cached rules across its bookings, and across a refused one its days too", async () => {
     const biz = await setupBookable(ctx.app);
     // The set-up's own announcements come first: they would refresh what is cached below.
-    await feedCaughtUp();
+    await feedCaughtUp(ctx.app);
     const { lookups } = ctx.app.availability;
     const book = () => postBooking(ctx.app, biz, { booking_date: DAY, capacity: 6 });
     await noon(biz.tenant.businessId);
     assert.equal((await book()).statusCode, 201);
-    await feedCaughtUp();
+    await feedCaughtUp(ctx.app);
     const rulesRead = lookups.rules.misses;
     const daysRead = lookups.days.misses;
     assert.equal((await noon(biz.tenant.businessId)).remaining_resources, 2, 'the booking shows at once');
@@ -83,7 +79,7 @@ describe('cached availability', () => {
 
   it('recomputes after a booking only the days it can touch, and frees a slot cancelled by another process', async () => {
     const biz = await setupBookable(ctx.app);
-    await feedCaughtUp();
+    await feedCaughtUp(ctx.app);
     const far = daysFromNow(20);
     const { lookups } = ctx.app.availability;
     const farNoon = async () => {
@@ -97,7 +93,7 @@ describe('cached availability', () => {
     await farNoon();
     const booked = await postBooking(ctx.app, biz, { booking_date: DAY });
     assert.equal(booked.statusCode, 201);
-    await feedCaughtUp();
+    await feedCaughtUp(ctx.app);
     const daysRead = lookups.days.misses;
     assert.equal((await farNoon()).remaining_resources, 3);
     assert.equal(lookups.days.misses, daysRead, 'the far day served from the cache');
