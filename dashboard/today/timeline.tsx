@@ -106,8 +106,14 @@ function useDragToMove(length: number) {
         body,
       }),
     )
-      .then(() => dataChanged())
-      .catch(report)
+      .then(
+        () => dataChanged(),
+        (error) => {
+          // Back in place in the same render as the reason, never a moment after it.
+          update(null);
+          report(error);
+        },
+      )
       .finally(() => update(null));
   };
   /** A press that became a drag is no click: the panel does not open on drop. */
