@@ -10,6 +10,18 @@ import { SAVEABLE_CARDS } from './simulator.service.ts';
 
 export const PREFIX = '/simulated-processor';
 
+/** The test page where a guest pays or saves a card for an intent, from its client secret. */
+export const intentPagePath = (kind: 'payment_intents' | 'setup_intents', id: string, secret: string) =>
+  `${PREFIX}/${kind}/${id}?client_secret=${encodeURIComponent(secret)}`;
+
+/** The same page, found from the client secret alone (`pi_…_secret_…` or `seti_…_secret_…`). */
+export const guestPaymentPath = (secret: string) =>
+  intentPagePath(
+    secret.startsWith('seti_') ? 'setup_intents' : 'payment_intents',
+    secret.split('_secret_')[0]!,
+    secret,
+  );
+
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">

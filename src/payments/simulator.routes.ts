@@ -5,6 +5,7 @@ import { errorResponses, example } from '../platform/schemas.ts';
 import type { StoredObject } from './simulated-processor.ts';
 import {
   checkoutPage,
+  intentPagePath,
   onboardingPage,
   PREFIX,
   paymentIntentPage,
@@ -78,8 +79,6 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox<Pick<Simulator, 'isSandb
     isSandbox: options.isSandbox,
     simulatesLive: app.payments.simulatesLive,
   });
-  const intentPage = (kind: string, id: string, secret: string) =>
-    `${PREFIX}/${kind}/${id}?client_secret=${encodeURIComponent(secret)}`;
 
   app.get(
     `${PREFIX}/payment_intents/:id`,
@@ -122,7 +121,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox<Pick<Simulator, 'isSandb
     async (request, reply) => {
       const { id } = request.params;
       const moved = await confirmPaymentIntent(simulator(), id, request.body);
-      return answer(request, reply, moved, intentPage('payment_intents', id, request.body.client_secret));
+      return answer(request, reply, moved, intentPagePath('payment_intents', id, request.body.client_secret));
     },
   );
 
@@ -174,7 +173,7 @@ export const simulatorRoutes: FastifyPluginAsyncTypebox<Pick<Simulator, 'isSandb
     async (request, reply) => {
       const { id } = request.params;
       const moved = await confirmSetupIntent(simulator(), id, request.body);
-      return answer(request, reply, moved, intentPage('setup_intents', id, request.body.client_secret));
+      return answer(request, reply, moved, intentPagePath('setup_intents', id, request.body.client_secret));
     },
   );
 

@@ -18,6 +18,9 @@ interface Strings {
   takenText: string;
   unknown: string;
   unknownText: string;
+  held: string;
+  heldText: string;
+  pay: string;
 }
 
 const STRINGS: Record<NotificationLanguage, Strings> = {
@@ -37,6 +40,9 @@ const STRINGS: Record<NotificationLanguage, Strings> = {
     takenText: 'It was booked before you accepted. You stay on the waitlist.',
     unknown: 'This link does not work',
     unknownText: 'The offer it pointed to does not exist.',
+    held: 'Pay the deposit to confirm your table',
+    heldText: 'Your table is held for you until the deposit is paid; unpaid, the booking lapses.',
+    pay: 'Pay the deposit',
   },
   de: {
     title: 'Ein Tisch ist für Sie frei',
@@ -54,6 +60,10 @@ const STRINGS: Record<NotificationLanguage, Strings> = {
     takenText: 'Sie wurde gebucht, bevor Sie angenommen haben. Sie bleiben auf der Warteliste.',
     unknown: 'Dieser Link funktioniert nicht',
     unknownText: 'Das Angebot, auf das er verweist, gibt es nicht.',
+    held: 'Zahlen Sie die Anzahlung, um Ihren Tisch zu bestätigen',
+    heldText:
+      'Ihr Tisch ist für Sie reserviert, bis die Anzahlung bezahlt ist; unbezahlt verfällt die Buchung.',
+    pay: 'Anzahlung bezahlen',
   },
   fr: {
     title: 'Une table est libre pour vous',
@@ -71,6 +81,10 @@ const STRINGS: Record<NotificationLanguage, Strings> = {
     takenText: 'Il a été réservé avant votre acceptation. Vous restez sur la liste d’attente.',
     unknown: 'Ce lien ne fonctionne pas',
     unknownText: 'L’offre vers laquelle il pointe n’existe pas.',
+    held: 'Payez l’acompte pour confirmer votre table',
+    heldText:
+      'Votre table vous est réservée jusqu’au paiement de l’acompte ; sans paiement, la réservation expire.',
+    pay: 'Payer l’acompte',
   },
   nl: {
     title: 'Er is een tafel vrij voor u',
@@ -88,6 +102,10 @@ const STRINGS: Record<NotificationLanguage, Strings> = {
     takenText: 'Hij werd geboekt voordat u accepteerde. U blijft op de wachtlijst.',
     unknown: 'Deze link werkt niet',
     unknownText: 'Het aanbod waarnaar hij verwijst bestaat niet.',
+    held: 'Betaal de aanbetaling om uw tafel te bevestigen',
+    heldText:
+      'Uw tafel wordt voor u vastgehouden tot de aanbetaling is betaald; onbetaald vervalt de boeking.',
+    pay: 'Aanbetaling betalen',
   },
   es: {
     title: 'Hay una mesa libre para usted',
@@ -105,6 +123,9 @@ const STRINGS: Record<NotificationLanguage, Strings> = {
     takenText: 'Se reservó antes de que usted aceptara. Sigue en la lista de espera.',
     unknown: 'Este enlace no funciona',
     unknownText: 'La oferta a la que apunta no existe.',
+    held: 'Pague el depósito para confirmar su mesa',
+    heldText: 'Su mesa queda reservada hasta que se pague el depósito; sin pago, la reserva caduca.',
+    pay: 'Pagar el depósito',
   },
 };
 
@@ -121,7 +142,8 @@ dt { font-weight: 600; }
 dd { margin: 0; }
 .code { font-size: 1.5rem; font-weight: 700; letter-spacing: 0.1em; }
 button { margin-top: 0.5rem; width: 100%; padding: 0.75rem; font: inherit; font-weight: 600; color: #fff; background: #1f5fbf; border: 0; border-radius: 0.4rem; cursor: pointer; }
-button:focus-visible { outline: 3px solid #1f5fbf; outline-offset: 2px; }
+button:focus-visible, .pay:focus-visible { outline: 3px solid #1f5fbf; outline-offset: 2px; }
+.pay { display: block; padding: 0.75rem; text-align: center; font-weight: 600; color: #fff; background: #1f5fbf; border-radius: 0.4rem; text-decoration: none; }
 @media (max-width: 30rem) { main { margin: 0; border-radius: 0; box-shadow: none; } }
 `;
 
@@ -164,7 +186,9 @@ export interface OfferOnPage {
 /** How the page answers: the offer, or the booking it made, or why neither (unknown, expired, taken meanwhile). */
 export type OfferPageView =
   | { kind: 'unknown' }
-  | { kind: 'offer' | 'booked' | 'slot_taken'; offer: OfferOnPage };
+  | { kind: 'offer' | 'slot_taken'; offer: OfferOnPage }
+  /** `payPath`: the booking waits for its deposit, paid on that page of this origin. */
+  | { kind: 'booked'; offer: OfferOnPage; payPath?: string };
 
 const document = (language: NotificationLanguage, title: string, body: string) =>
   linkPage({ lang: language, title, style: STYLE, body });
@@ -198,6 +222,18 @@ export function offerPage(view: OfferPageView): string {
 <dt>${escapeHtml(s.party)}</dt><dd>${offer.party}</dd>
 </dl>`;
   const state = view.kind === 'slot_taken' ? 'slot_taken' : offer.state;
+  if (view.kind === 'booked' && view.payPath) {
+    return document(
+      language,
+      `${escapeHtml(s.held)} - ${venue}`,
+      `<h1>${escapeHtml(s.held)}</h1>
+<p>${venue}</p>
+${details}
+<p>${escapeHtml(s.heldText)}</p>
+<p><a class="pay" href="${escapeHtml(view.payPath)}">${escapeHtml(s.pay)}</a></p>
+<p>${escapeHtml(s.code)}: <span class="code">${escapeHtml(offer.confirmationCode ?? '')}</span></p>`,
+    );
+  }
   if (state === 'taken' || view.kind === 'booked') {
     return document(
       language,

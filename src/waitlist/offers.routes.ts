@@ -68,10 +68,11 @@ export const offerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const view = await acceptOfferOnPage(
         app.db,
         app.availability,
+        app.publicBookingDeposits,
         request.params.token,
         app.clock.now(),
         request,
-        (work) => withTx(app.db, work),
+        (work) => withTx(app.db, work) as Promise<{ booking: { payment_client_secret?: string } }>,
         app.changes,
       );
       return reply
@@ -88,9 +89,9 @@ export const offerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'acceptWaitlistOffer',
         tags: ['Waitlist'],
-        summary: 'Accept a waitlist offer: books the time offered for the guest waiting',
+        summary: 'Accept a waitlist offer: books the time offered for the guest waiting, online',
         description:
-          'The booking is made by the venue (source `staff`, confirmed, no deposit, never refused for the monthly quota). 404 unknown token, 410 `offer_expired` past its time, 409 `conflict` once booked, 409 `slot_unavailable` when the time was taken meanwhile.',
+          'An online booking in every rule (source `online`; the online party limit, pacing, the deposit and the monthly quota apply): with a deposit the booking is `pending` and the answer carries `payment_client_secret`, as `POST /v1/bookings` does. 404 unknown token, 410 `offer_expired` past its time, 409 `conflict` once booked, 409 `slot_unavailable` when the time was taken meanwhile.',
         security: [],
         params: TokenParams,
         response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(404, 410) },
@@ -100,6 +101,7 @@ export const offerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       acceptOffer(
         app.db,
         app.availability,
+        app.publicBookingDeposits,
         request.params.token,
         app.clock.now(),
         request,

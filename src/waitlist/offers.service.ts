@@ -2,9 +2,10 @@ import type { AvailabilityService } from '../availability/availability.service.t
 import { toDayRules } from '../availability/day-rules.ts';
 import { daySlots, todayIn } from '../availability/engine/index.ts';
 import { subscriptionOf } from '../billing/subscription.queries.ts';
-import { type BookingCall, book } from '../bookings/new-booking.service.ts';
+import { type BookingCall, book, type PublicBookingDeposits } from '../bookings/new-booking.service.ts';
 import { planPlacement } from '../bookings/placement.ts';
 import { insertMessage } from '../messages/outbox.queries.ts';
+import { guestPaymentPath } from '../payments/simulator.pages.ts';
 import { type Principal, randomToken, sha256 } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -40,7 +41,9 @@ const inWindow = (entry: WaitingEntry, time: string) =>
  * The earliest time the engine finds free for the entry's party and service on the date, inside
  * its window, under no open offer and not one the entry let lapse, with its placement; null when
  * none fits, or when the rules refuse the entry itself (a service withdrawn, a party the business
- * no longer seats), so one such entry never holds up the openings queued behind it.
+ * no longer seats, a party too large to book online), so one such entry never holds up the
+ * openings queued behind it. The time is placed as an online booking would be: accepting the offer
+ * is one, so an entry only the host could seat waits for the staff's "Book".
  */
 async function fittingTime(
   tx: Tx,
@@ -63,7 +66,7 @@ async function fittingTime(
         !lapsed.has(candidate.time),
     );
     if (!slot) return null;
-    return { slot, placement: planPlacement(day, { ...query, time: slot.time, mode: 'staff' }, now) };
+    return { slot, placement: planPlacement(day, { ...query, time: slot.time, mode: 'online' }, now) };
   } catch (error) {
     if (error instanceof AppError) return null;
     throw error;
@@ -180,14 +183,14 @@ function refuseUnless(state: OfferState): void {
 }
 
 /**
- * The venue books the offered time for the entry's guest: a staff booking (no deposit, never
- * refused for the monthly quota and still counted, confirmed at once) made by the offer itself.
- * It is not trusted with the customer's record, so the guest's names stay on the booking and the
- * stored customer is attached by phone, unchanged.
+ * The guest holding the link books the offered time online: every rule of an online booking
+ * applies (the online party limit, the grid, notice and window, pacing, the deposit, the monthly
+ * quota), as the hosted page would apply them. It is not trusted with the customer's record, so
+ * the guest's names stay on the booking and the stored customer is attached by phone, unchanged.
  */
-function venueOf(offer: OfferRow): Principal & { businessId: string } {
+function guestOf(offer: OfferRow): Principal & { businessId: string } {
   return {
-    kind: 'user',
+    kind: 'publishable_key',
     businessId: offer.business_id,
     developerId: offer.developer_id,
     userId: null,
@@ -203,14 +206,16 @@ function venueOf(offer: OfferRow): Principal & { businessId: string } {
 
 /**
  * Accepts an offer by its link's token: books its time for its entry's guest through the one
- * booking use case, and in the same transaction, with the offer's row locked first (so concurrent
- * accepts of one offer take turns and one books), marks it taken and the entry booked. 404 for an
- * unknown token, 410 `offer_expired` past its time, 409 `conflict` when already booked, 409
- * `slot_unavailable` when the time was taken meanwhile (the offer stays open until it expires).
+ * booking use case as an online booking with the business's deposit, and in the same transaction,
+ * with the offer's row locked first (so concurrent accepts of one offer take turns and one books),
+ * marks it taken and the entry booked. 404 for an unknown token, 410 `offer_expired` past its
+ * time, 409 `conflict` when already booked, 409 `slot_unavailable` when the time was taken
+ * meanwhile (the offer stays open until it expires); any refusal of an online booking otherwise.
  */
 export async function acceptOffer<Sent>(
   executor: Executor,
   availability: AvailabilityService,
+  deposits: PublicBookingDeposits,
   token: string,
   now: number,
   request: { bookedDates: readonly string[] | null },
@@ -221,7 +226,7 @@ export async function acceptOffer<Sent>(
   if (!offer) throw notFound('waitlist offer');
   refuseUnless(stateOf(offer, now));
   const call: BookingCall<Sent> = {
-    caller: venueOf(offer),
+    caller: guestOf(offer),
     now,
     request,
     commit: (work) =>
@@ -235,7 +240,7 @@ export async function acceptOffer<Sent>(
   };
   const sent = await book(
     availability,
-    null,
+    deposits,
     {
       date: offer.booking_date,
       time: hhmm(offer.start_time),
@@ -247,7 +252,7 @@ export async function acceptOffer<Sent>(
         phone: offer.phone,
         email: offer.email,
       },
-      source: 'staff',
+      source: 'online',
     },
     call,
   );
@@ -275,28 +280,37 @@ export async function offerPageView(executor: Executor, token: string, now: numb
 }
 
 /**
- * The page's button: accepts the offer as the JSON route does, then shows the booking made, or
- * why none was (the page of an unknown, expired or already booked offer; the time taken meanwhile).
+ * The page's button: accepts the offer as the JSON route does, then shows the booking made (with
+ * where to pay its deposit when it waits for one), or why none was (the page of an unknown,
+ * expired or already booked offer; the time taken meanwhile, or any other refusal of an online
+ * booking).
  */
 export async function acceptOfferOnPage(
   executor: Executor,
   availability: AvailabilityService,
+  deposits: PublicBookingDeposits,
   token: string,
   now: number,
   request: { bookedDates: readonly string[] | null },
-  commit: Commit<unknown>,
+  commit: Commit<{ booking: { payment_client_secret?: string } }>,
   changes: Pick<ChangeFeed, 'bookingDaysChanged'>,
 ): Promise<OfferPageView> {
   let refused = false;
+  let paymentSecret: string | undefined;
   try {
-    await acceptOffer(executor, availability, token, now, request, commit, changes);
+    const made = await acceptOffer(executor, availability, deposits, token, now, request, commit, changes);
+    paymentSecret = made.booking.payment_client_secret;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     refused = true;
   }
   const view = await offerPageView(executor, token, now);
   if (view.kind === 'unknown') return view;
-  if (view.offer.state === 'taken') return { kind: 'booked', offer: view.offer };
+  if (view.offer.state === 'taken') {
+    return paymentSecret
+      ? { kind: 'booked', offer: view.offer, payPath: guestPaymentPath(paymentSecret) }
+      : { kind: 'booked', offer: view.offer };
+  }
   // Refused while the offer is still open: the time cannot be booked any more (taken, or closed).
   return refused && view.offer.state === 'open' ? { kind: 'slot_taken', offer: view.offer } : view;
 }

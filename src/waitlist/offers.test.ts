@@ -5,9 +5,18 @@ import {
   type BookableBusiness,
   bookOk,
   daysFromNow,
+  postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
+import {
+  bookingView,
+  confirmPayment,
+  depositRow,
+  setupDepositBusiness,
+} from '../../test/deposit-fixtures.ts';
 import { createTenant, createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
+import { PLANS, quotaMonth } from '../billing/plans.ts';
+import { setSubscription } from '../billing/subscription.service.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -343,7 +352,7 @@ describe('the offer link books', () => {
       .where('id', '=', offer!.booked_booking_id!)
       .executeTakeFirstOrThrow();
     assert.match(booked.body, new RegExp(booking.confirmation_code));
-    assert.equal(booking.source, 'staff');
+    assert.equal(booking.source, 'online');
     assert.equal(booking.status, 'confirmed');
     assert.equal(booking.start_time.slice(0, 5), '18:00');
     assert.equal(booking.capacity, 2);
@@ -369,7 +378,7 @@ describe('the offer link books', () => {
     assert.equal(response.statusCode, 201, response.body);
     assert.ok(response.headers['ratelimit-limit'], 'limited like other calls without a credential');
     const { booking } = response.json();
-    assert.equal(booking.source, 'staff');
+    assert.equal(booking.source, 'online');
     assert.equal(booking.start_time, '18:00');
     assert.equal(booking.customer, undefined, 'the link holder is not trusted with the customer record');
     const events = await db()
@@ -422,5 +431,101 @@ describe('the offer link books', () => {
     const answers = await Promise.all(messages.map((message) => accept(message.token)));
     assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [201, 409]);
     assert.equal(await countBookings(biz.tenant.businessId), 1);
+  });
+});
+
+describe('accepting an offer is an online booking', () => {
+  /** One table for eight, open 18:00 to 20:00, taking a charge of EUR 5 per guest. */
+  async function depositEvening(settings: Record<string, unknown> = {}) {
+    return setupDepositBusiness(ctx.app, 'charge', {
+      open: '18:00',
+      close: '20:00',
+      resources: [{ name: 'T8', capacity_min: 1, capacity_max: 8 }],
+      settings: { default_deposit_amount_cents: 500, ...settings },
+    });
+  }
+
+  /** A guest books 18:00 online for two and pays, then the venue's cancellation frees it. */
+  async function freeAfterPaidBooking(biz: BookableBusiness) {
+    const booking = await bookOk(ctx.app, biz, { start_time: '18:00', capacity: 2 });
+    assert.equal(booking.status, 'pending');
+    await confirmPayment(ctx.app, booking.payment_client_secret);
+    await cancel(biz, booking.id);
+  }
+
+  it('offers nothing to a party too large to book online, which waits for the staff', async () => {
+    const biz = await depositEvening({ max_online_party_size: 4 });
+    const online = await postBooking(ctx.app, biz, { start_time: '18:00', capacity: 8 });
+    assert.equal(online.statusCode, 422, online.body);
+    assert.equal(online.json().error.code, 'party_too_large_online');
+    await wait(biz, { capacity: 8 });
+    await freeAfterPaidBooking(biz);
+    await runJobs();
+    assert.deepEqual(await offers(), [], 'a party of 8 is not offered what it could not book online');
+    assert.deepEqual(await offerMessages(), []);
+  });
+
+  it('books online with the deposit through the JSON route: pending until paid, counted as online', async () => {
+    const biz = await depositEvening();
+    await wait(biz);
+    await freeAfterPaidBooking(biz);
+    await runJobs();
+    const [message] = await offerMessages();
+    assert.ok(message, 'the party of two is offered the freed time');
+    const response = await accept(message.token);
+    assert.equal(response.statusCode, 201, response.body);
+    const { booking } = response.json();
+    assert.equal(booking.source, 'online');
+    assert.equal(booking.status, 'pending');
+    assert.equal(booking.deposit_type, 'charge');
+    assert.ok(booking.payment_client_secret, 'the guest is given the deposit to pay, as online');
+    assert.equal((await depositRow(ctx.app, booking.id))?.amount_cents, 1000);
+    await confirmPayment(ctx.app, booking.payment_client_secret);
+    assert.equal((await bookingView(ctx.app, biz, booking.id)).status, 'confirmed');
+  });
+
+  it('the page’s button holds the time and sends the guest to pay the deposit', async () => {
+    const biz = await depositEvening({ notification_language: 'fr' });
+    await wait(biz);
+    await freeAfterPaidBooking(biz);
+    await runJobs();
+    const [message] = await offerMessages();
+    const shown = await page(message!.token, 'POST');
+    assert.equal(shown.statusCode, 200, shown.body);
+    assert.match(shown.body, /Payez l’acompte pour confirmer votre table/);
+    const href = /<a class="pay" href="([^"]+)"/.exec(shown.body)?.[1]?.replaceAll('&amp;', '&');
+    assert.ok(href?.startsWith('/simulated-processor/payment_intents/pi_'), shown.body);
+    const payPage = await ctx.app.inject({ method: 'GET', url: href });
+    assert.equal(payPage.statusCode, 200, payPage.body);
+    const [offer] = await offers();
+    const booking = await bookingView(ctx.app, biz, offer!.booked_booking_id!);
+    assert.equal(booking.source, 'online');
+    assert.equal(booking.status, 'pending');
+  });
+
+  it('refuses the offer once the plan’s monthly quota is used up, as online', async () => {
+    const { biz, early } = await fullEvening();
+    await wait(biz);
+    await cancel(biz, early);
+    await runJobs();
+    const [message] = await offerMessages();
+    await setSubscription(ctx.app.db, ctx.app.changes, biz.tenant.developer.id, {
+      status: 'active',
+      planId: 'free',
+    });
+    await db()
+      .insertInto('booking_usage')
+      .values({
+        developer_id: biz.tenant.developer.id,
+        month: quotaMonth(ctx.app.clock.now()),
+        bookings: PLANS.free.monthlyBookings,
+      })
+      .onConflict((oc) =>
+        oc.columns(['developer_id', 'month', 'shard']).doUpdateSet({ bookings: PLANS.free.monthlyBookings }),
+      )
+      .execute();
+    const response = await accept(message!.token);
+    assert.equal(response.statusCode, 402, response.body);
+    assert.equal(response.json().error.code, 'plan_limit_reached');
   });
 });
