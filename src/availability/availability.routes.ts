@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
+import { holdsSecretCredentialOf } from '../platform/auth.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import {
   DateString,
@@ -46,7 +47,7 @@ const SlotSchema = Type.Object(
     reasons: Type.Optional(
       Type.Array(Type.Enum(UNOFFERED_REASONS), {
         description:
-          "with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one)",
+          "with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`)",
       }),
     ),
   },
@@ -162,6 +163,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     q: DayQueryString,
     partySize: number,
     channel: PartyChannel,
+    publicReasons: boolean,
   ) => {
     const body = await availabilityOfDay(
       app.availability,
@@ -174,6 +176,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         resourceId: q.resource_id,
         perResource: q.view === 'resources',
         explain: q.explain === true,
+        publicReasons,
       },
       // fast-json-stringify, the serializer of every route here, makes strings.
       (day) => reply.serialize(day) as string,
@@ -199,7 +202,14 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     (request, reply) =>
-      answer(reply, request.params.business_id, request.query, request.query.capacity ?? 1, 'online'),
+      answer(
+        reply,
+        request.params.business_id,
+        request.query,
+        request.query.capacity ?? 1,
+        'online',
+        !holdsSecretCredentialOf(request.principal, request.params.business_id),
+      ),
   );
 
   app.get(
@@ -282,7 +292,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     (request, reply) =>
-      answer(reply, principalOf(request).businessId, request.query, request.query.capacity, 'staff'),
+      answer(reply, principalOf(request).businessId, request.query, request.query.capacity, 'staff', false),
   );
 
   app.get(

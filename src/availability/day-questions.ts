@@ -65,6 +65,11 @@ export interface AvailabilityQuery {
   perResource: boolean;
   /** Every grid time of the day, with the reasons those not offered are not (slots view only). */
   explain?: boolean;
+  /**
+   * An explained day asked without a secret credential of the business: `blocked` (a private or
+   * imported calendar) is shown as `all_resources_busy`, so the public learns nothing of it.
+   */
+  publicReasons?: boolean;
   /** Whose question: a guest's is answered within the online party limit. */
   channel: PartyChannel;
 }
@@ -157,8 +162,15 @@ export function slotViews(found: DaySlots): SlotView[] {
   }));
 }
 
-/** Every grid time of the day: an offered one has no reasons, and only it counts its free resources. */
-export function explainedViews(times: ExplainedTime[]): SlotView[] {
+/** A reason as the public is told it: a block is busy time like any other. */
+const publicReason = (reason: UnofferedReason): UnofferedReason =>
+  reason === 'blocked' ? 'all_resources_busy' : reason;
+
+/**
+ * Every grid time of the day: an offered one has no reasons, and only it counts its free resources.
+ * `publicReasons`: as an untrusted caller is told them.
+ */
+export function explainedViews(times: ExplainedTime[], publicReasons = false): SlotView[] {
   return times.map((time) => {
     const available = time.reasons.length === 0;
     return {
@@ -166,7 +178,7 @@ export function explainedViews(times: ExplainedTime[]): SlotView[] {
       available,
       remaining_resources: available ? freeOptions(time) : 0,
       period: time.period,
-      reasons: time.reasons,
+      reasons: publicReasons ? [...new Set(time.reasons.map(publicReason))] : time.reasons,
     };
   });
 }
@@ -245,14 +257,14 @@ export class BusyByWindow {
  */
 export function answerDay(
   ctx: LoadedDay,
-  query: DayQuery & Pick<AvailabilityQuery, 'perResource' | 'explain'>,
+  query: DayQuery & Pick<AvailabilityQuery, 'perResource' | 'explain' | 'publicReasons'>,
   now: number,
 ): { answer: DayAnswer; firstStart: number | undefined } {
   const rules = toDayRules(ctx, query, now);
   const found = daySlots(rules);
   const slots = query.perResource ? perResourceViews(ctx, found) : slotViews(found);
   const answer: DayAnswer = {
-    slots: query.explain ? explainedViews(explainDay(rules)) : slots,
+    slots: query.explain ? explainedViews(explainDay(rules), query.publicReasons) : slots,
     reason:
       found.slots.length === 0 ? whyNoStarts(rules, found) : slots.length === 0 ? 'no_free_resource' : null,
   };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { BOOKING_DAY, type BookableBusiness, bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { createPublishableKey, createTestApp, type TestContext } from '../../test/helpers.ts';
 
 let ctx: TestContext;
 let clockNow: () => number;
@@ -225,6 +225,42 @@ describe('explain=true on day availability', () => {
         ['10:00', false],
         ['11:00', false],
       ],
+    );
+  });
+
+  it('tells blocked only to a secret credential of the business: the public sees all_resources_busy', async () => {
+    const biz = await venue();
+    await call(biz, 'POST', `/v1/manage/resources/${biz.resources.T6}/blocks`, {
+      start_at: `${BOOKING_DAY}T11:00:00Z`,
+      end_at: `${BOOKING_DAY}T12:00:00Z`,
+    });
+    const other = await venue();
+    const { key } = await createPublishableKey(ctx.app, biz.tenant, ['https://shop.example']);
+    const explained = async (headers: Record<string, string>) => {
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/availability/${biz.tenant.businessId}?booking_date=${BOOKING_DAY}&capacity=5&explain=true`,
+        headers,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return (response.json() as { slots: Slot[] }).slots.find((slot) => slot.time === '11:00')?.reasons;
+    };
+    assert.deepEqual(await explained({}), ['all_resources_busy'], 'no credential');
+    assert.deepEqual(
+      await explained({ authorization: `Bearer ${key}`, origin: 'https://shop.example' }),
+      ['all_resources_busy'],
+      'a publishable key',
+    );
+    assert.deepEqual(await explained(other.tenant.headers), ['all_resources_busy'], "another business's key");
+    assert.deepEqual(await explained(biz.tenant.headers), ['blocked'], "the business's own secret key");
+    const staff = await call(
+      biz,
+      'GET',
+      `/v1/manage/availability?booking_date=${BOOKING_DAY}&capacity=5&explain=true`,
+    );
+    assert.deepEqual(
+      (staff.json() as { slots: Slot[] }).slots.find((slot) => slot.time === '11:00')?.reasons,
+      ['blocked'],
     );
   });
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../platform/auth.ts';
+import { holdsSecretCredentialOf, type Principal } from '../platform/auth.ts';
 import type { Executor } from '../platform/db.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { listCustomers, upsertCustomerRow } from './customers.queries.ts';
@@ -27,20 +27,14 @@ export function normalizePhone(phone: string): string {
 
 /**
  * The credentials whose holders may change a returning customer's name and email: secret ones,
- * held by the business itself or its developer, allowed to write. A kind not listed (a key meant
- * for web pages) is not trusted, and neither is a call without a credential, nor a credential of
- * another business calling a public endpoint of this one.
+ * held by the business itself or its developer, allowed to write. A key meant for web pages is not
+ * trusted, and neither is a call without a credential, nor a credential of another business
+ * calling a public endpoint of this one.
  */
-const TRUSTED_KINDS: ReadonlySet<Principal['kind']> = new Set(['api_key', 'user', 'developer']);
-
 export const isTrustedCaller = (
   principal: Pick<Principal, 'kind' | 'businessId' | 'scopes'> | null,
   businessId: string,
-): boolean =>
-  principal !== null &&
-  TRUSTED_KINDS.has(principal.kind) &&
-  principal.businessId === businessId &&
-  principal.scopes.has('write');
+): boolean => holdsSecretCredentialOf(principal, businessId) && principal.scopes.has('write');
 
 /** What a caller sent of its guest, as answered back to it. */
 export const sentGuest = (sent: CustomerInput) => ({

@@ -38,6 +38,16 @@ export interface Principal {
   expiresAt?: number;
 }
 
+/**
+ * Whether the caller holds a secret credential of the business: a key, a dashboard user's or a
+ * developer's token of it, never a key meant for web pages nor no credential at all.
+ */
+export const holdsSecretCredentialOf = (
+  principal: Pick<Principal, 'kind' | 'businessId'> | null,
+  businessId: string,
+): principal is Pick<Principal, 'kind' | 'businessId'> =>
+  principal !== null && principal.kind !== 'publishable_key' && principal.businessId === businessId;
+
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
