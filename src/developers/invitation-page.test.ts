@@ -171,6 +171,16 @@ describe('GET /staff/accept', () => {
       }
     });
 
+    it('documents a bound on the token and answers a longer one with the page, looking nothing up', async () => {
+      const document = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+      const [parameter] = document.paths['/staff/accept'].get.parameters;
+      assert.equal(parameter.name, 'token');
+      assert.equal(parameter.schema.maxLength, 200);
+      const response = await page(`?token=${'x'.repeat(201)}`);
+      assert.equal(response.statusCode, 200);
+      assert.ok(response.body.includes(GONE));
+    });
+
     it('never repeats what was sent in its place', async () => {
       const response = await page(`?token=${encodeURIComponent('<script>alert(1)</script>')}`);
       assert.equal(response.statusCode, 200);

@@ -116,21 +116,25 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/staff/accept',
     {
+      attachValidation: true,
       schema: {
         operationId: 'getInvitationPage',
         tags: ['Staff'],
         summary: 'The page behind an invitation link, where the person chooses their password',
         description:
-          'An HTML form that sends the token and the password to `POST /v1/auth/invitations/accept`. A link that does not work (used, withdrawn, re-sent, expired, unknown) gets a page saying so, and nothing of the invitation.',
+          'An HTML form that sends the token and the password to `POST /v1/auth/invitations/accept`. A link that does not work (used, withdrawn, re-sent, expired, unknown, or a token longer than any the service makes) gets a page saying so, and nothing of the invitation.',
         security: [],
         querystring: Type.Object({
-          token: Type.Optional(Type.String({ description: 'the token of the emailed link' })),
+          token: Type.Optional(Type.String({ maxLength: 200, description: 'the token of the emailed link' })),
         }),
         response: { 200: Type.String({ description: 'an HTML page' }) },
       },
     },
     async (request, reply) => {
-      const invitation = await invitationByLink(app.db, request.query.token, new Date(app.clock.now()));
+      // A mangled link is a link that does not work: its page, not a JSON 422, and no look-up.
+      const invitation = request.validationError
+        ? undefined
+        : await invitationByLink(app.db, request.query.token, new Date(app.clock.now()));
       return reply
         .headers(INVITATION_PAGE_HEADERS)
         .type('text/html; charset=utf-8')

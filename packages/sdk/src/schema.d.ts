@@ -201,7 +201,7 @@ export interface paths {
         };
         /**
          * The page behind an invitation link, where the person chooses their password
-         * @description An HTML form that sends the token and the password to `POST /v1/auth/invitations/accept`. A link that does not work (used, withdrawn, re-sent, expired, unknown) gets a page saying so, and nothing of the invitation.
+         * @description An HTML form that sends the token and the password to `POST /v1/auth/invitations/accept`. A link that does not work (used, withdrawn, re-sent, expired, unknown, or a token longer than any the service makes) gets a page saying so, and nothing of the invitation.
          */
         get: operations["getInvitationPage"];
         put?: never;
@@ -1600,8 +1600,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Accept a waitlist offer: books the time offered for the guest waiting
-         * @description The booking is made by the venue (source `staff`, confirmed, no deposit, never refused for the monthly quota). 404 unknown token, 410 `offer_expired` past its time, 409 `conflict` once booked, 409 `slot_unavailable` when the time was taken meanwhile.
+         * Accept a waitlist offer: books the time offered for the guest waiting, online
+         * @description An online booking in every rule (source `online`; the online party limit, pacing, the deposit and the monthly quota apply): with a deposit the booking is `pending` and the answer carries `payment_client_secret`, as `POST /v1/bookings` does. 404 unknown token, 410 `offer_expired` past its time, 409 `conflict` once booked, 409 `slot_unavailable` when the time was taken meanwhile.
          */
         post: operations["acceptWaitlistOffer"];
         delete?: never;
@@ -2062,7 +2062,7 @@ export interface components {
                 id: string;
                 name: string;
             } | null;
-            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one) */
+            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`) */
             reasons?: ("past" | "notice" | "window" | "closed" | "blackout" | "outside_period" | "pacing" | "no_resource_fits_party" | "all_resources_busy" | "blocked")[];
         };
         CreatedBooking: {
