@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { AppError } from '../platform/errors.ts';
+import { clientAddress } from '../platform/rate-limit.ts';
 
 /** When a refused client may try again. */
 const REFUSED_RETRY_AFTER_SECONDS = 5;
@@ -31,7 +32,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       let stream: ReturnType<typeof app.liveEvents.openStream>;
       try {
-        stream = app.liveEvents.openStream(principal, request.ip, reply.raw);
+        stream = app.liveEvents.openStream(principal, clientAddress(request), reply.raw);
       } catch (error) {
         if (error instanceof AppError) reply.header('Retry-After', REFUSED_RETRY_AFTER_SECONDS);
         throw error;
