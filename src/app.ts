@@ -226,7 +226,11 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     ended: (outage, failures, lastedMs) =>
       app.log.info({ outage, failures, lasted_ms: lastedMs }, `database ${outage} no more: back to normal`),
   });
-  const liveEvents = new LiveEvents(config.streams, () => clock.now());
+  const liveEvents = new LiveEvents(
+    config.streams,
+    () => clock.now(),
+    (principals) => app.authenticator.lapsed(principals),
+  );
   const stopListening = await database.listen([CHANGE_CHANNEL, LIVE_CHANNEL], {
     message: (payload, channel) =>
       channel === LIVE_CHANNEL ? liveEvents.apply(payload) : changes.apply(payload),

@@ -53,8 +53,19 @@ export interface Config {
   pressure: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number; maxRssBytes: number };
   /** How long a stopping server waits for requests in flight before it cuts their connections. */
   shutdownTimeoutMs: number;
-  /** Live streams (`GET /v1/manage/stream`): open at once per business and per process, and the heartbeat. */
-  streams: { perBusiness: number; perProcess: number; heartbeatMs: number };
+  /**
+   * Live streams (`GET /v1/manage/stream`): open at once per business (sandbox or not), per
+   * developer, per client IP and per process; the heartbeat; how often credentials are read again.
+   */
+  streams: {
+    perBusiness: number;
+    perSandboxBusiness: number;
+    perDeveloper: number;
+    perIp: number;
+    perProcess: number;
+    heartbeatMs: number;
+    recheckMs: number;
+  };
 }
 
 /** Twilio's account, and the sender: a number (`from`) or a messaging service. */
@@ -289,8 +300,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10_000),
     streams: {
       perBusiness: parseCount('STREAMS_PER_BUSINESS', env.STREAMS_PER_BUSINESS, 20),
+      perSandboxBusiness: parseCount('STREAMS_PER_SANDBOX', env.STREAMS_PER_SANDBOX, 5),
+      perDeveloper: parseCount('STREAMS_PER_DEVELOPER', env.STREAMS_PER_DEVELOPER, 100),
+      perIp: parseCount('STREAMS_PER_IP', env.STREAMS_PER_IP, 50),
       perProcess: parseCount('STREAMS_PER_PROCESS', env.STREAMS_PER_PROCESS, 2000),
       heartbeatMs: 15_000,
+      // A lapsed credential's stream ends within 30 s: two reads within that time, so one that
+      // fails or runs late still leaves another.
+      recheckMs: 15_000,
     },
   };
 }

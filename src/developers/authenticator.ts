@@ -9,6 +9,7 @@ import {
   isApiKey,
   type KeyUsageRecorder,
   keyLookup,
+  type Lapse,
   type Principal,
   type Scope,
   sha256,
@@ -41,6 +42,16 @@ const publishableKeysAllowing = (db: Db, origin: string) =>
     .where('allowed_origins', '@>', sql<string[]>`ARRAY[${origin}]::text[]`)
     .limit(1)
     .executeTakeFirst();
+
+/**
+ * Memberships with their user, those that grant something: an invited one waits for the person
+ * to accept the emailed link.
+ */
+const activeMemberships = (db: Db) =>
+  db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .where('memberships.status', '=', 'active');
 
 /** The Authenticator the app runs: API keys, dashboard and developer tokens, read from the database. */
 export class DatabaseAuthenticator implements Authenticator {
@@ -100,10 +111,7 @@ export class DatabaseAuthenticator implements Authenticator {
     const token = match[1]!;
     if (!isApiKey(token)) return this.resolveJwt(token, request);
     const principal = await this.lookUpApiKey(token);
-    if (version) {
-      const keyId = principal.credentialId.slice('key:'.length);
-      this.verifiedKeys.set(header, { version, principal, keyId });
-    }
+    if (version) this.verifiedKeys.set(header, { version, principal, keyId: credentialKey(principal) });
     return principal;
   }
 
@@ -200,13 +208,10 @@ export class DatabaseAuthenticator implements Authenticator {
       };
     }
     // The membership is read on every use: a removed membership's token stops working at once,
-    // and a changed role applies at once. Only an active membership grants anything: an invited
-    // one waits for the person to accept the emailed link.
+    // and a changed role applies at once.
     if (!claims.businessId || !isUuid(claims.businessId))
       throw invalidToken('the access token names no business');
-    const member = await this.db
-      .selectFrom('memberships')
-      .innerJoin('users', 'users.id', 'memberships.user_id')
+    const member = await activeMemberships(this.db)
       .innerJoin('businesses', 'businesses.id', 'memberships.business_id')
       .innerJoin('developers', 'developers.id', 'businesses.developer_id')
       .select([
@@ -221,7 +226,6 @@ export class DatabaseAuthenticator implements Authenticator {
       ])
       .where('memberships.user_id', '=', claims.sub)
       .where('memberships.business_id', '=', claims.businessId)
-      .where('memberships.status', '=', 'active')
       .executeTakeFirst();
     if (!member) throw invalidToken('the account no longer belongs to this business');
     // Tokens issued before the account's sessions were ended (accepting an invitation sets a new
@@ -240,6 +244,52 @@ export class DatabaseAuthenticator implements Authenticator {
       subscription: subscriptionOf(member),
       sandbox: member.is_dev,
       expiresAt: claims.expiresAt,
+      sessionEpoch: member.session_epoch,
     };
   }
+
+  /** A developer's token is left out: its businesses stay its own, so it lapses only at its `exp`. */
+  async lapsed(principals: readonly Principal[]): Promise<Map<Principal, Lapse>> {
+    const lapsed = new Map<Principal, Lapse>();
+    const keys = principals.filter((p) => p.kind === 'api_key' || p.kind === 'publishable_key');
+    const users = principals.filter((p) => p.kind === 'user');
+    const [activeKeys, memberships] = await Promise.all([
+      keys.length === 0
+        ? []
+        : this.db
+            .selectFrom('api_keys')
+            .select('id')
+            .where('id', 'in', distinct(keys.map(credentialKey)))
+            .where('is_active', '=', true)
+            .execute(),
+      users.length === 0
+        ? []
+        : activeMemberships(this.db)
+            .select([
+              'memberships.user_id',
+              'memberships.business_id',
+              'memberships.role',
+              'users.session_epoch',
+            ])
+            .where('memberships.user_id', 'in', distinct(users.map((p) => p.userId!)))
+            .where('memberships.business_id', 'in', distinct(users.map((p) => p.businessId!)))
+            .execute(),
+    ]);
+    const active = new Set(activeKeys.map((key) => key.id));
+    for (const principal of keys) {
+      if (!active.has(credentialKey(principal))) lapsed.set(principal, 'credential_revoked');
+    }
+    const members = new Map(memberships.map((m) => [`${m.user_id}:${m.business_id}`, m]));
+    for (const principal of users) {
+      const member = members.get(`${principal.userId}:${principal.businessId}`);
+      if (!member || member.session_epoch !== principal.sessionEpoch)
+        lapsed.set(principal, 'credential_revoked');
+      else if (member.role !== principal.role) lapsed.set(principal, 'role_changed');
+    }
+    return lapsed;
+  }
 }
+
+const distinct = (values: string[]) => [...new Set(values)];
+/** An API key principal's key id: its `credentialId` is `key:<id>`. */
+const credentialKey = (principal: Principal) => principal.credentialId.slice('key:'.length);

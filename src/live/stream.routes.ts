@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { AppError } from '../platform/errors.ts';
+import { clientAddress } from '../platform/rate-limit.ts';
 
 /** When a refused client may try again. */
 const REFUSED_RETRY_AFTER_SECONDS = 5;
@@ -18,7 +19,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary:
           'Server-Sent Events: one event per committed change of the business’s bookings, deposits, waitlist and blocks',
         description:
-          'Events `ready` first, then one per change (`booking.created`, `block.deleted`...) with `data` `{type, id, business_id, booking_date?, booking_id?, at}`, a `: ping` comment every 15 s, and `closing` `{reason}` when the server ends the stream (`token_expired`, `shutdown`, `feed_lost`). No replay: after reconnecting, reload what is shown.',
+          'Events `ready` first, then one per change (`booking.created`, `block.deleted`...) with `data` `{type, id, business_id, booking_date?, booking_id?, at}`, a `: ping` comment every 15 s, and `closing` `{reason}` when the server ends the stream (`token_expired`, `credential_revoked`, `role_changed`, `shutdown`, `feed_lost`). No replay: after reconnecting, reload what is shown.',
         response: {
           200: {
             description: 'the stream, open until the client, the server or the credential ends it',
@@ -31,7 +32,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = principalOf(request);
       let stream: ReturnType<typeof app.liveEvents.openStream>;
       try {
-        stream = app.liveEvents.openStream(principal.businessId, reply.raw, principal.expiresAt);
+        stream = app.liveEvents.openStream(principal, clientAddress(request), reply.raw);
       } catch (error) {
         if (error instanceof AppError) reply.header('Retry-After', REFUSED_RETRY_AFTER_SECONDS);
         throw error;

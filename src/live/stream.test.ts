@@ -25,7 +25,17 @@ const stream = async (headers: Record<string, string>) => {
 };
 
 before(async () => {
-  ctx = await createTestApp({ streams: { perBusiness: 2, perProcess: 100, heartbeatMs: 50 } });
+  ctx = await createTestApp({
+    streams: {
+      perBusiness: 2,
+      perSandboxBusiness: 2,
+      perDeveloper: 100,
+      perIp: 100,
+      perProcess: 100,
+      heartbeatMs: 50,
+      recheckMs: 15_000,
+    },
+  });
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
 });

@@ -36,6 +36,8 @@ export interface Principal {
   allowedOrigins?: readonly string[];
   /** When a JWT stops being accepted (its `exp`, in ms since the epoch); absent for keys. */
   expiresAt?: number;
+  /** A dashboard user's session epoch, as the token carries it; absent for other credentials. */
+  sessionEpoch?: number;
 }
 
 /**
@@ -47,6 +49,12 @@ export const holdsSecretCredentialOf = (
   businessId: string,
 ): principal is Pick<Principal, 'kind' | 'businessId'> =>
   principal !== null && principal.kind !== 'publishable_key' && principal.businessId === businessId;
+
+/**
+ * Why a principal resolved earlier no longer holds: its key was revoked or deactivated, its
+ * membership or session ended (`credential_revoked`), or its role is another now.
+ */
+export type Lapse = 'credential_revoked' | 'role_changed';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -228,4 +236,10 @@ export interface Authenticator {
   isPublishableOrigin(origin: string): Promise<boolean>;
   /** Returns null when no credential is sent; throws 401 when one is sent and is not valid. */
   resolve(request: FastifyRequest): Promise<Principal | null>;
+  /**
+   * Of principals resolved earlier and still in use (open live streams), those that no longer
+   * hold, and why: read from the database, one statement per kind of credential, never from a
+   * cache, so a change made by another process counts as soon as it is committed.
+   */
+  lapsed(principals: readonly Principal[]): Promise<Map<Principal, Lapse>>;
 }

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { Lapse, Principal } from './auth.ts';
 import { AppError } from './errors.ts';
 
 declare module 'fastify' {
@@ -24,7 +25,7 @@ export interface LiveEvent {
 }
 
 /** Why the server ends a stream; sent as the data of a last `closing` event. */
-export type ClosingReason = 'token_expired' | 'shutdown' | 'feed_lost';
+export type ClosingReason = 'token_expired' | 'shutdown' | 'feed_lost' | Lapse;
 
 /** `<business>:<type>:<id>:<date>:<booking>`, the last two possibly empty; null when malformed. */
 export function parseLivePayload(payload: string, at: Date): LiveEvent | null {
@@ -42,8 +43,15 @@ export const sseFrame = (event: string, data: unknown, id?: number) =>
 
 export interface StreamLimits {
   perBusiness: number;
+  perSandboxBusiness: number;
+  /** Across the businesses of one developer. */
+  perDeveloper: number;
+  perIp: number;
+  /** What the machine takes: past it 503, whoever asks. */
   perProcess: number;
   heartbeatMs: number;
+  /** How often the credentials of the open streams are read again. */
+  recheckMs: number;
 }
 
 /**
@@ -59,12 +67,17 @@ export class LiveStream {
   private readonly heartbeat: NodeJS.Timeout;
   private expiry: NodeJS.Timeout | undefined;
   private ended = false;
-  readonly businessId: string;
+  readonly principal: Principal & { businessId: string };
   private readonly out: Writable;
   private readonly onEnd: () => void;
 
-  constructor(businessId: string, out: Writable, limits: StreamLimits, onEnd: () => void) {
-    this.businessId = businessId;
+  constructor(
+    principal: Principal & { businessId: string },
+    out: Writable,
+    limits: StreamLimits,
+    onEnd: () => void,
+  ) {
+    this.principal = principal;
     this.out = out;
     this.onEnd = onEnd;
     this.heartbeat = setInterval(() => this.write(': ping\n\n'), limits.heartbeatMs);
@@ -86,7 +99,7 @@ export class LiveStream {
   }
 
   start(): void {
-    this.write(sseFrame('ready', { business_id: this.businessId }, ++this.sequence));
+    this.write(sseFrame('ready', { business_id: this.principal.businessId }, ++this.sequence));
   }
 
   close(reason: ClosingReason): void {
@@ -115,54 +128,86 @@ export class LiveStream {
   }
 }
 
+/** Of the principals given, those that no longer hold: `Authenticator.lapsed`. */
+export type LapsedCheck = (principals: readonly Principal[]) => Promise<Map<Principal, Lapse>>;
+
 /**
  * The process's open streams, by business, and the fan-out of the change notifications every
  * process hears on its one LISTEN connection (`LIVE_CHANNEL`). No stream opens while that
  * connection is down, and when it goes down every stream ends: events missed meanwhile would
  * leave a dashboard silently stale, whereas a reconnecting one reloads what it shows.
+ *
+ * A stream outlives the request that opened it, so its credential is read again every
+ * `recheckMs`: one batched read for all the process's streams, straight from the database, so a
+ * key revoked or a membership changed through any process ends its streams within that time.
+ * Memberships announce no change on the feed, and a missed notification would leave a stream open
+ * for good, whereas polling bounds the wait whatever happens (a few statements per interval).
  */
 export class LiveEvents {
   private readonly byBusiness = new Map<string, Set<LiveStream>>();
+  private readonly byDeveloper = new Map<string, number>();
+  private readonly byIp = new Map<string, number>();
   private count = 0;
   private listening = false;
   private stopping = false;
+  private checking = false;
+  private readonly recheckTimer: NodeJS.Timeout;
   readonly limits: StreamLimits;
   private readonly now: () => number;
+  private readonly lapsed: LapsedCheck;
 
-  constructor(limits: StreamLimits, now: () => number) {
+  constructor(limits: StreamLimits, now: () => number, lapsed: LapsedCheck) {
     this.limits = limits;
     this.now = now;
+    this.lapsed = lapsed;
+    this.recheckTimer = setInterval(() => void this.recheckOnce(), limits.recheckMs);
+    this.recheckTimer.unref();
   }
 
   get open(): number {
     return this.count;
   }
 
-  /** A stream for the business on `out`, or the refusal (past the caps, not listening, stopping). */
-  openStream(businessId: string, out: Writable, expiresAt: number | undefined): LiveStream {
+  /**
+   * A stream for the principal's business on `out`, or the refusal: 429 past the caps of one
+   * tenant (its business, its developer, its client address), so that one account cannot take
+   * the places of others; 503 when the process is full, not listening or stopping.
+   */
+  openStream(principal: Principal & { businessId: string }, ip: string, out: Writable): LiveStream {
     if (this.stopping || !this.listening) {
       throw new AppError('service_unavailable', 'live updates are not available now; try again shortly');
+    }
+    const { businessId, developerId } = principal;
+    const streams = this.byBusiness.get(businessId) ?? new Set<LiveStream>();
+    const perBusiness = principal.sandbox ? this.limits.perSandboxBusiness : this.limits.perBusiness;
+    if (streams.size >= perBusiness) {
+      throw tooMany(`at most ${perBusiness} live streams may be open at once for one business`);
+    }
+    if (developerId !== null && (this.byDeveloper.get(developerId) ?? 0) >= this.limits.perDeveloper) {
+      throw tooMany(
+        `at most ${this.limits.perDeveloper} live streams may be open at once for one account's businesses`,
+      );
+    }
+    if ((this.byIp.get(ip) ?? 0) >= this.limits.perIp) {
+      throw tooMany(`at most ${this.limits.perIp} live streams may be open at once from one client address`);
     }
     if (this.count >= this.limits.perProcess) {
       throw new AppError('service_unavailable', 'this server has as many live streams open as it takes');
     }
-    const streams = this.byBusiness.get(businessId) ?? new Set<LiveStream>();
-    if (streams.size >= this.limits.perBusiness) {
-      throw new AppError(
-        'rate_limit_exceeded',
-        `at most ${this.limits.perBusiness} live streams may be open at once for one business`,
-      );
-    }
     this.byBusiness.set(businessId, streams);
-    const stream = new LiveStream(businessId, out, this.limits, () => {
+    const stream = new LiveStream(principal, out, this.limits, () => {
       this.count--;
+      if (developerId !== null) countDown(this.byDeveloper, developerId);
+      countDown(this.byIp, ip);
       streams.delete(stream);
       if (streams.size === 0 && this.byBusiness.get(businessId) === streams)
         this.byBusiness.delete(businessId);
     });
     streams.add(stream);
     this.count++;
-    if (expiresAt !== undefined) stream.expireAt(expiresAt, this.now());
+    if (developerId !== null) this.byDeveloper.set(developerId, (this.byDeveloper.get(developerId) ?? 0) + 1);
+    this.byIp.set(ip, (this.byIp.get(ip) ?? 0) + 1);
+    if (principal.expiresAt !== undefined) stream.expireAt(principal.expiresAt, this.now());
     return stream;
   }
 
@@ -173,6 +218,33 @@ export class LiveEvents {
     const streams = this.byBusiness.get(event.business_id);
     if (!streams) return;
     for (const stream of [...streams]) stream.send(event);
+  }
+
+  /** Ends, saying why, the streams whose credential no longer holds. */
+  async recheck(): Promise<void> {
+    const streams = this.streams();
+    if (streams.length === 0) return;
+    const lapsed = await this.lapsed(streams.map((stream) => stream.principal));
+    for (const stream of streams) {
+      const reason = lapsed.get(stream.principal);
+      if (reason) stream.close(reason);
+    }
+  }
+
+  /**
+   * One check at a time. A failed read (the database unreachable) ends nothing: the next interval
+   * reads again, and a lost change feed ends every stream anyway.
+   */
+  private async recheckOnce(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      await this.recheck();
+    } catch {
+      // read again at the next interval
+    } finally {
+      this.checking = false;
+    }
   }
 
   up(): void {
@@ -187,11 +259,23 @@ export class LiveEvents {
   /** At shutdown: every stream ends at once, so none holds the graceful stop, and no new one opens. */
   stop(): void {
     this.stopping = true;
+    clearInterval(this.recheckTimer);
     this.closeAll('shutdown');
   }
 
-  private closeAll(reason: ClosingReason): void {
-    for (const streams of [...this.byBusiness.values()])
-      for (const stream of [...streams]) stream.close(reason);
+  private streams(): LiveStream[] {
+    return [...this.byBusiness.values()].flatMap((streams) => [...streams]);
   }
+
+  private closeAll(reason: ClosingReason): void {
+    for (const stream of this.streams()) stream.close(reason);
+  }
+}
+
+const tooMany = (message: string) => new AppError('rate_limit_exceeded', message);
+
+function countDown(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 0) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }

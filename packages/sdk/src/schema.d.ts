@@ -1619,7 +1619,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: one event per committed change of the business’s bookings, deposits, waitlist and blocks
-         * @description Events `ready` first, then one per change (`booking.created`, `block.deleted`...) with `data` `{type, id, business_id, booking_date?, booking_id?, at}`, a `: ping` comment every 15 s, and `closing` `{reason}` when the server ends the stream (`token_expired`, `shutdown`, `feed_lost`). No replay: after reconnecting, reload what is shown.
+         * @description Events `ready` first, then one per change (`booking.created`, `block.deleted`...) with `data` `{type, id, business_id, booking_date?, booking_id?, at}`, a `: ping` comment every 15 s, and `closing` `{reason}` when the server ends the stream (`token_expired`, `credential_revoked`, `role_changed`, `shutdown`, `feed_lost`). No replay: after reconnecting, reload what is shown.
          */
         get: operations["streamChanges"];
         put?: never;
