@@ -7,7 +7,7 @@ import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
-import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
+import { LoginBody, TokenResponse } from './developers.routes.ts';
 import {
   INVITATION_PAGE_HEADERS,
   INVITATION_SCRIPT_PATH,
@@ -75,7 +75,6 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: LoginBody,
         response: { 200: DashboardSession, ...errorResponses(401, 404) },
       },
-      onError: retryAfterWhenLocked,
     },
     async (request) =>
       logInUser(app.db, app.tokens, request.body, {
