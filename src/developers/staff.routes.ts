@@ -40,7 +40,8 @@ const StaffUser = Type.Object({
   email: Type.String(),
   role: Role,
   status: Type.Union([Type.Literal('invited'), Type.Literal('active')], {
-    description: '`invited` grants nothing until the person accepts the emailed link',
+    description:
+      '`invited` grants nothing until the person joins: accepts the emailed link, or signs in once with the password the invitation gave their new account',
   }),
   invited_at: Timestamp,
   created_at: Timestamp,
@@ -237,7 +238,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
                   minLength: MIN_PASSWORD_LENGTH,
                   maxLength: 256,
                   description:
-                    'the first password of an account this invitation creates, active at once; ignored for an existing account',
+                    'the first password of an account this invitation creates: signing in with it joins the business; ignored for an existing account',
                 }),
               ),
             },
