@@ -231,14 +231,14 @@ export interface InvitationContext {
  * Invitations emailed (re-sent ones too) within a rolling day: per business, and per developer
  * across all their businesses, so that no tenant sends the platform's mail to strangers in bulk.
  */
-export const INVITATION_LIMITS = { perBusiness: 20, perDeveloper: 50, windowMs: 86_400_000 } as const;
+const INVITATION_LIMITS = { perBusiness: 20, perDeveloper: 50, windowMs: 86_400_000 } as const;
 
 /**
  * When another invitation may be sent, given those sent within the window (oldest first); null
  * when one may be sent now. A limit frees a place when the oldest of its counted invitations
  * leaves the window.
  */
-export function invitationsFreeAt(
+function invitationsFreeAt(
   sent: readonly { business_id: string; sent_at: Date }[],
   businessId: string,
 ): Date | null {
