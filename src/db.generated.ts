@@ -343,6 +343,14 @@ export interface IdempotencyKeys {
   status_code: number | null;
 }
 
+export interface InvitationSends {
+  business_id: string;
+  developer_id: string;
+  id: Generated<string>;
+  message_id: string;
+  sent_at: Timestamp;
+}
+
 export interface LoginFailures {
   account_kind: string;
   /**
@@ -369,7 +377,11 @@ export interface Memberships {
   invited_at: Generated<Timestamp>;
   role: string;
   /**
-   * invited grants nothing until the person accepts the emailed link.
+   * The first password of the account this invitation created (Argon2id): signing in with it makes the membership active.
+   */
+  seeded_password_hash: string | null;
+  /**
+   * invited grants nothing until the person joins: opens the emailed link, or signs in with the password the invitation gave a new account.
    */
   status: string;
   user_id: string;
@@ -672,6 +684,7 @@ export interface DB {
   deposits: Deposits;
   developers: Developers;
   idempotency_keys: IdempotencyKeys;
+  invitation_sends: InvitationSends;
   login_failures: LoginFailures;
   memberships: Memberships;
   message_outbox: MessageOutbox;

@@ -422,7 +422,10 @@ export async function createPublishableKey(
   return { key: response.json().key, id: response.json().id };
 }
 
-/** Invites a dashboard user; returns the access token their login would answer. */
+/**
+ * Invites a dashboard user with a password and signs them in with it (which joins the business);
+ * returns the access token of that login.
+ */
 export async function dashboardToken(
   app: FastifyInstance,
   tenant: Tenant,
@@ -437,7 +440,9 @@ export async function dashboardToken(
     payload: { email, role, password },
   });
   assert.equal(invited.statusCode, 201, invited.body);
-  return app.tokens.sign({ sub: invited.json().id, email, role, businessId: tenant.businessId });
+  const login = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
+  assert.equal(login.statusCode, 200, login.body);
+  return login.json().access_token;
 }
 
 export interface RouteUnderTest {

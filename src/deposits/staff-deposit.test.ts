@@ -343,25 +343,40 @@ describe('email without SMTP_URL', () => {
 });
 
 describe("a sandbox business's email", () => {
-  it('goes to its developer and its staff only; to anyone else it is logged, not sent, and marked so', async () => {
+  it('goes to its developer and its active staff only; to anyone else it is logged, not sent, and marked so', async () => {
     const biz = await setupBookable(ctx.app, {
       sandbox: true,
       resources: [{ name: 'Only', capacity_min: 1, capacity_max: 6 }],
     });
+    const invite = async (email: string) => {
+      const invited = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        headers: biz.tenant.headers,
+        payload: { email, role: 'staff_member', password: 'staff password 123' },
+      });
+      assert.equal(invited.statusCode, 201, invited.body);
+    };
+    // One member has joined (signed in with the password of the invitation); the other has not.
     const staffEmail = uniqueEmail('host');
-    const invited = await ctx.app.inject({
+    await invite(staffEmail);
+    const login = await ctx.app.inject({
       method: 'POST',
-      url: '/v1/manage/staff',
-      headers: biz.tenant.headers,
-      payload: { email: staffEmail, role: 'staff_member', password: 'staff password 123' },
+      url: '/v1/auth/login',
+      payload: { email: staffEmail, password: 'staff password 123' },
     });
-    assert.equal(invited.statusCode, 201, invited.body);
+    assert.equal(login.statusCode, 200, login.body);
+    const invitedEmail = uniqueEmail('invited');
+    await invite(invitedEmail);
+    await ctx.app.jobs.runAll();
+    received.length = 0;
     const outsider = 'victim@example.net';
     const developer = biz.tenant.developer.email.toUpperCase();
     for (const [email, time] of [
       [outsider, '10:00'],
       [developer, '12:00'],
       [staffEmail, '14:00'],
+      [invitedEmail, '16:00'],
     ] as const) {
       const response = await staffDeposit(biz, { email, time });
       assert.equal(response.statusCode, 201, response.body);
@@ -371,6 +386,15 @@ describe("a sandbox business's email", () => {
     assert.ok(!recipients.includes(outsider), recipients.join());
     assert.ok(recipients.includes(developer.toLowerCase()), recipients.join());
     assert.ok(recipients.includes(staffEmail), recipients.join());
+    assert.ok(!recipients.includes(invitedEmail), recipients.join());
+    const invitedWithheld = await ctx.app.db
+      .selectFrom('message_outbox')
+      .select(['withheld_at', 'sent_at'])
+      .where('to_address', '=', invitedEmail)
+      .where('subject', 'like', 'Pay the deposit%')
+      .executeTakeFirstOrThrow();
+    assert.ok(invitedWithheld.withheld_at, 'an invited member has not joined: withheld');
+    assert.equal(invitedWithheld.sent_at, null);
     const withheld = await ctx.app.db
       .selectFrom('message_outbox')
       .selectAll()

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { onErrorAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
@@ -8,7 +7,7 @@ import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
-import { AccountLocked, refreshTokens } from './sessions.service.ts';
+import { refreshTokens } from './sessions.service.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 });
@@ -20,11 +19,6 @@ export const TokenResponse = Type.Object({
   expires_in: Type.Integer({ format: 'int32' }),
   refresh_token: Type.String(),
 });
-
-/** A locked account's 429 says when to retry, as every rate limit's does. */
-export const retryAfterWhenLocked: onErrorAsyncHookHandler = async (_request, reply, error) => {
-  if (error instanceof AccountLocked) reply.header('Retry-After', error.retryAfterSeconds);
-};
 
 export const LoginBody = example(
   Type.Object(
@@ -104,7 +98,6 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: LoginBody,
         response: { 200: TokenResponse, ...errorResponses(401) },
       },
-      onError: retryAfterWhenLocked,
     },
     async (request) =>
       logInDeveloper(app.db, app.tokens, request.body, {

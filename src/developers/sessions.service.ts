@@ -53,15 +53,15 @@ export const LOGIN_LIMIT = {
   spacingMs: 10_000,
 } as const;
 
-/** The 429 of a locked account; the route turns `retryAfterSeconds` into `Retry-After`. */
-export class AccountLocked extends AppError {
-  readonly retryAfterSeconds: number;
-
-  constructor(retryAfterSeconds: number) {
-    super('rate_limit_exceeded', `too many failed logins for this account; retry in ${retryAfterSeconds} s`);
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
+/** The 429 of a locked account. */
+const accountLocked = (retryAfterSeconds: number) =>
+  new AppError(
+    'rate_limit_exceeded',
+    `too many failed logins for this account; retry in ${retryAfterSeconds} s`,
+    {
+      retryAfterSeconds,
+    },
+  );
 
 /**
  * When logins from one address are locked until, given that address's failures (oldest first):
@@ -120,7 +120,7 @@ export async function underLoginLimit<T>(
       now,
     );
     const until = Math.max(here?.getTime() ?? 0, everywhere?.getTime() ?? 0);
-    if (until > now.getTime()) throw new AccountLocked(Math.ceil((until - now.getTime()) / 1000));
+    if (until > now.getTime()) throw accountLocked(Math.ceil((until - now.getTime()) / 1000));
     await deleteLoginFailuresBefore(tx, since);
     return insertLoginFailure(tx, { account_kind: account.kind, email, client_ip: clientIp, failed_at: now });
   });

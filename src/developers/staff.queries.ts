@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import type { MembershipRole, MembershipStatus } from '../schema.ts';
 
@@ -96,8 +96,9 @@ export function insertMembership(
     role: MembershipRole;
     status: MembershipStatus;
     invited_at: Date;
-    invite_token_hash: string | null;
-    invite_expires_at: Date | null;
+    invite_token_hash: string;
+    invite_expires_at: Date;
+    seeded_password_hash: string | null;
   },
 ) {
   return executor
@@ -149,7 +150,7 @@ export function findInvitation(executor: Executor, tokenHash: string, now: Date)
     .executeTakeFirst();
 }
 
-/** Makes an invited membership active; its link is spent. */
+/** Makes an invited membership active; its link and its seeded password are spent. */
 export async function activateMembership(
   executor: Executor,
   businessId: string,
@@ -157,10 +158,43 @@ export async function activateMembership(
 ): Promise<void> {
   await executor
     .updateTable('memberships')
-    .set({ status: 'active', invite_token_hash: null, invite_expires_at: null })
+    .set({ status: 'active', invite_token_hash: null, invite_expires_at: null, seeded_password_hash: null })
     .where('user_id', '=', userId)
     .where('business_id', '=', businessId)
     .execute();
+}
+
+/** The user's invited memberships whose invitation created the account with a password, oldest first. */
+export function seededInvitationsOf(executor: Executor, userId: string) {
+  return executor
+    .selectFrom('memberships')
+    .select(['business_id', 'seeded_password_hash'])
+    .where('user_id', '=', userId)
+    .where('status', '=', 'invited')
+    .where('seeded_password_hash', 'is not', null)
+    .orderBy('created_at')
+    .execute();
+}
+
+/**
+ * Makes an invited membership active by its seeded password: only while it is still invited with
+ * that seed (not withdrawn, joined or re-invited meanwhile). Answers whether it did.
+ */
+export async function joinBySeededPassword(
+  executor: Executor,
+  businessId: string,
+  userId: string,
+  seededPasswordHash: string,
+): Promise<boolean> {
+  const joined = await executor
+    .updateTable('memberships')
+    .set({ status: 'active', invite_token_hash: null, invite_expires_at: null, seeded_password_hash: null })
+    .where('user_id', '=', userId)
+    .where('business_id', '=', businessId)
+    .where('status', '=', 'invited')
+    .where('seeded_password_hash', '=', seededPasswordHash)
+    .executeTakeFirst();
+  return joined.numUpdatedRows > 0n;
 }
 
 /** Sets the user's password and ends every session they have: older access tokens stop working. */
@@ -250,5 +284,53 @@ export async function revokeRefreshTokensOf(
     .where('subject_id', '=', userId)
     .where('business_id', '=', businessId)
     .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** The business an invitation is sent for: its name, and the developer whose limit it counts against. */
+export function findInvitingBusiness(executor: Executor, businessId: string) {
+  return executor
+    .selectFrom('businesses')
+    .select(['name', 'developer_id'])
+    .where('id', '=', businessId)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Makes the developer's invitations take turns until the transaction ends, so that concurrent ones
+ * (through any process) each count those sent before them.
+ */
+export async function lockInvitationSends(tx: Tx, developerId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`invitations:${developerId}`}))`.execute(tx);
+}
+
+/** When each invitation of the developer's businesses since `since` was sent, and by which business, oldest first. */
+export function invitationSendsSince(executor: Executor, developerId: string, since: Date) {
+  return executor
+    .selectFrom('invitation_sends')
+    .select(['business_id', 'sent_at'])
+    .where('developer_id', '=', developerId)
+    .where('sent_at', '>', since)
+    .orderBy('sent_at')
+    .execute();
+}
+
+export async function insertInvitationSend(
+  executor: Executor,
+  values: { developer_id: string; business_id: string; message_id: string; sent_at: Date },
+): Promise<void> {
+  await executor.insertInto('invitation_sends').values(values).execute();
+}
+
+/** Forgets the developer's invitations sent before `before`, which no limit counts any more. */
+export async function deleteInvitationSendsBefore(
+  executor: Executor,
+  developerId: string,
+  before: Date,
+): Promise<void> {
+  await executor
+    .deleteFrom('invitation_sends')
+    .where('developer_id', '=', developerId)
+    .where('sent_at', '<=', before)
     .execute();
 }

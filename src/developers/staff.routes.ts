@@ -7,7 +7,7 @@ import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
-import { LoginBody, retryAfterWhenLocked, TokenResponse } from './developers.routes.ts';
+import { LoginBody, TokenResponse } from './developers.routes.ts';
 import {
   INVITATION_PAGE_HEADERS,
   INVITATION_SCRIPT_PATH,
@@ -40,7 +40,8 @@ const StaffUser = Type.Object({
   email: Type.String(),
   role: Role,
   status: Type.Union([Type.Literal('invited'), Type.Literal('active')], {
-    description: '`invited` grants nothing until the person accepts the emailed link',
+    description:
+      '`invited` grants nothing until the person joins: accepts the emailed link, or signs in once with the password the invitation gave their new account',
   }),
   invited_at: Timestamp,
   created_at: Timestamp,
@@ -75,7 +76,6 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: LoginBody,
         response: { 200: DashboardSession, ...errorResponses(401, 404) },
       },
-      onError: retryAfterWhenLocked,
     },
     async (request) =>
       logInUser(app.db, app.tokens, request.body, {
@@ -242,7 +242,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
                   minLength: MIN_PASSWORD_LENGTH,
                   maxLength: 256,
                   description:
-                    'the first password of an account this invitation creates, active at once; ignored for an existing account',
+                    'the first password of an account this invitation creates: signing in with it joins the business; ignored for an existing account',
                 }),
               ),
             },

@@ -1,12 +1,18 @@
 import { recordAudit } from '../audit/audit.ts';
 import { enqueueEmail, venueInSubject } from '../messages/sender.ts';
-import { hashPassword, type Principal, randomToken, sha256, type TokenService } from '../platform/auth.ts';
-import type { Db, Executor, Tx } from '../platform/db.ts';
+import {
+  hashPassword,
+  type Principal,
+  randomToken,
+  sha256,
+  type TokenService,
+  verifyPassword,
+} from '../platform/auth.ts';
+import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
 import type { MembershipRole, MembershipStatus } from '../schema.ts';
-import { findBusinessInfo } from './developers.queries.ts';
 import {
   checkPassword,
   issueTokens,
@@ -16,20 +22,27 @@ import {
 } from './sessions.service.ts';
 import {
   activateMembership,
+  deleteInvitationSendsBefore,
   deleteMembership,
   deleteUserWithoutMemberships,
   findInvitation,
+  findInvitingBusiness,
   findMember,
   findUserByEmail,
+  insertInvitationSend,
   insertMembership,
+  invitationSendsSince,
+  joinBySeededPassword,
   listMembersOf,
   lockInvitation,
+  lockInvitationSends,
   lockMember,
   lockUser,
   membershipsOf,
   renewInvitation,
   revokeAllRefreshTokensOf,
   revokeRefreshTokensOf,
+  seededInvitationsOf,
   setMemberRole,
   setPasswordEndingSessions,
   upsertUser,
@@ -94,8 +107,43 @@ async function sessionFor(
 }
 
 /**
+ * Joins the memberships whose invitation created the account with this password, as the person
+ * signs in with it: the list shows them `active` only from then on. Hashes are compared before the
+ * transaction; a seed the account still has as its password needs no second check.
+ */
+async function joinSeededInvitations(
+  db: Db,
+  user: { id: string; email: string; password_hash: string },
+  password: string,
+): Promise<void> {
+  const joining: { businessId: string; seed: string }[] = [];
+  for (const invitation of await seededInvitationsOf(db, user.id)) {
+    const seed = invitation.seeded_password_hash!;
+    if (seed === user.password_hash || (await verifyPassword(seed, password).catch(() => false)))
+      joining.push({ businessId: invitation.business_id, seed });
+  }
+  if (joining.length === 0) return;
+  await withTx(db, async (tx) => {
+    for (const { businessId, seed } of joining) {
+      if (!(await joinBySeededPassword(tx, businessId, user.id, seed))) continue;
+      await recordAudit(
+        tx,
+        { businessId, actor: user.email },
+        {
+          action: 'staff.invitation_accepted',
+          entityType: 'user',
+          entityId: user.id,
+          meta: { by: 'seeded_password' },
+        },
+      );
+    }
+  });
+}
+
+/**
  * Logs a dashboard user in to their oldest active membership; `businesses` lists all of them,
- * oldest first. `attempt` is when and from where, for the login limits.
+ * oldest first. A first sign-in with the password an invitation gave the new account joins that
+ * membership. `attempt` is when and from where, for the login limits.
  */
 export async function logInUser(
   db: Db,
@@ -106,6 +154,7 @@ export async function logInUser(
   return underLoginLimit(db, { kind: 'user', email: input.email }, attempt, async () => {
     const user = await findUserByEmail(db, input.email);
     await checkPassword(user?.password_hash, input.password);
+    await joinSeededInvitations(db, user!, input.password);
     const businesses = await membershipsOf(db, user!.id);
     // A user whose memberships all wait for their link, or a removal racing this login: as if
     // they did not exist.
@@ -178,19 +227,75 @@ export interface InvitationContext {
   publicBaseUrl: string;
 }
 
-/** Writes a fresh link for the membership into the outbox; answers the token's hash and expiry. */
+/**
+ * Invitations emailed (re-sent ones too) within a rolling day: per business, and per developer
+ * across all their businesses, so that no tenant sends the platform's mail to strangers in bulk.
+ */
+const INVITATION_LIMITS = { perBusiness: 20, perDeveloper: 50, windowMs: 86_400_000 } as const;
+
+/**
+ * When another invitation may be sent, given those sent within the window (oldest first); null
+ * when one may be sent now. A limit frees a place when the oldest of its counted invitations
+ * leaves the window.
+ */
+function invitationsFreeAt(
+  sent: readonly { business_id: string; sent_at: Date }[],
+  businessId: string,
+): Date | null {
+  const freeAt = (times: Date[], limit: number) =>
+    times.length < limit ? 0 : times[times.length - limit]!.getTime() + INVITATION_LIMITS.windowMs;
+  const all = sent.map((s) => s.sent_at);
+  const mine = sent.filter((s) => s.business_id === businessId).map((s) => s.sent_at);
+  const at = Math.max(
+    freeAt(mine, INVITATION_LIMITS.perBusiness),
+    freeAt(all, INVITATION_LIMITS.perDeveloper),
+  );
+  return at === 0 ? null : new Date(at);
+}
+
+/**
+ * Takes the business's turn to send an invitation: the developer's invitations wait for each other
+ * until the transaction ends, so concurrent ones on any process count each other. 429 with
+ * `Retry-After` past a limit; otherwise answers who is inviting, for `sendInvitation`.
+ */
+async function takeInvitationTurn(tx: Tx, businessId: string, now: Date) {
+  const business = await findInvitingBusiness(tx, businessId);
+  await lockInvitationSends(tx, business.developer_id);
+  const sent = await invitationSendsSince(
+    tx,
+    business.developer_id,
+    new Date(now.getTime() - INVITATION_LIMITS.windowMs),
+  );
+  const freeAt = invitationsFreeAt(sent, businessId);
+  if (freeAt) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((freeAt.getTime() - now.getTime()) / 1000));
+    throw new AppError(
+      'rate_limit_exceeded',
+      `at most ${INVITATION_LIMITS.perBusiness} invitations per business and ${INVITATION_LIMITS.perDeveloper} per developer a day; retry in ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
+    );
+  }
+  return { businessId, businessName: business.name, developerId: business.developer_id };
+}
+
+type InvitationTurn = Awaited<ReturnType<typeof takeInvitationTurn>>;
+
+/**
+ * Writes a fresh link for the membership into the outbox, counted against the limits; answers the
+ * token's hash and expiry. The text is the platform's own: the business appears only by its name,
+ * quoted and cut as in a subject line, and the inviter adds nothing.
+ */
 async function sendInvitation(
   tx: Tx,
-  businessId: string,
+  turn: InvitationTurn,
   email: string,
   { now, publicBaseUrl }: InvitationContext,
 ): Promise<{ invite_token_hash: string; invite_expires_at: Date }> {
   const token = randomToken(48);
   const expires = new Date(now.getTime() + INVITATION_DAYS * 86_400_000);
-  const business = await findBusinessInfo(tx, businessId);
-  const name = venueInSubject(business?.name ?? '');
-  await enqueueEmail(tx, {
-    businessId,
+  const name = venueInSubject(turn.businessName);
+  const message = await enqueueEmail(tx, {
+    businessId: turn.businessId,
     to: email,
     subject: `You are invited to ${name} on Slotwise`,
     text: [
@@ -205,14 +310,27 @@ async function sendInvitation(
       'If you did not expect this, ignore this message: nothing changes without the link.',
     ].join('\n'),
   });
+  await insertInvitationSend(tx, {
+    developer_id: turn.developerId,
+    business_id: turn.businessId,
+    message_id: message.id,
+    sent_at: now,
+  });
+  // Kept while the link works, so that the outbox can tell the message for what it is.
+  await deleteInvitationSendsBefore(
+    tx,
+    turn.developerId,
+    new Date(now.getTime() - INVITATION_DAYS * 86_400_000),
+  );
   return { invite_token_hash: sha256(token), invite_expires_at: expires };
 }
 
 /**
- * Adds the email to the business. A new account made with a password in the invitation is active
- * at once (its inviter chose that first password). Any other membership is `invited`: it grants
- * nothing until the person opens the emailed link and chooses a password there. An existing
- * account never gets the invitation's password, and the answer is the same as for a new person.
+ * Adds the email to the business as an `invited` membership, which grants nothing until the person
+ * joins, and emails them a link. A password in the invitation seeds an account the invitation
+ * creates: signing in with it once joins, as opening the link does. An existing account never gets
+ * the invitation's password, and everything the inviter sees (the answer, the staff list, the
+ * messages list) is the same as for a new person.
  */
 export async function inviteStaff(
   tx: Tx,
@@ -220,17 +338,17 @@ export async function inviteStaff(
   invite: StaffInvite,
   context: InvitationContext,
 ): Promise<InvitedView> {
+  const turn = await takeInvitationTurn(tx, principal.businessId, context.now);
   const user = await upsertUser(tx, invite.email, invite.passwordHash);
-  const activeAtOnce = user.created && invite.seedsPassword;
-  const link = activeAtOnce ? null : await sendInvitation(tx, principal.businessId, user.email, context);
+  const link = await sendInvitation(tx, turn, user.email, context);
   const membership = await insertMembership(tx, {
     user_id: user.id,
     business_id: principal.businessId,
     role: invite.role,
-    status: activeAtOnce ? 'active' : 'invited',
+    status: 'invited',
     invited_at: context.now,
-    invite_token_hash: link?.invite_token_hash ?? null,
-    invite_expires_at: link?.invite_expires_at ?? null,
+    ...link,
+    seeded_password_hash: user.created && invite.seedsPassword ? invite.passwordHash : null,
   });
   if (!membership) throw conflict('a dashboard user with this email exists');
   const created = toStaffView({ id: user.id, email: user.email, ...membership });
@@ -251,10 +369,11 @@ export async function resendInvitation(
   userId: string,
   context: InvitationContext,
 ): Promise<StaffView> {
+  const turn = await takeInvitationTurn(tx, principal.businessId, context.now);
   const member = await lockMember(tx, principal.businessId, userId);
   if (!member) throw notFound('user');
-  if (member.status !== 'invited') throw conflict('the member has already accepted the invitation');
-  const link = await sendInvitation(tx, principal.businessId, member.email, context);
+  if (member.status !== 'invited') throw conflict('the member has already joined');
+  const link = await sendInvitation(tx, turn, member.email, context);
   await renewInvitation(tx, principal.businessId, userId, { ...link, invited_at: context.now });
   const after = toStaffView({ ...member, invited_at: context.now });
   await recordAudit(tx, principal, {

@@ -933,9 +933,10 @@ describe('POST /v1/manage/staff/:user_id/resend', () => {
   });
 
   describe('409', () => {
-    it('refuses a member who has already accepted', async () => {
+    it('refuses a member who has already joined', async () => {
       const tenant = await createTenant(ctx.app);
       const user = await invite(tenant, 'staff_member');
+      assert.equal((await loginAs(user.email)).statusCode, 200);
       const response = await ctx.app.inject({
         method: 'POST',
         url: `/v1/manage/staff/${user.id}/resend`,
@@ -1001,5 +1002,211 @@ describe('GET /v1/auth/me', () => {
     assert.equal((await get('/v1/auth/me', tenant.apiKey)).statusCode, 403);
     assert.equal((await get('/v1/auth/me', tenant.developer.token)).statusCode, 403);
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/v1/auth/me' })).statusCode, 401);
+  });
+});
+
+describe('joining', () => {
+  const staffList = async (tenant: Tenant) =>
+    (await get('/v1/manage/staff', tenant.apiKey))
+      .json()
+      .items.map((u: { email: string; status: string }) => [u.email, u.status]);
+
+  it('lists a new account made with a password `invited`, like an existing one, until its first sign-in joins it', async () => {
+    const elsewhere = await createTenant(ctx.app);
+    const tenant = await createTenant(ctx.app);
+    const known = uniqueEmail('known');
+    await invite(elsewhere, 'staff_member', known);
+    assert.equal((await loginAs(known)).statusCode, 200);
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/staff',
+      headers: tenant.headers,
+      payload: { email: known, role: 'staff_member', password: 'another password 456' },
+    });
+    const fresh = await invite(tenant, 'staff_member');
+    assert.deepEqual(await staffList(tenant), [
+      [known, 'invited'],
+      [fresh.email, 'invited'],
+    ]);
+    // Both were emailed a link, so the messages list tells nothing apart either.
+    const messages = (await get('/v1/manage/messages', tenant.apiKey)).json().items;
+    assert.deepEqual(
+      messages.map((m: { type: string; status: string }) => m.type),
+      ['notice', 'notice'],
+    );
+
+    const login = await loginAs(fresh.email);
+    assert.equal(login.statusCode, 200, login.body);
+    assert.deepEqual(login.json().businesses, [
+      { id: tenant.businessId, name: 'Chez Test', role: 'staff_member' },
+    ]);
+    assert.deepEqual(await staffList(tenant), [
+      [known, 'invited'],
+      [fresh.email, 'active'],
+    ]);
+    const me = await get('/v1/auth/me', login.json().access_token);
+    assert.equal(me.json().businesses[0].id, tenant.businessId);
+    const audit = (await get('/v1/manage/audit-logs', tenant.apiKey)).json();
+    assert.equal(audit.items[0].action, 'staff.invitation_accepted');
+    assert.equal(audit.items[0].user_email, fresh.email);
+    assert.equal((await loginAs(fresh.email)).statusCode, 200, 'later sign-ins as any other');
+  });
+
+  it('joins a new account made with a password through its link too', async () => {
+    const tenant = await createTenant(ctx.app);
+    const user = await invite(tenant, 'staff_member');
+    await acceptInvitation(user.email, 'chosen by me 123');
+    assert.deepEqual(await staffList(tenant), [[user.email, 'active']]);
+    assert.equal((await loginAs(user.email)).statusCode, 401, 'the seeded password is gone');
+  });
+
+  it('does not join with a password the person chose elsewhere: only the seeded one joins', async () => {
+    const seeding = await createTenant(ctx.app, { name: 'Seeding' });
+    const employer = await createTenant(ctx.app, { name: 'Employer' });
+    const email = uniqueEmail('person');
+    await invite(seeding, 'staff_member', email);
+    await inviteByLink(employer, 'staff_member', email);
+    await acceptInvitation(email, 'my very own password');
+    const login = await loginAs(email, 'my very own password');
+    assert.equal(login.statusCode, 200, login.body);
+    assert.deepEqual(
+      login.json().businesses.map((b: { id: string }) => b.id),
+      [employer.businessId],
+    );
+    assert.deepEqual(await staffList(seeding), [[email, 'invited']]);
+  });
+});
+
+describe('invitation limits', () => {
+  const DAY_MS = 86_400_000;
+  const inviteAs = (headers: Record<string, string>, email = uniqueEmail('staff')) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/staff',
+      headers,
+      payload: { email, role: 'staff_member' },
+    });
+  const invitationsOf = async (businessId: string) =>
+    (
+      await ctx.app.db
+        .selectFrom('message_outbox')
+        .select('id')
+        .where('business_id', '=', businessId)
+        .where('subject', 'like', 'You are invited to %')
+        .execute()
+    ).length;
+  /** Another business of the tenant's developer. */
+  const anotherBusiness = async (tenant: Tenant) => {
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/developer/businesses',
+      headers: bearer(tenant.developer.token),
+      payload: { name: 'Another', is_dev: true },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    return bearer(created.json().api_key as string);
+  };
+
+  it('sends at most 20 per business a day, re-sends counted: 429 with Retry-After until the oldest is a day old', async () => {
+    const tenant = await createTenant(ctx.app);
+    const start = Date.now();
+    try {
+      ctx.app.clock.now = () => start;
+      const first = await inviteByLink(tenant, 'staff_member');
+      for (let i = 1; i < 19; i++) await inviteByLink(tenant, 'staff_member');
+      ctx.app.clock.now = () => start + 60_000;
+      const resend = (id: string) =>
+        ctx.app.inject({ method: 'POST', url: `/v1/manage/staff/${id}/resend`, headers: tenant.headers });
+      assert.equal((await resend(first.id)).statusCode, 200, 'the 20th');
+      for (const refused of [await inviteAs(tenant.headers), await resend(first.id)]) {
+        assert.equal(refused.statusCode, 429, refused.body);
+        assert.equal(refused.json().error.code, 'rate_limit_exceeded');
+        assert.equal(refused.headers['retry-after'], String(DAY_MS / 1000 - 60));
+      }
+      assert.equal(await invitationsOf(tenant.businessId), 20);
+      // A day later the first 19 no longer count; the re-send still does, for another 59 s.
+      ctx.app.clock.now = () => start + DAY_MS + 1000;
+      for (let i = 0; i < 19; i++) assert.equal((await inviteAs(tenant.headers)).statusCode, 201);
+      const full = await inviteAs(tenant.headers);
+      assert.equal(full.statusCode, 429);
+      assert.equal(full.headers['retry-after'], '59');
+    } finally {
+      ctx.app.clock.now = () => Date.now();
+    }
+  });
+
+  it("sends at most 50 a day across a developer's businesses; another developer is unaffected", async () => {
+    const tenant = await createTenant(ctx.app);
+    const second = await anotherBusiness(tenant);
+    const third = await anotherBusiness(tenant);
+    for (const [headers, count] of [
+      [tenant.headers, 20],
+      [second, 20],
+      [third, 10],
+    ] as const) {
+      for (let i = 0; i < count; i++) assert.equal((await inviteAs(headers)).statusCode, 201);
+    }
+    const refused = await inviteAs(third);
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error.code, 'rate_limit_exceeded');
+    assert.ok(Number(refused.headers['retry-after']) > DAY_MS / 1000 - 600);
+    assert.equal((await inviteAs((await createTenant(ctx.app)).headers)).statusCode, 201);
+  });
+
+  it('holds under concurrent invitations: no more go out than the limits allow', async () => {
+    const tenant = await createTenant(ctx.app);
+    const businesses = [tenant.headers, await anotherBusiness(tenant), await anotherBusiness(tenant)];
+    const responses = await Promise.all(
+      businesses.flatMap((headers) => Array.from({ length: 25 }, () => inviteAs(headers))),
+    );
+    const statuses = responses.map((r) => r.statusCode);
+    assert.ok(
+      statuses.every((s) => s === 201 || s === 429),
+      statuses.join(),
+    );
+    assert.equal(statuses.filter((s) => s === 201).length, 50);
+    for (let b = 0; b < 3; b++) {
+      const created = statuses.slice(b * 25, b * 25 + 25).filter((s) => s === 201).length;
+      assert.ok(created <= 20, `business ${b}: ${created}`);
+    }
+    const sent = await ctx.app.db
+      .selectFrom('message_outbox')
+      .innerJoin('businesses', 'businesses.id', 'message_outbox.business_id')
+      .select('message_outbox.id')
+      .where('businesses.developer_id', '=', tenant.developer.id)
+      .execute();
+    assert.equal(sent.length, 50);
+  });
+
+  it("has the platform's fixed text: the business only by its name, quoted and cut, nothing of the inviter", async () => {
+    const encoded = `=?utf-8?b?${Buffer.from('Your account is locked').toString('base64')}?=`;
+    const tenant = await createTenant(ctx.app, {
+      name: `${encoded} URGENT: verify your password at evil.example now or lose access\u202e today`,
+    });
+    const user = await inviteByLink(tenant, 'staff_member');
+    const [message] = await ctx.app.db
+      .selectFrom('message_outbox')
+      .select(['subject', 'body_text'])
+      .where('to_address', '=', user.email)
+      .execute();
+    const name = '"URGENT: verify your password at evil.example now or lose ac…"';
+    assert.equal(message?.subject, `You are invited to ${name} on Slotwise`);
+    const text = (message?.body_text ?? '')
+      .replace(/token=[A-Za-z0-9_]+/, 'token=TOKEN')
+      .replace(/before \d{4}-\d\d-\d\d \d\d:\d\d UTC/, 'before DATE UTC');
+    assert.equal(
+      text,
+      [
+        'Hello,',
+        '',
+        `you are invited to work with ${name} on Slotwise.`,
+        'To accept, open this link and choose your password before DATE UTC:',
+        '',
+        `${ctx.config.publicBaseUrl}/staff/accept?token=TOKEN`,
+        '',
+        'Choosing it ends every session of your account that is open elsewhere.',
+        'If you did not expect this, ignore this message: nothing changes without the link.',
+      ].join('\n'),
+    );
   });
 });

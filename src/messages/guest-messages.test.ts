@@ -271,6 +271,60 @@ describe('messages of a booking', () => {
     assert.equal(row.sent_at, null);
   });
 
+  it("sends a sandbox business's confirmations to a member only once they have joined; the invitation itself goes", async () => {
+    const biz = await venue({ venue_notification_email: null }, { sandbox: true });
+    const invited = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/staff',
+      headers: biz.tenant.headers,
+      payload: { email: GUEST_EMAIL, role: 'staff_member' },
+    });
+    assert.equal(invited.statusCode, 201, invited.body);
+    const before = await bookOnline(biz);
+    await sendAll();
+    const [invitation, ...others] = mailsTo(GUEST_EMAIL);
+    assert.match(invitation?.mail.subject ?? '', /^You are invited to "Bistro Race" on Slotwise$/);
+    assert.equal(invitation?.mail.from?.value[0]?.name, 'Slotwise');
+    assert.equal(others.length, 0, 'the confirmation to an invited member is withheld');
+    const [withheld] = await outboxOf(before.id);
+    assert.ok(withheld?.withheld_at);
+
+    const token = /\/staff\/accept\?token=([A-Za-z0-9_]+)/.exec(invitation!.mail.text ?? '')![1]!;
+    const accepted = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/auth/invitations/accept',
+      payload: { token, password: 'chosen by me 123' },
+    });
+    assert.equal(accepted.statusCode, 200, accepted.body);
+    smtp.received.length = 0;
+    const after = await bookOnline(biz, { start_time: '13:00' });
+    await sendAll();
+    assert.equal(mailsTo(GUEST_EMAIL).length, 1, 'a member who joined is emailed');
+    assert.ok((await outboxOf(after.id))[0]?.sent_at);
+  });
+
+  it("passes the venue's name to the From header as a display name, without encoded words or format characters", async () => {
+    const encoded = `=?utf-8?b?${Buffer.from('Bank \u202egnp.exe Support').toString('base64')}?=`;
+    const biz = await venue({
+      name: `${encoded} Bistro\u2066 \u202eRace\u202c =?utf-8?q?=E2=80=AE?=\u200b`,
+      venue_notification_email: null,
+    });
+    await bookOnline(biz);
+    await sendAll();
+    const [confirmation] = mailsTo(GUEST_EMAIL);
+    assert.ok(confirmation);
+    const from = confirmation.mail.from?.value[0];
+    assert.equal(from?.address, 'bookings@slotwise.example');
+    assert.equal(from?.name, 'Bistro Race');
+    assert.equal(confirmation.mail.subject, 'Your booking at "Bistro Race" is confirmed');
+    for (const decoded of [from?.name ?? '', confirmation.mail.subject ?? '']) {
+      assert.doesNotMatch(decoded, /=\?[^?]*\?[^?]*\?[^?]*\?=/);
+      assert.doesNotMatch(decoded, /[\p{Cc}\p{Cf}]/u);
+    }
+    const fromLine = confirmation.raw.split('\r\n').find((line) => line.startsWith('From:'));
+    assert.ok(fromLine && !fromLine.includes(encoded), fromLine);
+  });
+
   it('gives a message up after 10 failed tries', async () => {
     const biz = await venue({ venue_notification_email: null });
     const booking = await bookOnline(biz);

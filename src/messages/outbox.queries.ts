@@ -47,7 +47,7 @@ export const insertMessage = (executor: Executor, message: NewMessage) =>
     })
     .execute();
 
-/** A message written rendered: a payment link, an invitation. */
+/** A message written rendered: a payment link, an invitation. Answers its id. */
 export const insertEmail = (executor: Executor, email: NewEmail) =>
   executor
     .insertInto('message_outbox')
@@ -57,16 +57,18 @@ export const insertEmail = (executor: Executor, email: NewEmail) =>
       subject: email.subject,
       body_text: email.text,
     })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
 
 /**
  * Unsent messages of `channel` due for a try, claimed: their next try moves to `leaseUntil` and
  * their attempts count up in the claiming transaction, so no other process sends them meanwhile,
  * and a process that dies while sending leaves them to be tried again once the lease ends. A
  * message given up on (`failed_at`) is never claimed again. `withheld` tells a sandbox business's
- * message to someone outside it: an email to an address that is neither its developer's nor a
- * member's; an SMS to a number other than the venue's own phone (no developer or member has a
- * phone on record), compared by digits.
+ * message to someone outside it: an email to an address that is neither its developer's nor an
+ * active member's (an invitation aside: it goes to the person it invites); an SMS to a number
+ * other than the venue's own phone (no developer or member has a phone on record), compared by
+ * digits.
  */
 export const claimDueMessages = (
   tx: Tx,
@@ -116,7 +118,8 @@ export const claimDueMessages = (
               SELECT lower(d.email) FROM developers d WHERE d.id = b.developer_id
               UNION ALL
               SELECT lower(u.email) FROM memberships m JOIN users u ON u.id = m.user_id
-              WHERE m.business_id = b.id)
+              WHERE m.business_id = b.id AND m.status = 'active')
+              AND NOT EXISTS (SELECT 1 FROM invitation_sends i WHERE i.message_id = message_outbox.id)
           END)`.as('withheld'),
     ])
     .execute();

@@ -31,8 +31,9 @@ function smtpFailure(error: unknown): SendFailure {
  * told by a change (`payload`) is rendered now, from the business's profile and language as they
  * are; a payment link or an invitation was written rendered. The row's id is the Message-ID, so a
  * message sent again after a crash between the send and its record reads as the same one. A
- * sandbox business's email to anyone but its developer and its staff (the emails of its
- * memberships, whatever their status) is withheld.
+ * sandbox business's email to anyone but its developer and its active members (those who joined;
+ * an invitation goes to the person it invites) is withheld. The venue's name in a header is a
+ * display name nodemailer encodes, cleaned by `venueInHeader` first.
  */
 export class EmailSender extends OutboxSender {
   private readonly mailFrom: string;

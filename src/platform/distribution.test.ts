@@ -50,6 +50,7 @@ const TABLES = {
   booking_usage: 'global',
   message_outbox: 'global',
   idempotency_keys: 'global',
+  invitation_sends: 'global',
   login_failures: 'global',
   processor_events: 'global',
   refresh_tokens: 'global',

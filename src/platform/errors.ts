@@ -61,12 +61,19 @@ export class AppError extends Error {
   readonly fields?: FieldError[];
   /** Some endpoints of the contract answer `{detail}`: sent beside `error:{code,message}`, the same text. */
   readonly detailBody: boolean;
+  /** A limit's refusal says when trying again can succeed: sent as `Retry-After`. */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message: string, options: { fields?: FieldError[]; detail?: boolean } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { fields?: FieldError[]; detail?: boolean; retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.code = code;
     this.fields = options.fields;
     this.detailBody = options.detail ?? false;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get status(): number {
@@ -143,6 +150,7 @@ function thingNamedBy(issues: AjvIssue[]): string {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', error.retryAfterSeconds);
   if (error.detailBody) {
     return reply
       .status(error.status)

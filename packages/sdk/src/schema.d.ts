@@ -3940,7 +3940,7 @@ export interface operations {
                             id: string;
                             email: string;
                             role: "business_owner" | "staff_member";
-                            /** @description `invited` grants nothing until the person accepts the emailed link */
+                            /** @description `invited` grants nothing until the person joins: accepts the emailed link, or signs in once with the password the invitation gave their new account */
                             status: "invited" | "active";
                             /**
                              * Format: date-time
@@ -4058,7 +4058,7 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     role: "business_owner" | "staff_member";
-                    /** @description the first password of an account this invitation creates, active at once; ignored for an existing account */
+                    /** @description the first password of an account this invitation creates: signing in with it joins the business; ignored for an existing account */
                     password?: string;
                 };
             };
@@ -4251,7 +4251,7 @@ export interface operations {
                         id: string;
                         email: string;
                         role: "business_owner" | "staff_member";
-                        /** @description `invited` grants nothing until the person accepts the emailed link */
+                        /** @description `invited` grants nothing until the person joins: accepts the emailed link, or signs in once with the password the invitation gave their new account */
                         status: "invited" | "active";
                         /**
                          * Format: date-time
@@ -4552,7 +4552,7 @@ export interface operations {
                         id: string;
                         email: string;
                         role: "business_owner" | "staff_member";
-                        /** @description `invited` grants nothing until the person accepts the emailed link */
+                        /** @description `invited` grants nothing until the person joins: accepts the emailed link, or signs in once with the password the invitation gave their new account */
                         status: "invited" | "active";
                         /**
                          * Format: date-time
