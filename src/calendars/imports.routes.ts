@@ -57,7 +57,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(ImportView) },
       },
     },
-    async (request) => findImports(app.db, pageOf(request)),
+    async (request) => findImports(app.db, principalOf(request), pageOf(request)),
   );
 
   app.delete(
@@ -93,9 +93,9 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { businessId } = principalOf(request);
+      const principal = principalOf(request);
       const sent = await commitReply(request, reply, 202, (tx) =>
-        requestSync(tx, businessId, request.params.import_id, app.clock.now()),
+        requestSync(tx, principal, request.params.import_id, app.clock.now()),
       );
       // Committed, so the job finds the import due; it runs beside the answer, not within it.
       void app.jobs.kick(SYNC_JOB);

@@ -1,4 +1,5 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
@@ -18,7 +19,7 @@ import {
   recordSync,
   replaceImportBlocks,
 } from './imports.queries.ts';
-import { toImportView } from './imports.view.ts';
+import { importShownTo, toImportView } from './imports.view.ts';
 import { SyncFailed, type SyncFailure } from './sync-failure.ts';
 
 /** Each import is read this often. */
@@ -40,7 +41,7 @@ export interface ImportInput {
  */
 export async function addImport<R>(
   targets: WebhookTargets,
-  actor: AuditActor,
+  actor: AuditActor & Pick<Principal, 'scopes'>,
   input: ImportInput,
   now: number,
   commit: Commit<R>,
@@ -56,26 +57,24 @@ export async function addImport<R>(
     if ((await unknownResourceIds(tx, actor.businessId, [input.resource_id])).length > 0) {
       throw invalidField('resource_id', 'is not a resource of this business');
     }
-    const view = toImportView(
-      await insertImport(tx, {
-        business_id: actor.businessId,
-        resource_id: input.resource_id,
-        url: url.href,
-        next_sync_at: new Date(now),
-      }),
-    );
+    const row = await insertImport(tx, {
+      business_id: actor.businessId,
+      resource_id: input.resource_id,
+      url: url.href,
+      next_sync_at: new Date(now),
+    });
     await recordAudit(tx, actor, {
       action: 'calendar_import.created',
       entityType: 'calendar_import',
-      entityId: view.id,
-      after: view,
+      entityId: row.id,
+      after: toImportView(row),
     });
-    return view;
+    return importShownTo(actor, row);
   });
 }
 
-export const findImports = (executor: Executor, page: PageRequest) =>
-  listImportsOf(executor, page, toImportView);
+export const findImports = (executor: Executor, viewer: Pick<Principal, 'scopes'>, page: PageRequest) =>
+  listImportsOf(executor, page, (row) => importShownTo(viewer, row));
 
 export async function removeImport(tx: Tx, actor: AuditActor, importId: string): Promise<void> {
   const removed = await deleteImportRow(tx, actor.businessId, importId);
@@ -141,8 +140,13 @@ export async function applySync(tx: Tx, calendar: ImportToSync, outcome: SyncOut
  * `POST .../sync`: the import made due now, for the job `calendar-imports` to read (the caller
  * starts the job once this is committed); answers the import as it stands.
  */
-export async function requestSync(tx: Tx, businessId: string, importId: string, now: number) {
-  const row = await markImportDue(tx, businessId, importId, new Date(now));
+export async function requestSync(
+  tx: Tx,
+  viewer: Pick<Principal, 'businessId' | 'scopes'> & { businessId: string },
+  importId: string,
+  now: number,
+) {
+  const row = await markImportDue(tx, viewer.businessId, importId, new Date(now));
   if (!row) throw notFound('calendar import');
-  return toImportView(row);
+  return importShownTo(viewer, row);
 }
