@@ -16,7 +16,7 @@ export const ImportView = Type.Object(
     last_error: Nullable(
       Type.String({
         description:
-          'the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error` or `too_large`',
+          'the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error`, `too_large` or `too_complex` (past the parsing budget)',
       }),
     ),
     created_at: Timestamp,
