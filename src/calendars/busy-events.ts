@@ -8,8 +8,8 @@ export const IMPORT_HORIZON_MS = 90 * DAY_MS;
 /** More busy periods than this in one calendar is refused as too large. */
 const MAX_PERIODS = 5_000;
 /** The budget of one calendar: its events, and the instances they expand to in the window. */
-export const MAX_EVENTS = 5_000;
-export const MAX_INSTANCES = 20_000;
+const MAX_EVENTS = 5_000;
+const MAX_INSTANCES = 20_000;
 
 export interface BusyPeriod {
   /** The event's UID, and for a recurrence its instant: the same instance keeps its block across syncs. */
@@ -77,9 +77,9 @@ export function busyPeriods(text: string, now: number, timeZone: string): BusyPe
   const periods = new Map<string, BusyPeriod>();
   for (const component of Object.values(components)) {
     if (component?.type !== 'VEVENT' || !component.uid || !component.start) continue;
-    const remaining = MAX_INSTANCES - instanceCount;
-    if (component.rrule) capRule(component.rrule, remaining, (count) => (instanceCount += count));
-    else instanceCount += 1;
+    if (component.rrule) {
+      capRule(component.rrule, MAX_INSTANCES - instanceCount, (count) => (instanceCount += count));
+    } else instanceCount += 1;
     if (instanceCount > MAX_INSTANCES) throw new SyncFailed('too_complex');
     let instances: ReturnType<typeof ical.expandRecurringEvent>;
     try {

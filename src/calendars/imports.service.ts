@@ -142,7 +142,7 @@ export async function applySync(tx: Tx, calendar: ImportToSync, outcome: SyncOut
  */
 export async function requestSync(
   tx: Tx,
-  viewer: Pick<Principal, 'businessId' | 'scopes'> & { businessId: string },
+  viewer: Pick<Principal, 'scopes'> & { businessId: string },
   importId: string,
   now: number,
 ) {
