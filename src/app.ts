@@ -22,6 +22,7 @@ import { customerDetailRoutes } from './bookings/customer-detail.routes.ts';
 import type { PublicBookingDeposits } from './bookings/new-booking.service.ts';
 import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import { CalendarFetcher } from './calendars/calendar-fetch.ts';
+import { CalendarParser } from './calendars/calendar-parser.ts';
 import { feedRoutes } from './calendars/feeds.routes.ts';
 import { calendarImportJobs } from './calendars/import-jobs.ts';
 import { importRoutes } from './calendars/imports.routes.ts';
@@ -120,6 +121,7 @@ declare module 'fastify' {
     webhooks: { targets: WebhookTargets; sealKey: Buffer; dispatcher: WebhookDispatcher };
     /** Reads the external calendars of imports, under the webhook URL rules. */
     calendarFetcher: CalendarFetcher;
+    calendarParser: CalendarParser;
   }
 }
 
@@ -313,7 +315,14 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('webhooks', { targets: webhookTargets, sealKey, dispatcher });
   for (const job of dispatcher.jobs()) app.jobs.add(job);
   app.decorate('calendarFetcher', new CalendarFetcher(webhookTargets));
-  for (const job of calendarImportJobs({ db: database.db, fetcher: app.calendarFetcher, clock, changes })) {
+  app.decorate('calendarParser', new CalendarParser());
+  for (const job of calendarImportJobs({
+    db: database.db,
+    fetcher: app.calendarFetcher,
+    parser: app.calendarParser,
+    clock,
+    changes,
+  })) {
     app.jobs.add(job);
   }
   app.decorateRequest('principal', null);

@@ -40,6 +40,7 @@ export const SYSTEM_LANE = [
   'src/availability/pacing-processes.test.ts',
   'src/live/stream-processes.test.ts',
   'src/platform/pooler-processes.test.ts',
+  'src/calendars/imports-load.test.ts',
   'src/platform/idempotency-crash.test.ts',
   'src/messages/sender-crash.test.ts',
   'test/deploy.test.ts',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireBusiness } from '../platform/access.ts';
+import { principalOf, requireBusiness } from '../platform/access.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { Uuid } from '../platform/schemas.ts';
 import { auditLog } from './audit.ts';
@@ -29,7 +29,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      auditLog(app.db, pageOf(request), {
+      auditLog(app.db, principalOf(request), pageOf(request), {
         entityType: request.query.entity_type,
         entityId: request.query.entity_id,
       }),

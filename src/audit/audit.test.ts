@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   bearer,
+  createKey,
   createTenant,
   createTestApp,
   dashboardToken,
@@ -215,5 +216,77 @@ describe('GET /v1/manage/audit-logs', () => {
         return { tenant, route: { method: 'GET', url: '/v1/manage/audit-logs', scope: 'read', staff: true } };
       },
     );
+  });
+});
+
+describe('secret URLs in the audit log', () => {
+  it('shows the URLs of webhooks and calendar imports whole to owners and admin keys, their origin to staff members and other keys', async () => {
+    const tenant = await createTenant(ctx.app);
+    const resolve = ctx.app.webhooks.targets.resolve;
+    ctx.app.webhooks.targets.resolve = async () => [{ address: '93.184.215.14', family: 4 }];
+    try {
+      const webhookUrl = 'https://hooks.example.com:8443/in/secret-token-1';
+      const importUrl = 'https://calendar.example.com/private/secret-token-2/basic.ics';
+      const webhook = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/webhooks',
+        headers: tenant.headers,
+        payload: { url: webhookUrl, events: ['*'] },
+      });
+      assert.equal(webhook.statusCode, 201, webhook.body);
+      const removed = await ctx.app.inject({
+        method: 'DELETE',
+        url: `/v1/manage/webhooks/${webhook.json().id}`,
+        headers: tenant.headers,
+      });
+      assert.equal(removed.statusCode, 204, removed.body);
+      const resource = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/resources',
+        headers: tenant.headers,
+        payload: { name: 'Table 1', capacity_min: 1, capacity_max: 4 },
+      });
+      assert.equal(resource.statusCode, 201, resource.body);
+      const calendarImport = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/calendar-imports',
+        headers: tenant.headers,
+        payload: { url: importUrl, resource_id: resource.json().id },
+      });
+      assert.equal(calendarImport.statusCode, 201, calendarImport.body);
+
+      const urlsSeenBy = async (headers: Record<string, string>) => {
+        const response = await auditLogs(tenant, '?limit=100', headers);
+        assert.equal(response.statusCode, 200, response.body);
+        return (response.json().items as { action: string; before_state: State; after_state: State }[])
+          .filter((entry) => /^(webhook|calendar_import)\./.test(entry.action))
+          .map((entry) => `${entry.action} ${(entry.after_state ?? entry.before_state)?.url}`)
+          .sort();
+      };
+      type State = { url?: string } | null;
+      const whole = [
+        `calendar_import.created ${importUrl}`,
+        `webhook.created ${webhookUrl}`,
+        `webhook.deleted ${webhookUrl}`,
+      ];
+      const origins = [
+        'calendar_import.created https://calendar.example.com',
+        'webhook.created https://hooks.example.com:8443',
+        'webhook.deleted https://hooks.example.com:8443',
+      ];
+      const owner = await dashboardToken(ctx.app, tenant, 'business_owner');
+      const staff = await dashboardToken(ctx.app, tenant, 'staff_member');
+      assert.deepEqual(await urlsSeenBy(tenant.headers), whole);
+      assert.deepEqual(await urlsSeenBy(bearer(owner)), whole);
+      assert.deepEqual(await urlsSeenBy(bearer(await createKey(ctx.app, tenant, ['admin']))), whole);
+      assert.deepEqual(await urlsSeenBy(bearer(staff)), origins);
+      assert.deepEqual(await urlsSeenBy(bearer(await createKey(ctx.app, tenant, ['read']))), origins);
+      assert.deepEqual(
+        await urlsSeenBy(bearer(await createKey(ctx.app, tenant, ['read', 'write']))),
+        origins,
+      );
+    } finally {
+      ctx.app.webhooks.targets.resolve = resolve;
+    }
   });
 });

@@ -86,6 +86,10 @@ export async function changeAudited<Row extends { id: string }, View>(
   return change.view(after);
 }
 
-/** The business's audit log, newest first, narrowed by `filter`. */
-export const auditLog = (executor: Executor, page: PageRequest, filter: AuditFilter = {}) =>
-  listAuditLog(executor, page, filter, toAuditEntryView);
+/** The business's audit log, newest first, narrowed by `filter`, as `viewer` may see it. */
+export const auditLog = (
+  executor: Executor,
+  viewer: Pick<Principal, 'scopes'>,
+  page: PageRequest,
+  filter: AuditFilter = {},
+) => listAuditLog(executor, page, filter, (row) => toAuditEntryView(viewer, row));

@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { urlShownTo } from '../platform/access.ts';
+import type { Principal } from '../platform/auth.ts';
 import { Timestamp, Uuid } from '../platform/schemas.ts';
 import type { AuditLogRow } from './audit.queries.ts';
 
@@ -16,10 +18,21 @@ export const AuditEntryView = Type.Object({
   created_at: Timestamp,
 });
 
-export const toAuditEntryView = (row: AuditLogRow) => ({
-  ...row,
-  before_state: row.before_state as Record<string, unknown> | null,
-  after_state: row.after_state as Record<string, unknown> | null,
-  meta: (row.meta ?? {}) as Record<string, unknown>,
-  created_at: row.created_at.toISOString(),
-});
+/** Entities whose states hold a `url` that often carries a secret: shown as `urlShownTo` says. */
+const SECRET_URL_ENTITIES = new Set(['webhook_endpoint', 'calendar_import']);
+
+type State = Record<string, unknown> | null;
+
+export const toAuditEntryView = (viewer: Pick<Principal, 'scopes'>, row: AuditLogRow) => {
+  const shown = (state: State): State =>
+    state && SECRET_URL_ENTITIES.has(row.entity_type) && typeof state.url === 'string'
+      ? { ...state, url: urlShownTo(viewer, state.url) }
+      : state;
+  return {
+    ...row,
+    before_state: shown(row.before_state as State),
+    after_state: shown(row.after_state as State),
+    meta: (row.meta ?? {}) as Record<string, unknown>,
+    created_at: row.created_at.toISOString(),
+  };
+};

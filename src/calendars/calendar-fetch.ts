@@ -1,35 +1,15 @@
+import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { UnresolvedHost, UnsafeTarget, type WebhookTargets } from '../webhooks/target.ts';
-
-/**
- * Why a sync failed, by class: never the peer's own words (a TLS alert, a banner, an address),
- * which would make the import a way to probe other hosts.
- */
-export type SyncFailure =
-  | 'timeout'
-  | 'dns_error'
-  | 'tls_error'
-  | 'connection_error'
-  | 'url_not_allowed'
-  | 'parse_error'
-  | 'too_large'
-  | `http_${number}`;
-
-export class SyncFailed extends Error {
-  readonly failure: SyncFailure;
-
-  constructor(failure: SyncFailure, cause?: unknown) {
-    super(failure, { cause });
-    this.failure = failure;
-  }
-}
+import { SyncFailed, type SyncFailure } from './sync-failure.ts';
 
 export type Fetched = { changed: false } | { changed: true; body: string; etag: string | null };
 
 /**
- * Reads external calendars over https, under the webhook URL rules: the host is resolved and
- * checked, and the request connects to that very address. Redirects are not followed (a 3xx is
+ * Reads external calendars over https (or http, which the webhook URL rules allow only with
+ * `WEBHOOK_ALLOW_PRIVATE_URLS`), under those rules: the host is resolved and checked, and the
+ * request connects to that very address. Redirects are not followed (a 3xx is
  * a failure like any other status), so no hop reaches an address that was not checked.
  */
 export class CalendarFetcher {
@@ -62,6 +42,7 @@ export class CalendarFetcher {
       if (options.all) callback(null, [target]);
       else callback(null, target.address, target.family);
     }) as LookupFunction;
+    const tls = url.protocol === 'https:';
     return new Promise<Fetched>((resolve, reject) => {
       let connected = false;
       let secured = false;
@@ -73,7 +54,7 @@ export class CalendarFetcher {
         reject(new SyncFailed(why));
         request.destroy(new Error(why));
       };
-      const request = https.request(url, {
+      const request = (tls ? https : http).request(url, {
         method: 'GET',
         agent: false,
         lookup,
@@ -117,7 +98,8 @@ export class CalendarFetcher {
       request.on('error', (error) => {
         clearTimeout(timer);
         // Connected but never secured: the handshake failed (certificate, protocol).
-        reject(new SyncFailed(failure ?? (connected && !secured ? 'tls_error' : 'connection_error'), error));
+        const handshake = tls && connected && !secured;
+        reject(new SyncFailed(failure ?? (handshake ? 'tls_error' : 'connection_error'), error));
       });
       request.end();
     });

@@ -27,7 +27,7 @@ export interface ImportToSync {
 
 export const insertImport = (
   executor: Executor,
-  row: { business_id: string; resource_id: string; url: string },
+  row: { business_id: string; resource_id: string; url: string; next_sync_at: Date },
 ) => executor.insertInto('calendar_imports').values(row).returning(IMPORT_COLUMNS).executeTakeFirstOrThrow();
 
 export const listImportsOf = <T>(executor: Executor, page: PageRequest, view: (row: ImportRow) => T) =>
@@ -52,15 +52,6 @@ export const deleteImportRow = (executor: Executor, businessId: string, importId
     .where('id', '=', importId)
     .returning(IMPORT_COLUMNS)
     .executeTakeFirst();
-
-export const importToSync = (executor: Executor, businessId: string, importId: string) =>
-  executor
-    .selectFrom('calendar_imports as i')
-    .innerJoin('businesses as b', 'b.id', 'i.business_id')
-    .select(['i.id', 'i.business_id', 'i.resource_id', 'i.url', 'i.etag', 'i.parsed_at', 'b.timezone'])
-    .where('i.business_id', '=', businessId)
-    .where('i.id', '=', importId)
-    .executeTakeFirst() as Promise<ImportToSync | undefined>;
 
 /**
  * Imports due for a sync, all businesses: each claimed by moving its next sync to `next`, so
@@ -141,6 +132,16 @@ export async function replaceImportBlocks(
     )
     .execute();
 }
+
+/** Makes the import due at `when`, for the next run of the sync job. */
+export const markImportDue = (executor: Executor, businessId: string, importId: string, when: Date) =>
+  executor
+    .updateTable('calendar_imports')
+    .set({ next_sync_at: when })
+    .where('business_id', '=', businessId)
+    .where('id', '=', importId)
+    .returning(IMPORT_COLUMNS)
+    .executeTakeFirst();
 
 export const recordSync = (
   executor: Executor,

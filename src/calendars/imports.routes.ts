@@ -4,7 +4,8 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
-import { addImport, findImports, removeImport, syncImportNow } from './imports.service.ts';
+import { SYNC_JOB } from './import-jobs.ts';
+import { addImport, findImports, removeImport, requestSync } from './imports.service.ts';
 import { ImportView } from './imports.view.ts';
 
 const ImportParams = IdParams('import_id');
@@ -35,7 +36,13 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      addImport(app.webhooks.targets, principalOf(request), request.body, commitWith(request, reply, 201)),
+      addImport(
+        app.webhooks.targets,
+        principalOf(request),
+        request.body,
+        app.clock.now(),
+        commitWith(request, reply, 201),
+      ),
   );
 
   app.get(
@@ -50,7 +57,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(ImportView) },
       },
     },
-    async (request) => findImports(app.db, pageOf(request)),
+    async (request) => findImports(app.db, principalOf(request), pageOf(request)),
   );
 
   app.delete(
@@ -78,18 +85,21 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'syncCalendarImport',
         tags: ['Calendars'],
-        summary: 'Read the external calendar now; a failure is answered in `last_error`, not as an error',
+        summary: 'Read the external calendar now, as a job: its outcome shows in the list',
+        description:
+          'Answers 202 with the import as it stands (`last_synced_at` and `last_error` of the read before) once the import is due; the job `calendar-imports` reads it within seconds, and `GET /v1/manage/calendar-imports` then shows its `last_synced_at` or its failure in `last_error`.',
         params: ImportParams,
-        response: { 200: ImportView },
+        response: { 202: ImportView },
       },
     },
-    async (request, reply) =>
-      syncImportNow(
-        { db: app.db, fetcher: app.calendarFetcher },
-        principalOf(request),
-        request.params.import_id,
-        app.clock.now(),
-        commitWith(request, reply, 200),
-      ),
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const sent = await commitReply(request, reply, 202, (tx) =>
+        requestSync(tx, principal, request.params.import_id, app.clock.now()),
+      );
+      // Committed, so the job finds the import due; it runs beside the answer, not within it.
+      void app.jobs.kick(SYNC_JOB);
+      return sent;
+    },
   );
 };

@@ -1,23 +1,26 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
-import type { Db, Executor, Tx } from '../platform/db.ts';
+import type { Principal } from '../platform/auth.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
 import { UnsafeTarget, type WebhookTargets } from '../webhooks/target.ts';
-import { type BusyPeriod, busyPeriods } from './busy-events.ts';
-import { type CalendarFetcher, SyncFailed, type SyncFailure } from './calendar-fetch.ts';
+import type { BusyPeriod } from './busy-events.ts';
+import type { CalendarFetcher } from './calendar-fetch.ts';
+import type { CalendarParser } from './calendar-parser.ts';
 import {
   deleteImportRow,
   type ImportToSync,
-  importToSync,
   insertImport,
   listImportsOf,
   lockImport,
+  markImportDue,
   recordSync,
   replaceImportBlocks,
 } from './imports.queries.ts';
-import { toImportView } from './imports.view.ts';
+import { importShownTo, toImportView } from './imports.view.ts';
+import { SyncFailed, type SyncFailure } from './sync-failure.ts';
 
 /** Each import is read this often. */
 export const SYNC_EVERY_MS = 15 * 60_000;
@@ -32,11 +35,15 @@ export interface ImportInput {
   resource_id: string;
 }
 
-/** A new import: its URL checked as a webhook's (resolved outside the transaction), then stored. */
+/**
+ * A new import: its URL checked as a webhook's (resolved outside the transaction), then stored,
+ * due for its first read at `now`.
+ */
 export async function addImport<R>(
   targets: WebhookTargets,
-  actor: AuditActor,
+  actor: AuditActor & Pick<Principal, 'scopes'>,
   input: ImportInput,
+  now: number,
   commit: Commit<R>,
 ): Promise<R> {
   let url: URL;
@@ -50,25 +57,24 @@ export async function addImport<R>(
     if ((await unknownResourceIds(tx, actor.businessId, [input.resource_id])).length > 0) {
       throw invalidField('resource_id', 'is not a resource of this business');
     }
-    const view = toImportView(
-      await insertImport(tx, {
-        business_id: actor.businessId,
-        resource_id: input.resource_id,
-        url: url.href,
-      }),
-    );
+    const row = await insertImport(tx, {
+      business_id: actor.businessId,
+      resource_id: input.resource_id,
+      url: url.href,
+      next_sync_at: new Date(now),
+    });
     await recordAudit(tx, actor, {
       action: 'calendar_import.created',
       entityType: 'calendar_import',
-      entityId: view.id,
-      after: view,
+      entityId: row.id,
+      after: toImportView(row),
     });
-    return view;
+    return importShownTo(actor, row);
   });
 }
 
-export const findImports = (executor: Executor, page: PageRequest) =>
-  listImportsOf(executor, page, toImportView);
+export const findImports = (executor: Executor, viewer: Pick<Principal, 'scopes'>, page: PageRequest) =>
+  listImportsOf(executor, page, (row) => importShownTo(viewer, row));
 
 export async function removeImport(tx: Tx, actor: AuditActor, importId: string): Promise<void> {
   const removed = await deleteImportRow(tx, actor.businessId, importId);
@@ -86,17 +92,18 @@ export type SyncOutcome =
   | { kind: 'read'; periods: BusyPeriod[]; etag: string | null }
   | { kind: 'failed'; failure: SyncFailure };
 
-/** Reads and parses the import's calendar; no transaction is held meanwhile. */
+/** Reads and parses the import's calendar (off the event loop); no transaction is held meanwhile. */
 export async function readCalendar(
-  fetcher: CalendarFetcher,
+  deps: { fetcher: CalendarFetcher; parser: CalendarParser },
   calendar: ImportToSync,
   now: number,
 ): Promise<SyncOutcome> {
   const trusted = calendar.parsed_at !== null && now - calendar.parsed_at.getTime() < ETAG_TRUSTED_MS;
   try {
-    const fetched = await fetcher.fetch(calendar.url, trusted ? calendar.etag : null);
+    const fetched = await deps.fetcher.fetch(calendar.url, trusted ? calendar.etag : null);
     if (!fetched.changed) return { kind: 'unchanged' };
-    return { kind: 'read', periods: busyPeriods(fetched.body, now, calendar.timezone), etag: fetched.etag };
+    const periods = await deps.parser.parse(fetched.body, now, calendar.timezone);
+    return { kind: 'read', periods, etag: fetched.etag };
   } catch (error) {
     if (error instanceof SyncFailed) return { kind: 'failed', failure: error.failure };
     throw error;
@@ -129,20 +136,17 @@ export async function applySync(tx: Tx, calendar: ImportToSync, outcome: SyncOut
   });
 }
 
-/** `POST .../sync`: the import read now, its outcome committed, the import answered. */
-export async function syncImportNow<R>(
-  deps: { db: Db; fetcher: CalendarFetcher },
-  actor: AuditActor,
+/**
+ * `POST .../sync`: the import made due now, for the job `calendar-imports` to read (the caller
+ * starts the job once this is committed); answers the import as it stands.
+ */
+export async function requestSync(
+  tx: Tx,
+  viewer: Pick<Principal, 'scopes'> & { businessId: string },
   importId: string,
   now: number,
-  commit: Commit<R>,
-): Promise<R> {
-  const calendar = await importToSync(deps.db, actor.businessId, importId);
-  if (!calendar) throw notFound('calendar import');
-  const outcome = await readCalendar(deps.fetcher, calendar, now);
-  return commit(async (tx) => {
-    const row = await applySync(tx, calendar, outcome, now);
-    if (!row) throw notFound('calendar import');
-    return toImportView(row);
-  });
+) {
+  const row = await markImportDue(tx, viewer.businessId, importId, new Date(now));
+  if (!row) throw notFound('calendar import');
+  return importShownTo(viewer, row);
 }

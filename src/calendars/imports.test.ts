@@ -1,18 +1,36 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import {
+  bearer,
+  createKey,
+  createTenant,
+  createTestApp,
+  dashboardToken,
+  itChecksAuth,
+  type TestContext,
+} from '../../test/helpers.ts';
 import { systemResolver } from '../webhooks/target.ts';
+import { SYNC_JOB } from './import-jobs.ts';
 
 let ctx: TestContext;
 let server: Server;
 let base: string;
+/** The same calendars over plain http, which `WEBHOOK_ALLOW_PRIVATE_URLS` allows. */
+const plainServer = createHttpServer((request, response) => {
+  const reply = replies.get(request.url ?? '');
+  if (!reply || reply === 'hang' || 'status' in reply) return void response.writeHead(404).end();
+  response.writeHead(200, { 'content-type': 'text/calendar' }).end(reply.body);
+});
+let plainBase: string;
 let certificate: string;
 const certDir = mkdtempSync(join(tmpdir(), 'slotwise-calendar-tls-'));
 
@@ -66,11 +84,15 @@ before(async () => {
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => plainServer.listen(0, '127.0.0.1', resolve));
+  plainBase = `http://127.0.0.1:${(plainServer.address() as AddressInfo).port}`;
   ctx = await createTestApp({ webhookAllowPrivateUrls: true });
 });
 after(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+  plainServer.closeAllConnections();
+  await new Promise((resolve) => plainServer.close(resolve));
   await ctx.close();
   rmSync(certDir, { recursive: true, force: true });
 });
@@ -79,6 +101,7 @@ beforeEach(() => {
   ctx.app.config.webhookAllowPrivateUrls = true;
   ctx.app.webhooks.targets.resolve = systemResolver;
   Object.assign(ctx.app.calendarFetcher, { ca: certificate, timeoutMs: 15_000, maxBytes: 2 * 1024 * 1024 });
+  ctx.app.calendarParser.cpuLimitMs = 5_000;
   replies.clear();
   seenIfNoneMatch.length = 0;
   return ctx.reset();
@@ -136,14 +159,23 @@ async function addImport(headers: Record<string, string>, resourceId: string, pa
   return response.json();
 }
 
+async function importOf(headers: Record<string, string>, id: string) {
+  const response = await ctx.app.inject({ method: 'GET', url: '/v1/manage/calendar-imports', headers });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json().items.find((item: { id: string }) => item.id === id);
+}
+
+/** Asks for a sync (202), waits for the job's run it started, and answers the import as listed then. */
 async function sync(headers: Record<string, string>, id: string) {
   const response = await ctx.app.inject({
     method: 'POST',
     url: `/v1/manage/calendar-imports/${id}/sync`,
     headers,
   });
-  assert.equal(response.statusCode, 200, response.body);
-  return response.json();
+  assert.equal(response.statusCode, 202, response.body);
+  assert.equal(response.json().id, id);
+  await ctx.app.jobs.kick(SYNC_JOB);
+  return importOf(headers, id);
 }
 
 async function blocksOf(headers: Record<string, string>, resourceId: string) {
@@ -155,6 +187,64 @@ async function blocksOf(headers: Record<string, string>, resourceId: string) {
   assert.equal(response.statusCode, 200, response.body);
   return response.json().items as { id: string; start_at: string; end_at: string; source: string }[];
 }
+
+/**
+ * Asks `/healthz` every 20 ms until `work` settles; answers the longest an answer came after it
+ * was due (a blocked event loop delays the timer and the answer alike).
+ */
+async function healthWhile<T>(work: Promise<T>): Promise<{ result: T; worstMs: number }> {
+  let done = false;
+  let worstMs = 0;
+  const poll = (async () => {
+    let due = performance.now();
+    while (!done) {
+      const response = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(response.statusCode, 200);
+      const answered = performance.now();
+      worstMs = Math.max(worstMs, answered - due);
+      due = answered + 20;
+      await sleep(20);
+      worstMs = Math.max(worstMs, performance.now() - due);
+    }
+  })();
+  try {
+    const result = await work;
+    done = true;
+    await poll;
+    return { result, worstMs };
+  } finally {
+    done = true;
+  }
+}
+
+/**
+ * 20 events repeating every 13 minutes (just under the parser's own 10,000 a rule, 90 days ahead),
+ * none of them busy: nothing is kept of them, yet each instance is worked out.
+ */
+const hostile = (...extra: ((i: number) => string[])[]) =>
+  calendar(
+    ...Array.from({ length: 20 }, (_, i) =>
+      [
+        'BEGIN:VEVENT',
+        `UID:m${i}@t`,
+        'DTSTART:20261130T090000Z',
+        'DTEND:20261130T090500Z',
+        'RRULE:FREQ=MINUTELY;INTERVAL=13',
+        ...extra.flatMap((lines) => lines(i)),
+        'END:VEVENT',
+      ].join('\r\n'),
+    ),
+  );
+
+/** EXDATEs of the first `count` instances of a rule starting at NOW, repeating every 13 minutes. */
+const exdates = (count: number) => {
+  const instants = Array.from({ length: count }, (_, k) =>
+    new Date(NOW + k * 13 * 60_000).toISOString().replace(/[-:]|\.000/g, ''),
+  );
+  const lines: string[] = [];
+  for (let k = 0; k < instants.length; k += 50) lines.push(`EXDATE:${instants.slice(k, k + 50).join(',')}`);
+  return lines;
+};
 
 const periodsOf = (blocks: { start_at: string; end_at: string }[]) =>
   blocks.map((b) => `${b.start_at}/${b.end_at}`).sort();
@@ -262,8 +352,8 @@ describe('calendar imports', () => {
       'DTEND:20261201T000001Z',
       'RRULE:FREQ=SECONDLY',
     );
-    // The recurrence library stops a rule past its iteration bound; the calendar is refused, not expanded.
-    assert.equal(await failureOf({ body: calendar(everySecond) }), 'parse_error');
+    // Past the budget of instances: the rule is stopped there, the calendar refused, not expanded.
+    assert.equal(await failureOf({ body: calendar(everySecond) }), 'too_complex');
     ctx.app.calendarFetcher.ca = undefined;
     assert.equal(await failureOf({ body: calendar(DENTIST) }), 'tls_error');
     ctx.app.calendarFetcher.ca = certificate;
@@ -291,6 +381,114 @@ describe('calendar imports', () => {
       listed.json().items.map((i: { last_error: string }) => i.last_error),
       ['timeout', 'dns_error'],
     );
+  });
+
+  it('parses a hostile calendar off the event loop and stops it at the budget, keeping the last blocks', async () => {
+    const { biz, resourceId } = await venue();
+    replies.set('/cal.ics', { body: calendar(DENTIST) });
+    const { id } = await addImport(biz.tenant.headers, resourceId, '/cal.ics');
+    await sync(biz.tenant.headers, id);
+    const kept = await blocksOf(biz.tenant.headers, resourceId);
+    assert.equal(kept.length, 1);
+
+    const often = hostile(() => ['TRANSP:TRANSPARENT']);
+    assert.ok(often.length < 2_950, `${often.length} bytes`);
+    // The same rules cancelled or transparent, their first 2,000 instances excluded: what is
+    // skipped counts all the same.
+    const skipped = exdates(2_000);
+    const excluded = hostile(
+      () => skipped,
+      (i) => [i % 2 ? 'STATUS:CANCELLED' : 'TRANSP:TRANSPARENT'],
+    );
+    for (const body of [often, excluded]) {
+      replies.set('/cal.ics', { body });
+      const { result, worstMs } = await healthWhile(sync(biz.tenant.headers, id));
+      assert.equal(result.last_error, 'too_complex');
+      assert.ok(worstMs < 100, `/healthz answered ${Math.round(worstMs)} ms late`);
+      assert.deepEqual(await blocksOf(biz.tenant.headers, resourceId), kept);
+    }
+  });
+
+  it('counts the events of the file: 5,000 are read, 5,001 are too complex', async () => {
+    const { biz, resourceId } = await venue();
+    const free = (count: number) =>
+      calendar(
+        ...Array.from({ length: count }, (_, i) =>
+          event(
+            `UID:free-${i}@test`,
+            'DTSTART:20261204T100000Z',
+            'DTEND:20261204T110000Z',
+            'TRANSP:TRANSPARENT',
+          ),
+        ),
+      );
+    replies.set('/cal.ics', { body: free(5_000) });
+    const { id } = await addImport(biz.tenant.headers, resourceId, '/cal.ics');
+    assert.equal((await sync(biz.tenant.headers, id)).last_error, null);
+    replies.set('/cal.ics', { body: free(5_001) });
+    assert.equal((await sync(biz.tenant.headers, id)).last_error, 'too_complex');
+  });
+
+  it('ends a parse past its CPU budget as too complex', async () => {
+    const { biz, resourceId } = await venue();
+    replies.set('/cal.ics', { body: calendar(WEEKLY, DENTIST) });
+    const { id } = await addImport(biz.tenant.headers, resourceId, '/cal.ics');
+    ctx.app.calendarParser.cpuLimitMs = 1;
+    assert.equal((await sync(biz.tenant.headers, id)).last_error, 'too_complex');
+    assert.deepEqual(await blocksOf(biz.tenant.headers, resourceId), []);
+  });
+
+  it('imports an http URL, which WEBHOOK_ALLOW_PRIVATE_URLS allows, like an https one', async () => {
+    const { biz, resourceId } = await venue();
+    replies.set('/plain.ics', { body: calendar(DENTIST) });
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/calendar-imports',
+      headers: biz.tenant.headers,
+      payload: { url: `${plainBase}/plain.ics`, resource_id: resourceId },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const synced = await sync(biz.tenant.headers, created.json().id);
+    assert.equal(synced.last_error, null);
+    assert.deepEqual(periodsOf(await blocksOf(biz.tenant.headers, resourceId)), [EXPECTED[0]]);
+  });
+
+  it("shows an import's URL whole to owners and admin keys, its origin to staff members and other keys", async () => {
+    const { biz, resourceId } = await venue();
+    const tenant = biz.tenant;
+    const secretPath = '/private/secret-token-3/basic.ics';
+    replies.set(secretPath, { body: calendar(DENTIST) });
+    const { id } = await addImport(tenant.headers, resourceId, secretPath);
+    const urlSeenBy = async (headers: Record<string, string>) => (await importOf(headers, id)).url;
+    const owner = await dashboardToken(ctx.app, tenant, 'business_owner');
+    const staff = await dashboardToken(ctx.app, tenant, 'staff_member');
+    const writeKey = await createKey(ctx.app, tenant, ['read', 'write']);
+    assert.equal(await urlSeenBy(tenant.headers), `${base}${secretPath}`);
+    assert.equal(await urlSeenBy(bearer(owner)), `${base}${secretPath}`);
+    assert.equal(
+      await urlSeenBy(bearer(await createKey(ctx.app, tenant, ['admin']))),
+      `${base}${secretPath}`,
+    );
+    assert.equal(await urlSeenBy(bearer(staff)), base);
+    assert.equal(await urlSeenBy(bearer(await createKey(ctx.app, tenant, ['read']))), base);
+    assert.equal(await urlSeenBy(bearer(writeKey)), base);
+    // The answers of a key that may write, but not administer, say no more.
+    const synced = await ctx.app.inject({
+      method: 'POST',
+      url: `/v1/manage/calendar-imports/${id}/sync`,
+      headers: bearer(writeKey),
+    });
+    assert.equal(synced.statusCode, 202, synced.body);
+    assert.equal(synced.json().url, base);
+    await ctx.app.jobs.kick(SYNC_JOB);
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/calendar-imports',
+      headers: bearer(writeKey),
+      payload: { url: `${base}${secretPath}`, resource_id: resourceId },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.json().url, base);
   });
 
   it('refuses URLs outside the webhook rules without the switch', async () => {

@@ -165,3 +165,11 @@ export function principalOf(request: FastifyRequest): Principal & { businessId: 
   if (!principal?.businessId) throw missingCredentials();
   return principal as Principal & { businessId: string };
 }
+
+/**
+ * A URL that often carries a secret (a calendar import's, a webhook endpoint's) as the caller may
+ * see it: whole for owners and admin keys (the `admin` scope, which staff members never have),
+ * only its origin (scheme://host[:port]) for everyone else.
+ */
+export const urlShownTo = (principal: Pick<Principal, 'scopes'>, url: string): string =>
+  principal.scopes.has('admin') ? url : (URL.parse(url)?.origin ?? '');

@@ -17,6 +17,9 @@ export class JobRunner {
   private readonly jobs: Job[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Map<string, Promise<number>>();
+  /** Runs asked for while one was in flight: that one may have looked before the work was due. */
+  private readonly again = new Map<string, Promise<number>>();
+  private stopped = false;
   private readonly log: FastifyBaseLogger;
   private readonly outages: OutageWatch | undefined;
 
@@ -38,15 +41,38 @@ export class JobRunner {
   }
 
   /**
+   * Runs the named job now, off its timer, for work a request has just made due: at once, or
+   * right after the run in flight. Answers how many items that run handled (0 when it failed,
+   * which is logged as a timer's run would be).
+   */
+  kick(name: string): Promise<number> {
+    const job = this.jobs.find((candidate) => candidate.name === name);
+    if (!job) throw new Error(`no job named ${name}`);
+    if (this.stopped) return Promise.resolve(0);
+    const inFlight = this.running.get(name);
+    if (!inFlight) return this.runOne(job).catch((error: unknown) => this.failed(job, error));
+    let next = this.again.get(name);
+    if (!next) {
+      next = inFlight
+        .catch(() => 0)
+        .then(() => {
+          this.again.delete(name);
+          return this.stopped ? 0 : this.runOne(job);
+        })
+        .catch((error: unknown) => this.failed(job, error));
+      this.again.set(name, next);
+    }
+    return next;
+  }
+
+  /**
    * Starts the timers; a failing run is logged and tried again at the next tick. The timers keep
    * the process alive only when asked (a worker, which has no listening server to do so).
    */
   start({ keepAlive = false } = {}): void {
     for (const job of this.jobs) {
       const timer = setInterval(() => {
-        this.runOne(job).catch((error: unknown) => {
-          if (!this.outages?.failed(error)) this.log.error({ err: error, job: job.name }, 'job failed');
-        });
+        this.runOne(job).catch((error: unknown) => this.failed(job, error));
       }, job.everyMs);
       if (!keepAlive) timer.unref();
       this.timers.push(timer);
@@ -55,8 +81,14 @@ export class JobRunner {
 
   /** Stops the timers and waits for runs in flight. */
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const timer of this.timers.splice(0)) clearInterval(timer);
-    await Promise.allSettled(this.running.values());
+    await Promise.allSettled([...this.running.values(), ...this.again.values()]);
+  }
+
+  private failed(job: Job, error: unknown): number {
+    if (!this.outages?.failed(error)) this.log.error({ err: error, job: job.name }, 'job failed');
+    return 0;
   }
 
   private runOne(job: Job): Promise<number> {

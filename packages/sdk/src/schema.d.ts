@@ -1835,7 +1835,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Read the external calendar now; a failure is answered in `last_error`, not as an error */
+        /**
+         * Read the external calendar now, as a job: its outcome shows in the list
+         * @description Answers 202 with the import as it stands (`last_synced_at` and `last_error` of the read before) once the import is due; the job `calendar-imports` reads it within seconds, and `GET /v1/manage/calendar-imports` then shows its `last_synced_at` or its failure in `last_error`.
+         */
         post: operations["syncCalendarImport"];
         delete?: never;
         options?: never;
@@ -2247,6 +2250,7 @@ export interface components {
         CalendarImport: {
             /** Format: uuid */
             id: string;
+            /** @description whole for owners and admin keys; for other callers only its origin (it often holds a secret) */
             url: string;
             /** Format: uuid */
             resource_id: string;
@@ -2255,7 +2259,7 @@ export interface components {
              * @description ISO 8601 with an offset, years 1900-2999
              */
             last_synced_at: string | null;
-            /** @description the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error` or `too_large` */
+            /** @description the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error`, `too_large` or `too_complex` (past the parsing budget) */
             last_error: string | null;
             /**
              * Format: date-time
@@ -19751,6 +19755,7 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
+                        /** @description whole for owners and admin keys; for other callers only its origin (it often holds a secret) */
                         url: string;
                         /** Format: uuid */
                         resource_id: string;
@@ -19759,7 +19764,7 @@ export interface operations {
                          * @description ISO 8601 with an offset, years 1900-2999
                          */
                         last_synced_at: string | null;
-                        /** @description the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error` or `too_large` */
+                        /** @description the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error`, `too_large` or `too_complex` (past the parsing budget) */
                         last_error: string | null;
                         /**
                          * Format: date-time
@@ -20017,7 +20022,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Default Response */
-            200: {
+            202: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -20029,6 +20034,7 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
+                        /** @description whole for owners and admin keys; for other callers only its origin (it often holds a secret) */
                         url: string;
                         /** Format: uuid */
                         resource_id: string;
@@ -20037,7 +20043,7 @@ export interface operations {
                          * @description ISO 8601 with an offset, years 1900-2999
                          */
                         last_synced_at: string | null;
-                        /** @description the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error` or `too_large` */
+                        /** @description the class of the last failure, null after a sync that worked: `timeout`, `dns_error`, `tls_error`, `connection_error`, `url_not_allowed`, `http_<status>`, `parse_error`, `too_large` or `too_complex` (past the parsing budget) */
                         last_error: string | null;
                         /**
                          * Format: date-time
