@@ -8,6 +8,8 @@ export type DepositType = 'none' | 'charge' | 'authorization_hold';
 /** A business's booking rules: the columns of `businesses` from `timezone` on. */
 export interface BusinessSettings {
   timezone: string;
+  /** ISO 3166 alpha-2 as set; null: the time zone's country (`businessCountry`). */
+  country: string | null;
   default_slot_interval_minutes: number;
   default_slot_duration_minutes: number;
   booking_window_days: number;
@@ -48,6 +50,10 @@ export interface MessageSettings {
   /** Null: the venue is not told. */
   venue_notification_email: string | null;
   waitlist_offer_minutes: number;
+  /** The countries whose numbers may be texted, as set; null: the business's country alone (`smsCountriesOf`). */
+  sms_countries: string[] | null;
+  /** SMS a day; SMS_MAX_PER_BUSINESS_PER_DAY bounds it too. */
+  sms_per_day: number;
 }
 
 /** Everything the settings routes read and write. */
@@ -57,6 +63,7 @@ export type SettingsRow = AllSettings & { id: string };
 
 export const SETTINGS_COLUMNS = [
   'timezone',
+  'country',
   'default_slot_interval_minutes',
   'default_slot_duration_minutes',
   'booking_window_days',
@@ -92,6 +99,8 @@ export const MESSAGE_COLUMNS = [
   'reminder_hours_before',
   'venue_notification_email',
   'waitlist_offer_minutes',
+  'sms_countries',
+  'sms_per_day',
 ] as const;
 
 const ALL_SETTINGS_COLUMNS = [...SETTINGS_COLUMNS, ...PROFILE_COLUMNS, ...MESSAGE_COLUMNS] as const;
