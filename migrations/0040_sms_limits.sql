@@ -9,7 +9,7 @@ ALTER TABLE businesses
 
 COMMENT ON COLUMN businesses.country IS 'ISO 3166 alpha-2; null: the time zone''s country. National phone numbers are read in it.';
 COMMENT ON COLUMN businesses.sms_countries IS 'The countries whose numbers may be texted; null: the business''s country alone.';
-COMMENT ON COLUMN businesses.sms_per_day IS 'SMS sent per day of the business (its time zone), further bounded by SMS_MAX_PER_BUSINESS_PER_DAY.';
+COMMENT ON COLUMN businesses.sms_per_day IS 'SMS sent per day (UTC), further bounded by SMS_MAX_PER_BUSINESS_PER_DAY.';
 
 -- Why a message was held back instead of sent: a sandbox business's message to someone outside it,
 -- or an SMS refused by its rules. Every message withheld so far was a sandbox one.
@@ -27,8 +27,8 @@ COMMENT ON COLUMN message_outbox.withheld_at IS 'When it was held back instead o
 
 -- SMS counted per period, each counter a row that the sender raises only below its cap in the
 -- transaction that lets an SMS go, so concurrent senders in any number of processes wait on the
--- row and never pass the cap: per number and business a day, per business a day (`number` ''),
--- per developer a month (`owner` the developer, `number` '').
+-- row and never pass the cap: per number a day across the service (`owner` the nil UUID), per
+-- business a day (`number` ''), per developer a month (`owner` the developer, `number` '').
 CREATE TABLE sms_counts (
   scope text NOT NULL CHECK (scope IN ('number', 'business', 'developer')),
   owner uuid NOT NULL,
@@ -38,4 +38,4 @@ CREATE TABLE sms_counts (
   PRIMARY KEY (scope, owner, number, period)
 );
 CREATE INDEX sms_counts_period_idx ON sms_counts (period);
-COMMENT ON TABLE sms_counts IS 'SMS let go per number and day, business and day, developer and month; old periods are deleted by the SMS sender.';
+COMMENT ON TABLE sms_counts IS 'SMS let go per number and day, business and day, developer and month (UTC); old periods are deleted by the SMS sender.';

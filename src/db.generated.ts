@@ -213,7 +213,7 @@ export interface Businesses {
   sms_countries: string[] | null;
   sms_enabled: Generated<boolean>;
   /**
-   * SMS sent per day of the business (its time zone), further bounded by SMS_MAX_PER_BUSINESS_PER_DAY.
+   * SMS sent per day (UTC), further bounded by SMS_MAX_PER_BUSINESS_PER_DAY.
    */
   sms_per_day: Generated<number>;
   timezone: Generated<string>;

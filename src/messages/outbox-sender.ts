@@ -82,6 +82,8 @@ export abstract class OutboxSender {
     const claimed = await withTx(this.db, (tx) =>
       claimDueMessages(tx, this.channel, new Date(now), new Date(now + LEASE_MS), MAX_ATTEMPTS, BATCH),
     );
+    // Oldest first, as UPDATE ... RETURNING answers in no order: under a cap, the first written goes.
+    claimed.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
     for (const message of claimed) await this.send(message);
     return claimed.length;
   }

@@ -107,6 +107,7 @@ export const claimDueMessages = (
       'sequence',
       'attempts',
       'sms_to',
+      'created_at',
       sql<boolean>`EXISTS (
         SELECT 1 FROM businesses b
         WHERE b.id = message_outbox.business_id AND b.is_dev

@@ -209,14 +209,17 @@ describe('SMS pumping', () => {
     assert.equal(PLANS.starter.monthlySms, 200);
   });
 
-  it('withholds the 4th SMS to one number on one day of the business, and texts it again the next day', async () => {
+  it('withholds the 4th SMS to one number on one day, from any business, and texts it again the next day', async () => {
     const biz = await textingVenue();
     for (const time of ['10:00', '11:00', '12:00', '13:00']) {
       await bookOk(ctx.app, biz, { phone: mobile(7), start_time: time });
     }
+    const other = await textingVenue();
+    await bookOk(ctx.app, other, { phone: mobile(7) });
     await sendAll();
     assert.equal(twilio.calls.length, 3);
     assert.deepEqual(tally(await listedSms(biz)), { sent: 3, 'withheld:sms_daily_cap': 1 });
+    assert.deepEqual(tally(await listedSms(other)), { 'withheld:sms_daily_cap': 1 });
 
     const tomorrow = Date.now() + 86_400_000;
     ctx.app.clock.now = () => tomorrow;
@@ -251,7 +254,11 @@ describe('SMS pumping', () => {
       assert.equal(response.statusCode, 201, response.body);
     }
     await sendAll();
-    assert.equal(twilio.calls.length, 2);
+    // The first written go first.
+    assert.deepEqual(
+      twilio.calls.map((call) => call.form.To),
+      ['+4915123456720', '+4915123456721'],
+    );
     assert.deepEqual(tally(await listedSms(biz)), { sent: 2, 'withheld:sms_daily_cap': 1 });
   });
 

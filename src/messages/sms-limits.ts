@@ -4,7 +4,6 @@ import {
   type NumberType,
   parsePhoneNumberFromString,
 } from 'libphonenumber-js/max';
-import { instantToWall } from '../availability/engine/time.ts';
 import { entitlementAt, quotaMonth } from '../billing/plans.ts';
 import { subscriptionOf } from '../billing/subscription.queries.ts';
 import { type Db, withTx } from '../platform/db.ts';
@@ -13,8 +12,11 @@ import { businessCountry, smsCountriesOf } from '../settings/country.ts';
 import { SendFailure, Withheld } from './outbox-sender.ts';
 import { loadSmsRules, markSmsCounted, raiseSmsCounter, type SmsCounter } from './sms-limits.queries.ts';
 
-/** SMS one number may get from one business a day. */
+/** SMS one number may get a day, from all businesses together. */
 export const SMS_PER_NUMBER_PER_DAY = 3;
+
+/** The owner of the counters that span the whole service: a number's. */
+const WHOLE_SERVICE = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Types never texted: a premium-rate or shared-cost number bills the sender more and pays its
@@ -49,10 +51,13 @@ export function smsDestination(
  * by the sender just before it sends (docs/api-behaviour.md, "Message settings, reminders, SMS and
  * the messages list"):
  * - only to numbers of the business's `sms_countries`, of no refused or unknown type;
- * - at most 3 a day to one number, and `sms_per_day` a day in all (both the business's day, in its
- *   time zone), that setting bounded by `maxPerBusinessPerDay` too (`sms_daily_cap`);
- * - within the plan's SMS of the calendar month (UTC), counted across the developer's businesses
- *   as the booking quota is (`sms_allowance_used`).
+ * - at most 3 a day to one number, whichever businesses text it (a number cannot be bombed by
+ *   booking at many venues), and `sms_per_day` a day per business, that setting bounded by
+ *   `maxPerBusinessPerDay` too (`sms_daily_cap`);
+ * - within the plan's SMS of the calendar month, counted across the developer's businesses as the
+ *   booking quota is (`sms_allowance_used`).
+ * Days and months are UTC, as the booking quota's: the caps bound cost, and one clock for every
+ * counter keeps a number's day the same whichever business texts it.
  * The counters are raised in one transaction, in one order (number, business, developer), each
  * only below its cap; one that is not raised rolls the others back. An SMS already counted (a try
  * after a failure) goes to the number it was counted for without counting again.
@@ -76,12 +81,12 @@ export async function admitSms(
       smsCountriesOf(rules.sms_countries, country),
     );
     if ('withheld' in destination) throw new Withheld(destination.withheld);
-    const day = instantToWall(now, rules.timezone).date;
+    const day = new Date(now).toISOString().slice(0, 10);
     const limits: [SmsCounter, WithheldClass][] = [
       [
         {
           scope: 'number',
-          owner: businessId,
+          owner: WHOLE_SERVICE,
           number: destination.number,
           period: day,
           cap: SMS_PER_NUMBER_PER_DAY,

@@ -131,7 +131,7 @@ export const MessageFields = {
   sms_per_day: int(
     0,
     1_000_000,
-    "SMS the business sends a day (the business's day, in its time zone), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)",
+    'SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)',
   ),
 };
 
