@@ -338,6 +338,22 @@ describe('SMS caps under concurrency', () => {
     assert.deepEqual(await admitAtOnce(messages), { admitted: 7, withheld: new Set(['sms_daily_cap']) });
   });
 
+  it('holds sms_per_day to SMS_MAX_PER_BUSINESS_PER_DAY when that is lowered below it', async () => {
+    const biz = await textingVenue();
+    const messages = await queued(
+      biz,
+      Array.from({ length: 4 }, (_, i) => mobile(i)),
+    );
+    const admitted = [];
+    for (const message of messages) {
+      admitted.push(await admitSms(ctx.app.db, message, ctx.app.clock.now(), 2).catch((error) => error));
+    }
+    assert.deepEqual(
+      admitted.map((outcome) => (outcome instanceof Withheld ? outcome.withheld : 'admitted')),
+      ['admitted', 'admitted', 'sms_daily_cap', 'sms_daily_cap'],
+    );
+  });
+
   it(`keeps to the caps under 40 bookings at once and 4 senders (${ENGINE})`, async () => {
     const biz = await textingVenue({ sms_per_day: 10 });
     const shared = mobile(99);

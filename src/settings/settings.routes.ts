@@ -123,7 +123,6 @@ export const MessageFields = {
   sms_countries: Nullable(
     Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), {
       maxItems: 50,
-      uniqueItems: true,
       description:
         'ISO 3166 alpha-2 countries whose phone numbers may be texted; an SMS to any other number is withheld (`sms_country`). Until set: `[country]`; null in a change goes back to that',
     }),

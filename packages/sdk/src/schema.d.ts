@@ -10876,7 +10876,7 @@ export interface operations {
                         sms_countries: string[] | null;
                         /**
                          * Format: int32
-                         * @description SMS the business sends a day (the business's day, in its time zone), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
+                         * @description SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
                          */
                         sms_per_day: number;
                     };
@@ -11112,7 +11112,7 @@ export interface operations {
                     sms_countries?: string[] | null;
                     /**
                      * Format: int32
-                     * @description SMS the business sends a day (the business's day, in its time zone), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
+                     * @description SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
                      */
                     sms_per_day?: number;
                 };
@@ -11260,7 +11260,7 @@ export interface operations {
                         sms_countries: string[] | null;
                         /**
                          * Format: int32
-                         * @description SMS the business sends a day (the business's day, in its time zone), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
+                         * @description SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
                          */
                         sms_per_day: number;
                     };
