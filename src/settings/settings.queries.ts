@@ -8,8 +8,6 @@ export type DepositType = 'none' | 'charge' | 'authorization_hold';
 /** A business's booking rules: the columns of `businesses` from `timezone` on. */
 export interface BusinessSettings {
   timezone: string;
-  /** ISO 3166 alpha-2 as set; null: the time zone's country (`businessCountry`). */
-  country: string | null;
   default_slot_interval_minutes: number;
   default_slot_duration_minutes: number;
   booking_window_days: number;
@@ -50,6 +48,11 @@ export interface MessageSettings {
   /** Null: the venue is not told. */
   venue_notification_email: string | null;
   waitlist_offer_minutes: number;
+  /**
+   * ISO 3166 alpha-2 as set; null: the time zone's country (`businessCountry`). Shown beside the
+   * time zone, but read with the messages' settings: only the SMS rules read phones in it.
+   */
+  country: string | null;
   /** The countries whose numbers may be texted, as set; null: the business's country alone (`smsCountriesOf`). */
   sms_countries: string[] | null;
   /** SMS a day; SMS_MAX_PER_BUSINESS_PER_DAY bounds it too. */
@@ -63,7 +66,6 @@ export type SettingsRow = AllSettings & { id: string };
 
 export const SETTINGS_COLUMNS = [
   'timezone',
-  'country',
   'default_slot_interval_minutes',
   'default_slot_duration_minutes',
   'booking_window_days',
@@ -99,6 +101,7 @@ export const MESSAGE_COLUMNS = [
   'reminder_hours_before',
   'venue_notification_email',
   'waitlist_offer_minutes',
+  'country',
   'sms_countries',
   'sms_per_day',
 ] as const;
