@@ -294,13 +294,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   });
   app.jobs.add(reminderJob(database.db, clock));
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
-  const sms = new SmsSender(
-    database.db,
-    clock,
-    app.log,
-    smsProvider(config.twilio, app.log),
-    config.publicBaseUrl,
-  );
+  const sms = new SmsSender(database.db, clock, app.log, smsProvider(config.twilio, app.log), config);
   app.jobs.add(sms.job());
   const webhookTargets = new WebhookTargets(config);
   const sealKey = webhookSealKey(config.jwtSecret);

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
     assert.equal(config.stripeApiBase, undefined);
     assert.equal(config.smtpUrl, undefined);
     assert.equal(config.twilio, undefined, 'SMS go to the log');
+    assert.equal(config.smsMaxPerBusinessPerDay, 1000);
     assert.equal(config.simulatedPayments, true, 'the embedded default pays on the simulated processor');
     assert.equal(config.webhookAllowPrivateUrls, false);
     assert.deepEqual(
@@ -187,6 +188,10 @@ describe('loadConfig', () => {
         apiBase: 'http://127.0.0.1:4010',
       },
     );
+    assert.equal(
+      loadConfig({ DATA_DIR: tempDir(), SMS_MAX_PER_BUSINESS_PER_DAY: '50' }).smsMaxPerBusinessPerDay,
+      50,
+    );
   });
 
   it('takes PUBLIC_BASE_URL without its trailing slash', () => {
@@ -294,6 +299,7 @@ describe('loadConfig', () => {
       ['MAX_HEAP_BYTES', { MAX_HEAP_BYTES: '-1' }],
       ['MAX_RSS_BYTES', { MAX_RSS_BYTES: '2GB' }],
       ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '10.5' }],
+      ['SMS_MAX_PER_BUSINESS_PER_DAY', { SMS_MAX_PER_BUSINESS_PER_DAY: 'lots' }],
     ];
     for (const [variable, env] of cases) {
       it(`${variable}=${Object.values(env)[0]}`, () => assertRefused(env, variable));

@@ -25,6 +25,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** Where guests' SMS go through Twilio; undefined: they are written to the log. */
   twilio: TwilioConfig | undefined;
+  /** The most SMS one business may send a day (`SMS_MAX_PER_BUSINESS_PER_DAY`): the ceiling of its `sms_per_day`. */
+  smsMaxPerBusinessPerDay: number;
   /** The sender address of every email (`MAIL_FROM`); default `no-reply@<PUBLIC_BASE_URL host>`. */
   mailFrom: string;
   /**
@@ -276,6 +278,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
     twilio: parseTwilio(env),
+    smsMaxPerBusinessPerDay: parseCount(
+      'SMS_MAX_PER_BUSINESS_PER_DAY',
+      env.SMS_MAX_PER_BUSINESS_PER_DAY,
+      1000,
+    ),
     mailFrom: parseMailFrom(env.MAIL_FROM, publicBaseUrl),
     // The embedded default (no DATABASE_URL) is for trying the service out, where paying on the
     // test pages is the point; a deployment on PostgreSQL takes no free money unless it says so.

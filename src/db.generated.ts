@@ -156,6 +156,10 @@ export interface Businesses {
   buffer_minutes: Generated<number>;
   business_type: string | null;
   cancellation_cutoff_hours: Generated<number>;
+  /**
+   * ISO 3166 alpha-2; null: the time zone's country. National phone numbers are read in it.
+   */
+  country: string | null;
   created_at: Generated<Timestamp>;
   default_deposit_amount_cents: Generated<number>;
   default_slot_duration_minutes: Generated<number>;
@@ -203,7 +207,15 @@ export interface Businesses {
    */
   reminder_hours_before: Generated<number>;
   slug: string;
+  /**
+   * The countries whose numbers may be texted; null: the business's country alone.
+   */
+  sms_countries: string[] | null;
   sms_enabled: Generated<boolean>;
+  /**
+   * SMS sent per day (UTC), further bounded by SMS_MAX_PER_BUSINESS_PER_DAY.
+   */
+  sms_per_day: Generated<number>;
   timezone: Generated<string>;
   /**
    * Booking lengths by party size, [{min_party, max_party, duration_minutes}], ranges not overlapping, sorted by min_party; a party no range covers takes default_slot_duration_minutes.
@@ -413,6 +425,7 @@ export interface MessageOutbox {
    * The SEQUENCE of the booking's calendar invite this message carries.
    */
   sequence: number | null;
+  sms_to: string | null;
   subject: string | null;
   to_address: string;
   /**
@@ -421,9 +434,10 @@ export interface MessageOutbox {
   type: Generated<string>;
   waitlist_entry_id: string | null;
   /**
-   * A sandbox business's message to an outside address, logged instead of sent.
+   * When it was held back instead of sent (withheld_class says why).
    */
   withheld_at: Timestamp | null;
+  withheld_class: string | null;
 }
 
 export interface OperatingHours {
@@ -555,6 +569,14 @@ export interface SimulatedProcessorObjects {
   idempotency_key: string | null;
   object: ColumnType<unknown, string, string>;
   updated_at: Generated<Timestamp>;
+}
+
+export interface SmsCounts {
+  number: string;
+  owner: string;
+  period: string;
+  scope: string;
+  sent: number;
 }
 
 export interface Users {
@@ -697,6 +719,7 @@ export interface DB {
   service_periods: ServicePeriods;
   services: Services;
   simulated_processor_objects: SimulatedProcessorObjects;
+  sms_counts: SmsCounts;
   users: Users;
   waitlist_entries: WaitlistEntries;
   waitlist_offers: WaitlistOffers;

@@ -44,6 +44,18 @@ export interface TurnTime {
 export const NOTIFICATION_LANGUAGES = ['en', 'de', 'fr', 'nl', 'es'] as const;
 export type NotificationLanguage = (typeof NOTIFICATION_LANGUAGES)[number];
 
+/** Why a message was held back instead of sent (docs/api-behaviour.md, "Message settings, reminders, SMS and the messages list"). */
+export const WITHHELD_CLASSES = [
+  'sms_country',
+  'sms_number_type',
+  'sms_daily_cap',
+  'sms_allowance_used',
+  'sandbox',
+] as const;
+export type WithheldClass = (typeof WITHHELD_CLASSES)[number];
+
+type MessageOutboxTable = Narrowed<Tables.MessageOutbox, { withheld_class: WithheldClass | null }>;
+
 type BusinessesTable = Narrowed<
   Tables.Businesses,
   {
@@ -161,6 +173,7 @@ export type DB = Narrowed<
   {
     developers: DevelopersTable;
     businesses: BusinessesTable;
+    message_outbox: MessageOutboxTable;
     service_periods: ServicePeriodsTable;
     memberships: MembershipsTable;
     login_failures: LoginFailuresTable;

@@ -422,6 +422,7 @@ function Messages({ booking }: { booking: Booking }) {
                 {message.recipient}
               </span>{' '}
               <strong>{t(`panelMessage_${message.status}`)}</strong>
+              {message.withheld_class && <span> ({t(`panelWithheld_${message.withheld_class}`)})</span>}
             </li>
           ))}
         </ul>

@@ -21,7 +21,7 @@ describe('entitlementAt', () => {
     );
     assert.equal(running.status, 'trial');
     assert.equal(running.planId, 'trial');
-    assert.deepEqual(running.plan, PLANS.premium);
+    assert.deepEqual(running.plan, { ...PLANS.premium, monthlySms: 50 });
     assert.equal(running.trialDaysRemaining, 14);
   });
 

@@ -11,6 +11,8 @@ export interface Plan {
   priceCents: number;
   /** Bookings created per calendar month (UTC) across the developer's live businesses. */
   monthlyBookings: number;
+  /** SMS sent per calendar month (UTC) across the developer's live businesses. */
+  monthlySms: number;
   dynamicMode: boolean;
   authorizationHolds: boolean;
   calendarSync: boolean;
@@ -20,6 +22,7 @@ export const PLANS: Record<PlanId, Plan> = {
   free: {
     priceCents: 0,
     monthlyBookings: 500,
+    monthlySms: 0,
     dynamicMode: false,
     authorizationHolds: false,
     calendarSync: false,
@@ -27,6 +30,7 @@ export const PLANS: Record<PlanId, Plan> = {
   starter: {
     priceCents: 999,
     monthlyBookings: 2_000,
+    monthlySms: 200,
     dynamicMode: false,
     authorizationHolds: false,
     calendarSync: false,
@@ -34,6 +38,7 @@ export const PLANS: Record<PlanId, Plan> = {
   pro: {
     priceCents: 4_900,
     monthlyBookings: 10_000,
+    monthlySms: 1_000,
     dynamicMode: false,
     authorizationHolds: true,
     calendarSync: true,
@@ -41,6 +46,7 @@ export const PLANS: Record<PlanId, Plan> = {
   premium: {
     priceCents: 12_900,
     monthlyBookings: 50_000,
+    monthlySms: 5_000,
     dynamicMode: true,
     authorizationHolds: true,
     calendarSync: true,
@@ -49,8 +55,8 @@ export const PLANS: Record<PlanId, Plan> = {
 
 export const PLAN_IDS = Object.keys(PLANS) as PlanId[];
 export const TRIAL_DAYS = 14;
-/** A trial has the top plan's features and quota. */
-const TRIAL_PLAN: PlanId = 'premium';
+/** A trial has the top plan's features and booking quota, but SMS of its own: they cost money per message. */
+const TRIAL_PLAN: Plan = { ...PLANS.premium, monthlySms: 50 };
 
 export type Feature = 'dynamicMode' | 'authorizationHolds' | 'calendarSync';
 
@@ -85,7 +91,7 @@ export function entitlementAt(state: SubscriptionState, now: number): Entitlemen
   const base = { trialEndsAt, trialDaysRemaining };
   if (state.status === 'trial' || state.planId === 'trial') {
     return trialLeft > 0 && state.status === 'trial'
-      ? { ...base, status: 'trial', planId: 'trial', plan: PLANS[TRIAL_PLAN] }
+      ? { ...base, status: 'trial', planId: 'trial', plan: TRIAL_PLAN }
       : {
           ...base,
           status: state.status === 'trial' ? 'active' : state.status,

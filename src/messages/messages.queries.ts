@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import type { WithheldClass } from '../schema.ts';
 
 export interface MessageRow {
   id: string;
@@ -11,6 +12,7 @@ export interface MessageRow {
   created_at: Date;
   sent_at: Date | null;
   withheld_at: Date | null;
+  withheld_class: WithheldClass | null;
   failed_at: Date | null;
 }
 
@@ -33,6 +35,7 @@ export const listMessages = <T>(
       'created_at',
       'sent_at',
       'withheld_at',
+      'withheld_class',
       'failed_at',
     ])
     .$narrowType<{ channel: 'email' | 'sms' }>()

@@ -11,6 +11,7 @@ import {
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
+import type { WithheldClass } from '../schema.ts';
 import { maskEmail, maskPhone } from './messages.view.ts';
 import { insertMessage, type NewMessage } from './outbox.queries.ts';
 
@@ -33,6 +34,7 @@ async function message(
     sent_at?: Date;
     failed_at?: Date;
     withheld_at?: Date;
+    withheld_class?: WithheldClass;
     last_error?: string;
     created_at?: Date;
   } = {},
@@ -73,7 +75,11 @@ describe('GET /v1/manage/messages', () => {
     );
     const sent = await message(tenant, {}, { sent_at: at(4), created_at: at(3) });
     const gaveUp = await message(tenant, {}, { failed_at: at(5), last_error: 'rejected', created_at: at(4) });
-    const withheld = await message(tenant, {}, { withheld_at: at(6), created_at: at(5) });
+    const withheld = await message(
+      tenant,
+      {},
+      { withheld_at: at(6), withheld_class: 'sandbox', created_at: at(5) },
+    );
     const peerWords = await message(
       tenant,
       {},
@@ -94,13 +100,14 @@ describe('GET /v1/manage/messages', () => {
     assert.equal(response.statusCode, 200, response.body);
     const items = response.json().items as Record<string, unknown>[];
     assert.deepEqual(
-      items.map(({ id, type, channel, recipient, status, error, booking_id, sent_at }) => ({
+      items.map(({ id, type, channel, recipient, status, error, withheld_class, booking_id, sent_at }) => ({
         id,
         type,
         channel,
         recipient,
         status,
         error,
+        ...(withheld_class === null ? {} : { withheld_class }),
         booking_id,
         sent_at,
       })),
@@ -117,16 +124,17 @@ describe('GET /v1/manage/messages', () => {
         },
         ...[
           [peerWords, 'queued', 'send_error', null],
-          [withheld, 'failed', 'withheld_sandbox_recipient', null],
+          [withheld, 'withheld', null, null, 'sandbox'],
           [gaveUp, 'failed', 'rejected', null],
           [sent, 'sent', null, at(4).toISOString()],
-        ].map(([id, status, error, sentAt]) => ({
+        ].map(([id, status, error, sentAt, withheldClass]) => ({
           id,
           type: 'booking_confirmed',
           channel: 'email',
           recipient: 'j***@e***.com',
           status,
           error,
+          ...(withheldClass ? { withheld_class: withheldClass } : {}),
           booking_id: null,
           sent_at: sentAt,
         })),

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../platform/clock.ts';
 import { type Db, withTx } from '../platform/db.ts';
 import type { Job } from '../platform/jobs.ts';
+import type { WithheldClass } from '../schema.ts';
 import {
   type ClaimedMessage,
   claimDueMessages,
@@ -31,13 +32,23 @@ export class SendFailure extends Error {
   }
 }
 
+/** A message held back by a rule instead of sent: listed `withheld` with its class, never tried again. */
+export class Withheld extends Error {
+  readonly withheld: WithheldClass;
+  constructor(withheld: WithheldClass) {
+    super(withheld);
+    this.withheld = withheld;
+  }
+}
+
 /**
  * Sends one channel's messages of the outbox, each written in the transaction of what it tells.
  * Each run claims the due messages under a lease, so any number of processes may run it and a
  * process dying mid-send leaves its messages to the next run once the lease ends. A failed message
  * is tried again with a growing delay and given up on (`failed_at`) after 10 tries, or at once when
- * the failure is permanent. A sandbox business's message to anyone outside it is withheld: logged,
- * never sent, and marked so (who is outside depends on the channel: `claimDueMessages`).
+ * the failure is permanent. A message is withheld (logged, never sent, and marked with its class)
+ * when it is a sandbox business's message to anyone outside it (`sandbox`; who is outside depends
+ * on the channel: `claimDueMessages`), or when the channel's `deliver` throws `Withheld`.
  */
 export abstract class OutboxSender {
   protected readonly db: Db;
@@ -71,24 +82,30 @@ export abstract class OutboxSender {
     const claimed = await withTx(this.db, (tx) =>
       claimDueMessages(tx, this.channel, new Date(now), new Date(now + LEASE_MS), MAX_ATTEMPTS, BATCH),
     );
+    // Oldest first, as UPDATE ... RETURNING answers in no order: under a cap, the first written goes.
+    claimed.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
     for (const message of claimed) await this.send(message);
     return claimed.length;
   }
 
   private async send(message: ClaimedMessage): Promise<void> {
     const logged = { message_id: message.id, type: message.type, ...this.logged(message) };
+    const withhold = async (withheld: WithheldClass) => {
+      this.log.info({ ...logged, withheld }, `${this.channel} withheld, not sent`);
+      await markMessageWithheld(this.db, message.id, withheld, new Date(this.clock.now()));
+    };
     if (message.withheld) {
-      this.log.info(
-        logged,
-        `${this.channel} of a sandbox business withheld: the recipient is outside the business`,
-      );
-      await markMessageWithheld(this.db, message.id, new Date(this.clock.now()));
+      await withhold('sandbox');
       return;
     }
     try {
       await this.deliver(message);
       await markMessageSent(this.db, message.id, new Date(this.clock.now()));
     } catch (error) {
+      if (error instanceof Withheld) {
+        await withhold(error.withheld);
+        return;
+      }
       const failure = error instanceof SendFailure ? error : this.failureOf(error);
       const givenUp = failure.permanent || message.attempts >= MAX_ATTEMPTS;
       this.log.warn(

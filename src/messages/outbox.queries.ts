@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
+import type { WithheldClass } from '../schema.ts';
 
 export interface NewEmail {
   businessId: string | null;
@@ -66,9 +67,8 @@ export const insertEmail = (executor: Executor, email: NewEmail) =>
  * and a process that dies while sending leaves them to be tried again once the lease ends. A
  * message given up on (`failed_at`) is never claimed again. `withheld` tells a sandbox business's
  * message to someone outside it: an email to an address that is neither its developer's nor an
- * active member's (an invitation aside: it goes to the person it invites); an SMS to a number
- * other than the venue's own phone (no developer or member has a phone on record), compared by
- * digits.
+ * active member's (an invitation aside: it goes to the person it invites); any SMS, as a sandbox
+ * business sends none, not even to its own phone.
  */
 export const claimDueMessages = (
   tx: Tx,
@@ -108,12 +108,13 @@ export const claimDueMessages = (
       'payload',
       'sequence',
       'attempts',
+      'sms_to',
+      'created_at',
       sql<boolean>`EXISTS (
         SELECT 1 FROM businesses b
         WHERE b.id = message_outbox.business_id AND b.is_dev
           AND CASE WHEN message_outbox.channel = 'sms'
-            THEN regexp_replace(message_outbox.to_address, '\\D', '', 'g')
-              IS DISTINCT FROM regexp_replace(coalesce(b.phone, ''), '\\D', '', 'g')
+            THEN true
             ELSE lower(trim(message_outbox.to_address)) NOT IN (
               SELECT lower(d.email) FROM developers d WHERE d.id = b.developer_id
               UNION ALL
@@ -164,5 +165,9 @@ export const markMessageFailed = (
     .where('id', '=', id)
     .execute();
 
-export const markMessageWithheld = (executor: Executor, id: string, now: Date) =>
-  executor.updateTable('message_outbox').set({ withheld_at: now }).where('id', '=', id).execute();
+export const markMessageWithheld = (executor: Executor, id: string, withheld: WithheldClass, now: Date) =>
+  executor
+    .updateTable('message_outbox')
+    .set({ withheld_at: now, withheld_class: withheld })
+    .where('id', '=', id)
+    .execute();

@@ -8,6 +8,8 @@ import type { Db } from '../platform/db.ts';
 import { maskPhone } from './messages.view.ts';
 import { type ClaimedMessage, findMessageVenue } from './outbox.queries.ts';
 import { OutboxSender, SendFailure } from './outbox-sender.ts';
+import { forgetSmsCounts } from './sms-limits.queries.ts';
+import { admitSms } from './sms-limits.ts';
 import { SMS_TYPES, type SmsType, smsText } from './sms-texts.ts';
 
 export interface Sms {
@@ -100,27 +102,36 @@ export const smsProvider = (config: TwilioConfig | undefined, log: FastifyBaseLo
 
 const isSmsType = (type: string): type is SmsType => (SMS_TYPES as readonly string[]).includes(type);
 
-/**
- * A phone as the guest typed it, in the form an SMS provider takes: `+` and digits for an
- * international number (`+49 (30) 555-0100` -> `+49305550100`); a national one stays as typed,
- * and the provider's refusal of it is recorded.
- */
-export const smsNumber = (phone: string): string =>
-  phone.trim().startsWith('+') ? `+${phone.replace(/\D/g, '')}` : phone.trim();
+/** How long the SMS counters of a past period are kept: beyond any day or month still counted. */
+const SMS_COUNTS_KEPT_DAYS = 40;
 
 /**
- * Sends the outbox's SMS (`OutboxSender`), rendered when sent in the business's language, through
- * the provider; a refusal is given up at once. A sandbox business's SMS to anyone but the venue's
- * own phone is withheld.
+ * Sends the outbox's SMS (`OutboxSender`), rendered when sent in the business's language, to the
+ * number and within the limits `admitSms` lets it go under, through the provider; a refusal is
+ * given up at once. A sandbox business sends no SMS at all (withheld, `sandbox`).
  */
 export class SmsSender extends OutboxSender {
   private readonly provider: SmsProvider;
   private readonly publicBaseUrl: string;
+  private readonly maxPerBusinessPerDay: number;
 
-  constructor(db: Db, clock: Clock, log: FastifyBaseLogger, provider: SmsProvider, publicBaseUrl: string) {
+  constructor(
+    db: Db,
+    clock: Clock,
+    log: FastifyBaseLogger,
+    provider: SmsProvider,
+    options: { publicBaseUrl: string; smsMaxPerBusinessPerDay: number },
+  ) {
     super(db, clock, log, 'sms');
     this.provider = provider;
-    this.publicBaseUrl = publicBaseUrl;
+    this.publicBaseUrl = options.publicBaseUrl;
+    this.maxPerBusinessPerDay = options.smsMaxPerBusinessPerDay;
+  }
+
+  override async run(): Promise<number> {
+    const kept = new Date(this.clock.now() - SMS_COUNTS_KEPT_DAYS * 86_400_000).toISOString().slice(0, 10);
+    await forgetSmsCounts(this.db, kept);
+    return super.run();
   }
 
   protected logged(message: ClaimedMessage) {
@@ -133,7 +144,8 @@ export class SmsSender extends OutboxSender {
 
   protected async deliver(message: ClaimedMessage): Promise<void> {
     const body = await this.render(message);
-    await this.provider.send({ to: smsNumber(message.to_address), body, messageId: message.id });
+    const to = await admitSms(this.db, message, this.clock.now(), this.maxPerBusinessPerDay);
+    await this.provider.send({ to, body, messageId: message.id });
   }
 
   private async render(message: ClaimedMessage): Promise<string> {

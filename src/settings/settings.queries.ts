@@ -48,6 +48,15 @@ export interface MessageSettings {
   /** Null: the venue is not told. */
   venue_notification_email: string | null;
   waitlist_offer_minutes: number;
+  /**
+   * ISO 3166 alpha-2 as set; null: the time zone's country (`businessCountry`). Shown beside the
+   * time zone, but read with the messages' settings: only the SMS rules read phones in it.
+   */
+  country: string | null;
+  /** The countries whose numbers may be texted, as set; null: the business's country alone (`smsCountriesOf`). */
+  sms_countries: string[] | null;
+  /** SMS a day; SMS_MAX_PER_BUSINESS_PER_DAY bounds it too. */
+  sms_per_day: number;
 }
 
 /** Everything the settings routes read and write. */
@@ -92,6 +101,9 @@ export const MESSAGE_COLUMNS = [
   'reminder_hours_before',
   'venue_notification_email',
   'waitlist_offer_minutes',
+  'country',
+  'sms_countries',
+  'sms_per_day',
 ] as const;
 
 const ALL_SETTINGS_COLUMNS = [...SETTINGS_COLUMNS, ...PROFILE_COLUMNS, ...MESSAGE_COLUMNS] as const;

@@ -19,6 +19,13 @@ export const SettingsFields = {
     description:
       'IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there',
   }),
+  country: Nullable(
+    Type.String({
+      pattern: '^[A-Za-z]{2}$',
+      description:
+        "ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC)",
+    }),
+  ),
   default_slot_interval_minutes: int(15, 120, 'gap between slot starts'),
   default_slot_duration_minutes: bookingLength('booking length'),
   booking_window_days: int(1, 365, 'how far ahead bookings are accepted'),
@@ -113,6 +120,18 @@ export const MessageFields = {
     }),
   ),
   waitlist_offer_minutes: int(5, 1440, "how long a waitlist offer's booking link stays valid"),
+  sms_countries: Nullable(
+    Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), {
+      maxItems: 50,
+      description:
+        'ISO 3166 alpha-2 countries whose phone numbers may be texted; an SMS to any other number is withheld (`sms_country`). Until set: `[country]`; null in a change goes back to that',
+    }),
+  ),
+  sms_per_day: int(
+    0,
+    1_000_000,
+    'SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)',
+  ),
 };
 
 const Settings = Type.Object({ ...SettingsFields, ...ProfileFields, ...MessageFields });
@@ -162,6 +181,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         principalOf(request),
         request.body,
         app.payments.live?.name ?? null,
+        app.config.smsMaxPerBusinessPerDay,
         app.clock.now(),
         commitWith(request, reply, 200),
       ),

@@ -7,6 +7,7 @@ import { type FieldError, notFound, validationError } from '../platform/errors.t
 import type { Commit } from '../platform/idempotency.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
 import type { TurnTime } from '../schema.ts';
+import { businessCountry, isCountryCode, smsCountriesOf } from './country.ts';
 import {
   type AllSettings,
   loadSettings,
@@ -17,21 +18,46 @@ import {
 } from './settings.queries.ts';
 import { canonicalTimeZone } from './timezone.ts';
 
+/** The settings as answered: a country and SMS countries not set read as what they follow. */
+function answerOf(settings: AllSettings): AllSettings {
+  const country = businessCountry(settings.country, settings.timezone);
+  return { ...settings, country, sms_countries: smsCountriesOf(settings.sms_countries, country) };
+}
+
 export async function getSettings(executor: Executor, businessId: string): Promise<AllSettings> {
   const settings = await loadSettings(executor, businessId);
   if (!settings) throw notFound('business');
-  return settings;
+  return answerOf(settings);
 }
 
 /**
- * The rules a schema cannot state: a real zone, a capacity range that is not empty once merged,
- * an online party limit inside it, and turn times whose party ranges run upwards without
- * overlapping.
+ * The rules a schema cannot state: a real zone and countries, SMS a day within the deployment's
+ * ceiling, a capacity range that is not empty once merged, an online party limit inside it, and
+ * turn times whose party ranges run upwards without overlapping.
  */
-function checkSettings(patch: Partial<AllSettings>, merged: AllSettings, zoneKnown: boolean): void {
+function checkSettings(
+  patch: Partial<AllSettings>,
+  merged: AllSettings,
+  zoneKnown: boolean,
+  smsMaxPerDay: number,
+): void {
   const fields: FieldError[] = [];
   if (!zoneKnown) {
     fields.push({ field: 'timezone', message: 'is not an IANA time zone name such as Europe/Berlin' });
+  }
+  if (patch.country && !isCountryCode(patch.country.toUpperCase())) {
+    fields.push({ field: 'country', message: 'is not an ISO 3166 alpha-2 country code such as DE' });
+  }
+  patch.sms_countries?.forEach((code, i) => {
+    if (!isCountryCode(code.toUpperCase())) {
+      fields.push({
+        field: `sms_countries[${i}]`,
+        message: 'is not an ISO 3166 alpha-2 country code such as DE',
+      });
+    }
+  });
+  if (patch.sms_per_day !== undefined && patch.sms_per_day > smsMaxPerDay) {
+    fields.push({ field: 'sms_per_day', message: `must not exceed ${smsMaxPerDay} on this service` });
   }
   if (merged.min_capacity > merged.max_capacity) {
     fields.push(
@@ -98,7 +124,15 @@ export function turnTimeRefusals(turnTimes: readonly TurnTime[], at = 'turn_time
 export const byPartySize = (turnTimes: readonly TurnTime[]) =>
   turnTimesInOrder(turnTimes).sort((a, b) => a.min_party - b.min_party);
 
-const withoutId = ({ id: _, ...settings }: SettingsRow): AllSettings => settings;
+const withoutId = ({ id: _, ...settings }: SettingsRow): AllSettings => answerOf(settings);
+
+/** Country codes are stored in capitals, whatever case they were sent in; one sent twice is kept once. */
+function withCountriesInCapitals(patch: Partial<AllSettings>): Partial<AllSettings> {
+  if (patch.country) patch.country = patch.country.toUpperCase();
+  if (patch.sms_countries)
+    patch.sms_countries = [...new Set(patch.sms_countries.map((c) => c.toUpperCase()))];
+  return patch;
+}
 
 /** Profile text with nothing but white space in it says nothing: stored as none, never shown as a blank. */
 const PROFILE_TEXTS = ['description', 'address', 'booking_policy'] as const;
@@ -116,6 +150,8 @@ export interface SettingsChange {
   patch: Partial<SettingsRow>;
   /** Whether a time zone sent is one the database knows (true when none is sent). */
   zoneKnown: boolean;
+  /** SMS_MAX_PER_BUSINESS_PER_DAY: the most `sms_per_day` may be. */
+  smsMaxPerDay: number;
 }
 
 /**
@@ -126,12 +162,19 @@ export async function prepareSettingsChange(
   db: Db,
   input: Partial<AllSettings>,
   paymentProcessor: ProcessorName | null,
+  smsMaxPerDay: number,
 ): Promise<SettingsChange> {
   const zone = input.timezone === undefined ? undefined : await canonicalTimeZone(db, input.timezone);
-  const texts = withBlankTextsAsNull(input);
+  const texts = withCountriesInCapitals(withBlankTextsAsNull(input));
   const patch: Partial<SettingsRow> = zone === undefined ? texts : { ...texts, timezone: zone };
   if (input.turn_times) patch.turn_times = byPartySize(input.turn_times);
-  return { input, patch, zoneKnown: input.timezone === undefined || zone !== undefined, paymentProcessor };
+  return {
+    input,
+    patch,
+    zoneKnown: input.timezone === undefined || zone !== undefined,
+    paymentProcessor,
+    smsMaxPerDay,
+  };
 }
 
 /**
@@ -164,7 +207,7 @@ async function checkPaymentAccount(
 export function changeSettings(
   tx: Tx,
   actor: AuditActor & Subscriber,
-  { input, patch, zoneKnown, paymentProcessor }: SettingsChange,
+  { input, patch, zoneKnown, paymentProcessor, smsMaxPerDay }: SettingsChange,
   now: number,
 ) {
   return changeAudited(tx, actor, {
@@ -173,7 +216,7 @@ export function changeSettings(
     patch,
     check: async (merged, before) => {
       checkPlan(merged, before, actor, now);
-      checkSettings(input, merged, zoneKnown);
+      checkSettings(input, merged, zoneKnown, smsMaxPerDay);
       await checkPaymentAccount(tx, merged, before, actor, paymentProcessor);
     },
     update: (changes) => updateSettings(tx, actor.businessId, changes),
@@ -188,9 +231,10 @@ export async function reviseSettings<R>(
   actor: AuditActor & Subscriber,
   input: Partial<AllSettings>,
   paymentProcessor: ProcessorName | null,
+  smsMaxPerDay: number,
   now: number,
   commit: Commit<R>,
 ): Promise<R> {
-  const change = await prepareSettingsChange(db, input, paymentProcessor);
+  const change = await prepareSettingsChange(db, input, paymentProcessor, smsMaxPerDay);
   return commit((tx) => changeSettings(tx, actor, change, now));
 }

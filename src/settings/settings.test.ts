@@ -27,6 +27,7 @@ beforeEach(async () => {
 
 const DEFAULTS = {
   timezone: 'UTC',
+  country: null,
   default_slot_interval_minutes: 30,
   default_slot_duration_minutes: 60,
   booking_window_days: 60,
@@ -56,6 +57,8 @@ const DEFAULTS = {
   reminder_hours_before: 24,
   venue_notification_email: null,
   waitlist_offer_minutes: 30,
+  sms_countries: [],
+  sms_per_day: 100,
 };
 
 const PROFILE = {
@@ -135,14 +138,59 @@ describe('PATCH /v1/manage/settings', () => {
         deposit_type: 'charge',
         auto_confirm_bookings: false,
       };
+      // The country follows the new time zone, and the SMS countries the country.
+      const answered = { ...DEFAULTS, ...change, country: 'DE', sms_countries: ['DE'] };
       const response = await call(tenant, 'PATCH', change);
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.json(), { ...DEFAULTS, ...change });
-      assert.deepEqual((await call(tenant, 'GET')).json(), { ...DEFAULTS, ...change });
+      assert.deepEqual(response.json(), answered);
+      assert.deepEqual((await call(tenant, 'GET')).json(), answered);
       const [entry] = await audits(tenant);
       assert.equal(entry!.action, 'settings.updated');
       assert.deepEqual(entry!.before_state, DEFAULTS);
-      assert.deepEqual(entry!.after_state, { ...DEFAULTS, ...change });
+      assert.deepEqual(entry!.after_state, answered);
+    });
+
+    it("follows the time zone's country until a country is set, and again once it is set to null", async () => {
+      const tenant = await createTenant(ctx.app);
+      const answer = async (patch: Record<string, unknown>) => {
+        const response = await call(tenant, 'PATCH', patch);
+        assert.equal(response.statusCode, 200, response.body);
+        const { country, sms_countries, sms_per_day } = response.json();
+        return { country, sms_countries, sms_per_day };
+      };
+      assert.deepEqual(await answer({ timezone: 'Europe/Paris' }), {
+        country: 'FR',
+        sms_countries: ['FR'],
+        sms_per_day: 100,
+      });
+      assert.deepEqual(await answer({ timezone: 'Europe/Zurich' }), {
+        country: 'CH',
+        sms_countries: ['CH'],
+        sms_per_day: 100,
+      });
+      assert.deepEqual(
+        await answer({ country: 'li', sms_countries: ['li', 'CH', 'LI'], sms_per_day: 1000 }),
+        {
+          country: 'LI',
+          sms_countries: ['LI', 'CH'],
+          sms_per_day: 1000,
+        },
+      );
+      assert.deepEqual(await answer({ timezone: 'Europe/Vienna' }), {
+        country: 'LI',
+        sms_countries: ['LI', 'CH'],
+        sms_per_day: 1000,
+      });
+      assert.deepEqual(await answer({ country: null, sms_countries: null }), {
+        country: 'AT',
+        sms_countries: ['AT'],
+        sms_per_day: 1000,
+      });
+      assert.deepEqual(await answer({ sms_countries: [] }), {
+        country: 'AT',
+        sms_countries: [],
+        sms_per_day: 1000,
+      });
     });
 
     it('accepts both ends of every range', async () => {
@@ -366,6 +414,14 @@ describe('PATCH /v1/manage/settings', () => {
       [{ venue_notification_email: '' }, 'venue_notification_email'],
       [{ venue_notification_email: `${'a'.repeat(250)}@b.co` }, 'venue_notification_email'],
       [{ waitlist_offer_minutes: 4 }, 'waitlist_offer_minutes'],
+      [{ country: 'XX' }, 'country'],
+      [{ country: 'DEU' }, 'country'],
+      [{ country: '' }, 'country'],
+      [{ sms_countries: ['DE', 'ZZ'] }, 'sms_countries[1]'],
+      [{ sms_countries: 'DE' }, 'sms_countries'],
+      [{ sms_per_day: -1 }, 'sms_per_day'],
+      [{ sms_per_day: 1001 }, 'sms_per_day'],
+      [{ sms_per_day: null }, 'sms_per_day'],
       [{ waitlist_offer_minutes: 1441 }, 'waitlist_offer_minutes'],
       [{ website: 'http://venue.example' }, 'website'],
       [{ website: 'javascript:alert(1)' }, 'website'],

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
+import { SmsSender, smsProvider } from '../../src/messages/sms.ts';
 import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
 import {
   createPublishableKey,
@@ -51,7 +52,8 @@ interface Venue {
 /** Three tables of 2 to 4 in Paris, open 11:00-23:00, and tonight's staff bookings. */
 async function openVenue(): Promise<Venue> {
   const tenant = await createTenant(ctx.app, { name: 'Chez Panel' });
-  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE });
+  // Two SMS a day: the first two bookings' confirmations are texted, the others withheld.
+  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE, sms_enabled: true, sms_per_day: 2 });
   await send(
     tenant,
     'PUT',
@@ -92,6 +94,13 @@ async function openVenue(): Promise<Venue> {
   await book('Anna', '19:00', 'T1');
   await book('Paul', '20:00', 'T2');
   await book('Lea', '21:00', 'T1');
+  await new SmsSender(
+    ctx.app.db,
+    ctx.app.clock,
+    ctx.app.log,
+    smsProvider(undefined, ctx.app.log),
+    ctx.config,
+  ).run();
   return { tenant, tables, bookings };
 }
 
@@ -205,6 +214,9 @@ describe('the booking panel', { skip }, () => {
         .getByText(/booking_confirmed, email to p\*\*\*@e\*\*\*\.com/)
         .first()
         .waitFor();
+      const sms = messages.getByRole('listitem').filter({ hasText: /booking_confirmed, SMS to \*\*\*789/ });
+      await sms.getByText('withheld', { exact: true }).waitFor();
+      await sms.getByText('(daily SMS limit reached)').waitFor();
       const history = panel.getByRole('region', { name: 'History' });
       for (const action of [
         'booking.created_by_staff',

@@ -1994,10 +1994,11 @@ export interface components {
             booking_id: string | null;
             /** @description masked: an email as `j***@e***.com`, a phone as its last 3 digits */
             recipient: string;
-            /** @description `queued` until sent (also while retrying), `failed` once given up or withheld */
-            status: "queued" | "sent" | "failed";
-            /** @description the class of the last failure (`timeout`, `connection_error`, `http_<status>`, `rejected`, ...), or `withheld_sandbox_recipient` for a sandbox business's message to someone outside it; null once sent */
+            /** @description `queued` until sent (also while retrying), `failed` once given up, `withheld` when a rule held it back (never sent, never tried again: `withheld_class` says which) */
+            status: "queued" | "sent" | "failed" | "withheld";
+            /** @description the class of the last failure (`timeout`, `connection_error`, `http_<status>`, `rejected`, ...); null once sent, and for a withheld message */
             error: string | null;
+            withheld_class: ("sms_country" | "sms_number_type" | "sms_daily_cap" | "sms_allowance_used" | "sandbox") | null;
             /**
              * Format: date-time
              * @description ISO 8601 with an offset, years 1900-2999
@@ -10751,6 +10752,8 @@ export interface operations {
                     "application/json": {
                         /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
                         timezone: string;
+                        /** @description ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC) */
+                        country: string | null;
                         /**
                          * Format: int32
                          * @description gap between slot starts
@@ -10873,6 +10876,13 @@ export interface operations {
                          * @description how long a waitlist offer's booking link stays valid
                          */
                         waitlist_offer_minutes: number;
+                        /** @description ISO 3166 alpha-2 countries whose phone numbers may be texted; an SMS to any other number is withheld (`sms_country`). Until set: `[country]`; null in a change goes back to that */
+                        sms_countries: string[] | null;
+                        /**
+                         * Format: int32
+                         * @description SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
+                         */
+                        sms_per_day: number;
                     };
                 };
             };
@@ -10978,6 +10988,8 @@ export interface operations {
                 "application/json": {
                     /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
                     timezone?: string;
+                    /** @description ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC) */
+                    country?: string | null;
                     /**
                      * Format: int32
                      * @description gap between slot starts
@@ -11100,6 +11112,13 @@ export interface operations {
                      * @description how long a waitlist offer's booking link stays valid
                      */
                     waitlist_offer_minutes?: number;
+                    /** @description ISO 3166 alpha-2 countries whose phone numbers may be texted; an SMS to any other number is withheld (`sms_country`). Until set: `[country]`; null in a change goes back to that */
+                    sms_countries?: string[] | null;
+                    /**
+                     * Format: int32
+                     * @description SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
+                     */
+                    sms_per_day?: number;
                 };
             };
         };
@@ -11117,6 +11136,8 @@ export interface operations {
                     "application/json": {
                         /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
                         timezone: string;
+                        /** @description ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC) */
+                        country: string | null;
                         /**
                          * Format: int32
                          * @description gap between slot starts
@@ -11239,6 +11260,13 @@ export interface operations {
                          * @description how long a waitlist offer's booking link stays valid
                          */
                         waitlist_offer_minutes: number;
+                        /** @description ISO 3166 alpha-2 countries whose phone numbers may be texted; an SMS to any other number is withheld (`sms_country`). Until set: `[country]`; null in a change goes back to that */
+                        sms_countries: string[] | null;
+                        /**
+                         * Format: int32
+                         * @description SMS the business sends a day (UTC), at most SMS_MAX_PER_BUSINESS_PER_DAY (default 1000); past it an SMS is withheld (`sms_daily_cap`)
+                         */
+                        sms_per_day: number;
                     };
                 };
             };
