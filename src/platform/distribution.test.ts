@@ -57,6 +57,7 @@ const TABLES = {
   schema_definitions: 'global',
   schema_migrations: 'global',
   simulated_processor_objects: 'global',
+  sms_counts: 'global',
 } as const satisfies Record<string, Kind>;
 
 type Kind = 'business' | 'reference' | 'global';

@@ -126,7 +126,7 @@ async function openSection(page: Page, name: string) {
 }
 
 async function save(page: Page, name = 'Save') {
-  await page.getByRole('button', { name }).click();
+  await page.getByRole('button', { name, exact: true }).click();
 }
 
 const availability = async (tenant: Tenant, date: string) =>
