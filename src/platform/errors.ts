@@ -51,6 +51,13 @@ export const STATUS_OF_CODE = {
   billing_not_configured: 503,
   /** Overloaded, shutting down, or the database out of reach or stalled: sent with `Retry-After`. */
   service_unavailable: 503,
+  /**
+   * The business's requests already used their share of the database (`DB_CONCURRENCY_PER_BUSINESS`)
+   * for all the time this one could wait: sent with `Retry-After`.
+   */
+  business_busy: 503,
+  /** A customer search stopped at its statement timeout: sent with `Retry-After`; a longer text finds sooner. */
+  search_timeout: 503,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_OF_CODE;
@@ -61,12 +68,19 @@ export class AppError extends Error {
   readonly fields?: FieldError[];
   /** Some endpoints of the contract answer `{detail}`: sent beside `error:{code,message}`, the same text. */
   readonly detailBody: boolean;
+  /** Sent as `Retry-After`: when trying again may succeed. */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message: string, options: { fields?: FieldError[]; detail?: boolean } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { fields?: FieldError[]; detail?: boolean; retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.code = code;
     this.fields = options.fields;
     this.detailBody = options.detail ?? false;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get status(): number {
@@ -143,6 +157,7 @@ function thingNamedBy(issues: AjvIssue[]): string {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', error.retryAfterSeconds);
   if (error.detailBody) {
     return reply
       .status(error.status)
