@@ -137,16 +137,6 @@ function currentShare(): RequestShare | undefined {
 }
 
 /**
- * Counts the rest of the current request's database work for `businessId`, for a route that
- * finds its business itself rather than from the credential or the path. The first business
- * named stays.
- */
-export function countFor(businessId: string): void {
-  const share = requestShare.getStore();
-  if (share && share.business === undefined) share.business = businessId;
-}
-
-/**
  * Per process, at most `perBusiness` requests of one business use the database at once (0: no
  * limit); the others wait their turn within their deadline for the database (or `maxWaitMs`,
  * the wait for a connection, when that is sooner), then are answered 503 `business_busy` with
@@ -161,9 +151,10 @@ export function registerFairShare(app: FastifyInstance, perBusiness: number, max
     requestShare.run(new RequestShare(slots, maxWaitMs), done),
   );
   app.addHook('preValidation', (request, _reply, done) => {
+    const share = requestShare.getStore();
     const named = (request.params as { business_id?: unknown } | undefined)?.business_id;
-    const business = typeof named === 'string' ? named : request.principal?.businessId;
-    if (business) countFor(business);
+    if (share)
+      share.business = (typeof named === 'string' ? named : request.principal?.businessId) ?? undefined;
     done();
   });
 }
