@@ -41,6 +41,13 @@ function testRoutes(app: FastifyInstance): void {
     });
     return { ok: true };
   });
+  app.get('/test/:business_id/two-steps', async () => {
+    await sql`SELECT 1`.execute(app.db);
+    holding++;
+    await held;
+    await sql`SELECT 2`.execute(app.db);
+    return { ok: true };
+  });
   app.get('/test/:business_id/read', async () => {
     await sql`SELECT 1`.execute(app.db);
     return { ok: true };
@@ -73,6 +80,9 @@ after(async () => {
 const call = (tenant: Tenant, what: string) =>
   ctx.app.inject({ method: 'GET', url: `/test/${tenant.businessId}/${what}` });
 const usage = (tenant: Tenant) => ctx.app.businessSlots!.usage(tenant.businessId);
+/** A request gives its slot back once answered (`onResponse`), a moment after its answer is read. */
+const slotsBack = (tenant: Tenant) =>
+  eventually(() => usage(tenant).holders === 0 && usage(tenant).waiting === 0, 'every slot came back');
 
 /** A request of `tenant` holding its business's one slot until the returned function is called. */
 async function hold(tenant: Tenant) {
@@ -101,7 +111,7 @@ describe('requests of one business past its share', () => {
     await eventually(() => usage(a).waiting === 1, 'the next request waits');
     await done();
     assert.equal((await next).statusCode, 200, 'the slot went to the one waiting');
-    assert.deepEqual(usage(a), { holders: 0, waiting: 0 });
+    await slotsBack(a);
   });
 
   it('leave another business’s requests to go straight through', async () => {
@@ -144,12 +154,36 @@ describe('requests of one business past its share', () => {
   });
 });
 
+describe('a request that began its work', () => {
+  it('keeps its slot between its statements until it is answered, so it is never refused halfway', async () => {
+    closeTheHold();
+    const before = holding;
+    const finished: string[] = [];
+    const first = call(a, 'two-steps').then((response) => {
+      finished.push('first');
+      return response;
+    });
+    await eventually(() => holding > before, 'the first statement ran');
+    // No connection is lent to the first request now, and still its slot is not free.
+    const second = call(a, 'read').then((response) => {
+      finished.push('second');
+      return response;
+    });
+    await eventually(() => usage(a).waiting === 1, 'the second request waits');
+    release();
+    assert.equal((await first).statusCode, 200);
+    assert.equal((await second).statusCode, 200);
+    assert.deepEqual(finished, ['first', 'second']);
+    await slotsBack(a);
+  });
+});
+
 describe('a slot', () => {
   it('comes back when the work fails, a statement fails or the client goes away', async () => {
     for (const what of ['throw', 'bad-statement']) {
       const response = await call(a, what);
       assert.equal(response.statusCode, 500, what);
-      assert.deepEqual(usage(a), { holders: 0, waiting: 0 }, what);
+      await slotsBack(a);
     }
 
     const address = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
@@ -163,7 +197,7 @@ describe('a slot', () => {
     client.abort();
     assert.equal(await gone, 'AbortError');
     release();
-    await eventually(() => usage(a).holders === 0, 'the slot came back');
+    await slotsBack(a);
     assert.equal((await call(a, 'read')).statusCode, 200);
   });
 });

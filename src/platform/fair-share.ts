@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {
   AbortableOperationOptions,
   DatabaseConnection,
@@ -85,9 +85,10 @@ export class BusinessSlots {
 }
 
 /**
- * One request's use of its business's slots. The request holds one slot while any of its
- * connections is lent (a transaction, a statement, several sent at once), so a request never
- * waits behind itself, and none while it waits on something else (a payment processor, a stream).
+ * One request's turn at its business's slots. The request takes a slot when it first needs a
+ * connection (a cached answer needs none) and keeps it until it is answered and has given every
+ * connection back: once its work has begun, a request is never refused halfway through it (a
+ * booking made, then its answer refused), nor does it wait behind itself.
  */
 class RequestShare {
   /** The business the request acts on, once known; until then its queries count for nobody. */
@@ -95,8 +96,9 @@ class RequestShare {
   readonly #slots: BusinessSlots;
   readonly #maxWaitMs: number;
   #lent = 0;
-  #charged: string | undefined;
+  #holding: string | undefined;
   #entering: Promise<void> | undefined;
+  #answered = false;
 
   constructor(slots: BusinessSlots, maxWaitMs: number) {
     this.#slots = slots;
@@ -105,7 +107,7 @@ class RequestShare {
 
   /** Before a connection is lent: the business's slot, unless the request holds it already. */
   async take(): Promise<void> {
-    if (this.#lent === 0) {
+    if (this.#holding === undefined) {
       this.#entering ??= this.#enter();
       await this.#entering;
     }
@@ -116,19 +118,33 @@ class RequestShare {
     const business = this.business!;
     try {
       await this.#slots.enter(business, boundedBy(this.#maxWaitMs, remainingMs()));
-      this.#charged = business;
+      this.#holding = business;
     } finally {
       this.#entering = undefined;
     }
   }
 
-  /** After a connection went back (or was not had): the slot, once the request holds none. */
+  /** After a connection went back (or was not had). */
   give(): void {
-    if (--this.#lent === 0) this.#slots.leave(this.#charged!);
+    this.#lent--;
+    this.#leaveWhenDone();
+  }
+
+  /** The request was answered, or its client went away: its work ends with its last connection. */
+  answered(): void {
+    this.#answered = true;
+    this.#leaveWhenDone();
+  }
+
+  #leaveWhenDone(): void {
+    if (this.#holding === undefined || !this.#answered || this.#lent > 0) return;
+    this.#slots.leave(this.#holding);
+    this.#holding = undefined;
   }
 }
 
 const requestShare = new AsyncLocalStorage<RequestShare>();
+const shareOfRequest = new WeakMap<FastifyRequest, RequestShare>();
 
 /** The share of the request being served, once its business is known. */
 function currentShare(): RequestShare | undefined {
@@ -147,16 +163,24 @@ export function registerFairShare(app: FastifyInstance, perBusiness: number, max
   if (perBusiness <= 0) return;
   const slots = new BusinessSlots(perBusiness);
   app.decorate('businessSlots', slots);
-  app.addHook('onRequest', (_request, _reply, done) =>
-    requestShare.run(new RequestShare(slots, maxWaitMs), done),
-  );
+  app.addHook('onRequest', (request, _reply, done) => {
+    const share = new RequestShare(slots, maxWaitMs);
+    shareOfRequest.set(request, share);
+    requestShare.run(share, done);
+  });
   app.addHook('preValidation', (request, _reply, done) => {
-    const share = requestShare.getStore();
+    const share = shareOfRequest.get(request);
     const named = (request.params as { business_id?: unknown } | undefined)?.business_id;
     if (share)
       share.business = (typeof named === 'string' ? named : request.principal?.businessId) ?? undefined;
     done();
   });
+  const answered = (request: FastifyRequest, _reply: unknown, done: () => void) => {
+    shareOfRequest.get(request)?.answered();
+    done();
+  };
+  app.addHook('onResponse', answered);
+  app.addHook('onRequestAbort', (request, done) => answered(request, undefined, done));
 }
 
 declare module 'fastify' {
