@@ -68,7 +68,7 @@ export class AppError extends Error {
   readonly fields?: FieldError[];
   /** Some endpoints of the contract answer `{detail}`: sent beside `error:{code,message}`, the same text. */
   readonly detailBody: boolean;
-  /** Sent as `Retry-After`: when trying again may succeed. */
+  /** A limit's refusal says when trying again can succeed: sent as `Retry-After`. */
   readonly retryAfterSeconds?: number;
 
   constructor(
