@@ -55,6 +55,7 @@ import { registerCors } from './platform/cors.ts';
 import { type Database, type Db, withTx } from './platform/db.ts';
 import { registerDbDeadline } from './platform/deadline.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
+import { registerFairShare } from './platform/fair-share.ts';
 import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
@@ -323,6 +324,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorateRequest('bookedDates', null);
   // First of the request hooks: the deadline covers every database wait of the request, the guard's too.
   registerDbDeadline(app, config.dbRequestDeadlineMs);
+  registerFairShare(app, config.dbConcurrencyPerBusiness, config.dbTimeouts.acquireMs);
   // Before the server waits for its connections: an open stream would hold it until cut.
   app.addHook('preClose', async () => liveEvents.stop());
   app.addHook('onClose', async () => {

@@ -119,6 +119,15 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ DATA_DIR: tempDir(), DB_REQUEST_DEADLINE_MS: '0' }).dbRequestDeadlineMs, 0);
   });
 
+  it('lets 4 requests of one business use the database at once unless DB_CONCURRENCY_PER_BUSINESS says otherwise (0: no limit)', () => {
+    const read = (value?: string) =>
+      loadConfig({ DATA_DIR: tempDir(), DB_CONCURRENCY_PER_BUSINESS: value }).dbConcurrencyPerBusiness;
+    assert.equal(read(), 4);
+    assert.equal(read('1'), 1);
+    assert.equal(read(' 16 '), 16);
+    assert.equal(read('0'), 0);
+  });
+
   it('trusts no proxy unless TRUST_PROXY names them, in the forms of Fastify trustProxy', () => {
     assert.equal(loadConfig({ DATA_DIR: tempDir() }).trustProxy, false);
     const read = (value: string) => loadConfig({ DATA_DIR: tempDir(), TRUST_PROXY: value }).trustProxy;
@@ -294,6 +303,9 @@ describe('loadConfig', () => {
       ['DB_ACQUIRE_TIMEOUT_MS', { DB_ACQUIRE_TIMEOUT_MS: '1.5' }],
       ['DB_REQUEST_DEADLINE_MS', { DB_REQUEST_DEADLINE_MS: '2s' }],
       ['DB_REQUEST_DEADLINE_MS', { DB_REQUEST_DEADLINE_MS: '-5' }],
+      ['DB_CONCURRENCY_PER_BUSINESS', { DB_CONCURRENCY_PER_BUSINESS: 'four' }],
+      ['DB_CONCURRENCY_PER_BUSINESS', { DB_CONCURRENCY_PER_BUSINESS: '-1' }],
+      ['DB_CONCURRENCY_PER_BUSINESS', { DB_CONCURRENCY_PER_BUSINESS: '2.5' }],
       ['METRICS_PORT', { METRICS_PORT: 'ninety' }],
       ['MAX_EVENT_LOOP_DELAY_MS', { MAX_EVENT_LOOP_DELAY_MS: '1s' }],
       ['MAX_HEAP_BYTES', { MAX_HEAP_BYTES: '-1' }],

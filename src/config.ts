@@ -46,6 +46,11 @@ export interface Config {
    * milliseconds from its arrival (0: no limit); past it the request is answered 503.
    */
   dbRequestDeadlineMs: number;
+  /**
+   * How many requests of one business may use the database at once in this process (0: no
+   * limit); the others wait their turn within their deadline, then are answered 503.
+   */
+  dbConcurrencyPerBusiness: number;
   /** `/metrics` on the public port asks for `Authorization: Bearer <this>`; unset: see `metricsPort`. */
   metricsToken: string | undefined;
   /** A listener of its own for `/metrics` (on `metricsHost`); undefined: none. */
@@ -296,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       acquireMs: parseTimeoutMs('DB_ACQUIRE_TIMEOUT_MS', env.DB_ACQUIRE_TIMEOUT_MS),
     },
     dbRequestDeadlineMs: parseTimeoutMs('DB_REQUEST_DEADLINE_MS', env.DB_REQUEST_DEADLINE_MS),
+    dbConcurrencyPerBusiness: parseCount('DB_CONCURRENCY_PER_BUSINESS', env.DB_CONCURRENCY_PER_BUSINESS, 4),
     metricsToken: env.METRICS_TOKEN || undefined,
     metricsPort: env.METRICS_PORT ? parsePort(env.METRICS_PORT, 'METRICS_PORT') : undefined,
     metricsHost: env.METRICS_HOST || '127.0.0.1',

@@ -44,6 +44,7 @@ export const SYSTEM_LANE = [
   'src/platform/idempotency-crash.test.ts',
   'src/messages/sender-crash.test.ts',
   'test/deploy.test.ts',
+  'src/customers/search-load.test.ts',
 ];
 
 /** The fast lane: every other file. */

@@ -18,8 +18,15 @@ import { CustomerDetail } from './customer-detail.tsx';
 /** Long enough to skip the searches of a word half typed, short enough to feel immediate. */
 const TYPING_PAUSE_MS = 250;
 
-/** The API's bound on a search. */
+/** The API's bounds on a search. */
+const SEARCH_MIN = 2;
 const SEARCH_MAX = 100;
+
+/** What is searched for the text typed: a single character is no search yet, the whole list stays. */
+const searchOf = (typed: string) => {
+  const text = typed.trim();
+  return [...text].length >= SEARCH_MIN ? text : '';
+};
 
 /** The search typed, once typing pauses. */
 function useSettled(value: string): string {
@@ -87,7 +94,7 @@ function useCustomer(customerId: string | undefined) {
 export default function CustomersScreen({ params }: ScreenProps) {
   const openId = params[0];
   const [typed, setTyped] = useState('');
-  const search = useSettled(typed.trim());
+  const search = useSettled(searchOf(typed));
   const { results, more } = useResults(search);
   const customer = useCustomer(openId);
   const searchBox = useRef<HTMLInputElement>(null);
@@ -128,13 +135,13 @@ export default function CustomersScreen({ params }: ScreenProps) {
           </search>
           {/* Said once the results are those of the text typed, never of a search left behind. */}
           <p role="status" class="customers-count">
-            {results && results.search === typed.trim() ? countText(results) : ''}
+            {results && results.search === searchOf(typed) ? countText(results) : ''}
           </p>
           <ul
             id="customer-results"
             class="customer-list"
             aria-label={t('customersResults')}
-            aria-busy={results?.search !== typed.trim()}
+            aria-busy={results?.search !== searchOf(typed)}
           >
             {results?.items.map((item) => (
               <li key={item.id}>

@@ -25,8 +25,11 @@ export interface CustomerRow {
 }
 
 export interface CustomerSearch {
-  /** Matched anywhere in the names, phone or email, whatever the case and accents. */
-  text: string;
+  /**
+   * Matched anywhere in the names, phone or email, as `foldForSearch` made it of the text typed:
+   * whatever the case and accents.
+   */
+  folded: string;
   /**
    * When the search is a phone number: its digits (a leading `+` kept), matched anywhere in the
    * normalised phone, and the search itself, whose national part is matched in the phone's.
@@ -34,8 +37,17 @@ export interface CustomerSearch {
   phone: { digits: string; typed: string } | null;
 }
 
-/** `%<text>%` where the stored key holds `text` as the database folds it (db/functions/slotwise_search_fold.sql). */
-const foldedPattern = (text: string) => sql<string>`'%' || slotwise_search_fold(${escapeLike(text)}) || '%'`;
+/**
+ * `text` as the stored keys hold it (db/functions/slotwise_search_fold.sql). Folding may turn a
+ * character into a wildcard of LIKE (fullwidth `％` into `%`), so a pattern escapes what this
+ * answers, never what was typed.
+ */
+export async function foldForSearch(executor: Executor, text: string): Promise<string> {
+  const { rows } = await sql<{ folded: string }>`SELECT slotwise_search_fold(${text}) AS folded`.execute(
+    executor,
+  );
+  return rows[0]!.folded;
+}
 
 /**
  * `%<national part>%` of a typed phone (db/functions/slotwise_phone_national.sql); null, matching
@@ -56,10 +68,10 @@ export function listCustomers<T>(
 ) {
   let query = executor.selectFrom('customers').select(CUSTOMER_COLUMNS).where('business_id', '=', page.owner);
   if (search) {
-    const { text, phone } = search;
+    const { folded, phone } = search;
     query = query.where((eb) =>
       eb.or([
-        eb('search_text', 'like', foldedPattern(text)),
+        eb('search_text', 'like', `%${escapeLike(folded)}%`),
         ...(phone
           ? [
               eb('phone_normalized', 'like', `%${escapeLike(phone.digits)}%`),

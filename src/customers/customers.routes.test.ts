@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import {
   bearer,
   createKey,
   createTenant,
   createTestApp,
   dashboardToken,
+  ENGINE,
   itChecksAuth,
   type Tenant,
   type TestContext,
@@ -317,7 +319,33 @@ describe('GET /v1/manage/customers', () => {
           .items.map((c: { first_name: string }) => c.first_name);
       assert.deepEqual(await names('ann_a'), ['Ann_a']);
       assert.deepEqual(await names('100%'), ['Ann_a']);
-      assert.deepEqual(await names('%'), ['Ann_a']);
+      assert.deepEqual(await names('0%'), ['Ann_a']);
+      assert.deepEqual(await names('%@'), ['Ann_a']);
+    });
+
+    it('treats fullwidth ％, ＿ and ＼ as the plain characters they fold to, never as wildcards', async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Plain', 'Person', '5551111', 'plain@example.com');
+      await addCustomer(tenant, 'Other', 'Person', '5552222', 'other@example.com');
+      await addCustomer(tenant, 'Per%_cent', 'Sign', '5553333');
+      await addCustomer(tenant, 'Fullwidth', 'Wide％＿', '5554444');
+      await addCustomer(tenant, 'Back\\slash', 'Person', '5555555');
+
+      const names = async (search: string) => {
+        const response = await list(tenant, `?search=${encodeURIComponent(search)}`);
+        assert.equal(response.statusCode, 200, response.body);
+        return response
+          .json()
+          .items.map((c: { first_name: string }) => c.first_name)
+          .sort();
+      };
+      assert.deepEqual(await names('％＿'), ['Fullwidth', 'Per%_cent']);
+      assert.deepEqual(await names('%_'), ['Fullwidth', 'Per%_cent']);
+      assert.deepEqual(await names('＿＿'), []);
+      assert.deepEqual(await names('％％'), []);
+      assert.deepEqual(await names('＼s'), ['Back\\slash']);
+      assert.deepEqual(await names('k＼'), ['Back\\slash']);
+      assert.deepEqual(await names('＼＼'), []);
     });
 
     it('pages through search results', async () => {
@@ -352,12 +380,51 @@ describe('GET /v1/manage/customers', () => {
     });
   });
 
+  describe('503', () => {
+    it('stops a search still running after 1 s, apart from the stalls of the database', {
+      skip: ENGINE === 'pglite' && 'PGlite has no statement timer',
+    }, async () => {
+      const tenant = await createTenant(ctx.app);
+      await addCustomer(tenant, 'Anna', 'Meyer', '5551234');
+      // A lock the search queues for, far longer than the search may run: the test app's own lock
+      // and statement timeouts are 30 s, so only the search's 1 s can end it.
+      const holder = new pg.Client({ connectionString: ctx.databaseUrl });
+      await holder.connect();
+      const outages: string[] = [];
+      const stopWatching = ctx.database.outages.watch({
+        began: (outage) => outages.push(outage),
+        ended: () => {},
+      });
+      try {
+        await holder.query('BEGIN; LOCK TABLE customers IN ACCESS EXCLUSIVE MODE');
+        const response = await list(tenant, '?search=meyer');
+        assert.equal(response.statusCode, 503, response.body);
+        assert.equal(response.json().error.code, 'search_timeout');
+        assert.equal(response.headers['retry-after'], '1');
+        // The plain list is no search: it waits for the lock as any read does, and gets it.
+        const listed = list(tenant);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await holder.query('ROLLBACK');
+        assert.equal((await listed).statusCode, 200);
+      } finally {
+        stopWatching();
+        await holder.end();
+      }
+      assert.deepEqual(outages, []);
+      assert.equal((await list(tenant, '?search=meyer')).json().items.length, 1);
+    });
+  });
+
   describe('422', () => {
     it('rejects a bad search, limit, cursor or unknown parameter', async () => {
       const tenant = await createTenant(ctx.app);
       for (const [query, field] of [
         [`?search=${'a'.repeat(101)}`, 'search'],
         ['?search=', 'search'],
+        ['?search=a', 'search'],
+        [`?search=${encodeURIComponent(' a ')}`, 'search'],
+        [`?search=${encodeURIComponent('   ')}`, 'search'],
+        [`?search=${'é'.repeat(101)}`, 'search'],
         ['?limit=0', 'limit'],
         ['?limit=201', 'limit'],
         ['?cursor=garbage', 'cursor'],

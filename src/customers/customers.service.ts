@@ -1,7 +1,9 @@
 import { holdsSecretCredentialOf, type Principal } from '../platform/auth.ts';
-import type { Executor } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
+import { withStatementTimeout } from '../platform/deadline.ts';
+import { AppError, invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import { listCustomers, upsertCustomerRow } from './customers.queries.ts';
+import { foldForSearch, listCustomers, upsertCustomerRow } from './customers.queries.ts';
 import { toCustomerView } from './customers.view.ts';
 
 export interface CustomerInput {
@@ -94,13 +96,40 @@ export const customerRowOf = (input: CustomerInput) => ({
 const PHONE_LIKE = /^[\d\s+()./-]+$/;
 
 /**
+ * How many characters (code points) a search takes, spaces around it set aside: fewer than two
+ * match most of a large list and cost a scan of it.
+ */
+export const SEARCH_LENGTH = { min: 2, max: 100 } as const;
+
+/** A search anywhere in the text can still scan every customer of the business: it is stopped past this. */
+export const SEARCH_TIMEOUT_MS = 1000;
+
+const searchStopped = () =>
+  new AppError(
+    'search_timeout',
+    `the search took longer than ${SEARCH_TIMEOUT_MS / 1000} s and was stopped; type more of the name, phone or email, or retry`,
+    { retryAfterSeconds: 1 },
+  );
+
+/**
  * The business's customers by name, optionally those whose names, phone or email contain
  * `search`, whatever its case, accents or phone formatting.
  */
-export function findCustomers(executor: Executor, page: PageRequest, search?: string) {
-  const text = search?.trim();
-  if (!text) return listCustomers(executor, page, toCustomerView);
+export async function findCustomers(db: Db, page: PageRequest, search?: string) {
+  if (search === undefined) return listCustomers(db, page, toCustomerView);
+  const text = search.trim();
+  if ([...text].length < SEARCH_LENGTH.min) {
+    throw invalidField('search', `must hold at least ${SEARCH_LENGTH.min} characters besides spaces`);
+  }
   const digits = normalizePhone(text);
   const phone = PHONE_LIKE.test(text) && /\d/.test(digits) ? { digits, typed: text } : null;
-  return listCustomers(executor, page, toCustomerView, { text, phone });
+  return withStatementTimeout(
+    SEARCH_TIMEOUT_MS,
+    () =>
+      db.transaction().execute(async (tx) => {
+        const folded = await foldForSearch(tx, text);
+        return listCustomers(tx, page, toCustomerView, { folded, phone });
+      }),
+    searchStopped,
+  );
 }

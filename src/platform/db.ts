@@ -31,6 +31,7 @@ import {
   timeoutsNow,
   type WorkTimeouts,
 } from './deadline.ts';
+import { FairDriver } from './fair-share.ts';
 import { type ChannelListener, listenOnServer } from './listen.ts';
 import { ACQUIRE_TIMEOUT, DatabaseUnavailableError, OutageWatch } from './outages.ts';
 import { lockDataDir, PGlitePool } from './pglite-pool.ts';
@@ -228,7 +229,14 @@ class TimedDialect extends PostgresDialect {
   }
 
   override createDriver(): Driver {
-    return new TimedDriver(this.#config, this.#timeouts, this.#baseline);
+    return new FairDriver(new TimedDriver(this.#config, this.#timeouts, this.#baseline));
+  }
+}
+
+/** PGlite's dialect: its one connection lent within each business's share, as PostgreSQL's are. */
+class FairPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return new FairDriver(super.createDriver());
   }
 }
 
@@ -377,7 +385,7 @@ export async function openPGlite(
   // One connection, in this process: no lock is ever waited for and PGlite has no statement timer,
   // so only the wait for the connection is bounded.
   const pool = new PGlitePool(pglite, timeouts.acquireMs);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new FairPostgresDialect({ pool }) });
   return {
     db,
     engine: 'pglite',

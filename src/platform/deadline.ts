@@ -58,9 +58,35 @@ const DEADLINE_SLACK_MS = 250;
 /** The lock and statement timeouts one piece of work runs under, in milliseconds (0: none). */
 export type WorkTimeouts = Pick<DbTimeouts, 'lockMs' | 'statementMs'>;
 
+/** A statement timeout tighter than the configured one, for the work run by `withStatementTimeout`. */
+const statementCap = new AsyncLocalStorage<number>();
+
+/** PostgreSQL's query_canceled: what a statement stopped by its `statement_timeout` fails with. */
+const QUERY_CANCELED = '57014';
+
 /**
- * The timeouts for work starting now: the configured ones, each cut to what the request's
- * deadline leaves when that is less; past the deadline, a stall.
+ * Runs `fn` with each statement it starts stopped after `ms` at most (sooner when the configured
+ * timeout or the request's deadline is nearer), for work whose cost its caller chooses (a search
+ * anywhere in a text): a statement so stopped rejects with `stopped()` instead of counting as a
+ * stalled database. PGlite has no statement timer: there the work runs to its end.
+ */
+export async function withStatementTimeout<T>(
+  ms: number,
+  fn: () => Promise<T>,
+  stopped: () => Error,
+): Promise<T> {
+  try {
+    return await statementCap.run(ms, fn);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === QUERY_CANCELED) throw stopped();
+    throw error;
+  }
+}
+
+/**
+ * The timeouts for work starting now: the configured ones (the statement timeout tightened by
+ * `withStatementTimeout`), each cut to what the request's deadline leaves when that is less; past
+ * the deadline, a stall.
  */
 export function timeoutsNow(timeouts: DbTimeouts): WorkTimeouts {
   const remaining = remainingMs();
@@ -69,7 +95,12 @@ export function timeoutsNow(timeouts: DbTimeouts): WorkTimeouts {
     remaining !== undefined && (configuredMs === 0 || remaining + DEADLINE_SLACK_MS < configuredMs)
       ? Math.ceil(remaining)
       : configuredMs;
-  return { lockMs: fit(timeouts.lockMs), statementMs: fit(timeouts.statementMs) };
+  const cap = statementCap.getStore();
+  const statementMs =
+    cap === undefined || (timeouts.statementMs !== 0 && timeouts.statementMs <= cap)
+      ? timeouts.statementMs
+      : cap;
+  return { lockMs: fit(timeouts.lockMs), statementMs: fit(statementMs) };
 }
 
 export const sameTimeouts = (a: WorkTimeouts, b: WorkTimeouts) =>

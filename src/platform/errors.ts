@@ -51,6 +51,13 @@ export const STATUS_OF_CODE = {
   billing_not_configured: 503,
   /** Overloaded, shutting down, or the database out of reach or stalled: sent with `Retry-After`. */
   service_unavailable: 503,
+  /**
+   * The business's requests already used their share of the database (`DB_CONCURRENCY_PER_BUSINESS`)
+   * for all the time this one could wait: sent with `Retry-After`.
+   */
+  business_busy: 503,
+  /** A customer search stopped at its statement timeout: sent with `Retry-After`; a longer text finds sooner. */
+  search_timeout: 503,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_OF_CODE;

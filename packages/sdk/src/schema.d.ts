@@ -16797,7 +16797,7 @@ export interface operations {
     listCustomers: {
         parameters: {
             query?: {
-                /** @description partial match on first name, last name, phone or email, whatever the case and accents; a phone number also matches whatever its formatting, in its national or international form */
+                /** @description partial match on first name, last name, phone or email, whatever the case and accents; a phone number also matches whatever its formatting, in its national or international form. At most 100 characters, at least 2 of them besides the spaces around them; `%`, `_` and `\` match only themselves. A search running longer than 1 s is stopped: 503 `search_timeout` with `Retry-After`. */
                 search?: string;
                 limit?: number;
                 cursor?: string;
