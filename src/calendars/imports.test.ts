@@ -192,7 +192,8 @@ async function blocksOf(headers: Record<string, string>, resourceId: string) {
  * Asks `/healthz` every 20 ms until `work` settles; answers the longest an answer came after it
  * was due (a blocked event loop delays the timer and the answer alike).
  */
-async function healthWhile<T>(work: Promise<T>): Promise<{ result: T; worstMs: number }> {
+async function healthWhile<T>(work: Promise<T>): Promise<{ result: T; worstMs: number; tookMs: number }> {
+  const start = performance.now();
   let done = false;
   let worstMs = 0;
   const poll = (async () => {
@@ -211,7 +212,7 @@ async function healthWhile<T>(work: Promise<T>): Promise<{ result: T; worstMs: n
     const result = await work;
     done = true;
     await poll;
-    return { result, worstMs };
+    return { result, worstMs, tookMs: performance.now() - start };
   } finally {
     done = true;
   }
@@ -402,9 +403,17 @@ describe('calendar imports', () => {
     );
     for (const body of [often, excluded]) {
       replies.set('/cal.ics', { body });
-      const { result, worstMs } = await healthWhile(sync(biz.tenant.headers, id));
+      const { result, worstMs, tookMs } = await healthWhile(sync(biz.tenant.headers, id));
       assert.equal(result.last_error, 'too_complex');
-      assert.ok(worstMs < 100, `/healthz answered ${Math.round(worstMs)} ms late`);
+      if (worstMs >= 100) {
+        // A machine busy with other work delays every event loop, whatever this one does: then
+        // the sync may add no more than 100 ms to the worst the same polling sees without it.
+        const { worstMs: idleWorstMs } = await healthWhile(sleep(tookMs));
+        assert.ok(
+          worstMs < idleWorstMs + 100,
+          `/healthz answered ${Math.round(worstMs)} ms late (${Math.round(idleWorstMs)} ms without the sync)`,
+        );
+      }
       assert.deepEqual(await blocksOf(biz.tenant.headers, resourceId), kept);
     }
   });

@@ -6,6 +6,9 @@ import { example, HttpsUrl, Nullable, PhoneString } from '../platform/schemas.ts
 import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../schema.ts';
 import { getSettings, reviseSettings } from './settings.service.ts';
 
+/** An ISO 3166 alpha-2 code as a client may send it, in either case. */
+const COUNTRY_CODE = { pattern: '^[A-Za-z]{2}$', minLength: 2, maxLength: 2 } as const;
+
 const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ format: 'int32', minimum, maximum, description });
 
@@ -21,7 +24,7 @@ export const SettingsFields = {
   }),
   country: Nullable(
     Type.String({
-      pattern: '^[A-Za-z]{2}$',
+      ...COUNTRY_CODE,
       description:
         "ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC)",
     }),
@@ -121,7 +124,7 @@ export const MessageFields = {
   ),
   waitlist_offer_minutes: int(5, 1440, "how long a waitlist offer's booking link stays valid"),
   sms_countries: Nullable(
-    Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), {
+    Type.Array(Type.String(COUNTRY_CODE), {
       maxItems: 50,
       description:
         'ISO 3166 alpha-2 countries whose phone numbers may be texted; an SMS to any other number is withheld (`sms_country`). Until set: `[country]`; null in a change goes back to that',
