@@ -160,6 +160,19 @@ describe('live streams end with their credential', () => {
 });
 
 describe('stream caps between tenants', () => {
+  it("holds none of the business's share of the database while open", async () => {
+    const biz = await setupBookable(ctx.app);
+    const share = ctx.app.config.dbConcurrencyPerBusiness;
+    assert.ok(share > 0);
+    for (let i = 0; i <= share; i++) await (await stream(biz.tenant.headers)).next('ready');
+    const read = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/bookings',
+      headers: biz.tenant.headers,
+    });
+    assert.equal(read.statusCode, 200, read.body);
+  });
+
   it('takes 5 streams for a sandbox business, then 429 with Retry-After', async () => {
     const sandbox = await createTenant(ctx.app, { is_dev: true });
     for (let i = 0; i < 5; i++) await (await stream(sandbox.headers)).next('ready');
