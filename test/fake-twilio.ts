@@ -95,3 +95,11 @@ export class FakeTwilio {
 }
 
 export const startFakeTwilio = () => new FakeTwilio().start();
+
+/** An account and sender for the SDK pointed at the fake (with its `apiBase`). */
+export const TEST_TWILIO = {
+  accountSid: 'AC0123456789abcdef0123456789abcdef',
+  authToken: 'twilio-test-token',
+  from: '+15005550006',
+  messagingServiceSid: undefined,
+};

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setupBookable } from '../../test/booking-fixtures.ts';
+import { hostile } from '../../test/calendar-fixtures.ts';
 import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
 import { SYNC_JOB } from './import-jobs.ts';
 
@@ -17,23 +18,8 @@ const ON_SERVER = { skip: ENGINE !== 'postgres' ? 'needs a PostgreSQL server (TE
 const HOSTILE_BUSINESSES = 4;
 const DEADLINE_MS = 15_000;
 
-/** 20 transparent events repeating every 13 minutes, 2.9 KB: nothing busy, 200,000 instances. */
-const HOSTILE = [
-  'BEGIN:VCALENDAR',
-  'VERSION:2.0',
-  ...Array.from({ length: 20 }, (_, i) =>
-    [
-      'BEGIN:VEVENT',
-      `UID:m${i}@t`,
-      'DTSTART:20261130T090000Z',
-      'DTEND:20261130T090500Z',
-      'RRULE:FREQ=MINUTELY;INTERVAL=13',
-      'TRANSP:TRANSPARENT',
-      'END:VEVENT',
-    ].join('\r\n'),
-  ),
-  'END:VCALENDAR',
-].join('\r\n');
+/** 2.9 KB of transparent events: nothing busy, 200,000 instances. */
+const HOSTILE = hostile(() => ['TRANSP:TRANSPARENT']);
 
 const calendars = createServer((_request, response) => {
   response.writeHead(200, { 'content-type': 'text/calendar' }).end(HOSTILE);

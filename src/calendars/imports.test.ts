@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setupBookable } from '../../test/booking-fixtures.ts';
+import { calendar, event, hostile } from '../../test/calendar-fixtures.ts';
 import {
   bearer,
   createKey,
@@ -109,11 +110,6 @@ beforeEach(() => {
 
 /** A Monday morning in Berlin. */
 const NOW = Date.parse('2026-11-30T09:00:00Z');
-
-const calendar = (...events: string[]) =>
-  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//Test//EN', ...events, 'END:VCALENDAR'].join('\r\n');
-const event = (...lines: string[]) =>
-  ['BEGIN:VEVENT', 'DTSTAMP:20261101T000000Z', ...lines, 'END:VEVENT'].join('\r\n');
 
 /** Thursdays 19:00-21:00 Berlin time, four of them, but not on 10 December. */
 const WEEKLY = event(
@@ -217,25 +213,6 @@ async function healthWhile<T>(work: Promise<T>): Promise<{ result: T; worstMs: n
     done = true;
   }
 }
-
-/**
- * 20 events repeating every 13 minutes (just under the parser's own 10,000 a rule, 90 days ahead),
- * none of them busy: nothing is kept of them, yet each instance is worked out.
- */
-const hostile = (...extra: ((i: number) => string[])[]) =>
-  calendar(
-    ...Array.from({ length: 20 }, (_, i) =>
-      [
-        'BEGIN:VEVENT',
-        `UID:m${i}@t`,
-        'DTSTART:20261130T090000Z',
-        'DTEND:20261130T090500Z',
-        'RRULE:FREQ=MINUTELY;INTERVAL=13',
-        ...extra.flatMap((lines) => lines(i)),
-        'END:VEVENT',
-      ].join('\r\n'),
-    ),
-  );
 
 /** EXDATEs of the first `count` instances of a rule starting at NOW, repeating every 13 minutes. */
 const exdates = (count: number) => {
@@ -403,18 +380,20 @@ describe('calendar imports', () => {
     );
     for (const body of [often, excluded]) {
       replies.set('/cal.ics', { body });
-      const { result, worstMs, tookMs } = await healthWhile(sync(biz.tenant.headers, id));
-      assert.equal(result.last_error, 'too_complex');
-      if (worstMs >= 100) {
-        // A machine busy with other work delays every event loop, whatever this one does: then
-        // the sync may add no more than 100 ms to the worst the same polling sees without it.
-        const { worstMs: idleWorstMs } = await healthWhile(sleep(tookMs));
-        assert.ok(
-          worstMs < idleWorstMs + 100,
-          `/healthz answered ${Math.round(worstMs)} ms late (${Math.round(idleWorstMs)} ms without the sync)`,
-        );
+      // A machine busy with other work delays every event loop now and then, whatever this one
+      // does: a late answer counts by what the sync adds to the same polling without it, and the
+      // best of three syncs is judged. A parse on the event loop is seconds late every time.
+      let addedMs = Number.POSITIVE_INFINITY;
+      const seen: string[] = [];
+      for (let attempt = 0; attempt < 3 && addedMs >= 100; attempt++) {
+        const { result, worstMs, tookMs } = await healthWhile(sync(biz.tenant.headers, id));
+        assert.equal(result.last_error, 'too_complex');
+        assert.deepEqual(await blocksOf(biz.tenant.headers, resourceId), kept);
+        const idleMs = worstMs < 100 ? 0 : (await healthWhile(sleep(tookMs))).worstMs;
+        addedMs = Math.min(addedMs, worstMs - idleMs);
+        seen.push(`${Math.round(worstMs)} ms late (${Math.round(idleMs)} ms without the sync)`);
       }
-      assert.deepEqual(await blocksOf(biz.tenant.headers, resourceId), kept);
+      assert.ok(addedMs < 100, `/healthz answered ${seen.join(', ')}`);
     }
   });
 

@@ -8,7 +8,7 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { type FakeTwilio, startFakeTwilio } from '../../test/fake-twilio.ts';
+import { type FakeTwilio, startFakeTwilio, TEST_TWILIO } from '../../test/fake-twilio.ts';
 import { bearer, createTestApp, dashboardToken, ENGINE, type TestContext } from '../../test/helpers.ts';
 import { PLANS, quotaMonth } from '../billing/plans.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
@@ -21,18 +21,11 @@ import { admitSms } from './sms-limits.ts';
 // SMS cost money per message: whoever can make a booking must not be able to make the platform
 // text premium-rate numbers, or any number without end.
 
-const TWILIO = {
-  accountSid: 'AC0123456789abcdef0123456789abcdef',
-  authToken: 'twilio-test-token',
-  from: '+15005550006',
-  messagingServiceSid: undefined,
-};
-
 let twilio: FakeTwilio;
 let ctx: TestContext;
 before(async () => {
   twilio = await startFakeTwilio();
-  ctx = await createTestApp({ twilio: { ...TWILIO, apiBase: twilio.url } });
+  ctx = await createTestApp({ twilio: { ...TEST_TWILIO, apiBase: twilio.url } });
 });
 after(async () => {
   await ctx.close();

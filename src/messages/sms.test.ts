@@ -2,23 +2,16 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { type BookableBusiness, bookOk, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { type FakeTwilio, startFakeTwilio } from '../../test/fake-twilio.ts';
+import { type FakeTwilio, startFakeTwilio, TEST_TWILIO } from '../../test/fake-twilio.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { insertMessage } from './outbox.queries.ts';
 import { LogSms, SmsSender, smsProvider, TwilioSms } from './sms.ts';
-
-const TWILIO = {
-  accountSid: 'AC0123456789abcdef0123456789abcdef',
-  authToken: 'twilio-test-token',
-  from: '+15005550006',
-  messagingServiceSid: undefined,
-};
 
 let twilio: FakeTwilio;
 let ctx: TestContext;
 before(async () => {
   twilio = await startFakeTwilio();
-  ctx = await createTestApp({ twilio: { ...TWILIO, apiBase: twilio.url } });
+  ctx = await createTestApp({ twilio: { ...TEST_TWILIO, apiBase: twilio.url } });
 });
 after(async () => {
   await ctx.close();
@@ -77,12 +70,12 @@ describe('SMS sender', () => {
     assert.equal(await sendDue(), 1);
     assert.equal(twilio.calls.length, 1);
     const [call] = twilio.calls;
-    assert.equal(call!.accountSid, TWILIO.accountSid);
-    assert.equal(call!.username, TWILIO.accountSid);
-    assert.equal(call!.password, TWILIO.authToken);
+    assert.equal(call!.accountSid, TEST_TWILIO.accountSid);
+    assert.equal(call!.username, TEST_TWILIO.accountSid);
+    assert.equal(call!.password, TEST_TWILIO.authToken);
     // As the guest typed it, then in the form the provider takes.
     assert.equal(call!.form.To, '+4915123456789');
-    assert.equal(call!.form.From, TWILIO.from);
+    assert.equal(call!.form.From, TEST_TWILIO.from);
     assert.equal(call!.form.MessagingServiceSid, undefined);
     const body = call!.form.Body!;
     assert.ok(body.startsWith('Bistro Race: bestätigt '), body);
@@ -170,7 +163,7 @@ describe('SMS sender', () => {
 
   it('sends from a messaging service when one is configured', async () => {
     await new TwilioSms({
-      ...TWILIO,
+      ...TEST_TWILIO,
       from: undefined,
       messagingServiceSid: 'MG0123',
       apiBase: twilio.url,
