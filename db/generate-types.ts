@@ -1,9 +1,9 @@
 /**
  * Writes `src/db.generated.ts`, Kysely's types of the tables and views and the booking statuses'
  * facts (`db/facts/`), from a database migrated by the app's own migrator (`migrations/` and the
- * definitions of `db/`). With `--check` it writes
- * nothing and fails, showing the difference, when the committed file differs from what the
- * migrations make now (CI runs it, so the types never lag the schema).
+ * definitions of `db/`). With `--check` it writes nothing and fails, showing the difference, when
+ * the committed file differs from what the migrations and facts make now (CI runs it, so neither
+ * the types nor the facts ever lag the database).
  *
  * The database is an in-memory PGlite: no server is needed, and the result depends on the files alone.
  */
@@ -56,10 +56,10 @@ async function statusFacts(db: Kysely<unknown>): Promise<string> {
     `export const BOOKING_STATUSES = ${JSON.stringify(statuses)} as const;`,
   ];
   for (const { fn, name, doc } of STATUS_FACTS) {
-    const { rows: facts } = await sql<{ status: string; holds: boolean }>`
-      SELECT s AS status, ${sql.raw(fn)}(s) AS holds
+    const { rows: facts } = await sql<{ status: string; answer: boolean }>`
+      SELECT s AS status, ${sql.raw(fn)}(s) AS answer
       FROM unnest(${`{${statuses.join(',')}}`}::text[]) WITH ORDINALITY AS t(s, n) ORDER BY n`.execute(db);
-    const listed = facts.filter((fact) => fact.holds).map((fact) => fact.status);
+    const listed = facts.filter((fact) => fact.answer).map((fact) => fact.status);
     constants.push(
       `/** ${doc}: those for which db/facts/${fn}.sql is true. */`,
       `export const ${name} = ${JSON.stringify(listed)} as const;`,
