@@ -6,7 +6,7 @@ import { normalizePhone } from '../src/customers/customers.service.ts';
 import { generateApiKey, type Scope } from '../src/platform/auth.ts';
 import type { Db } from '../src/platform/db.ts';
 import { rangeLiteral } from '../src/platform/sql.ts';
-import { ACTIVE_STATUSES, type BookingStatus, type BookingsTable } from '../src/schema.ts';
+import type { BookingStatus, BookingsTable } from '../src/schema.ts';
 
 export interface SeedOptions {
   /** Tells apart the businesses of one database (name, slug, developer). */
@@ -483,7 +483,7 @@ export async function insertBookings(db: Db, rows: Insertable<BookingsTable>[]):
           INSERT INTO booking_holds (business_id, booking_id, resource_id, during)
           SELECT b.business_id, b.id, held, b.during
           FROM b, unnest(b.resource_id || b.joined_resource_ids) AS held
-          WHERE b.status IN (${sql.join(ACTIVE_STATUSES)})
+          WHERE slotwise_status_holds(b.status)
         )
         INSERT INTO deposits (business_id, booking_id, type, status, amount_cents, currency, processor)
         SELECT b.business_id, b.id, biz.deposit_type,

@@ -2,6 +2,7 @@ import type { components, operations } from '@slotwise/sdk';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { instantToWall } from '../../src/availability/engine/time.ts';
+import { isTerminal } from '../../src/schema.ts';
 import { call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
@@ -18,7 +19,6 @@ type BookingChange = NonNullable<operations['updateBooking']['requestBody']>['co
 type TableChoice = { id: string; name: string };
 
 const PHONE = '(max-width: 600px)';
-const CLOSED = ['completed', 'cancelled', 'no_show'];
 
 /** Whether the viewport is a phone's, kept current as it turns or resizes. */
 function usePhone(): boolean {
@@ -113,7 +113,7 @@ export function BookingPanel() {
         )}
       </dl>
       <StatusActions key={`${booking.id}-${booking.status}`} booking={booking} />
-      {!CLOSED.includes(booking.status) && (
+      {!isTerminal(booking.status) && (
         <>
           <PartyForm key={`party-${booking.id}-${booking.capacity}`} booking={booking} />
           <MovePicker
@@ -175,7 +175,8 @@ function StatusActions({ booking }: { booking: Booking }) {
       ? act(() => call((api) => api.POST('/v1/manage/bookings/{booking_id}/no-show', path)))
       : patchBooking(booking, { status: 'no_show' });
   const canNoShow = status === 'confirmed' || status === 'checked_in';
-  const canCancel = status === 'pending' || status === 'confirmed' || status === 'checked_in';
+  // Staff may cancel any booking whose status is not terminal, a checked-in guest's too.
+  const canCancel = !isTerminal(status);
   if (!canNoShow && !canCancel && !held) return null;
   return (
     <Section title={t('panelActions')}>

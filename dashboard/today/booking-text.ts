@@ -1,5 +1,6 @@
 /** How a booking is named on the Today screen, in the timeline, the list and the panel alike. */
 import { formatMinutes } from '../../src/availability/engine/time.ts';
+import { BOOKING_STATUSES } from '../../src/schema.ts';
 import { type TextKey, t } from '../i18n.ts';
 import type { Booking, BookingItem } from './day-plan.ts';
 
@@ -13,7 +14,7 @@ export const STATUS_ICON: Record<string, string> = {
   cancelled: '–',
 };
 
-export const STATUSES = Object.keys(STATUS_ICON);
+export const STATUSES = BOOKING_STATUSES;
 
 export const statusText = (status: string) => t(`status_${status}` as TextKey);
 

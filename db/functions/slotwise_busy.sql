@@ -9,8 +9,8 @@
 -- a statement of its own it was planned on every call, and named prepared statements do not
 -- survive a transaction-pooling proxy. The generic plan is forced: estimated without the span it
 -- looks dearer than a custom one, so it was never chosen, yet it is the same scan of the same
--- index. The statuses are written out, not handed in: only then can that plan use the index,
--- which is partial on them (`statements.test.ts` holds them to `ACTIVE_STATUSES`).
+-- index. The statuses are asked of slotwise_status_holds, not handed in: inlined, it is the index's
+-- own predicate, so that plan can use the index (`statements.test.ts` checks the plan).
 CREATE OR REPLACE FUNCTION slotwise_busy(p_business uuid, p_from timestamptz, p_to timestamptz)
 RETURNS TABLE (resource_id uuid, joined uuid[], start_ms double precision, end_ms double precision,
   party_size integer, starts_ms double precision)
@@ -20,7 +20,7 @@ BEGIN
   SELECT b.resource_id, nullif(b.joined_resource_ids, '{}'), date_part('epoch', lower(b.during)) * 1000,
     date_part('epoch', upper(b.during)) * 1000, b.capacity, date_part('epoch', b.starts_at) * 1000
   FROM bookings b
-  WHERE b.business_id = p_business AND b.status IN ('pending', 'confirmed', 'checked_in')
+  WHERE b.business_id = p_business AND slotwise_status_holds(b.status)
     AND b.during && tstzrange(p_from, p_to)
   UNION ALL
   SELECT k.resource_id, NULL::uuid[], date_part('epoch', lower(k.during)) * 1000,

@@ -32,7 +32,7 @@ BEGIN
   IF EXISTS (
     SELECT 1 FROM bookings
     WHERE business_id = p_business AND id = p_booking AND starts_at = v_starts AND capacity >= p_capacity
-      AND status IN ('pending', 'confirmed', 'checked_in')
+      AND slotwise_status_holds(status)
   ) THEN
     RETURN NULL;
   END IF;
@@ -40,7 +40,7 @@ BEGIN
     'pacing:' || p_business || ':' || (extract(epoch FROM v_starts) * 1000)::bigint, 0));
   SELECT coalesce(sum(capacity), 0), count(*) INTO v_covers, v_bookings
   FROM bookings
-  WHERE business_id = p_business AND status IN ('pending', 'confirmed', 'checked_in')
+  WHERE business_id = p_business AND slotwise_status_holds(status)
     AND during @> v_starts AND starts_at = v_starts AND id IS DISTINCT FROM p_booking;
   v_cap := CASE
     WHEN v_covers + p_capacity > v_max_covers THEN 'covers'

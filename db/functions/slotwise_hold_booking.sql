@@ -1,15 +1,15 @@
 -- Keeps a booking's rows in `booking_holds` true to the booking (trigger `bookings_held`): one row
 -- per resource it holds (`resource_id`, then `joined_resource_ids`) for its `during`, while its
--- status is one that holds its resources (pending, confirmed, checked_in), none otherwise. It runs
+-- status is one that holds its resources (slotwise_status_holds), none otherwise. It runs
 -- inside the statement that writes the booking, so the holds' exclusion constraint refuses that
 -- very statement when a resource is taken; a terminal status frees every table at once.
 CREATE OR REPLACE FUNCTION slotwise_hold_booking() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  v_holds boolean := NEW.status IN ('pending', 'confirmed', 'checked_in');
+  v_holds boolean := slotwise_status_holds(NEW.status);
 BEGIN
   IF TG_OP = 'UPDATE' THEN
     IF NEW.resource_id = OLD.resource_id AND NEW.joined_resource_ids = OLD.joined_resource_ids
-      AND NEW.during = OLD.during AND v_holds = (OLD.status IN ('pending', 'confirmed', 'checked_in')) THEN
+      AND NEW.during = OLD.during AND v_holds = slotwise_status_holds(OLD.status) THEN
       RETURN NULL;
     END IF;
     -- Released before the new holds are written, so a booking moved onto its own time is no conflict.

@@ -4,11 +4,11 @@
 -- in the transaction of the change, for the offers job to offer.
 CREATE OR REPLACE FUNCTION slotwise_note_opening() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF OLD.status NOT IN ('pending', 'confirmed', 'checked_in') THEN
+  IF NOT slotwise_status_holds(OLD.status) THEN
     RETURN NULL;
   END IF;
   IF NOT (NEW.status IN ('cancelled', 'no_show')
-    OR (NEW.status IN ('pending', 'confirmed', 'checked_in')
+    OR (slotwise_status_holds(NEW.status)
       AND (NEW.during <> OLD.during OR NEW.resource_id <> OLD.resource_id
         OR NEW.joined_resource_ids <> OLD.joined_resource_ids))) THEN
     RETURN NULL;

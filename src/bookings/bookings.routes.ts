@@ -16,7 +16,7 @@ import {
   TimeString,
   Uuid,
 } from '../platform/schemas.ts';
-import type { BookingStatus } from '../schema.ts';
+import { BOOKING_STATUSES, type BookingStatus } from '../schema.ts';
 import {
   availableResources,
   booked,
@@ -27,7 +27,6 @@ import {
 } from './bookings.service.ts';
 import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
 import { type BookingCall, book } from './new-booking.service.ts';
-import { BOOKING_STATUSES } from './status.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
 const Email = Type.String({ format: 'email', maxLength: 254 });

@@ -12,7 +12,7 @@ import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { ReadChanged } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import type { BookingStatus, DepositStatus, DepositsTable } from '../schema.ts';
+import { type BookingStatus, type DepositStatus, type DepositsTable, isTerminal } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
   type BookingFilters,
@@ -37,7 +37,7 @@ import type {
   PacingToCheck,
   PlaceBookingParams,
 } from './statements.ts';
-import { assertMoveReady, isTerminal, transitionRefusal } from './status.ts';
+import { assertMoveReady, transitionRefusal } from './status.ts';
 
 type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
 

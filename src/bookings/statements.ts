@@ -1,9 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-import type { BookingStatus, DepositStatus } from '../schema.ts';
+import { BOOKING_STATUSES, type BookingStatus, type DepositStatus } from '../schema.ts';
 import { BookingSchema } from './bookings.view.ts';
 import { DEPOSIT_STATUSES } from './model.ts';
-import { BOOKING_STATUSES } from './status.ts';
 
 /**
  * The contract between the booking use cases and the SQL functions of db/functions/ that take and

@@ -32,10 +32,6 @@ const MOVES: Record<BookingStatus, Partial<Record<BookingStatus, Move>>> = {
   no_show: {},
 };
 
-export const BOOKING_STATUSES = Object.keys(MOVES) as BookingStatus[];
-
-export const isTerminal = (status: BookingStatus) => Object.keys(MOVES[status]).length === 0;
-
 /** Whether the machine lets `by` move a booking from `from` to `to` (its precondition aside). */
 export const allowsMove = (from: BookingStatus, to: BookingStatus, by: StatusMover) =>
   MOVES[from][to]?.by.includes(by) ?? false;

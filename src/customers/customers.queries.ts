@@ -2,7 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import { ACTIVE_STATUSES, type DB } from '../schema.ts';
+import { type DB, HOLDING_STATUSES } from '../schema.ts';
 
 const CUSTOMER_COLUMNS = [
   'id',
@@ -142,7 +142,7 @@ export function customerStats(executor: Executor, businessId: string, customerId
       eb.fn
         .countAll<number>()
         .filterWhere((w) =>
-          w.and([w('status', 'in', ACTIVE_STATUSES), w('starts_at', '>', sql<Date>`now()`)]),
+          w.and([w('status', 'in', HOLDING_STATUSES), w('starts_at', '>', sql<Date>`now()`)]),
         )
         .as('upcoming'),
       eb.fn

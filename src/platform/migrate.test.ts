@@ -16,17 +16,23 @@ const DEFINITIONS = new URL('../../db/', import.meta.url);
 const MIGRATION_FILES = readdirSync(MIGRATIONS)
   .filter((file) => file.endsWith('.sql'))
   .sort();
-const definitionsOf = (kind: 'functions' | 'views' | 'triggers') =>
+const definitionsOf = (kind: 'facts' | 'functions' | 'views' | 'triggers') =>
   readdirSync(new URL(`${kind}/`, DEFINITIONS))
     .sort()
     .map((file) => `${kind}/${file}`);
 /** Every definition of db/, in the order they are applied. */
 const DEFINITION_FILES = [
+  ...definitionsOf('facts'),
   ...definitionsOf('functions'),
   ...definitionsOf('views'),
   ...definitionsOf('triggers'),
 ];
-const KIND_OF_FOLDER = { functions: 'FUNCTION', views: 'VIEW', triggers: 'TRIGGER' } as const;
+const KIND_OF_FOLDER = {
+  facts: 'FUNCTION',
+  functions: 'FUNCTION',
+  views: 'VIEW',
+  triggers: 'TRIGGER',
+} as const;
 /** The migrations that landed before functions and triggers moved to db/; never edited since. */
 const LAST_MIGRATION_WITH_DEFINITIONS = '0023_one_plan_checkout.sql';
 const objectName = (file: string) => file.replace(/^\w+\//, '').replace(/\.sql$/, '');
@@ -143,7 +149,7 @@ describe('migrate', () => {
     // A second function of one name is an overload a changed signature left behind.
     assert.deepEqual(
       functions.map((row) => row.name),
-      definitionsOf('functions').map(objectName),
+      [...definitionsOf('facts'), ...definitionsOf('functions')].map(objectName).sort(),
     );
     const { rows: triggers } = await sql<{ name: string }>`
       SELECT tgname AS name FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`.execute(databases[0]!.db);
@@ -296,7 +302,27 @@ describe('migrate', () => {
     assert.deepEqual(counts, [{ counted: 1, answer: 5 }]);
   });
 
-  it('refuses a definition outside functions/, views/ and triggers/', async () => {
+  it('applies the facts before the migrations, so that a migration may build on one', async () => {
+    const database = databases[0]!;
+    const definitions = migrationsDir({
+      'facts/migrate_test_even.sql':
+        'CREATE OR REPLACE FUNCTION migrate_test_even(p int) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$ SELECT p % 2 = 0 $$;',
+    });
+    const migrations = migrationsDir({
+      '9401_evens.sql':
+        'CREATE TABLE migrate_test_numbers (n int);\nCREATE INDEX migrate_test_evens ON migrate_test_numbers (n) WHERE migrate_test_even(n);',
+    });
+    assert.deepEqual(await migrate(database, { migrations, definitions }), {
+      migrations: ['9401_evens.sql'],
+      definitions: ['facts/migrate_test_even.sql'],
+    });
+    assert.deepEqual(await migrate(database, { migrations, definitions }), {
+      migrations: [],
+      definitions: [],
+    });
+  });
+
+  it('refuses a definition outside facts/, functions/, views/ and triggers/', async () => {
     const definitions = migrationsDir({ 'procedures/migrate_test_procedure.sql': 'SELECT 1;' });
     await assert.rejects(
       migrate(databases[0]!, { definitions }),

@@ -9,8 +9,11 @@ const DEFINITIONS_DIR = new URL('../../db/', import.meta.url).pathname;
 /**
  * The folders of definitions in the order they are applied: a view may call a function, and a
  * trigger names its function. A function reading a view is PL/pgSQL, which resolves it when it runs.
+ * `facts` are functions of their arguments alone (no table), applied before the migrations, so that
+ * a migration may build on them (an index's predicate); the other kinds are applied after them.
  */
-const DEFINITION_KINDS = ['functions', 'views', 'triggers'];
+const DEFINITION_KINDS = ['facts', 'functions', 'views', 'triggers'];
+const BEFORE_MIGRATIONS = 'facts';
 /** Advisory lock key of the migration run ("slot" in ASCII). */
 const MIGRATION_LOCK = 0x736c6f74;
 
@@ -30,8 +33,9 @@ export interface Applied {
 }
 
 /**
- * Brings the schema up to date: first the forward-only `migrations/NNNN_name.sql` files not yet
- * recorded, then the definitions of `db/` (functions, views, then triggers) that are new or changed.
+ * Brings the schema up to date: first the facts of `db/facts/` that are new or changed, then the
+ * forward-only `migrations/NNNN_name.sql` files not yet recorded, then the other definitions of
+ * `db/` (functions, views, then triggers) that are new or changed.
  * Processes starting together against one database take turns through an advisory lock: the later
  * ones find the work done.
  *
@@ -64,23 +68,26 @@ export async function migrate(
         CREATE TABLE IF NOT EXISTS schema_definitions (
           name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());`,
       );
-      const ran = await applyMigrations(runScript, connection, migrations);
       const { rows } = await sql<{ name: string; checksum: string }>`
         SELECT name, checksum FROM schema_definitions`.execute(connection);
       const recorded = new Map(rows.map((row) => [row.name, row.checksum]));
-      const defined: string[] = [];
-      for (const { name, body, checksum } of definitionFiles(definitions)) {
-        if (ran.length === 0 && recorded.get(name) === checksum) continue;
-        try {
-          await runScript(
-            `${body}\n;INSERT INTO schema_definitions (name, checksum) VALUES ('${name}', '${checksum}')
-            ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = now();`,
-          );
-        } catch (error) {
-          throw new Error(`definition ${name} failed: ${(error as Error).message}`, { cause: error });
-        }
-        defined.push(name);
-      }
+      const files = definitionFiles(definitions);
+      const first = files.filter((file) => file.name.startsWith(`${BEFORE_MIGRATIONS}/`));
+      const pending = await pendingMigrations(connection, migrations);
+      const defined = await applyDefinitions(
+        runScript,
+        first,
+        (file) => recorded.get(file.name) !== file.checksum,
+      );
+      const ran = await runMigrations(runScript, pending);
+      const rest = files.filter((file) => !first.includes(file));
+      defined.push(
+        ...(await applyDefinitions(
+          runScript,
+          rest,
+          (file) => ran.length > 0 || recorded.get(file.name) !== file.checksum,
+        )),
+      );
       return { migrations: ran, definitions: defined };
     } finally {
       await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.execute(connection);
@@ -90,11 +97,14 @@ export async function migrate(
   });
 }
 
-async function applyMigrations(
-  runScript: Session['runScript'],
+/**
+ * The migration files not yet applied, in order; refuses a file edited since it was applied, and
+ * fills in the checksums of records written before checksums were kept.
+ */
+async function pendingMigrations(
   connection: Db,
   dir: string,
-): Promise<string[]> {
+): Promise<{ file: string; body: string; checksum: string }[]> {
   const { rows } = await sql<{ name: string; checksum: string | null }>`
     SELECT name, checksum FROM schema_migrations`.execute(connection);
   const recorded = new Map(rows.map((row) => [row.name, row.checksum]));
@@ -113,26 +123,57 @@ async function applyMigrations(
       );
     }
   }
-  const ran: string[] = [];
-  for (const { file, body, checksum } of files) {
-    if (recorded.has(file)) {
-      if (recorded.get(file) === null) {
-        await sql`UPDATE schema_migrations SET checksum = ${checksum} WHERE name = ${file}`.execute(
-          connection,
-        );
-      }
-      continue;
+  for (const { file, checksum } of files) {
+    if (recorded.has(file) && recorded.get(file) === null) {
+      await sql`UPDATE schema_migrations SET checksum = ${checksum} WHERE name = ${file}`.execute(connection);
     }
+  }
+  return files.filter(({ file }) => !recorded.has(file));
+}
+
+/** Runs each migration as one script together with its record; answers the names run. */
+async function runMigrations(
+  runScript: Session['runScript'],
+  pending: { file: string; body: string; checksum: string }[],
+): Promise<string[]> {
+  for (const { file, body, checksum } of pending) {
     await runScript(
       `${body}\n;INSERT INTO schema_migrations (name, checksum) VALUES ('${file}', '${checksum}');`,
     );
-    ran.push(file);
   }
-  return ran;
+  return pending.map(({ file }) => file);
+}
+
+interface DefinitionFile {
+  name: string;
+  body: string;
+  checksum: string;
+}
+
+/** Applies each of `files` that `due` picks, in order, each in one transaction with its record. */
+async function applyDefinitions(
+  runScript: Session['runScript'],
+  files: DefinitionFile[],
+  due: (file: DefinitionFile) => boolean,
+): Promise<string[]> {
+  const defined: string[] = [];
+  for (const file of files.filter(due)) {
+    const { name, body, checksum } = file;
+    try {
+      await runScript(
+        `${body}\n;INSERT INTO schema_definitions (name, checksum) VALUES ('${name}', '${checksum}')
+        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = now();`,
+      );
+    } catch (error) {
+      throw new Error(`definition ${name} failed: ${(error as Error).message}`, { cause: error });
+    }
+    defined.push(name);
+  }
+  return defined;
 }
 
 /** The definition files in the order they are applied: by kind, then by name. */
-function definitionFiles(dir: string): { name: string; body: string; checksum: string }[] {
+function definitionFiles(dir: string): DefinitionFile[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((path) => path.endsWith('.sql'))
     .map((path) => {
