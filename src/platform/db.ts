@@ -98,6 +98,7 @@ class TimedClient extends pg.Client {
 function poolOfOutages(pool: pg.Pool, timeouts: DbTimeouts): PostgresPool {
   return {
     async connect() {
+      const askedAt = Date.now();
       const remaining = remainingMs();
       if (remaining !== undefined && remaining <= 0) throw pastDeadline();
       try {
@@ -108,7 +109,7 @@ function poolOfOutages(pool: pg.Pool, timeouts: DbTimeouts): PostgresPool {
         if (error instanceof DatabaseUnavailableError) throw error;
         throw (error as Error).message === ACQUIRE_TIMEOUT
           ? new DatabaseUnavailableError('stalled', 'no database connection came free in time', error)
-          : new DatabaseUnavailableError('unreachable', 'could not connect to the database', error);
+          : new DatabaseUnavailableError('unreachable', 'could not connect to the database', error, askedAt);
       }
     },
     // `close` ends the pool: Kysely ends only a driver that ran a query.

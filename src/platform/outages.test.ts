@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OutageWatch } from './outages.ts';
+import { DatabaseUnavailableError, OutageWatch } from './outages.ts';
 
 const refused = () =>
   Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -34,6 +34,24 @@ describe('OutageWatch', () => {
     watch.failed(refused());
     watch.reachable(Date.now() + 1);
     assert.deepEqual(heard, ['began unreachable', 'ended unreachable after 2']);
+  });
+
+  it('takes a connection asked for before the server came back, and refused late, for no new outage', () => {
+    const { watch, heard } = watched();
+    const askedBefore = Date.now() - 1;
+    watch.failed(refused());
+    watch.reachable(Date.now() + 1);
+    const late = new DatabaseUnavailableError('unreachable', 'could not connect', refused(), askedBefore);
+    assert.equal(watch.failed(late), 'unreachable');
+    assert.deepEqual(heard, ['began unreachable', 'ended unreachable after 1']);
+    const askedSince = new DatabaseUnavailableError(
+      'unreachable',
+      'could not connect',
+      refused(),
+      Date.now() + 1,
+    );
+    watch.failed(askedSince);
+    assert.deepEqual(heard, ['began unreachable', 'ended unreachable after 1', 'began unreachable']);
   });
 
   it('leaves a query error of its own out of any outage', () => {

@@ -7,10 +7,13 @@ export type Outage = 'unreachable' | 'stalled';
 /** A failure of the database as a whole rather than of the query: thrown for pool connections not had. */
 export class DatabaseUnavailableError extends Error {
   readonly outage: Outage;
+  /** When the connection that could not be had was asked for (ms since the epoch), if it was one. */
+  readonly askedAt: number | undefined;
 
-  constructor(outage: Outage, message: string, cause?: unknown) {
+  constructor(outage: Outage, message: string, cause?: unknown, askedAt?: number) {
     super(message, { cause });
     this.outage = outage;
+    this.askedAt = askedAt;
   }
 }
 
@@ -71,6 +74,8 @@ const STALL_QUIET_MS = 10_000;
  */
 export class OutageWatch {
   private current: { outage: Outage; failures: number; since: number } | null = null;
+  /** When a new connection last proved the server back after an outage. */
+  private recoveredAt = 0;
   private quiet: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<OutageListener>();
 
@@ -86,6 +91,11 @@ export class OutageWatch {
   failed(error: unknown): Outage | null {
     const outage = outageOf(error);
     if (!outage) return null;
+    // A connection asked for before the server was seen back may fail from before its return (a
+    // refusal while it was starting, answered late on a busy machine): as with `reachable`, it
+    // proves nothing about the server since, and begins no new outage.
+    const asked = error instanceof DatabaseUnavailableError ? error.askedAt : undefined;
+    if (!this.current && asked !== undefined && asked < this.recoveredAt) return outage;
     if (!this.current || (outage === 'unreachable' && this.current.outage === 'stalled')) {
       this.end();
       this.current = { outage, failures: 0, since: Date.now() };
@@ -106,7 +116,10 @@ export class OutageWatch {
    * proves nothing about the server since.
    */
   reachable(connectingSince: number): void {
-    if (this.current?.outage === 'unreachable' && connectingSince > this.current.since) this.end();
+    if (this.current?.outage === 'unreachable' && connectingSince > this.current.since) {
+      this.end();
+      this.recoveredAt = Date.now();
+    }
   }
 
   private end(): void {
