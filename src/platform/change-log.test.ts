@@ -4,8 +4,15 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, ENGINE, feedCaughtUp, type TestContext } from '../../test/helpers.ts';
-import { pruneChangeLog } from './change-log.ts';
+import {
+  createTenant,
+  createTestApp,
+  ENGINE,
+  eventually,
+  feedCaughtUp,
+  type TestContext,
+} from '../../test/helpers.ts';
+import { ChangeHints, HINT_CHANNEL, pruneChangeLog } from './change-log.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -143,6 +150,26 @@ describe('the change log reader', {
       );
     } finally {
       await Promise.all([earlier.end(), later.end()]);
+    }
+  });
+
+  it('sends at most one wake-up hint per 10 ms however many writes, the last write of a burst included', async () => {
+    const listener = new pg.Client({ connectionString: ctx.databaseUrl });
+    await listener.connect();
+    let heard = 0;
+    listener.on('notification', () => heard++);
+    await listener.query(`LISTEN ${HINT_CHANNEL}`);
+    const hints = new ChangeHints(ctx.app.changeLog, ctx.database.db);
+    try {
+      for (let i = 0; i < 50; i++) hints.written();
+      await eventually(() => heard === 2, 'the first hint and the one after the burst');
+      for (let i = 0; i < 50; i++) hints.written();
+      await eventually(() => heard >= 3, 'a hint for the next burst');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(heard <= 4, `${heard} hints for two bursts`);
+    } finally {
+      hints.stop();
+      await listener.end();
     }
   });
 });
