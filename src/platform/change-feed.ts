@@ -1,16 +1,6 @@
 import { type Clock, systemClock } from './clock.ts';
 
 /**
- * Versions of what a process may cache, moved on by the rows of the change log
- * (`platform/change-log.ts`) and, for this process's own writes, at once when the write is
- * answered, so a client always reads its own writes.
- *
- * A cached value is stored with the version read BEFORE its data was loaded and served only
- * while that version is still current, so data loaded before a change can never outlive it.
- * Nothing is cached before the log is read, nor while its last successful poll began `maxLagMs`
- * ago or longer: a change committed elsewhere is then applied, or the cache not used, within that.
- */
-/**
  * How long a business's versions are kept after its last change. Far longer than any cached value
  * lives (a minute at most), so a business forgotten and changed again can never meet a value
  * cached under its old versions: every such value was stored before a change an hour ago.
@@ -41,6 +31,16 @@ export function datesAround(date: string): string[] {
   return [-1, 0, 1, 2].map((n) => new Date(midnight + n * DAY_MS).toISOString().slice(0, 10));
 }
 
+/**
+ * Versions of what a process may cache, moved on by the rows of the change log
+ * (`platform/change-log.ts`) and, for this process's own writes, at once when the write is
+ * answered, so a client always reads its own writes.
+ *
+ * A cached value is stored with the version read BEFORE its data was loaded and served only
+ * while that version is still current, so data loaded before a change can never outlive it.
+ * Nothing is cached before the log is read, nor while its last successful poll began `maxLagMs`
+ * ago or longer: a change committed elsewhere is then applied, or the cache not used, within that.
+ */
 export class ChangeFeed {
   /** How many times the feed started again after changes may have been missed (metrics). */
   reconnects = 0;
