@@ -12,6 +12,12 @@ export const HINT_CHANNEL = 'slotwise_changes';
 const HINT_EVERY_MS = 10;
 
 /**
+ * The least time between the starts of two polls, however many wake-ups come: under a stream of
+ * writes and hints, a process polls at most 40 times a second rather than back to back.
+ */
+const MIN_POLL_GAP_MS = 25;
+
+/**
  * How long a reader may go without a successful poll and still resume where it stopped. Past it,
  * it starts again from now (`ChangeLogListener.lost`, then `started`) rather than read what piled
  * up meanwhile in one go; the log keeps an hour (`pruneChangeLog`), far more than this.
@@ -62,8 +68,11 @@ export class ChangeLogReader {
   /** Ids read at or above the cursor, with their transaction ids. */
   private readonly seen = new Map<string, bigint>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires, on the monotonic clock. */
+  private timerAt = Number.POSITIVE_INFINITY;
   private polling: Promise<void> | undefined;
   private again = false;
+  private lastStart = Number.NEGATIVE_INFINITY;
   private stopped = false;
   private lastSuccess: number | undefined;
   /** Resolved by the next poll that begins after they were asked for and succeeds. */
@@ -85,14 +94,14 @@ export class ChangeLogReader {
     await this.poll();
   }
 
-  /** Polls now, or right after the poll in flight. */
+  /** Polls now, or right after the poll in flight: at most one poll per `MIN_POLL_GAP_MS`. */
   wake(): void {
     if (this.stopped) return;
     if (this.polling) {
       this.again = true;
       return;
     }
-    void this.poll();
+    this.schedule(this.lastStart + MIN_POLL_GAP_MS - performance.now());
   }
 
   /** Resolves once a poll begun after this call has applied every change committed before it. */
@@ -108,19 +117,31 @@ export class ChangeLogReader {
     await this.polling;
   }
 
+  /** The next poll in `waitMs` (now when not positive), unless one is due sooner. */
+  private schedule(waitMs: number): void {
+    if (waitMs <= 0) {
+      void this.poll();
+      return;
+    }
+    const at = performance.now() + waitMs;
+    if (this.timer && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => void this.poll(), waitMs);
+    this.timer.unref();
+  }
+
   private poll(): Promise<void> {
     clearTimeout(this.timer);
+    this.timer = undefined;
     this.again = false;
+    this.lastStart = performance.now();
     const waiting = this.waiting.splice(0);
     this.polling = this.readOnce(waiting).finally(() => {
       this.polling = undefined;
       if (this.stopped) return;
-      if (this.again) {
-        void this.poll();
-        return;
-      }
-      this.timer = setTimeout(() => void this.poll(), this.pollMs);
-      this.timer.unref();
+      const gap = this.lastStart + MIN_POLL_GAP_MS - performance.now();
+      this.schedule(this.again ? gap : Math.max(gap, this.lastStart + this.pollMs - performance.now()));
     });
     return this.polling;
   }
