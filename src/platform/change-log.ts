@@ -45,6 +45,7 @@ export interface ChangeLogListener {
 
 interface PollResult {
   watermark: string;
+  last_id: string | null;
   id: string | null;
   xid: string | null;
   cache: string | null;
@@ -60,11 +61,18 @@ interface PollResult {
  * id, since a transaction that started earlier may still commit rows between them. The cursor then
  * moves to the watermark.
  *
+ * Transaction ids are not durable across a crash: ids handed out but never written to the WAL (a
+ * transaction that only sent a hint) are handed out again after PostgreSQL restarts, so rows
+ * committed then may carry a transaction id below the cursor. Their row ids are not reused (a
+ * sequence logs ahead), so each poll also reads every row above the highest id it saw last time.
+ *
  * A poll runs every `pollMs`, and sooner when woken (a hint, or this process's own write). One
  * poll at a time; a wake-up during one makes another follow it.
  */
 export class ChangeLogReader {
   private cursor: string | undefined;
+  /** The highest id the last poll could see: every row above it is new. */
+  private lastId: string | null = null;
   /** Ids read at or above the cursor, with their transaction ids. */
   private readonly seen = new Map<string, bigint>();
   private timer: NodeJS.Timeout | undefined;
@@ -162,9 +170,12 @@ export class ChangeLogReader {
     let rows: PollResult[];
     try {
       ({ rows } = await sql<PollResult>`
-        SELECT w.watermark::text AS watermark, c.id::text AS id, c.xid::text AS xid, c.cache, c.live
-        FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS watermark) AS w
+        SELECT w.watermark::text AS watermark, w.last_id::text AS last_id, c.id::text AS id,
+          c.xid::text AS xid, c.cache, c.live
+        FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS watermark,
+          (SELECT max(id) FROM change_log) AS last_id) AS w
         LEFT JOIN change_log c ON c.xid >= coalesce(${this.cursor ?? null}::xid8, w.watermark)
+          OR c.id > ${this.lastId}::bigint
         ORDER BY c.id`.execute(this.db));
     } catch {
       // Polled again on the interval: meanwhile the caches are not served (CHANGE_FEED_MAX_LAG_MS).
@@ -181,6 +192,7 @@ export class ChangeLogReader {
     }
     for (const [id, xid] of this.seen) if (xid < watermark) this.seen.delete(id);
     this.cursor = String(watermark);
+    this.lastId = rows[0]!.last_id ?? this.lastId;
     this.lastSuccess = began;
     if (first) this.listener.started();
     this.listener.polled(startedAt);
