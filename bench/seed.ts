@@ -454,8 +454,8 @@ function freshCode(codes: Set<string>): string {
 /**
  * Writes a batch of bookings with the session's triggers switched off (a row-by-row trigger keeps
  * each booking's holds, which a seed of a million bookings cannot wait for), in the same statement
- * their holds, as `bookings_held` writes them for an active booking, and the deposits of the
- * businesses that take them (bookings of 4 or more, settled as the booking ended). One statement
+ * their holds, as the trigger `bookings_written` writes them for an active booking, and the
+ * deposits of the businesses that take them (bookings of 4 or more, settled as the booking ended). One statement
  * of one JSON parameter, the same on both engines. On one connection, so the switch applies to
  * the batch alone.
  */

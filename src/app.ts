@@ -49,7 +49,8 @@ import { paymentsRoutes } from './payments/payments.routes.ts';
 import { Processors, paymentsWarning } from './payments/processors.ts';
 import { simulatorRoutes } from './payments/simulator.routes.ts';
 import { KeyUsageRecorder, TokenService } from './platform/auth.ts';
-import { CHANGE_CHANNEL, ChangeFeed } from './platform/change-feed.ts';
+import { ChangeFeed } from './platform/change-feed.ts';
+import { ChangeHints, ChangeLogReader, listenForHints, pruneChangeLog } from './platform/change-log.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import { registerCors } from './platform/cors.ts';
 import { type Database, type Db, withTx } from './platform/db.ts';
@@ -59,7 +60,7 @@ import { registerFairShare } from './platform/fair-share.ts';
 import { healthRoutes, registerPressure } from './platform/health.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
-import { LIVE_CHANNEL, LiveEvents } from './platform/live-events.ts';
+import { LiveEvents } from './platform/live-events.ts';
 import { registerMetrics } from './platform/metrics.ts';
 import { completeDocument, documentErrors, refResolver } from './platform/openapi.ts';
 import { CursorCodec } from './platform/pagination.ts';
@@ -109,6 +110,8 @@ declare module 'fastify' {
     config: Config;
     tokens: TokenService;
     changes: ChangeFeed;
+    /** The change log's reader, which moves `changes` on and feeds the live streams. */
+    changeLog: ChangeLogReader;
     clock: Clock;
     jobs: JobRunner;
     payments: Processors;
@@ -158,11 +161,13 @@ const noStore: onRequestHookHandler = (_request, reply, done) => {
 };
 
 /**
- * The database announces every change to all processes, a moment after commit; this process's
- * own writes are known at once, so a client that wrote never reads a cached answer from before.
- * A refusal wrote nothing (its transaction was rolled back), so it leaves the caches as they are.
+ * The database logs every change for all processes, which read it a moment after commit; this
+ * process's own writes are known at once, so a client that wrote never reads a cached answer from
+ * before, and they hurry the reading of the log (`hints`: sent after the commit, as the answer
+ * goes out). A refusal wrote nothing (its transaction was rolled back), so it leaves the caches as
+ * they are.
  */
-function announceChanges(changes: ChangeFeed, route: RouteOptions): onSendHookHandler {
+function announceChanges(changes: ChangeFeed, hints: ChangeHints, route: RouteOptions): onSendHookHandler {
   const bookingsOnly = route.config?.writes === 'bookings';
   const path = route.url.replace(/\/+$/, '');
   const credentials = path.startsWith('/v1/manage/api-keys') || path.startsWith('/v1/developer');
@@ -175,6 +180,7 @@ function announceChanges(changes: ChangeFeed, route: RouteOptions): onSendHookHa
     else if (businessId && bookingsOnly) changes.bookingsChanged(businessId);
     else if (businessId) changes.businessChanged(businessId);
     if (credentials) changes.credentialsChanged();
+    hints.written();
     done(null, payload);
   };
   return announce;
@@ -219,7 +225,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   const tokens = new TokenService(config.jwtSecret);
   const keyUsage = new KeyUsageRecorder(database.db);
   const clock = systemClock();
-  const changes = new ChangeFeed(clock);
+  const changes = new ChangeFeed(clock, config.changeFeed.maxLagMs);
   const stopWatching = database.outages.watch({
     began: (outage, error) =>
       app.log.error(
@@ -234,18 +240,26 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     () => clock.now(),
     (principals) => app.authenticator.lapsed(principals),
   );
-  const stopListening = await database.listen([CHANGE_CHANNEL, LIVE_CHANNEL], {
-    message: (payload, channel) =>
-      channel === LIVE_CHANNEL ? liveEvents.apply(payload) : changes.apply(payload),
-    up: () => {
+  const changeLog = new ChangeLogReader(database.db, config.changeFeed.pollMs, clock, {
+    apply: (row) => {
+      if (row.cache) changes.apply(row.cache);
+      if (row.live) liveEvents.apply(row.live);
+    },
+    started: () => {
       changes.connected();
       liveEvents.up();
     },
-    down: () => {
+    lost: () => {
       changes.disconnected();
       liveEvents.down();
     },
+    polled: (startedAt) => changes.polled(startedAt),
   });
+  await changeLog.start();
+  // PGlite serves one process: its own writes wake its reader, and no other process needs a hint.
+  const hinting = config.changeFeed.hints && database.engine === 'postgres';
+  const hints = new ChangeHints(changeLog, hinting ? database.db : undefined);
+  const stopListening = hinting ? await listenForHints(database, changeLog) : async () => {};
   app.decorate('db', database.db);
   app.decorate('database', database);
   app.decorate('config', config);
@@ -253,6 +267,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
   app.decorate('changes', changes);
+  app.decorate('changeLog', changeLog);
   app.decorate('liveEvents', liveEvents);
   app.decorate(
     'authenticator',
@@ -294,6 +309,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     mailFrom: config.mailFrom,
   });
   app.jobs.add(reminderJob(database.db, clock));
+  app.jobs.add({ name: 'change-log-prune', everyMs: 300_000, run: () => pruneChangeLog(database.db) });
   app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
   const sms = new SmsSender(database.db, clock, app.log, smsProvider(config.twilio, app.log), config);
   app.jobs.add(sms.job());
@@ -330,7 +346,9 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.addHook('onClose', async () => {
     await app.jobs.stop();
     email.close();
+    hints.stop();
     await stopListening();
+    await changeLog.stop();
     await keyUsage.stop();
     stopWatching();
   });
@@ -346,7 +364,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     // First of the route's own hooks, so that its refusals carry it too.
     if (route.config?.sensitive) route.onRequest = [noStore, ...[route.onRequest ?? []].flat()];
     if ([route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD')) {
-      route.onSend = [...[route.onSend ?? []].flat(), announceChanges(changes, route)];
+      route.onSend = [...[route.onSend ?? []].flat(), announceChanges(changes, hints, route)];
     }
   });
 

@@ -61,6 +61,12 @@ export interface Config {
   /** How long a stopping server waits for requests in flight before it cuts their connections. */
   shutdownTimeoutMs: number;
   /**
+   * The change log's reader (platform/change-log.ts): how often it polls, how old its last
+   * successful poll may be while cached availability and keys are served, and whether writes send
+   * other processes a wake-up hint (`NOTIFY`) after they commit.
+   */
+  changeFeed: { pollMs: number; maxLagMs: number; hints: boolean };
+  /**
    * Live streams (`GET /v1/manage/stream`): open at once per business (sandbox or not), per
    * developer, per client IP and per process; the heartbeat; how often credentials are read again.
    */
@@ -311,6 +317,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRssBytes: parseCount('MAX_RSS_BYTES', env.MAX_RSS_BYTES, 0),
     },
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10_000),
+    changeFeed: {
+      pollMs: Math.max(1, parseCount('CHANGE_FEED_POLL_MS', env.CHANGE_FEED_POLL_MS, 250)),
+      maxLagMs: parseCount('CHANGE_FEED_MAX_LAG_MS', env.CHANGE_FEED_MAX_LAG_MS, 1000),
+      hints: parseOptionalBool('CHANGE_FEED_HINTS', env.CHANGE_FEED_HINTS) ?? true,
+    },
     streams: {
       perBusiness: parseCount('STREAMS_PER_BUSINESS', env.STREAMS_PER_BUSINESS, 20),
       perSandboxBusiness: parseCount('STREAMS_PER_SANDBOX', env.STREAMS_PER_SANDBOX, 5),

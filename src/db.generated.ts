@@ -260,6 +260,14 @@ export interface CalendarImports {
   url: string;
 }
 
+export interface ChangeLog {
+  at: Generated<Timestamp>;
+  cache: string | null;
+  id: Generated<number>;
+  live: string | null;
+  xid: Generated<string>;
+}
+
 export interface Combinations {
   business_id: string;
   capacity_max: number;
@@ -701,6 +709,7 @@ export interface DB {
   businesses: Businesses;
   calendar_feeds: CalendarFeeds;
   calendar_imports: CalendarImports;
+  change_log: ChangeLog;
   combinations: Combinations;
   connected_accounts: ConnectedAccounts;
   customers: Customers;

@@ -12,7 +12,6 @@ import { setSubscription } from '../src/billing/subscription.service.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { insertDeveloper } from '../src/developers/developers.queries.ts';
 import { hashPassword } from '../src/platform/auth.ts';
-import { CHANGE_CHANNEL } from '../src/platform/change-feed.ts';
 import { type Database, type Db, openPGlite, openPostgres, type PGliteDatabase } from '../src/platform/db.ts';
 import type { DbTimeouts } from '../src/platform/deadline.ts';
 import { migrate } from '../src/platform/migrate.ts';
@@ -571,19 +570,15 @@ export function itChecksAuth(
   });
 }
 
-/** Polls until `check` holds: for what another connection or process does a moment later. */
 /**
- * Resolves once every change committed so far has come back through the app's change feed (they
- * come in order): what the set-up wrote can no longer refresh what a test caches after it.
+ * Resolves once every change committed so far has been read from the change log by the app: what
+ * the set-up wrote can no longer refresh what a test caches after it.
  */
-export async function feedCaughtUp(app: FastifyInstance): Promise<void> {
-  const token = randomBytes(8).toString('hex');
-  await Promise.all([
-    app.changes.probe(token),
-    sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${`probe:${token}`})`.execute(app.db),
-  ]);
+export function feedCaughtUp(app: FastifyInstance): Promise<void> {
+  return app.changeLog.caughtUp();
 }
 
+/** Polls until `check` holds: for what another connection or process does a moment later. */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
   what: string,

@@ -1,16 +1,17 @@
--- Keeps a booking's rows in `booking_holds` true to the booking (trigger `bookings_held`): one row
+-- Keeps a booking's rows in `booking_holds` true to the booking (slotwise_booking_written): one row
 -- per resource it holds (`resource_id`, then `joined_resource_ids`) for its `during`, while its
 -- status is one that holds its resources (slotwise_status_holds), none otherwise. It runs
 -- inside the statement that writes the booking, so the holds' exclusion constraint refuses that
 -- very statement when a resource is taken; a terminal status frees every table at once.
-CREATE OR REPLACE FUNCTION slotwise_hold_booking() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION slotwise_hold_booking(tg_op text, old bookings, new bookings) RETURNS void
+LANGUAGE plpgsql AS $$
 DECLARE
   v_holds boolean := slotwise_status_holds(NEW.status);
 BEGIN
   IF TG_OP = 'UPDATE' THEN
     IF NEW.resource_id = OLD.resource_id AND NEW.joined_resource_ids = OLD.joined_resource_ids
       AND NEW.during = OLD.during AND v_holds = slotwise_status_holds(OLD.status) THEN
-      RETURN NULL;
+      RETURN;
     END IF;
     -- Released before the new holds are written, so a booking moved onto its own time is no conflict.
     DELETE FROM booking_holds WHERE business_id = OLD.business_id AND booking_id = OLD.id;
@@ -20,5 +21,5 @@ BEGIN
     SELECT NEW.business_id, NEW.id, held, NEW.during
     FROM unnest(NEW.resource_id || NEW.joined_resource_ids) AS held;
   END IF;
-  RETURN NULL;
+  RETURN;
 END $$;

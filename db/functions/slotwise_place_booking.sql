@@ -8,7 +8,7 @@
 -- A booking is one round trip: the rules are checked by the application from its caches, and
 -- everything the database must do to place it runs here, in one statement (one transaction when
 -- called alone). The exclusion constraint of `booking_holds` stays the judge (the trigger
--- `bookings_held` writes a hold per resource inside the INSERT): a candidate set with a resource
+-- `bookings_written` writes a hold per resource inside the INSERT): a candidate set with a resource
 -- taken meanwhile is skipped inside a subtransaction and the next one is tried.
 CREATE OR REPLACE FUNCTION slotwise_place_booking(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE

@@ -4,4 +4,4 @@
 CREATE OR REPLACE TRIGGER api_keys_changed
   AFTER UPDATE OF is_active, scopes, rate_limit_per_minute, key_hash, business_id, allowed_origins OR DELETE
   ON api_keys
-  FOR EACH ROW EXECUTE FUNCTION notify_change('keys', 'business_id');
+  FOR EACH ROW EXECUTE FUNCTION slotwise_log_change('keys', 'business_id');

@@ -2,4 +2,4 @@
 CREATE OR REPLACE TRIGGER developers_changed
   AFTER UPDATE OF subscription_status, subscription_plan_id, trial_ends_at, current_period_ends_at OR DELETE
   ON developers
-  FOR EACH ROW EXECUTE FUNCTION notify_change('keys', 'id');
+  FOR EACH ROW EXECUTE FUNCTION slotwise_log_change('keys', 'id');

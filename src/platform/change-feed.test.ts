@@ -195,21 +195,21 @@ describe('ChangeFeed', () => {
     assert.equal(feed.reconnects, 1, 'the first connection is no reconnection');
   });
 
-  it("answers a probe's echo and changes no version for it, nor for another process's probe", async () => {
-    const feed = new ChangeFeed();
+  it('gives no version once its last poll began the lag bound ago or longer, and again after a poll', () => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const feed = new ChangeFeed({ now: () => now }, 1000);
     feed.connected();
-    const versions = () => [feed.businessVersion('b1'), feed.credentialsVersion()];
-    const before = versions();
-    let heard = false;
-    const echoed = feed.probe('t1').then(() => {
-      heard = true;
-    });
-    feed.apply('probe:someone-else');
-    await Promise.resolve();
-    assert.equal(heard, false);
-    feed.apply('probe:t1');
-    await echoed;
-    assert.deepEqual(versions(), before);
+    const live = feed.dayVersion('b1', '2030-03-11');
+    assert.ok(live);
+    now += 999;
+    assert.equal(feed.dayVersion('b1', '2030-03-11'), live);
+    assert.ok(feed.credentialsVersion());
+    now += 1;
+    assert.equal(feed.dayVersion('b1', '2030-03-11'), null, 'the log may hold changes not read yet');
+    assert.equal(feed.rulesVersion('b1'), null);
+    assert.equal(feed.credentialsVersion(), null);
+    feed.polled(now - 10);
+    assert.equal(feed.dayVersion('b1', '2030-03-11'), live, 'nothing was missed: what was cached holds');
   });
 });
 
@@ -232,6 +232,13 @@ describe('ChangeFeed day versions', () => {
     assert.notEqual(feed.businessVersion('b1'), whole, 'a month of days is touched by any booking');
     assert.equal(feed.rulesVersion('b1'), rules);
     assert.equal(feed.dayVersion('b2', '2030-03-11'), otherBusiness);
+    // A booking's row names every date it touches.
+    const between = dates.map(day);
+    feed.apply('busy:b1:2030-03-08,2030-03-13');
+    assert.deepEqual(
+      dates.map((date, i) => day(date) !== between[i]),
+      [true, true, false, true, true, true],
+    );
     // A block (or a booking of unknown dates) touches every day.
     const far = day('2030-03-20');
     feed.apply('busy:b1');

@@ -1,17 +1,6 @@
 import { type Clock, systemClock } from './clock.ts';
 
 /**
- * Versions of what a process may cache, moved on by the database's change notifications
- * (`migrations/0005_change_feed.sql`) and, for this process's own writes, at once when the
- * write is answered, so a client always reads its own writes.
- *
- * A cached value is stored with the version read BEFORE its data was loaded and served only
- * while that version is still current, so data loaded before a change can never outlive it.
- * While the feed is not listening (not yet started, or its connection lost) nothing is cached.
- */
-export const CHANGE_CHANNEL = 'slotwise_changes';
-
-/**
  * How long a business's versions are kept after its last change. Far longer than any cached value
  * lives (a minute at most), so a business forgotten and changed again can never meet a value
  * cached under its old versions: every such value was stored before a change an hour ago.
@@ -42,14 +31,24 @@ export function datesAround(date: string): string[] {
   return [-1, 0, 1, 2].map((n) => new Date(midnight + n * DAY_MS).toISOString().slice(0, 10));
 }
 
+/**
+ * Versions of what a process may cache, moved on by the rows of the change log
+ * (`platform/change-log.ts`) and, for this process's own writes, at once when the write is
+ * answered, so a client always reads its own writes.
+ *
+ * A cached value is stored with the version read BEFORE its data was loaded and served only
+ * while that version is still current, so data loaded before a change can never outlive it.
+ * Nothing is cached before the log is read, nor while its last successful poll began `maxLagMs`
+ * ago or longer: a change committed elsewhere is then applied, or the cache not used, within that.
+ */
 export class ChangeFeed {
-  live = false;
-  /** How many times the feed came back after it had been listening (metrics). */
+  /** How many times the feed started again after changes may have been missed (metrics). */
   reconnects = 0;
   private everConnected = false;
-  /** Echo notifications awaited by `probe`, by token. */
-  private readonly probes = new Map<string, () => void>();
-  /** Moves on whenever the feed (re)connects: changes missed meanwhile invalidate everything. */
+  private reading = false;
+  /** When the last successful poll of the log began, on the clock. */
+  private polledAt = Number.NEGATIVE_INFINITY;
+  /** Moves on whenever the feed (re)starts: changes missed meanwhile invalidate everything. */
   private epoch = 0;
   /**
    * Per business: `rules` (settings, hours, blackouts, resources, services) and `busy` (bookings,
@@ -60,9 +59,17 @@ export class ChangeFeed {
   /** `credentialsVersion()` as last made; undefined once it has moved. */
   private credentialsStamp: string | null | undefined;
   private readonly clock: Clock;
+  private readonly maxLagMs: number;
 
-  constructor(clock: Clock = systemClock()) {
+  /** `maxLagMs`: `CHANGE_FEED_MAX_LAG_MS`; unbounded when not given (a feed applied by hand). */
+  constructor(clock: Clock = systemClock(), maxLagMs = Number.POSITIVE_INFINITY) {
     this.clock = clock;
+    this.maxLagMs = maxLagMs;
+  }
+
+  /** Whether caches may be used: the log is read, and its last poll began less than `maxLagMs` ago. */
+  get live(): boolean {
+    return this.reading && this.clock.now() - this.polledAt < this.maxLagMs;
   }
 
   /** An opaque stamp of a business's rules (not its bookings); null while caching is off. */
@@ -94,7 +101,8 @@ export class ChangeFeed {
 
   /** Asked by every request with an API key: made when it moves, not per call. */
   credentialsVersion(): string | null {
-    this.credentialsStamp ??= this.live ? `${this.epoch}.${this.keysVersion}` : null;
+    if (!this.live) return null;
+    this.credentialsStamp ??= `${this.epoch}.${this.keysVersion}`;
     return this.credentialsStamp;
   }
 
@@ -149,42 +157,34 @@ export class ChangeFeed {
   }
 
   /**
-   * Resolves when the notification `probe:<token>` comes back through the feed: how long it took
-   * is the feed's lag (the metrics send one per scrape). Probes of other processes change nothing.
-   */
-  probe(token: string): Promise<void> {
-    return new Promise((resolve) => this.probes.set(token, resolve));
-  }
-
-  forgetProbe(token: string): void {
-    this.probes.delete(token);
-  }
-
-  /**
-   * A notification payload: `rules:<business id>`, `busy:<business id>`, `busy:<business id>:<UTC
-   * date>` (a booking held on that date), `keys:<id>` or `probe:<token>`.
+   * A row's `cache`: `rules:<business id>`, `busy:<business id>`, `busy:<business id>:<UTC
+   * date>[,<UTC date>...]` (a booking held on those dates) or `keys:<id>`.
    */
   apply(payload: string): void {
-    const [kind, id, date] = payload.split(':');
-    if (kind === 'probe') {
-      if (id) this.probes.get(id)?.();
-      if (id) this.forgetProbe(id);
-    } else if (kind === 'rules' && id) this.changed(id, 'rules');
-    else if (kind === 'busy' && id && date) this.bookingDaysChanged(id, [date]);
+    const [kind, id, dates] = payload.split(':');
+    if (kind === 'rules' && id) this.changed(id, 'rules');
+    else if (kind === 'busy' && id && dates) this.bookingDaysChanged(id, dates.split(','));
     else if (kind === 'busy' && id) this.changed(id, 'busy');
     else this.credentialsChanged();
   }
 
+  /** Reading the log from now on; what was cached before counts for nothing. */
   connected(): void {
     if (this.everConnected) this.reconnects++;
     this.everConnected = true;
     this.epoch++;
-    this.live = true;
+    this.reading = true;
+    this.polledAt = this.clock.now();
     this.credentialsStamp = undefined;
   }
 
+  /** A poll that began at `startedAt` has applied what it read. */
+  polled(startedAt: number): void {
+    this.polledAt = Math.max(this.polledAt, startedAt);
+  }
+
   disconnected(): void {
-    this.live = false;
+    this.reading = false;
     this.epoch++;
     this.credentialsStamp = undefined;
   }

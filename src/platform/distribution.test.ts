@@ -48,6 +48,7 @@ const TABLES = {
   webhook_events: 'business',
   billing_cleanups: 'global',
   booking_usage: 'global',
+  change_log: 'global',
   message_outbox: 'global',
   idempotency_keys: 'global',
   invitation_sends: 'global',

@@ -9,9 +9,6 @@ declare module 'fastify' {
   }
 }
 
-/** The channel of `db/functions/notify_live_event.sql`: a business's bookings, deposits, waitlist and blocks. */
-export const LIVE_CHANNEL = 'slotwise_events';
-
 /** One change as a stream sends it: ids and types only. */
 export interface LiveEvent {
   type: string;
@@ -20,7 +17,7 @@ export interface LiveEvent {
   booking_date?: string;
   /** A deposit's (or a waitlist entry's) booking. */
   booking_id?: string;
-  /** When this process heard of the change, a moment after its commit. */
+  /** When this process read the change from the log, a moment after its commit. */
   at: string;
 }
 
@@ -132,10 +129,11 @@ export class LiveStream {
 export type LapsedCheck = (principals: readonly Principal[]) => Promise<Map<Principal, Lapse>>;
 
 /**
- * The process's open streams, by business, and the fan-out of the change notifications every
- * process hears on its one LISTEN connection (`LIVE_CHANNEL`). No stream opens while that
- * connection is down, and when it goes down every stream ends: events missed meanwhile would
- * leave a dashboard silently stale, whereas a reconnecting one reloads what it shows.
+ * The process's open streams, by business, and the fan-out of the events every process reads from
+ * the change log (`change_log.live`, platform/change-log.ts). No stream opens before the log is
+ * read. A poll that fails loses nothing (the next one reads from where it stopped), so streams stay
+ * open across a short outage; when the reader starts afresh (`down`: events may have been missed)
+ * every stream ends, since a dashboard left silently stale is worse than one that reloads.
  *
  * A stream outlives the request that opened it, so its credential is read again every
  * `recheckMs`: one batched read for all the process's streams, straight from the database, so a
@@ -211,7 +209,7 @@ export class LiveEvents {
     return stream;
   }
 
-  /** A notification of `LIVE_CHANNEL`, sent to the business's streams in this process. */
+  /** A row's `live` of the change log, sent to the business's streams in this process. */
   apply(payload: string): void {
     const event = parseLivePayload(payload, new Date(this.now()));
     if (!event) return;
