@@ -222,26 +222,22 @@ export function offerPage(view: OfferPageView): string {
 <dt>${escapeHtml(s.party)}</dt><dd>${offer.party}</dd>
 </dl>`;
   const state = view.kind === 'slot_taken' ? 'slot_taken' : offer.state;
-  if (view.kind === 'booked' && view.payPath) {
-    return document(
-      language,
-      `${escapeHtml(s.held)} - ${venue}`,
-      `<h1>${escapeHtml(s.held)}</h1>
-<p>${venue}</p>
-${details}
-<p>${escapeHtml(s.heldText)}</p>
-<p><a class="pay" href="${escapeHtml(view.payPath)}">${escapeHtml(s.pay)}</a></p>
-<p>${escapeHtml(s.code)}: <span class="code">${escapeHtml(offer.confirmationCode ?? '')}</span></p>`,
-    );
-  }
   if (state === 'taken' || view.kind === 'booked') {
+    // A booking waiting for its deposit says so, and where it is paid.
+    const payPath = view.kind === 'booked' ? view.payPath : undefined;
+    const title = payPath ? s.held : s.booked;
+    const payment = payPath
+      ? `<p>${escapeHtml(s.heldText)}</p>
+<p><a class="pay" href="${escapeHtml(payPath)}">${escapeHtml(s.pay)}</a></p>
+`
+      : '';
     return document(
       language,
-      `${escapeHtml(s.booked)} - ${venue}`,
-      `<h1>${escapeHtml(s.booked)}</h1>
+      `${escapeHtml(title)} - ${venue}`,
+      `<h1>${escapeHtml(title)}</h1>
 <p>${venue}</p>
 ${details}
-<p>${escapeHtml(s.code)}: <span class="code">${escapeHtml(offer.confirmationCode ?? '')}</span></p>`,
+${payment}<p>${escapeHtml(s.code)}: <span class="code">${escapeHtml(offer.confirmationCode ?? '')}</span></p>`,
     );
   }
   if (state === 'expired' || state === 'slot_taken') {
