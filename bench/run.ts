@@ -622,9 +622,7 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
     // knows the tables' sizes (without it, a year's statistics took four times as long).
     await sql`VACUUM ANALYZE`.execute(database.db);
     await database.close();
-    // One business against the yardsticks: its throughput alone, not its share among others,
-    // which the platform scenario measures with the default share.
-    const { child, url } = await startServer({ ...scratch.serverEnv, DB_CONCURRENCY_PER_BUSINESS: '0' });
+    const { child, url } = await startServer(scratch.serverEnv);
     let availability: LoadResult;
     let uncached: LoadResult;
     let bookings: LoadResult;

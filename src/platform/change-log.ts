@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Database, Db } from './db.ts';
+import { detached } from './detached.ts';
 
 /**
  * The channel of the wake-up hints: an empty `NOTIFY` a process sends after its own writes have
@@ -109,7 +110,7 @@ export class ChangeLogReader {
       this.again = true;
       return;
     }
-    this.schedule(this.lastStart + MIN_POLL_GAP_MS - performance.now());
+    detached(() => this.schedule(this.lastStart + MIN_POLL_GAP_MS - performance.now()));
   }
 
   /** Resolves once a poll begun after this call has applied every change committed before it. */
@@ -220,6 +221,10 @@ export class ChangeHints {
   written(): void {
     this.reader.wake();
     if (!this.db || this.pending) return;
+    detached(() => this.sendSoon());
+  }
+
+  private sendSoon(): void {
     const wait = this.lastSent + HINT_EVERY_MS - performance.now();
     if (wait <= 0) {
       this.send();

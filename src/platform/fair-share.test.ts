@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -19,6 +20,10 @@ import { withTx } from './db.ts';
  */
 
 const DEADLINE_MS = 1500;
+/** The change log's poll interval (`CHANGE_FEED_POLL_MS`'s default). */
+const POLL_MS = 250;
+/** More than the sockets' buffers hold, so an answer nobody reads is written but never finished. */
+const LARGE_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** Requests of `/test/:business_id/hold` keep their transaction open until `release()`. */
 let held: Promise<void>;
@@ -33,19 +38,30 @@ closeTheHold();
 
 /** Routes naming their business in the path, as the public reads do, with no credential to look up. */
 function testRoutes(app: FastifyInstance): void {
-  app.get('/test/:business_id/hold', async () => {
+  const hold = async () => {
     await withTx(app.db, async (tx) => {
       await sql`SELECT 1`.execute(tx);
       holding++;
       await held;
     });
     return { ok: true };
-  });
+  };
+  app.get('/test/:business_id/hold', hold);
+  app.post('/test/:business_id/hold', hold);
   app.get('/test/:business_id/two-steps', async () => {
     await sql`SELECT 1`.execute(app.db);
     holding++;
     await held;
     await sql`SELECT 2`.execute(app.db);
+    return { ok: true };
+  });
+  app.get('/test/:business_id/large', async () => {
+    await sql`SELECT 1`.execute(app.db);
+    holding++;
+    return 'x'.repeat(LARGE_ANSWER_BYTES);
+  });
+  app.post('/test/:business_id/write', async () => {
+    await sql`SELECT 1`.execute(app.db);
     return { ok: true };
   });
   app.get('/test/:business_id/read', async () => {
@@ -63,6 +79,8 @@ function testRoutes(app: FastifyInstance): void {
     return { ok: true };
   });
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let ctx: TestContext;
 let a: Tenant;
@@ -187,17 +205,63 @@ describe('a slot', () => {
     }
 
     const address = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    closeTheHold();
+    // A request with a body has been read whole before its work begins, so its client going away
+    // is seen only on the response, as a load generator stopping does.
+    for (const init of [
+      { method: 'GET' },
+      { method: 'POST', body: '{"party":2}', headers: { 'content-type': 'application/json' } },
+    ]) {
+      closeTheHold();
+      const before = holding;
+      const client = new AbortController();
+      const gone = fetch(`${address}/test/${a.businessId}/hold`, { ...init, signal: client.signal }).catch(
+        (error: Error) => error.name,
+      );
+      await eventually(() => holding > before, 'the hold began');
+      client.abort();
+      assert.equal(await gone, 'AbortError');
+      release();
+      await slotsBack(a);
+      assert.equal((await call(a, 'read')).statusCode, 200, init.method);
+    }
+
+    // Answered, but its client left before reading the answer, as a load generator stopping
+    // does: the answer is never finished, yet the connection is closed.
     const before = holding;
-    const client = new AbortController();
-    const gone = fetch(`${address}/test/${a.businessId}/hold`, { signal: client.signal }).catch(
-      (error: Error) => error.name,
-    );
-    await eventually(() => holding > before, 'the hold began');
-    client.abort();
-    assert.equal(await gone, 'AbortError');
-    release();
+    const { port } = new URL(address);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.write(`GET /test/${a.businessId}/large HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+    await eventually(() => holding > before, 'the answer was made');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
     await slotsBack(a);
     assert.equal((await call(a, 'read')).statusCode, 200);
+  });
+});
+
+describe('work a request only sets going', () => {
+  it('serves the whole process outside the request’s share: the change log is read while that business is at its share', async () => {
+    // A write's answer reads the change log at once when its last read is a moment past, and the
+    // reads that follow on the poll's interval come from that one.
+    await feedCaughtUp(ctx.app);
+    await sleep(50);
+    assert.equal(
+      (await ctx.app.inject({ method: 'POST', url: `/test/${a.businessId}/write` })).statusCode,
+      200,
+    );
+    // The business's one slot is taken by a request between its statements (on PGlite, which has
+    // one connection, a held transaction would stop every reader), past the next poll's time.
+    closeTheHold();
+    const before = holding;
+    const taking = call(a, 'two-steps');
+    await eventually(() => holding > before, 'the slot was taken');
+    try {
+      await sleep(POLL_MS + 50);
+      const late = sleep(DEADLINE_MS / 2).then(() => 'late');
+      assert.notEqual(await Promise.race([feedCaughtUp(ctx.app), late]), 'late');
+    } finally {
+      release();
+      assert.equal((await taking).statusCode, 200);
+    }
   });
 });

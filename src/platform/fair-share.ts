@@ -163,9 +163,13 @@ export function registerFairShare(app: FastifyInstance, perBusiness: number, max
   if (perBusiness <= 0) return;
   const slots = new BusinessSlots(perBusiness);
   app.decorate('businessSlots', slots);
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const share = new RequestShare(slots, maxWaitMs);
     shareOfRequest.set(request, share);
+    // The response's `close`, not `onResponse`: an answer its client left before reading is never
+    // finished, and a request whose body was read whole is not seen as aborted, so neither hook
+    // runs for it, while `close` comes in every case, after the answer or the client's leaving.
+    reply.raw.once('close', () => share.answered());
     requestShare.run(share, done);
   });
   app.addHook('preValidation', (request, _reply, done) => {
@@ -175,12 +179,6 @@ export function registerFairShare(app: FastifyInstance, perBusiness: number, max
       share.business = (typeof named === 'string' ? named : request.principal?.businessId) ?? undefined;
     done();
   });
-  const answered = (request: FastifyRequest, _reply: unknown, done: () => void) => {
-    shareOfRequest.get(request)?.answered();
-    done();
-  };
-  app.addHook('onResponse', answered);
-  app.addHook('onRequestAbort', (request, done) => answered(request, undefined, done));
 }
 
 declare module 'fastify' {

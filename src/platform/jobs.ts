@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { detached } from './detached.ts';
 import type { OutageWatch } from './outages.ts';
 
 /**
@@ -46,6 +47,10 @@ export class JobRunner {
    * which is logged as a timer's run would be).
    */
   kick(name: string): Promise<number> {
+    return detached(() => this.kickNow(name));
+  }
+
+  private kickNow(name: string): Promise<number> {
     const job = this.jobs.find((candidate) => candidate.name === name);
     if (!job) throw new Error(`no job named ${name}`);
     if (this.stopped) return Promise.resolve(0);
