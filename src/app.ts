@@ -4,7 +4,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
+  LogController,
   type onRequestHookHandler,
   type onSendHookHandler,
   type RouteOptions,
@@ -195,9 +197,30 @@ const requestLog = {
   }),
 };
 
+/**
+ * One log line per request, when it is answered, naming the request: Fastify's own two lines
+ * (received, completed), each its own write to stdout, added a sixth to a booking's server time
+ * at `info`.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) {
+      reply.log.error(
+        { req: request, res: reply, err: error, responseTime: reply.elapsedTime },
+        'request errored',
+      );
+    } else {
+      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    }
+  }
+}
+
 export async function buildApp({ config, database, logger = false }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: typeof logger === 'object' ? { ...logger, serializers: requestLog } : logger,
+    logController: new OneLinePerRequest(),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Database, openPGlite, openPostgres } from './platform/db.ts';
@@ -12,6 +13,15 @@ export async function openDatabase(config: Config): Promise<Database> {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl, undefined, config.dbTimeouts, config.databaseListenUrl)
     : openPGlite(config.dataDir, undefined, config.dbTimeouts);
+}
+
+/**
+ * The log on stdout, written without blocking: lines logged while a write is under way go out
+ * together in the next one (one write for many requests under load, each line at once when
+ * quiet), and what is left is written when the process exits.
+ */
+function stdoutLog(config: Config) {
+  return { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) };
 }
 
 /** After the shutdown timeout, this long more for the app's own close (jobs, database) before giving up. */
@@ -50,7 +60,7 @@ async function serve(config: Config): Promise<void> {
   const database = await openDatabase(config);
   await migrate(database);
   await ensureSandbox(database.db);
-  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+  const app = await buildApp({ config, database, logger: stdoutLog(config) });
   stopOnSignal(app, database, config, 'requests');
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -107,7 +117,7 @@ async function work(config: Config): Promise<void> {
   }
   const database = await openDatabase(config);
   await migrate(database);
-  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+  const app = await buildApp({ config, database, logger: stdoutLog(config) });
   await app.ready();
   stopOnSignal(app, database, config, 'jobs');
   app.jobs.start({ keepAlive: true });

@@ -25,6 +25,17 @@ after(async () => {
 });
 
 describe('request log', () => {
+  it('writes one line per request, once it is answered, with its method, URL, status and time', async () => {
+    await logged.inject({ method: 'GET', url: '/v1/no-such-route?x=one-line' });
+    const requests = lines.filter((line) => line.includes('one-line')).map((line) => JSON.parse(line));
+    assert.equal(requests.length, 1, lines.join(''));
+    assert.equal(requests[0].msg, 'request completed');
+    assert.equal(requests[0].req.method, 'GET');
+    assert.equal(requests[0].req.url, '/v1/no-such-route?x=one-line');
+    assert.equal(requests[0].res.statusCode, 404);
+    assert.equal(typeof requests[0].responseTime, 'number');
+  });
+
   it('writes the URL of a request without the client secret it carries', async () => {
     await logged.inject({
       method: 'GET',
