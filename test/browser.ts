@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
@@ -10,6 +13,19 @@ import { type Browser, chromium, type Page } from 'playwright-core';
  * a machine without it skips them with this reason; in CI (`CI=true`) its absence fails them.
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Where the tests' pictures go: the tracked `docs/screenshots/` only with `UPDATE_SCREENSHOTS=1`
+ * (look at them, then commit them), else a temporary folder of this process, so that a test run
+ * leaves the clone as it was.
+ */
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../docs/screenshots/', import.meta.url))
+    : mkdtempSync(join(tmpdir(), 'slotwise-screenshots-'));
+
+/** The path of the picture `name` (`dashboard-today-phone.png`). */
+export const screenshotPath = (name: string): string => join(SCREENSHOTS, name);
 
 export function browserSkipReason(): string | false {
   if (existsSync(CHROMIUM)) return false;

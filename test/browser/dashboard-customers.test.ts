@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
-import { axeClean, browserSkipReason, launchBrowser, signIn, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
@@ -15,7 +15,6 @@ const ZONE = 'Europe/Berlin';
 const PASSWORD = 'four words of mine';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 
 let ctx: TestContext;
 let api: string;
@@ -156,7 +155,7 @@ describe('the Customers screen', { skip }, () => {
         ),
       );
       await axeClean(page, 'customer, tablet');
-      await page.screenshot({ path: new URL('dashboard-customers-tablet.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-customers-tablet.png') });
     } finally {
       await close();
     }
@@ -182,7 +181,7 @@ describe('the Customers screen', { skip }, () => {
       await page.getByRole('region', { name: 'Jürgen Müller' }).waitFor();
       assert.equal(await page.getByLabel('Search customers').isVisible(), false);
       await axeClean(page, 'customer, phone');
-      await page.screenshot({ path: new URL('dashboard-customers-phone.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-customers-phone.png') });
 
       await page.getByRole('link', { name: 'Back to the list' }).click();
       await page.getByLabel('Search customers').waitFor();

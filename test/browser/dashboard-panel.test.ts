@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { SmsSender, smsProvider } from '../../src/messages/sms.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, screenshotPath, signIn } from '../browser.ts';
 import {
   createPublishableKey,
   createTenant,
@@ -23,7 +23,6 @@ const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 
 let ctx: TestContext;
 let api: string;
@@ -227,7 +226,7 @@ describe('the booking panel', { skip }, () => {
         await history.getByText(action).first().waitFor();
       }
       await axeClean(page, 'panel, tablet');
-      await page.screenshot({ path: new URL('dashboard-panel-tablet.png', SHOTS).pathname, fullPage: true });
+      await page.screenshot({ path: screenshotPath('dashboard-panel-tablet.png'), fullPage: true });
 
       // Drag Léa's block from T1 to T2, and a drag the API refuses (onto Paul's table and time) going back.
       const lea = await block(page, 'T1', 'Lea').boundingBox();
@@ -312,7 +311,7 @@ describe('the booking panel', { skip }, () => {
       const box = await dialog.boundingBox();
       assert.ok(box && box.width >= PHONE.width - 1 && box.height >= PHONE.height - 1, JSON.stringify(box));
       await axeClean(page, 'panel, phone');
-      await page.screenshot({ path: new URL('dashboard-panel-phone.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-panel-phone.png') });
       await dialog.getByRole('button', { name: 'Close' }).click();
       await dialog.waitFor({ state: 'detached' });
       await page.waitForFunction("document.activeElement?.textContent?.includes('Guest Anna')");

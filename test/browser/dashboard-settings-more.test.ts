@@ -3,21 +3,20 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
 import { Receiver } from '../../src/webhooks/receiver.fixture.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, screenshotPath, signIn } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
  * The settings' closed days, services, table combinations and webhooks in a real browser
  * against the real server: an owner adds and removes each through the forms and every change is
  * read back through the API; a staff member reads the first three and is not offered webhooks.
- * The pictures go to docs/screenshots/.
+ * The pictures go to docs/screenshots/ with UPDATE_SCREENSHOTS=1.
  */
 const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const PASSWORD = 'four words of mine';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const SECTIONS = ['Table combinations', 'Services', 'Closed days', 'Webhooks'];
 
 let ctx: TestContext;
@@ -237,7 +236,7 @@ describe('the settings screen, more sections', { skip }, () => {
       const log = await inject(tenant, 'GET', `/v1/manage/webhooks/${endpoint}/deliveries`);
       assert.notEqual(log.items[0].status, 'failed');
       await page.screenshot({
-        path: new URL('dashboard-settings-webhooks-tablet.png', SHOTS).pathname,
+        path: screenshotPath('dashboard-settings-webhooks-tablet.png'),
         fullPage: true,
       });
 
@@ -270,7 +269,7 @@ describe('the settings screen, more sections', { skip }, () => {
         );
         if (name === 'Webhooks') {
           await phone.page.screenshot({
-            path: new URL('dashboard-settings-webhooks-phone.png', SHOTS).pathname,
+            path: screenshotPath('dashboard-settings-webhooks-phone.png'),
             fullPage: true,
           });
         }

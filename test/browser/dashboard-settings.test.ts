@@ -2,21 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, launchBrowser, screenshotPath, signIn } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
  * The settings screen in a real browser against the real server: an owner changes the venue's
  * hours, periods, tables, profile, messages, keys and staff through the forms and each change is
  * read back through the API; a refused field shows its message beside it; a staff member only
- * reads. The pictures go to docs/screenshots/.
+ * reads. The pictures go to docs/screenshots/ with UPDATE_SCREENSHOTS=1.
  */
 const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const PASSWORD = 'four words of mine';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const SECTIONS = [
   'Profile',
   'Opening hours',
@@ -278,7 +277,7 @@ describe('the settings screen', { skip }, () => {
       await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
       await openSection(page, 'Opening hours');
       await page.screenshot({
-        path: new URL('dashboard-settings-tablet.png', SHOTS).pathname,
+        path: screenshotPath('dashboard-settings-tablet.png'),
         fullPage: true,
       });
     } finally {
@@ -299,7 +298,7 @@ describe('the settings screen', { skip }, () => {
           `${name} fits the phone`,
         );
         if (name === 'Opening hours') {
-          await phone.page.screenshot({ path: new URL('dashboard-settings-phone.png', SHOTS).pathname });
+          await phone.page.screenshot({ path: screenshotPath('dashboard-settings-phone.png') });
         }
       }
     } finally {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
-import { axeClean, browserSkipReason, launchBrowser, signIn, tabTo } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
@@ -14,7 +14,6 @@ const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 /** The bars' colour (`BAR_COLOUR` in dashboard/stats/bar-chart.tsx) as the canvas holds it. */
 const BAR_RGB = [0x1f, 0x5f, 0xbf];
 
@@ -256,7 +255,7 @@ describe('the statistics screen', { skip }, () => {
         'relative',
       );
       await axeClean(page, 'statistics, tablet');
-      await page.screenshot({ path: new URL('dashboard-stats-tablet.png', SHOTS).pathname, fullPage: true });
+      await page.screenshot({ path: screenshotPath('dashboard-stats-tablet.png'), fullPage: true });
 
       const toggle = page.getByRole('button', { name: 'Figures as tables' });
       await toggle.click();
@@ -279,7 +278,7 @@ describe('the statistics screen', { skip }, () => {
       await page.setViewportSize(PHONE);
       await toggle.click();
       await axeClean(page, 'statistics, phone');
-      await page.screenshot({ path: new URL('dashboard-stats-phone.png', SHOTS).pathname, fullPage: true });
+      await page.screenshot({ path: screenshotPath('dashboard-stats-phone.png'), fullPage: true });
     } finally {
       await context.close();
     }

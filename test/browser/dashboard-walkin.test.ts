@@ -3,20 +3,27 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, signIn, tabTo } from '../browser.ts';
+import {
+  axeClean,
+  browserSkipReason,
+  freePort,
+  launchBrowser,
+  screenshotPath,
+  signIn,
+  tabTo,
+} from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
  * New bookings and the waitlist in a real browser against the real server: a phone booking at a
  * chosen free time, a walk-in now, a booking paid by a deposit link, a waitlist entry booked and
- * taken off the list, one removed and one added by phone. Pictures go to docs/screenshots/.
+ * taken off the list, one removed and one added by phone. Pictures go to docs/screenshots/ with UPDATE_SCREENSHOTS=1.
  */
 const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 
 let ctx: TestContext;
 let api: string;
@@ -153,7 +160,7 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
         Notes: 'Birthday',
       });
       await axeClean(page, 'new booking, tablet');
-      await page.screenshot({ path: new URL('dashboard-new-booking-tablet.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-new-booking-tablet.png') });
       await dialog.getByRole('button', { name: 'Book', exact: true }).click();
       await dialog.waitFor({ state: 'detached' });
       // The new booking is selected on the timeline, its panel focused.
@@ -218,7 +225,7 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       await page.getByRole('heading', { level: 1, name: `Waitlist: ${dayLong('en', today)}` }).waitFor();
       await page.getByRole('heading', { name: /Alan Turing, 2 guests/ }).waitFor();
       await axeClean(page, 'waitlist, tablet');
-      await page.screenshot({ path: new URL('dashboard-waitlist-tablet.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-waitlist-tablet.png') });
     } finally {
       await close();
     }
@@ -251,7 +258,7 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       assert.ok(await turing.getByText(/19:30–21:00/).isVisible());
       await page.getByText('2 waiting').waitFor();
       await axeClean(page, 'waitlist, phone');
-      await page.screenshot({ path: new URL('dashboard-waitlist-phone.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-waitlist-phone.png') });
 
       // Book: the form comes with the entry's party, contact and earliest time.
       await page.getByRole('button', { name: 'Book Alan Turing' }).click();
@@ -263,7 +270,7 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       assert.equal(await dialog.getByLabel('Time', { exact: true }).inputValue(), '19:30');
       await dialog.getByRole('radio', { name: '19:30' }).waitFor();
       await axeClean(page, 'new booking, phone');
-      await page.screenshot({ path: new URL('dashboard-new-booking-phone.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-new-booking-phone.png') });
       await dialog.getByRole('button', { name: 'Book', exact: true }).click();
       await page
         .getByText(/^Alan Turing booked on .* at 19:30, T\d, and taken off the waitlist\.$/)

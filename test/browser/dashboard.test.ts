@@ -3,7 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, signIn, tabTo } from '../browser.ts';
+import {
+  axeClean,
+  browserSkipReason,
+  freePort,
+  launchBrowser,
+  screenshotPath,
+  signIn,
+  tabTo,
+} from '../browser.ts';
 import {
   bearer,
   createTenant,
@@ -16,14 +24,13 @@ import {
 /**
  * The staff dashboard in a real browser against the real server: a dashboard user and a developer
  * sign in, see the day's bookings where they belong, move between days with the keyboard and
- * switch business. The pictures of the README go to docs/screenshots/.
+ * switch business. The pictures of the README go to docs/screenshots/ with UPDATE_SCREENSHOTS=1.
  */
 const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const PASSWORD = 'four words of mine';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 
 let ctx: TestContext;
 let api: string;
@@ -220,7 +227,7 @@ describe('the staff dashboard', { skip }, () => {
         `${nowLine.x} between ${seven.x} and ${eight.x}`,
       );
       await axeClean(page, 'today, tablet');
-      await page.screenshot({ path: new URL('dashboard-today-tablet.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-today-tablet.png') });
 
       await page.getByRole('button', { name: /^2 Anna Dupont/ }).click();
       const panel = page.getByRole('complementary', { name: 'Booking: Anna Dupont' });
@@ -307,7 +314,7 @@ describe('the staff dashboard', { skip }, () => {
       assert.ok(await lines.nth(2).getByText('T3 + T4').isVisible());
       assert.equal(await page.getByText('confirmed, deposit due').count(), 1);
       await axeClean(page, 'today, phone, list');
-      await page.screenshot({ path: new URL('dashboard-today-phone.png', SHOTS).pathname });
+      await page.screenshot({ path: screenshotPath('dashboard-today-phone.png') });
 
       await page.getByRole('button', { name: 'Timeline' }).click();
       await assertPlaced(page, /^2 Anna Dupont/, 'T1', '19:00', '19:00');

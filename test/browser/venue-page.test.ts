@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import ical, { type VEvent } from 'node-ical';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bookingUid } from '../../src/calendars/uid.ts';
-import { browserSkipReason, freePort, launchBrowser } from '../browser.ts';
+import { browserSkipReason, freePort, launchBrowser, screenshotPath } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
  * The hosted page as a guest meets the venue: its header (logo, description, contact, policy),
  * the confirmation's emailed line and calendar file, and the deposit step's terms.
- * `WIDGET_SCREENSHOTS=1` also writes docs/screenshots/hosted-page.png and hosted-page-phone.png.
+ * Its pictures, hosted-page.png and hosted-page-phone.png, go to docs/screenshots/ with
+ * UPDATE_SCREENSHOTS=1.
  */
 const skip = browserSkipReason();
-const SCREENSHOTS = process.env.WIDGET_SCREENSHOTS === '1';
-const SHOTS_DIR = new URL('../../docs/screenshots/', import.meta.url);
 const LOGO_URL = 'https://cdn.bistro.example/logo.svg';
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56"><rect width="56" height="56" rx="12" fill="#7a2e1d"/><text x="28" y="37" font-family="Georgia,serif" font-size="24" fill="#fff" text-anchor="middle">PB</text></svg>`;
 
@@ -148,16 +147,11 @@ describe('the hosted page with a face', { skip }, () => {
       await booking.getByText('Booking policy').click();
       await policy.waitFor();
       await checkAccessible(page, 'desktop');
-      if (SCREENSHOTS) {
-        mkdirSync(SHOTS_DIR, { recursive: true });
-        await page.screenshot({ path: new URL('hosted-page.png', SHOTS_DIR).pathname, fullPage: true });
-      }
+      await page.screenshot({ path: screenshotPath('hosted-page.png'), fullPage: true });
 
       await page.setViewportSize({ width: 390, height: 844 });
       await checkAccessible(page, 'phone');
-      if (SCREENSHOTS) {
-        await page.screenshot({ path: new URL('hosted-page-phone.png', SHOTS_DIR).pathname, fullPage: true });
-      }
+      await page.screenshot({ path: screenshotPath('hosted-page-phone.png'), fullPage: true });
     } finally {
       await context.close();
     }
