@@ -13,7 +13,8 @@ export interface ScratchDatabase {
   drop: () => Promise<void>;
 }
 
-async function onServer(serverUrl: string, statement: string): Promise<void> {
+/** Runs one statement on the PostgreSQL server `serverUrl` names. */
+export async function onServer(serverUrl: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
@@ -25,11 +26,13 @@ async function onServer(serverUrl: string, statement: string): Promise<void> {
 
 /**
  * A database for one benchmark run: a fresh PGlite folder when `serverUrl` is undefined, else a
- * database of its own, `slotwise_<label>_<pid>`, created on the PostgreSQL server it names.
+ * database of its own, `slotwise_<label>_<pid>`, created on the PostgreSQL server it names (a
+ * copy of the database `template` when given).
  */
 export async function scratchDatabase(
   serverUrl: string | undefined,
   label: string,
+  template?: string,
 ): Promise<ScratchDatabase> {
   if (serverUrl === undefined) {
     const dir = mkdtempSync(join(tmpdir(), `slotwise-${label}-`));
@@ -40,7 +43,7 @@ export async function scratchDatabase(
     };
   }
   const name = `slotwise_${label}_${process.pid}`;
-  await onServer(serverUrl, `CREATE DATABASE ${name}`);
+  await onServer(serverUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {

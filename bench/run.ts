@@ -508,7 +508,7 @@ export function monthLoad(
  * the same kind of exclusion constraint, from BOOKING_CLIENTS workers over a pool of the server's
  * size; no two rows clash.
  */
-async function bareInsertLoad(db: Db): Promise<LoadResult> {
+export async function bareInsertLoad(db: Db): Promise<LoadResult> {
   await sql`CREATE TABLE bench_bare_inserts (resource int, during tstzrange, EXCLUDE USING gist (resource WITH =, during WITH &&))`.execute(
     db,
   );
