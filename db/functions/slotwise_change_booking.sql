@@ -32,6 +32,11 @@ DECLARE
   v_type text;
   v_change record;
   v_pacing jsonb;
+  -- A new status that holds the booking's resources is written by the move's or the placement's
+  -- own UPDATE: one row version and one change-log row, not two. A status that frees them
+  -- (cancelled, no-show...) follows the placement, which answers its own refusal first.
+  v_status_with_place text := CASE WHEN (p ? 'move' OR p ? 'place') AND slotwise_status_holds(p->>'status')
+    THEN p->>'status' END;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'version', 'actor', 'events'],
     'slotwise_change_booking');
@@ -52,14 +57,15 @@ BEGIN
     coalesce(p->'move'->>'capacity', v_place->>'capacity')::int, v_id);
   IF jsonb_typeof(p->'move') = 'object' THEN
     PERFORM slotwise_move_booking(p->'move' || jsonb_build_object(
-      'business_id', v_business, 'booking_id', v_id, 'updated_at', v_now));
+      'business_id', v_business, 'booking_id', v_id, 'updated_at', v_now, 'status', v_status_with_place));
   ELSIF jsonb_typeof(v_place) = 'object' THEN
     v_resource := (v_place->>'resource_id')::uuid;
     -- A party size changed on its own resource is not refused for a block that came after it.
     PERFORM slotwise_take_turn(v_business, v_resource, (v_place->>'during')::tstzrange,
       v_resource <> (v_before->>'resource_id')::uuid);
     BEGIN
-      UPDATE bookings SET resource_id = v_resource, joined_resource_ids = '{}', capacity = (v_place->>'capacity')::int, updated_at = v_now
+      UPDATE bookings SET resource_id = v_resource, joined_resource_ids = '{}', capacity = (v_place->>'capacity')::int,
+        status = coalesce(v_status_with_place, status), updated_at = v_now
       WHERE id = v_id AND business_id = v_business;
     EXCEPTION
       WHEN exclusion_violation THEN
@@ -73,7 +79,7 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'SWB10', MESSAGE = p->>'status_refused';
   END IF;
 
-  IF p->>'status' IS NOT NULL THEN
+  IF p->>'status' IS NOT NULL AND v_status_with_place IS NULL THEN
     UPDATE bookings SET status = p->>'status', updated_at = v_now
     WHERE id = v_id AND business_id = v_business;
   END IF;

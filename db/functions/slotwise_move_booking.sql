@@ -1,7 +1,8 @@
 -- Moves a booking to its new time, length and party on the first candidate set of resources (one
 -- resource, or a combination's tables) all still active, unblocked and accepted by the exclusion
 -- constraint of `booking_holds`, taking turns as a placement does; the tables it held before are
--- freed by the same UPDATE. A pending deposit's hold follows the new start. Answers the first
+-- freed by the same UPDATE, which also writes `p.status` when given (a status that holds the
+-- resources, changed with the move). A pending deposit's hold follows the new start. Answers the first
 -- resource of the set it went to; raises SWB09 when none is
 -- free any more (nothing is changed then).
 CREATE OR REPLACE FUNCTION slotwise_move_booking(p jsonb) RETURNS uuid LANGUAGE plpgsql AS $$
@@ -27,7 +28,7 @@ BEGIN
         start_time = (p->>'start_time')::time, end_time = (p->>'end_time')::time,
         starts_at = v_starts, ends_at = (p->>'ends_at')::timestamptz,
         duration_minutes = (p->>'duration_minutes')::int, during = v_during,
-        capacity = (p->>'capacity')::int, updated_at = v_updated
+        capacity = (p->>'capacity')::int, status = coalesce(p->>'status', status), updated_at = v_updated
       WHERE id = v_id AND business_id = v_business;
       UPDATE deposits SET
         hold_due_at = v_starts - make_interval(secs => (p->>'hold_lead_ms')::bigint / 1000.0),

@@ -97,6 +97,28 @@ describe('the change log', () => {
     ]);
   });
 
+  it('logs one row for a move that changes the status too: one UPDATE of the booking, not two', async () => {
+    const biz = await setupBookable(ctx.app, { settings: { auto_confirm_bookings: false } });
+    const booking = await bookOk(ctx.app, biz);
+    assert.equal(booking.status, 'pending');
+    const from = await lastId();
+    const response = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/manage/bookings/${booking.id}`,
+      headers: biz.tenant.headers,
+      payload: { start_time: '14:00', status: 'confirmed' },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().start_time, '14:00');
+    assert.equal(response.json().status, 'confirmed');
+    const logged = await loggedSince(from);
+    assert.equal(logged.length, 1, JSON.stringify(logged));
+    assert.equal(
+      logged[0]!.live,
+      `${biz.tenant.businessId}:booking.confirmed:${booking.id}:${booking.booking_date}:`,
+    );
+  });
+
   it('deletes the rows older than an hour, and only those', async () => {
     await sql`INSERT INTO change_log (at, cache) VALUES (now() - interval '61 minutes', 'keys:old'),
       (now() - interval '59 minutes', 'keys:recent')`.execute(ctx.database.db);
