@@ -1,5 +1,6 @@
 import type { components } from '@slotwise/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
 import { call } from '../api.ts';
 import { venueNow } from '../dates.ts';
 import { Dialog } from '../dialog.tsx';
@@ -140,7 +141,7 @@ export function NewBookingDialog({
               type="number"
               inputMode="numeric"
               min={1}
-              max={50}
+              max={PARTY_SIZE_MAX}
               required
               autoFocus
               value={party}

@@ -1,5 +1,6 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
+import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
 import { allPages, call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
@@ -125,7 +126,7 @@ function CombinationForm({ tables }: { tables: Table[] }) {
           onValue={setMin}
           type="number"
           min={1}
-          max={50}
+          max={PARTY_SIZE_MAX}
         />
         <Field
           field="capacity_max"
@@ -135,7 +136,7 @@ function CombinationForm({ tables }: { tables: Table[] }) {
           onValue={setMax}
           type="number"
           min={1}
-          max={50}
+          max={PARTY_SIZE_MAX}
         />
       </div>
       <fieldset class="days" aria-describedby={tablesError ? 'combination-tables-error' : undefined}>

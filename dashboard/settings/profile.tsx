@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
 import { t } from '../i18n.ts';
 import { venue } from '../venue.ts';
 import { Field, numberOrNull, orNull, SettingsForm, TextArea, text, useSaving } from './form.tsx';
@@ -74,7 +75,7 @@ function ProfileForm({ settings }: { settings: Settings }) {
         hint={t('settingsMaxOnlineHint', { max: settings.max_capacity })}
         type="number"
         min={1}
-        max={50}
+        max={PARTY_SIZE_MAX}
       />
     </SettingsForm>
   );

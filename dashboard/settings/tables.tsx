@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
 import { allPages, call } from '../api.ts';
 import { changed } from '../changes.ts';
 import { t } from '../i18n.ts';
@@ -161,7 +162,7 @@ function TableForm({ table, onDone }: { table?: Listed; onDone?: () => void }) {
           onValue={setMin}
           type="number"
           min={1}
-          max={50}
+          max={PARTY_SIZE_MAX}
         />
         <Field
           field={idOf('capacity_max')}
@@ -171,7 +172,7 @@ function TableForm({ table, onDone }: { table?: Listed; onDone?: () => void }) {
           onValue={setMax}
           type="number"
           min={1}
-          max={50}
+          max={PARTY_SIZE_MAX}
         />
         <Field
           field={idOf('display_order')}

@@ -1,6 +1,7 @@
 import type { components, operations } from '@slotwise/sdk';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
 import { instantToWall } from '../../src/availability/engine/time.ts';
 import { isTerminal } from '../../src/schema.ts';
 import { call } from '../api.ts';
@@ -278,7 +279,7 @@ function PartyForm({ booking }: { booking: Booking }) {
         id="panel-party"
         type="number"
         min={1}
-        max={50}
+        max={PARTY_SIZE_MAX}
         required
         value={party}
         onInput={(event) => setParty(event.currentTarget.value)}

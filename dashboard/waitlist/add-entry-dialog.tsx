@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
 import { call } from '../api.ts';
 import { Dialog } from '../dialog.tsx';
 import { t } from '../i18n.ts';
@@ -78,7 +79,7 @@ export function AddEntryDialog({
               type="number"
               inputMode="numeric"
               min={1}
-              max={50}
+              max={PARTY_SIZE_MAX}
               required
               autoFocus
               {...field('capacity')}

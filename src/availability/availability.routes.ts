@@ -16,11 +16,12 @@ import {
 import { availabilityOfDay, checkDynamicStart } from './availability.service.ts';
 import type { PartyChannel } from './day-rules.ts';
 import { UNOFFERED_REASONS } from './engine/index.ts';
+import { PARTY_SIZE_MAX } from './engine/party.ts';
 
 /** What Fastify names a JSON reply it serializes itself. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const PartySize = Type.Integer({ format: 'int32', minimum: 1, maximum: 50 });
+const PartySize = Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX });
 
 const SlotSchema = Type.Object(
   {
@@ -116,7 +117,9 @@ const DynamicStartQuery = Type.Object(
     date: Type.Optional(DateString),
     start_time: TimeString,
     duration_minutes: Type.Optional(Duration),
-    capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
+    capacity: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 }),
+    ),
   },
   { additionalProperties: false, description: '`date` is accepted for `booking_date`.' },
 );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from '../availability/availability.routes.ts';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
@@ -54,7 +55,9 @@ export const CUSTOMER_FLAT_OR_NESTED =
 const PublicBookingBody = Type.Object(
   {
     ...OnlineBookingFields,
-    capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
+    capacity: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 }),
+    ),
     service_id: Type.Optional(Uuid),
     resource_id: Type.Optional(Uuid),
   },
@@ -81,7 +84,7 @@ const DynamicBookingBody = Type.Object(
   {
     ...OnlineBookingFields,
     duration_minutes: Type.Optional(Duration),
-    capacity: Type.Integer({ format: 'int32', minimum: 1, maximum: 50 }),
+    capacity: Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX }),
   },
   { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
 );
@@ -277,7 +280,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
             {
               status: Type.Optional(StatusSchema),
               resource_id: Type.Optional(Uuid),
-              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50 })),
+              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
               booking_date: Type.Optional(DateString),
               start_time: Type.Optional(TimeString),
             },

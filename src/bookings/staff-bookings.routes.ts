@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { requireBusiness } from '../platform/access.ts';
 import { DateString, errorResponses, example, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
@@ -28,7 +29,7 @@ export async function acceptAliases(request: FastifyRequest): Promise<void> {
 export const StaffBookingFields = {
   date: DateString,
   time: TimeString,
-  capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
+  capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 })),
   first_name: Type.String({ minLength: 1, maxLength: 100 }),
   last_name: Type.String({ minLength: 1, maxLength: 100 }),
   phone: PhoneString,

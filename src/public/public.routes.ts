@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.view.ts';
@@ -20,7 +21,7 @@ const BusinessInfo = Type.Object({
   max_online_party_size: Type.Integer({
     format: 'int32',
     minimum: 1,
-    maximum: 50,
+    maximum: PARTY_SIZE_MAX,
     description:
       'the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead',
   }),

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
@@ -13,7 +14,7 @@ import {
 import { CombinationView } from './combinations.view.ts';
 
 const Capacity = (description: string) =>
-  Type.Integer({ format: 'int32', minimum: 1, maximum: 50, description });
+  Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, description });
 const CombinationFields = {
   name: NonBlankString({ maxLength: 60 }),
   resource_ids: Type.Array(Uuid, {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
@@ -8,7 +9,7 @@ import { changeResource, createResource, deleteResource, findResources } from '.
 import { ResourceView } from './resources.view.ts';
 
 const Capacity = (description: string) =>
-  Type.Integer({ format: 'int32', minimum: 1, maximum: 50, description });
+  Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, description });
 const ResourceFields = {
   name: NonBlankString({ maxLength: 100 }),
   resource_type: Nullable(Type.String({ maxLength: 50, description: 'e.g. table, staff, room' })),

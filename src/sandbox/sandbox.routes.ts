@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import {
@@ -92,7 +93,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object(
           {
             date: DateString,
-            capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 2 })),
+            capacity: Type.Optional(
+              Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 2 }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -129,7 +132,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           Type.Object(
             {
               start_time: Timestamp,
-              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 2 })),
+              capacity: Type.Optional(
+                Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 2 }),
+              ),
               customer: Type.Object(
                 {
                   first_name: Type.String({ minLength: 1, maxLength: 100 }),

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitWith } from '../platform/idempotency.ts';
 import { example, HttpsUrl, Nullable, PhoneString } from '../platform/schemas.ts';
@@ -13,7 +14,7 @@ const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ format: 'int32', minimum, maximum, description });
 
 const bookingLength = (description: string) => int(15, 360, description);
-const partySize = (description: string) => int(1, 50, description);
+const partySize = (description: string) => int(1, PARTY_SIZE_MAX, description);
 
 export const SettingsFields = {
   timezone: Type.String({
@@ -34,7 +35,7 @@ export const SettingsFields = {
   booking_window_days: int(1, 365, 'how far ahead bookings are accepted'),
   min_notice_hours: int(0, 168, 'minimum notice before a booking starts'),
   min_capacity: int(1, 20, 'smallest party size'),
-  max_capacity: int(1, 50, 'largest party size'),
+  max_capacity: partySize('largest party size'),
   auto_confirm_bookings: Type.Boolean({
     description: 'public bookings without deposit are confirmed at once',
   }),
@@ -62,9 +63,7 @@ export const SettingsFields = {
     'online bookings one client IP may make per hour with a publishable key (the hosted page, a widget)',
   ),
   max_online_party_size: Nullable(
-    int(
-      1,
-      50,
+    partySize(
       'the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity',
     ),
   ),

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
@@ -31,7 +32,9 @@ const NewEntryBody = Type.Object(
       description: 'the day wanted (not in the past); null for any day',
     }),
     service_id: Type.Optional(Nullable(Uuid)),
-    capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 50, default: 1 })),
+    capacity: Type.Optional(
+      Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 }),
+    ),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     preferred_time_from: Type.Optional(Nullable(TimeString)),
     preferred_time_to: Type.Optional(Nullable(TimeString)),
