@@ -24,6 +24,13 @@ const SCREENSHOTS =
     ? fileURLToPath(new URL('../docs/screenshots/', import.meta.url))
     : mkdtempSync(join(tmpdir(), 'slotwise-screenshots-'));
 
+/**
+ * How long a test waits for a change to reach an open dashboard by the live stream. Nothing but
+ * the stream reloads a screen, so a longer wait proves no less, and a busy machine (two suites at
+ * once, CI) has taken more than 2 s.
+ */
+export const LIVE_WITHIN_MS = 10_000;
+
 /** The path of the picture `name` (`dashboard-today-phone.png`). */
 export const screenshotPath = (name: string): string => join(SCREENSHOTS, name);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { addDays, todayIn } from '../../src/availability/engine/time.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, signIn } from '../browser.ts';
+import { axeClean, browserSkipReason, freePort, LIVE_WITHIN_MS, launchBrowser, signIn } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
@@ -156,7 +156,7 @@ describe('an evening at the host stand', { skip }, () => {
       assert.ok(made, 'the hosted page made the booking');
       // No reload: the live stream brings it.
       const block = page.getByRole('button', { name: /Olive Online/ }).first();
-      await block.waitFor({ timeout: 2000 });
+      await block.waitFor({ timeout: LIVE_WITHIN_MS });
       await axeClean(page, 'today with the online booking');
 
       await block.click();
@@ -215,7 +215,7 @@ describe('an evening at the host stand', { skip }, () => {
       await page
         .locator('.day-list')
         .getByRole('button', { name: /Olive Mobile/ })
-        .waitFor({ timeout: 2000 });
+        .waitFor({ timeout: LIVE_WITHIN_MS });
       await axeClean(page, 'today on a phone');
     } finally {
       await close();

@@ -3,7 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
 import { SmsSender, smsProvider } from '../../src/messages/sms.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, screenshotPath, signIn } from '../browser.ts';
+import {
+  axeClean,
+  browserSkipReason,
+  freePort,
+  LIVE_WITHIN_MS,
+  launchBrowser,
+  screenshotPath,
+  signIn,
+} from '../browser.ts';
 import {
   createPublishableKey,
   createTenant,
@@ -180,7 +188,7 @@ describe('the booking panel', { skip }, () => {
         },
       });
       assert.equal(made.statusCode, 201, made.body);
-      await page.getByRole('button', { name: /^2 Online Guest, 22:00/ }).waitFor({ timeout: 2000 });
+      await page.getByRole('button', { name: /^2 Online Guest, 22:00/ }).waitFor({ timeout: LIVE_WITHIN_MS });
 
       // Check in, then complete.
       await block(page, 'T1', 'Anna').click();
