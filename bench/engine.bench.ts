@@ -8,6 +8,7 @@ import type {
   HoursRow,
 } from '../src/availability/engine/index.ts';
 import { daySlots } from '../src/availability/engine/index.ts';
+import { median } from './median.ts';
 import { seededRandom } from './seed.ts';
 
 const RESOURCES = 200;
@@ -155,7 +156,6 @@ export function benchRichDay(): { plainMs: number; richMs: number; rounds: strin
     richMs.push(time(rich));
   }
   if (options === 0) throw new Error('The bench days have no free slots');
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
     plainMs: median(plainMs),
     richMs: median(richMs),

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { type ScratchDatabase, scratchDatabase } from './database.ts';
+import { median } from './median.ts';
 import { startServer, stopProcess } from './process.ts';
 import {
   availabilityLoad,
@@ -187,8 +188,6 @@ const FIGURES: Figure[] = [
     run: (side, _, seconds) => customerSearchLoad(side.url, side.seeded, seconds),
   },
 ];
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 interface Measured {
   figure: string;

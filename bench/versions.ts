@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onServer, scratchDatabase } from './database.ts';
+import { median } from './median.ts';
 import { bareInsertLoad, type LoadResult } from './run.ts';
 
 /**
@@ -17,9 +18,8 @@ import { bareInsertLoad, type LoadResult } from './run.ts';
  * filled. A round measures bookings from 20 clients (with the server's CPU per booking, from
  * `/proc`), bookings from one client and staff reschedules from one, each `BENCH_SECONDS` long
  * (default 10), like the bare INSERTs; `VERSIONS_ROUNDS` rounds (default 4), the versions' order
- * alternating. Both
- * servers run with `DB_CONCURRENCY_PER_BUSINESS=0` (the same for a revision that has no such
- * share) unless `VERSIONS_SERVER_ENV` (JSON) says otherwise.
+ * alternating. Both servers run with `DB_CONCURRENCY_PER_BUSINESS=0` (the same for a revision
+ * that has no such share) unless `VERSIONS_SERVER_ENV` (JSON) says otherwise.
  */
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,12 +43,6 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const databaseUrl = (name: string) => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
-
 /** In a child process, within `checkout`: its migrations and seed into a new database. */
 async function seedChild(checkout: string, label: string): Promise<void> {
   const { scratchDatabase: scratchOf } = await import(join(checkout, 'bench/database.ts'));
@@ -66,12 +60,12 @@ async function seedChild(checkout: string, label: string): Promise<void> {
   );
 }
 
-/** In a child process, within `checkout`: its server on `database`, and one round's loads. */
-async function roundChild(checkout: string, database: string, seededJson: string): Promise<void> {
+/** In a child process, within `checkout`: its server on the database `databaseUrl`, and one round's loads. */
+async function roundChild(checkout: string, databaseUrl: string, seededJson: string): Promise<void> {
   const { startServer, stopProcess } = await import(join(checkout, 'bench/process.ts'));
   const { bookingLoad, rescheduleLoad } = await import(join(checkout, 'bench/run.ts'));
   const seeded = JSON.parse(seededJson);
-  const { child, url } = await startServer({ DATABASE_URL: databaseUrl(database), ...SERVER_ENV });
+  const { child, url } = await startServer({ DATABASE_URL: databaseUrl, ...SERVER_ENV });
   try {
     // Warm-up, on days the round does not measure.
     await bookingLoad(url, seeded, 20, 241, 1);
@@ -106,12 +100,6 @@ function child(cwd: string, args: string[]): Promise<string> {
   });
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 async function main(revision: string): Promise<void> {
   const rounds = Number(process.env.VERSIONS_ROUNDS ?? 4);
   const worktree = await mkdtemp(join(tmpdir(), 'slotwise-versions-'));
@@ -119,20 +107,20 @@ async function main(revision: string): Promise<void> {
   symlinkSync(join(HERE, 'node_modules'), join(worktree, 'node_modules'));
   const commit = (cwd: string) =>
     execFileSync('git', ['log', '-1', '--format=%h %s'], { cwd }).toString().trim().slice(0, 90);
-  const versions = [
-    { label: 'other', checkout: worktree, title: `${revision}: ${commit(worktree)}` },
-    { label: 'this', checkout: HERE, title: `this checkout: ${commit(HERE)}` },
-  ];
-  const templates: string[] = [];
-  const ratios = new Map<string, { ratio: number[]; cpu: number[]; one: number[]; reschedule: number[] }>();
+  /** Each version, its seeded database (the rounds' template) and its figures of every round. */
+  const versionOf = (label: string, checkout: string, title: string) => ({
+    label,
+    checkout,
+    title,
+    seed: undefined as { name: string; seeded: unknown } | undefined,
+    kept: { ratio: [] as number[], cpu: [] as number[], one: [] as number[], reschedule: [] as number[] },
+  });
+  const current = versionOf('this', HERE, `this checkout: ${commit(HERE)}`);
+  const versions = [versionOf('other', worktree, `${revision}: ${commit(worktree)}`), current];
   try {
-    const seeds = new Map<string, { name: string; seeded: unknown }>();
     for (const version of versions) {
       process.stderr.write(`[versions] seeding ${version.title}\n`);
-      const seed = JSON.parse(await child(version.checkout, ['seed', version.checkout, version.label]));
-      templates.push(seed.name);
-      seeds.set(version.label, seed);
-      ratios.set(version.label, { ratio: [], cpu: [], one: [], reschedule: [] });
+      version.seed = JSON.parse(await child(version.checkout, ['seed', version.checkout, version.label]));
     }
     const lines = [
       '| round | version | bare INSERTs/s | bookings/s at 20 | of bare | server CPU per booking | one booking p50 | reschedule p50 |',
@@ -141,7 +129,7 @@ async function main(revision: string): Promise<void> {
     for (let round = 1; round <= rounds; round++) {
       // On a copy of this checkout's database, whose migrations made the exclusion constraint's
       // operator classes (btree_gist), as `npm run bench` measures it.
-      const bareDb = await scratchDatabase(SERVER_URL, 'versions_bare', seeds.get('this')!.name);
+      const bareDb = await scratchDatabase(SERVER_URL, 'versions_bare', current.seed!.name);
       let bare: LoadResult;
       try {
         const opened = await bareDb.open();
@@ -150,36 +138,38 @@ async function main(revision: string): Promise<void> {
       } finally {
         await bareDb.drop();
       }
-      const order = round % 2 ? versions : [...versions].reverse();
-      for (const version of order) {
+      for (const version of round % 2 ? versions : versions.toReversed()) {
         process.stderr.write(`[versions] round ${round}: ${version.label}\n`);
-        const seed = seeds.get(version.label)!;
-        const copy = await scratchDatabase(SERVER_URL, `versions_round`, seed.name);
+        const { name, seeded } = version.seed!;
+        const copy = await scratchDatabase(SERVER_URL, 'versions_round', name);
         let result: RoundResult;
         try {
-          const name = new URL(copy.serverEnv.DATABASE_URL!).pathname.slice(1);
           result = JSON.parse(
-            await child(version.checkout, ['round', version.checkout, name, JSON.stringify(seed.seeded)]),
+            await child(version.checkout, [
+              'round',
+              version.checkout,
+              copy.serverEnv.DATABASE_URL!,
+              JSON.stringify(seeded),
+            ]),
           );
         } finally {
           await copy.drop();
         }
         const ratio = (100 * result.bookings20.rps) / bare.rps;
-        const kept = ratios.get(version.label)!;
-        kept.ratio.push(ratio);
-        kept.cpu.push(result.cpuMsPerBooking);
-        kept.one.push(result.bookingsOne.p50);
-        kept.reschedule.push(result.reschedules.p50);
+        version.kept.ratio.push(ratio);
+        version.kept.cpu.push(result.cpuMsPerBooking);
+        version.kept.one.push(result.bookingsOne.p50);
+        version.kept.reschedule.push(result.reschedules.p50);
         const failed = result.bookings20.failed + result.bookingsOne.failed + result.reschedules.failed;
         lines.push(
           `| ${round} | ${version.label} | ${Math.round(bare.rps)} | ${Math.round(result.bookings20.rps)} | ${ratio.toFixed(1)}% | ${result.cpuMsPerBooking.toFixed(2)} ms | ${result.bookingsOne.p50} ms | ${result.reschedules.p50} ms${failed ? ` (${failed} failed)` : ''} |`,
         );
       }
     }
-    const summary = versions.map((version) => {
-      const kept = ratios.get(version.label)!;
-      return `| ${version.title} | ${median(kept.ratio).toFixed(1)}% | ${median(kept.cpu).toFixed(2)} ms | ${median(kept.one)} ms | ${median(kept.reschedule)} ms |`;
-    });
+    const summary = versions.map(
+      ({ title, kept }) =>
+        `| ${title} | ${median(kept.ratio).toFixed(1)}% | ${median(kept.cpu).toFixed(2)} ms | ${median(kept.one)} ms | ${median(kept.reschedule)} ms |`,
+    );
     process.stdout.write(
       [
         ...lines,
@@ -191,7 +181,9 @@ async function main(revision: string): Promise<void> {
       ].join('\n'),
     );
   } finally {
-    for (const name of templates) await onServer(SERVER_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    for (const { seed } of versions) {
+      if (seed) await onServer(SERVER_URL, `DROP DATABASE IF EXISTS ${seed.name} WITH (FORCE)`);
+    }
     execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: HERE, stdio: 'ignore' });
     rmSync(worktree, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import {
@@ -79,8 +80,6 @@ function testRoutes(app: FastifyInstance): void {
     return { ok: true };
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let ctx: TestContext;
 let a: Tenant;
@@ -232,7 +231,7 @@ describe('a slot', () => {
     const socket = connect(Number(port), '127.0.0.1');
     socket.write(`GET /test/${a.businessId}/large HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
     await eventually(() => holding > before, 'the answer was made');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     socket.destroy();
     await slotsBack(a);
     assert.equal((await call(a, 'read')).statusCode, 200);
@@ -257,7 +256,7 @@ describe('work a request only sets going', () => {
     await eventually(() => holding > before, 'the slot was taken');
     try {
       await sleep(POLL_MS + 50);
-      const late = sleep(DEADLINE_MS / 2).then(() => 'late');
+      const late = sleep(DEADLINE_MS / 2, 'late');
       assert.notEqual(await Promise.race([feedCaughtUp(ctx.app), late]), 'late');
     } finally {
       release();
