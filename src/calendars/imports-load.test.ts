@@ -108,6 +108,8 @@ describe('hostile calendars under load', ON_SERVER, () => {
     const max = Math.max(...latencies);
     assert.ok(latencies.length >= 20, `${latencies.length} reads`);
     assert.ok(p50 < 100, `p50 ${Math.round(p50)} ms over ${latencies.length} reads`);
-    assert.ok(max < 500, `slowest read ${Math.round(max)} ms`);
+    // What it guards against froze every read for the whole sync (15-30 s); a machine running
+    // the system lane beside it has made one read take 530 ms.
+    assert.ok(max < 2000, `slowest read ${Math.round(max)} ms`);
   });
 });
