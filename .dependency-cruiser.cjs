@@ -5,17 +5,19 @@ module.exports = {
   forbidden: [
     {
       name: 'platform-imports-no-area',
-      comment: 'platform/ is cross-cutting: it knows itself, config.ts and schema.ts, no business area',
+      comment:
+        'platform/ is cross-cutting: it knows itself, config.ts, schema.ts and the engine, no business area',
       severity: 'error',
       from: { path: '^src/platform/' },
-      to: { path: '^src/', pathNot: '^src/(platform/|config[.]ts$|schema[.]ts$)' },
+      to: { path: '^src/', pathNot: '^src/(platform/|engine/|config[.]ts$|schema[.]ts$)' },
     },
     {
       name: 'schema-imports-no-area',
-      comment: "schema.ts is the tables' types, below every area: it narrows the generated ones",
+      comment:
+        "schema.ts is the tables' types, below every area: it narrows the generated ones with the engine's statuses",
       severity: 'error',
       from: { path: '^src/(schema|db[.]generated)[.]ts$' },
-      to: { path: '^src/', pathNot: '^src/db[.]generated[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/(db[.]generated[.]ts$|engine/)' },
     },
     {
       name: 'generated-types-through-schema',
@@ -26,13 +28,44 @@ module.exports = {
     },
     {
       name: 'engine-is-pure',
-      comment: 'the slot engine computes from its arguments: nothing of the database, HTTP or other areas',
+      comment:
+        'the engine, the lowest layer, computes from its arguments: nothing of the database, HTTP or areas, so the browser bundles may take it',
       severity: 'error',
-      from: { path: '^src/availability/engine/' },
+      from: { path: '^src/engine/' },
       to: {
-        pathNot: '^src/availability/engine/',
+        pathNot: '^src/engine/',
         dependencyTypesNot: ['core'],
       },
+    },
+    {
+      name: 'clients-import-only-the-engine',
+      comment:
+        "the dashboard and the widget run in the browser: of the server's code they take the engine alone",
+      severity: 'error',
+      from: { path: '^(dashboard|widget)/' },
+      to: { path: '^src/', pathNot: '^src/engine/' },
+    },
+    {
+      name: 'server-imports-no-client-or-tool',
+      comment:
+        "src/ is below the clients it serves (it bundles them by path), the tools that drive it and the tests; the hosted page, which holds the widget, speaks with the widget's own texts (widget/i18n.ts imports nothing)",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(dashboard|widget|bench|test|packages|db)/', pathNot: '^widget/i18n[.]ts$' },
+    },
+    {
+      name: 'widget-texts-import-nothing',
+      comment: 'the one file of a client that src/ may read, so it must stay a leaf',
+      severity: 'error',
+      from: { path: '^widget/i18n[.]ts$' },
+      to: {},
+    },
+    {
+      name: 'sdk-imports-no-server',
+      comment: 'the SDK is published alone: its types are generated from the OpenAPI document, not imported',
+      severity: 'error',
+      from: { path: '^packages/sdk/src/' },
+      to: { path: '^src/' },
     },
     {
       name: 'queries-import-no-service-or-routes',
@@ -58,6 +91,28 @@ module.exports = {
       to: { path: '[.]queries[.]ts$' },
     },
     {
+      name: 'routes-import-no-routes',
+      comment: "what two areas' routes share is a wire shape (*.view.ts) or HTTP glue (*.http.ts) below both",
+      severity: 'error',
+      from: { path: '[.]routes[.]ts$' },
+      to: { path: '[.]routes[.]ts$' },
+    },
+    {
+      name: 'views-hold-no-query',
+      comment:
+        'a view is the wire shape and its mapping (of the row types its queries answer); running a query is the SQL layer',
+      severity: 'error',
+      from: { path: '[.]view[.]ts$' },
+      to: { path: '(^|/)(kysely|pg|@electric-sql/pglite)(/|$)|^src/platform/db[.]ts$' },
+    },
+    {
+      name: 'http-glue-below-routes',
+      comment: 'HTTP glue (*.http.ts) serves the routes: nothing below them reads a request',
+      severity: 'error',
+      from: { path: '[.](service|queries|view)[.]ts$' },
+      to: { path: '[.](http|routes)[.]ts$' },
+    },
+    {
       name: 'service-imports-no-routes',
       comment: 'a use case knows nothing of HTTP',
       severity: 'error',
@@ -69,13 +124,13 @@ module.exports = {
       comment: 'two areas that import each other are one area, or share something that belongs below both',
       severity: 'error',
       scope: 'folder',
-      from: { path: '^src/' },
+      from: { path: '^(src|dashboard|widget|bench|packages|db|test)/' },
       to: { circular: true },
     },
     {
       name: 'no-module-cycle',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^(src|dashboard|widget|bench|packages|db|test)/' },
       to: { circular: true },
     },
   ],

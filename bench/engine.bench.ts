@@ -6,8 +6,8 @@ import type {
   EngineCombination,
   EngineResource,
   HoursRow,
-} from '../src/availability/engine/index.ts';
-import { daySlots } from '../src/availability/engine/index.ts';
+} from '../src/engine/index.ts';
+import { daySlots } from '../src/engine/index.ts';
 import { median } from './median.ts';
 import { seededRandom } from './seed.ts';
 

@@ -2,8 +2,6 @@ import { sql } from 'kysely';
 import type { Db } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { type ScratchDatabase, scratchDatabase } from './database.ts';
-import { median } from './median.ts';
-import { startServer, stopProcess } from './process.ts';
 import {
   availabilityLoad,
   bookingLoad,
@@ -14,7 +12,9 @@ import {
   rescheduleLoad,
   statsLoad,
   uncachedAvailabilityLoad,
-} from './run.ts';
+} from './loads.ts';
+import { median } from './median.ts';
+import { startServer, stopProcess } from './process.ts';
 import { addServiceRules, SEED, type SeededBusiness, type SeedOptions, seedBusinesses } from './seed.ts';
 
 /**

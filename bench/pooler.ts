@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import { openPostgres } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { startOwnPgBouncer, startOwnPostgres } from '../test/outage-servers.ts';
+import { availabilityLoad, bookingLoad, type LoadResult } from './loads.ts';
 import { type StartedProcess, startServer, stopProcess } from './process.ts';
-import { availabilityLoad, bookingLoad, type LoadResult } from './run.ts';
 import { seedBusiness } from './seed.ts';
 
 /**

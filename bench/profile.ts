@@ -5,8 +5,8 @@ import { sql } from 'kysely';
 import { migrate } from '../src/platform/migrate.ts';
 import { startOwnPostgres } from '../test/outage-servers.ts';
 import { scratchDatabase } from './database.ts';
+import { availabilityLoad, bookingLoad, type LoadResult, load } from './loads.ts';
 import { startProcess, startServer, stopProcess } from './process.ts';
-import { availabilityLoad, bookingLoad, type LoadResult, load } from './run.ts';
 import { seedBusiness } from './seed.ts';
 
 /**

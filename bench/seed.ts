@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type Insertable, sql } from 'kysely';
-import { formatMinutes, minutesOf, wallTimeToInstant } from '../src/availability/engine/index.ts';
 import { confirmationCode } from '../src/bookings/bookings.service.ts';
 import { normalizePhone } from '../src/customers/customers.service.ts';
+import { formatMinutes, minutesOf, wallTimeToInstant } from '../src/engine/index.ts';
+import type { BookingStatus } from '../src/engine/status.ts';
 import { generateApiKey, type Scope } from '../src/platform/auth.ts';
 import type { Db } from '../src/platform/db.ts';
 import { rangeLiteral } from '../src/platform/sql.ts';
-import type { BookingStatus, BookingsTable } from '../src/schema.ts';
+import type { BookingsTable } from '../src/schema.ts';
 
 export interface SeedOptions {
   /** Tells apart the businesses of one database (name, slug, developer). */

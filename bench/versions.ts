@@ -1,12 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onServer, scratchDatabase } from './database.ts';
+import { bareInsertLoad, type LoadResult } from './loads.ts';
 import { median } from './median.ts';
-import { bareInsertLoad, type LoadResult } from './run.ts';
 
 /**
  * `npm run bench:versions -- <revision>`: bookings of this checkout against those of another
@@ -63,7 +63,9 @@ async function seedChild(checkout: string, label: string): Promise<void> {
 /** In a child process, within `checkout`: its server on the database `databaseUrl`, and one round's loads. */
 async function roundChild(checkout: string, databaseUrl: string, seededJson: string): Promise<void> {
   const { startServer, stopProcess } = await import(join(checkout, 'bench/process.ts'));
-  const { bookingLoad, rescheduleLoad } = await import(join(checkout, 'bench/run.ts'));
+  // Revisions before bench/loads.ts kept their loads in bench/run.ts.
+  const loads = existsSync(join(checkout, 'bench/loads.ts')) ? 'bench/loads.ts' : 'bench/run.ts';
+  const { bookingLoad, rescheduleLoad } = await import(join(checkout, loads));
   const seeded = JSON.parse(seededJson);
   const { child, url } = await startServer({ DATABASE_URL: databaseUrl, ...SERVER_ENV });
   try {

@@ -5,8 +5,8 @@ import { currentBusiness, type Session, session, signOut, switchBusiness } from 
 import { pickLanguage, switchLanguage, t } from './i18n.ts';
 import { followBusiness, liveState } from './live.ts';
 import { clearProblem, problem, report } from './problems.ts';
-import { hrefOf, route } from './router.ts';
-import { currentScreen, SCREENS, type ScreenProps } from './screens.ts';
+import { hrefOf, route, type ScreenProps } from './router.ts';
+import { currentScreen, SCREENS } from './screens.ts';
 import { SignIn } from './sign-in.tsx';
 import { loadVenue, venue } from './venue.ts';
 

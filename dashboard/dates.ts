@@ -1,5 +1,5 @@
 /** Dates as the screens take them from a route and show them: the venue's calendar. */
-import { instantToWall } from '../src/availability/engine/time.ts';
+import { instantToWall } from '../src/engine/time.ts';
 
 /** A real calendar date `YYYY-MM-DD` (a hand-typed route may hold `2026-02-30`). */
 export const isDate = (value: string | undefined): value is string =>

@@ -1,4 +1,4 @@
-import { addDays } from '../src/availability/engine/time.ts';
+import { addDays } from '../src/engine/time.ts';
 import { t } from './i18n.ts';
 import { go, hrefOf } from './router.ts';
 

@@ -26,3 +26,8 @@ export const hrefOf = (screen: string, ...params: string[]) =>
 export function go(screen: string, ...params: string[]): void {
   location.hash = hrefOf(screen, ...params);
 }
+
+/** What every screen is given: its route's parameters after the screen's name (`#/today/<date>`). */
+export interface ScreenProps {
+  params: string[];
+}

@@ -6,12 +6,7 @@
 import { computed } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import type { TextKey } from './i18n.ts';
-import { route } from './router.ts';
-
-/** What every screen is given: its route's parameters after the screen's name (`#/today/<date>`). */
-export interface ScreenProps {
-  params: string[];
-}
+import { route, type ScreenProps } from './router.ts';
 
 export interface Screen {
   id: string;

@@ -1,8 +1,8 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from './app.ts';
-import { todayIn } from './availability/engine/index.ts';
 import { setSubscription } from './billing/subscription.service.ts';
 import type { Config } from './config.ts';
+import { todayIn } from './engine/index.ts';
 import { openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
 

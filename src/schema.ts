@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type * as Tables from './db.generated.ts';
-import * as StatusFacts from './db.generated.ts';
+import type { BookingStatus } from './engine/status.ts';
 
 /**
  * `Table` with `Columns` typed narrower. A column the table does not have, or a type that is not a
@@ -93,22 +93,6 @@ type RefreshTokensTable = Narrowed<Tables.RefreshTokens, { subject_kind: Account
 export type ApiKeyType = 'secret' | 'publishable';
 
 type ApiKeysTable = Narrowed<Tables.ApiKeys, { environment: 'live' | 'test'; type: Generated<ApiKeyType> }>;
-
-/**
- * What the database says of the booking statuses (db/facts/), as `npm run schema:generate` wrote it
- * into db.generated.ts: the TypeScript side names no status list of its own.
- */
-export type BookingStatus = (typeof StatusFacts.BOOKING_STATUSES)[number];
-/** Every booking status, in the order of `bookings.status`'s CHECK. */
-export const BOOKING_STATUSES: readonly BookingStatus[] = StatusFacts.BOOKING_STATUSES;
-/** The statuses that hold their resources and count as arrivals for pacing (slotwise_status_holds). */
-export const HOLDING_STATUSES: readonly BookingStatus[] = StatusFacts.HOLDING_STATUSES;
-/** The terminal statuses: no move leads out of them (slotwise_status_terminal). */
-export const TERMINAL_STATUSES: readonly BookingStatus[] = StatusFacts.TERMINAL_STATUSES;
-
-/** Whether `status` is terminal; any text, as the dashboard reads a status off the wire. */
-export const isTerminal = (status: string): boolean =>
-  (TERMINAL_STATUSES as readonly string[]).includes(status);
 
 export type BookingsTable = Narrowed<
   Tables.Bookings,

@@ -1,4 +1,4 @@
-import { bookingUid } from '../src/calendars/uid.ts';
+import { bookingUid } from '../src/engine/calendar-uid.ts';
 
 /** What the guest's calendar file says of a booking. */
 export interface CalendarEntry {

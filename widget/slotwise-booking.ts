@@ -1,4 +1,4 @@
-import { escapeHtml as esc } from '../src/platform/html.ts';
+import { escapeHtml as esc } from '../src/engine/html.ts';
 import {
   type Api,
   ApiError,

@@ -3,8 +3,8 @@ import { ApiError } from '../api.ts';
 import { changed } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
+import type { ScreenProps } from '../router.ts';
 import { hrefOf } from '../router.ts';
-import type { ScreenProps } from '../screens.ts';
 import {
   type CustomerPage,
   type CustomerRecord,

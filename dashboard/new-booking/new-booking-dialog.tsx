@@ -1,6 +1,6 @@
 import type { components } from '@slotwise/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
+import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { call } from '../api.ts';
 import { venueNow } from '../dates.ts';
 import { Dialog } from '../dialog.tsx';

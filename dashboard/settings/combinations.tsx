@@ -1,6 +1,6 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
-import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
+import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { allPages, call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';

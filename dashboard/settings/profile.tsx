@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
+import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { t } from '../i18n.ts';
 import { venue } from '../venue.ts';
 import { Field, numberOrNull, orNull, SettingsForm, TextArea, text, useSaving } from './form.tsx';

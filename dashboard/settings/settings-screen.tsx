@@ -2,8 +2,8 @@ import type { ComponentType } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
+import type { ScreenProps } from '../router.ts';
 import { hrefOf } from '../router.ts';
-import type { ScreenProps } from '../screens.ts';
 import { mayChange } from './form.tsx';
 import { SECTIONS, type Section } from './sections.ts';
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
+import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { allPages, call } from '../api.ts';
 import { changed } from '../changes.ts';
 import { t } from '../i18n.ts';

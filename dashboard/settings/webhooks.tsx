@@ -1,6 +1,6 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
-import { ALL_EVENTS, WEBHOOK_EVENTS } from '../../src/webhooks/event-types.ts';
+import { ALL_EVENTS, WEBHOOK_EVENTS } from '../../src/engine/webhook-events.ts';
 import { allPages, call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { language, t } from '../i18n.ts';

@@ -2,7 +2,7 @@
  * The periods the statistics screen offers, as routes: `#/stats/week`, `#/stats/month`,
  * `#/stats/30days`, or `#/stats/<from>/<to>` for a range of one's own. Dates are the venue's.
  */
-import { addDays, dayOfWeek } from '../../src/availability/engine/time.ts';
+import { addDays, dayOfWeek } from '../../src/engine/time.ts';
 import { isDate } from '../dates.ts';
 
 export type PeriodKind = 'week' | 'month' | '30days' | 'custom';

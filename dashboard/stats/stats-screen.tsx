@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { todayIn } from '../../src/availability/engine/time.ts';
+import { todayIn } from '../../src/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
 import { ApiError, call } from '../api.ts';
 import { changed } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { language, t } from '../i18n.ts';
 import { problem, report } from '../problems.ts';
+import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
-import type { ScreenProps } from '../screens.ts';
 import { venue } from '../venue.ts';
 import { BarChart } from './bar-chart.tsx';
 import { datesBetween, type PeriodKind, periodOf } from './period.ts';

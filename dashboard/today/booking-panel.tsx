@@ -1,9 +1,9 @@
 import type { components, operations } from '@slotwise/sdk';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
-import { instantToWall } from '../../src/availability/engine/time.ts';
-import { isTerminal } from '../../src/schema.ts';
+import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
+import { allowsMove, type BookingStatus, isTerminal, waitsForStart } from '../../src/engine/status.ts';
+import { instantToWall } from '../../src/engine/time.ts';
 import { call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
@@ -168,31 +168,31 @@ function StatusActions({ booking }: { booking: Booking }) {
   }, [confirming]);
   const { status } = booking;
   const held = booking.deposit?.status === 'held';
-  // A no-show is a guest who did not come: the API refuses it before the start.
+  const staffMay = (to: BookingStatus) => allowsMove(status, to, 'staff');
   const started = Date.now() >= Date.parse(booking.starts_at);
   const path = { params: { path: { booking_id: booking.id } } };
   const noShow = () =>
     held
       ? act(() => call((api) => api.POST('/v1/manage/bookings/{booking_id}/no-show', path)))
       : patchBooking(booking, { status: 'no_show' });
-  const canNoShow = status === 'confirmed' || status === 'checked_in';
-  // Staff may cancel any booking whose status is not terminal, a checked-in guest's too.
-  const canCancel = !isTerminal(status);
+  const canNoShow = staffMay('no_show');
+  const noShowWaits = canNoShow && waitsForStart(status, 'no_show') && !started;
+  const canCancel = staffMay('cancelled');
   if (!canNoShow && !canCancel && !held) return null;
   return (
     <Section title={t('panelActions')}>
       <div class="panel-actions">
-        {status === 'pending' && (
+        {staffMay('confirmed') && (
           <button type="button" onClick={() => patchBooking(booking, { status: 'confirmed' })}>
             {t('panelConfirm')}
           </button>
         )}
-        {status === 'confirmed' && (
+        {staffMay('checked_in') && (
           <button type="button" onClick={() => patchBooking(booking, { status: 'checked_in' })}>
             {t('panelCheckIn')}
           </button>
         )}
-        {status === 'checked_in' && (
+        {staffMay('completed') && (
           <button type="button" onClick={() => patchBooking(booking, { status: 'completed' })}>
             {t('panelComplete')}
           </button>
@@ -201,8 +201,8 @@ function StatusActions({ booking }: { booking: Booking }) {
           <button
             type="button"
             class="quiet"
-            disabled={!started}
-            aria-describedby={started ? undefined : 'panel-no-show-why'}
+            disabled={noShowWaits}
+            aria-describedby={noShowWaits ? 'panel-no-show-why' : undefined}
             onClick={noShow}
           >
             {held ? t('panelNoShowCapture') : t('panelNoShow')}
@@ -225,7 +225,7 @@ function StatusActions({ booking }: { booking: Booking }) {
           </button>
         )}
       </div>
-      {canNoShow && !started && (
+      {noShowWaits && (
         <p id="panel-no-show-why" class="hint">
           {t('panelNoShowLater', { time: booking.start_time })}
         </p>

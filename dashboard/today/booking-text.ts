@@ -1,6 +1,7 @@
 /** How a booking is named on the Today screen, in the timeline, the list and the panel alike. */
-import { formatMinutes } from '../../src/availability/engine/time.ts';
-import { BOOKING_STATUSES } from '../../src/schema.ts';
+
+import { BOOKING_STATUSES } from '../../src/engine/status.ts';
+import { formatMinutes } from '../../src/engine/time.ts';
 import { type TextKey, t } from '../i18n.ts';
 import type { Booking, BookingItem } from './day-plan.ts';
 

@@ -3,7 +3,7 @@
  * minutes from the day's midnight (the venue's wall clock; after midnight is past 1440).
  */
 import type { components } from '@slotwise/sdk';
-import { addDays, dayOfWeek, instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
+import { addDays, dayOfWeek, instantToWall, minutesOf } from '../../src/engine/time.ts';
 import { allPages, call } from '../api.ts';
 
 export type Booking = components['schemas']['Booking'];

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { formatMinutes } from '../../src/availability/engine/time.ts';
+import { formatMinutes } from '../../src/engine/time.ts';
 import { call } from '../api.ts';
 import { dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';

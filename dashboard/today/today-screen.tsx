@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { instantToWall, minutesOf } from '../../src/availability/engine/time.ts';
+import { instantToWall, minutesOf } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { isDate } from '../dates.ts';
@@ -7,8 +7,8 @@ import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
 import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
 import { clearProblem, report } from '../problems.ts';
+import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
-import type { ScreenProps } from '../screens.ts';
 import { venue } from '../venue.ts';
 import { BookingList } from './booking-list.tsx';
 import { BookingPanel } from './booking-panel.tsx';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { PARTY_SIZE_MAX } from '../../src/availability/engine/party.ts';
+import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { call } from '../api.ts';
 import { Dialog } from '../dialog.tsx';
 import { t } from '../i18n.ts';

@@ -8,7 +8,7 @@ import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
 import { type Booked, type BookingDraft, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
 import { clearProblem, report } from '../problems.ts';
-import type { ScreenProps } from '../screens.ts';
+import type { ScreenProps } from '../router.ts';
 import { venue } from '../venue.ts';
 import { AddEntryDialog } from './add-entry-dialog.tsx';
 

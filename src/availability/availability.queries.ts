@@ -1,5 +1,13 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import type {
+  Arrival,
+  BlackoutRange,
+  BusyPeriod,
+  EngineCombination,
+  EngineResource,
+  HoursRow,
+} from '../engine/types.ts';
 import type { Executor } from '../platform/db.ts';
 import type { TurnTime as TurnTimeRow } from '../schema.ts';
 import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
@@ -8,14 +16,6 @@ import {
   type BusinessSettings,
   SETTINGS_COLUMNS,
 } from '../settings/settings.queries.ts';
-import type {
-  Arrival,
-  BlackoutRange,
-  BusyPeriod,
-  EngineCombination,
-  EngineResource,
-  HoursRow,
-} from './engine/types.ts';
 
 /** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
 export interface PeriodRules {

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
+import { UNOFFERED_REASONS } from '../engine/index.ts';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { holdsSecretCredentialOf } from '../platform/auth.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
@@ -14,9 +16,8 @@ import {
   Uuid,
 } from '../platform/schemas.ts';
 import { availabilityOfDay, checkDynamicStart } from './availability.service.ts';
+import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from './availability.view.ts';
 import type { PartyChannel } from './day-rules.ts';
-import { UNOFFERED_REASONS } from './engine/index.ts';
-import { PARTY_SIZE_MAX } from './engine/party.ts';
 
 /** What Fastify names a JSON reply it serializes itself. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -98,18 +99,6 @@ const dayQueryString = <C extends TSchema>(capacity: C) =>
     { additionalProperties: false },
   );
 type DayQueryString = Omit<Static<ReturnType<typeof dayQueryString>>, 'capacity'>;
-
-/** A dynamic booking's length when none is asked for. */
-export const DURATION_DEFAULT = 60;
-export const Duration = Type.Integer({
-  format: 'int32',
-  minimum: 5,
-  maximum: 480,
-  default: DURATION_DEFAULT,
-  description: 'minutes, 5-480',
-});
-export const PLAN_AND_MODE =
-  'Top plan only (402 `plan_upgrade_required` otherwise; sandbox businesses have it); a business in `scheduled` mode answers 400.';
 
 const DynamicStartQuery = Type.Object(
   {

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
+import { addDays, todayIn } from '../engine/index.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db, Executor } from '../platform/db.ts';
@@ -25,7 +26,6 @@ import {
   type LoadedDay,
   loadDay,
 } from './day-rules.ts';
-import { addDays, todayIn } from './engine/index.ts';
 
 /** The longest a computed day or a business's rules are served, even when nothing changes, so time moving on is noticed. */
 const CACHE_MS = 30_000;

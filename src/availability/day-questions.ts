@@ -1,5 +1,3 @@
-import type { BusySpan, DayContext } from './availability.queries.ts';
-import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
 import {
   checkStart,
   daySlots,
@@ -9,7 +7,7 @@ import {
   periodsOn,
   todayIn,
   type UnofferedReason,
-} from './engine/index.ts';
+} from '../engine/index.ts';
 import type {
   BusyPeriod,
   DayRules,
@@ -18,7 +16,9 @@ import type {
   Slot,
   SlotPeriod,
   StartCheckFailure,
-} from './engine/types.ts';
+} from '../engine/types.ts';
+import type { BusySpan, DayContext } from './availability.queries.ts';
+import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
 
 /** Why a day lists no slots: the answer's `reason`, null while it lists some. */
 export type NoSlotsReason =

@@ -1,8 +1,4 @@
-import type { Executor } from '../platform/db.ts';
-import { AppError, invalidField, notFound } from '../platform/errors.ts';
-import type { TurnTime as TurnTimeRow } from '../schema.ts';
-import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
-import { heldSpan } from './engine/index.ts';
+import { heldSpan } from '../engine/index.ts';
 import type {
   Arrival,
   BusyPeriod,
@@ -10,7 +6,11 @@ import type {
   StartCheck,
   StartCheckFailure,
   TurnTime,
-} from './engine/types.ts';
+} from '../engine/types.ts';
+import type { Executor } from '../platform/db.ts';
+import { AppError, invalidField, notFound } from '../platform/errors.ts';
+import type { TurnTime as TurnTimeRow } from '../schema.ts';
+import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
 
 export interface DayQuery {
   date: string;

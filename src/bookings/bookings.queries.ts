@@ -1,15 +1,23 @@
 import { sql, type Updateable } from 'kysely';
+import type { BookingStatus } from '../engine/status.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import type { BookingStatus, DB } from '../schema.ts';
-import { selectBookingViews } from './bookings.view.ts';
+import type { DB } from '../schema.ts';
+import type { BookingView } from './bookings.view.ts';
 import type {
   ChangeBookingParams,
   ChangeBookingResult,
   PlaceBookingParams,
   PlaceBookingResult,
 } from './statements.ts';
+
+/**
+ * Bookings as the API shows them (`view`, built by db/views/booking_views.sql, the one place their
+ * wire shape is made), beside the booking's columns lists filter and sort on.
+ */
+export const selectBookingViews = (executor: Executor) =>
+  executor.selectFrom('booking_views as v').select('v.view').$narrowType<{ view: BookingView }>();
 
 export interface BookingFilters {
   date?: string;

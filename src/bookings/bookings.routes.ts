@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from '../availability/availability.routes.ts';
-import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
+import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from '../availability/availability.view.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
 import { customerOf } from '../customers/customers.service.ts';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
+import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
@@ -17,7 +17,7 @@ import {
   TimeString,
   Uuid,
 } from '../platform/schemas.ts';
-import { BOOKING_STATUSES, type BookingStatus } from '../schema.ts';
+import { bookingCall } from './bookings.http.ts';
 import {
   availableResources,
   booked,
@@ -27,7 +27,7 @@ import {
   saveStaffNotes,
 } from './bookings.service.ts';
 import { BookingSchema, CreatedBookingSchema } from './bookings.view.ts';
-import { type BookingCall, book } from './new-booking.service.ts';
+import { book } from './new-booking.service.ts';
 
 const FirstName = Type.String({ minLength: 1, maxLength: 100 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -63,22 +63,6 @@ const PublicBookingBody = Type.Object(
   },
   { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
 );
-
-/**
- * How a booking route runs the one booking use case: as its caller, at the app's now, committing
- * the booking with its answer and `status` (`commitReply` when the deposit writes beside it).
- */
-export const bookingCall = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: 201,
-  commit: typeof commitStatement = commitStatement,
-): BookingCall<FastifyReply> => ({
-  caller: principalOf(request),
-  now: request.server.clock.now(),
-  request,
-  commit: (work) => commit(request, reply, status, work),
-});
 
 const DynamicBookingBody = Type.Object(
   {

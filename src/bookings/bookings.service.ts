@@ -3,16 +3,17 @@ import type { Insertable } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { assertPartySize, type LoadedDay, toDayRules } from '../availability/day-rules.ts';
-import { bookingMinutesAt, pacingAt, performs, takesParty } from '../availability/engine/index.ts';
 import { bookingQuota, type QuotaHolder, sandboxCap } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
+import { bookingMinutesAt, pacingAt, performs, takesParty } from '../engine/index.ts';
+import { type BookingStatus, isTerminal } from '../engine/status.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { ReadChanged } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import { type BookingStatus, type DepositStatus, type DepositsTable, isTerminal } from '../schema.ts';
+import type { DepositStatus, DepositsTable } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import {
   type BookingFilters,

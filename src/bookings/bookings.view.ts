@@ -1,6 +1,5 @@
 import { type Static, Type } from 'typebox';
 import { CustomerSummary, GuestSchema } from '../customers/entry-customer.ts';
-import type { Executor } from '../platform/db.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { DEPOSIT_STATUSES } from './model.ts';
 
@@ -85,13 +84,6 @@ export const CreatedBookingSchema = Type.Object(
   },
   { $id: 'CreatedBooking' },
 );
-
-/**
- * Bookings as the API shows them (`view`, built by db/views/booking_views.sql, the one place their
- * wire shape is made), beside the booking's columns lists filter and sort on.
- */
-export const selectBookingViews = (executor: Executor) =>
-  executor.selectFrom('booking_views as v').select('v.view').$narrowType<{ view: BookingView }>();
 
 /** The one shape of a booking on the wire, as `BookingSchema` types it. */
 export type BookingView = Static<typeof BookingSchema>;

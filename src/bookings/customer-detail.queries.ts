@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.ts';
-import { selectBookingViews } from './bookings.view.ts';
+import { selectBookingViews } from './bookings.queries.ts';
 
 const RECENT_BOOKINGS_LIMIT = 20;
 

@@ -13,7 +13,7 @@ import {
   instantToWall,
   type PacingCaps,
   todayIn,
-} from '../availability/engine/index.ts';
+} from '../engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import type { PacingToCheck } from './statements.ts';

@@ -1,4 +1,4 @@
-import { type PacingRefusal, pacingMessage } from '../availability/engine/index.ts';
+import { type PacingRefusal, pacingMessage } from '../engine/index.ts';
 import { AppError, invalidField } from '../platform/errors.ts';
 
 /**

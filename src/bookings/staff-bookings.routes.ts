@@ -1,62 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
-import { customerOf } from '../customers/customers.service.ts';
+import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
-import { DateString, errorResponses, example, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
-import { bookingCall } from './bookings.routes.ts';
+import { errorResponses, example } from '../platform/schemas.ts';
+import { acceptAliases, bookingCall, StaffBookingBody, staffBookingOf } from './bookings.http.ts';
 import { BookingSchema } from './bookings.view.ts';
 import { book } from './new-booking.service.ts';
-
-const ALIASES: Record<string, string> = { booking_date: 'date', start_time: 'time' };
-
-/** The public booking's field names are accepted too; renamed before validation so errors name `date`/`time`. */
-export async function acceptAliases(request: FastifyRequest): Promise<void> {
-  const body = request.body as Record<string, unknown> | null;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
-  const renamed = { ...body };
-  for (const [alias, name] of Object.entries(ALIASES)) {
-    if (alias in renamed && !(name in renamed)) {
-      renamed[name] = renamed[alias];
-      delete renamed[alias];
-    }
-  }
-  request.body = renamed;
-}
-
-/** The fields of a staff booking's body, with or without a deposit. */
-export const StaffBookingFields = {
-  date: DateString,
-  time: TimeString,
-  capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 })),
-  first_name: Type.String({ minLength: 1, maxLength: 100 }),
-  last_name: Type.String({ minLength: 1, maxLength: 100 }),
-  phone: PhoneString,
-  email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
-  notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
-  service_id: Type.Optional(Uuid),
-  resource_id: Type.Optional(Uuid),
-};
-
-export const ALIASES_ACCEPTED = '`booking_date` and `start_time` are accepted for `date` and `time`.';
-
-const StaffBookingBody = Type.Object(StaffBookingFields, {
-  additionalProperties: false,
-  description: ALIASES_ACCEPTED,
-});
-
-/** A staff booking's body as the booking use case takes it. */
-export const staffBookingOf = (body: Static<typeof StaffBookingBody>) => ({
-  date: body.date,
-  time: body.time,
-  partySize: body.capacity ?? 1,
-  serviceId: body.service_id,
-  resourceId: body.resource_id,
-  customer: customerOf(body),
-  customerNotes: body.notes,
-  source: 'staff' as const,
-});
 
 export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

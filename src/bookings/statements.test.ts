@@ -12,8 +12,8 @@ import {
   staffPlacement,
 } from '../../test/booking-fixtures.ts';
 import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
+import { BOOKING_STATUSES, HOLDING_STATUSES } from '../engine/status.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import { BOOKING_STATUSES, HOLDING_STATUSES } from '../schema.ts';
 import { findBookingToChange } from './bookings.queries.ts';
 import { SQLSTATE } from './sqlstates.ts';
 import {

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
+import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-import { BOOKING_STATUSES, type BookingStatus, type DepositStatus } from '../schema.ts';
+import type { DepositStatus } from '../schema.ts';
 import { BookingSchema } from './bookings.view.ts';
 import { DEPOSIT_STATUSES } from './model.ts';
 

@@ -1,5 +1,5 @@
 import ical, { type RRule, type VEvent } from 'node-ical';
-import { addDays, resolveWallBoundary, wallMidnight, zoneSpan } from '../availability/engine/time.ts';
+import { addDays, resolveWallBoundary, wallMidnight, zoneSpan } from '../engine/time.ts';
 import { SyncFailed } from './sync-failure.ts';
 
 const DAY_MS = 86_400_000;

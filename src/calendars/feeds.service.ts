@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import icalGenerator, { ICalEventStatus } from 'ical-generator';
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { bookingUid } from '../engine/calendar-uid.ts';
+import type { BookingStatus } from '../engine/status.ts';
 import { sha256 } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
-import type { BookingStatus } from '../schema.ts';
 import {
   deleteFeedRow,
   type FeedBookingRow,
@@ -16,7 +17,6 @@ import {
   listFeedsOf,
 } from './feeds.queries.ts';
 import { toFeedView } from './feeds.view.ts';
-import { bookingUid } from './uid.ts';
 
 const DAY_MS = 86_400_000;
 /** A feed lists the bookings from this long ago... */

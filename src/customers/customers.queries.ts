@@ -1,8 +1,9 @@
 import { type Selectable, sql } from 'kysely';
+import { HOLDING_STATUSES } from '../engine/status.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import { type DB, HOLDING_STATUSES } from '../schema.ts';
+import type { DB } from '../schema.ts';
 
 const CUSTOMER_COLUMNS = [
   'id',

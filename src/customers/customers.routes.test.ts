@@ -14,7 +14,7 @@ import {
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
-import type { BookingStatus } from '../schema.ts';
+import type { BookingStatus } from '../engine/status.ts';
 import { upsertCustomer } from './customers.service.ts';
 
 let ctx: TestContext;

@@ -1,9 +1,10 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { findBooking } from '../bookings/bookings.service.ts';
+import type { BookingStatus } from '../engine/status.ts';
+import type { WebhookEventType } from '../engine/webhook-events.ts';
 import type { Tx } from '../platform/db.ts';
-import type { BookingStatus, DepositStatus } from '../schema.ts';
-import type { WebhookEventType } from '../webhooks/event-types.ts';
+import type { DepositStatus } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
 import { lockDeposit, type StoredDeposit, updateDeposit } from './deposits.queries.ts';
 

@@ -1,9 +1,10 @@
 import { recordAudit } from '../audit/audit.ts';
 import { giveBookingUnitBack } from '../billing/subscription.service.ts';
 import { MONEY_TAKEN } from '../bookings/model.ts';
-import { allowsMove } from '../bookings/status.ts';
+import type { BookingStatus } from '../engine/status.ts';
+import { allowsMove } from '../engine/status.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import type { BookingStatus, DepositStatus } from '../schema.ts';
+import type { DepositStatus } from '../schema.ts';
 import {
   lockBookingAndDeposit,
   moveBookingBySystem,

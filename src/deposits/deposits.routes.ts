@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { bookingCall } from '../bookings/bookings.routes.ts';
-import { BookingSchema } from '../bookings/bookings.view.ts';
-import { book } from '../bookings/new-booking.service.ts';
 import {
   ALIASES_ACCEPTED,
   acceptAliases,
+  bookingCall,
   StaffBookingFields,
   staffBookingOf,
-} from '../bookings/staff-bookings.routes.ts';
+} from '../bookings/bookings.http.ts';
+import { BookingSchema } from '../bookings/bookings.view.ts';
+import { book } from '../bookings/new-booking.service.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';

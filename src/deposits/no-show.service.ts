@@ -1,12 +1,13 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { findBooking } from '../bookings/bookings.service.ts';
-import { allowsMove, assertMoveReady } from '../bookings/status.ts';
+import { assertMoveReady } from '../bookings/status.ts';
+import type { BookingStatus } from '../engine/status.ts';
+import { allowsMove } from '../engine/status.ts';
 import { ProcessorRefusal } from '../payments/processor.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
-import type { BookingStatus } from '../schema.ts';
 import { emitBookingMove, recordDepositMove } from './deposit-moves.ts';
 import { depositOfBooking, lockDeposit, type StoredDeposit } from './deposits.queries.ts';
 import { type DepositDeps, euros, idempotencyKey, processorNamed } from './deposits.service.ts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { instantToWall } from '../availability/engine/index.ts';
 import type { BookingDeposit } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import type { BookingDeposits, BookingRequest } from '../bookings/new-booking.service.ts';
+import { instantToWall } from '../engine/index.ts';
 import { enqueueEmail, venueInSubject } from '../messages/sender.ts';
 import { notFound } from '../platform/errors.ts';
 import { depositTerms } from './deposits.queries.ts';

@@ -8,28 +8,11 @@ import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
 import { refreshTokens } from './sessions.service.ts';
+import { LoginBody, TokenResponse } from './sessions.view.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: 256 });
 const Name = NonBlankString({ maxLength: 100 });
-
-export const TokenResponse = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('bearer'),
-  expires_in: Type.Integer({ format: 'int32' }),
-  refresh_token: Type.String(),
-});
-
-export const LoginBody = example(
-  Type.Object(
-    {
-      email: Type.String({ minLength: 1, maxLength: 254 }),
-      password: Type.String({ minLength: 1, maxLength: 256 }),
-    },
-    { additionalProperties: false },
-  ),
-  { email: 'ada@example.com', password: 'correct horse battery staple' },
-);
 
 const Developer = Type.Object({
   id: Uuid,

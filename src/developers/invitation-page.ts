@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { escapeHtml } from '../engine/html.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
-import { escapeHtml, linkPage } from '../platform/html.ts';
+import { linkPage } from '../platform/html.ts';
 import type { MembershipRole } from '../schema.ts';
 import { INVITATION_DAYS, type InvitationView } from './staff.service.ts';
 

@@ -7,13 +7,13 @@ import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
-import { LoginBody, TokenResponse } from './developers.routes.ts';
 import {
   INVITATION_PAGE_HEADERS,
   INVITATION_SCRIPT_PATH,
   invitationPage,
   invitationScript,
 } from './invitation-page.ts';
+import { LoginBody, TokenResponse } from './sessions.view.ts';
 import {
   acceptInvitationLink,
   changeStaffRole,

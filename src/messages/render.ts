@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { bookingUid } from '../calendars/uid.ts';
-import { escapeHtml } from '../platform/html.ts';
+import { bookingUid } from '../engine/calendar-uid.ts';
+import { escapeHtml } from '../engine/html.ts';
 import type { NotificationLanguage } from '../schema.ts';
 import { type Invite, inviteFor } from './invite.ts';
 import type { MessageType } from './outbox.queries.ts';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../platform/html.ts';
+import { escapeHtml } from '../engine/html.ts';
 import type { StoredObject } from './simulated-processor.ts';
 import { SAVEABLE_CARDS } from './simulator.service.ts';
 

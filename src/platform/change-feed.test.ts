@@ -9,7 +9,7 @@ import {
   feedCaughtUp,
   type TestContext,
 } from '../../test/helpers.ts';
-import { heldSpan } from '../availability/engine/index.ts';
+import { heldSpan } from '../engine/index.ts';
 import { ChangeFeed, datesAround } from './change-feed.ts';
 
 let ctx: TestContext;

@@ -1,18 +1,3 @@
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/**
- * Text made safe for an HTML page, between tags and inside quoted attribute values alike; a
- * missing value is the empty text.
- */
-export const escapeHtml = (value: unknown): string =>
-  String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
 /**
  * A page the server writes whole for someone who followed a link holding a secret (an
  * invitation, an offer): never indexed, and the link is never sent on as a referrer.

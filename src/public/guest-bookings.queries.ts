@@ -1,4 +1,4 @@
-import { selectBookingViews } from '../bookings/bookings.view.ts';
+import { selectBookingViews } from '../bookings/bookings.queries.ts';
 import type { Executor } from '../platform/db.ts';
 
 /**

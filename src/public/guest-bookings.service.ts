@@ -1,11 +1,11 @@
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { lockBooking } from '../bookings/bookings.queries.ts';
 import { changeBooking } from '../bookings/bookings.service.ts';
-import { allowsMove } from '../bookings/status.ts';
 import { normalizePhone } from '../customers/customers.service.ts';
+import type { BookingStatus } from '../engine/status.ts';
+import { allowsMove } from '../engine/status.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
-import type { BookingStatus } from '../schema.ts';
 import { findBookingsByCode, type GuestBookingRow } from './guest-bookings.queries.ts';
 
 /** What proves a guest made the booking: the email or the phone given with it (both must match when both are sent). */

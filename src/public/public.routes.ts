@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.view.ts';
-import { MessageFields, ProfileFields, SettingsFields } from '../settings/settings.routes.ts';
+import { MessageFields, ProfileFields, SettingsFields } from '../settings/settings.view.ts';
 import { cachePublicRead } from './http-cache.ts';
 import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
 import { WIDGET_SETTINGS } from './public.view.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { bearer, createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
-import { todayIn } from '../availability/engine/index.ts';
+import { todayIn } from '../engine/index.ts';
 
 let ctx: TestContext;
 before(async () => {

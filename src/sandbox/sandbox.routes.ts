@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { customerOf } from '../customers/customers.service.ts';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import {
   DateString,

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/audit.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
-import { instantToWall, isoWithOffset, wallTimeToInstant } from '../availability/engine/index.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { createBooking, findBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { assertTransition } from '../bookings/status.ts';
 import { type CustomerInput, normalizePhone, sentGuest } from '../customers/customers.service.ts';
 import { issueDefaultPublishableKey } from '../developers/api-keys.service.ts';
+import { instantToWall, isoWithOffset, wallTimeToInstant } from '../engine/index.ts';
+import type { BookingStatus } from '../engine/status.ts';
 import { hashPassword } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
-import type { BookingStatus } from '../schema.ts';
 import {
   deleteSandboxBookingsBefore,
   findSandboxBusiness,

@@ -1,5 +1,5 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
-import { minutesOf } from '../availability/engine/index.ts';
+import { minutesOf } from '../engine/index.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
 import { loadHours, upsertWeek } from './hours.queries.ts';

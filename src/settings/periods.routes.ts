@@ -5,7 +5,7 @@ import { commitReply } from '../platform/idempotency.ts';
 import { example, NonBlankString, Nullable, TimeString, Uuid } from '../platform/schemas.ts';
 import { changePeriods, listPeriods } from './periods.service.ts';
 import { PeriodView } from './periods.view.ts';
-import { SettingsFields } from './settings.routes.ts';
+import { SettingsFields } from './settings.view.ts';
 
 const PeriodInput = Type.Object(
   {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
-import { hoursMinutes, minutesOf, periodMinutes } from '../availability/engine/index.ts';
+import { hoursMinutes, minutesOf, periodMinutes } from '../engine/index.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';

@@ -1,4 +1,4 @@
-import { addDays, dayOfWeek, todayIn } from '../availability/engine/index.ts';
+import { addDays, dayOfWeek, todayIn } from '../engine/index.ts';
 import type { Executor } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { findBusinessTimezone } from '../public/public.queries.ts';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml, linkPage } from '../platform/html.ts';
+import { escapeHtml } from '../engine/html.ts';
+import { linkPage } from '../platform/html.ts';
 import type { NotificationLanguage } from '../schema.ts';
 
 interface Strings {

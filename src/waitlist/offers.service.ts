@@ -1,9 +1,9 @@
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { toDayRules } from '../availability/day-rules.ts';
-import { daySlots, todayIn } from '../availability/engine/index.ts';
 import { subscriptionOf } from '../billing/subscription.queries.ts';
 import { type BookingCall, book, type PublicBookingDeposits } from '../bookings/new-booking.service.ts';
 import { planPlacement } from '../bookings/placement.ts';
+import { daySlots, todayIn } from '../engine/index.ts';
 import { insertMessage } from '../messages/outbox.queries.ts';
 import { guestPaymentPath } from '../payments/simulator.pages.ts';
 import { type Principal, randomToken, sha256 } from '../platform/auth.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../availability/engine/party.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';

@@ -1,7 +1,7 @@
 import { type AuditActor, recordAudit } from '../audit/audit.ts';
-import { todayIn } from '../availability/engine/index.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.ts';
+import { todayIn } from '../engine/index.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';

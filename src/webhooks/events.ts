@@ -1,6 +1,6 @@
+import type { BookingStatus } from '../engine/status.ts';
+import type { WebhookEventType } from '../engine/webhook-events.ts';
 import type { Tx } from '../platform/db.ts';
-import type { BookingStatus } from '../schema.ts';
-import type { WebhookEventType } from './event-types.ts';
 import { insertEvent } from './webhooks.queries.ts';
 
 /** The event of a booking's move to `status` (no move leads to `pending`). */

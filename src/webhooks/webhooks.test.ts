@@ -9,7 +9,7 @@ import {
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
-import { WEBHOOK_EVENTS } from './event-types.ts';
+import { WEBHOOK_EVENTS } from '../engine/webhook-events.ts';
 import { type Resolver, systemResolver } from './target.ts';
 
 /** Names the tests resolve without asking DNS; any other name goes to the system's resolver. */

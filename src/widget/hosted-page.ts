@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { EN, pickLanguage, type Texts } from '../../widget/i18n.ts';
-import { escapeHtml } from '../platform/html.ts';
+import { escapeHtml } from '../engine/html.ts';
 
 /**
  * The language of the hosted page: `?lang=`, then the browser's `Accept-Language` in its order of

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import ical, { type VEvent } from 'node-ical';
 import { bookingCalendar } from '../../widget/ics.ts';
-import { bookingUid } from '../calendars/uid.ts';
+import { bookingUid } from '../engine/calendar-uid.ts';
 
 /** The widget's "Add to calendar" file: what a calendar program reads of it. */
 describe('widget/ics', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { addDays, todayIn } from '../../src/availability/engine/time.ts';
+import { addDays, todayIn } from '../../src/engine/time.ts';
 import { axeClean, browserSkipReason, freePort, LIVE_WITHIN_MS, launchBrowser, signIn } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { todayIn, wallTimeToInstant } from '../../src/availability/engine/time.ts';
+import { todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
 import {
   axeClean,

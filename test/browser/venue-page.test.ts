@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import ical, { type VEvent } from 'node-ical';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { bookingUid } from '../../src/calendars/uid.ts';
+import { bookingUid } from '../../src/engine/calendar-uid.ts';
 import { browserSkipReason, freePort, launchBrowser, screenshotPath } from '../browser.ts';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { todayIn } from '../../src/availability/engine/index.ts';
+import { todayIn } from '../../src/engine/index.ts';
 import {
   browserSkipReason,
   focusedLabel,

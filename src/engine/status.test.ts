@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { BOOKING_STATUSES, HOLDING_STATUSES, isTerminal, TERMINAL_STATUSES } from '../schema.ts';
-import { allowsMove, type StatusMover } from './status.ts';
+import {
+  allowsMove,
+  BOOKING_STATUSES,
+  HOLDING_STATUSES,
+  isTerminal,
+  type StatusMover,
+  TERMINAL_STATUSES,
+} from './status.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MOVERS: StatusMover[] = ['staff', 'guest', 'payment'];
@@ -52,7 +58,7 @@ describe("the booking statuses' facts", () => {
     const facts = [BOOKING_STATUSES, HOLDING_STATUSES, TERMINAL_STATUSES];
     const spelled = [
       ...sourcesOf('db', /^facts\//),
-      ...sourcesOf('src', /^db\.generated\.ts$/),
+      ...sourcesOf('src', /^engine\/status-facts\.generated\.ts$/),
       ...sourcesOf('dashboard', /^$/),
       ...sourcesOf('bench', /^$/),
       ...sourcesOf('test', /^$/),

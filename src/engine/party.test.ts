@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PARTY_SIZE_MAX } from './party.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 
 describe('the party ceiling', () => {
   it(`is spelled once: no schema or dashboard input writes ${PARTY_SIZE_MAX} itself`, () => {

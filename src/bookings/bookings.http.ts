@@ -1,0 +1,77 @@
+/**
+ * What the booking routes of bookings/ and deposits/ share of HTTP: a staff booking's body, its
+ * aliases and its mapping, and how a route runs the booking use case as its caller.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { customerOf } from '../customers/customers.service.ts';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
+import { principalOf } from '../platform/access.ts';
+import { commitStatement } from '../platform/idempotency.ts';
+import { DateString, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
+import type { BookingCall } from './new-booking.service.ts';
+
+const ALIASES: Record<string, string> = { booking_date: 'date', start_time: 'time' };
+
+/** The public booking's field names are accepted too; renamed before validation so errors name `date`/`time`. */
+export async function acceptAliases(request: FastifyRequest): Promise<void> {
+  const body = request.body as Record<string, unknown> | null;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+  const renamed = { ...body };
+  for (const [alias, name] of Object.entries(ALIASES)) {
+    if (alias in renamed && !(name in renamed)) {
+      renamed[name] = renamed[alias];
+      delete renamed[alias];
+    }
+  }
+  request.body = renamed;
+}
+
+/** The fields of a staff booking's body, with or without a deposit. */
+export const StaffBookingFields = {
+  date: DateString,
+  time: TimeString,
+  capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 })),
+  first_name: Type.String({ minLength: 1, maxLength: 100 }),
+  last_name: Type.String({ minLength: 1, maxLength: 100 }),
+  phone: PhoneString,
+  email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
+  notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+  service_id: Type.Optional(Uuid),
+  resource_id: Type.Optional(Uuid),
+};
+
+export const ALIASES_ACCEPTED = '`booking_date` and `start_time` are accepted for `date` and `time`.';
+
+export const StaffBookingBody = Type.Object(StaffBookingFields, {
+  additionalProperties: false,
+  description: ALIASES_ACCEPTED,
+});
+
+/** A staff booking's body as the booking use case takes it. */
+export const staffBookingOf = (body: Static<typeof StaffBookingBody>) => ({
+  date: body.date,
+  time: body.time,
+  partySize: body.capacity ?? 1,
+  serviceId: body.service_id,
+  resourceId: body.resource_id,
+  customer: customerOf(body),
+  customerNotes: body.notes,
+  source: 'staff' as const,
+});
+
+/**
+ * How a booking route runs the one booking use case: as its caller, at the app's now, committing
+ * the booking with its answer and `status` (`commitReply` when the deposit writes beside it).
+ */
+export const bookingCall = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: 201,
+  commit: typeof commitStatement = commitStatement,
+): BookingCall<FastifyReply> => ({
+  caller: principalOf(request),
+  now: request.server.clock.now(),
+  request,
+  commit: (work) => commit(request, reply, status, work),
+});
