@@ -45,7 +45,7 @@ BEGIN
   END IF;
   v_data := p_data::jsonb;
   v_booking := (v_data->>'id')::uuid;
-  v_guest_email := nullif(coalesce(v_data->'guest'->>'email', v_data->'customer'->>'email'), '');
+  v_guest_email := coalesce(v_data->'guest'->>'email', v_data->'customer'->>'email');
   IF v_type <> 'booking_confirmed' AND v_guest_emails AND v_guest_email IS NOT NULL THEN
     SELECT coalesce(max(o.sequence) + 1, 0), count(*) > 0 INTO v_sequence, v_told FROM message_outbox o
     WHERE o.booking_id = v_booking AND o.channel = 'email'

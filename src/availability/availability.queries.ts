@@ -9,28 +9,13 @@ import type {
   HoursRow,
 } from '../engine/types.ts';
 import type { Executor } from '../platform/db.ts';
-import type { TurnTime as TurnTimeRow } from '../schema.ts';
-import { PERIOD_COLUMNS } from '../settings/periods.queries.ts';
+import { toEngineHours } from '../settings/hours.queries.ts';
+import { type PeriodRules, toPeriodRules } from '../settings/periods.queries.ts';
 import {
   type BusinessProfile,
   type BusinessSettings,
   SETTINGS_COLUMNS,
 } from '../settings/settings.queries.ts';
-
-/** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
-export interface PeriodRules {
-  id: string;
-  name: string;
-  daysOfWeek: number[];
-  startTime: string;
-  endTime: string;
-  lastStartTime: string | null;
-  intervalMinutes: number | null;
-  turnTimes: TurnTimeRow[] | null;
-  resourceIds: string[];
-  maxCoversPerSlot: number | null;
-  maxBookingsPerSlot: number | null;
-}
 
 /**
  * The settings availability and bookings obey, and the venue's phone, which a party too large to
@@ -87,7 +72,7 @@ export async function loadDayContext(
       jsonArrayFrom(
         eb
           .selectFrom('service_periods')
-          .select(PERIOD_COLUMNS)
+          .selectAll()
           .where('business_id', '=', businessId)
           .orderBy('position'),
       ).as('periods'),
@@ -127,26 +112,8 @@ export async function loadDayContext(
   if (!row.business) return null;
   return {
     business: row.business as BusinessRules,
-    hours: row.hours.map((hours) => ({
-      dayOfWeek: hours.day_of_week,
-      isOpen: hours.is_open,
-      openTime: hours.open_time,
-      closeTime: hours.close_time,
-      lastBookingTime: hours.last_booking_time,
-    })),
-    periods: row.periods.map((period) => ({
-      id: period.id,
-      name: period.name,
-      daysOfWeek: period.days_of_week,
-      startTime: period.start_time,
-      endTime: period.end_time,
-      lastStartTime: period.last_start_time,
-      intervalMinutes: period.slot_interval_minutes,
-      turnTimes: period.turn_times,
-      resourceIds: period.resource_ids,
-      maxCoversPerSlot: period.max_covers_per_slot,
-      maxBookingsPerSlot: period.max_bookings_per_slot,
-    })),
+    hours: row.hours.map(toEngineHours),
+    periods: row.periods.map(toPeriodRules),
     blackouts: row.blackouts.map((blackout) => ({
       startDate: blackout.start_date,
       endDate: blackout.end_date,

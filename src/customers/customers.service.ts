@@ -5,6 +5,7 @@ import { AppError, invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { foldForSearch, listCustomers, upsertCustomerRow } from './customers.queries.ts';
 import { toCustomerView } from './customers.view.ts';
+import { storedEmail } from './entry-customer.ts';
 
 export interface CustomerInput {
   first_name: string;
@@ -18,7 +19,7 @@ export const customerOf = (body: CustomerInput): CustomerInput => ({
   first_name: body.first_name,
   last_name: body.last_name,
   phone: body.phone,
-  email: body.email || null,
+  email: storedEmail(body.email),
 });
 
 /** `+49 (30) 123-45` -> `+493012345`: digits, with a leading `+` kept. Returning customers match on it. */
@@ -89,7 +90,7 @@ export const customerRowOf = (input: CustomerInput) => ({
   last_name: input.last_name,
   phone: input.phone,
   phone_normalized: normalizePhone(input.phone),
-  email: input.email ?? null,
+  email: storedEmail(input.email),
 });
 
 /** A search made only of phone characters also matches the normalised phone, whatever its formatting. */

@@ -38,6 +38,12 @@ export interface GuestNames {
   guest_email: string | null;
 }
 
+/**
+ * An email address as it is stored: trimmed, and a blank one is none, so that "the guest's address,
+ * else the customer's" is a plain coalesce wherever it is read (messages, reminders, offers).
+ */
+export const storedEmail = (email: string | null | undefined): string | null => email?.trim() || null;
+
 export const guestNamesOf = (input: {
   first_name: string;
   last_name: string;
@@ -45,7 +51,7 @@ export const guestNamesOf = (input: {
 }): GuestNames => ({
   guest_first_name: input.first_name,
   guest_last_name: input.last_name,
-  guest_email: input.email ?? null,
+  guest_email: storedEmail(input.email),
 });
 
 export const toGuestView = (row: {

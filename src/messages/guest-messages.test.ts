@@ -146,6 +146,41 @@ describe('messages of a booking', () => {
     assert.equal(await sendAll(), 0, 'nothing is sent twice');
   });
 
+  it("writes to the customer's address when staff book a returning guest with a blank email", async () => {
+    const biz = await venue();
+    const first = await bookOnline(biz);
+    const stored = await ctx.app.db
+      .selectFrom('bookings as b')
+      .innerJoin('customers as c', 'c.id', 'b.customer_id')
+      .select('c.phone')
+      .where('b.id', '=', first.id)
+      .executeTakeFirstOrThrow();
+    const staff = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/bookings/staff',
+      headers: biz.tenant.headers,
+      payload: { date: DAY, time: '14:00', capacity: 2, ...guest({ phone: stored.phone, email: '   ' }) },
+    });
+    assert.equal(staff.statusCode, 201, staff.body);
+    const { booking } = staff.json();
+    const row = await ctx.app.db
+      .selectFrom('bookings')
+      .select('guest_email')
+      .where('id', '=', booking.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.guest_email, null, 'a blank address is stored as none');
+
+    assert.equal((await patch(biz, booking.id, { start_time: '15:00' })).statusCode, 200);
+    const emails = (await outboxOf(booking.id)).filter((message) => message.channel === 'email');
+    assert.deepEqual(
+      emails.map((message) => [message.type, message.to_address]),
+      [
+        ['booking_confirmed', GUEST_EMAIL],
+        ['booking_rescheduled', GUEST_EMAIL],
+      ],
+    );
+  });
+
   it('reschedules with SEQUENCE 1 and cancels with METHOD CANCEL, same UID, SEQUENCE 2; a venue cancellation does not tell the venue', async () => {
     const biz = await venue();
     const booking = await bookOnline(biz);

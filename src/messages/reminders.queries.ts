@@ -25,7 +25,7 @@ export async function writeDueReminders(executor: Executor, now: Date, limit: nu
       JOIN customers c ON c.business_id = b.business_id AND c.id = b.customer_id
       CROSS JOIN LATERAL (VALUES
         ('email', CASE WHEN biz.guest_emails_enabled
-          THEN coalesce(nullif(trim(b.guest_email), ''), nullif(trim(c.email), '')) END),
+          THEN coalesce(b.guest_email, c.email) END),
         ('sms', CASE WHEN biz.sms_enabled AND c.phone_normalized <> '' THEN c.phone END)
       ) AS contact (channel, to_address)
       WHERE b.status = 'confirmed'

@@ -1,7 +1,17 @@
+import type { HoursRow } from '../engine/index.ts';
 import type { Executor } from '../platform/db.ts';
 import type { DB } from '../schema.ts';
 
 export type StoredHoursRow = Omit<DB['operating_hours'], 'business_id'>;
+
+/** A day's hours as the engine reads them, from its stored row. */
+export const toEngineHours = (row: StoredHoursRow): HoursRow => ({
+  dayOfWeek: row.day_of_week,
+  isOpen: row.is_open,
+  openTime: row.open_time,
+  closeTime: row.close_time,
+  lastBookingTime: row.last_booking_time,
+});
 
 /** The stored rows of a business (a day without a row is closed), ordered by day. */
 export async function loadHours(executor: Executor, businessId: string): Promise<StoredHoursRow[]> {

@@ -1,30 +1,45 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../platform/db.ts';
-import type { DB } from '../schema.ts';
+import type { DB, TurnTime } from '../schema.ts';
 
-export type StoredPeriod = Omit<Selectable<DB['service_periods']>, 'business_id' | 'position'>;
+export type StoredPeriod = Selectable<DB['service_periods']>;
 export type NewPeriod = Omit<Insertable<DB['service_periods']>, 'business_id' | 'position'>;
 
-/** A period as it is read: by the settings routes and with a business's rules for the engine. */
-export const PERIOD_COLUMNS = [
-  'id',
-  'name',
-  'days_of_week',
-  'start_time',
-  'end_time',
-  'last_start_time',
-  'slot_interval_minutes',
-  'turn_times',
-  'resource_ids',
-  'max_covers_per_slot',
-  'max_bookings_per_slot',
-] as const;
+/** A service period as the day's rules carry it: turn times as stored, the day's choice of length decides whether they apply. */
+export interface PeriodRules {
+  id: string;
+  name: string;
+  daysOfWeek: number[];
+  startTime: string;
+  endTime: string;
+  lastStartTime: string | null;
+  intervalMinutes: number | null;
+  turnTimes: TurnTime[] | null;
+  resourceIds: string[];
+  maxCoversPerSlot: number | null;
+  maxBookingsPerSlot: number | null;
+}
+
+/** A period as the day's rules carry it, from its stored row. */
+export const toPeriodRules = (period: StoredPeriod): PeriodRules => ({
+  id: period.id,
+  name: period.name,
+  daysOfWeek: period.days_of_week,
+  startTime: period.start_time,
+  endTime: period.end_time,
+  lastStartTime: period.last_start_time,
+  intervalMinutes: period.slot_interval_minutes,
+  turnTimes: period.turn_times,
+  resourceIds: period.resource_ids,
+  maxCoversPerSlot: period.max_covers_per_slot,
+  maxBookingsPerSlot: period.max_bookings_per_slot,
+});
 
 /** The periods of a business in the order they were given. */
 export async function loadPeriods(executor: Executor, businessId: string): Promise<StoredPeriod[]> {
   return executor
     .selectFrom('service_periods')
-    .select(PERIOD_COLUMNS)
+    .selectAll()
     .where('business_id', '=', businessId)
     .orderBy('position')
     .execute();

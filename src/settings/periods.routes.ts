@@ -2,77 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { example, NonBlankString, Nullable, TimeString, Uuid } from '../platform/schemas.ts';
+import { example } from '../platform/schemas.ts';
 import { changePeriods, listPeriods } from './periods.service.ts';
-import { PeriodView } from './periods.view.ts';
-import { SettingsFields } from './settings.view.ts';
-
-const PeriodInput = Type.Object(
-  {
-    id: Type.Optional({ ...Uuid, description: "keeps a period's id; a new period gets one" }),
-    name: NonBlankString({ maxLength: 60 }),
-    days_of_week: Type.Array(
-      Type.Integer({ format: 'int32', minimum: 0, maximum: 6, description: '0 = Sunday ... 6 = Saturday' }),
-      {
-        minItems: 1,
-        maxItems: 7,
-        uniqueItems: true,
-      },
-    ),
-    start_time: { ...TimeString, description: 'HH:MM; the grid of the period starts here' },
-    end_time: {
-      ...TimeString,
-      description: 'HH:MM; at or before start_time means the period runs past midnight',
-    },
-    last_start_time: Type.Optional(
-      Nullable({ ...TimeString, description: 'latest start; defaults to end_time minus the booking length' }),
-    ),
-    slot_interval_minutes: Type.Optional(
-      Nullable({
-        ...SettingsFields.default_slot_interval_minutes,
-        description: "gap between the period's slot starts; defaults to default_slot_interval_minutes",
-      }),
-    ),
-    turn_times: Type.Optional(
-      Nullable({
-        ...SettingsFields.turn_times,
-        description: "the period's booking lengths by party size, as the setting turn_times; defaults to it",
-      }),
-    ),
-    resource_ids: Type.Optional(
-      Type.Array(Uuid, {
-        maxItems: 500,
-        description: 'the active resources bookable in the period; empty means all',
-      }),
-    ),
-    max_covers_per_slot: Type.Optional(
-      Nullable(
-        Type.Integer({
-          format: 'int32',
-          minimum: 1,
-          maximum: 1000,
-          description:
-            "pacing: the most guests (sum of party sizes) of the business's bookings that may start at one grid time of the period; null: no cap",
-        }),
-      ),
-    ),
-    max_bookings_per_slot: Type.Optional(
-      Nullable(
-        Type.Integer({
-          format: 'int32',
-          minimum: 1,
-          maximum: 500,
-          description:
-            "pacing: the most of the business's bookings that may start at one grid time of the period; null: no cap",
-        }),
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+import { PeriodBody, PeriodView } from './periods.view.ts';
 
 const PeriodsBody = Type.Object(
-  { periods: Type.Array(PeriodInput, { maxItems: 50 }) },
+  { periods: Type.Array(PeriodBody, { maxItems: 50 }) },
   {
     additionalProperties: false,
     description: 'Every period of the business; a bare array of them is accepted as well',

@@ -4,25 +4,10 @@ import { hoursMinutes, minutesOf, periodMinutes } from '../engine/index.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
-import type { TurnTime } from '../schema.ts';
-import { loadHours } from './hours.queries.ts';
+import { loadHours, toEngineHours } from './hours.queries.ts';
 import { loadPeriods, type NewPeriod, replacePeriods } from './periods.queries.ts';
-import { type PeriodWire, toPeriodView } from './periods.view.ts';
+import { PERIOD_FIELDS, type PeriodInput, type PeriodWire, toPeriodView } from './periods.view.ts';
 import { byPartySize, turnTimeRefusals } from './settings.service.ts';
-
-export interface PeriodInput {
-  id?: string;
-  name: string;
-  days_of_week: number[];
-  start_time: string;
-  end_time: string;
-  last_start_time?: string | null;
-  slot_interval_minutes?: number | null;
-  turn_times?: TurnTime[] | null;
-  resource_ids?: string[];
-  max_covers_per_slot?: number | null;
-  max_bookings_per_slot?: number | null;
-}
 
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -36,13 +21,7 @@ const uniqueIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toL
  */
 async function checkPeriods(executor: Executor, businessId: string, periods: readonly PeriodInput[]) {
   const fields: FieldError[] = [];
-  const hours = (await loadHours(executor, businessId)).map((row) => ({
-    dayOfWeek: row.day_of_week,
-    isOpen: row.is_open,
-    openTime: row.open_time,
-    closeTime: row.close_time,
-    lastBookingTime: row.last_booking_time,
-  }));
+  const hours = (await loadHours(executor, businessId)).map(toEngineHours);
   // One query for every period's resources.
   const inactive = new Set(
     await unknownResourceIds(executor, businessId, uniqueIds(periods.flatMap((p) => p.resource_ids ?? [])), {
@@ -112,18 +91,18 @@ async function checkPeriods(executor: Executor, businessId: string, periods: rea
   if (fields.length) throw validationError(fields);
 }
 
+/** A period as it is stored: the fields sent (a field left out takes its column's default), in order. */
 const toStored = (period: PeriodInput): NewPeriod => ({
+  ...Object.fromEntries(
+    PERIOD_FIELDS.filter((field) => period[field] !== undefined).map((f) => [f, period[f]]),
+  ),
   id: period.id?.toLowerCase() ?? randomUUID(),
   name: period.name,
   days_of_week: [...period.days_of_week].sort((a, b) => a - b),
   start_time: period.start_time,
   end_time: period.end_time,
-  last_start_time: period.last_start_time ?? null,
-  slot_interval_minutes: period.slot_interval_minutes ?? null,
   turn_times: period.turn_times ? JSON.stringify(byPartySize(period.turn_times)) : null,
   resource_ids: uniqueIds(period.resource_ids ?? []),
-  max_covers_per_slot: period.max_covers_per_slot ?? null,
-  max_bookings_per_slot: period.max_bookings_per_slot ?? null,
 });
 
 /** The service periods of a business as the API shows them. */

@@ -2014,35 +2014,46 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            /** @description 0 = Sunday ... 6 = Saturday */
             days_of_week: number[];
-            /** @description HH:MM (24-hour) */
+            /** @description HH:MM; the grid of the period starts here */
             start_time: string;
-            /** @description HH:MM (24-hour) */
+            /** @description HH:MM; at or before start_time means the period runs past midnight */
             end_time: string;
-            /** @description HH:MM (24-hour) */
+            /** @description latest start; defaults to end_time minus the booking length */
             last_start_time: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description gap between the period's slot starts; defaults to default_slot_interval_minutes
+             */
             slot_interval_minutes: number | null;
-            /** @description the period's booking lengths by party size; null takes the business's turn_times */
+            /** @description the period's booking lengths by party size, as the setting turn_times; defaults to it */
             turn_times: {
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description smallest party of the range
+                 */
                 min_party: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description largest party of the range
+                 */
                 max_party: number;
-                /** Format: int32 */
+                /**
+                 * Format: int32
+                 * @description booking length for these parties
+                 */
                 duration_minutes: number;
             }[] | null;
-            /** @description the resources bookable in the period; empty means all */
+            /** @description the active resources bookable in the period; empty means all */
             resource_ids: string[];
             /**
              * Format: int32
-             * @description the most guests that may start at one grid time; null: no cap
+             * @description pacing: the most guests (sum of party sizes) of the business's bookings that may start at one grid time of the period; null: no cap
              */
             max_covers_per_slot: number | null;
             /**
              * Format: int32
-             * @description the most bookings that may start at one grid time; null: no cap
+             * @description pacing: the most of the business's bookings that may start at one grid time of the period; null: no cap
              */
             max_bookings_per_slot: number | null;
         };
