@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { freePort } from '../test/outage-servers.ts';
+import { freePort } from '../test/free-port.ts';
 
 export interface StartedProcess {
   child: ChildProcess;

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { guest } from '../test/booking-fixtures.ts';
-import { bearer, createTestApp, type TestContext } from '../test/helpers.ts';
+import { bearer, useTestApp } from '../test/helpers.ts';
 import { DEMO_PASSWORD, describeDemo, seedDemo } from './demo.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 const NOW = new Date('2026-11-18T12:00:00Z'); // a Wednesday
 

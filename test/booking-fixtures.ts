@@ -176,3 +176,65 @@ export const raisedWith = (code: string, detail: object) => (error: { code?: str
   assert.deepEqual(JSON.parse(error.detail ?? 'null'), detail);
   return true;
 };
+
+/** A call of `tenant`'s that must succeed (a status below 300): its answer's body, parsed. */
+export async function send(
+  app: FastifyInstance,
+  tenant: Tenant,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  payload?: unknown,
+) {
+  const response = await app.inject({
+    method,
+    url,
+    headers: tenant.headers,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
+  return response.body ? response.json() : null;
+}
+
+export interface VenueTable {
+  name: string;
+  section?: string;
+  capacity_min: number;
+  capacity_max: number;
+}
+
+/**
+ * A venue as the browser tests open one, through the API: a business named `name` (a sandbox one
+ * when `sandbox`), its `settings`, open every day from `open[0]` to `open[1]`, and its `tables`.
+ * Answers the tenant and the tables' ids by name.
+ */
+export async function setUpVenue(
+  app: FastifyInstance,
+  options: {
+    name: string;
+    settings: Record<string, unknown>;
+    open?: readonly [string, string];
+    tables?: readonly VenueTable[];
+    sandbox?: boolean;
+  },
+): Promise<{ tenant: Tenant; tables: Record<string, string> }> {
+  const tenant = await createTenant(app, { name: options.name, is_dev: options.sandbox ?? false });
+  await send(app, tenant, 'PATCH', '/v1/manage/settings', options.settings);
+  const [open, close] = options.open ?? ['11:00', '23:00'];
+  await send(
+    app,
+    tenant,
+    'PUT',
+    '/v1/manage/hours',
+    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+      day_of_week: day,
+      is_open: true,
+      open_time: open,
+      close_time: close,
+    })),
+  );
+  const tables: Record<string, string> = {};
+  for (const table of options.tables ?? []) {
+    tables[table.name] = (await send(app, tenant, 'POST', '/v1/manage/resources', table)).id;
+  }
+  return { tenant, tables };
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,15 +111,6 @@ export async function tabTo(page: Page, wanted: RegExp, limit = 60): Promise<voi
   }
   throw new Error(`Tab never reached ${wanted}; focused in turn: ${seen.join(' | ')}`);
 }
-
-/** A port free on loopback now, for a server a test starts on it. */
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createTcpServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** Fails, naming each rule and element, when axe finds a violation on the page as it is. */
 export async function axeClean(page: Page, where: string) {

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { after, before, beforeEach, it } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -316,6 +316,42 @@ export async function createTestApp(
   };
 }
 
+/**
+ * The app of a test file, with the file's hooks: made before its first test, emptied before each
+ * test, closed after the last. Read its parts inside tests and hooks, once it is made.
+ */
+export function useTestApp(
+  overrides: Partial<Config> = {},
+  extend?: (app: FastifyInstance) => void,
+): TestContext {
+  let made: TestContext | undefined;
+  const current = () => {
+    if (!made) throw new Error('the test app is made in the before hook: read it inside a test or hook');
+    return made;
+  };
+  before(async () => {
+    made = await createTestApp(overrides, extend);
+  });
+  after(() => made?.close());
+  beforeEach(() => current().reset());
+  return {
+    get app() {
+      return current().app;
+    },
+    get database() {
+      return current().database;
+    },
+    get config() {
+      return current().config;
+    },
+    get databaseUrl() {
+      return current().databaseUrl;
+    },
+    reset: () => current().reset(),
+    close: () => current().close(),
+  };
+}
+
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 let counter = 0;
@@ -578,18 +614,32 @@ export function feedCaughtUp(app: FastifyInstance): Promise<void> {
   return app.changeLog.caughtUp();
 }
 
-/** Polls until `check` holds: for what another connection or process does a moment later. */
+/**
+ * Reads until `wanted` holds of what is read, and answers that value: for what another
+ * connection, process or page does a moment later.
+ */
+export async function eventuallyRead<T>(
+  read: () => T | Promise<T>,
+  wanted: (value: T) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (wanted(value)) return value;
+    if (Date.now() >= deadline) assert.fail(`${what} did not happen within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Polls until `check` holds. */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
   what: string,
   timeoutMs = 10_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`${what} did not happen within ${timeoutMs / 1000} s`);
+  await eventuallyRead(check, Boolean, what, timeoutMs);
 }
 
 /** Until a session of the test database waits on a lock (PostgreSQL). */

@@ -10,11 +10,12 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './free-port.ts';
 
 /**
  * A PostgreSQL server, a PgBouncer and a Redis of a test's own, on ports of their own, for tests that stop,
@@ -23,15 +24,6 @@ import pg from 'pg';
  */
 
 const run = promisify(execFile);
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
-}
 
 /** The newest PostgreSQL's binaries in the Debian layout, else those on the PATH. */
 function postgresBin(): string | undefined {

@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -6,8 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { COMPILE_CACHE } from './compile-cache.ts';
+import { freePort } from './free-port.ts';
 import { migratedDataDir } from './helpers.ts';
-import { freePort } from './outage-servers.ts';
 
 /** The real server process, as `npm start` runs it, driven over HTTP on 127.0.0.1. */
 

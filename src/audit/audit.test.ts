@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   bearer,
   createKey,
   createTenant,
-  createTestApp,
   dashboardToken,
   itChecksAuth,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 import { recordAudit } from './audit.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const auditLogs = (tenant: Tenant, query = '', headers = tenant.headers) =>
   ctx.app.inject({ method: 'GET', url: `/v1/manage/audit-logs${query}`, headers });

@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
-import {
-  bearer,
-  createTenant,
-  createTestApp,
-  feedCaughtUp,
-  itChecksAuth,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { bearer, createTenant, feedCaughtUp, itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const DAY = daysFromNow(7);
 

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import { createTenant, itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const DAY = daysFromNow(5);
 const period = { start_at: `${DAY}T10:00:00+02:00`, end_at: `${DAY}T12:00:00+02:00` };

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { type BookableBusiness, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   // Tuesday 1 December 2026, 08:00 UTC.
   ctx.app.clock.now = () => Date.parse('2026-12-01T08:00:00Z');
-  return ctx.reset();
 });
 
 const month = (biz: BookableBusiness, query: string) =>

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
 import {
   assertError,
@@ -10,14 +10,9 @@ import {
   ONE_TABLE,
   type Query,
 } from '../../test/dynamic-fixtures.ts';
-import { createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import { itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const { setupDynamic, startCheck, checkOk, book, bookOk, call, blackOut, moveToPro, setupSandbox } =
   dynamicFixtures(() => ctx.app);

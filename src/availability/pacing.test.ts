@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   BOOKING_DAY,
   type BookableBusiness,
@@ -9,14 +9,9 @@ import {
   setupBookable,
 } from '../../test/booking-fixtures.ts';
 import { assertError, dynamicFixtures } from '../../test/dynamic-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
 

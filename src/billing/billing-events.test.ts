@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
+import { beforeEach, describe, it } from 'node:test';
+import { createTenant, type Tenant, useTestApp } from '../../test/helpers.ts';
 import { sendProcessorEvent } from '../../test/processor-events.ts';
 import { oneMonthAfter } from '../platform/clock.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const DAY = 86_400;

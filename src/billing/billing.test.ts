@@ -1,23 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import {
-  bearer,
-  createTenant,
-  createTestApp,
-  dashboardToken,
-  type Tenant,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { beforeEach, describe, it } from 'node:test';
+import { bearer, createTenant, dashboardToken, type Tenant, useTestApp } from '../../test/helpers.ts';
 import { setSubscription } from './subscription.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const developerHeaders = (tenant: Tenant) => bearer(tenant.developer.token);

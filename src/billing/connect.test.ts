@@ -1,27 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import {
   bearer,
   createKey,
   createTenant,
-  createTestApp,
   dashboardToken,
   itChecksAuth,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 import type { AppError } from '../platform/errors.ts';
 import { depositsEnabled, paymentDestination } from './connect.service.ts';
 import { setSubscription } from './subscription.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const onboard = (headers: Record<string, string>, payload?: unknown) =>

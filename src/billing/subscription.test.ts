@@ -1,28 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { bookOk, daysFromNow, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
 import { connectPaymentAccount, setupDepositBusiness } from '../../test/deposit-fixtures.ts';
 import {
   bearer,
   createTenant,
-  createTestApp,
   dashboardToken,
   itChecksAuth,
   RACE,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 import { PLANS, quotaMonth } from './plans.ts';
 import { setSubscription } from './subscription.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const DAY_MS = 86_400_000;

@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
-import {
-  createTenant,
-  createTestApp,
-  ENGINE,
-  itChecksAuth,
-  RACE,
-  type TestContext,
-  untilALockWait,
-} from '../../test/helpers.ts';
+import { createTenant, ENGINE, itChecksAuth, RACE, untilALockWait, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp({ webhookAllowPrivateUrls: true });
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp({ webhookAllowPrivateUrls: true });
 
 const DAY = daysFromNow(7);
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   type BookableBusiness,
   daysFromNow,
@@ -7,22 +7,9 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import {
-  bearer,
-  createKey,
-  createTenant,
-  createTestApp,
-  itChecksAuth,
-  RACE,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { bearer, createKey, createTenant, itChecksAuth, RACE, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const DAY = daysFromNow(7);
 

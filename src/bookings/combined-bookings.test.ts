@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import {
   BOOKING_DAY,
@@ -8,19 +8,14 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { bearer, createKey, createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
+import { bearer, createKey, RACE, useTestApp } from '../../test/helpers.ts';
 
 /**
  * Bookings on table combinations: a party no single table seats sits at joined tables, which the
  * booking holds every one of, in the database, until it is cancelled, moved or shrunk.
  */
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 interface Joined extends BookableBusiness {
   /** Combination ids by name. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import {
@@ -9,22 +9,9 @@ import {
   dynamicFixtures,
   ONE_TABLE,
 } from '../../test/dynamic-fixtures.ts';
-import {
-  bearer,
-  bookingsCounted,
-  createKey,
-  createTestApp,
-  itChecksAuth,
-  RACE,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { bearer, bookingsCounted, createKey, itChecksAuth, RACE, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const { setupDynamic, checkOk, book, bookOk, blackOut, moveToPro, setupSandbox } = dynamicFixtures(
   () => ctx.app,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   BOOKING_DAY,
@@ -10,14 +10,9 @@ import {
   setupBookable,
 } from '../../test/booking-fixtures.ts';
 import { assertError, dynamicFixtures } from '../../test/dynamic-fixtures.ts';
-import { bearer, createPublishableKey, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { bearer, createPublishableKey, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const { setupDynamic, book: bookDynamic, startCheck } = dynamicFixtures(() => ctx.app);
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import {
   BOOKING_DAY,
@@ -9,14 +9,7 @@ import {
   setupBookable,
   staffPlacement,
 } from '../../test/booking-fixtures.ts';
-import {
-  bookingsCounted,
-  createTestApp,
-  ENGINE,
-  RACE,
-  type TestContext,
-  untilALockWait,
-} from '../../test/helpers.ts';
+import { bookingsCounted, ENGINE, RACE, untilALockWait, useTestApp } from '../../test/helpers.ts';
 import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { placeBooking } from './bookings.queries.ts';
@@ -31,12 +24,7 @@ import type { PlaceBookingParams } from './statements.ts';
  * requests ever race, so the conflicting booking is put there by hand.
  */
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const NOON = Date.parse(`${BOOKING_DAY}T12:00:00Z`);
 const HOUR = 3_600_000;

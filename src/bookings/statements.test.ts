@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { TSchema } from 'typebox';
@@ -11,7 +11,7 @@ import {
   setupBookable,
   staffPlacement,
 } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
+import { ENGINE, useTestApp } from '../../test/helpers.ts';
 import { BOOKING_STATUSES, HOLDING_STATUSES } from '../engine/status.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { findBookingToChange } from './bookings.queries.ts';
@@ -37,12 +37,7 @@ import {
  * needs.
  */
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const NOON = Date.parse(`${BOOKING_DAY}T12:00:00Z`);
 const HOUR = 3_600_000;

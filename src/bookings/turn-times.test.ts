@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   type BookableBusiness,
   bookOk,
@@ -8,14 +8,9 @@ import {
   setupBookable,
 } from '../../test/booking-fixtures.ts';
 import { assertError, dynamicFixtures } from '../../test/dynamic-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const DAY = daysFromNow(7);
 

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import ical, { type VEvent } from 'node-ical';
 import { guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import { createTenant, itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const NOW = Date.parse('2026-10-10T12:00:00Z');

@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

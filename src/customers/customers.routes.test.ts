@@ -1,28 +1,22 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import {
   bearer,
   createKey,
   createTenant,
-  createTestApp,
   dashboardToken,
   ENGINE,
   itChecksAuth,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 import type { BookingStatus } from '../engine/status.ts';
 import { upsertCustomer } from './customers.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const db = () => ctx.database.db;
 

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { BOOKING_DAY, type BookableBusiness, bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 import { AppError } from '../platform/errors.ts';
 import { viewGuestBooking } from '../public/guest-bookings.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 /** No digits, a lone `+`, too few digits, too many. */
 const BAD_PHONES = ['-------', '+', '12345', '1234567890123456', '+49 30 555 0101 99999'];

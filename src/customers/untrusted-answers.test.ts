@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import {
   BOOKING_DAY,
@@ -7,18 +7,13 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { bearer, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { bearer, useTestApp } from '../../test/helpers.ts';
 import { defaultPublishableKey } from '../developers/api-keys.service.ts';
 
 // A stranger who knows a returning customer's phone number books with it: whatever the answer
 // says, it must not be the stored customer's name, email or phone, nor the customer's id.
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 /** The stored phone, spelled one way; the stranger sends the same number spelled another. */
 const OWNER_PHONE = '+49 30 5550 7777';

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { bookOk, daysFromNow } from '../../test/booking-fixtures.ts';
 import { confirmPayment, type DepositBusiness, setupDepositBusiness } from '../../test/deposit-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp({ webhookAllowPrivateUrls: true });
-});
-after(() => ctx.close());
+const ctx = useTestApp({ webhookAllowPrivateUrls: true });
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const SOON = daysFromNow(2);

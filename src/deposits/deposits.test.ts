@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import {
   BOOKING_DAY,
   bookOk,
@@ -19,20 +19,15 @@ import {
   saveCard,
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 import { sendProcessorEvent } from '../../test/processor-events.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 import { DECLINING_PAYMENT_METHOD } from '../payments/simulated-processor.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
 import {
   auditTrail,
@@ -9,15 +9,10 @@ import {
   intentIdOf,
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
-import { bearer, createTestApp, dashboardToken, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import { bearer, dashboardToken, itChecksAuth, useTestApp } from '../../test/helpers.ts';
 import type { PaymentProcessor } from '../payments/processor.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const SOON = daysFromNow(2);
 const simulated = () => ctx.app.payments.simulated;

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   bearer,
   createKeyWithId,
   createTenant,
-  createTestApp,
   itChecksAuth,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const createKey = (tenant: Tenant, payload: Record<string, unknown>) =>
   ctx.app.inject({ method: 'POST', url: '/v1/manage/api-keys', headers: tenant.headers, payload });

@@ -1,20 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import {
-  bearer,
-  createTenant,
-  createTestApp,
-  dashboardToken,
-  itChecksAuth,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { describe, it } from 'node:test';
+import { bearer, createTenant, dashboardToken, itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const get = (url: string, headers: Record<string, string>) => ctx.app.inject({ method: 'GET', url, headers });
 

@@ -1,25 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { decodeJwt, SignJWT } from 'jose';
 import {
   bearer,
   createTenant,
-  createTestApp,
   dashboardToken,
   RACE,
   signUpDeveloper,
   TEST_JWT_SECRET,
-  type TestContext,
   uniqueEmail,
+  useTestApp,
 } from '../../test/helpers.ts';
 import { logInDeveloper } from './developers.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const PASSWORD = 'a long enough password';
 

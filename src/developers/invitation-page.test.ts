@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { createTenant, createTestApp, type TestContext, uniqueEmail } from '../../test/helpers.ts';
+import { describe, it } from 'node:test';
+import { createTenant, uniqueEmail, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const PASSWORD = 'staff password 123';
 const HTML_NAME = `Chez <b>"Nord"</b> & 'Co'`;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import {
   BOOKING_DAY,
@@ -13,20 +13,14 @@ import {
   createKeyWithId,
   createPublishableKey,
   createTenant,
-  createTestApp,
   itChecksAuth,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 import { ensureSandbox } from '../sandbox/sandbox.service.ts';
 import { defaultPublishableKey } from './api-keys.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const SHOP = 'https://shop.example';
 const createKey = (tenant: Tenant, payload: Record<string, unknown>) =>

@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import {
   bearer,
   createTenant,
-  createTestApp,
   dashboardToken,
   itChecksAuth,
   type Tenant,
-  type TestContext,
   uniqueEmail,
+  useTestApp,
 } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const PASSWORD = 'staff password 123';
 

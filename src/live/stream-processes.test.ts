@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';

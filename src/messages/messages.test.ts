@@ -1,30 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { bookOk, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import {
   bearer,
   createTenant,
-  createTestApp,
   dashboardToken,
   itChecksAuth,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 import type { WithheldClass } from '../schema.ts';
 import { maskEmail, maskPhone } from './messages.view.ts';
 import { insertMessage, type NewMessage } from './outbox.queries.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 /** Writes a message of the tenant's business with the outcome given; answers its id. */
 async function message(

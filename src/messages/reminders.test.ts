@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import {
   type BookableBusiness,
   bookOk,
@@ -8,20 +8,11 @@ import {
   nextCentralEuropeanClockChange,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 import { writeDueReminders } from './reminders.queries.ts';
 import { reminderJob } from './reminders.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 afterEach(() => {
   ctx.app.clock.now = () => Date.now();
 });

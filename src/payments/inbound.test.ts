@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestContext, useTestApp } from '../../test/helpers.ts';
 import { signEvent } from './inbound.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const eventBody = (id: string, type = 'customer.created') =>
   JSON.stringify({

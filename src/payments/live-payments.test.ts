@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { BOOKING_DAY, guest, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
 import {
   bookingView,
@@ -8,7 +8,7 @@ import {
   intentIdOf,
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
-import { bearer, createTenant, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { bearer, createTenant, useTestApp } from '../../test/helpers.ts';
 import { paymentsWarning } from './processors.ts';
 
 /**
@@ -16,12 +16,7 @@ import { paymentsWarning } from './processors.ts';
  * simulated processor serves sandbox businesses only, so nothing of a live business or of a
  * developer's plan can be paid on its pages.
  */
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp({ simulatedPayments: false });
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp({ simulatedPayments: false });
 
 const simulated = () => ctx.app.payments.simulated;
 const post = (url: string, payload?: object) =>

@@ -1,23 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { daysFromNow, guest, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
-import {
-  bearer,
-  createKeyWithId,
-  createTestApp,
-  eventually,
-  feedCaughtUp,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { bearer, createKeyWithId, eventually, feedCaughtUp, useTestApp } from '../../test/helpers.ts';
 import { heldSpan } from '../engine/index.ts';
 import { ChangeFeed, datesAround } from './change-feed.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const DAY = daysFromNow(6);
 

@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import {
-  createTenant,
-  createTestApp,
-  ENGINE,
-  eventually,
-  feedCaughtUp,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { createTenant, ENGINE, eventually, feedCaughtUp, useTestApp } from '../../test/helpers.ts';
 import { ChangeHints, HINT_CHANNEL, pruneChangeLog } from './change-log.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const DB_DIR = new URL('../../db/', import.meta.url);
 

@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { BOOKING_DAY, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
-import {
-  bearer,
-  createPublishableKey,
-  createTenant,
-  createTestApp,
-  type Tenant,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { bearer, createPublishableKey, createTenant, type Tenant, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const SHOP = 'https://shop.example';
 const EVIL = 'https://evil.example';

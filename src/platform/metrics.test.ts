@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { BOOKING_DAY, bookOk, guest, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
-import { bearer, createKey, createTestApp, type TestContext } from '../../test/helpers.ts';
-import { freePort } from '../../test/outage-servers.ts';
+import { freePort } from '../../test/free-port.ts';
+import { bearer, createKey, createTestApp, type TestContext, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp({ webhookAllowPrivateUrls: true });
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp({ webhookAllowPrivateUrls: true });
 
 const scrape = async (headers: Record<string, string> = {}) => {
   const response = await ctx.app.inject({ method: 'GET', url: '/metrics', headers });

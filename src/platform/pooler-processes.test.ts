@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';

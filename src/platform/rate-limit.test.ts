@@ -1,8 +1,9 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';
@@ -13,17 +14,12 @@ import {
   createTenant,
   createTestApp,
   TEST_JWT_SECRET,
-  type TestContext,
   uniqueEmail,
+  useTestApp,
 } from '../../test/helpers.ts';
 import { RATE_LIMITS } from './rate-limit.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const getBusiness = (headers: Record<string, string>) =>
   ctx.app.inject({ method: 'GET', url: '/v1/manage/business', headers });

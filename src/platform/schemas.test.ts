@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type BookableBusiness, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 /** Years the database refuses (0), or that its time-zone arithmetic fails on, and the first years outside 1900-2999. */
 const OUT_OF_RANGE_DATES = ['0000-01-01', '0001-01-01', '1899-12-31', '3000-01-01', '9999-12-31'];

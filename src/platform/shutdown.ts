@@ -9,8 +9,13 @@ declare module 'fastify' {
   }
 }
 
-/** How long an idle keep-alive connection may still bring its next request once stopping began. */
-const IDLE_GRACE_MS = 1000;
+/**
+ * How long an idle keep-alive connection may still bring its next request once stopping began. A
+ * client whose loop is held up (a busy machine, a long garbage collection) may send its next
+ * request that late on a connection it got an answer on before the stop; closed under it, that
+ * request is reset. One second was too short under load on two cores.
+ */
+const IDLE_GRACE_MS = 3000;
 const POLL_MS = 20;
 
 export function registerShutdown(app: FastifyInstance): void {

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { createTenant, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { createTenant, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp({}, (app) => {
-    app.post('/test/echo', async (request) => ({ echoed: request.body ?? null }));
-  });
+const ctx = useTestApp({}, (app) => {
+  app.post('/test/echo', async (request) => ({ echoed: request.body ?? null }));
 });
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
 
 const NUL = '\u0000';
 const MESSAGE = 'must not contain NUL characters';

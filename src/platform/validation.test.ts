@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
+import { createTenant, type Tenant, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 const table = { name: 'Table 1', capacity_min: 2, capacity_max: 4 };
 

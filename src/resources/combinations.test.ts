@@ -1,24 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import {
-  createTenant,
-  createTestApp,
-  itChecksAuth,
-  type Tenant,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { createTenant, itChecksAuth, type Tenant, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 const call = (tenant: Tenant, method: InjectOptions['method'], url: string, payload?: unknown) =>
   ctx.app.inject({ method, url, headers: tenant.headers, payload: payload as InjectOptions['payload'] });

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
+import { RACE, useTestApp } from '../../test/helpers.ts';
 import { SANDBOX_BOOKING_DAYS } from './sandbox.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const DAY = daysFromNow(7);

@@ -1,24 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import {
-  createTenant,
-  createTestApp,
-  itChecksAuth,
-  type Tenant,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { createTenant, itChecksAuth, type Tenant, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const massage = { name: 'Massage', duration_minutes: 60 };

@@ -1,25 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import {
-  createTenant,
-  createTestApp,
-  itChecksAuth,
-  type Tenant,
-  type TestContext,
-} from '../../test/helpers.ts';
+import { createTenant, itChecksAuth, type Tenant, useTestApp } from '../../test/helpers.ts';
 import { loadHours } from './hours.queries.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 interface Row {
   day_of_week: number;

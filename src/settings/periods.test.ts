@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { type BookableBusiness, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import { itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
-beforeEach(() => ctx.reset());
+const ctx = useTestApp();
 
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
 /** A well-formed id no business has. */

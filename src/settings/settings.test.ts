@@ -1,29 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { connectPaymentAccount } from '../../test/deposit-fixtures.ts';
 import {
   bearer,
   createTenant,
-  createTestApp,
   dashboardToken,
   itChecksAuth,
   type Tenant,
-  type TestContext,
+  useTestApp,
 } from '../../test/helpers.ts';
 import { loadSettings } from './settings.queries.ts';
 import { canonicalTimeZone } from './timezone.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 const DEFAULTS = {
   timezone: 'UTC',

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, createTestApp, itChecksAuth, type TestContext } from '../../test/helpers.ts';
+import { createTenant, itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(() => ctx.close());
+const ctx = useTestApp();
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const stats = (headers: Record<string, string>, query = '') =>

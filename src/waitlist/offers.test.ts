@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import {
   BOOKING_DAY,
   type BookableBusiness,
@@ -14,18 +14,13 @@ import {
   depositRow,
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
-import { createTenant, createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
+import { createTenant, RACE, useTestApp } from '../../test/helpers.ts';
 import { PLANS, quotaMonth } from '../billing/plans.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp({ webhookAllowPrivateUrls: true });
-});
-after(() => ctx.close());
+const ctx = useTestApp({ webhookAllowPrivateUrls: true });
 beforeEach(() => {
   ctx.app.clock.now = () => Date.now();
-  return ctx.reset();
 });
 
 const db = () => ctx.database.db;

@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
+import { createTenant, type Tenant, useTestApp } from '../../test/helpers.ts';
 import { EN, LANGUAGES } from '../../widget/i18n.ts';
 import { hostedLanguage } from './hosted-page.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await createTestApp();
-});
-after(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await ctx.reset();
-});
+const ctx = useTestApp();
 
 const SCRIPT = '/widget/v1/slotwise.js';
 const get = (url: string, headers: Record<string, string> = {}) =>

@@ -1,9 +1,11 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
+import { createTestApp, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
  * The dashboard's Customers screen in a real browser: a host finds guests by typing part of a name
@@ -20,32 +22,23 @@ let ctx: TestContext;
 let api: string;
 let browser: Browser;
 
-async function send(tenant: Tenant, method: 'POST' | 'PUT' | 'PATCH', url: string, payload: unknown) {
-  const response = await ctx.app.inject({ method, url, headers: tenant.headers, payload: payload as object });
-  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
 /** A venue whose regulars are Jürgen Müller (a visit, a no-show, one to come) and two others. */
 async function openVenue() {
-  const tenant = await createTenant(ctx.app, { name: 'Gasthaus Linde' });
-  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE });
-  await send(
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '11:00',
-      close_time: '23:00',
-    })),
-  );
-  await send(tenant, 'POST', '/v1/manage/resources', { name: 'T1', capacity_min: 1, capacity_max: 6 });
+  const { tenant } = await setUpVenue(ctx.app, {
+    name: 'Gasthaus Linde',
+    settings: { timezone: ZONE },
+    tables: [{ name: 'T1', capacity_min: 1, capacity_max: 6 }],
+  });
   const today = todayIn(ZONE, Date.now());
   const book = async (date: string, guest: Record<string, string>) =>
-    (await send(tenant, 'POST', '/v1/manage/bookings/staff', { date, time: '19:00', capacity: 2, ...guest }))
-      .booking;
+    (
+      await send(ctx.app, tenant, 'POST', '/v1/manage/bookings/staff', {
+        date,
+        time: '19:00',
+        capacity: 2,
+        ...guest,
+      })
+    ).booking;
   const muller = {
     first_name: 'Jürgen',
     last_name: 'Müller',
@@ -54,10 +47,10 @@ async function openVenue() {
   };
   const visit = await book(addDays(today, -14), muller);
   for (const status of ['checked_in', 'completed']) {
-    await send(tenant, 'PATCH', `/v1/manage/bookings/${visit.id}`, { status });
+    await send(ctx.app, tenant, 'PATCH', `/v1/manage/bookings/${visit.id}`, { status });
   }
   const missed = await book(addDays(today, -7), muller);
-  await send(tenant, 'PATCH', `/v1/manage/bookings/${missed.id}`, { status: 'no_show' });
+  await send(ctx.app, tenant, 'PATCH', `/v1/manage/bookings/${missed.id}`, { status: 'no_show' });
   await book(addDays(today, 5), muller);
   await book(addDays(today, 2), { first_name: 'Hans', last_name: 'Schmidt', phone: '+49 30 123 4567' });
   await book(addDays(today, 3), { first_name: 'Max', last_name: 'Muster', phone: '0171 222 3333' });
@@ -108,7 +101,11 @@ describe('the Customers screen', { skip }, () => {
   it('finds guests as a host types, by name without accents or by phone in any format, and opens a history', async () => {
     const { tenant, customerId } = await openVenue();
     const email = uniqueEmail('host');
-    await send(tenant, 'POST', '/v1/manage/staff', { email, role: 'staff_member', password: PASSWORD });
+    await send(ctx.app, tenant, 'POST', '/v1/manage/staff', {
+      email,
+      role: 'staff_member',
+      password: PASSWORD,
+    });
 
     const { page, close } = await openCustomers(TABLET, email, PASSWORD);
     try {

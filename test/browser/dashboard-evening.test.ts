@@ -1,9 +1,12 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
-import { axeClean, browserSkipReason, freePort, LIVE_WITHIN_MS, launchBrowser, signIn } from '../browser.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
+import { axeClean, browserSkipReason, LIVE_WITHIN_MS, launchBrowser, signIn } from '../browser.ts';
+import { freePort } from '../free-port.ts';
+import { createTestApp, eventuallyRead, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
  * An evening at the host stand, across the two faces of a venue: a guest books on the hosted page
@@ -21,44 +24,18 @@ let api: string;
 let browser: Browser;
 let day: string;
 
-async function send(
-  tenant: Tenant,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
-  url: string,
-  payload?: unknown,
-) {
-  const response = await ctx.app.inject({ method, url, headers: tenant.headers, payload: payload as object });
-  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
 /** Two tables in Paris, open every day 11:00-23:00, and a guest waiting for tomorrow. */
 async function openVenue(name: string): Promise<Tenant> {
-  const tenant = await createTenant(ctx.app, { name });
-  await send(tenant, 'PATCH', '/v1/manage/settings', {
-    timezone: ZONE,
-    min_notice_hours: 0,
-    max_capacity: 4,
-  });
-  await send(
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((weekday) => ({
-      day_of_week: weekday,
-      is_open: true,
-      open_time: '11:00',
-      close_time: '23:00',
-    })),
-  );
-  for (const table of ['T1', 'T2']) {
-    await send(tenant, 'POST', '/v1/manage/resources', {
+  const { tenant } = await setUpVenue(ctx.app, {
+    name,
+    settings: { timezone: ZONE, min_notice_hours: 0, max_capacity: 4 },
+    tables: ['T1', 'T2'].map((table) => ({
       name: table,
       section: 'Salle',
       capacity_min: 1,
       capacity_max: 4,
-    });
-  }
+    })),
+  });
   const waiting = await ctx.app.inject({
     method: 'POST',
     url: `/v1/waitlist/${tenant.businessId}`,
@@ -108,7 +85,7 @@ async function guestBooksOnline(tenant: Tenant, last: string) {
 }
 
 async function bookingOf(tenant: Tenant, last: string) {
-  const { items } = await send(tenant, 'GET', `/v1/manage/bookings?booking_date=${day}`);
+  const { items } = await send(ctx.app, tenant, 'GET', `/v1/manage/bookings?booking_date=${day}`);
   return (
     items as {
       id: string;
@@ -121,14 +98,8 @@ async function bookingOf(tenant: Tenant, last: string) {
   ).find((booking) => (booking.guest?.last_name ?? booking.customer?.last_name) === last);
 }
 
-async function until<T>(read: () => Promise<T>, wanted: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 50; i++) {
-    const value = await read();
-    if (wanted(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`never ${what}`);
-}
+const until = <T>(read: () => Promise<T>, wanted: (value: T) => boolean, what: string): Promise<T> =>
+  eventuallyRead(read, wanted, what, LIVE_WITHIN_MS);
 
 before(async () => {
   if (skip) return;
@@ -169,7 +140,7 @@ describe('an evening at the host stand', { skip }, () => {
       );
 
       // Dragged from its table to the other one, at the same time.
-      const { items: tables } = await send(tenant, 'GET', '/v1/manage/resources');
+      const { items: tables } = await send(ctx.app, tenant, 'GET', '/v1/manage/resources');
       const other = (tables as { id: string }[]).find((table) => table.id !== made.resource_id)!.id;
       const dragged = page
         .locator(`li[data-resource-id="${made.resource_id}"]`)

@@ -1,21 +1,24 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { SmsSender, smsProvider } from '../../src/messages/sms.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
 import {
   axeClean,
   browserSkipReason,
-  freePort,
   LIVE_WITHIN_MS,
   launchBrowser,
   screenshotPath,
   signIn,
 } from '../browser.ts';
+import { freePort } from '../free-port.ts';
 import {
   createPublishableKey,
   createTenant,
   createTestApp,
+  eventuallyRead,
   type Tenant,
   type TestContext,
 } from '../helpers.ts';
@@ -39,17 +42,6 @@ let day: string;
 
 const at = (time: string) => wallTimeToInstant(day, time, ZONE)!;
 
-async function send(
-  tenant: Tenant,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
-  url: string,
-  payload?: unknown,
-) {
-  const response = await ctx.app.inject({ method, url, headers: tenant.headers, payload: payload as object });
-  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
 interface Venue {
   tenant: Tenant;
   tables: Record<string, string>;
@@ -58,34 +50,15 @@ interface Venue {
 
 /** Three tables of 2 to 4 in Paris, open 11:00-23:00, and tonight's staff bookings. */
 async function openVenue(): Promise<Venue> {
-  const tenant = await createTenant(ctx.app, { name: 'Chez Panel' });
-  // Two SMS a day: the first two bookings' confirmations are texted, the others withheld.
-  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE, sms_enabled: true, sms_per_day: 2 });
-  await send(
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '11:00',
-      close_time: '23:00',
-    })),
-  );
-  const tables: Record<string, string> = {};
-  for (const name of ['T1', 'T2', 'T3']) {
-    tables[name] = (
-      await send(tenant, 'POST', '/v1/manage/resources', {
-        name,
-        section: 'Salle',
-        capacity_min: 1,
-        capacity_max: 4,
-      })
-    ).id;
-  }
+  const { tenant, tables } = await setUpVenue(ctx.app, {
+    name: 'Chez Panel',
+    // Two SMS a day: the first two bookings' confirmations are texted, the others withheld.
+    settings: { timezone: ZONE, sms_enabled: true, sms_per_day: 2 },
+    tables: ['T1', 'T2', 'T3'].map((name) => ({ name, section: 'Salle', capacity_min: 1, capacity_max: 4 })),
+  });
   const bookings: Record<string, string> = {};
   const book = async (last: string, time: string, table: string) => {
-    const created = await send(tenant, 'POST', '/v1/manage/bookings/staff', {
+    const created = await send(ctx.app, tenant, 'POST', '/v1/manage/bookings/staff', {
       date: day,
       time,
       capacity: 2,
@@ -143,7 +116,7 @@ async function openToday(venue: Venue, viewport: typeof TABLET) {
 }
 
 const bookingOf = (venue: Venue, last: string) =>
-  send(venue.tenant, 'GET', `/v1/manage/bookings/${venue.bookings[last]}`);
+  send(ctx.app, venue.tenant, 'GET', `/v1/manage/bookings/${venue.bookings[last]}`);
 
 /** Waits until the API says the booking has `wanted` (the dashboard's change went through). */
 async function untilBooking(
@@ -151,12 +124,12 @@ async function untilBooking(
   last: string,
   wanted: (booking: Record<string, unknown>) => boolean,
 ) {
-  for (let i = 0; i < 50; i++) {
-    const booking = await bookingOf(venue, last);
-    if (wanted(booking)) return booking;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`${last} never reached the wanted state: ${JSON.stringify(await bookingOf(venue, last))}`);
+  return eventuallyRead(
+    () => bookingOf(venue, last),
+    wanted,
+    `${last} reaching the wanted state`,
+    LIVE_WITHIN_MS,
+  );
 }
 
 const block = (page: Page, table: string, last: string) =>
@@ -336,7 +309,10 @@ describe('the booking panel', { skip }, () => {
 
   it("speaks the venue's notification language, whatever the browser's", async () => {
     const tenant = await createTenant(ctx.app, { name: 'Chez Langue' });
-    await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE, notification_language: 'fr' });
+    await send(ctx.app, tenant, 'PATCH', '/v1/manage/settings', {
+      timezone: ZONE,
+      notification_language: 'fr',
+    });
     const context = await browser.newContext({ viewport: TABLET, locale: 'en-GB' });
     const page = await context.newPage();
     try {

@@ -1,10 +1,13 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
 import { Receiver } from '../../src/webhooks/receiver.fixture.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, screenshotPath, signIn } from '../browser.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
+import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn } from '../browser.ts';
+import { freePort } from '../free-port.ts';
+import { createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
  * The settings' closed days, services, table combinations and webhooks in a real browser
@@ -24,48 +27,21 @@ let api: string;
 let browser: Browser;
 let receiver: Receiver;
 
-async function inject(
-  tenant: Tenant,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
-  url: string,
-  payload?: unknown,
-) {
-  const response = await ctx.app.inject({
-    method,
-    url,
-    headers: tenant.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
 /** A venue in Paris open every day 11:00–23:00 with two tables, and its owner's and a staff member's accounts. */
 async function openVenue() {
-  const tenant = await createTenant(ctx.app, { name: 'Osteria Luna' });
-  await inject(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE });
-  await inject(
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '11:00',
-      close_time: '23:00',
-    })),
-  );
-  for (const name of ['T1', 'T2']) {
-    await inject(tenant, 'POST', '/v1/manage/resources', { name, capacity_min: 2, capacity_max: 4 });
-  }
+  const { tenant } = await setUpVenue(ctx.app, {
+    name: 'Osteria Luna',
+    settings: { timezone: ZONE },
+    tables: ['T1', 'T2'].map((name) => ({ name, capacity_min: 2, capacity_max: 4 })),
+  });
   const owner = uniqueEmail('owner');
   const staff = uniqueEmail('staff');
-  await inject(tenant, 'POST', '/v1/manage/staff', {
+  await send(ctx.app, tenant, 'POST', '/v1/manage/staff', {
     email: owner,
     role: 'business_owner',
     password: PASSWORD,
   });
-  await inject(tenant, 'POST', '/v1/manage/staff', {
+  await send(ctx.app, tenant, 'POST', '/v1/manage/staff', {
     email: staff,
     role: 'staff_member',
     password: PASSWORD,
@@ -136,7 +112,7 @@ describe('the settings screen, more sections', { skip }, () => {
       await axeClean(page, 'closed days');
       const closed = await availability(tenant, closing);
       assert.deepEqual([closed.slots.length, closed.reason], [0, 'blackout']);
-      const listed = await inject(tenant, 'GET', '/v1/manage/blackout-dates');
+      const listed = await send(ctx.app, tenant, 'GET', '/v1/manage/blackout-dates');
       assert.deepEqual(
         listed.items.map((b: Record<string, unknown>) => [b.start_date, b.end_date, b.reason]),
         [[closing, closing, 'Staff outing']],
@@ -157,7 +133,7 @@ describe('the settings screen, more sections', { skip }, () => {
       await page.getByRole('button', { name: 'Save Tasting menu' }).click();
       await page.getByText('inactive').waitFor();
       await axeClean(page, 'services');
-      const services = await inject(tenant, 'GET', '/v1/manage/services?include_inactive=true');
+      const services = await send(ctx.app, tenant, 'GET', '/v1/manage/services?include_inactive=true');
       assert.deepEqual(
         services.items.map((s: Record<string, unknown>) => [s.name, s.duration_minutes, s.is_active]),
         [['Tasting menu', 150, false]],
@@ -176,8 +152,8 @@ describe('the settings screen, more sections', { skip }, () => {
       await page.getByRole('button', { name: 'Add a combination' }).click();
       await page.getByText('T1 + T2 · 5–8 guests').waitFor();
       await axeClean(page, 'combinations');
-      const tables = await inject(tenant, 'GET', '/v1/manage/resources');
-      const combinations = await inject(tenant, 'GET', '/v1/manage/combinations');
+      const tables = await send(ctx.app, tenant, 'GET', '/v1/manage/resources');
+      const combinations = await send(ctx.app, tenant, 'GET', '/v1/manage/combinations');
       assert.deepEqual(
         combinations.items.map((c: Record<string, unknown>) => [
           c.name,
@@ -206,7 +182,7 @@ describe('the settings screen, more sections', { skip }, () => {
       assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), secret);
       await axeClean(page, 'a new webhook');
       await once.getByRole('button', { name: 'I have stored it' }).click();
-      const endpoints = await inject(tenant, 'GET', '/v1/manage/webhooks');
+      const endpoints = await send(ctx.app, tenant, 'GET', '/v1/manage/webhooks');
       assert.deepEqual(
         endpoints.items.map((e: Record<string, unknown>) => [e.url, e.events, e.status]),
         [[receiver.url, ['booking.created', 'booking.cancelled'], 'active']],
@@ -233,7 +209,7 @@ describe('the settings screen, more sections', { skip }, () => {
       await deliveries
         .getByRole('button', { name: 'Send webhook.test again' })
         .waitFor({ state: 'detached' });
-      const log = await inject(tenant, 'GET', `/v1/manage/webhooks/${endpoint}/deliveries`);
+      const log = await send(ctx.app, tenant, 'GET', `/v1/manage/webhooks/${endpoint}/deliveries`);
       assert.notEqual(log.items[0].status, 'failed');
       await page.screenshot({
         path: screenshotPath('dashboard-settings-webhooks-tablet.png'),
@@ -243,7 +219,7 @@ describe('the settings screen, more sections', { skip }, () => {
       page.once('dialog', (dialog) => void dialog.accept());
       await actions.getByRole('button', { name: 'Delete' }).click();
       await page.getByText('No webhook endpoints.').waitFor();
-      assert.deepEqual((await inject(tenant, 'GET', '/v1/manage/webhooks')).items, []);
+      assert.deepEqual((await send(ctx.app, tenant, 'GET', '/v1/manage/webhooks')).items, []);
     } finally {
       await close();
     }
@@ -251,13 +227,13 @@ describe('the settings screen, more sections', { skip }, () => {
 
   it('fits a phone, and shows a staff member these sections read-only, without webhooks', async () => {
     const { tenant, owner, staff } = await openVenue();
-    await inject(tenant, 'POST', '/v1/manage/blackout-dates', {
+    await send(ctx.app, tenant, 'POST', '/v1/manage/blackout-dates', {
       start_date: '2030-12-24',
       end_date: '2030-12-26',
       reason: 'Christmas',
     });
-    await inject(tenant, 'POST', '/v1/manage/services', { name: 'Dinner', duration_minutes: 90 });
-    await inject(tenant, 'POST', '/v1/manage/webhooks', { url: receiver.url, events: ['*'] });
+    await send(ctx.app, tenant, 'POST', '/v1/manage/services', { name: 'Dinner', duration_minutes: 90 });
+    await send(ctx.app, tenant, 'POST', '/v1/manage/webhooks', { url: receiver.url, events: ['*'] });
     const phone = await signedIn(PHONE, owner);
     try {
       for (const name of SECTIONS) {

@@ -1,9 +1,12 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
-import { axeClean, browserSkipReason, freePort, launchBrowser, screenshotPath, signIn } from '../browser.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
+import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn } from '../browser.ts';
+import { freePort } from '../free-port.ts';
+import { createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
  * The settings screen in a real browser against the real server: an owner changes the venue's
@@ -36,51 +39,21 @@ let ctx: TestContext;
 let api: string;
 let browser: Browser;
 
-async function inject(
-  tenant: Tenant,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
-  url: string,
-  payload?: unknown,
-) {
-  const response = await ctx.app.inject({
-    method,
-    url,
-    headers: tenant.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
 /** A venue in Paris open every day 11:00–23:00 with one table, and its owner's and a staff member's accounts. */
 async function openVenue() {
-  const tenant = await createTenant(ctx.app, { name: 'Trattoria Sole' });
-  await inject(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE });
-  await inject(
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '11:00',
-      close_time: '23:00',
-    })),
-  );
-  await inject(tenant, 'POST', '/v1/manage/resources', {
-    name: 'T1',
-    section: 'Sala',
-    capacity_min: 2,
-    capacity_max: 4,
+  const { tenant } = await setUpVenue(ctx.app, {
+    name: 'Trattoria Sole',
+    settings: { timezone: ZONE },
+    tables: [{ name: 'T1', section: 'Sala', capacity_min: 2, capacity_max: 4 }],
   });
   const owner = uniqueEmail('owner');
   const staff = uniqueEmail('staff');
-  await inject(tenant, 'POST', '/v1/manage/staff', {
+  await send(ctx.app, tenant, 'POST', '/v1/manage/staff', {
     email: owner,
     role: 'business_owner',
     password: PASSWORD,
   });
-  await inject(tenant, 'POST', '/v1/manage/staff', {
+  await send(ctx.app, tenant, 'POST', '/v1/manage/staff', {
     email: staff,
     role: 'staff_member',
     password: PASSWORD,
@@ -190,7 +163,7 @@ describe('the settings screen', { skip }, () => {
       await axeClean(page, 'periods');
       await save(page, 'Save the periods');
       await page.getByRole('status').getByText('Saved.').waitFor();
-      const periods = await inject(tenant, 'GET', '/v1/manage/service-periods');
+      const periods = await send(ctx.app, tenant, 'GET', '/v1/manage/service-periods');
       assert.deepEqual(
         periods.map((p: Record<string, unknown>) => [
           p.name,
@@ -209,7 +182,7 @@ describe('the settings screen', { skip }, () => {
       await save(page, 'Add a table');
       await page.getByRole('heading', { level: 3, name: 'Terrazza' }).waitFor();
       await axeClean(page, 'tables');
-      const tables = await inject(tenant, 'GET', '/v1/manage/resources');
+      const tables = await send(ctx.app, tenant, 'GET', '/v1/manage/resources');
       assert.deepEqual(
         tables.items.map((r: Record<string, unknown>) => [r.name, r.section, r.capacity_max]),
         [
@@ -236,7 +209,7 @@ describe('the settings screen', { skip }, () => {
       page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: 'Revoke Shop widget' }).click();
       await page.getByText('revoked').waitFor();
-      const keys = await inject(tenant, 'GET', '/v1/manage/api-keys');
+      const keys = await send(ctx.app, tenant, 'GET', '/v1/manage/api-keys');
       const made = keys.items.find((k: { name: string }) => k.name === 'Shop widget');
       assert.deepEqual(
         [made.type, made.allowed_origins, made.is_active],
@@ -270,7 +243,7 @@ describe('the settings screen', { skip }, () => {
       await page.getByLabel('Reminder, hours before').fill('3');
       await save(page);
       await page.getByRole('heading', { level: 1, name: 'Einstellungen' }).waitFor();
-      const settings = await inject(tenant, 'GET', '/v1/manage/settings');
+      const settings = await send(ctx.app, tenant, 'GET', '/v1/manage/settings');
       assert.deepEqual([settings.notification_language, settings.reminder_hours_before], ['de', 3]);
       await page.getByLabel('Sprache der Nachrichten').selectOption('en');
       await save(page, 'Speichern');

@@ -1,10 +1,12 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+import { createTestApp, type TestContext } from '../helpers.ts';
 
 /**
  * The statistics screen in a real browser against the real server: a developer picks a period,
@@ -35,44 +37,24 @@ after(async () => {
   await ctx.close();
 });
 
-async function send(tenant: Tenant, method: 'POST' | 'PUT' | 'PATCH', url: string, payload: unknown) {
-  const response = await ctx.app.inject({ method, url, headers: tenant.headers, payload: payload as object });
-  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
 /**
  * Four tables open 11:00-23:00 in Paris and, over the three days after today, five bookings: one
  * cancelled, one a no-show; a sixth later, outside the period looked at.
  */
 async function seededVenue() {
-  const tenant = await createTenant(ctx.app, { name: 'Brasserie Lumière' });
-  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE });
-  await send(
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '11:00',
-      close_time: '23:00',
+  const { tenant, tables } = await setUpVenue(ctx.app, {
+    name: 'Brasserie Lumière',
+    settings: { timezone: ZONE },
+    tables: ['T1', 'T2', 'T3', 'T4'].map((name) => ({
+      name,
+      section: 'Salle',
+      capacity_min: 1,
+      capacity_max: 6,
     })),
-  );
-  const tables: Record<string, string> = {};
-  for (const name of ['T1', 'T2', 'T3', 'T4']) {
-    tables[name] = (
-      await send(tenant, 'POST', '/v1/manage/resources', {
-        name,
-        section: 'Salle',
-        capacity_min: 1,
-        capacity_max: 6,
-      })
-    ).id;
-  }
+  });
   const book = async (day: number, time: string, capacity: number, table: string) =>
     (
-      await send(tenant, 'POST', '/v1/manage/bookings/staff', {
+      await send(ctx.app, tenant, 'POST', '/v1/manage/bookings/staff', {
         date: addDays(today, day),
         time,
         capacity,
@@ -88,12 +70,12 @@ async function seededVenue() {
   const cancelled = await book(2, '20:00', 6, 'T3');
   await book(3, '20:00', 5, 'T3');
   await book(5, '13:00', 2, 'T4');
-  await send(tenant, 'PATCH', `/v1/manage/bookings/${cancelled.id}`, { status: 'cancelled' });
+  await send(ctx.app, tenant, 'PATCH', `/v1/manage/bookings/${cancelled.id}`, { status: 'cancelled' });
   // A no-show is marked once its booking has started.
   const clock = ctx.app.clock.now;
   ctx.app.clock.now = () => Date.parse(noShow.starts_at);
   try {
-    await send(tenant, 'PATCH', `/v1/manage/bookings/${noShow.id}`, { status: 'no_show' });
+    await send(ctx.app, tenant, 'PATCH', `/v1/manage/bookings/${noShow.id}`, { status: 'no_show' });
   } finally {
     ctx.app.clock.now = clock;
   }

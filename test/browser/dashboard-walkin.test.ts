@@ -1,19 +1,14 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import {
-  axeClean,
-  browserSkipReason,
-  freePort,
-  launchBrowser,
-  screenshotPath,
-  signIn,
-  tabTo,
-} from '../browser.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
+import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+import { freePort } from '../free-port.ts';
+import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
  * New bookings and the waitlist in a real browser against the real server: a phone booking at a
@@ -30,49 +25,24 @@ let api: string;
 let browser: Browser;
 let today: string;
 
-async function send(
-  tenant: Tenant,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
-  url: string,
-  payload?: unknown,
-) {
-  const response = await ctx.app.inject({
-    method,
-    url,
-    headers: tenant.headers,
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-  assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
 /** Open 11:00-23:00 every day in Paris, three tables, deposits taken. */
 async function openBistro(): Promise<Tenant> {
-  const tenant = await createTenant(ctx.app, { name: 'Bistro du Coin' });
+  const { tenant } = await setUpVenue(ctx.app, {
+    name: 'Bistro du Coin',
+    settings: { timezone: ZONE },
+    tables: ['T1', 'T2', 'T3'].map((name) => ({ name, capacity_min: 2, capacity_max: 4 })),
+  });
+  // Deposits are taken once the business has a payment account.
   await connectPaymentAccount(ctx.app, tenant.businessId);
-  await send(tenant, 'PATCH', '/v1/manage/settings', { timezone: ZONE, deposit_type: 'charge' });
-  await send(
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '11:00',
-      close_time: '23:00',
-    })),
-  );
-  for (const name of ['T1', 'T2', 'T3']) {
-    await send(tenant, 'POST', '/v1/manage/resources', { name, capacity_min: 2, capacity_max: 4 });
-  }
+  await send(ctx.app, tenant, 'PATCH', '/v1/manage/settings', { deposit_type: 'charge' });
   return tenant;
 }
 
 const joinWaitlist = (tenant: Tenant, body: Record<string, unknown>) =>
-  send(tenant, 'POST', `/v1/waitlist/${tenant.businessId}`, { preferred_date: today, ...body });
+  send(ctx.app, tenant, 'POST', `/v1/waitlist/${tenant.businessId}`, { preferred_date: today, ...body });
 
 const bookingsOf = async (tenant: Tenant) =>
-  (await send(tenant, 'GET', `/v1/manage/bookings?booking_date=${today}&limit=200`)).items as {
+  (await send(ctx.app, tenant, 'GET', `/v1/manage/bookings?booking_date=${today}&limit=200`)).items as {
     id: string;
     start_time: string;
     capacity: number;
@@ -84,7 +54,7 @@ const bookingsOf = async (tenant: Tenant) =>
   }[];
 
 const waitlistOf = async (tenant: Tenant) =>
-  (await send(tenant, 'GET', `/v1/manage/waitlist?preferred_date=${today}&limit=200`)).items as {
+  (await send(ctx.app, tenant, 'GET', `/v1/manage/waitlist?preferred_date=${today}&limit=200`)).items as {
     customer: { last_name: string };
     capacity: number;
   }[];

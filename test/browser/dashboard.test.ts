@@ -1,17 +1,11 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import {
-  axeClean,
-  browserSkipReason,
-  freePort,
-  launchBrowser,
-  screenshotPath,
-  signIn,
-  tabTo,
-} from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
+import { freePort } from '../free-port.ts';
 import {
   bearer,
   createTenant,

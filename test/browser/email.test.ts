@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';

@@ -1,8 +1,10 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page, Request } from 'playwright-core';
-import { browserSkipReason, freePort, launchBrowser } from '../browser.ts';
+import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { freePort } from '../free-port.ts';
 import {
   bearer,
   createTenant,

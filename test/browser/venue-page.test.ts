@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -5,8 +6,10 @@ import { AxeBuilder } from '@axe-core/playwright';
 import ical, { type VEvent } from 'node-ical';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bookingUid } from '../../src/engine/calendar-uid.ts';
-import { browserSkipReason, freePort, launchBrowser, screenshotPath } from '../browser.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+import { setUpVenue } from '../booking-fixtures.ts';
+import { browserSkipReason, launchBrowser, screenshotPath } from '../browser.ts';
+import { freePort } from '../free-port.ts';
+import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
  * The hosted page as a guest meets the venue: its header (logo, description, contact, policy),
@@ -39,33 +42,13 @@ after(async () => {
 
 /** A venue open 12:00-22:00 every day with one table for 1-4 and these settings. */
 async function openVenue(name: string, settings: Record<string, unknown>, sandbox = false): Promise<Tenant> {
-  const tenant = await createTenant(ctx.app, { name, is_dev: sandbox });
-  const call = async (method: 'PATCH' | 'PUT' | 'POST', url: string, payload: unknown) => {
-    const response = await ctx.app.inject({
-      method,
-      url,
-      headers: tenant.headers,
-      payload: payload as object,
-    });
-    assert.ok(response.statusCode < 300, `${method} ${url}: ${response.body}`);
-  };
-  await call('PATCH', '/v1/manage/settings', {
-    timezone: 'Europe/Paris',
-    min_notice_hours: 0,
-    max_capacity: 4,
-    ...settings,
+  const { tenant } = await setUpVenue(ctx.app, {
+    name,
+    sandbox,
+    settings: { timezone: 'Europe/Paris', min_notice_hours: 0, max_capacity: 4, ...settings },
+    open: ['12:00', '22:00'],
+    tables: [{ name: 'Table 1', capacity_min: 1, capacity_max: 4 }],
   });
-  await call(
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '12:00',
-      close_time: '22:00',
-    })),
-  );
-  await call('POST', '/v1/manage/resources', { name: 'Table 1', capacity_min: 1, capacity_max: 4 });
   return tenant;
 }
 

@@ -1,19 +1,21 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { todayIn } from '../../src/engine/index.ts';
+import { send, setUpVenue } from '../booking-fixtures.ts';
 import {
   browserSkipReason,
   focusedLabel,
-  freePort,
   type HostSite,
   launchBrowser,
   startHostSite,
   tabTo,
 } from '../browser.ts';
-import { createTenant, createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+import { freePort } from '../free-port.ts';
+import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
  * The booking widget in a real browser against the real server: a page on another origin embeds
@@ -61,35 +63,14 @@ async function openVenue(
   origins: string[],
   settings: Record<string, unknown> = {},
 ): Promise<Venue> {
-  const tenant = await createTenant(ctx.app, { name, is_dev: settings.deposit_type !== undefined });
-  const call = async (method: 'PATCH' | 'PUT' | 'POST', url: string, payload: unknown) => {
-    const response = await ctx.app.inject({
-      method,
-      url,
-      headers: tenant.headers,
-      payload: payload as object,
-    });
-    assert.ok(response.statusCode < 300, `${method} ${url}: ${response.body}`);
-    return response.json();
-  };
-  await call('PATCH', '/v1/manage/settings', {
-    timezone: VENUE_ZONE,
-    min_notice_hours: 0,
-    default_slot_interval_minutes: 30,
-    ...settings,
+  const { tenant } = await setUpVenue(ctx.app, {
+    name,
+    sandbox: settings.deposit_type !== undefined,
+    settings: { timezone: VENUE_ZONE, min_notice_hours: 0, default_slot_interval_minutes: 30, ...settings },
+    open: ['12:00', '22:00'],
+    tables: [{ name: 'Table 1', capacity_min: 1, capacity_max: 4 }],
   });
-  await call(
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: '12:00',
-      close_time: '22:00',
-    })),
-  );
-  await call('POST', '/v1/manage/resources', { name: 'Table 1', capacity_min: 1, capacity_max: 4 });
-  const created = await call('POST', '/v1/manage/api-keys', {
+  const created = await send(ctx.app, tenant, 'POST', '/v1/manage/api-keys', {
     name: 'website',
     type: 'publishable',
     allowed_origins: origins,

@@ -1,3 +1,4 @@
+// test lane: system
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
