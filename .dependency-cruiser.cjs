@@ -91,6 +91,13 @@ module.exports = {
       to: { path: '[.]queries[.]ts$' },
     },
     {
+      name: 'areas-composed-by-the-app',
+      comment: "an area's module (*.area.ts) is what app.ts composes: nothing else imports one",
+      severity: 'error',
+      from: {},
+      to: { path: '[.]area[.]ts$' },
+    },
+    {
       name: 'routes-import-no-routes',
       comment: "what two areas' routes share is a wire shape (*.view.ts) or HTTP glue (*.http.ts) below both",
       severity: 'error',

@@ -11,51 +11,35 @@ import Fastify, {
   type onSendHookHandler,
   type RouteOptions,
 } from 'fastify';
-import { auditRoutes } from './audit/audit.routes.ts';
-import { availabilityRoutes } from './availability/availability.routes.ts';
+import { auditArea } from './audit/audit.area.ts';
+import { availabilityArea } from './availability/availability.area.ts';
 import { AvailabilityService } from './availability/availability.service.ts';
-import { blockRoutes } from './availability/blocks.routes.ts';
-import { billingRoutes } from './billing/billing.routes.ts';
-import { billingEventHandlers } from './billing/billing-events.ts';
-import { billingJobs } from './billing/billing-jobs.ts';
-import { subscriptionRoutes } from './billing/subscription.routes.ts';
-import { bookingRoutes } from './bookings/bookings.routes.ts';
-import { customerDetailRoutes } from './bookings/customer-detail.routes.ts';
+import { billingArea } from './billing/billing.area.ts';
+import { bookingsArea } from './bookings/bookings.area.ts';
 import type { PublicBookingDeposits } from './bookings/new-booking.service.ts';
-import { staffBookingRoutes } from './bookings/staff-bookings.routes.ts';
 import { CalendarFetcher } from './calendars/calendar-fetch.ts';
 import { CalendarParser } from './calendars/calendar-parser.ts';
-import { feedRoutes } from './calendars/feeds.routes.ts';
-import { calendarImportJobs } from './calendars/import-jobs.ts';
-import { importRoutes } from './calendars/imports.routes.ts';
+import { calendarsArea } from './calendars/calendars.area.ts';
 import type { Config } from './config.ts';
-import { customerRoutes } from './customers/customers.routes.ts';
-import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
-import { depositEventHandlers } from './deposits/deposit-events.ts';
-import { depositJobs } from './deposits/deposit-jobs.ts';
+import { customersArea } from './customers/customers.area.ts';
+import { dashboardArea } from './dashboard/dashboard.area.ts';
+import { depositsArea } from './deposits/deposits.area.ts';
 import { depositTerms } from './deposits/deposits.queries.ts';
-import { depositRoutes } from './deposits/deposits.routes.ts';
 import { type DepositDeps, publicBookingDeposits } from './deposits/deposits.service.ts';
-import { apiKeyRoutes } from './developers/api-keys.routes.ts';
 import { DatabaseAuthenticator } from './developers/authenticator.ts';
-import { businessRoutes } from './developers/business.routes.ts';
-import { developerRoutes } from './developers/developers.routes.ts';
-import { staffRoutes } from './developers/staff.routes.ts';
-import { streamRoutes } from './live/stream.routes.ts';
-import { messageRoutes } from './messages/messages.routes.ts';
-import { reminderJob } from './messages/reminders.ts';
-import { EmailSender } from './messages/sender.ts';
-import { SmsSender, smsProvider } from './messages/sms.ts';
+import { developersArea } from './developers/developers.area.ts';
+import { liveArea } from './live/live.area.ts';
+import { messagesArea } from './messages/messages.area.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.ts';
-import { paymentsRoutes } from './payments/payments.routes.ts';
+import { paymentsArea } from './payments/payments.area.ts';
 import { Processors, paymentsWarning } from './payments/processors.ts';
-import { simulatorRoutes } from './payments/simulator.routes.ts';
+import type { Area } from './platform/area.ts';
 import { KeyUsageRecorder, TokenService } from './platform/auth.ts';
 import { ChangeFeed } from './platform/change-feed.ts';
 import { ChangeHints, ChangeLogReader, listenForHints, pruneChangeLog } from './platform/change-log.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import { registerCors } from './platform/cors.ts';
-import { type Database, type Db, withTx } from './platform/db.ts';
+import type { Database, Db } from './platform/db.ts';
 import { registerDbDeadline } from './platform/deadline.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { registerFairShare } from './platform/fair-share.ts';
@@ -73,25 +57,18 @@ import { registerShutdown } from './platform/shutdown.ts';
 import { registerTextGuard } from './platform/text-guard.ts';
 import { requestValidators, responseSerializers } from './platform/validation.ts';
 import { API_VERSION } from './platform/version.ts';
-import { guestBookingRoutes } from './public/guest-bookings.routes.ts';
-import { publicRoutes } from './public/public.routes.ts';
-import { combinationRoutes } from './resources/combinations.routes.ts';
-import { resourceRoutes } from './resources/resources.routes.ts';
-import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
-import { serviceRoutes } from './services/services.routes.ts';
-import { blackoutRoutes } from './settings/blackouts.routes.ts';
-import { hoursRoutes } from './settings/hours.routes.ts';
-import { periodsRoutes } from './settings/periods.routes.ts';
-import { settingsRoutes } from './settings/settings.routes.ts';
-import { statsRoutes } from './stats/stats.routes.ts';
-import { offerRoutes } from './waitlist/offers.routes.ts';
-import { runOffers } from './waitlist/offers.service.ts';
-import { waitlistRoutes } from './waitlist/waitlist.routes.ts';
+import { publicArea } from './public/public.area.ts';
+import { resourcesArea } from './resources/resources.area.ts';
+import { sandboxArea } from './sandbox/sandbox.area.ts';
+import { servicesArea } from './services/services.area.ts';
+import { settingsArea } from './settings/settings.area.ts';
+import { statsArea } from './stats/stats.area.ts';
+import { waitlistArea } from './waitlist/waitlist.area.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { WebhookTargets } from './webhooks/target.ts';
-import { webhookRoutes } from './webhooks/webhooks.routes.ts';
+import { webhooksArea } from './webhooks/webhooks.area.ts';
 import { webhookSealKey } from './webhooks/webhooks.service.ts';
-import { widgetRoutes } from './widget/widget.routes.ts';
+import { widgetArea } from './widget/widget.area.ts';
 
 /**
  * swagger-ui's own policy asks browsers to upgrade every request to https, which breaks `/docs`
@@ -104,6 +81,31 @@ const docsPolicy = (policy: string) =>
     .replace(' validator.swagger.io', '')
     .replace(/ https:/g, '')
     .trim();
+
+/** The business areas, in the order the API reference lists their routes. */
+const areas = (db: Db): readonly Area[] => [
+  developersArea,
+  billingArea,
+  paymentsArea({ isSandbox: async (businessId) => (await depositTerms(db, businessId))?.is_dev === true }),
+  auditArea,
+  messagesArea,
+  statsArea,
+  sandboxArea,
+  resourcesArea,
+  servicesArea,
+  settingsArea,
+  publicArea,
+  availabilityArea,
+  bookingsArea,
+  depositsArea,
+  customersArea,
+  waitlistArea,
+  liveArea,
+  webhooksArea,
+  calendarsArea,
+  widgetArea,
+  dashboardArea,
+];
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -297,7 +299,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   if (noProcessor) app.log.warn(noProcessor);
   app.decorate(
     'inboundEvents',
-    new InboundEvents(database.db, combineHandlers(billingEventHandlers, depositEventHandlers), () => ({
+    new InboundEvents(database.db, combineHandlers(billingArea.handlers, depositsArea.handlers), () => ({
       now: clock.now(),
       changes,
       processors: app.payments,
@@ -313,24 +315,6 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     log: app.log,
   });
   app.decorate('publicBookingDeposits', publicBookingDeposits(app.deposits));
-  for (const job of depositJobs(app.deposits, clock)) app.jobs.add(job);
-  for (const job of billingJobs(database.db, app.payments, clock, app.log)) app.jobs.add(job);
-  app.jobs.add({
-    name: 'waitlist-offers',
-    everyMs: 15_000,
-    run: () =>
-      runOffers((work) => withTx(database.db, work), app.availability, config.publicBaseUrl, clock.now()),
-  });
-  const email = new EmailSender(database.db, clock, app.log, {
-    smtpUrl: config.smtpUrl,
-    publicBaseUrl: config.publicBaseUrl,
-    mailFrom: config.mailFrom,
-  });
-  app.jobs.add(reminderJob(database.db, clock));
-  app.jobs.add({ name: 'change-log-prune', everyMs: 300_000, run: () => pruneChangeLog(database.db) });
-  app.jobs.add({ name: 'email', everyMs: 10_000, run: () => email.run() });
-  const sms = new SmsSender(database.db, clock, app.log, smsProvider(config.twilio, app.log), config);
-  app.jobs.add(sms.job());
   const webhookTargets = new WebhookTargets(config);
   const sealKey = webhookSealKey(config.jwtSecret);
   const dispatcher = new WebhookDispatcher({
@@ -342,28 +326,25 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
     log: app.log,
   });
   app.decorate('webhooks', { targets: webhookTargets, sealKey, dispatcher });
-  for (const job of dispatcher.jobs()) app.jobs.add(job);
   app.decorate('calendarFetcher', new CalendarFetcher(webhookTargets));
   app.decorate('calendarParser', new CalendarParser());
-  for (const job of calendarImportJobs({
-    db: database.db,
-    fetcher: app.calendarFetcher,
-    parser: app.calendarParser,
-    clock,
-    changes,
-  })) {
-    app.jobs.add(job);
-  }
   app.decorateRequest('principal', null);
   app.decorateRequest('bookedDates', null);
   // First of the request hooks: the deadline covers every database wait of the request, the guard's too.
   registerDbDeadline(app, config.dbRequestDeadlineMs);
   registerFairShare(app, config.dbConcurrencyPerBusiness, config.dbTimeouts.acquireMs);
+  // In this order, as runAll() runs them: what one makes due (a lapsed deposit's cancellation, an
+  // offer) is sent by the messages and webhooks after it in the same pass. Before the close hook
+  // below: Fastify runs close hooks last-added first, so what an area's jobs hold is closed once
+  // that hook has stopped the jobs.
+  for (const area of [depositsArea, billingArea, waitlistArea, messagesArea, webhooksArea, calendarsArea]) {
+    for (const job of area.jobs?.(app) ?? []) app.jobs.add(job);
+  }
+  app.jobs.add({ name: 'change-log-prune', everyMs: 300_000, run: () => pruneChangeLog(database.db) });
   // Before the server waits for its connections: an open stream would hold it until cut.
   app.addHook('preClose', async () => liveEvents.stop());
   app.addHook('onClose', async () => {
     await app.jobs.stop();
-    email.close();
     hints.stop();
     await stopListening();
     await changeLog.stop();
@@ -439,44 +420,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   await registerIdempotency(app);
 
   await app.register(healthRoutes);
-  await app.register(developerRoutes);
-  await app.register(staffRoutes);
-  await app.register(apiKeyRoutes);
-  await app.register(businessRoutes);
-  await app.register(subscriptionRoutes);
-  await app.register(billingRoutes);
-  await app.register(paymentsRoutes);
-  await app.register(simulatorRoutes, {
-    isSandbox: async (businessId) => (await depositTerms(database.db, businessId))?.is_dev === true,
-  });
-  await app.register(auditRoutes);
-  await app.register(messageRoutes);
-  await app.register(statsRoutes);
-  await app.register(sandboxRoutes);
-  await app.register(resourceRoutes);
-  await app.register(combinationRoutes);
-  await app.register(serviceRoutes);
-  await app.register(settingsRoutes);
-  await app.register(hoursRoutes);
-  await app.register(periodsRoutes);
-  await app.register(blackoutRoutes);
-  await app.register(publicRoutes);
-  await app.register(guestBookingRoutes);
-  await app.register(availabilityRoutes);
-  await app.register(blockRoutes);
-  await app.register(bookingRoutes);
-  await app.register(staffBookingRoutes);
-  await app.register(depositRoutes);
-  await app.register(customerRoutes);
-  await app.register(customerDetailRoutes);
-  await app.register(waitlistRoutes);
-  await app.register(offerRoutes);
-  await app.register(streamRoutes);
-  await app.register(webhookRoutes);
-  await app.register(feedRoutes);
-  await app.register(importRoutes);
-  await app.register(widgetRoutes);
-  await app.register(dashboardRoutes);
+  for (const area of areas(database.db)) await area.routes(app);
 
   return app;
 }

@@ -1,0 +1,13 @@
+import type { EventHandlers } from '../payments/inbound.ts';
+import type { Area } from '../platform/area.ts';
+import { depositEventHandlers } from './deposit-events.ts';
+import { depositJobs } from './deposit-jobs.ts';
+import { depositRoutes } from './deposits.routes.ts';
+
+export const depositsArea: Area & { handlers: EventHandlers } = {
+  async routes(app) {
+    await app.register(depositRoutes);
+  },
+  jobs: (app) => depositJobs(app.deposits, app.clock),
+  handlers: depositEventHandlers,
+};
