@@ -1,4 +1,5 @@
 import { escapeHtml as esc } from '../src/engine/html.ts';
+import { PARTY_SIZE_MAX } from '../src/engine/party.ts';
 import {
   type Api,
   ApiError,
@@ -237,7 +238,8 @@ export class SlotwiseBooking extends HTMLElement {
   /** The party sizes offered: the business's online range, cut by the page's `party-max`. */
   private partyRange(): [number, number] {
     const min = this.business?.min_capacity ?? 1;
-    const online = this.business?.max_online_party_size ?? this.business?.max_capacity ?? 8;
+    // The public answer carries the business's online limit already worked out (onlinePartyLimit).
+    const online = this.business?.max_online_party_size ?? PARTY_SIZE_MAX;
     const limit = Number(this.getAttribute('party-max')) || Number.POSITIVE_INFINITY;
     return [min, Math.max(min, Math.min(online, limit))];
   }

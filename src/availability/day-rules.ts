@@ -1,4 +1,5 @@
 import { heldSpan } from '../engine/index.ts';
+import { onlinePartyLimit } from '../engine/party.ts';
 import type {
   Arrival,
   BusyPeriod,
@@ -111,10 +112,6 @@ export async function loadDay(
 export type PartyChannel = 'online' | 'staff';
 
 type PartyLimits = Pick<BusinessRules, 'min_capacity' | 'max_capacity' | 'max_online_party_size' | 'phone'>;
-
-/** The largest party that may book online: the business's own limit, or max_capacity when it sets none. */
-export const onlinePartyLimit = (business: Pick<PartyLimits, 'max_capacity' | 'max_online_party_size'>) =>
-  business.max_online_party_size ?? business.max_capacity;
 
 /**
  * Party size must fit the business's own limits before any resource is looked at; online, it must

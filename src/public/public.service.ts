@@ -1,5 +1,5 @@
-import { onlinePartyLimit } from '../availability/day-rules.ts';
 import { todayIn } from '../engine/index.ts';
+import { onlinePartyLimit } from '../engine/party.ts';
 import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
 import { findBlackoutsEndingFrom } from '../settings/blackouts.queries.ts';
