@@ -98,6 +98,13 @@ module.exports = {
       to: { path: '[.]area[.]ts$' },
     },
     {
+      name: 'sql-in-queries-only',
+      comment: "an area's SQL is in its *.queries.ts: Kysely's builder and sql are used nowhere else of it",
+      severity: 'error',
+      from: { path: '^src/(?!platform/|engine/)[^/]+/', pathNot: '[.](queries|test|fixture)[.]ts$' },
+      to: { path: '(^|/)kysely(/|$)', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'routes-import-no-routes',
       comment: "what two areas' routes share is a wire shape (*.view.ts) or HTTP glue (*.http.ts) below both",
       severity: 'error',

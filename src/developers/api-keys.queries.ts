@@ -1,4 +1,4 @@
-import type { InsertObject } from 'kysely';
+import { type InsertObject, sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import type { DB } from '../schema.ts';
@@ -20,8 +20,21 @@ const VIEW_COLUMNS = [
   'last_used_at',
 ] as const;
 
-export function insertApiKey(executor: Executor, values: InsertObject<DB, 'api_keys'>) {
-  return executor.insertInto('api_keys').values(values).returning(VIEW_COLUMNS).executeTakeFirstOrThrow();
+/**
+ * Stores a key. Its `created_at` is the time of the insert, not of the transaction, and after the
+ * business's latest key: keys made together (a business's first key, then its default publishable
+ * key) list in the order they were made, also on PGlite, whose clock counts whole milliseconds.
+ */
+export function insertApiKey(executor: Executor, values: Omit<InsertObject<DB, 'api_keys'>, 'created_at'>) {
+  return executor
+    .insertInto('api_keys')
+    .values({
+      ...values,
+      created_at: sql<Date>`greatest(clock_timestamp(), (
+        SELECT max(created_at) + interval '1 microsecond' FROM api_keys WHERE business_id = ${values.business_id}))`,
+    })
+    .returning(VIEW_COLUMNS)
+    .executeTakeFirstOrThrow();
 }
 
 /** A page of the business's keys, oldest first. */

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { recordAudit } from '../audit/audit.ts';
 import { ALL_SCOPES, type ApiKeyType, generateApiKey, type Principal, type Scope } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -79,11 +78,6 @@ export async function issueApiKey(
     allowed_origins: input.allowedOrigins ?? [],
     is_default: input.isDefault ?? false,
     rate_limit_per_minute: input.rateLimitPerMinute,
-    // The time of the insert, not of the transaction, and after the business's latest key: keys
-    // made together (a business's first key, then its default publishable key) list in the order
-    // they were made, also on PGlite, whose clock counts whole milliseconds.
-    created_at: sql<Date>`greatest(clock_timestamp(), (
-      SELECT max(created_at) + interval '1 microsecond' FROM api_keys WHERE business_id = ${businessId}))`,
   });
   return { view: toView(row), key: generated.key };
 }

@@ -1,8 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { SUBSCRIPTION_COLUMNS, subscriptionOf } from '../billing/subscription.queries.ts';
+import { subscriptionOf } from '../billing/subscription.queries.ts';
 import {
   type Authenticator,
   expandScopes,
@@ -19,6 +18,15 @@ import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Db } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { isUuid } from '../platform/schemas.ts';
+import {
+  activeKeyIds,
+  activeKeysByLookup,
+  activeMember,
+  activeMembershipsOf,
+  developerWithSubscription,
+  ownedBusiness,
+  publishableKeyAllowing,
+} from './authenticator.queries.ts';
 
 const invalidToken = (message = 'missing or invalid credentials') => new AppError('invalid_token', message);
 
@@ -31,27 +39,6 @@ interface VerifiedKey {
   /** The key's id, as key usage records it. */
   keyId: string;
 }
-
-/** Active publishable keys that allow an origin, of any business. */
-const publishableKeysAllowing = (db: Db, origin: string) =>
-  db
-    .selectFrom('api_keys')
-    .select('id')
-    .where('type', '=', 'publishable')
-    .where('is_active', '=', true)
-    .where('allowed_origins', '@>', sql<string[]>`ARRAY[${origin}]::text[]`)
-    .limit(1)
-    .executeTakeFirst();
-
-/**
- * Memberships with their user, those that grant something: an invited one waits for the person
- * to accept the emailed link.
- */
-const activeMemberships = (db: Db) =>
-  db
-    .selectFrom('memberships')
-    .innerJoin('users', 'users.id', 'memberships.user_id')
-    .where('memberships.status', '=', 'active');
 
 /** The Authenticator the app runs: API keys, dashboard and developer tokens, read from the database. */
 export class DatabaseAuthenticator implements Authenticator {
@@ -92,7 +79,7 @@ export class DatabaseAuthenticator implements Authenticator {
     const version = this.changes.credentialsVersion();
     const cached = this.knownOrigins.get(origin);
     if (cached && cached.version === version) return cached.allowed;
-    const allowed = (await publishableKeysAllowing(this.db, origin)) !== undefined;
+    const allowed = (await publishableKeyAllowing(this.db, origin)) !== undefined;
     if (version) this.knownOrigins.set(origin, { version, allowed });
     return allowed;
   }
@@ -117,27 +104,7 @@ export class DatabaseAuthenticator implements Authenticator {
 
   private async lookUpApiKey(key: string): Promise<Principal> {
     const keyHash = sha256(key);
-    const candidates = await this.db
-      .selectFrom('api_keys')
-      .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
-      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
-      .select([
-        'api_keys.id',
-        'api_keys.name',
-        'api_keys.key_hash',
-        'api_keys.scopes',
-        'api_keys.rate_limit_per_minute',
-        'api_keys.business_id',
-        'api_keys.type',
-        'api_keys.allowed_origins',
-        'api_keys.is_default',
-        'businesses.developer_id',
-        'businesses.is_dev',
-        ...SUBSCRIPTION_COLUMNS,
-      ])
-      .where('api_keys.lookup', '=', keyLookup(key))
-      .where('api_keys.is_active', '=', true)
-      .execute();
+    const candidates = await activeKeysByLookup(this.db, keyLookup(key));
     const presented = Buffer.from(keyHash, 'hex');
     const row = candidates.find((c) => timingSafeEqual(Buffer.from(c.key_hash, 'hex'), presented));
     if (!row) throw invalidToken('the API key is unknown or revoked');
@@ -171,23 +138,14 @@ export class DatabaseAuthenticator implements Authenticator {
     const claims = await this.tokens.verify(token);
     if (!claims) throw invalidToken('the access token is malformed or expired');
     if (claims.role === 'developer') {
-      const developer = await this.db
-        .selectFrom('developers')
-        .select(['id', 'email', ...SUBSCRIPTION_COLUMNS])
-        .where('id', '=', claims.sub)
-        .executeTakeFirst();
+      const developer = await developerWithSubscription(this.db, claims.sub);
       if (!developer) throw invalidToken('the account no longer exists');
       const named = request.headers['x-business-id'];
       let businessId: string | null = null;
       let sandbox = false;
       if (typeof named === 'string' && named !== '') {
         if (!isUuid(named)) throw notFound('business');
-        const owned = await this.db
-          .selectFrom('businesses')
-          .select(['id', 'is_dev'])
-          .where('id', '=', named)
-          .where('developer_id', '=', developer.id)
-          .executeTakeFirst();
+        const owned = await ownedBusiness(this.db, developer.id, named);
         if (!owned) throw notFound('business');
         businessId = owned.id;
         sandbox = owned.is_dev;
@@ -211,22 +169,7 @@ export class DatabaseAuthenticator implements Authenticator {
     // and a changed role applies at once.
     if (!claims.businessId || !isUuid(claims.businessId))
       throw invalidToken('the access token names no business');
-    const member = await activeMemberships(this.db)
-      .innerJoin('businesses', 'businesses.id', 'memberships.business_id')
-      .innerJoin('developers', 'developers.id', 'businesses.developer_id')
-      .select([
-        'users.id',
-        'users.email',
-        'users.session_epoch',
-        'memberships.role',
-        'memberships.business_id',
-        'businesses.developer_id',
-        'businesses.is_dev',
-        ...SUBSCRIPTION_COLUMNS,
-      ])
-      .where('memberships.user_id', '=', claims.sub)
-      .where('memberships.business_id', '=', claims.businessId)
-      .executeTakeFirst();
+    const member = await activeMember(this.db, claims.sub, claims.businessId);
     if (!member) throw invalidToken('the account no longer belongs to this business');
     // Tokens issued before the account's sessions were ended (accepting an invitation sets a new
     // password) carry an older epoch; tokens without one were issued under the first.
@@ -254,26 +197,14 @@ export class DatabaseAuthenticator implements Authenticator {
     const keys = principals.filter((p) => p.kind === 'api_key' || p.kind === 'publishable_key');
     const users = principals.filter((p) => p.kind === 'user');
     const [activeKeys, memberships] = await Promise.all([
-      keys.length === 0
-        ? []
-        : this.db
-            .selectFrom('api_keys')
-            .select('id')
-            .where('id', 'in', distinct(keys.map(credentialKey)))
-            .where('is_active', '=', true)
-            .execute(),
+      keys.length === 0 ? [] : activeKeyIds(this.db, distinct(keys.map(credentialKey))),
       users.length === 0
         ? []
-        : activeMemberships(this.db)
-            .select([
-              'memberships.user_id',
-              'memberships.business_id',
-              'memberships.role',
-              'users.session_epoch',
-            ])
-            .where('memberships.user_id', 'in', distinct(users.map((p) => p.userId!)))
-            .where('memberships.business_id', 'in', distinct(users.map((p) => p.businessId!)))
-            .execute(),
+        : activeMembershipsOf(
+            this.db,
+            distinct(users.map((p) => p.userId!)),
+            distinct(users.map((p) => p.businessId!)),
+          ),
     ]);
     const active = new Set(activeKeys.map((key) => key.id));
     for (const principal of keys) {

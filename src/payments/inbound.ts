@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import { type Db, type Tx, withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
+import { recordProcessorEvent } from './inbound.queries.ts';
 import type { ProcessorEvent } from './processor.ts';
 import type { Processors } from './processors.ts';
 
@@ -94,12 +95,7 @@ export class InboundEvents {
 
   private apply(event: ProcessorEvent, context: EventContext) {
     return withTx(this.db, async (tx) => {
-      const recorded = await tx
-        .insertInto('processor_events')
-        .values({ id: event.id, type: event.type })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .returning('id')
-        .executeTakeFirst();
+      const recorded = await recordProcessorEvent(tx, event.id, event.type);
       if (!recorded) return 'duplicate' as const;
       const handler = this.handlers[event.type];
       if (!handler) return 'ignored' as const;

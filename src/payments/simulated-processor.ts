@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { randomToken } from '../platform/auth.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
@@ -14,6 +13,13 @@ import {
   type SetupIntent,
   type SubscriptionCheckoutRequest,
 } from './processor.ts';
+import {
+  insertObject,
+  latestObject,
+  mergeIntoObject,
+  objectById,
+  objectByIdempotencyKey,
+} from './simulated-processor.queries.ts';
 
 /** What an intent can be cancelled from: anything not yet paid or cancelled. */
 const CANCELLABLE = [
@@ -65,38 +71,18 @@ export class SimulatedProcessor implements PaymentProcessor {
 
   /** Stores a new object, or answers the one an earlier request with the same idempotency key made. */
   async create(idempotencyKey: string | null, object: StoredObject): Promise<StoredObject> {
-    const inserted = await this.db
-      .insertInto('simulated_processor_objects')
-      .values({ id: object.id, object: JSON.stringify(object), idempotency_key: idempotencyKey })
-      .onConflict((oc) => oc.column('idempotency_key').doNothing())
-      .returning('object')
-      .executeTakeFirst();
+    const inserted = await insertObject(this.db, object.id, object, idempotencyKey);
     if (inserted) return inserted.object as StoredObject;
-    const earlier = await this.db
-      .selectFrom('simulated_processor_objects')
-      .select('object')
-      .where('idempotency_key', '=', idempotencyKey)
-      .executeTakeFirstOrThrow();
-    return earlier.object as StoredObject;
+    return (await objectByIdempotencyKey(this.db, idempotencyKey)).object as StoredObject;
   }
 
   async find(id: string): Promise<StoredObject | undefined> {
-    const row = await this.db
-      .selectFrom('simulated_processor_objects')
-      .select('object')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row?.object as StoredObject | undefined;
+    return (await objectById(this.db, id))?.object as StoredObject | undefined;
   }
 
   /** Merges `changes` into an object, whatever its state (the guarded move is `transition`). */
   async update(id: string, changes: Record<string, unknown>): Promise<StoredObject> {
-    const row = await this.db
-      .updateTable('simulated_processor_objects')
-      .set({ object: sql`object || ${JSON.stringify(changes)}::jsonb`, updated_at: new Date() })
-      .where('id', '=', id)
-      .returning('object')
-      .executeTakeFirst();
+    const row = await mergeIntoObject(this.db, id, changes);
     if (!row) throw new Error(`no simulated object ${id}`);
     return row.object as StoredObject;
   }
@@ -111,27 +97,12 @@ export class SimulatedProcessor implements PaymentProcessor {
     from: readonly string[],
     changes: Record<string, unknown>,
   ): Promise<StoredObject | undefined> {
-    const row = await this.db
-      .updateTable('simulated_processor_objects')
-      .set({ object: sql`object || ${JSON.stringify(changes)}::jsonb`, updated_at: new Date() })
-      .where('id', '=', id)
-      .where(sql<string>`object->>${field}`, 'in', from)
-      .returning('object')
-      .executeTakeFirst();
-    return row?.object as StoredObject | undefined;
+    return (await mergeIntoObject(this.db, id, changes, { field, from }))?.object as StoredObject | undefined;
   }
 
   /** The newest object of a type whose fields hold the given text (a customer's subscription, its open invoice). */
   async findLatest(type: string, fields: Record<string, string>): Promise<StoredObject | undefined> {
-    let query = this.db
-      .selectFrom('simulated_processor_objects')
-      .select('object')
-      .where(sql<string>`object->>'object'`, '=', type);
-    for (const [field, value] of Object.entries(fields)) {
-      query = query.where(sql<string>`object->>${field}`, '=', value);
-    }
-    const row = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-    return row?.object as StoredObject | undefined;
+    return (await latestObject(this.db, type, fields))?.object as StoredObject | undefined;
   }
 
   /** The event the processor would send about `object`, in its shape. */
