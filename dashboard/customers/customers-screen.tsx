@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { changed } from '../changes.ts';
 import { t } from '../i18n.ts';
+import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
 import { hrefOf } from '../router.ts';
@@ -42,17 +43,11 @@ function useSettled(value: string): string {
 function useResults(search: string) {
   const [results, setResults] = useState<{ search: string; items: CustomerSummary[]; next: string | null }>();
   const version = changed.value;
-  useEffect(() => {
-    let current = true;
-    searchCustomers(search)
-      .then((page: CustomerPage) => {
-        if (current) setResults({ search, items: page.items, next: page.next_cursor });
-      })
-      .catch(report);
-    return () => {
-      current = false;
-    };
-  }, [search, version]);
+  useLatest(
+    () => searchCustomers(search),
+    (page: CustomerPage) => setResults({ search, items: page.items, next: page.next_cursor }),
+    [search, version],
+  );
   const more = () => {
     if (!results?.next) return;
     searchCustomers(results.search, results.next)
@@ -72,21 +67,17 @@ function useResults(search: string) {
 function useCustomer(customerId: string | undefined) {
   const [customer, setCustomer] = useState<CustomerRecord | 'missing'>();
   const version = changed.value;
-  useEffect(() => {
-    setCustomer(undefined);
-    if (!customerId) return;
-    let current = true;
-    loadCustomer(customerId)
-      .then((loaded) => current && setCustomer(loaded))
-      .catch((error) => {
-        if (!current) return;
-        if (error instanceof ApiError && error.status === 404) setCustomer('missing');
-        else report(error);
-      });
-    return () => {
-      current = false;
-    };
-  }, [customerId, version]);
+  // Another customer opened: nothing is shown until it is loaded (a change of data keeps the shown one meanwhile).
+  useEffect(() => setCustomer(undefined), [customerId]);
+  useLatest(
+    () => (customerId ? loadCustomer(customerId) : null),
+    setCustomer,
+    [customerId, version],
+    (error) => {
+      if (error instanceof ApiError && error.status === 404) setCustomer('missing');
+      else report(error);
+    },
+  );
   return customer;
 }
 

@@ -5,6 +5,7 @@ import { call } from '../api.ts';
 import { venueNow } from '../dates.ts';
 import { Dialog } from '../dialog.tsx';
 import { t } from '../i18n.ts';
+import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
 import { venue } from '../venue.ts';
 
@@ -34,19 +35,17 @@ const validParty = (party: string) => /^\d+$/.test(party) && Number(party) >= 1 
 /** The day's free times for the party, as staff may book them; reloaded as the party or the date changes. */
 function useFreeTimes(date: string, party: string) {
   const [slots, setSlots] = useState<Slot[] | null>(null);
-  useEffect(() => {
-    setSlots(null);
-    if (!validParty(party) || !date) return;
-    let current = true;
-    call((api) =>
-      api.GET('/v1/manage/availability', { params: { query: { date, capacity: Number(party) } } }),
-    )
-      .then((answer) => current && setSlots(answer.slots.filter((slot) => slot.available)))
-      .catch((error) => current && report(error));
-    return () => {
-      current = false;
-    };
-  }, [date, party]);
+  useLatest(
+    () => {
+      setSlots(null);
+      if (!validParty(party) || !date) return null;
+      return call((api) =>
+        api.GET('/v1/manage/availability', { params: { query: { date, capacity: Number(party) } } }),
+      );
+    },
+    (answer) => setSlots(answer.slots.filter((slot) => slot.available)),
+    [date, party],
+  );
   return slots;
 }
 

@@ -1,9 +1,9 @@
 /** The business's settings (`/v1/manage/settings`), shared by the profile, messages and deposits sections. */
 import type { operations } from '@slotwise/sdk';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { changed } from '../changes.ts';
-import { report } from '../problems.ts';
+import { useLatest } from '../latest.ts';
 
 export type Settings = operations['getSettings']['responses'][200]['content']['application/json'];
 export type SettingsChange = NonNullable<
@@ -17,14 +17,6 @@ export const patchSettings = (body: SettingsChange) =>
 export function useSettings(): Settings | null {
   const [settings, setSettings] = useState<Settings | null>(null);
   const version = changed.value;
-  useEffect(() => {
-    let current = true;
-    call((api) => api.GET('/v1/manage/settings'))
-      .then((loaded) => current && setSettings(loaded))
-      .catch(report);
-    return () => {
-      current = false;
-    };
-  }, [version]);
+  useLatest(() => call((api) => api.GET('/v1/manage/settings')), setSettings, [version]);
   return settings;
 }

@@ -1,10 +1,11 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { todayIn } from '../../src/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
 import { ApiError, call } from '../api.ts';
 import { changed } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { language, t } from '../i18n.ts';
+import { useLatest } from '../latest.ts';
 import { problem, report } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
@@ -80,21 +81,20 @@ export default function StatsScreen({ params }: ScreenProps) {
 
   const [failed, setFailed] = useState(false);
 
-  useEffect(() => {
-    let current = true;
-    setFailed(false);
-    loadStats(period.from, period.to)
-      .then((loaded) => current && setStats(loaded))
-      .catch((error) => {
-        if (current) setFailed(true);
-        // The presets are always accepted; a range of one's own may be longer than the API allows.
-        if (error instanceof ApiError && error.status === 422) problem.value = t('statsRangeRefused');
-        else report(error);
-      });
-    return () => {
-      current = false;
-    };
-  }, [period.from, period.to, version]);
+  useLatest(
+    () => {
+      setFailed(false);
+      return loadStats(period.from, period.to);
+    },
+    setStats,
+    [period.from, period.to, version],
+    (error) => {
+      setFailed(true);
+      // The presets are always accepted; a range of one's own may be longer than the API allows.
+      if (error instanceof ApiError && error.status === 422) problem.value = t('statsRangeRefused');
+      else report(error);
+    },
+  );
 
   const shown = stats?.period.from === period.from && stats.period.to === period.to ? stats : null;
   const custom = customOpen || period.kind === 'custom';

@@ -7,6 +7,7 @@ import { instantToWall } from '../../src/engine/time.ts';
 import { call } from '../api.ts';
 import { changed, dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
+import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
 import { venue } from '../venue.ts';
 import { depositDue, guestName, STATUS_ICON, statusText } from './booking-text.ts';
@@ -328,19 +329,16 @@ function MovePicker({ booking }: { booking: Booking }) {
   const [time, setTime] = useState(booking.start_time);
   const [table, setTable] = useState(booking.resource_id);
   const [choices, setChoices] = useState<TableChoice[]>([]);
-  useEffect(() => {
-    let current = true;
-    call((api) =>
-      api.GET('/v1/manage/bookings/{booking_id}/available-resources', {
-        params: { path: { booking_id: booking.id } },
-      }),
-    )
-      .then((free) => current && setChoices(free.map(({ id, name }) => ({ id, name }))))
-      .catch(report);
-    return () => {
-      current = false;
-    };
-  }, [booking.id]);
+  useLatest(
+    () =>
+      call((api) =>
+        api.GET('/v1/manage/bookings/{booking_id}/available-resources', {
+          params: { path: { booking_id: booking.id } },
+        }),
+      ),
+    (free) => setChoices(free.map(({ id, name }) => ({ id, name }))),
+    [booking.id],
+  );
   return (
     <Section title={t('panelMove')}>
       <form
@@ -383,15 +381,7 @@ function MovePicker({ booking }: { booking: Booking }) {
 function useBookingList<T>(bookingId: string, load: () => Promise<T[]>): T[] | null {
   const [items, setItems] = useState<{ of: string; items: T[] } | null>(null);
   const version = changed.value;
-  useEffect(() => {
-    let current = true;
-    load()
-      .then((loaded) => current && setItems({ of: bookingId, items: loaded }))
-      .catch(report);
-    return () => {
-      current = false;
-    };
-  }, [bookingId, version]);
+  useLatest(load, (loaded) => setItems({ of: bookingId, items: loaded }), [bookingId, version]);
   return items?.of === bookingId ? items.items : null;
 }
 

@@ -5,8 +5,9 @@ import { changed, dataChanged } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
+import { useLatest } from '../latest.ts';
 import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
-import { clearProblem, report } from '../problems.ts';
+import { clearProblem } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
 import { venue } from '../venue.ts';
@@ -43,21 +44,16 @@ export default function TodayScreen({ params }: ScreenProps) {
   const [creating, setCreating] = useState(false);
   const version = changed.value;
 
-  useEffect(() => {
-    let current = true;
-    loadDayPlan(date, timezone)
-      .then((loaded) => {
-        if (!current) return;
-        setPlan(loaded);
-        const selectedId = selectedBooking.peek()?.booking.id;
-        const still = loaded.bookings.find((item) => item.booking.id === selectedId);
-        selectedBooking.value = still ? { booking: still.booking, tables: tableNames(loaded, still) } : null;
-      })
-      .catch(report);
-    return () => {
-      current = false;
-    };
-  }, [date, timezone, version]);
+  useLatest(
+    () => loadDayPlan(date, timezone),
+    (loaded) => {
+      setPlan(loaded);
+      const selectedId = selectedBooking.peek()?.booking.id;
+      const still = loaded.bookings.find((item) => item.booking.id === selectedId);
+      selectedBooking.value = still ? { booking: still.booking, tables: tableNames(loaded, still) } : null;
+    },
+    [date, timezone, version],
+  );
 
   const select = (item: BookingItem) => {
     if (plan) selectedBooking.value = { booking: item.booking, tables: tableNames(plan, item) };

@@ -6,6 +6,7 @@ import { changed, dataChanged } from '../changes.ts';
 import { isDate, venueNow } from '../dates.ts';
 import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
+import { useLatest } from '../latest.ts';
 import { type Booked, type BookingDraft, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
 import { clearProblem, report } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
@@ -45,19 +46,16 @@ export default function WaitlistScreen({ params }: ScreenProps) {
   const version = changed.value;
   useEffect(() => setSaid(''), [date]);
 
-  useEffect(() => {
-    let current = true;
-    allPages((cursor) =>
-      call((api) =>
-        api.GET('/v1/manage/waitlist', { params: { query: { preferred_date: date, limit: 200, cursor } } }),
+  useLatest(
+    () =>
+      allPages((cursor) =>
+        call((api) =>
+          api.GET('/v1/manage/waitlist', { params: { query: { preferred_date: date, limit: 200, cursor } } }),
+        ),
       ),
-    )
-      .then((items) => current && setEntries({ date, items }))
-      .catch(report);
-    return () => {
-      current = false;
-    };
-  }, [date, version]);
+    (items) => setEntries({ date, items }),
+    [date, version],
+  );
 
   async function remove(entry: Entry, done: string) {
     try {
