@@ -123,8 +123,26 @@ module.exports = {
       name: 'http-glue-below-routes',
       comment: 'HTTP glue (*.http.ts) serves the routes: nothing below them reads a request',
       severity: 'error',
-      from: { path: '[.](service|queries|view)[.]ts$' },
+      from: { path: '[.](service|queries|view|rules|model|jobs|events|adapter)[.]ts$' },
       to: { path: '[.](http|routes)[.]ts$' },
+    },
+    {
+      name: 'rules-are-pure',
+      comment:
+        "an area's rules (*.rules.ts) decide from their arguments: no SQL, use case, HTTP, job or outside system",
+      severity: 'error',
+      from: { path: '[.]rules[.]ts$' },
+      to: {
+        path: '[.](queries|service|routes|http|jobs|events|adapter|page|area)[.]ts$|^src/platform/db[.]ts$|(^|/)kysely(/|$)',
+      },
+    },
+    {
+      name: 'models-below-the-layers',
+      comment:
+        "an area's types and constants (*.model.ts) sit below everything of the area that uses them but the wire shapes",
+      severity: 'error',
+      from: { path: '[.]model[.]ts$' },
+      to: { path: '[.](queries|service|routes|http|jobs|events|adapter|page|area|rules)[.]ts$' },
     },
     {
       name: 'service-imports-no-routes',

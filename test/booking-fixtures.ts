@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { confirmationCode } from '../src/bookings/bookings.service.ts';
-import type { PlaceBookingParams } from '../src/bookings/statements.ts';
+import type { PlaceBookingParams } from '../src/bookings/statements.model.ts';
 import { rangeLiteral } from '../src/platform/sql.ts';
 import { createTenant, type Tenant } from './helpers.ts';
 

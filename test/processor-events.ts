@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { signEvent } from '../src/payments/inbound.ts';
+import { signEvent } from '../src/payments/inbound.events.ts';
 
 /**
  * Posts an event to `POST /webhooks/payments` as the processor would: Stripe's event shape,

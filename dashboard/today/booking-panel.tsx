@@ -159,7 +159,7 @@ function Section({ title, children }: { title: string; children: ComponentChildr
   );
 }
 
-/** The status moves the booking's status allows (src/bookings/status.ts), and its deposit hold's release. */
+/** The status moves the booking's status allows (src/bookings/status.rules.ts), and its deposit hold's release. */
 function StatusActions({ booking }: { booking: Booking }) {
   const [confirming, setConfirming] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);

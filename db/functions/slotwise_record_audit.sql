@@ -1,4 +1,4 @@
--- The one writer of an audit row, for the statements of db/functions/ and for audit.ts
+-- The one writer of an audit row, for the statements of db/functions/ and for audit.service.ts
 -- `recordAudit` alike, so a row's shape is decided here only: the actor's name as `user_email`,
 -- before and after states as given (NULL when there is none), `meta` an object. PL/pgSQL, whose
 -- plans are kept for the session, as `slotwise_emit_event`.

@@ -1,7 +1,7 @@
 -- Refuses a statement's JSON parameter `p` that is not an object or lacks one of `p_keys` (a key
 -- holding null is present): read as `p->>'key'`, a key renamed on one side only would otherwise
 -- be NULL without a word. `p_what` names the parameter in the message. The parameters' shapes are
--- src/bookings/statements.ts.
+-- src/bookings/statements.model.ts.
 CREATE OR REPLACE FUNCTION slotwise_require(p jsonb, p_keys text[], p_what text)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE

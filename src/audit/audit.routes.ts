@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { Uuid } from '../platform/schemas.ts';
-import { auditLog } from './audit.ts';
+import { auditLog } from './audit.service.ts';
 import { AuditEntryView } from './audit.view.ts';
 
 export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -9,7 +9,7 @@ import {
   type Tenant,
   useTestApp,
 } from '../../test/helpers.ts';
-import { recordAudit } from './audit.ts';
+import { recordAudit } from './audit.service.ts';
 
 const ctx = useTestApp();
 

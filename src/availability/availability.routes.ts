@@ -17,7 +17,7 @@ import {
 } from '../platform/schemas.ts';
 import { availabilityOfDay, checkDynamicStart } from './availability.service.ts';
 import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from './availability.view.ts';
-import type { PartyChannel } from './day-rules.ts';
+import type { PartyChannel } from './day-rules.service.ts';
 
 /** What Fastify names a JSON reply it serializes itself. */
 const JSON_TYPE = 'application/json; charset=utf-8';

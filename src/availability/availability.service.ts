@@ -17,7 +17,7 @@ import {
   type StartAnswer,
   type StartQuery,
   summarizeDays,
-} from './day-questions.ts';
+} from './day-questions.service.ts';
 import {
   assertAsked,
   assertDynamicMode,
@@ -25,7 +25,7 @@ import {
   type DayQuery,
   type LoadedDay,
   loadDay,
-} from './day-rules.ts';
+} from './day-rules.service.ts';
 
 /** The longest a computed day or a business's rules are served, even when nothing changes, so time moving on is noticed. */
 const CACHE_MS = 30_000;

@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';

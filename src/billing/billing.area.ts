@@ -1,8 +1,8 @@
-import type { EventHandlers } from '../payments/inbound.ts';
+import type { EventHandlers } from '../payments/inbound.events.ts';
 import type { Area } from '../platform/area.ts';
+import { billingEventHandlers } from './billing.events.ts';
+import { billingJobs } from './billing.jobs.ts';
 import { billingRoutes } from './billing.routes.ts';
-import { billingEventHandlers } from './billing-events.ts';
-import { billingJobs } from './billing-jobs.ts';
 import { subscriptionRoutes } from './subscription.routes.ts';
 
 export const billingArea: Area & { handlers: EventHandlers } = {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type PaymentProcessor, ProcessorRefusal } from '../payments/processor.ts';
+import { type PaymentProcessor, ProcessorRefusal } from '../payments/processor.adapter.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
-import { PLANS, type PlanId } from './plans.ts';
+import { PLANS, type PlanId } from './plans.rules.ts';
 import {
   findDeveloperForBilling,
   queueBillingCleanup,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ConnectedAccount, ProcessorName } from '../payments/processor.ts';
+import type { ConnectedAccount, ProcessorName } from '../payments/processor.adapter.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 
 export const findConnectedAccount = (executor: Executor, businessId: string) =>

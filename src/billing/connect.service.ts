@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ConnectedAccount, PaymentProcessor, ProcessorName } from '../payments/processor.ts';
-import type { Processors } from '../payments/processors.ts';
+import type { ConnectedAccount, PaymentProcessor, ProcessorName } from '../payments/processor.adapter.ts';
+import type { Processors } from '../payments/processors.adapter.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SubscriptionState } from '../schema.ts';
-import { entitlementAt, PLANS, quotaMonth } from './plans.ts';
+import { entitlementAt, PLANS, quotaMonth } from './plans.rules.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-03-10T12:00:00Z');

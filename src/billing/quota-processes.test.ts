@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import { bookingsCounted, ENGINE } from '../../test/helpers.ts';
 import { twoServersOnOneDatabase } from '../../test/server-processes.ts';
-import { PLANS, quotaMonth } from './plans.ts';
+import { PLANS, quotaMonth } from './plans.rules.ts';
 import { setSubscription } from './subscription.service.ts';
 
 /** The quota's edge with the bookings spread over two real server processes on one PostgreSQL. */

@@ -1,11 +1,11 @@
-import type { ProcessorName } from '../payments/processor.ts';
+import type { ProcessorName } from '../payments/processor.adapter.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import type { StoredPlanId, SubscriptionStatus } from '../schema.ts';
 import { depositsEnabled } from './connect.service.ts';
-import { entitlementAt, FEATURE_NAMES, type Feature, PLAN_IDS, PLANS, quotaMonth } from './plans.ts';
+import { entitlementAt, FEATURE_NAMES, type Feature, PLAN_IDS, PLANS, quotaMonth } from './plans.rules.ts';
 import {
   countResources,
   giveUnitBack,

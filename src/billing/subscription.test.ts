@@ -11,7 +11,7 @@ import {
   type Tenant,
   useTestApp,
 } from '../../test/helpers.ts';
-import { PLANS, quotaMonth } from './plans.ts';
+import { PLANS, quotaMonth } from './plans.rules.ts';
 import { setSubscription } from './subscription.service.ts';
 
 const ctx = useTestApp();

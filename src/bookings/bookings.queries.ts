@@ -10,7 +10,7 @@ import type {
   ChangeBookingResult,
   PlaceBookingParams,
   PlaceBookingResult,
-} from './statements.ts';
+} from './statements.model.ts';
 
 /**
  * Bookings as the API shows them (`view`, built by db/views/booking_views.sql, the one place their
@@ -94,7 +94,7 @@ export type StoredBooking = NonNullable<Awaited<ReturnType<typeof lockBooking>>>
 /**
  * Places the booking in one statement: customer, booking on the first free candidate, deposit,
  * audit row, outbox event and the month's count. Answers the booking as the API shows it with the
- * UTC dates it holds; a refusal raises (sqlstates.ts) and nothing is written.
+ * UTC dates it holds; a refusal raises (sqlstates.model.ts) and nothing is written.
  */
 export async function placeBooking(
   executor: Executor,
@@ -122,7 +122,7 @@ export const findBookingToChange = (executor: Executor, businessId: string, book
 /**
  * Makes the change in one statement: placement, status, audit rows and events. Answers the booking
  * as the change left it with the UTC dates it holds, or `stale` when the booking changed since it
- * was read; a refusal raises (sqlstates.ts) and nothing is written.
+ * was read; a refusal raises (sqlstates.model.ts) and nothing is written.
  */
 export async function runBookingChange(
   executor: Executor,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from '../availability/availability.view.ts';
-import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
+import { acceptCustomerFlatOrNested } from '../customers/customer-fields.http.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';

@@ -1,11 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
-import { assertPartySize, type LoadedDay, toDayRules } from '../availability/day-rules.ts';
+import { assertPartySize, type LoadedDay, toDayRules } from '../availability/day-rules.service.ts';
 import { bookingQuota, type QuotaHolder, sandboxCap } from '../billing/subscription.service.ts';
 import { type CustomerInput, customerRowOf, isTrustedCaller } from '../customers/customers.service.ts';
-import { guestNamesOf } from '../customers/entry-customer.ts';
+import { guestNamesOf } from '../customers/entry-customer.view.ts';
 import { bookingMinutesAt, pacingAt, performs, takesParty } from '../engine/index.ts';
 import { type BookingStatus, isTerminal } from '../engine/status.ts';
 import type { Principal } from '../platform/auth.ts';
@@ -14,7 +14,8 @@ import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { ReadChanged } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import type { DepositStatus, DepositsTable } from '../schema.ts';
-import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
+import { bookingStatusEvent, emitEvent } from '../webhooks/events.service.ts';
+import { HOLD_LEAD_MS, MONEY_TAKEN } from './bookings.model.ts';
 import {
   type BookingFilters,
   bookingPlacement,
@@ -28,17 +29,16 @@ import {
   updateBooking,
 } from './bookings.queries.ts';
 import type { BookingView } from './bookings.view.ts';
-import { HOLD_LEAD_MS, MONEY_TAKEN } from './model.ts';
-import { type PlacementRequest, pacingToCheck, planPlacement } from './placement.ts';
-import { refusalOf } from './sqlstates.ts';
+import { type PlacementRequest, pacingToCheck, planPlacement } from './placement.service.ts';
+import { refusalOf } from './sqlstates.model.ts';
 import type {
   BookingMove,
   ChangeBookingParams,
   DepositToPlace,
   PacingToCheck,
   PlaceBookingParams,
-} from './statements.ts';
-import { assertMoveReady, transitionRefusal } from './status.ts';
+} from './statements.model.ts';
+import { assertMoveReady, transitionRefusal } from './status.rules.ts';
 
 type Actor = Pick<Principal, 'actor' | 'kind' | 'scopes'> & { businessId: string };
 

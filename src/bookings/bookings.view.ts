@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { CustomerSummary, GuestSchema } from '../customers/entry-customer.ts';
+import { CustomerSummary, GuestSchema } from '../customers/entry-customer.view.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-import { DEPOSIT_STATUSES } from './model.ts';
+import { DEPOSIT_STATUSES } from './bookings.model.ts';
 
 /** A booking's deposit as clients see it; the processor's own ids beyond the payment stay inside. */
 export const DepositSchema = Type.Object(

@@ -14,8 +14,8 @@ import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { placeBooking } from './bookings.queries.ts';
 import { findBooking } from './bookings.service.ts';
-import { SQLSTATE } from './sqlstates.ts';
-import type { PlaceBookingParams } from './statements.ts';
+import { SQLSTATE } from './sqlstates.model.ts';
+import type { PlaceBookingParams } from './statements.model.ts';
 
 /**
  * The booking statement (`slotwise_place_booking`, migrations/0017 and 0018) as the database runs it: a

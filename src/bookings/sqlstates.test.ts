@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SQLSTATE } from './sqlstates.ts';
+import { SQLSTATE } from './sqlstates.model.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -24,7 +24,7 @@ describe('the SQLSTATE registry', () => {
 
   it('is the only place TypeScript spells a code', () => {
     const spelled = textsOf('src', '.ts')
-      .filter(({ path }) => !path.endsWith('sqlstates.ts') && !path.endsWith('.test.ts'))
+      .filter(({ path }) => !path.endsWith('sqlstates.model.ts') && !path.endsWith('.test.ts'))
       .filter(({ text }) => /['"`]SW[0-9A-Z]{3}['"`]/.test(text))
       .map(({ path }) => path);
     assert.deepEqual(spelled, []);

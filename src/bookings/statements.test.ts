@@ -15,7 +15,7 @@ import { ENGINE, useTestApp } from '../../test/helpers.ts';
 import { BOOKING_STATUSES, HOLDING_STATUSES } from '../engine/status.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { findBookingToChange } from './bookings.queries.ts';
-import { SQLSTATE } from './sqlstates.ts';
+import { SQLSTATE } from './sqlstates.model.ts';
 import {
   type BookingMove,
   type ChangeBookingParams,
@@ -27,13 +27,13 @@ import {
   type PlaceBookingParams,
   PlaceBookingParams as PlaceBookingParamsSchema,
   PlaceBookingResult,
-} from './statements.ts';
+} from './statements.model.ts';
 
 /**
- * The contract of statements.ts against the functions of db/functions/ themselves, called directly
+ * The contract of statements.model.ts against the functions of db/functions/ themselves, called directly
  * as the queries call them: a parameter of the schema's shape is answered with the result's shape,
  * one that lacks a required key, or has it renamed, is refused (SWC01) instead of being read as
- * NULL, and each refusal is raised with its registered code (sqlstates.ts) and what its answer
+ * NULL, and each refusal is raised with its registered code (sqlstates.model.ts) and what its answer
  * needs.
  */
 

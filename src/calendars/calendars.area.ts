@@ -1,6 +1,6 @@
 import type { Area } from '../platform/area.ts';
 import { feedRoutes } from './feeds.routes.ts';
-import { calendarImportJobs } from './import-jobs.ts';
+import { calendarImportJobs } from './imports.jobs.ts';
 import { importRoutes } from './imports.routes.ts';
 
 export const calendarsArea: Area = {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import icalGenerator, { ICalEventStatus } from 'ical-generator';
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import { bookingUid } from '../engine/calendar-uid.ts';
 import type { BookingStatus } from '../engine/status.ts';
 import { sha256 } from '../platform/auth.ts';

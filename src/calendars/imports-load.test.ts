@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { setupBookable } from '../../test/booking-fixtures.ts';
 import { hostile } from '../../test/calendar-fixtures.ts';
 import { createTestApp, ENGINE, type TestContext } from '../../test/helpers.ts';
-import { SYNC_JOB } from './import-jobs.ts';
+import { SYNC_JOB } from './imports.jobs.ts';
 
 /**
  * A bounded load test on PostgreSQL: several businesses' hostile calendars synced at once while

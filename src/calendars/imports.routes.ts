@@ -4,7 +4,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
-import { SYNC_JOB } from './import-jobs.ts';
+import { SYNC_JOB } from './imports.jobs.ts';
 import { addImport, findImports, removeImport, requestSync } from './imports.service.ts';
 import { ImportView } from './imports.view.ts';
 

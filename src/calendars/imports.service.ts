@@ -1,14 +1,14 @@
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
-import { UnsafeTarget, type WebhookTargets } from '../webhooks/target.ts';
-import type { BusyPeriod } from './busy-events.ts';
-import type { CalendarFetcher } from './calendar-fetch.ts';
-import type { CalendarParser } from './calendar-parser.ts';
+import { UnsafeTarget, type WebhookTargets } from '../webhooks/target.adapter.ts';
+import type { BusyPeriod } from './busy-events.rules.ts';
+import type { CalendarFetcher } from './calendar-fetch.adapter.ts';
+import type { CalendarParser } from './calendar-parser.adapter.ts';
 import {
   deleteImportRow,
   type ImportToSync,
@@ -20,7 +20,7 @@ import {
   replaceImportBlocks,
 } from './imports.queries.ts';
 import { importShownTo, toImportView } from './imports.view.ts';
-import { SyncFailed, type SyncFailure } from './sync-failure.ts';
+import { SyncFailed, type SyncFailure } from './sync-failure.model.ts';
 
 /** Each import is read this often. */
 export const SYNC_EVERY_MS = 15 * 60_000;

@@ -19,8 +19,8 @@ import {
   itChecksAuth,
   type TestContext,
 } from '../../test/helpers.ts';
-import { systemResolver } from '../webhooks/target.ts';
-import { SYNC_JOB } from './import-jobs.ts';
+import { systemResolver } from '../webhooks/target.adapter.ts';
+import { SYNC_JOB } from './imports.jobs.ts';
 
 let ctx: TestContext;
 let server: Server;

@@ -5,7 +5,7 @@ import { AppError, invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { foldForSearch, listCustomers, upsertCustomerRow } from './customers.queries.ts';
 import { toCustomerView } from './customers.view.ts';
-import { storedEmail } from './entry-customer.ts';
+import { storedEmail } from './entry-customer.view.ts';
 
 export interface CustomerInput {
   first_name: string;

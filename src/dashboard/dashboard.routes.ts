@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import { sendAsset } from '../platform/browser-assets.ts';
 import { notFound } from '../platform/errors.ts';
 import { errorResponses } from '../platform/schemas.ts';
-import { dashboardAssets } from './bundle.ts';
-import { dashboardPage, SHELL_HEADERS } from './shell.ts';
+import { dashboardAssets } from './dashboard.bundle.ts';
+import { dashboardPage, SHELL_HEADERS } from './shell.page.ts';
 
 /** Chunks are named by their content: they never change. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';

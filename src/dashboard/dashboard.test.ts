@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
-import { dashboardAssets } from './bundle.ts';
+import { dashboardAssets } from './dashboard.bundle.ts';
 
 let ctx: TestContext;
 before(async () => {

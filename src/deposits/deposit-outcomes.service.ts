@@ -1,6 +1,6 @@
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { giveBookingUnitBack } from '../billing/subscription.service.ts';
-import { MONEY_TAKEN } from '../bookings/model.ts';
+import { MONEY_TAKEN } from '../bookings/bookings.model.ts';
 import type { BookingStatus } from '../engine/status.ts';
 import { allowsMove } from '../engine/status.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -10,8 +10,8 @@ import {
   moveBookingBySystem,
   recordDepositMove,
   systemActor,
-} from './deposit-moves.ts';
-import { canMove } from './deposit-status.ts';
+} from './deposit-moves.service.ts';
+import { canMove } from './deposit-status.rules.ts';
 import {
   type DepositReference,
   findDepositByReference,

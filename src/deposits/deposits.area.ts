@@ -1,7 +1,7 @@
-import type { EventHandlers } from '../payments/inbound.ts';
+import type { EventHandlers } from '../payments/inbound.events.ts';
 import type { Area } from '../platform/area.ts';
-import { depositEventHandlers } from './deposit-events.ts';
-import { depositJobs } from './deposit-jobs.ts';
+import { depositEventHandlers } from './deposits.events.ts';
+import { depositJobs } from './deposits.jobs.ts';
 import { depositRoutes } from './deposits.routes.ts';
 
 export const depositsArea: Area & { handlers: EventHandlers } = {

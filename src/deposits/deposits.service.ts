@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AvailabilityService } from '../availability/availability.service.ts';
-import { assertDynamicMode } from '../availability/day-rules.ts';
+import { assertDynamicMode } from '../availability/day-rules.service.ts';
 import { paymentDestination } from '../billing/connect.service.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
-import { HOLD_LEAD_MS } from '../bookings/model.ts';
+import { HOLD_LEAD_MS } from '../bookings/bookings.model.ts';
 import type { PreparedBookingDeposit, PublicBookingDeposits } from '../bookings/new-booking.service.ts';
 import { wallTimeToInstant } from '../engine/index.ts';
-import type { PaymentProcessor, ProcessorName } from '../payments/processor.ts';
-import type { Processors } from '../payments/processors.ts';
+import type { PaymentProcessor, ProcessorName } from '../payments/processor.adapter.ts';
+import type { Processors } from '../payments/processors.adapter.ts';
 import type { Db } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
 import { depositTerms } from './deposits.queries.ts';

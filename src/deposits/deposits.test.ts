@@ -22,8 +22,8 @@ import {
 import { useTestApp } from '../../test/helpers.ts';
 import { sendProcessorEvent } from '../../test/processor-events.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
-import type { PaymentProcessor } from '../payments/processor.ts';
-import { DECLINING_PAYMENT_METHOD } from '../payments/simulated-processor.ts';
+import type { PaymentProcessor } from '../payments/processor.adapter.ts';
+import { DECLINING_PAYMENT_METHOD } from '../payments/simulated-processor.adapter.ts';
 
 const ctx = useTestApp();
 beforeEach(() => {

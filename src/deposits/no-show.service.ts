@@ -1,14 +1,14 @@
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { findBooking } from '../bookings/bookings.service.ts';
-import { assertMoveReady } from '../bookings/status.ts';
+import { assertMoveReady } from '../bookings/status.rules.ts';
 import type { BookingStatus } from '../engine/status.ts';
 import { allowsMove } from '../engine/status.ts';
-import { ProcessorRefusal } from '../payments/processor.ts';
+import { ProcessorRefusal } from '../payments/processor.adapter.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
-import { emitBookingMove, recordDepositMove } from './deposit-moves.ts';
+import { emitBookingMove, recordDepositMove } from './deposit-moves.service.ts';
 import { depositOfBooking, lockDeposit, type StoredDeposit } from './deposits.queries.ts';
 import { type DepositDeps, euros, idempotencyKey, processorNamed } from './deposits.service.ts';
 

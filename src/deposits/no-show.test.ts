@@ -10,7 +10,7 @@ import {
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
 import { bearer, dashboardToken, itChecksAuth, useTestApp } from '../../test/helpers.ts';
-import type { PaymentProcessor } from '../payments/processor.ts';
+import type { PaymentProcessor } from '../payments/processor.adapter.ts';
 
 const ctx = useTestApp();
 

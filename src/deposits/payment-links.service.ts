@@ -3,7 +3,7 @@ import type { BookingDeposit } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import type { BookingDeposits, BookingRequest } from '../bookings/new-booking.service.ts';
 import { instantToWall } from '../engine/index.ts';
-import { enqueueEmail, venueInSubject } from '../messages/sender.ts';
+import { enqueueEmail, venueInSubject } from '../messages/sender.jobs.ts';
 import { notFound } from '../platform/errors.ts';
 import { depositTerms } from './deposits.queries.ts';
 import {

@@ -15,7 +15,7 @@ import {
   uniqueEmail,
 } from '../../test/helpers.ts';
 import { sendProcessorEvent } from '../../test/processor-events.ts';
-import { EmailSender, enqueueEmail, venueInSubject } from '../messages/sender.ts';
+import { EmailSender, enqueueEmail, venueInSubject } from '../messages/sender.jobs.ts';
 import { withTx } from '../platform/db.ts';
 
 interface Received {

@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { ALL_SCOPES, type ApiKeyType, generateApiKey, type Principal, type Scope } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { conflict, type FieldError, invalidField, notFound, validationError } from '../platform/errors.ts';

@@ -12,7 +12,7 @@ import {
   INVITATION_SCRIPT_PATH,
   invitationPage,
   invitationScript,
-} from './invitation-page.ts';
+} from './invitation.page.ts';
 import { LoginBody, TokenResponse } from './sessions.view.ts';
 import {
   acceptInvitationLink,

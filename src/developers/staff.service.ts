@@ -1,5 +1,5 @@
-import { recordAudit } from '../audit/audit.ts';
-import { enqueueEmail, venueInSubject } from '../messages/sender.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { enqueueEmail, venueInSubject } from '../messages/sender.jobs.ts';
 import {
   hashPassword,
   type Principal,

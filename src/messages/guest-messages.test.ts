@@ -12,7 +12,7 @@ import {
 import { connectPaymentAccount } from '../../test/deposit-fixtures.ts';
 import { bearer, createPublishableKey, createTestApp, type TestContext } from '../../test/helpers.ts';
 import { inviteOf, startSmtpCapture } from '../../test/smtp-capture.ts';
-import { EmailSender } from './sender.ts';
+import { EmailSender } from './sender.jobs.ts';
 
 const SHOP = 'https://shop.example';
 const GUEST_EMAIL = 'grace@example.com';

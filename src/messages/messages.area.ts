@@ -1,8 +1,8 @@
 import type { Area } from '../platform/area.ts';
 import { messageRoutes } from './messages.routes.ts';
-import { reminderJob } from './reminders.ts';
-import { EmailSender } from './sender.ts';
-import { SmsSender, smsProvider } from './sms.ts';
+import { reminderJob } from './reminders.jobs.ts';
+import { EmailSender } from './sender.jobs.ts';
+import { SmsSender, smsProvider } from './sms.jobs.ts';
 
 export const messagesArea: Area = {
   async routes(app) {

@@ -9,8 +9,8 @@ import {
   setupBookable,
 } from '../../test/booking-fixtures.ts';
 import { useTestApp } from '../../test/helpers.ts';
+import { reminderJob } from './reminders.jobs.ts';
 import { writeDueReminders } from './reminders.queries.ts';
-import { reminderJob } from './reminders.ts';
 
 const ctx = useTestApp();
 afterEach(() => {

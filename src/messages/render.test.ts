@@ -9,7 +9,7 @@ import {
   MESSAGE_TYPES,
   type OfferPayload,
   renderEmail,
-} from './render.ts';
+} from './render.view.ts';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 /** `UPDATE_FIXTURES=1` writes the fixtures again from what is rendered now, to be reviewed in the diff. */

@@ -8,7 +8,7 @@ import nodemailer from 'nodemailer';
 import { loadConfig } from '../config.ts';
 import { systemClock } from '../platform/clock.ts';
 import { openPGlite, openPostgres } from '../platform/db.ts';
-import { EmailSender } from './sender.ts';
+import { EmailSender } from './sender.jobs.ts';
 
 const createTransport = nodemailer.createTransport.bind(nodemailer);
 nodemailer.createTransport = ((...args: Parameters<typeof nodemailer.createTransport>) => {

@@ -15,7 +15,7 @@ import { startSmtpCapture } from '../../test/smtp-capture.ts';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { openPGlite } from '../platform/db.ts';
-import { EmailSender } from './sender.ts';
+import { EmailSender } from './sender.jobs.ts';
 
 const FIXTURE = fileURLToPath(new URL('./sender-crash.fixture.ts', import.meta.url));
 const PUBLIC_BASE_URL = 'https://book.example.com';

@@ -10,13 +10,13 @@ import {
 } from '../../test/booking-fixtures.ts';
 import { type FakeTwilio, startFakeTwilio, TEST_TWILIO } from '../../test/fake-twilio.ts';
 import { bearer, createTestApp, dashboardToken, ENGINE, type TestContext } from '../../test/helpers.ts';
-import { PLANS, quotaMonth } from '../billing/plans.ts';
+import { PLANS, quotaMonth } from '../billing/plans.rules.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
 import { defaultPublishableKey } from '../developers/api-keys.service.ts';
 import { insertMessage } from './outbox.queries.ts';
-import { Withheld } from './outbox-sender.ts';
-import { SmsSender, smsProvider } from './sms.ts';
-import { admitSms } from './sms-limits.ts';
+import { Withheld } from './outbox-sender.jobs.ts';
+import { SmsSender, smsProvider } from './sms.jobs.ts';
+import { admitSms } from './sms-limits.service.ts';
 
 // SMS cost money per message: whoever can make a booking must not be able to make the platform
 // text premium-rate numbers, or any number without end.

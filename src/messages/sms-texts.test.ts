@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { slugify } from '../developers/developers.service.ts';
 import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../schema.ts';
-import { SMS_MAX_CHARS, SMS_TYPES, smsText } from './sms-texts.ts';
+import { SMS_MAX_CHARS, SMS_TYPES, smsText } from './sms-texts.view.ts';
 
 const BASE = 'https://bookings.slotwise.example';
 

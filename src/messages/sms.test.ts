@@ -5,7 +5,7 @@ import { type BookableBusiness, bookOk, guest, setupBookable } from '../../test/
 import { type FakeTwilio, startFakeTwilio, TEST_TWILIO } from '../../test/fake-twilio.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { insertMessage } from './outbox.queries.ts';
-import { LogSms, SmsSender, smsProvider, TwilioSms } from './sms.ts';
+import { LogSms, SmsSender, smsProvider, TwilioSms } from './sms.jobs.ts';
 
 let twilio: FakeTwilio;
 let ctx: TestContext;

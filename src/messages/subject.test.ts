@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { venueInHeader } from './subject.ts';
+import { venueInHeader } from './subject.view.ts';
 
 describe('venueInHeader', () => {
   it('removes encoded words, also those that removing another or a format character would make', () => {

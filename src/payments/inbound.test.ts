@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestContext, useTestApp } from '../../test/helpers.ts';
-import { signEvent } from './inbound.ts';
+import { signEvent } from './inbound.events.ts';
 
 const ctx = useTestApp();
 

@@ -9,7 +9,7 @@ import {
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
 import { bearer, createTenant, useTestApp } from '../../test/helpers.ts';
-import { paymentsWarning } from './processors.ts';
+import { paymentsWarning } from './processors.adapter.ts';
 
 /**
  * A deployment without Stripe and without SIMULATED_PAYMENTS (compose.yaml as shipped): the

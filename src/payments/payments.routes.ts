@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errorResponses, example } from '../platform/schemas.ts';
-import { SIGNATURE_HEADERS } from './inbound.ts';
+import { SIGNATURE_HEADERS } from './inbound.events.ts';
 
 export const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The signature covers the body's exact bytes: this route reads it as text, not parsed JSON.

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses, example } from '../platform/schemas.ts';
-import type { StoredObject } from './simulated-processor.ts';
+import type { StoredObject } from './simulated-processor.adapter.ts';
 import {
   checkoutPage,
   intentPagePath,
@@ -11,7 +11,7 @@ import {
   paymentIntentPage,
   portalPage,
   setupIntentPage,
-} from './simulator.pages.ts';
+} from './simulator.page.ts';
 import {
   actInPortal,
   checkoutSession,

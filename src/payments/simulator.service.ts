@@ -3,8 +3,8 @@ import { sha256 } from '../platform/auth.ts';
 import { oneMonthAfter } from '../platform/clock.ts';
 import { conflict, notFound } from '../platform/errors.ts';
 import { isUuid } from '../platform/schemas.ts';
-import type { InboundEvents } from './inbound.ts';
-import type { ProcessorEvent } from './processor.ts';
+import type { InboundEvents } from './inbound.events.ts';
+import type { ProcessorEvent } from './processor.adapter.ts';
 import {
   clientSecretOf,
   DECLINING_PAYMENT_METHOD,
@@ -12,7 +12,7 @@ import {
   objectId,
   type SimulatedProcessor,
   type StoredObject,
-} from './simulated-processor.ts';
+} from './simulated-processor.adapter.ts';
 
 /**
  * What a guest, a developer or a business owner does on the simulated processor's pages: each

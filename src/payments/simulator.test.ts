@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
-import { type ProcessorEvent, ProcessorRefusal } from './processor.ts';
-import type { SimulatedProcessor } from './simulated-processor.ts';
+import { type ProcessorEvent, ProcessorRefusal } from './processor.adapter.ts';
+import type { SimulatedProcessor } from './simulated-processor.adapter.ts';
 
 let ctx: TestContext;
 let sim: SimulatedProcessor;

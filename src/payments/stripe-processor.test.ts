@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { type FakeStripe, parseForm, startFakeStripe } from '../../test/fake-stripe.ts';
-import { ProcessorRefusal } from './processor.ts';
-import { StripeProcessor } from './stripe-processor.ts';
+import { ProcessorRefusal } from './processor.adapter.ts';
+import { StripeProcessor } from './stripe-processor.adapter.ts';
 
 let fake: FakeStripe;
 let stripe: StripeProcessor;

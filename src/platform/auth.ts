@@ -227,7 +227,7 @@ export class KeyUsageRecorder {
 
 /**
  * Turns a request's credential into its Principal. The guards and CORS ask it; the one the app
- * runs reads keys, accounts and the subscription from the database (developers/authenticator.ts).
+ * runs reads keys, accounts and the subscription from the database (developers/authenticator.service.ts).
  */
 export interface Authenticator {
   /** The API's own public origin: where the hosted booking page calls from with a default key. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createTenant, createTestApp, type Tenant, type TestContext } from '../../test/helpers.ts';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { AppError } from './errors.ts';
 import { CursorCodec, keysetPage } from './pagination.ts';
 import { deriveKey } from './secrets.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DepositSchema } from '../bookings/bookings.view.ts';
-import { GuestSchema } from '../customers/entry-customer.ts';
+import { GuestSchema } from '../customers/entry-customer.view.ts';
 import { optionalCredential } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import {

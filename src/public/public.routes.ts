@@ -5,7 +5,7 @@ import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
 import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.view.ts';
 import { MessageFields, ProfileFields, SettingsFields } from '../settings/settings.view.ts';
-import { cachePublicRead } from './http-cache.ts';
+import { cachePublicRead } from './http-cache.http.ts';
 import { businessBySlug, publicBlackouts, publicHours } from './public.service.ts';
 import { WIDGET_SETTINGS } from './public.view.ts';
 

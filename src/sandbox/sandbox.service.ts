@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { recordAudit } from '../audit/audit.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { createBooking, findBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
-import { assertTransition } from '../bookings/status.ts';
+import { assertTransition } from '../bookings/status.rules.ts';
 import { type CustomerInput, normalizePhone, sentGuest } from '../customers/customers.service.ts';
 import { issueDefaultPublishableKey } from '../developers/api-keys.service.ts';
 import { instantToWall, isoWithOffset, wallTimeToInstant } from '../engine/index.ts';

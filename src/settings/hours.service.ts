@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import { minutesOf } from '../engine/index.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';

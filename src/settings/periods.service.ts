@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import { hoursMinutes, minutesOf, periodMinutes } from '../engine/index.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';

@@ -1,13 +1,13 @@
-import { type AuditActor, changeAudited } from '../audit/audit.ts';
+import { type AuditActor, changeAudited } from '../audit/audit.service.ts';
 import { paymentDestination } from '../billing/connect.service.ts';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
-import type { ProcessorName } from '../payments/processor.ts';
+import type { ProcessorName } from '../payments/processor.adapter.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { type FieldError, notFound, validationError } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
 import type { TurnTime } from '../schema.ts';
-import { businessCountry, isCountryCode, smsCountriesOf } from './country.ts';
+import { businessCountry, isCountryCode, smsCountriesOf } from './country.rules.ts';
 import {
   type AllSettings,
   loadSettings,
@@ -16,7 +16,7 @@ import {
   turnTimesInOrder,
   updateSettings,
 } from './settings.queries.ts';
-import { canonicalTimeZone } from './timezone.ts';
+import { canonicalTimeZone } from './timezone.service.ts';
 
 /** The settings as answered: a country and SMS countries not set read as what they follow. */
 function answerOf(settings: AllSettings): AllSettings {

@@ -11,7 +11,7 @@ import {
   useTestApp,
 } from '../../test/helpers.ts';
 import { loadSettings } from './settings.queries.ts';
-import { canonicalTimeZone } from './timezone.ts';
+import { canonicalTimeZone } from './timezone.service.ts';
 
 const ctx = useTestApp();
 

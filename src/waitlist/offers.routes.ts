@@ -4,7 +4,7 @@ import { CreatedBookingSchema } from '../bookings/bookings.view.ts';
 import { withTx } from '../platform/db.ts';
 import { commitWith } from '../platform/idempotency.ts';
 import { errorResponses } from '../platform/schemas.ts';
-import { OFFER_PAGE_HEADERS, type OfferPageView, offerPage } from './offer-page.ts';
+import { OFFER_PAGE_HEADERS, type OfferPageView, offerPage } from './offer.page.ts';
 import { acceptOffer, acceptOfferOnPage, offerPageView } from './offers.service.ts';
 
 const TokenParams = Type.Object(

@@ -1,18 +1,18 @@
 import type { AvailabilityService } from '../availability/availability.service.ts';
-import { toDayRules } from '../availability/day-rules.ts';
+import { toDayRules } from '../availability/day-rules.service.ts';
 import { subscriptionOf } from '../billing/subscription.queries.ts';
 import { type BookingCall, book, type PublicBookingDeposits } from '../bookings/new-booking.service.ts';
-import { planPlacement } from '../bookings/placement.ts';
+import { planPlacement } from '../bookings/placement.service.ts';
 import { daySlots, todayIn } from '../engine/index.ts';
 import { insertMessage } from '../messages/outbox.queries.ts';
-import { guestPaymentPath } from '../payments/simulator.pages.ts';
+import { guestPaymentPath } from '../payments/simulator.page.ts';
 import { type Principal, randomToken, sha256 } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
 import { hhmm } from '../platform/schemas.ts';
-import type { OfferOnPage, OfferPageView, OfferState } from './offer-page.ts';
+import type { OfferOnPage, OfferPageView, OfferState } from './offer.page.ts';
 import {
   claimOpening,
   expireOffers,

@@ -15,7 +15,7 @@ import {
   setupDepositBusiness,
 } from '../../test/deposit-fixtures.ts';
 import { createTenant, RACE, useTestApp } from '../../test/helpers.ts';
-import { PLANS, quotaMonth } from '../billing/plans.ts';
+import { PLANS, quotaMonth } from '../billing/plans.rules.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
 
 const ctx = useTestApp({ webhookAllowPrivateUrls: true });

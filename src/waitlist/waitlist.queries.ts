@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CUSTOMER_SUMMARY_COLUMNS, type GuestNames } from '../customers/entry-customer.ts';
+import { CUSTOMER_SUMMARY_COLUMNS, type GuestNames } from '../customers/entry-customer.view.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 

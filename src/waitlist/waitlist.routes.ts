@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { acceptCustomerFlatOrNested } from '../customers/customer-fields.ts';
+import { acceptCustomerFlatOrNested } from '../customers/customer-fields.http.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';

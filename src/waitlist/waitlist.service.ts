@@ -1,13 +1,13 @@
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
-import { guestNamesOf } from '../customers/entry-customer.ts';
+import { guestNamesOf } from '../customers/entry-customer.view.ts';
 import { todayIn } from '../engine/index.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { findService } from '../services/services.queries.ts';
-import { emitEvent } from '../webhooks/events.ts';
+import { emitEvent } from '../webhooks/events.service.ts';
 import {
   businessZone,
   deleteEntry,

@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
-import { CustomerSummary, GuestSchema, toCustomerSummary, toGuestView } from '../customers/entry-customer.ts';
+import {
+  CustomerSummary,
+  GuestSchema,
+  toCustomerSummary,
+  toGuestView,
+} from '../customers/entry-customer.view.ts';
 import { DateString, hhmm, Nullable, TimeString, Timestamp, Uuid } from '../platform/schemas.ts';
 import type { EntryRow } from './waitlist.queries.ts';
 

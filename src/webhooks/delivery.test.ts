@@ -11,9 +11,9 @@ import {
 } from '../../test/booking-fixtures.ts';
 import { createTestApp, RACE, type Tenant, type TestContext } from '../../test/helpers.ts';
 import { openPostgres } from '../platform/db.ts';
-import { type DispatcherOptions, WebhookDispatcher } from './dispatcher.ts';
+import { type DispatcherOptions, WebhookDispatcher } from './dispatcher.jobs.ts';
 import { assertSigned, Receiver } from './receiver.fixture.ts';
-import { type ResolvedAddress, systemResolver } from './target.ts';
+import { type ResolvedAddress, systemResolver } from './target.adapter.ts';
 
 /** Retries after 1 s, 2 s and 5 s (with jitter of a tenth either way), then the delivery has failed. */
 const SCHEDULE = [1_000, 2_000, 5_000];

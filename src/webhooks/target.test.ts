@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isPublicAddress, type Resolver, UnresolvedHost, UnsafeTarget, WebhookTargets } from './target.ts';
+import {
+  isPublicAddress,
+  type Resolver,
+  UnresolvedHost,
+  UnsafeTarget,
+  WebhookTargets,
+} from './target.adapter.ts';
 
 /** 93.184.215.14 (public) and 127.0.0.1, 10.0.0.1, 169.254.169.254, 192.0.2.45 (not) in the IPv6 forms that carry an IPv4 address. */
 const PUBLIC_ADDRESSES = [

@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import { ALL_EVENTS, TEST_EVENT, WEBHOOK_EVENTS } from '../engine/webhook-events.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
@@ -6,8 +6,8 @@ import type { Commit } from '../platform/idempotency.ts';
 import type { Page, PageRequest } from '../platform/pagination.ts';
 import { deriveKey, encrypt } from '../platform/secrets.ts';
 import type { WebhookDeliveryStatus, WebhookEndpointStatus } from '../schema.ts';
-import { generateSecret } from './signing.ts';
-import { UnsafeTarget, type WebhookTargets } from './target.ts';
+import { generateSecret } from './signing.rules.ts';
+import { UnsafeTarget, type WebhookTargets } from './target.adapter.ts';
 import {
   type DeliveryRow,
   deleteEndpointRow,

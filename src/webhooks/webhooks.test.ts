@@ -10,7 +10,7 @@ import {
   type TestContext,
 } from '../../test/helpers.ts';
 import { WEBHOOK_EVENTS } from '../engine/webhook-events.ts';
-import { type Resolver, systemResolver } from './target.ts';
+import { type Resolver, systemResolver } from './target.adapter.ts';
 
 /** Names the tests resolve without asking DNS; any other name goes to the system's resolver. */
 const NAMES: Record<string, string[]> = {

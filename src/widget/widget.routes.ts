@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import { type BuiltAsset, sendAsset } from '../platform/browser-assets.ts';
 import { AppError, notFound } from '../platform/errors.ts';
 import { errorResponses } from '../platform/schemas.ts';
-import { widgetAssets } from './bundle.ts';
-import { hostedLanguage, hostedPage, hostedPageCsp, notFoundPage } from './hosted-page.ts';
+import { hostedLanguage, hostedPage, hostedPageCsp, notFoundPage } from './hosted.page.ts';
+import { widgetAssets } from './widget.bundle.ts';
 import { hostedPageOf } from './widget.service.ts';
 
 /** Pages embedding the widget pick up a new version within five minutes. */

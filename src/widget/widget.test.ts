@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { createTenant, type Tenant, useTestApp } from '../../test/helpers.ts';
 import { EN, LANGUAGES } from '../../widget/i18n.ts';
-import { hostedLanguage } from './hosted-page.ts';
+import { hostedLanguage } from './hosted.page.ts';
 
 const ctx = useTestApp();
 

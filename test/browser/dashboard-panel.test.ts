@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
-import { SmsSender, smsProvider } from '../../src/messages/sms.ts';
+import { SmsSender, smsProvider } from '../../src/messages/sms.jobs.ts';
 import { send, setUpVenue } from '../booking-fixtures.ts';
 import {
   axeClean,

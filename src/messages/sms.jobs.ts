@@ -7,10 +7,10 @@ import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
 import { maskPhone } from './messages.view.ts';
 import { type ClaimedMessage, findMessageVenue } from './outbox.queries.ts';
-import { OutboxSender, SendFailure } from './outbox-sender.ts';
+import { OutboxSender, SendFailure } from './outbox-sender.jobs.ts';
 import { forgetSmsCounts } from './sms-limits.queries.ts';
-import { admitSms } from './sms-limits.ts';
-import { SMS_TYPES, type SmsType, smsText } from './sms-texts.ts';
+import { admitSms } from './sms-limits.service.ts';
+import { SMS_TYPES, type SmsType, smsText } from './sms-texts.view.ts';
 
 export interface Sms {
   to: string;

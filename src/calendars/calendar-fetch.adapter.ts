@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { UnresolvedHost, UnsafeTarget, type WebhookTargets } from '../webhooks/target.ts';
-import { SyncFailed, type SyncFailure } from './sync-failure.ts';
+import { UnresolvedHost, UnsafeTarget, type WebhookTargets } from '../webhooks/target.adapter.ts';
+import { SyncFailed, type SyncFailure } from './sync-failure.model.ts';
 
 export type Fetched = { changed: false } | { changed: true; body: string; etag: string | null };
 

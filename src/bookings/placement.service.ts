@@ -5,7 +5,7 @@ import {
   type LoadedDay,
   startFailure,
   toDayRules,
-} from '../availability/day-rules.ts';
+} from '../availability/day-rules.service.ts';
 import {
   addDays,
   bookingMinutesAt,
@@ -16,7 +16,7 @@ import {
 } from '../engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import type { PacingToCheck } from './statements.ts';
+import type { PacingToCheck } from './statements.model.ts';
 
 /**
  * Which rules a start is checked by: `online` on the slot grid, with minimum notice and the

@@ -2,9 +2,9 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
 import { deriveKey } from '../platform/secrets.ts';
-import type { PaymentProcessor } from './processor.ts';
-import { SimulatedProcessor } from './simulated-processor.ts';
-import { StripeProcessor } from './stripe-processor.ts';
+import type { PaymentProcessor } from './processor.adapter.ts';
+import { SimulatedProcessor } from './simulated-processor.adapter.ts';
+import { StripeProcessor } from './stripe-processor.adapter.ts';
 
 /**
  * The processors the service talks to: the simulated one always (sandbox businesses use it even

@@ -4,12 +4,12 @@ import {
   type NumberType,
   parsePhoneNumberFromString,
 } from 'libphonenumber-js/max';
-import { entitlementAt, quotaMonth } from '../billing/plans.ts';
+import { entitlementAt, quotaMonth } from '../billing/plans.rules.ts';
 import { subscriptionOf } from '../billing/subscription.queries.ts';
 import { type Db, withTx } from '../platform/db.ts';
 import type { WithheldClass } from '../schema.ts';
-import { businessCountry, smsCountriesOf } from '../settings/country.ts';
-import { SendFailure, Withheld } from './outbox-sender.ts';
+import { businessCountry, smsCountriesOf } from '../settings/country.rules.ts';
+import { SendFailure, Withheld } from './outbox-sender.jobs.ts';
 import { loadSmsRules, markSmsCounted, raiseSmsCounter, type SmsCounter } from './sms-limits.queries.ts';
 
 /** SMS one number may get a day, from all businesses together. */

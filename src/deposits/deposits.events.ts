@@ -1,5 +1,5 @@
-import type { EventContext, EventHandler, EventHandlers } from '../payments/inbound.ts';
-import type { ProcessorEvent } from '../payments/processor.ts';
+import type { EventContext, EventHandler, EventHandlers } from '../payments/inbound.events.ts';
+import type { ProcessorEvent } from '../payments/processor.adapter.ts';
 import type { Tx } from '../platform/db.ts';
 import { isUuid } from '../platform/schemas.ts';
 import type { DepositStatus } from '../schema.ts';

@@ -2,8 +2,8 @@ import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type Db, withTx } from '../platform/db.ts';
 import type { Job } from '../platform/jobs.ts';
-import type { CalendarFetcher } from './calendar-fetch.ts';
-import type { CalendarParser } from './calendar-parser.ts';
+import type { CalendarFetcher } from './calendar-fetch.adapter.ts';
+import type { CalendarParser } from './calendar-parser.adapter.ts';
 import { claimDueImports } from './imports.queries.ts';
 import { applySync, readCalendar, SYNC_EVERY_MS } from './imports.service.ts';
 

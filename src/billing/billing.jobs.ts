@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { type PaymentProcessor, ProcessorRefusal } from '../payments/processor.ts';
-import type { Processors } from '../payments/processors.ts';
+import { type PaymentProcessor, ProcessorRefusal } from '../payments/processor.adapter.ts';
+import type { Processors } from '../payments/processors.adapter.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type Db, withTx } from '../platform/db.ts';
 import type { Job } from '../platform/jobs.ts';

@@ -4,8 +4,8 @@ import type { ChangeFeed } from '../platform/change-feed.ts';
 import { type Db, type Tx, withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
 import { recordProcessorEvent } from './inbound.queries.ts';
-import type { ProcessorEvent } from './processor.ts';
-import type { Processors } from './processors.ts';
+import type { ProcessorEvent } from './processor.adapter.ts';
+import type { Processors } from './processors.adapter.ts';
 
 /** What an event handler may use beside its transaction. */
 export interface EventContext {

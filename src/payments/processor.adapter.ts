@@ -1,7 +1,7 @@
 /**
  * What Slotwise asks of a payment processor. Two implementations: Stripe through its official
- * SDK (`stripe-processor.ts`, when `STRIPE_SECRET_KEY` is set) and a simulated processor
- * (`simulated-processor.ts`: the embedded default, and every sandbox business), whose ids, client
+ * SDK (`stripe-processor.adapter.ts`, when `STRIPE_SECRET_KEY` is set) and a simulated processor
+ * (`simulated-processor.adapter.ts`: the embedded default, and every sandbox business), whose ids, client
  * secrets and events have Stripe's shapes and reach the same inbound handler.
  *
  * Every call that creates or moves money carries an idempotency key derived from the booking (or

@@ -12,7 +12,7 @@ import {
   ProcessorRefusal,
   type SetupIntent,
   type SubscriptionCheckoutRequest,
-} from './processor.ts';
+} from './processor.adapter.ts';
 import {
   insertObject,
   latestObject,

@@ -6,8 +6,8 @@ import type { Clock } from '../platform/clock.ts';
 import { type Db, withTx } from '../platform/db.ts';
 import type { Job } from '../platform/jobs.ts';
 import { decrypt } from '../platform/secrets.ts';
-import { signatureHeaders } from './signing.ts';
-import { type ResolvedAddress, UnresolvedHost, UnsafeTarget, type WebhookTargets } from './target.ts';
+import { signatureHeaders } from './signing.rules.ts';
+import { type ResolvedAddress, UnresolvedHost, UnsafeTarget, type WebhookTargets } from './target.adapter.ts';
 import {
   type ClaimedDelivery,
   claimDue,

@@ -9,7 +9,7 @@ import {
   ProcessorRefusal,
   type SetupIntent,
   type SubscriptionCheckoutRequest,
-} from './processor.ts';
+} from './processor.adapter.ts';
 
 /** Refusals about the state of an object (already captured, cancelled, unknown), not about our request. */
 const STATE_REFUSALS = new Set([

@@ -3,12 +3,12 @@ import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
 import { type ClaimedMessage, findMessageVenue, type MessageType } from './outbox.queries.ts';
-import { OutboxSender, SendFailure } from './outbox-sender.ts';
-import { type BookingPayload, type OfferPayload, type RenderedEmail, renderEmail } from './render.ts';
-import { venueInHeader } from './subject.ts';
+import { OutboxSender, SendFailure } from './outbox-sender.jobs.ts';
+import { type BookingPayload, type OfferPayload, type RenderedEmail, renderEmail } from './render.view.ts';
+import { venueInHeader } from './subject.view.ts';
 
 export { insertEmail as enqueueEmail, type NewEmail } from './outbox.queries.ts';
-export { venueInSubject } from './subject.ts';
+export { venueInSubject } from './subject.view.ts';
 
 /**
  * An SMTP failure as a class: the server's reply code (`smtp_550`), or what went wrong on the way.

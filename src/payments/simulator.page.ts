@@ -1,5 +1,5 @@
 import { escapeHtml } from '../engine/html.ts';
-import type { StoredObject } from './simulated-processor.ts';
+import type { StoredObject } from './simulated-processor.adapter.ts';
 import { SAVEABLE_CARDS } from './simulator.service.ts';
 
 /**

@@ -8,7 +8,7 @@ import { AppError, invalidField } from '../platform/errors.ts';
  */
 export const SQLSTATE = {
   /**
-   * A statement's JSON parameter lacks a key it requires (`slotwise_require`, statements.ts): the
+   * A statement's JSON parameter lacks a key it requires (`slotwise_require`, statements.model.ts): the
    * two sides of the contract disagree. Never caught: a 500 `internal_error`.
    */
   PARAMETER_INCOMPLETE: 'SWC01',

@@ -2,8 +2,8 @@ import { type Static, Type } from 'typebox';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import type { DepositStatus } from '../schema.ts';
+import { DEPOSIT_STATUSES } from './bookings.model.ts';
 import { BookingSchema } from './bookings.view.ts';
-import { DEPOSIT_STATUSES } from './model.ts';
 
 /**
  * The contract between the booking use cases and the SQL functions of db/functions/ that take and

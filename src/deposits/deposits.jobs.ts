@@ -1,6 +1,6 @@
 import { chargeableAccount } from '../billing/connect.queries.ts';
-import type { PaymentIntent } from '../payments/processor.ts';
-import { ProcessorRefusal } from '../payments/processor.ts';
+import type { PaymentIntent } from '../payments/processor.adapter.ts';
+import { ProcessorRefusal } from '../payments/processor.adapter.ts';
 import type { Clock } from '../platform/clock.ts';
 import { withTx } from '../platform/db.ts';
 import type { Job } from '../platform/jobs.ts';

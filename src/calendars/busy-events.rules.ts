@@ -1,6 +1,6 @@
 import ical, { type RRule, type VEvent } from 'node-ical';
 import { addDays, resolveWallBoundary, wallMidnight, zoneSpan } from '../engine/time.ts';
-import { SyncFailed } from './sync-failure.ts';
+import { SyncFailed } from './sync-failure.model.ts';
 
 const DAY_MS = 86_400_000;
 /** Recurring events are expanded this far ahead; a sync at least daily moves the window on. */
@@ -61,7 +61,7 @@ function capRule(rule: RRule, max: number, produced: (count: number) => void): v
  * nor cancelled, recurrences expanded (EXDATE and overrides honoured), all-day events as the
  * whole local days of the venue's zone. Throws SyncFailed: `parse_error` for text that is not a
  * calendar, `too_complex` past the budget (every event and every instance counts, those skipped
- * afterwards too), `too_large` past 5,000 busy periods. Meant for a worker thread (`calendar-parser.ts`).
+ * afterwards too), `too_large` past 5,000 busy periods. Meant for a worker thread (`calendar-parser.adapter.ts`).
  */
 export function busyPeriods(text: string, now: number, timeZone: string): BusyPeriod[] {
   if (!/^\s*BEGIN:VCALENDAR/i.test(text)) throw new SyncFailed('parse_error');

@@ -18,7 +18,7 @@ import type {
   StartCheckFailure,
 } from '../engine/types.ts';
 import type { BusySpan, DayContext } from './availability.queries.ts';
-import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.ts';
+import { type DayQuery, type LoadedDay, type PartyChannel, toDayRules } from './day-rules.service.ts';
 
 /** Why a day lists no slots: the answer's `reason`, null while it lists some. */
 export type NoSlotsReason =

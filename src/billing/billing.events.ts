@@ -1,10 +1,10 @@
-import type { EventContext, EventHandler, EventHandlers } from '../payments/inbound.ts';
-import type { ProcessorEvent } from '../payments/processor.ts';
+import type { EventContext, EventHandler, EventHandlers } from '../payments/inbound.events.ts';
+import type { ProcessorEvent } from '../payments/processor.adapter.ts';
 import { oneMonthAfter } from '../platform/clock.ts';
 import type { Tx } from '../platform/db.ts';
 import { isUuid } from '../platform/schemas.ts';
 import { syncConnectedAccount } from './connect.queries.ts';
-import { PLAN_IDS, PLANS, type PlanId } from './plans.ts';
+import { PLAN_IDS, PLANS, type PlanId } from './plans.rules.ts';
 import {
   type BillingDeveloperRow,
   closeOpenCheckout,

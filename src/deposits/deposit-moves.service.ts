@@ -1,11 +1,11 @@
-import { type AuditActor, recordAudit } from '../audit/audit.ts';
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
 import { lockBooking, updateBooking } from '../bookings/bookings.queries.ts';
 import { findBooking } from '../bookings/bookings.service.ts';
 import type { BookingStatus } from '../engine/status.ts';
 import type { WebhookEventType } from '../engine/webhook-events.ts';
 import type { Tx } from '../platform/db.ts';
 import type { DepositStatus } from '../schema.ts';
-import { bookingStatusEvent, emitEvent } from '../webhooks/events.ts';
+import { bookingStatusEvent, emitEvent } from '../webhooks/events.service.ts';
 import { lockDeposit, type StoredDeposit, updateDeposit } from './deposits.queries.ts';
 
 /** Work the service does by itself (jobs, the processor's events) is audited under this name. */

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { bookingUid } from '../engine/calendar-uid.ts';
 import { escapeHtml } from '../engine/html.ts';
 import type { NotificationLanguage } from '../schema.ts';
-import { type Invite, inviteFor } from './invite.ts';
+import { type Invite, inviteFor } from './invite.rules.ts';
 import type { MessageType } from './outbox.queries.ts';
-import { venueInSubject } from './subject.ts';
+import { venueInSubject } from './subject.view.ts';
 
 export const MESSAGE_TYPES: readonly MessageType[] = [
   'booking_confirmed',

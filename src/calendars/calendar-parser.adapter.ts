@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { BusyPeriod } from './busy-events.ts';
-import { SyncFailed, type SyncFailure } from './sync-failure.ts';
+import type { BusyPeriod } from './busy-events.rules.ts';
+import { SyncFailed, type SyncFailure } from './sync-failure.model.ts';
 
 const WORKER = new URL('./busy-events.worker.ts', import.meta.url);
 
