@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 
-/** The bars' colour: the dashboard's accent (`--accent` in styles.css; a canvas reads no CSS). */
+/** The bars' colour: the dashboard's accent (`--accent` in base.css; a canvas reads no CSS). */
 export const BAR_COLOUR = '#1f5fbf';
 const INK = '#56606c';
 const GRID = '#e4e7eb';
