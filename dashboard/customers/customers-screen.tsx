@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
-import { changed } from '../changes.ts';
+import { versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
@@ -42,7 +42,7 @@ function useSettled(value: string): string {
 /** The results of the settled search, more pages on demand, reloaded when data changes. */
 function useResults(search: string) {
   const [results, setResults] = useState<{ search: string; items: CustomerSummary[]; next: string | null }>();
-  const version = changed.value;
+  const version = versionOf('bookings');
   useLatest(
     () => searchCustomers(search),
     (page: CustomerPage) => setResults({ search, items: page.items, next: page.next_cursor }),
@@ -66,7 +66,7 @@ function useResults(search: string) {
 /** The open customer (`#/customers/<id>`), reloaded when data changes; `missing` when there is none such. */
 function useCustomer(customerId: string | undefined) {
   const [customer, setCustomer] = useState<CustomerRecord | 'missing'>();
-  const version = changed.value;
+  const version = versionOf('bookings');
   // Another customer opened: nothing is shown until it is loaded (a change of data keeps the shown one meanwhile).
   useEffect(() => setCustomer(undefined), [customerId]);
   useLatest(

@@ -1,7 +1,7 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { allPages, call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Check, Choice, fieldId, SettingsForm, TextArea, useSaving } from './form.tsx';
@@ -15,7 +15,7 @@ const SCOPES: Scope[] = ['read', 'write', 'admin'];
 export default function ApiKeys() {
   const [keys, setKeys] = useState<Key[] | null>(null);
   const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     allPages((cursor) =>
       call((api) => api.GET('/v1/manage/api-keys', { params: { query: { limit: 200, cursor } } })),

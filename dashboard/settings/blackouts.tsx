@@ -2,7 +2,7 @@ import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { dayShort } from '../../widget/format.ts';
 import { allPages, call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { language, t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Field, mayChange, orNull, SettingsForm, useSaving } from './form.tsx';
@@ -13,7 +13,7 @@ type Blackout =
 /** Days the venue is closed: listed (past ones too), added as a day or a range with a reason, removed. */
 export default function Blackouts() {
   const [blackouts, setBlackouts] = useState<Blackout[] | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     allPages((cursor) =>
       call((api) => api.GET('/v1/manage/blackout-dates', { params: { query: { limit: 200, cursor } } })),

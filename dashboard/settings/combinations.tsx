@@ -2,7 +2,7 @@ import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { allPages, call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Check, Field, mayChange, SettingsForm, useSaving } from './form.tsx';
@@ -15,7 +15,7 @@ type Table = operations['listResources']['responses'][200]['content']['applicati
 export default function Combinations() {
   const [combinations, setCombinations] = useState<Combination[] | null>(null);
   const [tables, setTables] = useState<Table[]>([]);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     Promise.all([
       allPages((cursor) =>

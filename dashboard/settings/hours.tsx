@@ -1,7 +1,7 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.ts';
-import { changed } from '../changes.ts';
+import { versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { dayName, WEEK } from './days.ts';
@@ -18,7 +18,7 @@ interface DayInput {
 /** The weekly opening hours: for each day, open or closed, from, until, and the latest start. */
 export default function Hours() {
   const [week, setWeek] = useState<Day[] | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     call((api) => api.GET('/v1/manage/hours'))
       .then(setWeek)

@@ -1,7 +1,7 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.ts';
-import { changed } from '../changes.ts';
+import { versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { dayName, WEEK } from './days.ts';
@@ -86,7 +86,7 @@ const bodyOf = (draft: Draft): PeriodInput => ({
 /** Service periods (lunch, dinner): when bookings start on which days, their grid and pacing. */
 export default function Periods() {
   const [periods, setPeriods] = useState<Period[] | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     call((api) => api.GET('/v1/manage/service-periods'))
       .then(setPeriods)

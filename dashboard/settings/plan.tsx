@@ -1,7 +1,7 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { call, session } from '../api.ts';
-import { changed } from '../changes.ts';
+import { versionOf } from '../changes.ts';
 import { language, t } from '../i18n.ts';
 import { report } from '../problems.ts';
 
@@ -16,7 +16,7 @@ const PAID_PLANS = ['starter', 'pro', 'premium'] as const;
 export default function Plan() {
   const [plan, setPlan] = useState<Subscription | null>(null);
   const [wanted, setWanted] = useState<(typeof PAID_PLANS)[number]>('pro');
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     call((api) => api.GET('/v1/manage/subscription'))
       .then(setPlan)

@@ -1,7 +1,7 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { allPages, call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Check, Field, mayChange, SettingsForm, text, useSaving } from './form.tsx';
@@ -12,7 +12,7 @@ type Service = operations['listServices']['responses'][200]['content']['applicat
 export default function Services() {
   const [services, setServices] = useState<Service[] | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     allPages((cursor) =>
       call((api) =>

@@ -2,7 +2,7 @@
 import type { operations } from '@slotwise/sdk';
 import { useState } from 'preact/hooks';
 import { call } from '../api.ts';
-import { changed } from '../changes.ts';
+import { versionOf } from '../changes.ts';
 import { useLatest } from '../latest.ts';
 
 export type Settings = operations['getSettings']['responses'][200]['content']['application/json'];
@@ -16,7 +16,7 @@ export const patchSettings = (body: SettingsChange) =>
 /** The settings as saved, loaded again after any change. */
 export function useSettings(): Settings | null {
   const [settings, setSettings] = useState<Settings | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useLatest(() => call((api) => api.GET('/v1/manage/settings')), setSettings, [version]);
   return settings;
 }

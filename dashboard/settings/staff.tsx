@@ -1,7 +1,7 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { allPages, call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { language, t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Choice, Field, SettingsForm, useSaving } from './form.tsx';
@@ -15,7 +15,7 @@ const roleText = (role: Role) => (role === 'business_owner' ? t('settingsOwner')
 export default function Staff() {
   const [members, setMembers] = useState<Member[] | null>(null);
   const [done, setDone] = useState('');
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     allPages((cursor) =>
       call((api) => api.GET('/v1/manage/staff', { params: { query: { limit: 200, cursor } } })),

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { allPages, call } from '../api.ts';
-import { changed } from '../changes.ts';
+import { versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Check, Field, mayChange, orNull, SettingsForm, text, useSaving } from './form.tsx';
@@ -17,7 +17,7 @@ const loadResources = () =>
 export default function Tables() {
   const [tables, setTables] = useState<Listed[] | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     loadResources().then(setTables).catch(report);
   }, [version]);

@@ -2,7 +2,7 @@ import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { ALL_EVENTS, WEBHOOK_EVENTS } from '../../src/engine/webhook-events.ts';
 import { allPages, call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { language, t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { venue } from '../venue.ts';
@@ -22,7 +22,7 @@ export default function Webhooks() {
   const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     allPages((cursor) =>
       call((api) => api.GET('/v1/manage/webhooks', { params: { query: { limit: 200, cursor } } })),
@@ -122,7 +122,7 @@ export default function Webhooks() {
 /** The endpoint's last deliveries, newest first; a failed one can be sent again. */
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
-  const version = changed.value;
+  const version = versionOf('settings');
   useEffect(() => {
     call((api) =>
       api.GET('/v1/manage/webhooks/{endpoint_id}/deliveries', {

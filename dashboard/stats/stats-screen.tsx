@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { todayIn } from '../../src/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
 import { ApiError, call } from '../api.ts';
-import { changed } from '../changes.ts';
+import { versionOf } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { language, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
@@ -75,7 +75,7 @@ export default function StatsScreen({ params }: ScreenProps) {
   const [stats, setStats] = useState<Stats | null>(null);
   const [customOpen, setCustomOpen] = useState(false);
   const [showTables, setShowTables] = useState(false);
-  const version = changed.value;
+  const version = versionOf('bookings');
   const lang = language.value;
   const format = useMemo(() => formatsOf(lang), [lang]);
 

@@ -5,7 +5,7 @@ import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { allowsMove, type BookingStatus, isTerminal, waitsForStart } from '../../src/engine/status.ts';
 import { instantToWall } from '../../src/engine/time.ts';
 import { call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
@@ -380,7 +380,7 @@ function MovePicker({ booking }: { booking: Booking }) {
 /** A list of the booking's, loaded again whenever the shown data changes. */
 function useBookingList<T>(bookingId: string, load: () => Promise<T[]>): T[] | null {
   const [items, setItems] = useState<{ of: string; items: T[] } | null>(null);
-  const version = changed.value;
+  const version = versionOf('bookings');
   useLatest(load, (loaded) => setItems({ of: bookingId, items: loaded }), [bookingId, version]);
   return items?.of === bookingId ? items.items : null;
 }

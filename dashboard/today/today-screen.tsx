@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { instantToWall, minutesOf } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
@@ -42,7 +42,7 @@ export default function TodayScreen({ params }: ScreenProps) {
     matchMedia('(max-width: 600px)').matches ? 'list' : 'timeline',
   );
   const [creating, setCreating] = useState(false);
-  const version = changed.value;
+  const version = versionOf('bookings', 'settings');
 
   useLatest(
     () => loadDayPlan(date, timezone),

@@ -2,7 +2,7 @@ import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { dayLong } from '../../widget/format.ts';
 import { allPages, call } from '../api.ts';
-import { changed, dataChanged } from '../changes.ts';
+import { dataChanged, versionOf } from '../changes.ts';
 import { isDate, venueNow } from '../dates.ts';
 import { DayNav } from '../day-nav.tsx';
 import { language, t } from '../i18n.ts';
@@ -43,7 +43,7 @@ export default function WaitlistScreen({ params }: ScreenProps) {
   const [booking, setBooking] = useState<Entry | null>(null);
   const [adding, setAdding] = useState(false);
   const [said, setSaid] = useState('');
-  const version = changed.value;
+  const version = versionOf('waitlist');
   useEffect(() => setSaid(''), [date]);
 
   useLatest(
