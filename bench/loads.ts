@@ -246,6 +246,13 @@ export function monthLoad(
   });
 }
 
+/** What a load sent through the driver for a scenario's length made: its rate and latencies (ms), by the sorted latencies. */
+export function driverLoadResult(latencies: number[], failed: number): LoadResult {
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { rps: latencies.length / SECONDS, p50: at(0.5), p99: at(0.99), ok: latencies.length, failed };
+}
+
 /**
  * The yardstick of the database alone: single-row INSERTs in autocommit into a bare table with
  * the same kind of exclusion constraint, from BOOKING_CLIENTS workers over a pool of the server's
@@ -256,7 +263,6 @@ export async function bareInsertLoad(db: Db): Promise<LoadResult> {
     db,
   );
   let n = 0;
-  let done = 0;
   let failed = 0;
   const latencies: number[] = [];
   const deadline = Date.now() + SECONDS * 1000;
@@ -270,7 +276,6 @@ export async function bareInsertLoad(db: Db): Promise<LoadResult> {
         await sql`INSERT INTO bench_bare_inserts VALUES (${i % 50}, ${rangeLiteral(start, start + 3_600_000)}::tstzrange)`.execute(
           db,
         );
-        done++;
         latencies.push(performance.now() - started);
       } catch {
         failed++;
@@ -278,9 +283,7 @@ export async function bareInsertLoad(db: Db): Promise<LoadResult> {
     }
   };
   await Promise.all(Array.from({ length: BOOKING_CLIENTS }, worker));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rps: done / SECONDS, p50: at(0.5), p99: at(0.99), ok: done, failed };
+  return driverLoadResult(latencies, failed);
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   bookingLoad,
   CONNECTIONS,
   customerSearchLoad,
+  driverLoadResult,
   type LoadResult,
   load,
   monthLoad,
@@ -163,7 +164,6 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
   const month = `${new Date().toISOString().slice(0, 7)}-01`;
   const bookedAt = new Map<string, number>();
   let n = 0;
-  let done = 0;
   let failed = 0;
   const latencies: number[] = [];
   const deadline = Date.now() + SECONDS * 1000;
@@ -212,7 +212,6 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
           action: 'booking.created',
           quota: { developer_id, month, limit: 50_000, plan_id: 'bench' },
         });
-        done++;
         latencies.push(performance.now() - started);
       } catch (error) {
         if (failed++ === 0)
@@ -221,9 +220,7 @@ async function bookingSqlLoad(db: Db, seeded: SeededBusiness): Promise<LoadResul
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rps: done / SECONDS, p50: at(0.5), p99: at(0.99), ok: done, failed };
+  return driverLoadResult(latencies, failed);
 }
 
 /** The bare route and the API's asked-before availability in turns, so the box's noise hits both alike; medians. */
