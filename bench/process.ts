@@ -9,22 +9,41 @@ export interface StartedProcess {
 
 /**
  * Starts `node <script> <args>` on a free port of 127.0.0.1 and waits (up to a minute) until
- * `readyPath` answers 200. Its stdout is dropped and its stderr shown, so a crash is seen.
+ * `readyPath` answers 200. Its stdout is dropped and its stderr shown, so a crash is seen. A port
+ * found free can be taken by another process before the child binds it (tests run side by side):
+ * the child then exits saying so, and is started again on another port.
  */
 export async function startProcess(
   script: string,
   env: Record<string, string>,
   options: { args?: string[]; nodeArgs?: string[]; readyPath: string },
 ): Promise<StartedProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnFreePort(script, env, options);
+    if ('child' in started) return started;
+    if (!started.portTaken || attempt === 5) throw new Error(`${script} exited with ${started.exitCode}`);
+  }
+}
+
+async function startOnFreePort(
+  script: string,
+  env: Record<string, string>,
+  options: { args?: string[]; nodeArgs?: string[]; readyPath: string },
+): Promise<StartedProcess | { exitCode: number; portTaken: boolean }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...(options.args ?? [])], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let said = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    if (said.length < 10_000) said += chunk;
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) return { exitCode: child.exitCode, portTaken: /already in use/.test(said) };
     try {
       const response = await fetch(`${url}${options.readyPath}`);
       if (response.ok) return { child, url };

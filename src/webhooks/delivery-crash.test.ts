@@ -75,7 +75,16 @@ describe('node src/main.ts worker', () => {
       DATABASE_URL: ctx.databaseUrl,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     });
-    await eventually(() => receiver.received.length === 1, `the worker to post the event (${run.output()})`);
+    // A failure below must not leave the worker running: its jobs would keep this file's process alive.
+    t.after(() => {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    });
+    // A worker's start (its imports, the migrations' check) takes seconds on a machine running two suites.
+    await eventually(
+      () => receiver.received.length === 1,
+      `the worker to post the event (${run.output()})`,
+      60_000,
+    );
     assert.match(run.output(), /worker is running the scheduled jobs/);
     run.child.kill('SIGKILL');
     const [, signal] = await run.exited;
