@@ -36,6 +36,8 @@ export interface BookableBusiness {
 }
 
 export interface BookableOptions {
+  /** The business's name; `Bistro Race` when not given. */
+  name?: string;
   settings?: Record<string, unknown>;
   /** A sandbox (`is_dev`) business. */
   sandbox?: boolean;
@@ -50,14 +52,11 @@ export async function setupBookable(
   app: FastifyInstance,
   options: BookableOptions = {},
 ): Promise<BookableBusiness> {
-  const tenant = await createTenant(app, { name: 'Bistro Race', is_dev: options.sandbox });
-  const call = async (method: 'PUT' | 'PATCH' | 'POST', url: string, payload: unknown) => {
-    const response = await app.inject({ method, url, headers: tenant.headers, payload: payload as object });
-    assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
-    return response.json();
-  };
-  if (options.settings) await call('PATCH', '/v1/manage/settings', options.settings);
-  await call(
+  const tenant = await createTenant(app, { name: options.name ?? 'Bistro Race', is_dev: options.sandbox });
+  if (options.settings) await send(app, tenant, 'PATCH', '/v1/manage/settings', options.settings);
+  await send(
+    app,
+    tenant,
     'PUT',
     '/v1/manage/hours',
     [0, 1, 2, 3, 4, 5, 6].map((day) => ({
@@ -73,7 +72,7 @@ export async function setupBookable(
     { name: 'T4', capacity_min: 1, capacity_max: 4 },
     { name: 'T6', capacity_min: 2, capacity_max: 6 },
   ]) {
-    resources[resource.name] = (await call('POST', '/v1/manage/resources', resource)).id;
+    resources[resource.name] = (await send(app, tenant, 'POST', '/v1/manage/resources', resource)).id;
   }
   return { tenant, resources };
 }
@@ -193,48 +192,4 @@ export async function send(
   });
   assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
   return response.body ? response.json() : null;
-}
-
-export interface VenueTable {
-  name: string;
-  section?: string;
-  capacity_min: number;
-  capacity_max: number;
-}
-
-/**
- * A venue as the browser tests open one, through the API: a business named `name` (a sandbox one
- * when `sandbox`), its `settings`, open every day from `open[0]` to `open[1]`, and its `tables`.
- * Answers the tenant and the tables' ids by name.
- */
-export async function setUpVenue(
-  app: FastifyInstance,
-  options: {
-    name: string;
-    settings: Record<string, unknown>;
-    open?: readonly [string, string];
-    tables?: readonly VenueTable[];
-    sandbox?: boolean;
-  },
-): Promise<{ tenant: Tenant; tables: Record<string, string> }> {
-  const tenant = await createTenant(app, { name: options.name, is_dev: options.sandbox ?? false });
-  await send(app, tenant, 'PATCH', '/v1/manage/settings', options.settings);
-  const [open, close] = options.open ?? ['11:00', '23:00'];
-  await send(
-    app,
-    tenant,
-    'PUT',
-    '/v1/manage/hours',
-    [0, 1, 2, 3, 4, 5, 6].map((day) => ({
-      day_of_week: day,
-      is_open: true,
-      open_time: open,
-      close_time: close,
-    })),
-  );
-  const tables: Record<string, string> = {};
-  for (const table of options.tables ?? []) {
-    tables[table.name] = (await send(app, tenant, 'POST', '/v1/manage/resources', table)).id;
-  }
-  return { tenant, tables };
 }

@@ -93,14 +93,11 @@ async function checkPeriods(executor: Executor, businessId: string, periods: rea
 
 /** A period as it is stored: the fields sent (a field left out takes its column's default), in order. */
 const toStored = (period: PeriodInput): NewPeriod => ({
-  ...Object.fromEntries(
-    PERIOD_FIELDS.filter((field) => period[field] !== undefined).map((f) => [f, period[f]]),
-  ),
+  ...(Object.fromEntries(
+    PERIOD_FIELDS.filter((field) => period[field] !== undefined).map((field) => [field, period[field]]),
+  ) as Omit<PeriodInput, 'id' | 'turn_times'>),
   id: period.id?.toLowerCase() ?? randomUUID(),
-  name: period.name,
   days_of_week: [...period.days_of_week].sort((a, b) => a - b),
-  start_time: period.start_time,
-  end_time: period.end_time,
   turn_times: period.turn_times ? JSON.stringify(byPartySize(period.turn_times)) : null,
   resource_ids: uniqueIds(period.resource_ids ?? []),
 });

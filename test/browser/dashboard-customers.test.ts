@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { createTestApp, type TestContext, uniqueEmail } from '../helpers.ts';
 
@@ -24,10 +24,12 @@ let browser: Browser;
 
 /** A venue whose regulars are Jürgen Müller (a visit, a no-show, one to come) and two others. */
 async function openVenue() {
-  const { tenant } = await setUpVenue(ctx.app, {
+  const { tenant } = await setupBookable(ctx.app, {
     name: 'Gasthaus Linde',
     settings: { timezone: ZONE },
-    tables: [{ name: 'T1', capacity_min: 1, capacity_max: 6 }],
+    resources: [{ name: 'T1', capacity_min: 1, capacity_max: 6 }],
+    open: '11:00',
+    close: '23:00',
   });
   const today = todayIn(ZONE, Date.now());
   const book = async (date: string, guest: Record<string, string>) =>

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, LIVE_WITHIN_MS, launchBrowser, signIn } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, eventuallyRead, type Tenant, type TestContext } from '../helpers.ts';
@@ -26,15 +26,17 @@ let day: string;
 
 /** Two tables in Paris, open every day 11:00-23:00, and a guest waiting for tomorrow. */
 async function openVenue(name: string): Promise<Tenant> {
-  const { tenant } = await setUpVenue(ctx.app, {
+  const { tenant } = await setupBookable(ctx.app, {
     name,
     settings: { timezone: ZONE, min_notice_hours: 0, max_capacity: 4 },
-    tables: ['T1', 'T2'].map((table) => ({
+    resources: ['T1', 'T2'].map((table) => ({
       name: table,
       section: 'Salle',
       capacity_min: 1,
       capacity_max: 4,
     })),
+    open: '11:00',
+    close: '23:00',
   });
   const waiting = await ctx.app.inject({
     method: 'POST',

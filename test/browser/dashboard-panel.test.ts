@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { SmsSender, smsProvider } from '../../src/messages/sms.jobs.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import {
   axeClean,
   browserSkipReason,
@@ -50,11 +50,18 @@ interface Venue {
 
 /** Three tables of 2 to 4 in Paris, open 11:00-23:00, and tonight's staff bookings. */
 async function openVenue(): Promise<Venue> {
-  const { tenant, tables } = await setUpVenue(ctx.app, {
+  const { tenant, resources: tables } = await setupBookable(ctx.app, {
     name: 'Chez Panel',
     // Two SMS a day: the first two bookings' confirmations are texted, the others withheld.
     settings: { timezone: ZONE, sms_enabled: true, sms_per_day: 2 },
-    tables: ['T1', 'T2', 'T3'].map((name) => ({ name, section: 'Salle', capacity_min: 1, capacity_max: 4 })),
+    resources: ['T1', 'T2', 'T3'].map((name) => ({
+      name,
+      section: 'Salle',
+      capacity_min: 1,
+      capacity_max: 4,
+    })),
+    open: '11:00',
+    close: '23:00',
   });
   const bookings: Record<string, string> = {};
   const book = async (last: string, time: string, table: string) => {

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
 import { Receiver } from '../../src/webhooks/receiver.fixture.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
@@ -29,10 +29,12 @@ let receiver: Receiver;
 
 /** A venue in Paris open every day 11:00–23:00 with two tables, and its owner's and a staff member's accounts. */
 async function openVenue() {
-  const { tenant } = await setUpVenue(ctx.app, {
+  const { tenant } = await setupBookable(ctx.app, {
     name: 'Osteria Luna',
     settings: { timezone: ZONE },
-    tables: ['T1', 'T2'].map((name) => ({ name, capacity_min: 2, capacity_max: 4 })),
+    resources: ['T1', 'T2'].map((name) => ({ name, capacity_min: 2, capacity_max: 4 })),
+    open: '11:00',
+    close: '23:00',
   });
   const owner = uniqueEmail('owner');
   const staff = uniqueEmail('staff');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
@@ -41,10 +41,12 @@ let browser: Browser;
 
 /** A venue in Paris open every day 11:00–23:00 with one table, and its owner's and a staff member's accounts. */
 async function openVenue() {
-  const { tenant } = await setUpVenue(ctx.app, {
+  const { tenant } = await setupBookable(ctx.app, {
     name: 'Trattoria Sole',
     settings: { timezone: ZONE },
-    tables: [{ name: 'T1', section: 'Sala', capacity_min: 2, capacity_max: 4 }],
+    resources: [{ name: 'T1', section: 'Sala', capacity_min: 2, capacity_max: 4 }],
+    open: '11:00',
+    close: '23:00',
   });
   const owner = uniqueEmail('owner');
   const staff = uniqueEmail('staff');

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { createTestApp, type TestContext } from '../helpers.ts';
 
@@ -42,15 +42,17 @@ after(async () => {
  * cancelled, one a no-show; a sixth later, outside the period looked at.
  */
 async function seededVenue() {
-  const { tenant, tables } = await setUpVenue(ctx.app, {
+  const { tenant, resources: tables } = await setupBookable(ctx.app, {
     name: 'Brasserie Lumière',
     settings: { timezone: ZONE },
-    tables: ['T1', 'T2', 'T3', 'T4'].map((name) => ({
+    resources: ['T1', 'T2', 'T3', 'T4'].map((name) => ({
       name,
       section: 'Salle',
       capacity_min: 1,
       capacity_max: 6,
     })),
+    open: '11:00',
+    close: '23:00',
   });
   const book = async (day: number, time: string, capacity: number, table: string) =>
     (

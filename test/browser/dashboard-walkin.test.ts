@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
 import { freePort } from '../free-port.ts';
@@ -27,10 +27,12 @@ let today: string;
 
 /** Open 11:00-23:00 every day in Paris, three tables, deposits taken. */
 async function openBistro(): Promise<Tenant> {
-  const { tenant } = await setUpVenue(ctx.app, {
+  const { tenant } = await setupBookable(ctx.app, {
     name: 'Bistro du Coin',
     settings: { timezone: ZONE },
-    tables: ['T1', 'T2', 'T3'].map((name) => ({ name, capacity_min: 2, capacity_max: 4 })),
+    resources: ['T1', 'T2', 'T3'].map((name) => ({ name, capacity_min: 2, capacity_max: 4 })),
+    open: '11:00',
+    close: '23:00',
   });
   // Deposits are taken once the business has a payment account.
   await connectPaymentAccount(ctx.app, tenant.businessId);

@@ -6,7 +6,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import ical, { type VEvent } from 'node-ical';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bookingUid } from '../../src/engine/calendar-uid.ts';
-import { setUpVenue } from '../booking-fixtures.ts';
+import { setupBookable } from '../booking-fixtures.ts';
 import { browserSkipReason, launchBrowser, screenshotPath } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
@@ -42,12 +42,13 @@ after(async () => {
 
 /** A venue open 12:00-22:00 every day with one table for 1-4 and these settings. */
 async function openVenue(name: string, settings: Record<string, unknown>, sandbox = false): Promise<Tenant> {
-  const { tenant } = await setUpVenue(ctx.app, {
+  const { tenant } = await setupBookable(ctx.app, {
     name,
     sandbox,
     settings: { timezone: 'Europe/Paris', min_notice_hours: 0, max_capacity: 4, ...settings },
-    open: ['12:00', '22:00'],
-    tables: [{ name: 'Table 1', capacity_min: 1, capacity_max: 4 }],
+    open: '12:00',
+    close: '22:00',
+    resources: [{ name: 'Table 1', capacity_min: 1, capacity_max: 4 }],
   });
   return tenant;
 }

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { todayIn } from '../../src/engine/index.ts';
-import { send, setUpVenue } from '../booking-fixtures.ts';
+import { send, setupBookable } from '../booking-fixtures.ts';
 import {
   browserSkipReason,
   focusedLabel,
@@ -63,12 +63,13 @@ async function openVenue(
   origins: string[],
   settings: Record<string, unknown> = {},
 ): Promise<Venue> {
-  const { tenant } = await setUpVenue(ctx.app, {
+  const { tenant } = await setupBookable(ctx.app, {
     name,
     sandbox: settings.deposit_type !== undefined,
     settings: { timezone: VENUE_ZONE, min_notice_hours: 0, default_slot_interval_minutes: 30, ...settings },
-    open: ['12:00', '22:00'],
-    tables: [{ name: 'Table 1', capacity_min: 1, capacity_max: 4 }],
+    open: '12:00',
+    close: '22:00',
+    resources: [{ name: 'Table 1', capacity_min: 1, capacity_max: 4 }],
   });
   const created = await send(ctx.app, tenant, 'POST', '/v1/manage/api-keys', {
     name: 'website',
