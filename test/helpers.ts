@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { openAsBlob, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, it } from 'node:test';
@@ -83,7 +83,7 @@ const PGLITE_VERSION: string = JSON.parse(
 export async function openBlankPGlite(dataDir?: string, timeouts?: DbTimeouts): Promise<PGliteDatabase> {
   const blank = join(tmpdir(), `slotwise-test-blank-${PGLITE_VERSION}.tar`);
   try {
-    return await openPGlite(dataDir, new Blob([readFileSync(blank)]), timeouts);
+    return await openPGlite(dataDir, await openAsBlob(blank), timeouts);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -102,7 +102,7 @@ async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promi
   const name = `slotwise-test-${schemaFingerprint()}.tar`;
   const snapshot = join(tmpdir(), name);
   try {
-    return await openPGlite(dataDir, new Blob([readFileSync(snapshot)]), timeouts);
+    return await openPGlite(dataDir, await openAsBlob(snapshot), timeouts);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
