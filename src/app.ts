@@ -337,7 +337,15 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   // offer) is sent by the messages and webhooks after it in the same pass. Before the close hook
   // below: Fastify runs close hooks last-added first, so what an area's jobs hold is closed once
   // that hook has stopped the jobs.
-  for (const area of [depositsArea, billingArea, waitlistArea, messagesArea, webhooksArea, calendarsArea]) {
+  for (const area of [
+    depositsArea,
+    billingArea,
+    waitlistArea,
+    messagesArea,
+    webhooksArea,
+    calendarsArea,
+    customersArea,
+  ]) {
     for (const job of area.jobs?.(app) ?? []) app.jobs.add(job);
   }
   app.jobs.add({ name: 'change-log-prune', everyMs: 300_000, run: () => pruneChangeLog(database.db) });

@@ -171,6 +171,10 @@ export interface Businesses {
    */
   description: string | null;
   developer_id: string;
+  /**
+   * Guests with no booking for this many months are erased by a job; null keeps them.
+   */
+  guest_data_retention_months: number | null;
   guest_emails_enabled: Generated<boolean>;
   id: Generated<string>;
   is_dev: Generated<boolean>;
@@ -240,6 +244,10 @@ export interface CalendarFeeds {
   business_id: string;
   created_at: Generated<Timestamp>;
   id: Generated<string>;
+  /**
+   * Whether the feed's events carry the staff's notes and the guest's allergies; the guest's own notes always.
+   */
+  private_notes: Generated<boolean>;
   resource_id: string | null;
   token_hash: string;
 }
@@ -296,16 +304,38 @@ export interface ConnectedAccounts {
 }
 
 export interface Customers {
+  allergies: string | null;
   business_id: string;
   created_at: Generated<Timestamp>;
   email: string | null;
+  /**
+   * When the guest's personal data was erased: name, contact, notes and allergies are gone from every table.
+   */
+  erased_at: Timestamp | null;
   first_name: string;
   id: Generated<string>;
   last_name: string;
+  /**
+   * Set true only by the guest's own action (a box on the hosted page or widget).
+   */
+  marketing_opt_in: Generated<boolean>;
+  /**
+   * The profile this duplicate was merged into: its phone still reaches that one, and it is listed nowhere.
+   */
+  merged_into: string | null;
   phone: string;
   phone_national: string | null;
   phone_normalized: string;
+  preferred_language: string | null;
   search_text: string | null;
+  /**
+   * The staff's notes on the guest: never in a guest's answer or message.
+   */
+  staff_notes: string | null;
+  /**
+   * Free labels the staff give a guest (vip, regular), at most 20.
+   */
+  tags: Generated<string[]>;
   updated_at: Generated<Timestamp>;
 }
 

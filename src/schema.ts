@@ -55,6 +55,8 @@ export const WITHHELD_CLASSES = [
 ] as const;
 export type WithheldClass = (typeof WITHHELD_CLASSES)[number];
 
+type CustomersTable = Narrowed<Tables.Customers, { preferred_language: NotificationLanguage | null }>;
+
 type MessageOutboxTable = Narrowed<Tables.MessageOutbox, { withheld_class: WithheldClass | null }>;
 
 type BusinessesTable = Narrowed<
@@ -170,6 +172,7 @@ export type DB = Narrowed<
   {
     developers: DevelopersTable;
     businesses: BusinessesTable;
+    customers: CustomersTable;
     message_outbox: MessageOutboxTable;
     service_periods: ServicePeriodsTable;
     memberships: MembershipsTable;

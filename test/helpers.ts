@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { openAsBlob, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  openAsBlob,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, it } from 'node:test';
@@ -82,11 +91,7 @@ const PGLITE_VERSION: string = JSON.parse(
  */
 export async function openBlankPGlite(dataDir?: string, timeouts?: DbTimeouts): Promise<PGliteDatabase> {
   const blank = join(tmpdir(), `slotwise-test-blank-${PGLITE_VERSION}.tar`);
-  try {
-    return await openPGlite(dataDir, await openAsBlob(blank), timeouts);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  if (existsSync(blank)) return openPGlite(dataDir, await openAsBlob(blank), timeouts);
   const database = await openPGlite(dataDir, undefined, timeouts);
   writeWhole(blank, await (await database.dumpDataDir()).bytes());
   return database;
@@ -101,11 +106,7 @@ export async function openBlankPGlite(dataDir?: string, timeouts?: DbTimeouts): 
 async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promise<PGliteDatabase> {
   const name = `slotwise-test-${schemaFingerprint()}.tar`;
   const snapshot = join(tmpdir(), name);
-  try {
-    return await openPGlite(dataDir, await openAsBlob(snapshot), timeouts);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  if (existsSync(snapshot)) return openPGlite(dataDir, await openAsBlob(snapshot), timeouts);
   const database = await openBlankPGlite(dataDir, timeouts);
   await migrate(database);
   writeWhole(snapshot, await (await database.dumpDataDir()).bytes());

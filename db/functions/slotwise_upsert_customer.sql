@@ -3,6 +3,9 @@
 -- customer whose record already says what the caller sent is only read: the INSERT ... ON CONFLICT
 -- would compute the proposed row's search keys (trigger customers_search) before finding the
 -- conflict, and rewrite the row and its index entries for the same text.
+-- A phone of a profile merged into another reaches the kept one. The record found is locked FOR KEY
+-- SHARE, as the booking's foreign key would lock it anyway: a merge (FOR UPDATE) running meanwhile
+-- is waited for and its result read, so no booking lands on a profile merged away.
 CREATE OR REPLACE FUNCTION slotwise_upsert_customer(
   p_business uuid, p_first text, p_last text, p_phone text, p_phone_normalized text, p_email text,
   p_trusted boolean
@@ -10,7 +13,18 @@ CREATE OR REPLACE FUNCTION slotwise_upsert_customer(
 DECLARE
   v_found customers;
 BEGIN
-  SELECT * INTO v_found FROM customers WHERE business_id = p_business AND phone_normalized = p_phone_normalized;
+  SELECT * INTO v_found FROM customers WHERE business_id = p_business AND phone_normalized = p_phone_normalized
+    FOR KEY SHARE;
+  IF FOUND AND v_found.merged_into IS NOT NULL THEN
+    SELECT * INTO v_found FROM customers WHERE business_id = p_business AND id = v_found.merged_into FOR KEY SHARE;
+    IF p_trusted AND (v_found.first_name, v_found.last_name, v_found.email)
+      IS DISTINCT FROM (p_first, p_last, coalesce(p_email, v_found.email)) THEN
+      UPDATE customers SET first_name = p_first, last_name = p_last, email = coalesce(p_email, email), updated_at = now()
+      WHERE business_id = p_business AND id = v_found.id RETURNING * INTO v_found;
+    END IF;
+    RETURN NEXT v_found;
+    RETURN;
+  END IF;
   IF FOUND AND (NOT p_trusted OR (v_found.first_name, v_found.last_name, v_found.phone, v_found.email)
     IS NOT DISTINCT FROM (p_first, p_last, p_phone, coalesce(p_email, v_found.email))) THEN
     RETURN NEXT v_found;

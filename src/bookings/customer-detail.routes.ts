@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CustomerView } from '../customers/customers.view.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { DateString, IdParams, Nullable } from '../platform/schemas.ts';
+import { withTx } from '../platform/db.ts';
+import { DateString, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { BookingSchema } from './bookings.view.ts';
-import { customerDetail } from './customer-detail.service.ts';
+import { customerDetail, customerExport } from './customer-detail.service.ts';
 
 const CustomerStatsSchema = Type.Object({
   total_bookings: Type.Integer({ format: 'int32' }),
@@ -29,6 +30,62 @@ const CustomerDetailSchema = Type.Object({
   stats: CustomerStatsSchema,
 });
 
+const CustomerExportSchema = Type.Object({
+  exported_at: Timestamp,
+  customer: CustomerView,
+  merged_profiles: Type.Array(
+    Type.Object({
+      id: Uuid,
+      first_name: Type.String(),
+      last_name: Type.String(),
+      phone: Type.String(),
+      email: Nullable(Type.String()),
+      created_at: Timestamp,
+    }),
+    { description: 'the duplicates merged into this profile, as they were' },
+  ),
+  bookings: Type.Array(BookingSchema, { description: 'every booking, newest first' }),
+  waitlist_entries: Type.Array(
+    Type.Object({
+      id: Uuid,
+      preferred_date: Nullable(DateString),
+      capacity: Type.Integer({ format: 'int32' }),
+      guest_first_name: Nullable(Type.String()),
+      guest_last_name: Nullable(Type.String()),
+      guest_email: Nullable(Type.String()),
+      notes: Nullable(Type.String()),
+      created_at: Timestamp,
+    }),
+  ),
+  messages: Type.Array(
+    Type.Object({
+      id: Uuid,
+      type: Type.String(),
+      channel: Type.String(),
+      to_address: Type.String(),
+      subject: Nullable(Type.String()),
+      body_text: Nullable(Type.String()),
+      created_at: Timestamp,
+      sent_at: Nullable(Timestamp),
+    }),
+    {
+      description: 'every email and SMS written about the guest’s bookings and waitlist entries, as rendered',
+    },
+  ),
+  audit: Type.Array(
+    Type.Object({
+      action: Type.String(),
+      entity_type: Type.String(),
+      entity_id: Nullable(Uuid),
+      actor: Type.String(),
+      before: Type.Unknown(),
+      after: Type.Unknown(),
+      created_at: Timestamp,
+    }),
+    { description: 'the audit rows about the guest and their bookings, oldest first' },
+  ),
+});
+
 /** A customer's detail lists their bookings, so it sits with bookings, above customers. */
 export const customerDetailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -44,5 +101,25 @@ export const customerDetailRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => customerDetail(app.db, principalOf(request).businessId, request.params.customer_id),
+  );
+
+  app.get(
+    '/v1/manage/customers/:customer_id/export',
+    {
+      onRequest: requireBusiness({ scope: 'admin' }),
+      schema: {
+        operationId: 'exportCustomer',
+        tags: ['Customers'],
+        summary: 'Everything held about a guest, as JSON, for their right of access (audited)',
+        params: IdParams('customer_id'),
+        response: { 200: CustomerExportSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return withTx(app.db, (tx) =>
+        customerExport(tx, principal, request.params.customer_id, new Date(app.clock.now())),
+      );
+    },
   );
 };

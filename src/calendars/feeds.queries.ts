@@ -5,14 +5,15 @@ import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 export interface FeedRow {
   id: string;
   resource_id: string | null;
+  private_notes: boolean;
   created_at: Date;
 }
 
-const FEED_COLUMNS = ['id', 'resource_id', 'created_at'] as const;
+const FEED_COLUMNS = ['id', 'resource_id', 'private_notes', 'created_at'] as const;
 
 export const insertFeed = (
   executor: Executor,
-  feed: { business_id: string; resource_id: string | null; token_hash: string },
+  feed: { business_id: string; resource_id: string | null; private_notes: boolean; token_hash: string },
 ) => executor.insertInto('calendar_feeds').values(feed).returning(FEED_COLUMNS).executeTakeFirstOrThrow();
 
 export const listFeedsOf = <T>(executor: Executor, page: PageRequest, view: (row: FeedRow) => T) =>
@@ -48,6 +49,7 @@ export const feedByTokenHash = (executor: Executor, tokenHash: string) =>
     .select([
       'f.business_id',
       'f.resource_id',
+      'f.private_notes',
       'b.name as business_name',
       'b.notification_language as language',
       'r.name as resource_name',
@@ -64,6 +66,7 @@ export interface FeedBookingRow {
   confirmation_code: string;
   customer_notes: string | null;
   staff_notes: string | null;
+  allergies: string | null;
   guest_name: string;
   table_names: string | null;
   created_at: Date;
@@ -94,6 +97,7 @@ export const feedBookings = (
       'bk.confirmation_code',
       'bk.customer_notes',
       'bk.staff_notes',
+      'c.allergies',
       'bk.created_at',
       'bk.updated_at',
       sql<string>`trim(coalesce(bk.guest_first_name, c.first_name) || ' ' || coalesce(bk.guest_last_name, c.last_name))`.as(

@@ -6,7 +6,7 @@ import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { createFeed, findFeeds, renderFeed, revokeFeed } from './feeds.service.ts';
-import { CreatedFeedView, FeedView } from './feeds.view.ts';
+import { CreatedFeedView, FeedView, PrivateNotes } from './feeds.view.ts';
 
 const FeedParams = IdParams('feed_id');
 
@@ -25,7 +25,10 @@ export const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary:
           "A secret iCalendar feed of the business's bookings, or of one resource's; its URL is shown once",
         body: example(
-          Type.Object({ resource_id: Type.Optional(Nullable(Uuid)) }, { additionalProperties: false }),
+          Type.Object(
+            { resource_id: Type.Optional(Nullable(Uuid)), private_notes: Type.Optional(PrivateNotes) },
+            { additionalProperties: false },
+          ),
           {},
         ),
         response: { 201: CreatedFeedView },

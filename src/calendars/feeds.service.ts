@@ -36,7 +36,7 @@ export async function createFeed(
   tx: Tx,
   actor: AuditActor,
   publicBaseUrl: string,
-  input: { resource_id?: string | null },
+  input: { resource_id?: string | null; private_notes?: boolean },
 ) {
   const resourceId = input.resource_id ?? null;
   if (resourceId !== null && (await unknownResourceIds(tx, actor.businessId, [resourceId])).length > 0) {
@@ -47,6 +47,7 @@ export async function createFeed(
     await insertFeed(tx, {
       business_id: actor.businessId,
       resource_id: resourceId,
+      private_notes: input.private_notes ?? false,
       token_hash: sha256(token),
     }),
   );
@@ -101,8 +102,14 @@ const PARTY_OF: Record<string, (n: number) => string> = {
 export const sequenceOf = (booking: Pick<FeedBookingRow, 'created_at' | 'updated_at'>) =>
   Math.max(0, Math.floor((booking.updated_at.getTime() - booking.created_at.getTime()) / 1000));
 
-function describe(booking: FeedBookingRow): string {
-  return [`Code: ${booking.confirmation_code}`, booking.customer_notes, booking.staff_notes]
+/** The event's text: the code and the guest's notes; the staff's notes and allergies only in a private feed. */
+function describe(booking: FeedBookingRow, privateNotes: boolean): string {
+  const allergies = booking.allergies === null ? null : `Allergies: ${booking.allergies}`;
+  return [
+    `Code: ${booking.confirmation_code}`,
+    booking.customer_notes,
+    ...(privateNotes ? [allergies, booking.staff_notes] : []),
+  ]
     .filter((line) => line !== null && line.trim() !== '')
     .join('\n');
 }
@@ -148,7 +155,7 @@ export async function renderFeed(
       status: STATUS_OF[booking.status as BookingStatus],
       summary: `${partyOf(booking.capacity)} - ${booking.guest_name}`,
       location: booking.table_names,
-      description: describe(booking),
+      description: describe(booking, feed.private_notes),
     });
   }
   const body = calendar.toString();

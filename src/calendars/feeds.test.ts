@@ -128,10 +128,26 @@ describe('calendar feeds', () => {
     assert.equal(later.length, 2);
   });
 
+  it("carries the staff's notes and the guest's allergies only in a feed made private", async () => {
+    const { biz, send, staff } = await venue('Europe/Berlin');
+    const booking = await staff('2026-10-20', '19:00');
+    await send('PATCH', `/v1/manage/bookings/${booking.id}/notes`, { staff_notes: 'tips well' });
+    await send('PATCH', `/v1/manage/customers/${booking.customer_id}`, { allergies: 'walnuts' });
+    const open = await feedOf(biz.tenant.headers);
+    assert.equal(open.private_notes, false);
+    const openBody = (await read(open.path)).body;
+    assert.doesNotMatch(openBody, /tips well|walnuts/);
+    const closed = await feedOf(biz.tenant.headers, { private_notes: true });
+    assert.equal(closed.private_notes, true);
+    const closedBody = (await read(closed.path)).body;
+    assert.match(closedBody, /tips well/);
+    assert.match(closedBody, /Allergies: walnuts/);
+  });
+
   it('answers 304 to the current ETag and a new ETag after a change', async () => {
     const { biz, send, staff } = await venue('Europe/Berlin');
     const booking = await staff('2026-10-20', '19:00');
-    const feed = await feedOf(biz.tenant.headers);
+    const feed = await feedOf(biz.tenant.headers, { private_notes: true });
     const first = await read(feed.path);
     const etag = String(first.headers.etag);
     assert.match(etag, /^"[\w-]+"$/);
@@ -199,7 +215,7 @@ describe('calendar feeds', () => {
     });
     assert.deepEqual(
       listed.json().items.map((f: object) => Object.keys(f).sort()),
-      [['created_at', 'id', 'resource_id']],
+      [['created_at', 'id', 'private_notes', 'resource_id']],
     );
     const other = await createTenant(ctx.app, { name: 'Other' });
     const foreign = await ctx.app.inject({

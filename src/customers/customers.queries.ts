@@ -1,9 +1,9 @@
 import { type Selectable, sql } from 'kysely';
-import { HOLDING_STATUSES } from '../engine/status.ts';
+import { HOLDING_STATUSES, VISITED_STATUSES } from '../engine/status.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 import { escapeLike } from '../platform/sql.ts';
-import type { DB } from '../schema.ts';
+import type { DB, NotificationLanguage } from '../schema.ts';
 
 const CUSTOMER_COLUMNS = [
   'id',
@@ -11,19 +11,79 @@ const CUSTOMER_COLUMNS = [
   'last_name',
   'phone',
   'email',
+  'tags',
+  'allergies',
+  'staff_notes',
+  'marketing_opt_in',
+  'preferred_language',
+  'erased_at',
   'created_at',
   'updated_at',
 ] as const;
 
-export interface CustomerRow {
+/** What a guest's bookings tell of them, counted when read, never stored. */
+export interface GuestCounts {
+  visits: number | null;
+  no_shows: number | null;
+  cancellations: number | null;
+  last_visit: string | null;
+  total_covers: number | null;
+}
+
+export interface CustomerRow extends GuestCounts {
   id: string;
   first_name: string;
   last_name: string;
   phone: string;
   email: string | null;
+  tags: string[];
+  allergies: string | null;
+  staff_notes: string | null;
+  marketing_opt_in: boolean;
+  preferred_language: NotificationLanguage | null;
+  erased_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
+
+/** The profiles a business sees: a duplicate merged away is reached through the one it went into. */
+const liveCustomers = (executor: Executor, businessId: string) =>
+  executor
+    .selectFrom('customers')
+    .where('customers.business_id', '=', businessId)
+    .where('customers.merged_into', 'is', null)
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('bookings as b')
+          .whereRef('b.business_id', '=', 'customers.business_id')
+          .whereRef('b.customer_id', '=', 'customers.id')
+          .select((agg) => [
+            agg.fn.countAll<number>().filterWhere('b.status', 'in', VISITED_STATUSES).as('visits'),
+            agg.fn.countAll<number>().filterWhere('b.status', '=', 'no_show').as('no_shows'),
+            agg.fn.countAll<number>().filterWhere('b.status', '=', 'cancelled').as('cancellations'),
+            agg.fn
+              .max<string | null>('b.booking_date')
+              .filterWhere('b.status', 'in', VISITED_STATUSES)
+              .as('last_visit'),
+            agg.fn
+              .coalesce(
+                agg.fn.sum<number>('b.capacity').filterWhere('b.status', 'in', VISITED_STATUSES),
+                sql<number>`0`,
+              )
+              .as('total_covers'),
+          ])
+          .as('counts'),
+      (join) => join.onTrue(),
+    )
+    .select([
+      ...CUSTOMER_COLUMNS.map((column) => `customers.${column}` as const),
+      'counts.visits',
+      'counts.no_shows',
+      'counts.cancellations',
+      'counts.last_visit',
+      'counts.total_covers',
+    ]);
 
 export interface CustomerSearch {
   /**
@@ -66,8 +126,10 @@ export function listCustomers<T>(
   page: PageRequest,
   view: (row: CustomerRow) => T,
   search?: CustomerSearch,
+  tag?: string,
 ) {
-  let query = executor.selectFrom('customers').select(CUSTOMER_COLUMNS).where('business_id', '=', page.owner);
+  let query = liveCustomers(executor, page.owner).where('customers.erased_at', 'is', null);
+  if (tag !== undefined) query = query.where('customers.tags', '@>', sql<string[]>`ARRAY[${tag}]::text[]`);
   if (search) {
     const { folded, phone } = search;
     query = query.where((eb) =>
@@ -121,12 +183,47 @@ export async function upsertCustomerRow(executor: Executor, customer: NewCustome
 }
 
 export function findCustomer(executor: Executor, businessId: string, customerId: string) {
+  return liveCustomers(executor, businessId).where('customers.id', '=', customerId).executeTakeFirst();
+}
+
+/** A profile the business sees, locked for a change until the transaction ends. */
+export function lockCustomer(executor: Executor, businessId: string, customerId: string) {
   return executor
     .selectFrom('customers')
-    .select(CUSTOMER_COLUMNS)
-    .where('id', '=', customerId)
+    .selectAll()
     .where('business_id', '=', businessId)
+    .where('id', '=', customerId)
+    .where('merged_into', 'is', null)
+    .forUpdate()
     .executeTakeFirst();
+}
+
+export type ProfileChanges = Partial<
+  Pick<
+    Selectable<DB['customers']>,
+    | 'first_name'
+    | 'last_name'
+    | 'email'
+    | 'tags'
+    | 'allergies'
+    | 'staff_notes'
+    | 'marketing_opt_in'
+    | 'preferred_language'
+  >
+>;
+
+export async function updateCustomer(
+  executor: Executor,
+  businessId: string,
+  customerId: string,
+  changes: ProfileChanges,
+) {
+  await executor
+    .updateTable('customers')
+    .set({ ...changes, updated_at: sql<Date>`now()` })
+    .where('business_id', '=', businessId)
+    .where('id', '=', customerId)
+    .execute();
 }
 
 /** The detail's `stats` in one aggregate over all of the customer's bookings. */

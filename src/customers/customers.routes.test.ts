@@ -100,13 +100,24 @@ describe('GET /v1/manage/customers', () => {
       assert.equal(body.next_cursor, null);
       const zoe = body.items[2];
       assert.deepEqual(Object.keys(zoe).sort(), [
+        'allergies',
+        'cancellations',
         'created_at',
         'email',
+        'erased_at',
         'first_name',
         'id',
         'last_name',
+        'last_visit',
+        'marketing_opt_in',
+        'no_shows',
         'phone',
+        'preferred_language',
+        'staff_notes',
+        'tags',
+        'total_covers',
         'updated_at',
+        'visits',
       ]);
       assert.equal(zoe.phone, '+49 30 1111111');
       assert.equal(zoe.email, 'zoe@example.com');

@@ -23,6 +23,9 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 description: `partial match on first name, last name, phone or email, whatever the case and accents; a phone number also matches whatever its formatting, in its national or international form. At most ${SEARCH_LENGTH.max} characters, at least ${SEARCH_LENGTH.min} of them besides the spaces around them; \`%\`, \`_\` and \`\\\` match only themselves. A search running longer than ${SEARCH_TIMEOUT_MS / 1000} s is stopped: 503 \`search_timeout\` with \`Retry-After\`.`,
               }),
             ),
+            tag: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 40, description: 'only guests with this tag' }),
+            ),
             ...PageQuery,
           },
           { additionalProperties: false },
@@ -30,6 +33,6 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: pageEnvelope(CustomerView) },
       },
     },
-    async (request) => findCustomers(app.db, pageOf(request), request.query.search),
+    async (request) => findCustomers(app.db, pageOf(request), request.query.search, request.query.tag),
   );
 };

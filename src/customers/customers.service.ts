@@ -116,8 +116,8 @@ const searchStopped = () =>
  * The business's customers by name, optionally those whose names, phone or email contain
  * `search`, whatever its case, accents or phone formatting.
  */
-export async function findCustomers(db: Db, page: PageRequest, search?: string) {
-  if (search === undefined) return listCustomers(db, page, toCustomerView);
+export async function findCustomers(db: Db, page: PageRequest, search?: string, tag?: string) {
+  if (search === undefined) return listCustomers(db, page, toCustomerView, undefined, tag);
   const text = search.trim();
   if ([...text].length < SEARCH_LENGTH.min) {
     throw invalidField('search', `must hold at least ${SEARCH_LENGTH.min} characters besides spaces`);
@@ -129,7 +129,7 @@ export async function findCustomers(db: Db, page: PageRequest, search?: string) 
     () =>
       db.transaction().execute(async (tx) => {
         const folded = await foldForSearch(tx, text);
-        return listCustomers(tx, page, toCustomerView, { folded, phone });
+        return listCustomers(tx, page, toCustomerView, { folded, phone }, tag);
       }),
     searchStopped,
   );

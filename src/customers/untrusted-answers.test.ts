@@ -30,9 +30,30 @@ const MALLORY = {
   phone: '+49-30-5550-7777',
 };
 
-/** Nothing of the stored customer in an answer's text. */
+/** What the staff keep about the owner (docs/api-behaviour.md, "Guest profiles and privacy"). */
+const OWNER_PROFILE = {
+  tags: ['vip-owner-tag'],
+  allergies: 'owner-allergy-sesame',
+  staff_notes: 'owner-staff-remark',
+};
+
+/** Nothing of the stored customer, profile included, in an answer's text. */
 function assertNothingOfTheOwner(body: string) {
-  for (const secret of ['Real Owner', 'Ownerson', 'real@x.example', OWNER_PHONE, 'customer_id']) {
+  for (const secret of [
+    'Real Owner',
+    'Ownerson',
+    'real@x.example',
+    OWNER_PHONE,
+    'customer_id',
+    ...OWNER_PROFILE.tags,
+    OWNER_PROFILE.allergies,
+    OWNER_PROFILE.staff_notes,
+    '"allergies"',
+    '"tags"',
+    '"visits"',
+    '"no_shows"',
+    '"marketing_opt_in"',
+  ]) {
     assert.ok(!body.includes(secret), `the answer shows "${secret}": ${body}`);
   }
 }
@@ -61,6 +82,13 @@ async function withReturningCustomer(settings?: Record<string, unknown>) {
   const biz = await setupBookable(ctx.app, settings ? { settings } : {});
   const own = await postBooking(ctx.app, biz, { ...OWNER, start_time: '10:00' });
   assert.equal(own.statusCode, 201, own.body);
+  const profiled = await ctx.app.inject({
+    method: 'PATCH',
+    url: `/v1/manage/customers/${own.json().booking.customer_id}`,
+    headers: biz.tenant.headers,
+    payload: OWNER_PROFILE,
+  });
+  assert.equal(profiled.statusCode, 200, profiled.body);
   return { biz, owner: own.json().booking };
 }
 

@@ -11,6 +11,12 @@ export const BOOKING_STATUSES: readonly BookingStatus[] = StatusFacts.BOOKING_ST
 export const HOLDING_STATUSES: readonly BookingStatus[] = StatusFacts.HOLDING_STATUSES;
 /** The terminal statuses: no move leads out of them (slotwise_status_terminal). */
 export const TERMINAL_STATUSES: readonly BookingStatus[] = StatusFacts.TERMINAL_STATUSES;
+/**
+ * The statuses of a booking the guest came to: a guest profile's visits, last visit and covers
+ * count these. Checked in is a visit under way; a booking is no more pending or confirmed once
+ * the guest is there.
+ */
+export const VISITED_STATUSES: readonly BookingStatus[] = ['checked_in', 'completed'];
 
 /** Whether `status` is terminal; any text, as the dashboard reads a status off the wire. */
 export const isTerminal = (status: string): boolean =>

@@ -24,6 +24,7 @@ export interface BusinessSettings {
   public_bookings_per_ip_per_hour: number;
   /** Null: follows max_capacity. */
   max_online_party_size: number | null;
+  guest_data_retention_months: number | null;
   turn_times: TurnTime[];
 }
 
@@ -81,6 +82,7 @@ export const SETTINGS_COLUMNS = [
   'cancellation_cutoff_hours',
   'public_bookings_per_ip_per_hour',
   'max_online_party_size',
+  'guest_data_retention_months',
   'turn_times',
 ] as const;
 

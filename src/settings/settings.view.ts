@@ -64,6 +64,13 @@ export const SettingsFields = {
       'the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity',
     ),
   ),
+  guest_data_retention_months: Nullable(
+    int(
+      1,
+      120,
+      'guests with no booking starting within this many months (and no change to their profile for as long) are erased by a job; null keeps them',
+    ),
+  ),
   turn_times: Type.Array(
     Type.Object(
       {

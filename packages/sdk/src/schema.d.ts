@@ -1438,6 +1438,24 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /** Edit a guest’s profile: names, email, tags, allergies, staff notes, language (audited) */
+        patch: operations["updateCustomer"];
+        trace?: never;
+    };
+    "/v1/manage/customers/{customer_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everything held about a guest, as JSON, for their right of access (audited) */
+        get: operations["exportCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -1512,6 +1530,40 @@ export interface paths {
         get: operations["listCustomers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/customers/{customer_id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Merge this duplicate into another profile: its bookings, waitlist entries and messages move, tags, allergies and notes join; its phone then reaches the kept profile */
+        post: operations["mergeCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/customers/{customer_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase a guest’s personal data everywhere (names, contact, notes, allergies, messages); the bookings stay, anonymous, for the counts */
+        post: operations["eraseCustomer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2253,6 +2305,8 @@ export interface components {
             id: string;
             /** Format: uuid */
             resource_id: string | null;
+            /** @description whether its events also carry the staff’s notes and the guest’s allergies; the guest’s own notes always */
+            private_notes: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 with an offset, years 1900-2999
@@ -10829,6 +10883,11 @@ export interface operations {
                          * @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity
                          */
                         max_online_party_size: number | null;
+                        /**
+                         * Format: int32
+                         * @description guests with no booking starting within this many months (and no change to their profile for as long) are erased by a job; null keeps them
+                         */
+                        guest_data_retention_months: number | null;
                         /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
                         turn_times: {
                             /**
@@ -11065,6 +11124,11 @@ export interface operations {
                      * @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity
                      */
                     max_online_party_size?: number | null;
+                    /**
+                     * Format: int32
+                     * @description guests with no booking starting within this many months (and no change to their profile for as long) are erased by a job; null keeps them
+                     */
+                    guest_data_retention_months?: number | null;
                     /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
                     turn_times?: {
                         /**
@@ -11213,6 +11277,11 @@ export interface operations {
                          * @description the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity
                          */
                         max_online_party_size: number | null;
+                        /**
+                         * Format: int32
+                         * @description guests with no booking starting within this many months (and no change to their profile for as long) are erased by a job; null keeps them
+                         */
+                        guest_data_retention_months: number | null;
                         /** @description booking length by party size, ranges not overlapping, answered sorted by min_party: a booking without a service lasts the turn time of its party size, else default_slot_duration_minutes */
                         turn_times: {
                             /**
@@ -16271,6 +16340,39 @@ export interface operations {
                         last_name: string;
                         phone: string;
                         email: string | null;
+                        /** @description free labels (vip, regular), at most 20; a list filters by one with `tag` */
+                        tags: string[];
+                        /** @description shown first wherever the guest is seated */
+                        allergies: string | null;
+                        /** @description the staff’s notes, never shown to the guest */
+                        staff_notes: string | null;
+                        preferred_language: ("en" | "de" | "fr" | "nl" | "es") | null;
+                        /** @description set only by the guest’s own action online */
+                        marketing_opt_in: boolean;
+                        /**
+                         * Format: int32
+                         * @description bookings the guest came to: checked in or completed
+                         */
+                        visits: number;
+                        /** Format: int32 */
+                        no_shows: number;
+                        /** Format: int32 */
+                        cancellations: number;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        last_visit: string | null;
+                        /**
+                         * Format: int32
+                         * @description party sizes of the visits, summed
+                         */
+                        total_covers: number;
+                        /**
+                         * Format: date-time
+                         * @description when the guest’s personal data was erased; lists leave such profiles out
+                         */
+                        erased_at: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
@@ -16313,6 +16415,490 @@ export interface operations {
                              */
                             last_booking_date: string | null;
                         };
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tags": [
+                 *         "vip",
+                 *         "regular"
+                 *       ],
+                 *       "allergies": "peanuts",
+                 *       "staff_notes": "Likes table 4"
+                 *     }
+                 */
+                "application/json": {
+                    first_name?: string;
+                    last_name?: string;
+                    /** Format: email */
+                    email?: string | null;
+                    /** @description free labels (vip, regular), at most 20; a list filters by one with `tag` */
+                    tags?: string[];
+                    /** @description shown first wherever the guest is seated */
+                    allergies?: string | null;
+                    /** @description the staff’s notes, never shown to the guest */
+                    staff_notes?: string | null;
+                    preferred_language?: ("en" | "de" | "fr" | "nl" | "es") | null;
+                    /**
+                     * @description only withdrawn by staff, never given
+                     * @enum {boolean}
+                     */
+                    marketing_opt_in?: false;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        first_name: string;
+                        last_name: string;
+                        phone: string;
+                        email: string | null;
+                        /** @description free labels (vip, regular), at most 20; a list filters by one with `tag` */
+                        tags: string[];
+                        /** @description shown first wherever the guest is seated */
+                        allergies: string | null;
+                        /** @description the staff’s notes, never shown to the guest */
+                        staff_notes: string | null;
+                        preferred_language: ("en" | "de" | "fr" | "nl" | "es") | null;
+                        /** @description set only by the guest’s own action online */
+                        marketing_opt_in: boolean;
+                        /**
+                         * Format: int32
+                         * @description bookings the guest came to: checked in or completed
+                         */
+                        visits: number;
+                        /** Format: int32 */
+                        no_shows: number;
+                        /** Format: int32 */
+                        cancellations: number;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        last_visit: string | null;
+                        /**
+                         * Format: int32
+                         * @description party sizes of the visits, summed
+                         */
+                        total_covers: number;
+                        /**
+                         * Format: date-time
+                         * @description when the guest’s personal data was erased; lists leave such profiles out
+                         */
+                        erased_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        exported_at: string;
+                        customer: {
+                            /** Format: uuid */
+                            id: string;
+                            first_name: string;
+                            last_name: string;
+                            phone: string;
+                            email: string | null;
+                            /** @description free labels (vip, regular), at most 20; a list filters by one with `tag` */
+                            tags: string[];
+                            /** @description shown first wherever the guest is seated */
+                            allergies: string | null;
+                            /** @description the staff’s notes, never shown to the guest */
+                            staff_notes: string | null;
+                            preferred_language: ("en" | "de" | "fr" | "nl" | "es") | null;
+                            /** @description set only by the guest’s own action online */
+                            marketing_opt_in: boolean;
+                            /**
+                             * Format: int32
+                             * @description bookings the guest came to: checked in or completed
+                             */
+                            visits: number;
+                            /** Format: int32 */
+                            no_shows: number;
+                            /** Format: int32 */
+                            cancellations: number;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, years 1900-2999
+                             */
+                            last_visit: string | null;
+                            /**
+                             * Format: int32
+                             * @description party sizes of the visits, summed
+                             */
+                            total_covers: number;
+                            /**
+                             * Format: date-time
+                             * @description when the guest’s personal data was erased; lists leave such profiles out
+                             */
+                            erased_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            updated_at: string;
+                        };
+                        /** @description the duplicates merged into this profile, as they were */
+                        merged_profiles: {
+                            /** Format: uuid */
+                            id: string;
+                            first_name: string;
+                            last_name: string;
+                            phone: string;
+                            email: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            created_at: string;
+                        }[];
+                        /** @description every booking, newest first */
+                        bookings: components["schemas"]["Booking"][];
+                        waitlist_entries: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, years 1900-2999
+                             */
+                            preferred_date: string | null;
+                            /** Format: int32 */
+                            capacity: number;
+                            guest_first_name: string | null;
+                            guest_last_name: string | null;
+                            guest_email: string | null;
+                            notes: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            created_at: string;
+                        }[];
+                        /** @description every email and SMS written about the guest’s bookings and waitlist entries, as rendered */
+                        messages: {
+                            /** Format: uuid */
+                            id: string;
+                            type: string;
+                            channel: string;
+                            to_address: string;
+                            subject: string | null;
+                            body_text: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            sent_at: string | null;
+                        }[];
+                        /** @description the audit rows about the guest and their bookings, oldest first */
+                        audit: {
+                            action: string;
+                            entity_type: string;
+                            /** Format: uuid */
+                            entity_id: string | null;
+                            actor: string;
+                            before: unknown;
+                            after: unknown;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with an offset, years 1900-2999
+                             */
+                            created_at: string;
+                        }[];
                     };
                 };
             };
@@ -16964,6 +17550,8 @@ export interface operations {
             query?: {
                 /** @description partial match on first name, last name, phone or email, whatever the case and accents; a phone number also matches whatever its formatting, in its national or international form. At most 100 characters, at least 2 of them besides the spaces around them; `%`, `_` and `\` match only themselves. A search running longer than 1 s is stopped: 503 `search_timeout` with `Retry-After`. */
                 search?: string;
+                /** @description only guests with this tag */
+                tag?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -16991,6 +17579,39 @@ export interface operations {
                             last_name: string;
                             phone: string;
                             email: string | null;
+                            /** @description free labels (vip, regular), at most 20; a list filters by one with `tag` */
+                            tags: string[];
+                            /** @description shown first wherever the guest is seated */
+                            allergies: string | null;
+                            /** @description the staff’s notes, never shown to the guest */
+                            staff_notes: string | null;
+                            preferred_language: ("en" | "de" | "fr" | "nl" | "es") | null;
+                            /** @description set only by the guest’s own action online */
+                            marketing_opt_in: boolean;
+                            /**
+                             * Format: int32
+                             * @description bookings the guest came to: checked in or completed
+                             */
+                            visits: number;
+                            /** Format: int32 */
+                            no_shows: number;
+                            /** Format: int32 */
+                            cancellations: number;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, years 1900-2999
+                             */
+                            last_visit: string | null;
+                            /**
+                             * Format: int32
+                             * @description party sizes of the visits, summed
+                             */
+                            total_covers: number;
+                            /**
+                             * Format: date-time
+                             * @description when the guest’s personal data was erased; lists leave such profiles out
+                             */
+                            erased_at: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 with an offset, years 1900-2999
@@ -17035,6 +17656,458 @@ export interface operations {
             };
             /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
             403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mergeCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "into": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    into: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        first_name: string;
+                        last_name: string;
+                        phone: string;
+                        email: string | null;
+                        /** @description free labels (vip, regular), at most 20; a list filters by one with `tag` */
+                        tags: string[];
+                        /** @description shown first wherever the guest is seated */
+                        allergies: string | null;
+                        /** @description the staff’s notes, never shown to the guest */
+                        staff_notes: string | null;
+                        preferred_language: ("en" | "de" | "fr" | "nl" | "es") | null;
+                        /** @description set only by the guest’s own action online */
+                        marketing_opt_in: boolean;
+                        /**
+                         * Format: int32
+                         * @description bookings the guest came to: checked in or completed
+                         */
+                        visits: number;
+                        /** Format: int32 */
+                        no_shows: number;
+                        /** Format: int32 */
+                        cancellations: number;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        last_visit: string | null;
+                        /**
+                         * Format: int32
+                         * @description party sizes of the visits, summed
+                         */
+                        total_covers: number;
+                        /**
+                         * Format: date-time
+                         * @description when the guest’s personal data was erased; lists leave such profiles out
+                         */
+                        erased_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        first_name: string;
+                        last_name: string;
+                        phone: string;
+                        email: string | null;
+                        /** @description free labels (vip, regular), at most 20; a list filters by one with `tag` */
+                        tags: string[];
+                        /** @description shown first wherever the guest is seated */
+                        allergies: string | null;
+                        /** @description the staff’s notes, never shown to the guest */
+                        staff_notes: string | null;
+                        preferred_language: ("en" | "de" | "fr" | "nl" | "es") | null;
+                        /** @description set only by the guest’s own action online */
+                        marketing_opt_in: boolean;
+                        /**
+                         * Format: int32
+                         * @description bookings the guest came to: checked in or completed
+                         */
+                        visits: number;
+                        /** Format: int32 */
+                        no_shows: number;
+                        /** Format: int32 */
+                        cancellations: number;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        last_visit: string | null;
+                        /**
+                         * Format: int32
+                         * @description party sizes of the visits, summed
+                         */
+                        total_covers: number;
+                        /**
+                         * Format: date-time
+                         * @description when the guest’s personal data was erased; lists leave such profiles out
+                         */
+                        erased_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -19306,6 +20379,8 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     resource_id?: string | null;
+                    /** @description whether its events also carry the staff’s notes and the guest’s allergies; the guest’s own notes always */
+                    private_notes?: boolean;
                 };
             };
         };
@@ -19325,6 +20400,8 @@ export interface operations {
                         id: string;
                         /** Format: uuid */
                         resource_id: string | null;
+                        /** @description whether its events also carry the staff’s notes and the guest’s allergies; the guest’s own notes always */
+                        private_notes: boolean;
                         /** @description the secret address of the feed, shown only in this answer: whoever has it can read the bookings */
                         url: string;
                         /**

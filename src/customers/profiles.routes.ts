@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { commitReply } from '../platform/idempotency.ts';
+import { example, IdParams, Uuid } from '../platform/schemas.ts';
+import { CustomerView, ProfilePatch } from './customers.view.ts';
+import { changeProfile, eraseProfile, mergeProfiles } from './profiles.service.ts';
+
+const CustomerParams = IdParams('customer_id');
+
+/** What staff do with a guest's profile: edit it, merge a duplicate into another, erase it on request. */
+export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.patch(
+    '/v1/manage/customers/:customer_id',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        operationId: 'updateCustomer',
+        tags: ['Customers'],
+        summary: 'Edit a guest’s profile: names, email, tags, allergies, staff notes, language (audited)',
+        params: CustomerParams,
+        body: example(ProfilePatch, {
+          tags: ['vip', 'regular'],
+          allergies: 'peanuts',
+          staff_notes: 'Likes table 4',
+        }),
+        response: { 200: CustomerView },
+      },
+    },
+    async (request, reply) =>
+      commitReply(request, reply, 200, (tx) =>
+        changeProfile(tx, principalOf(request), request.params.customer_id, request.body),
+      ),
+  );
+
+  app.post(
+    '/v1/manage/customers/:customer_id/merge',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      schema: {
+        operationId: 'mergeCustomer',
+        tags: ['Customers'],
+        summary:
+          'Merge this duplicate into another profile: its bookings, waitlist entries and messages move, tags, allergies and notes join; its phone then reaches the kept profile',
+        params: CustomerParams,
+        body: example(Type.Object({ into: Uuid }, { additionalProperties: false }), {
+          into: '0f8fad5b-d9cb-469f-a165-70867728950e',
+        }),
+        response: { 200: CustomerView },
+      },
+    },
+    async (request, reply) =>
+      commitReply(request, reply, 200, (tx) =>
+        mergeProfiles(tx, principalOf(request), request.params.customer_id, request.body.into),
+      ),
+  );
+
+  app.post(
+    '/v1/manage/customers/:customer_id/erase',
+    {
+      onRequest: requireBusiness({ scope: 'admin' }),
+      schema: {
+        operationId: 'eraseCustomer',
+        tags: ['Customers'],
+        summary:
+          'Erase a guest’s personal data everywhere (names, contact, notes, allergies, messages); the bookings stay, anonymous, for the counts',
+        params: CustomerParams,
+        response: { 200: CustomerView },
+      },
+    },
+    async (request, reply) =>
+      commitReply(request, reply, 200, (tx) =>
+        eraseProfile(tx, principalOf(request), request.params.customer_id),
+      ),
+  );
+};
