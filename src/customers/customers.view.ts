@@ -52,6 +52,8 @@ export const CustomerView = Type.Object({
   updated_at: Timestamp,
 });
 
+export type CustomerListItem = ReturnType<typeof toCustomerView>;
+
 export const toCustomerView = (row: CustomerRow) => ({
   ...row,
   visits: Number(row.visits ?? 0),

@@ -33,6 +33,7 @@ const DEFAULTS = {
   cancellation_cutoff_hours: 0,
   public_bookings_per_ip_per_hour: 10,
   max_online_party_size: null,
+  guest_data_retention_months: null,
   description: null,
   address: null,
   phone: null,

@@ -77,11 +77,16 @@ after(async () => {
   await ctx.close();
 });
 
-/** A developer signed in on the dashboard; the browser's clock at `time` today in Paris. */
+/**
+ * A developer signed in on the dashboard; the browser's clock and the server's at `time` today in
+ * Paris, whatever the hour the test runs at.
+ */
 async function signedIn(tenant: Tenant, viewport: typeof TABLET, time: string) {
   const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'America/New_York' });
   const page = await context.newPage();
-  await page.clock.setFixedTime(wallTimeToInstant(today, time, ZONE)!);
+  const now = wallTimeToInstant(today, time, ZONE)!;
+  ctx.app.clock.now = () => now;
+  await page.clock.setFixedTime(now);
   await page.goto(`${api}/staff/`);
   await signIn(page, tenant.developer.email, tenant.developer.password, true);
   await page.getByRole('heading', { level: 1, name: dayLong('en', today) }).waitFor();
