@@ -4,6 +4,7 @@ import { language, t } from '../i18n.ts';
 import { hrefOf } from '../router.ts';
 import { STATUS_ICON, statusText } from '../today/booking-text.ts';
 import { type CustomerRecord, fullName } from './customer-data.ts';
+import { Privacy, ProfileFacts, ProfileForm } from './customer-profile.tsx';
 
 /** One customer: how to reach them, what their bookings came to, and their last bookings. */
 export function CustomerDetail({ customer }: { customer: CustomerRecord }) {
@@ -15,12 +16,17 @@ export function CustomerDetail({ customer }: { customer: CustomerRecord }) {
   return (
     <section class="customer" aria-labelledby="customer-title">
       <h2 id="customer-title" tabIndex={-1} ref={heading}>
-        {fullName(customer)}
+        {customer.erased_at ? t('privacyErasedGuest') : fullName(customer)}
       </h2>
+      <ProfileFacts customer={customer} />
       <dl class="customer-facts">
         <dt>{t('phone')}</dt>
         <dd>
-          <a href={`tel:${customer.phone.replace(/[^\d+]/g, '')}`}>{customer.phone}</a>
+          {customer.phone ? (
+            <a href={`tel:${customer.phone.replace(/[^\d+]/g, '')}`}>{customer.phone}</a>
+          ) : (
+            '—'
+          )}
         </dd>
         <dt>{t('email')}</dt>
         <dd>{customer.email ? <a href={`mailto:${customer.email}`}>{customer.email}</a> : '—'}</dd>
@@ -35,6 +41,7 @@ export function CustomerDetail({ customer }: { customer: CustomerRecord }) {
         <dt>{t('customersSince')}</dt>
         <dd>{stats.first_booking_date ? dayShort(lang, stats.first_booking_date) : '—'}</dd>
       </dl>
+      {customer.erased_at === null && <ProfileForm key={customer.updated_at} customer={customer} />}
       <h3 id="customer-history">{t('customersHistory', { n: stats.total_bookings })}</h3>
       {customer.bookings.length === 0 ? (
         <p>{t('customersNoBookings')}</p>
@@ -67,6 +74,7 @@ export function CustomerDetail({ customer }: { customer: CustomerRecord }) {
           </table>
         </div>
       )}
+      <Privacy customer={customer} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 // test lane: system
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
@@ -191,6 +192,68 @@ describe('the Customers screen', { skip }, () => {
         undefined,
         { timeout: 5_000 },
       );
+    } finally {
+      await close();
+    }
+  });
+
+  it("keeps a guest's allergies and tags from the profile form, and lets an owner download and erase the guest", async () => {
+    const { tenant, customerId } = await openVenue();
+    const { page, close } = await openCustomers(
+      TABLET,
+      tenant.developer.email,
+      tenant.developer.password,
+      true,
+    );
+    try {
+      await page.goto(`${api}/staff/#/customers/${customerId}`);
+      const detail = page.getByRole('region', { name: 'Jürgen Müller' });
+      await detail.waitFor();
+      const form = detail.getByRole('form', { name: 'Guest profile' });
+      await form.getByLabel('Allergies').fill('peanuts, shellfish');
+      await form.getByLabel('Tags').fill('vip, regular');
+      await form.getByLabel('Staff notes').fill('Likes the window table');
+      await form.getByRole('button', { name: 'Save profile' }).click();
+      await detail.getByText('Allergies: peanuts, shellfish').waitFor();
+      assert.deepEqual(
+        await detail.getByRole('list', { name: 'Tags' }).getByRole('listitem').allInnerTexts(),
+        ['vip', 'regular'],
+      );
+      const stored = (
+        await ctx.app.inject({
+          method: 'GET',
+          url: `/v1/manage/customers/${customerId}`,
+          headers: tenant.headers,
+        })
+      ).json();
+      assert.equal(stored.allergies, 'peanuts, shellfish');
+      assert.deepEqual(stored.tags, ['vip', 'regular']);
+      await axeClean(page, 'guest profile, tablet');
+      await page.screenshot({ path: screenshotPath('dashboard-guest-profile.png'), fullPage: true });
+
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        detail.getByRole('button', { name: "Download the guest's data" }).click(),
+      ]);
+      const exported = JSON.parse(await readFile((await file.path())!, 'utf8'));
+      assert.equal(exported.customer.allergies, 'peanuts, shellfish');
+      assert.equal(exported.bookings.length, 3);
+
+      const erase = detail.getByRole('button', { name: 'Erase the guest' });
+      assert.equal(await erase.isDisabled(), true, 'erasing waits for the name typed');
+      await detail.getByLabel(/To erase this guest, type their name/).fill('Jürgen Müller');
+      await erase.click();
+      await page.getByRole('region', { name: 'Erased guest' }).waitFor();
+      await axeClean(page, 'erased guest, tablet');
+      const erased = (
+        await ctx.app.inject({
+          method: 'GET',
+          url: `/v1/manage/customers/${customerId}`,
+          headers: tenant.headers,
+        })
+      ).json();
+      assert.ok(erased.erased_at);
+      assert.equal(erased.last_name, '');
     } finally {
       await close();
     }
