@@ -136,6 +136,7 @@ export interface BookingViews {
   confirmation_code: string | null;
   created_at: Timestamp | null;
   customer_id: string | null;
+  guest_profile: ColumnType<unknown, string, string> | null;
   held_dates: ColumnType<unknown, string, string> | null;
   id: string | null;
   joined_resource_ids: string[] | null;

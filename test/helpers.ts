@@ -630,7 +630,7 @@ export async function eventuallyRead<T>(
     const value = await read();
     if (wanted(value)) return value;
     if (Date.now() >= deadline) assert.fail(`${what} did not happen within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { dayShort } from '../../widget/format.ts';
 import { language, t } from '../i18n.ts';
 import { hrefOf } from '../router.ts';
-import { STATUS_ICON, statusText } from '../today/booking-text.ts';
+import { STATUS_ICON, statusText } from '../status-text.ts';
 import { type CustomerRecord, fullName } from './customer-data.ts';
 import { Privacy, ProfileFacts, ProfileForm } from './customer-profile.tsx';
 

@@ -3,7 +3,7 @@
  * to change it, and the guest's privacy rights: a download of everything held, and erasure behind
  * the guest's name typed again.
  */
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
@@ -43,7 +43,9 @@ export function ProfileFacts({ customer }: { customer: CustomerRecord }) {
   );
 }
 
-export function ProfileForm({ customer }: { customer: CustomerRecord }) {
+/** The profile's form; `titled` false where a heading around it already names it (the booking panel). */
+export function ProfileForm({ customer, titled = true }: { customer: CustomerRecord; titled?: boolean }) {
+  const headingId = useId();
   const saving = useSaving();
   const [tags, setTags] = useState(customer.tags.join(', '));
   const [allergies, setAllergies] = useState(customer.allergies ?? '');
@@ -51,7 +53,7 @@ export function ProfileForm({ customer }: { customer: CustomerRecord }) {
   return (
     <form
       class="profile-form settings-form"
-      aria-labelledby="profile-edit"
+      {...(titled ? { 'aria-labelledby': headingId } : { 'aria-label': t('profileEdit') })}
       onSubmit={(event) => {
         event.preventDefault();
         saving.submit(() =>
@@ -63,7 +65,7 @@ export function ProfileForm({ customer }: { customer: CustomerRecord }) {
         );
       }}
     >
-      <h3 id="profile-edit">{t('profileEdit')}</h3>
+      {titled && <h3 id={headingId}>{t('profileEdit')}</h3>}
       <TextArea
         field="allergies"
         label={t('profileAllergies')}

@@ -1,6 +1,7 @@
 import { t } from '../i18n.ts';
-import { depositDue, guestName, STATUS_ICON, statusText, timeRange } from './booking-text.ts';
-import { type BookingItem, type DayPlan, tableNames } from './day-plan.ts';
+import { STATUS_ICON, statusText } from '../status-text.ts';
+import { depositDue, guestMarks, guestName, timeRange } from './booking-text.ts';
+import { type Booking, type BookingItem, type DayPlan, tableNames } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 
 /** The day's bookings in order of their start, one line each: the Today screen on a phone. */
@@ -23,6 +24,7 @@ export function BookingList({ plan, onSelect }: { plan: DayPlan; onSelect: (item
               <strong>{guestName(item.booking)}</strong>, {t('guests', { n: item.booking.capacity })}
             </span>
             <span class="line-where">{tableNames(plan, item).join(' + ')}</span>
+            <LineMarks booking={item.booking} />
             <span class="line-status">
               <span aria-hidden="true">{STATUS_ICON[item.booking.status]} </span>
               {statusText(item.booking.status)}
@@ -32,5 +34,26 @@ export function BookingList({ plan, onSelect }: { plan: DayPlan; onSelect: (item
         </li>
       ))}
     </ol>
+  );
+}
+
+/** The guest's allergies (an icon and the word) and tags, on a line of their own. */
+function LineMarks({ booking }: { booking: Booking }) {
+  const { allergies, tags } = guestMarks(booking);
+  if (!allergies && !tags.length) return null;
+  return (
+    <span class="line-marks">
+      {allergies && (
+        <span class="line-allergy">
+          <span aria-hidden="true">⚠ </span>
+          {t('profileAllergies')}: {allergies}
+        </span>
+      )}
+      {tags.map((tag) => (
+        <span key={tag} class="line-tag">
+          {tag}
+        </span>
+      ))}
+    </span>
   );
 }

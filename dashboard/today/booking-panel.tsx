@@ -9,9 +9,11 @@ import { dataChanged, versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
+import { STATUS_ICON, statusText } from '../status-text.ts';
 import { venue } from '../venue.ts';
-import { depositDue, guestName, STATUS_ICON, statusText } from './booking-text.ts';
+import { depositDue, guestName } from './booking-text.ts';
 import type { Booking } from './day-plan.ts';
+import { PanelGuest } from './panel-guest.tsx';
 import { focusBooking, selectedBooking } from './selection.ts';
 
 type Message = components['schemas']['Message'];
@@ -114,6 +116,7 @@ export function BookingPanel() {
           </>
         )}
       </dl>
+      <PanelGuest booking={booking} />
       <StatusActions key={`${booking.id}-${booking.status}`} booking={booking} />
       {!isTerminal(booking.status) && (
         <>
@@ -307,7 +310,7 @@ function NotesForm({ booking }: { booking: Booking }) {
         );
       }}
     >
-      <label for="panel-notes">{t('notes')}</label>
+      <label for="panel-notes">{t('panelBookingNotes')}</label>
       <textarea
         id="panel-notes"
         maxLength={2000}

@@ -4,8 +4,9 @@ import { call } from '../api.ts';
 import { dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
-import { bookingDetails, depositDue, guestName, STATUS_ICON } from './booking-text.ts';
-import type { BookingItem, DayPlan, Item } from './day-plan.ts';
+import { STATUS_ICON } from '../status-text.ts';
+import { bookingDetails, depositDue, guestMarks, guestName } from './booking-text.ts';
+import type { Booking, BookingItem, DayPlan, Item } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 
 const QUARTER = 15;
@@ -231,6 +232,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                             €
                           </span>
                         )}
+                        <GuestMarks booking={item.booking} />
                       </button>
                     ))}
                   </div>
@@ -246,5 +248,24 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
         )}
       </div>
     </section>
+  );
+}
+
+/** A block's allergy mark (the legend names it) and the guest's tags, in the block's first line. */
+function GuestMarks({ booking }: { booking: Booking }) {
+  const { allergies, tags } = guestMarks(booking);
+  return (
+    <>
+      {allergies && (
+        <span class="bk-allergy" aria-hidden="true">
+          ⚠
+        </span>
+      )}
+      {tags.length > 0 && (
+        <span class="bk-tags" aria-hidden="true">
+          {tags.join(' · ')}
+        </span>
+      )}
+    </>
   );
 }

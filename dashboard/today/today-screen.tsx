@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { BOOKING_STATUSES } from '../../src/engine/status.ts';
 import { instantToWall, minutesOf } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
 import { dataChanged, versionOf } from '../changes.ts';
@@ -10,10 +11,10 @@ import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog
 import { clearProblem } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
+import { STATUS_ICON, statusText } from '../status-text.ts';
 import { venue } from '../venue.ts';
 import { BookingList } from './booking-list.tsx';
 import { BookingPanel } from './booking-panel.tsx';
-import { STATUS_ICON, STATUSES, statusText } from './booking-text.ts';
 import { type BookingItem, type DayPlan, loadDayPlan, tableNames } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 import { Timeline } from './timeline.tsx';
@@ -101,7 +102,7 @@ export default function TodayScreen({ params }: ScreenProps) {
             <>
               <Timeline plan={shown} now={date === now.date ? now.minute : null} onSelect={select} />
               <ul class="legend" aria-label={t('statusLegend')}>
-                {STATUSES.filter((status) => status !== 'cancelled').map((status) => (
+                {BOOKING_STATUSES.filter((status) => status !== 'cancelled').map((status) => (
                   <li key={status} class={`st-${status}`}>
                     <span class="swatch" aria-hidden="true">
                       {STATUS_ICON[status]}
@@ -114,6 +115,12 @@ export default function TodayScreen({ params }: ScreenProps) {
                     €
                   </span>
                   {t('deposit')}
+                </li>
+                <li>
+                  <span class="swatch allergy" aria-hidden="true">
+                    ⚠
+                  </span>
+                  {t('profileAllergies')}
                 </li>
               </ul>
               <p class="hint">{t('panelDragHint')}</p>

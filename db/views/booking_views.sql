@@ -53,7 +53,10 @@ SELECT
     'ends_at', to_char(b.ends_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'created_at', to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'updated_at', to_char(b.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-  ) AS view
+  ) AS view,
+  -- The guest's profile as the host stand shows it beside a booking; kept out of `view`, so that no
+  -- audit row, event payload or answer to a change copies a guest's allergies.
+  jsonb_build_object('allergies', c.allergies, 'tags', to_jsonb(c.tags)) AS guest_profile
 FROM bookings b
 JOIN customers c ON c.business_id = b.business_id AND c.id = b.customer_id
 JOIN resources r ON r.business_id = b.business_id AND r.id = b.resource_id

@@ -19,6 +19,17 @@ import type {
 export const selectBookingViews = (executor: Executor) =>
   executor.selectFrom('booking_views as v').select('v.view').$narrowType<{ view: BookingView }>();
 
+/**
+ * Bookings as the host stand reads them (the manage list and detail): the view with the guest's
+ * allergies and tags in its `customer`, which no stored copy of a view (audit, event) holds.
+ */
+const selectHostBookingViews = (executor: Executor) =>
+  executor
+    .selectFrom('booking_views as v')
+    .select(
+      sql<BookingView>`jsonb_set(v.view, '{customer}', (v.view -> 'customer') || v.guest_profile)`.as('view'),
+    );
+
 export interface BookingFilters {
   date?: string;
   fromDate?: string;
@@ -34,7 +45,7 @@ export interface BookingFilters {
 
 /** The business's bookings, filtered, by date and start time or newest first. */
 export function listBookings(executor: Executor, page: PageRequest, filters: BookingFilters) {
-  let query = selectBookingViews(executor).where('v.business_id', '=', page.owner);
+  let query = selectHostBookingViews(executor).where('v.business_id', '=', page.owner);
   if (filters.date) query = query.where('v.booking_date', '=', filters.date);
   if (filters.fromDate) query = query.where('v.booking_date', '>=', filters.fromDate);
   if (filters.toDate) query = query.where('v.booking_date', '<=', filters.toDate);
@@ -71,9 +82,14 @@ export function listBookings(executor: Executor, page: PageRequest, filters: Boo
   return keysetPage(query, list, page, (row) => row.view);
 }
 
-export const findBookingView = async (executor: Executor, businessId: string, bookingId: string) =>
+export const findBookingView = async (
+  executor: Executor,
+  businessId: string,
+  bookingId: string,
+  reader: 'host' | 'record' = 'record',
+) =>
   (
-    await selectBookingViews(executor)
+    await (reader === 'host' ? selectHostBookingViews : selectBookingViews)(executor)
       .where('v.id', '=', bookingId)
       .where('v.business_id', '=', businessId)
       .executeTakeFirst()

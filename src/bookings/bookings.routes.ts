@@ -114,7 +114,7 @@ const bookingFiltersOf = (q: Static<Type.TObject<typeof BookingFilters>>) => ({
   latest: q.latest,
 });
 
-/** The columns of bookings.csv: who, when, where, and the notes; the guest's name as given with the booking. */
+/** The columns of bookings.csv: who, when, where, the notes and the guest's allergies and tags; the name as given with the booking. */
 const BOOKING_CSV: CsvColumn<BookingView>[] = [
   { header: 'booking_date', cell: (b) => b.booking_date },
   { header: 'start_time', cell: (b) => b.start_time },
@@ -129,6 +129,8 @@ const BOOKING_CSV: CsvColumn<BookingView>[] = [
   { header: 'email', cell: (b) => b.guest?.email ?? b.customer.email },
   { header: 'customer_notes', cell: (b) => b.customer_notes },
   { header: 'staff_notes', cell: (b) => b.staff_notes },
+  { header: 'allergies', cell: (b) => b.customer.allergies ?? null },
+  { header: 'tags', cell: (b) => b.customer.tags?.join(', ') ?? null },
   { header: 'source', cell: (b) => b.source },
   { header: 'customer_id', cell: (b) => b.customer_id },
   { header: 'created_at', cell: (b) => b.created_at },
@@ -283,7 +285,12 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const booking = await findBooking(app.db, principalOf(request).businessId, request.params.booking_id);
+      const booking = await findBooking(
+        app.db,
+        principalOf(request).businessId,
+        request.params.booking_id,
+        'host',
+      );
       reply.header('link', `</v1/manage/messages?booking_id=${booking.id}>; rel="messages"`);
       return booking;
     },

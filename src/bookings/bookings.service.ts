@@ -49,12 +49,17 @@ export function confirmationCode(): string {
   return code;
 }
 
+/**
+ * One booking as the API shows it; to the `host` (the manage detail) with the guest's allergies and
+ * tags, which a booking kept in an event or audit row never carries.
+ */
 export async function findBooking(
   executor: Executor,
   businessId: string,
   bookingId: string,
+  reader: 'host' | 'record' = 'record',
 ): Promise<BookingView> {
-  const booking = await findBookingView(executor, businessId, bookingId);
+  const booking = await findBookingView(executor, businessId, bookingId, reader);
   if (!booking) throw notFound('booking');
   return booking;
 }

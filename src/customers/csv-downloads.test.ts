@@ -98,7 +98,7 @@ describe('GET /v1/manage/bookings.csv', () => {
     const none = await download(biz.tenant.headers, '/v1/manage/bookings.csv?status=no_show');
     assert.equal(
       none.body,
-      `${BOM}booking_date,start_time,end_time,party_size,status,confirmation_code,resource,first_name,last_name,phone,email,customer_notes,staff_notes,source,customer_id,created_at\r\n`,
+      `${BOM}booking_date,start_time,end_time,party_size,status,confirmation_code,resource,first_name,last_name,phone,email,customer_notes,staff_notes,allergies,tags,source,customer_id,created_at\r\n`,
     );
   });
 

@@ -4,6 +4,9 @@ import { Nullable, Uuid } from '../platform/schemas.ts';
 // How a customer shows on a booking or a waitlist entry: the record the entry belongs to (matched
 // by phone) and, apart from it, the names given with that one entry.
 
+const HOST_ONLY =
+  "the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change";
+
 /** The customer a booking or waitlist entry belongs to, as it shows inside them. */
 export const CustomerSummary = Type.Object({
   id: Uuid,
@@ -11,6 +14,8 @@ export const CustomerSummary = Type.Object({
   last_name: Type.String(),
   phone: Type.String(),
   email: Nullable(Type.String()),
+  allergies: Type.Optional(Nullable(Type.String({ description: HOST_ONLY }))),
+  tags: Type.Optional(Type.Array(Type.String(), { description: HOST_ONLY })),
 });
 
 /**

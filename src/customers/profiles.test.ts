@@ -96,6 +96,37 @@ describe('PATCH /v1/manage/customers/{customer_id}', () => {
     assert.equal(all.items.length, 2);
   });
 
+  it("shows the guest's allergies and tags on their bookings to the host stand, and copies them into no audit row or answer to a change", async () => {
+    const biz = await setupBookable(ctx.app);
+    const who = guest();
+    const { customerId } = await bookedGuest(biz, who);
+    assert.equal((await patch(biz, customerId, { allergies: 'sesame-7q', tags: ['vip'] })).statusCode, 200);
+    const later = await bookOk(ctx.app, biz, { ...who, start_time: '14:00' });
+    assert.equal(later.customer.allergies, undefined, 'the answer to a booking carries no profile');
+
+    const day = await send(ctx.app, biz.tenant, 'GET', `/v1/manage/bookings?booking_date=${BOOKING_DAY}`);
+    assert.equal(day.items.length, 2);
+    for (const item of day.items) {
+      assert.equal(item.customer.allergies, 'sesame-7q');
+      assert.deepEqual(item.customer.tags, ['vip']);
+    }
+    const detail = await send(ctx.app, biz.tenant, 'GET', `/v1/manage/bookings/${later.id}`);
+    assert.equal(detail.customer.allergies, 'sesame-7q');
+
+    const moved = await send(ctx.app, biz.tenant, 'PATCH', `/v1/manage/bookings/${later.id}`, {
+      capacity: 1,
+    });
+    assert.equal(moved.customer.allergies, undefined, 'the answer to a change carries no profile');
+    const audit = await send(
+      ctx.app,
+      biz.tenant,
+      'GET',
+      `/v1/manage/audit-logs?entity_type=booking&entity_id=${later.id}`,
+    );
+    assert.ok(audit.items.length > 0);
+    assert.doesNotMatch(JSON.stringify(audit.items), /sesame-7q/);
+  });
+
   it('refuses what staff may not set: a consent given, a phone, 21 tags, an unknown language, an empty patch', async () => {
     const biz = await setupBookable(ctx.app);
     const { customerId } = await bookedGuest(biz);

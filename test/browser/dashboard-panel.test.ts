@@ -186,7 +186,7 @@ describe('the booking panel', { skip }, () => {
       await panel.getByLabel('Party size').fill('3');
       await panel.getByRole('button', { name: 'Save', exact: true }).click();
       await untilBooking(venue, 'Paul', (b) => b.capacity === 3);
-      await panel.getByLabel('Notes', { exact: true }).fill('Window seat, birthday');
+      await panel.getByLabel('Staff notes on this booking').fill('Window seat, birthday');
       await panel.getByRole('button', { name: 'Save notes' }).click();
       await untilBooking(venue, 'Paul', (b) => b.staff_notes === 'Window seat, birthday');
       await panel.getByLabel('Table', { exact: true }).selectOption({ label: 'T3' });
@@ -217,6 +217,8 @@ describe('the booking panel', { skip }, () => {
       await page.screenshot({ path: screenshotPath('dashboard-panel-tablet.png'), fullPage: true });
 
       // Drag Léa's block from T1 to T2, and a drag the API refuses (onto Paul's table and time) going back.
+      // The panel's forms above scrolled the page: the timeline comes back into view first.
+      await block(page, 'T1', 'Lea').scrollIntoViewIfNeeded();
       const lea = await block(page, 'T1', 'Lea').boundingBox();
       const t2 = await page.locator('li[data-resource="T2"] .tl-track').boundingBox();
       assert.ok(lea && t2);
@@ -285,6 +287,59 @@ describe('the booking panel', { skip }, () => {
     } finally {
       restoreClock();
       await close();
+    }
+  });
+
+  it("shows a guest's allergy and tags on Today, and a host changes the profile from the panel", async () => {
+    const venue = await openVenue();
+    const { customer_id: customerId } = await bookingOf(venue, 'Anna');
+    await send(ctx.app, venue.tenant, 'PATCH', `/v1/manage/customers/${customerId}`, {
+      allergies: 'shellfish',
+      tags: ['vip'],
+    });
+    const { page, close } = await openToday(venue, TABLET);
+    try {
+      // The block: a warning sign the legend names, the tag as text, both in its accessible name.
+      const anna = block(page, 'T1', 'Anna');
+      assert.match((await anna.getAttribute('aria-label')) ?? '', /Allergies: shellfish, vip$/);
+      assert.ok(await anna.locator('.bk-allergy').isVisible());
+      assert.equal(await anna.locator('.bk-tags').textContent(), 'vip');
+      await page.getByRole('list', { name: 'Status' }).getByText('Allergies').waitFor();
+
+      await anna.click();
+      const panel = page.getByRole('complementary', { name: /^Booking: / });
+      const profile = panel.getByRole('region', { name: 'Guest profile' });
+      await profile.getByText('shellfish').waitFor();
+      await profile.getByText("Change the guest's profile").click();
+      await profile.getByRole('textbox', { name: 'Tags' }).fill('vip, regular');
+      await profile.getByLabel('Staff notes', { exact: true }).fill('Prefers the terrace');
+      await profile.getByRole('button', { name: 'Save profile' }).click();
+      await eventuallyRead(
+        () => send(ctx.app, venue.tenant, 'GET', `/v1/manage/customers/${customerId}`),
+        (customer) =>
+          customer.tags.join() === 'vip,regular' && customer.staff_notes === 'Prefers the terrace',
+        'the profile saved',
+        LIVE_WITHIN_MS,
+      );
+      // The day reloads with the new tags; the booking's own staff notes stay apart.
+      await page.waitForFunction(
+        () => document.querySelector('.bk[aria-pressed="true"] .bk-tags')?.textContent === 'vip · regular',
+      );
+      await profile.getByText('Prefers the terrace').waitFor();
+      assert.equal(await panel.getByLabel('Staff notes on this booking').inputValue(), '');
+      await axeClean(page, 'guest profile in the panel');
+      await page.screenshot({ path: screenshotPath('dashboard-panel-guest.png'), fullPage: true });
+    } finally {
+      await close();
+    }
+    // On a phone, the list's line says it in words.
+    const phone = await openToday(venue, PHONE);
+    try {
+      const line = phone.page.locator('.day-list').getByRole('button', { name: /Guest Anna/ });
+      assert.match((await line.textContent()) ?? '', /⚠ Allergies: shellfishvipregular/);
+      await axeClean(phone.page, 'marks on a phone');
+    } finally {
+      await phone.close();
     }
   });
 

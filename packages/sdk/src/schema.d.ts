@@ -2210,6 +2210,10 @@ export interface components {
                 last_name: string;
                 phone: string;
                 email: string | null;
+                /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                allergies?: string | null;
+                /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                tags?: string[];
             };
             /** @description the name and email given with this booking; to a caller not trusted with customers, what it sent, phone included */
             guest: {
@@ -2299,6 +2303,10 @@ export interface components {
                 last_name: string;
                 phone: string;
                 email: string | null;
+                /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                allergies?: string | null;
+                /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                tags?: string[];
             };
             /** @description the name and email given with this one; null on entries made before they were kept */
             guest: {
@@ -15498,6 +15506,10 @@ export interface operations {
                             last_name: string;
                             phone: string;
                             email: string | null;
+                            /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                            allergies?: string | null;
+                            /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                            tags?: string[];
                         };
                         /** @description the name and email given with this one; null on entries made before they were kept */
                         guest: {
@@ -15700,6 +15712,10 @@ export interface operations {
                             last_name: string;
                             phone: string;
                             email: string | null;
+                            /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                            allergies?: string | null;
+                            /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                            tags?: string[];
                         };
                         /** @description the name and email given with this one; null on entries made before they were kept */
                         guest: {
@@ -15955,6 +15971,10 @@ export interface operations {
                             last_name: string;
                             phone: string;
                             email: string | null;
+                            /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                            allergies?: string | null;
+                            /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                            tags?: string[];
                         };
                         /** @description the name and email given with this one; null on entries made before they were kept */
                         guest: {
@@ -18663,6 +18683,10 @@ export interface operations {
                                 last_name: string;
                                 phone: string;
                                 email: string | null;
+                                /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                                allergies?: string | null;
+                                /** @description the guest's profile, in the manage list and detail of bookings only: never in an event's payload or the answer to a change */
+                                tags?: string[];
                             };
                             /** @description the name and email given with this one; null on entries made before they were kept */
                             guest: {
