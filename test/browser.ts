@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -113,6 +114,12 @@ export async function tabTo(page: Page, wanted: RegExp, limit = 60): Promise<voi
 }
 
 /** Fails, naming each rule and element, when axe finds a violation on the page as it is. */
+/** The text of the file that `click` makes the page download. */
+export async function downloaded(page: Page, click: () => Promise<void>): Promise<string> {
+  const [file] = await Promise.all([page.waitForEvent('download'), click()]);
+  return readFile((await file.path())!, 'utf8');
+}
+
 export async function axeClean(page: Page, where: string) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   assert.deepEqual(

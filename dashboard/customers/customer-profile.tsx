@@ -5,6 +5,7 @@
  */
 import { useId, useState } from 'preact/hooks';
 import { dataChanged } from '../changes.ts';
+import { saveJson } from '../download.tsx';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { Field, mayChange, TextArea, useSaving } from '../settings/form.tsx';
@@ -99,16 +100,6 @@ export function ProfileForm({ customer, titled = true }: { customer: CustomerRec
   );
 }
 
-/** Offers `data` as a file the browser saves. */
-function download(filename: string, data: unknown) {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}
-
 export function Privacy({ customer }: { customer: CustomerRecord }) {
   const [typed, setTyped] = useState('');
   const [said, setSaid] = useState('');
@@ -131,7 +122,7 @@ export function Privacy({ customer }: { customer: CustomerRecord }) {
         onClick={() =>
           exportCustomer(customer.id)
             .then((data) => {
-              download(`guest-${customer.id}.json`, data);
+              saveJson(`guest-${customer.id}.json`, data);
               setSaid(t('privacyExported'));
             })
             .catch(report)

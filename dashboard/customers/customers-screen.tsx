@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
+import { ApiError, call } from '../api.ts';
 import { versionOf } from '../changes.ts';
+import { CsvDownload } from '../download.tsx';
 import { t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
@@ -128,6 +129,18 @@ export default function CustomersScreen({ params }: ScreenProps) {
           <p role="status" class="customers-count">
             {results && results.search === searchOf(typed) ? countText(results) : ''}
           </p>
+          <CsvDownload
+            filename="customers.csv"
+            load={() => {
+              const search = searchOf(typed);
+              return call((api) =>
+                api.GET('/v1/manage/customers.csv', {
+                  params: { query: search ? { search } : {} },
+                  parseAs: 'blob',
+                }),
+              );
+            }}
+          />
           <ul
             id="customer-results"
             class="customer-list"

@@ -4,6 +4,7 @@ import { slotTime } from '../../widget/format.ts';
 import { ApiError, call } from '../api.ts';
 import { versionOf } from '../changes.ts';
 import { isDate } from '../dates.ts';
+import { CsvDownload } from '../download.tsx';
 import { language, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { problem, report } from '../problems.ts';
@@ -137,6 +138,17 @@ export default function StatsScreen({ params }: ScreenProps) {
         >
           {t('statsShowTables')}
         </button>
+        <CsvDownload
+          filename={`stats-${period.from}-${period.to}.csv`}
+          load={() =>
+            call((api) =>
+              api.GET('/v1/manage/stats.csv', {
+                params: { query: { from_date: period.from, to_date: period.to } },
+                parseAs: 'blob',
+              }),
+            )
+          }
+        />
       </div>
       {custom && (
         <form class="stats-range" key={`${period.from}/${period.to}`} onSubmit={applyCustom}>

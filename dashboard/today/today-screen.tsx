@@ -2,9 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { BOOKING_STATUSES } from '../../src/engine/status.ts';
 import { instantToWall, minutesOf } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
+import { call } from '../api.ts';
 import { dataChanged, versionOf } from '../changes.ts';
 import { isDate } from '../dates.ts';
 import { DayNav } from '../day-nav.tsx';
+import { CsvDownload } from '../download.tsx';
 import { language, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
@@ -126,7 +128,20 @@ export default function TodayScreen({ params }: ScreenProps) {
               <p class="hint">{t('panelDragHint')}</p>
             </>
           ) : (
-            <BookingList plan={shown} onSelect={select} />
+            <>
+              <BookingList plan={shown} onSelect={select} />
+              <CsvDownload
+                filename={`bookings-${date}.csv`}
+                load={() =>
+                  call((api) =>
+                    api.GET('/v1/manage/bookings.csv', {
+                      params: { query: { booking_date: date } },
+                      parseAs: 'blob',
+                    }),
+                  )
+                }
+              />
+            </>
           )}
           <BookingPanel />
         </>

@@ -6,7 +6,7 @@ import { customerOf } from '../customers/customers.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
+import { CSV_RESPONSE, type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import {
@@ -130,7 +130,7 @@ const BOOKING_CSV: CsvColumn<BookingView>[] = [
   { header: 'customer_notes', cell: (b) => b.customer_notes },
   { header: 'staff_notes', cell: (b) => b.staff_notes },
   { header: 'allergies', cell: (b) => b.customer.allergies ?? null },
-  { header: 'tags', cell: (b) => b.customer.tags?.join(', ') ?? null },
+  { header: 'tags', cell: (b) => b.customer.tags?.join('; ') ?? null },
   { header: 'source', cell: (b) => b.source },
   { header: 'customer_id', cell: (b) => b.customer_id },
   { header: 'created_at', cell: (b) => b.created_at },
@@ -258,7 +258,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           "The same filters and order as `GET /v1/manage/bookings`, every page. A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written behind a `'`.",
         querystring: Type.Object(BookingFilters, { additionalProperties: false }),
-        response: { 200: Type.String({ description: 'text/csv' }) },
+        response: CSV_RESPONSE,
       },
     },
     async (request, reply) => {

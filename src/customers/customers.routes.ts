@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
-import { type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
+import { CSV_RESPONSE, type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { findCustomers, SEARCH_LENGTH, SEARCH_TIMEOUT_MS } from './customers.service.ts';
 import { type CustomerListItem, CustomerView } from './customers.view.ts';
@@ -64,7 +64,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           "The same filters and order as `GET /v1/manage/customers`, every page. A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written behind a `'`.",
         querystring: Type.Object(CustomerFilters, { additionalProperties: false }),
-        response: { 200: Type.String({ description: 'text/csv' }) },
+        response: CSV_RESPONSE,
       },
     },
     async (request, reply) => {

@@ -1,8 +1,17 @@
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import { withDbDeadline } from './deadline.ts';
 import type { Page, PageRequest } from './pagination.ts';
+
+/** A CSV download's answer as the API's description states it. */
+export const CSV_RESPONSE = {
+  200: {
+    description: 'RFC 4180 with CRLF, UTF-8 with a byte order mark, a header row first',
+    content: { 'text/csv': { schema: Type.String() } },
+  },
+};
 
 /** Rows fetched per query of a CSV: memory holds one batch, and no query holds a connection long. */
 const CSV_BATCH = 500;

@@ -52,6 +52,17 @@ async function bookingCounts(executor: Executor, businessId: string, period: Sta
   return rows[0]!;
 }
 
+/** Bookings and covers by date and status, for the daily download: only the dates that have bookings. */
+export async function dailyCounts(executor: Executor, businessId: string, period: StatsPeriod) {
+  const { rows } = await sql<StatusCount & { date: string }>`
+    SELECT to_char(booking_date, 'YYYY-MM-DD') AS date, status, count(*)::int AS count,
+      sum(capacity)::int AS covers
+    FROM bookings WHERE ${periodBookings(businessId, period)}
+    GROUP BY booking_date, status
+  `.execute(executor);
+  return rows;
+}
+
 /** The active resources with their bookings (not cancelled) and booked minutes, most booked first. */
 async function resourceCounts(executor: Executor, businessId: string, period: StatsPeriod) {
   const { rows } = await sql<StatsRow['resources'][number]>`

@@ -1,8 +1,9 @@
 import { addDays, dayOfWeek, todayIn } from '../engine/index.ts';
+import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import type { Executor } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import { findBusinessTimezone } from '../public/public.queries.ts';
-import { loadStats } from './stats.queries.ts';
+import { dailyCounts, loadStats } from './stats.queries.ts';
 
 /** The longest period one request may cover, so a request stays one quick statement. */
 const MAX_DAYS = 366;
@@ -13,11 +14,8 @@ const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Frid
 /** A percentage of `part` in `whole`, one decimal, 0 when there is no whole. */
 const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
 
-/**
- * The business's statistics for bookings dated `from`..`to` (both included), dates in its time
- * zone: by default from the first of its current month to its today.
- */
-export async function businessStats(
+/** The period a request asks for, dates in the business's time zone: by default its month so far. */
+async function statsPeriod(
   executor: Executor,
   businessId: string,
   query: { from_date?: string; to_date?: string },
@@ -35,6 +33,20 @@ export async function businessStats(
       `the period may cover at most ${MAX_DAYS} days; ${from} to ${to} is longer`,
     );
   }
+  return { from, to };
+}
+
+/**
+ * The business's statistics for bookings dated `from`..`to` (both included), dates in its time
+ * zone: by default from the first of its current month to its today.
+ */
+export async function businessStats(
+  executor: Executor,
+  businessId: string,
+  query: { from_date?: string; to_date?: string },
+  now: number,
+) {
+  const { from, to } = await statsPeriod(executor, businessId, query, now);
   const stats = await loadStats(executor, businessId, { from, to });
   const count = (status: string) => stats.statuses.find((s) => s.status === status)?.count ?? 0;
   const total = stats.statuses.reduce((sum, s) => sum + s.count, 0);
@@ -75,4 +87,36 @@ export async function businessStats(
       utilization_pct: percent(r.booked_minutes, stats.open_minutes),
     })),
   };
+}
+
+/** One day of the daily download: its bookings by status, and the covers of those not cancelled. */
+export type StatsDay = { date: string; day_name: string; bookings: number; covers: number } & Record<
+  BookingStatus,
+  number
+>;
+
+/** The period's days in order, every one of them (a day without bookings counts zeros). */
+export async function dailyStats(
+  executor: Executor,
+  businessId: string,
+  query: { from_date?: string; to_date?: string },
+  now: number,
+): Promise<StatsDay[]> {
+  const { from, to } = await statsPeriod(executor, businessId, query, now);
+  const counts = await dailyCounts(executor, businessId, { from, to });
+  const days: StatsDay[] = [];
+  for (let date = from; date <= to; date = addDays(date, 1)) {
+    const ofDay = counts.filter((row) => row.date === date);
+    const byStatus = Object.fromEntries(
+      BOOKING_STATUSES.map((status) => [status, ofDay.find((row) => row.status === status)?.count ?? 0]),
+    ) as Record<BookingStatus, number>;
+    days.push({
+      date,
+      day_name: DAY_NAMES[dayOfWeek(date)]!,
+      bookings: ofDay.reduce((sum, row) => sum + row.count, 0),
+      covers: ofDay.filter((row) => row.status !== 'cancelled').reduce((sum, row) => sum + row.covers, 0),
+      ...byStatus,
+    });
+  }
+  return days;
 }

@@ -189,3 +189,49 @@ describe('GET /v1/manage/stats', () => {
     );
   });
 });
+
+describe('GET /v1/manage/stats.csv', () => {
+  it("answers every day of the period in order, with the day's bookings by status, covers of those not cancelled", async () => {
+    const { biz } = await seededWeek();
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/stats.csv?from_date=2026-03-23&to_date=2026-03-29',
+      headers: biz.tenant.headers,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.match(response.headers['content-type'] as string, /^text\/csv/);
+    assert.equal(response.headers['content-disposition'], 'attachment; filename="stats.csv"');
+    assert.deepEqual(response.body.replace(/^\uFEFF/, '').split('\r\n'), [
+      'date,day_name,bookings,covers,pending,confirmed,checked_in,completed,cancelled,no_show',
+      '2026-03-23,Monday,2,6,0,0,0,1,0,1',
+      '2026-03-24,Tuesday,1,0,0,0,0,0,1,0',
+      '2026-03-25,Wednesday,0,0,0,0,0,0,0,0',
+      '2026-03-26,Thursday,1,6,0,1,0,0,0,0',
+      '2026-03-27,Friday,1,2,1,0,0,0,0,0',
+      '2026-03-28,Saturday,3,7,0,2,1,0,0,0',
+      '2026-03-29,Sunday,0,0,0,0,0,0,0,0',
+      '',
+    ]);
+  });
+
+  it('refuses the period the statistics refuse', async () => {
+    const tenant = await createTenant(ctx.app);
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/manage/stats.csv?from_date=2026-03-23&to_date=2026-03-01',
+      headers: tenant.headers,
+    });
+    assert.equal(response.statusCode, 422, response.body);
+    assert.equal(response.json().error.fields[0].field, 'to_date');
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const tenant = await createTenant(ctx.app);
+        return { tenant, route: { method: 'GET', url: '/v1/manage/stats.csv', scope: 'read', staff: true } };
+      },
+    );
+  });
+});

@@ -1,11 +1,18 @@
 // test lane: system
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
 import { send, setupBookable } from '../booking-fixtures.ts';
-import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
+import {
+  axeClean,
+  browserSkipReason,
+  downloaded,
+  launchBrowser,
+  screenshotPath,
+  signIn,
+  tabTo,
+} from '../browser.ts';
 import { createTestApp, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
@@ -231,13 +238,16 @@ describe('the Customers screen', { skip }, () => {
       await axeClean(page, 'guest profile, tablet');
       await page.screenshot({ path: screenshotPath('dashboard-guest-profile.png'), fullPage: true });
 
-      const [file] = await Promise.all([
-        page.waitForEvent('download'),
-        detail.getByRole('button', { name: "Download the guest's data" }).click(),
-      ]);
-      const exported = JSON.parse(await readFile((await file.path())!, 'utf8'));
+      const exported = JSON.parse(
+        await downloaded(page, () =>
+          detail.getByRole('button', { name: "Download the guest's data" }).click(),
+        ),
+      );
       assert.equal(exported.customer.allergies, 'peanuts, shellfish');
       assert.equal(exported.bookings.length, 3);
+      const csv = await downloaded(page, () => page.getByRole('button', { name: 'Download CSV' }).click());
+      assert.ok(csv.startsWith('\uFEFFid,first_name,last_name,'), csv.slice(0, 40));
+      assert.match(csv, /Jürgen,Müller,.*vip; regular,"peanuts, shellfish"/);
 
       const erase = detail.getByRole('button', { name: 'Erase the guest' });
       assert.equal(await erase.isDisabled(), true, 'erasing waits for the name typed');

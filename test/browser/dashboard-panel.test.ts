@@ -8,6 +8,7 @@ import { send, setupBookable } from '../booking-fixtures.ts';
 import {
   axeClean,
   browserSkipReason,
+  downloaded,
   LIVE_WITHIN_MS,
   launchBrowser,
   screenshotPath,
@@ -322,9 +323,7 @@ describe('the booking panel', { skip }, () => {
         LIVE_WITHIN_MS,
       );
       // The day reloads with the new tags; the booking's own staff notes stay apart.
-      await page.waitForFunction(
-        () => document.querySelector('.bk[aria-pressed="true"] .bk-tags')?.textContent === 'vip · regular',
-      );
+      await page.locator('.bk[aria-pressed="true"] .bk-tags', { hasText: /^vip · regular$/ }).waitFor();
       await profile.getByText('Prefers the terrace').waitFor();
       assert.equal(await panel.getByLabel('Staff notes on this booking').inputValue(), '');
       await axeClean(page, 'guest profile in the panel');
@@ -338,6 +337,11 @@ describe('the booking panel', { skip }, () => {
       const line = phone.page.locator('.day-list').getByRole('button', { name: /Guest Anna/ });
       assert.match((await line.textContent()) ?? '', /⚠ Allergies: shellfishvipregular/);
       await axeClean(phone.page, 'marks on a phone');
+      const csv = await downloaded(phone.page, () =>
+        phone.page.getByRole('button', { name: 'Download CSV' }).click(),
+      );
+      assert.match(csv, new RegExp(`^\uFEFFbooking_date,.*\r\n${day},18:30,`));
+      assert.match(csv, /,shellfish,vip; regular,/);
     } finally {
       await phone.close();
     }

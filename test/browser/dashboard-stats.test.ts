@@ -5,7 +5,15 @@ import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn } from '../../src/engine/time.ts';
 import { slotTime } from '../../widget/format.ts';
 import { send, setupBookable } from '../booking-fixtures.ts';
-import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
+import {
+  axeClean,
+  browserSkipReason,
+  downloaded,
+  launchBrowser,
+  screenshotPath,
+  signIn,
+  tabTo,
+} from '../browser.ts';
 import { createTestApp, type TestContext } from '../helpers.ts';
 
 /**
@@ -240,6 +248,8 @@ describe('the statistics screen', { skip }, () => {
       );
       await axeClean(page, 'statistics, tablet');
       await page.screenshot({ path: screenshotPath('dashboard-stats-tablet.png'), fullPage: true });
+      const csv = await downloaded(page, () => page.getByRole('button', { name: 'Download CSV' }).click());
+      assert.match(csv, /^\uFEFFdate,day_name,bookings,covers,pending,/);
 
       const toggle = page.getByRole('button', { name: 'Figures as tables' });
       await toggle.click();
