@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -114,6 +115,19 @@ export async function tabTo(page: Page, wanted: RegExp, limit = 60): Promise<voi
 }
 
 /** Fails, naming each rule and element, when axe finds a violation on the page as it is. */
+/**
+ * Waits until `expression` holds in the page. Read by the driver on each try: the polling of
+ * `waitForFunction` runs as the page's own script, which a page whose policy forbids eval refuses
+ * whenever the first try is false.
+ */
+export async function untilInPage(page: Page, expression: string, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) assert.fail(`${expression} did not hold within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
 /** The text of the file that `click` makes the page download. */
 export async function downloaded(page: Page, click: () => Promise<void>): Promise<string> {
   const [file] = await Promise.all([page.waitForEvent('download'), click()]);

@@ -5,6 +5,7 @@ import { hrefOf } from '../router.ts';
 import { STATUS_ICON, statusText } from '../status-text.ts';
 import { type CustomerRecord, fullName } from './customer-data.ts';
 import { Privacy, ProfileFacts, ProfileForm } from './customer-profile.tsx';
+import { Duplicates } from './duplicates.tsx';
 
 /** One customer: how to reach them, what their bookings came to, and their last bookings. */
 export function CustomerDetail({ customer }: { customer: CustomerRecord }) {
@@ -42,6 +43,7 @@ export function CustomerDetail({ customer }: { customer: CustomerRecord }) {
         <dd>{stats.first_booking_date ? dayShort(lang, stats.first_booking_date) : '—'}</dd>
       </dl>
       {customer.erased_at === null && <ProfileForm key={customer.updated_at} customer={customer} />}
+      {customer.erased_at === null && <Duplicates customer={customer} />}
       <h3 id="customer-history">{t('customersHistory', { n: stats.total_bookings })}</h3>
       {customer.bookings.length === 0 ? (
         <p>{t('customersNoBookings')}</p>

@@ -251,3 +251,51 @@ export function customerStats(executor: Executor, businessId: string, customerId
     ])
     .executeTakeFirstOrThrow();
 }
+
+/** Why a profile is a likely duplicate of another: the same email (any case) or national phone. */
+export type DuplicateMatch = 'email' | 'phone';
+
+/**
+ * The business's other live profiles that share this one's email, whatever its case, or its
+ * national phone (the phone without its country code), oldest first: likely the same guest.
+ */
+export async function duplicatesOf(
+  executor: Executor,
+  businessId: string,
+  customerId: string,
+  limit: number,
+) {
+  const source = await executor
+    .selectFrom('customers')
+    .select([sql<string | null>`lower(email)`.as('email_key'), 'phone_national'])
+    .where('business_id', '=', businessId)
+    .where('id', '=', customerId)
+    .where('merged_into', 'is', null)
+    .where('erased_at', 'is', null)
+    .executeTakeFirst();
+  if (!source) return undefined;
+  const { email_key: emailKey, phone_national: phoneNational } = source;
+  if (!emailKey && !phoneNational) return [];
+  const rows = await liveCustomers(executor, businessId)
+    .select(sql<string | null>`lower(customers.email)`.as('email_key'))
+    .select('customers.phone_national')
+    .where('customers.erased_at', 'is', null)
+    .where('customers.id', '<>', customerId)
+    .where((eb) =>
+      eb.or([
+        ...(emailKey ? [eb(sql<string>`lower(customers.email)`, '=', emailKey)] : []),
+        ...(phoneNational ? [eb('customers.phone_national', '=', phoneNational)] : []),
+      ]),
+    )
+    .orderBy('customers.created_at')
+    .orderBy('customers.id')
+    .limit(limit)
+    .execute();
+  return rows.map(({ email_key, phone_national, ...row }) => ({
+    row: row as CustomerRow,
+    match: [
+      ...(emailKey && email_key === emailKey ? (['email'] as const) : []),
+      ...(phoneNational && phone_national === phoneNational ? (['phone'] as const) : []),
+    ] as DuplicateMatch[],
+  }));
+}

@@ -4,7 +4,7 @@ import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
 import { CustomerView, ProfilePatch } from './customers.view.ts';
-import { changeProfile, eraseProfile, mergeProfiles } from './profiles.service.ts';
+import { changeProfile, eraseProfile, likelyDuplicates, mergeProfiles } from './profiles.service.ts';
 
 const CustomerParams = IdParams('customer_id');
 
@@ -53,6 +53,33 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       commitReply(request, reply, 200, (tx) =>
         mergeProfiles(tx, principalOf(request), request.params.customer_id, request.body.into),
       ),
+  );
+
+  app.get(
+    '/v1/manage/customers/:customer_id/duplicates',
+    {
+      onRequest: requireBusiness({ scope: 'read' }),
+      schema: {
+        operationId: 'listCustomerDuplicates',
+        tags: ['Customers'],
+        summary:
+          'Profiles that are likely the same guest: the same email (any case) or the same national phone; at most 10, oldest first',
+        description:
+          'Each with `match`: what it shares with this profile. Merged and erased profiles are never listed. Merge one with `POST /v1/manage/customers/{its id}/merge {into}`.',
+        params: CustomerParams,
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                ...CustomerView.properties,
+                match: Type.Array(Type.Union([Type.Literal('email'), Type.Literal('phone')])),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => likelyDuplicates(app.db, principalOf(request).businessId, request.params.customer_id),
   );
 
   app.post(

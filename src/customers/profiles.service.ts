@@ -1,7 +1,13 @@
 import { type AuditActor, changeAudited } from '../audit/audit.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
-import { findCustomer, lockCustomer, type ProfileChanges, updateCustomer } from './customers.queries.ts';
+import {
+  duplicatesOf,
+  findCustomer,
+  lockCustomer,
+  type ProfileChanges,
+  updateCustomer,
+} from './customers.queries.ts';
 import { toCustomerView } from './customers.view.ts';
 import { storedEmail } from './entry-customer.view.ts';
 import { eraseGuest, mergeGuests } from './profiles.queries.ts';
@@ -69,4 +75,14 @@ export async function eraseProfile(tx: Tx, actor: AuditActor, customerId: string
   await eraseGuest(tx, actor.businessId, customerId, actor.actor);
   // Erasing an erased guest again answers the same anonymous profile; a missing one is a 404.
   return customerView(tx, actor.businessId, customerId);
+}
+
+/** How many likely duplicates one profile lists: enough to pick from, a small read. */
+const DUPLICATES_SHOWN = 10;
+
+/** The profiles that are likely the same guest as this one, each with what they share. */
+export async function likelyDuplicates(executor: Executor, businessId: string, customerId: string) {
+  const found = await duplicatesOf(executor, businessId, customerId, DUPLICATES_SHOWN);
+  if (!found) throw notFound('customer');
+  return { items: found.map(({ row, match }) => ({ ...toCustomerView(row), match })) };
 }

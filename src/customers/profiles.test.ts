@@ -328,6 +328,70 @@ async function tracesOf(needle: string) {
   return found;
 }
 
+describe('GET /v1/manage/customers/{customer_id}/duplicates', () => {
+  const duplicatesOf = (biz: BookableBusiness, customerId: string) =>
+    send(ctx.app, biz.tenant, 'GET', `/v1/manage/customers/${customerId}/duplicates`);
+
+  it('lists the profiles with the same email in any case or the same national phone, and none merged or erased', async () => {
+    const biz = await setupBookable(ctx.app);
+    const kept = await bookedGuest(
+      biz,
+      guest({ email: 'Ada@Example.com', phone: '+43 660 1234567' }),
+      '10:00',
+    );
+    const byEmail = await bookedGuest(biz, guest({ email: 'ada@example.com' }), '11:00');
+    const byPhone = await bookedGuest(
+      biz,
+      guest({ email: 'other@example.com', phone: '0660 1234567' }),
+      '12:00',
+    );
+    await bookedGuest(biz, guest({ email: 'stranger@example.com' }), '13:00');
+    const other = await setupBookable(ctx.app);
+    await bookedGuest(other, guest({ email: 'ada@example.com' }));
+
+    const found = await duplicatesOf(biz, kept.customerId);
+    assert.deepEqual(
+      found.items.map((item: { id: string; match: string[] }) => [item.id, item.match]),
+      [
+        [byEmail.customerId, ['email']],
+        [byPhone.customerId, ['phone']],
+      ],
+    );
+    assert.equal(found.items[0].visits, 0, 'each as the list shows a customer');
+
+    await send(ctx.app, biz.tenant, 'POST', `/v1/manage/customers/${byEmail.customerId}/merge`, {
+      into: kept.customerId,
+    });
+    await send(ctx.app, biz.tenant, 'POST', `/v1/manage/customers/${byPhone.customerId}/erase`);
+    assert.deepEqual((await duplicatesOf(biz, kept.customerId)).items, []);
+    const merged = await ctx.app.inject({
+      method: 'GET',
+      url: `/v1/manage/customers/${byEmail.customerId}/duplicates`,
+      headers: biz.tenant.headers,
+    });
+    assert.equal(merged.statusCode, 404, merged.body);
+  });
+
+  describe('auth', () => {
+    itChecksAuth(
+      () => ctx,
+      async () => {
+        const biz = await setupBookable(ctx.app);
+        const { customerId } = await bookedGuest(biz);
+        return {
+          tenant: biz.tenant,
+          route: {
+            method: 'GET',
+            url: `/v1/manage/customers/${customerId}/duplicates`,
+            scope: 'read',
+            staff: true,
+          },
+        };
+      },
+    );
+  });
+});
+
 describe('POST /v1/manage/customers/{customer_id}/erase', () => {
   const erase = (biz: BookableBusiness, customerId: string, headers = biz.tenant.headers) =>
     ctx.app.inject({ method: 'POST', url: `/v1/manage/customers/${customerId}/erase`, headers });

@@ -12,6 +12,7 @@ import {
   screenshotPath,
   signIn,
   tabTo,
+  untilInPage,
 } from '../browser.ts';
 import { createTestApp, type TestContext, uniqueEmail } from '../helpers.ts';
 
@@ -194,11 +195,46 @@ describe('the Customers screen', { skip }, () => {
       await page.getByLabel('Search customers').waitFor();
       assert.equal(await page.getByLabel('Search customers').inputValue(), 'mul');
       // The list shows again in the render that ends the detail; the focus moves after it is drawn.
-      await page.waitForFunction(
-        'document.activeElement?.textContent?.startsWith("Jürgen Müller") ?? false',
-        undefined,
-        { timeout: 5_000 },
-      );
+      await untilInPage(page, 'document.activeElement?.textContent?.startsWith("Jürgen Müller") ?? false');
+    } finally {
+      await close();
+    }
+  });
+
+  it('suggests a profile with the same email as the same guest, and merges it after asking', async () => {
+    const { tenant, customerId } = await openVenue();
+    const duplicate = (
+      await send(ctx.app, tenant, 'POST', '/v1/manage/bookings/staff', {
+        date: addDays(todayIn(ZONE, Date.now()), 9),
+        time: '12:00',
+        capacity: 2,
+        first_name: 'J.',
+        last_name: 'Mueller',
+        phone: '+49 89 555 0199',
+        email: 'JM@linde.example',
+      })
+    ).booking;
+    const { page, close } = await openCustomers(
+      TABLET,
+      tenant.developer.email,
+      tenant.developer.password,
+      true,
+    );
+    try {
+      await page.goto(`${api}/staff/#/customers/${customerId}`);
+      const detail = page.getByRole('region', { name: 'Jürgen Müller' });
+      const suggested = detail.getByRole('region', { name: 'Possibly the same guest' });
+      await suggested.getByText('J. Mueller', { exact: true }).waitFor();
+      await suggested.getByText(/same email/).waitFor();
+      await suggested.getByRole('button', { name: 'Merge J. Mueller into this guest' }).click();
+      await suggested.getByText(/Merge J\. Mueller into this guest\? Their bookings move here/).waitFor();
+      await axeClean(page, 'merge question');
+      await page.screenshot({ path: screenshotPath('dashboard-guest-duplicates.png'), fullPage: true });
+      await suggested.getByRole('button', { name: 'Yes, merge' }).click();
+      await page.getByRole('status').getByText('J. Mueller was merged into this guest.').waitFor();
+      const moved = await send(ctx.app, tenant, 'GET', `/v1/manage/bookings/${duplicate.id}`);
+      assert.equal(moved.customer_id, customerId);
+      await detail.getByText('Last bookings (4 in all)').waitFor();
     } finally {
       await close();
     }

@@ -13,6 +13,7 @@ import {
   launchBrowser,
   screenshotPath,
   signIn,
+  untilInPage,
 } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import {
@@ -361,13 +362,13 @@ describe('the booking panel', { skip }, () => {
       await page.screenshot({ path: screenshotPath('dashboard-panel-phone.png') });
       await dialog.getByRole('button', { name: 'Close' }).click();
       await dialog.waitFor({ state: 'detached' });
-      await page.waitForFunction("document.activeElement?.textContent?.includes('Guest Anna')");
+      await untilInPage(page, "document.activeElement?.textContent?.includes('Guest Anna')");
       // Escape closes it as well.
       await line.click();
       await dialog.waitFor();
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
-      await page.waitForFunction("document.activeElement?.textContent?.includes('Guest Anna')");
+      await untilInPage(page, "document.activeElement?.textContent?.includes('Guest Anna')");
     } finally {
       await close();
     }

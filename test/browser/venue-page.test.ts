@@ -7,7 +7,7 @@ import ical, { type VEvent } from 'node-ical';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bookingUid } from '../../src/engine/calendar-uid.ts';
 import { setupBookable } from '../booking-fixtures.ts';
-import { browserSkipReason, launchBrowser, screenshotPath } from '../browser.ts';
+import { browserSkipReason, launchBrowser, screenshotPath, untilInPage } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
@@ -99,7 +99,8 @@ async function bookFirstTime(page: Page, email: string) {
 }
 
 const logoLoaded = (page: Page) =>
-  page.waitForFunction(
+  untilInPage(
+    page,
     `document.querySelector('slotwise-booking').shadowRoot.querySelector('img.logo')?.naturalWidth > 0`,
   );
 

@@ -13,6 +13,7 @@ import {
   launchBrowser,
   startHostSite,
   tabTo,
+  untilInPage,
 } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
@@ -481,7 +482,7 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       await booking.getByRole('heading', { name: 'Your booking is confirmed' }).waitFor();
       await checkAccessible(page, 'hosted page in a frame');
       const code = (await booking.locator('.code').textContent())!.trim();
-      await page.waitForFunction('window.events.length > 0');
+      await untilInPage(page, 'window.events.length > 0');
       const [message, ...more] = (await events(page)) as [
         { origin: string; data: { type: string; detail: object } },
       ];
