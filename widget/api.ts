@@ -68,6 +68,7 @@ export interface BookingRequest {
   email: string;
   phone: string;
   customer_notes?: string | null;
+  marketing_opt_in?: boolean;
 }
 
 export interface WaitlistRequest {

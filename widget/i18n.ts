@@ -19,6 +19,7 @@ export const EN = {
   email: 'Email',
   phone: 'Phone',
   notes: 'Notes (optional)',
+  consent: 'Send me news and offers from {venue} (optional)',
   optional: 'optional',
   book: 'Book',
   deposit: 'Deposit',

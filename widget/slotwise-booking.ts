@@ -326,7 +326,7 @@ export class SlotwiseBooking extends HTMLElement {
       }
       case 'details': {
         const g = this.guest;
-        return `${this.stepHeading(t.details)}<p>${esc(dayLong(this.language, this.date))}, ${esc(slotTime(this.language, this.date, this.time))} · ${esc(this.t.party)}: ${this.party}</p><form data-form="book">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('email', t.email, 'email', 'email', g.email)}${field('phone', t.phone, 'tel', 'tel', g.phone)}<label for="sw-notes">${esc(t.notes)}</label><textarea id="sw-notes" name="customer_notes" rows="2">${esc(g.customer_notes)}</textarea><div class="row"><button class="primary">${esc(t.book)}</button>${back}</div></form>`;
+        return `${this.stepHeading(t.details)}<p>${esc(dayLong(this.language, this.date))}, ${esc(slotTime(this.language, this.date, this.time))} · ${esc(this.t.party)}: ${this.party}</p><form data-form="book">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('email', t.email, 'email', 'email', g.email)}${field('phone', t.phone, 'tel', 'tel', g.phone)}<label for="sw-notes">${esc(t.notes)}</label><textarea id="sw-notes" name="customer_notes" rows="2">${esc(g.customer_notes)}</textarea><label class="consent"><input type="checkbox" name="marketing_opt_in" value="yes"${g.marketing_opt_in === 'yes' ? ' checked' : ''}> ${esc(fill(t.consent, { venue: this.business!.name }))}</label><div class="row"><button class="primary">${esc(t.book)}</button>${back}</div></form>`;
       }
       case 'waitlist': {
         const g = this.guest;
@@ -589,7 +589,8 @@ export class SlotwiseBooking extends HTMLElement {
         this.show('managed');
       });
     }
-    this.guest = { ...this.guest, ...values };
+    // An unticked box sends nothing: the consent is what this form says, never an earlier tick.
+    this.guest = { ...this.guest, ...values, marketing_opt_in: values.marketing_opt_in ?? '' };
     const business = this.business!;
     if (target.dataset.form === 'wait') {
       return void this.busy(async () => {
@@ -618,6 +619,7 @@ export class SlotwiseBooking extends HTMLElement {
         email: values.email!,
         phone: values.phone!,
         customer_notes: values.customer_notes || null,
+        marketing_opt_in: values.marketing_opt_in === 'yes',
       });
       this.booking = booking;
       if (booking.payment_client_secret) return this.show('deposit');

@@ -87,6 +87,15 @@ BEGIN
     RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
   END IF;
 
+  -- The guest's own consent, ticked on the booking form: kept on the profile until withdrawn, the
+  -- booking its proof.
+  IF (p->>'marketing_opt_in')::boolean AND NOT v_customer.marketing_opt_in THEN
+    UPDATE customers SET marketing_opt_in = true, updated_at = now()
+    WHERE business_id = v_business AND id = v_customer.id;
+    PERFORM slotwise_record_audit(v_business, p->>'actor', 'customer.marketing_opted_in', 'customer',
+      v_customer.id, NULL, NULL, jsonb_build_object('booking_id', v_id));
+  END IF;
+
   IF jsonb_typeof(p->'deposit') = 'object' THEN
     INSERT INTO deposits (
       business_id, booking_id, type, status, amount_cents, currency, processor, processor_payment_id,

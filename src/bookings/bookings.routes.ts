@@ -44,6 +44,13 @@ export const OnlineBookingFields = {
   email: Email,
   phone: PhoneString,
   customer_notes: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+  marketing_opt_in: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        "the guest's consent to the venue's news and offers, only from a box they ticked themselves (never ticked for them): their profile keeps it until withdrawn; false gives nothing and withdraws nothing",
+    }),
+  ),
 };
 
 /** How a business's `deposit_type` shapes an online booking, for the creation routes' descriptions. */
@@ -176,6 +183,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           resourceId: body.resource_id,
           customer: customerOf(body),
           customerNotes: body.customer_notes,
+          marketingOptIn: body.marketing_opt_in,
           source: 'online',
         },
         bookingCall(request, reply, 201),
@@ -222,6 +230,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           partySize: body.capacity,
           customer: customerOf(body),
           customerNotes: body.customer_notes,
+          marketingOptIn: body.marketing_opt_in,
           source: 'online',
           mode: 'dynamic',
         },

@@ -76,6 +76,8 @@ export interface NewBooking {
   resourceId?: string | null;
   customer: CustomerInput;
   customerNotes?: string | null;
+  /** The guest's own consent to the venue's news and offers, ticked on an online booking form. */
+  marketingOptIn?: boolean;
   source: 'online' | 'staff' | 'sandbox';
   /**
    * `dynamic`: the start may take any minute and the booking lasts `durationMinutes`, for a business
@@ -153,6 +155,7 @@ export async function createBooking(
     ...guestNamesOf(input.customer),
     customer: customerRowOf(input.customer),
     trusted: isTrustedCaller(actor, actor.businessId),
+    marketing_opt_in: input.marketingOptIn === true && input.source === 'online' ? true : undefined,
     candidates: placement.candidates,
     pacing: placement.pacing,
     codes: Array.from({ length: 5 }, confirmationCode),

@@ -97,6 +97,8 @@ export const PlaceBookingParams = Type.Object({
   }),
   /** Whether the caller may rewrite a returning customer's name and email. */
   trusted: Type.Boolean(),
+  /** The guest ticked the venue's news and offers on the booking form: their profile keeps the consent. */
+  marketing_opt_in: Type.Optional(Type.Literal(true)),
   candidates: Candidates,
   /** Absent or null when no period's pacing caps the start. */
   pacing: Type.Optional(Nullable(PacingToCheck)),

@@ -13,6 +13,7 @@ import {
   setupBookable,
 } from '../../test/booking-fixtures.ts';
 import { bearer, createKey, dashboardToken, itChecksAuth, RACE, useTestApp } from '../../test/helpers.ts';
+import { defaultPublishableKey } from '../developers/api-keys.service.ts';
 import { eraseGuestsPastRetention } from './retention.jobs.ts';
 
 const ctx = useTestApp();
@@ -174,6 +175,41 @@ describe('PATCH /v1/manage/customers/{customer_id}', () => {
         };
       },
     );
+  });
+});
+
+describe('marketing_opt_in', () => {
+  it("is given only by the guest's own tick on an online booking, audited with the booking, and withdrawn by staff", async () => {
+    const biz = await setupBookable(ctx.app);
+    const key = await defaultPublishableKey(ctx.app.db, biz.tenant.businessId);
+    const who = guest({ email: 'consent@example.com' });
+    const fromHostedPage = { ...bearer(key), origin: new URL(ctx.config.publicBaseUrl).origin };
+    const first = await postBooking(ctx.app, biz, { ...who, start_time: '10:00' }, fromHostedPage);
+    assert.equal(first.statusCode, 201, first.body);
+    const customerId = (
+      await send(ctx.app, biz.tenant, 'GET', `/v1/manage/bookings/${first.json().booking.id}`)
+    ).customer_id;
+    const profile = () => send(ctx.app, biz.tenant, 'GET', `/v1/manage/customers/${customerId}`);
+    assert.equal((await profile()).marketing_opt_in, false, 'no tick, no consent');
+
+    const ticked = await postBooking(
+      ctx.app,
+      biz,
+      { ...who, start_time: '12:00', marketing_opt_in: true },
+      fromHostedPage,
+    );
+    assert.equal(ticked.statusCode, 201, ticked.body);
+    assert.doesNotMatch(ticked.body, /marketing_opt_in/, 'the answer tells nothing of the profile');
+    assert.equal((await profile()).marketing_opt_in, true);
+    const audit = await auditOf(biz, customerId, 'customer.marketing_opted_in');
+    assert.equal(audit.length, 1);
+    assert.equal(audit[0].meta.booking_id, ticked.json().booking.id);
+
+    // Booking again without the tick withdraws nothing; staff withdraw it at the guest's word.
+    await bookOk(ctx.app, biz, { ...who, start_time: '14:00', marketing_opt_in: false });
+    assert.equal((await profile()).marketing_opt_in, true);
+    assert.equal((await patch(biz, customerId, { marketing_opt_in: false })).json().marketing_opt_in, false);
+    assert.equal((await auditOf(biz, customerId, 'customer.marketing_opted_in')).length, 1);
   });
 });
 

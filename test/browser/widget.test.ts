@@ -478,10 +478,16 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       await booking.getByLabel('Last name').fill('Lamarr');
       await booking.getByLabel('Email').fill('hedy@example.com');
       await booking.getByLabel('Phone').fill('+33 1 55 66 77 88');
+      // The venue's news only by the guest's own tick: the box comes unticked.
+      const consent = booking.getByLabel('Send me news and offers from Chez Cadre (optional)');
+      assert.equal(await consent.isChecked(), false);
+      await consent.check();
       await booking.getByRole('button', { name: 'Book' }).click();
       await booking.getByRole('heading', { name: 'Your booking is confirmed' }).waitFor();
       await checkAccessible(page, 'hosted page in a frame');
       const code = (await booking.locator('.code').textContent())!.trim();
+      const [guest] = (await send(ctx.app, venue.tenant, 'GET', '/v1/manage/customers?search=Lamarr')).items;
+      assert.equal(guest.marketing_opt_in, true);
       await untilInPage(page, 'window.events.length > 0');
       const [message, ...more] = (await events(page)) as [
         { origin: string; data: { type: string; detail: object } },

@@ -14973,6 +14973,11 @@ export interface operations {
                     phone: string;
                     customer_notes?: string | null;
                     /**
+                     * @description the guest's consent to the venue's news and offers, only from a box they ticked themselves (never ticked for them): their profile keeps it until withdrawn; false gives nothing and withdraws nothing
+                     * @default false
+                     */
+                    marketing_opt_in?: boolean;
+                    /**
                      * Format: int32
                      * @default 1
                      */
@@ -15186,6 +15191,11 @@ export interface operations {
                     /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                     phone: string;
                     customer_notes?: string | null;
+                    /**
+                     * @description the guest's consent to the venue's news and offers, only from a box they ticked themselves (never ticked for them): their profile keeps it until withdrawn; false gives nothing and withdraws nothing
+                     * @default false
+                     */
+                    marketing_opt_in?: boolean;
                     /**
                      * Format: int32
                      * @description minutes, 5-480
