@@ -7,6 +7,7 @@ import {
   guest,
   nextCentralEuropeanClockChange,
   postBooking,
+  send,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
 import { connectPaymentAccount } from '../../test/deposit-fixtures.ts';
@@ -232,6 +233,29 @@ describe('messages of a booking', () => {
     const told = mailsTo(VENUE_EMAIL)[0]!.mail;
     assert.match(told.subject ?? '', /^Vom Gast storniert: 4 Personen, /);
     assert.match(told.text ?? '', new RegExp(booking.confirmation_code));
+  });
+
+  it("writes to a guest in the language of their profile, and to the venue in the venue's", async () => {
+    const biz = await venue({ notification_language: 'de' });
+    const phone = guest().phone;
+    const first = await bookOnline(biz, { phone });
+    const { customer_id: customerId } = await send(
+      ctx.app,
+      biz.tenant,
+      'GET',
+      `/v1/manage/bookings/${first.id}`,
+    );
+    await send(ctx.app, biz.tenant, 'PATCH', `/v1/manage/customers/${customerId}`, {
+      preferred_language: 'fr',
+    });
+    await sendAll();
+    smtp.received.length = 0;
+
+    const booking = await bookOnline(biz, { phone, start_time: '13:00' });
+    await sendAll();
+    assert.match(mailsTo(GUEST_EMAIL)[0]!.mail.subject ?? '', /^Votre réservation/);
+    assert.match(mailsTo(VENUE_EMAIL)[0]!.mail.subject ?? '', /^Neue Online-Reservierung/);
+    assert.match(mailsTo(VENUE_EMAIL)[0]!.mail.text ?? '', new RegExp(booking.confirmation_code));
   });
 
   it('tells nobody of a pending online booking until the venue confirms it', async () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
-import type { WithheldClass } from '../schema.ts';
+import type { NotificationLanguage, WithheldClass } from '../schema.ts';
 
 export interface NewEmail {
   businessId: string | null;
@@ -9,7 +9,7 @@ export interface NewEmail {
   text: string;
 }
 
-/** What a guest or the venue is told, rendered when sent in the business's language. */
+/** What a guest or the venue is told, rendered when sent (`messageLanguage` says in which language). */
 export type MessageType =
   | 'booking_confirmed'
   | 'booking_rescheduled'
@@ -110,6 +110,16 @@ export const claimDueMessages = (
       'attempts',
       'sms_to',
       'created_at',
+      // The language the guest the message is about prefers (their profile's), if they said.
+      sql<NotificationLanguage | null>`(
+        SELECT c.preferred_language FROM customers c
+        WHERE c.business_id = message_outbox.business_id AND c.id = coalesce(
+          (SELECT k.customer_id FROM bookings k
+            WHERE k.business_id = message_outbox.business_id AND k.id = message_outbox.booking_id),
+          (SELECT w.customer_id FROM waitlist_entries w
+            WHERE w.business_id = message_outbox.business_id AND w.id = message_outbox.waitlist_entry_id)))`.as(
+        'guest_language',
+      ),
       sql<boolean>`EXISTS (
         SELECT 1 FROM businesses b
         WHERE b.id = message_outbox.business_id AND b.is_dev

@@ -16,6 +16,16 @@ export const MESSAGE_TYPES: readonly MessageType[] = [
   'venue_guest_cancellation',
 ];
 
+/**
+ * The language a message is written in: the venue's own for the venue; for a guest, the language
+ * their profile prefers, else the venue's notification language.
+ */
+export const messageLanguage = (
+  type: string,
+  guestLanguage: NotificationLanguage | null,
+  venueLanguage: NotificationLanguage,
+): NotificationLanguage => (type.startsWith('venue_') ? venueLanguage : (guestLanguage ?? venueLanguage));
+
 /** What a guest reads of the venue: the business's profile when the message is sent. */
 export interface VenueFacts {
   name: string;

@@ -4,7 +4,13 @@ import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db.ts';
 import { type ClaimedMessage, findMessageVenue, type MessageType } from './outbox.queries.ts';
 import { OutboxSender, SendFailure } from './outbox-sender.jobs.ts';
-import { type BookingPayload, type OfferPayload, type RenderedEmail, renderEmail } from './render.view.ts';
+import {
+  type BookingPayload,
+  messageLanguage,
+  type OfferPayload,
+  type RenderedEmail,
+  renderEmail,
+} from './render.view.ts';
 import { venueInHeader } from './subject.view.ts';
 
 export { insertEmail as enqueueEmail, type NewEmail } from './outbox.queries.ts';
@@ -92,7 +98,7 @@ export class EmailSender extends OutboxSender {
     if (!venue) throw new SendFailure('business_gone', true);
     const rendered: RenderedEmail = renderEmail({
       type: message.type as MessageType,
-      language: venue.notification_language,
+      language: messageLanguage(message.type, message.guest_language, venue.notification_language),
       venue,
       payload: message.payload as BookingPayload | OfferPayload,
       sequence: message.sequence,

@@ -8,6 +8,7 @@ import type { Db } from '../platform/db.ts';
 import { maskPhone } from './messages.view.ts';
 import { type ClaimedMessage, findMessageVenue } from './outbox.queries.ts';
 import { OutboxSender, SendFailure } from './outbox-sender.jobs.ts';
+import { messageLanguage } from './render.view.ts';
 import { forgetSmsCounts } from './sms-limits.queries.ts';
 import { admitSms } from './sms-limits.service.ts';
 import { SMS_TYPES, type SmsType, smsText } from './sms-texts.view.ts';
@@ -155,7 +156,7 @@ export class SmsSender extends OutboxSender {
     const booking = message.payload as BookingView;
     return smsText({
       type: message.type,
-      language: venue.notification_language,
+      language: messageLanguage(message.type, message.guest_language, venue.notification_language),
       venueName: venue.name,
       timezone: venue.timezone,
       startsAt: booking.starts_at,
