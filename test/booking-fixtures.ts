@@ -193,3 +193,12 @@ export async function send(
   assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
   return response.body ? response.json() : null;
 }
+
+/**
+ * A booking of the manage detail as every other answer and event shows it: without the guest's
+ * allergies and tags, which the host stand alone reads beside a booking.
+ */
+export function withoutGuestProfile<T extends { customer: Record<string, unknown> }>(booking: T): T {
+  const { allergies: _allergies, tags: _tags, ...customer } = booking.customer;
+  return { ...booking, customer };
+}

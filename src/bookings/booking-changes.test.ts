@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { type BookableBusiness, bookOk, daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
+import {
+  type BookableBusiness,
+  bookOk,
+  daysFromNow,
+  setupBookable,
+  withoutGuestProfile,
+} from '../../test/booking-fixtures.ts';
 import { createTenant, ENGINE, itChecksAuth, RACE, untilALockWait, useTestApp } from '../../test/helpers.ts';
 
 const ctx = useTestApp({ webhookAllowPrivateUrls: true });
@@ -201,13 +207,15 @@ describe('PATCH /v1/manage/bookings/{id}', () => {
       const biz = await setupBookable(ctx.app);
       const booking = await book(biz);
       const stored = async () =>
-        (
-          await ctx.app.inject({
-            method: 'GET',
-            url: `/v1/manage/bookings/${booking.id}`,
-            headers: biz.tenant.headers,
-          })
-        ).json();
+        withoutGuestProfile(
+          (
+            await ctx.app.inject({
+              method: 'GET',
+              url: `/v1/manage/bookings/${booking.id}`,
+              headers: biz.tenant.headers,
+            })
+          ).json(),
+        );
       for (const change of [
         { booking_date: daysFromNow(9), start_time: '14:00', resource_id: biz.resources.T6 },
         { resource_id: biz.resources.T4, capacity: 3 },

@@ -7,6 +7,7 @@ import {
   guest,
   nextCentralEuropeanClockChange,
   setupBookable,
+  withoutGuestProfile,
 } from '../../test/booking-fixtures.ts';
 import { useTestApp } from '../../test/helpers.ts';
 import { reminderJob } from './reminders.jobs.ts';
@@ -41,8 +42,7 @@ async function bookingView(biz: BookableBusiness, id: string) {
     headers: biz.tenant.headers,
   });
   assert.equal(response.statusCode, 200, response.body);
-  const { allergies: _allergies, tags: _tags, ...customer } = response.json().customer;
-  return { ...response.json(), customer };
+  return withoutGuestProfile(response.json());
 }
 
 async function patchBooking(biz: BookableBusiness, id: string, payload: Record<string, unknown>) {
