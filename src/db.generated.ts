@@ -172,6 +172,7 @@ export interface Businesses {
    */
   description: string | null;
   developer_id: string;
+  guest_change_cutoff_hours: Generated<number>;
   /**
    * Guests with no booking for this many months are erased by a job; null keeps them.
    */

@@ -630,7 +630,7 @@ describe('simultaneous changes of one booking', () => {
       url: `/v1/manage/bookings/${booking.id}`,
       headers: biz.tenant.headers,
     });
-    assert.deepEqual(response.json(), stored.json());
+    assert.deepEqual(response.json(), withoutGuestProfile(stored.json()));
     assert.equal(response.json().customer.first_name, 'Ada');
     assert.equal(response.json().resource.name, 'Window');
     const event = await ctx.database.db
@@ -638,7 +638,7 @@ describe('simultaneous changes of one booking', () => {
       .select('data')
       .where('type', '=', 'booking.updated')
       .executeTakeFirstOrThrow();
-    assert.deepEqual(event.data, stored.json());
+    assert.deepEqual(event.data, withoutGuestProfile(stored.json()));
   });
 });
 

@@ -249,12 +249,13 @@ export async function changeBooking(
   bookingId: string,
   change: BookingChange,
   now: number,
+  rules: ChangeRules = 'venue',
 ): Promise<ChangedBooking> {
-  const changed = await tryChange(executor, availability, actor, bookingId, change, now);
+  const changed = await tryChange(executor, availability, actor, bookingId, change, now, rules);
   if (changed !== 'stale') return changed;
   if (!executor.isTransaction) throw new ReadChanged();
   await lockedBooking(executor as Tx, actor.businessId, bookingId);
-  const retried = await tryChange(executor, availability, actor, bookingId, change, now);
+  const retried = await tryChange(executor, availability, actor, bookingId, change, now, rules);
   if (retried === 'stale')
     throw new AppError('conflict', 'the booking changed during this change; try again');
   return retried;
@@ -271,11 +272,20 @@ async function tryChange(
   bookingId: string,
   change: BookingChange,
   now: number,
+  rules: ChangeRules,
 ): Promise<ChangedBooking | 'stale'> {
   const read = await findBookingToChange(executor, actor.businessId, bookingId);
   if (!read) throw notFound('booking');
   const { version, during, held_dates, view: before } = read;
-  const statement = await prepareChange(executor, availability, actor, { before, during }, change, now);
+  const statement = await prepareChange(
+    executor,
+    availability,
+    actor,
+    { before, during },
+    change,
+    now,
+    rules,
+  );
   if (!statement) return { before, booking: before, heldDates: held_dates };
   const changed = await runBookingChange(executor, { ...statement, version }).catch((error) => {
     throw refusalOf(error);
@@ -309,6 +319,7 @@ async function prepareChange(
   current: { before: BookingView; during: string },
   change: BookingChange,
   now: number,
+  rules: ChangeRules,
 ): Promise<PreparedChange | null> {
   const { before } = current;
   const status = before.status as BookingStatus;
@@ -324,13 +335,23 @@ async function prepareChange(
     actor: actor.actor,
     events: [],
   };
-  if (reschedule) {
-    statement.move = await prepareMove(executor, availability, actor.businessId, before, capacity, now, {
-      date: change.booking_date ?? before.booking_date,
-      time: change.start_time ?? before.start_time,
-      resourceId: change.resource_id,
-      mode: madeByStaff(before) ? 'staff' : 'online',
-    });
+  if (reschedule || (rules === 'guest' && capacity !== before.capacity)) {
+    // A guest's own change, of time or party, is a new online booking's placement in every rule.
+    statement.move = await prepareMove(
+      executor,
+      availability,
+      actor.businessId,
+      before,
+      capacity,
+      now,
+      {
+        date: change.booking_date ?? before.booking_date,
+        time: change.start_time ?? before.start_time,
+        resourceId: change.resource_id,
+        mode: rules === 'venue' && madeByStaff(before) ? 'staff' : 'online',
+      },
+      rules,
+    );
     statement.events.push('booking.rescheduled');
   } else {
     const resourceId = change.resource_id ?? before.resource_id;
@@ -395,6 +416,12 @@ async function prepareChange(
 /** A booking the staff made is changed by the staff's rules: inside hours, past a full pacing. */
 const madeByStaff = (before: BookingView) => before.source === 'staff';
 
+/**
+ * Whose rules a change follows: the venue's (the staff's, for a booking staff made), or a guest's
+ * own, which are those of an online booking whoever made it.
+ */
+export type ChangeRules = 'venue' | 'guest';
+
 /** The pacing a party grown at its own start is checked against (the booking does not count against itself). */
 function grownPartyPacing(
   day: LoadedDay,
@@ -422,13 +449,15 @@ async function prepareMove(
   capacity: number,
   now: number,
   to: Pick<PlacementRequest, 'date' | 'time' | 'resourceId' | 'mode'>,
+  rules: ChangeRules = 'venue',
 ): Promise<BookingMove> {
-  // Moved under staff rules or not, only a booking staff made may pass a full pacing.
+  // Moved under staff rules or not, only the venue moving a booking staff made may pass a full pacing.
   const request: PlacementRequest = {
     ...to,
     partySize: capacity,
     serviceId: before.service_id,
-    passesPacing: madeByStaff(before),
+    passesPacing: rules === 'venue' && madeByStaff(before),
+    byGuest: rules === 'guest',
   };
   const ctx = await availability.loadedDay(businessId, request, now, executor);
   const { candidates, times, durationMinutes, during, pacing } = planPlacement(ctx, request, now, before);

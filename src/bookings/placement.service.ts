@@ -35,6 +35,8 @@ export interface PlacementRequest extends DayQuery {
    * may; a move says whether the booking it moves was made by staff.
    */
   passesPacing?: boolean;
+  /** A guest moving their own booking: the online party limit binds the move as a new booking. */
+  byGuest?: boolean;
 }
 
 /** The booking a move places again, as it is before the move. */
@@ -111,8 +113,10 @@ export function planPlacement(
   if (request.mode === 'dynamic' && !moved) assertDynamicMode(business);
   const staff = request.mode === 'staff';
   const dynamic = request.mode === 'dynamic' || (moved !== undefined && business.booking_mode === 'dynamic');
-  // Only a guest's own new booking meets the online limit: staff make and move any party the business seats.
-  assertPartySize(business, request.partySize, request.mode !== 'staff' && !moved ? 'online' : 'staff');
+  // Only a guest's own booking, new or moved by them, meets the online limit: staff make and move
+  // any party the business seats.
+  const guests = request.mode !== 'staff' && (!moved || request.byGuest === true);
+  assertPartySize(business, request.partySize, guests ? 'online' : 'staff');
   if (staff) assertStaffDate(request.date, business.timezone, now);
   const durationMinutes = moved && dynamic ? moved.duration_minutes : request.durationMinutes;
   const rules = toDayRules(day, { ...request, durationMinutes }, now);

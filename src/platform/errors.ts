@@ -33,6 +33,10 @@ export const STATUS_OF_CODE = {
   idempotency_mismatch: 409,
   /** A guest cancelling online after the business's cut-off before the start. */
   cancellation_cutoff_passed: 409,
+  /** A guest changing their booking online after the business's cut-off before the start. */
+  change_cutoff_passed: 409,
+  /** A guest's change that would change the booking's deposit: the venue changes it. */
+  deposit_would_change: 409,
   /** A waitlist offer's link used past its time: the time has passed to the next guest waiting. */
   offer_expired: 410,
   payload_too_large: 413,

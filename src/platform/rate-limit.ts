@@ -67,6 +67,7 @@ const isPublicBookingCreation = (request: FastifyRequest) =>
 const GUEST_BOOKING_ROUTES = new Set([
   '/v1/public/bookings/:confirmation_code',
   '/v1/public/bookings/:confirmation_code/cancel',
+  '/v1/public/bookings/:confirmation_code/change',
 ]);
 
 /**

@@ -17,6 +17,7 @@ export const findBookingsByCode = (executor: Executor, code: string, businessId:
       'biz.slug as business_slug',
       'biz.timezone as business_timezone',
       'biz.cancellation_cutoff_hours',
+      'biz.guest_change_cutoff_hours',
     ])
     .where('v.confirmation_code', '=', code.toUpperCase());
   if (businessId !== undefined) query = query.where('v.business_id', '=', businessId);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DepositSchema } from '../bookings/bookings.view.ts';
 import { GuestSchema } from '../customers/entry-customer.view.ts';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import {
@@ -10,10 +11,16 @@ import {
   example,
   Nullable,
   PhoneString,
+  TimeString,
   Timestamp,
   Uuid,
 } from '../platform/schemas.ts';
-import { cancelGuestBooking, type GuestContact, viewGuestBooking } from './guest-bookings.service.ts';
+import {
+  cancelGuestBooking,
+  changeGuestBooking,
+  type GuestContact,
+  viewGuestBooking,
+} from './guest-bookings.service.ts';
 
 const Contact = {
   email: Type.Optional(
@@ -53,6 +60,14 @@ const GuestBooking = Type.Object({
     }),
   ),
   can_cancel: Type.Boolean({ description: 'whether a cancellation now would be accepted' }),
+  changeable_until: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'until when the guest may change the time or party online (`guest_change_cutoff_hours` before the start); null once the booking is cancelled, checked in or closed',
+    }),
+  ),
+  can_change: Type.Boolean({ description: 'whether a change now would be considered' }),
 });
 
 const contactOf = (fields: GuestContact): GuestContact => ({ email: fields.email, phone: fields.phone });
@@ -112,6 +127,54 @@ export const guestBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.params.confirmation_code,
           contact,
           businessId,
+          app.clock.now(),
+        ),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/public/bookings/:confirmation_code/change',
+    {
+      onRequest: optionalCredential,
+      config: { publishable: true, sensitive: true },
+      schema: {
+        operationId: 'changeGuestBooking',
+        tags: ['Public'],
+        summary:
+          'A guest moves their own booking to another time or party, until the business’s change cut-off',
+        description: `A \`pending\` or \`confirmed\` booking moves to the new \`booking_date\`, \`start_time\` and/or \`capacity\` (at least one) under every rule of a new online booking: the grid, notice, window, hours, the online party limit, pacing and a free resource (409 \`slot_unavailable\` and the others a booking gets). One statement: the old time stays held until the new one is taken, and a refusal changes nothing. \`booking.rescheduled\` fires and the guest is emailed the new time when they were emailed the booking. Until \`guest_change_cutoff_hours\` before the start: later, 409 \`change_cutoff_passed\`. With a deposit, a new party (or a new time of a card hold) is 409 \`deposit_would_change\`: the business changes it. ${CONTACT_RULE}`,
+        security: [],
+        params: CodeParams,
+        body: example(
+          Type.Object(
+            {
+              ...Contact,
+              booking_date: Type.Optional(DateString),
+              start_time: Type.Optional(TimeString),
+              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
+            },
+            { additionalProperties: false },
+          ),
+          { email: 'grace@example.com', start_time: '20:00', capacity: 4 },
+        ),
+        response: { 200: GuestBooking, ...errorResponses(409) },
+      },
+    },
+    async (request, reply) => {
+      const { booking_date, start_time, capacity, ...contact } = request.body;
+      return commitReply(request, reply, 200, (tx) =>
+        changeGuestBooking(
+          tx,
+          app.availability,
+          request.params.confirmation_code,
+          contactOf(contact),
+          request.principal?.businessId ?? undefined,
+          {
+            ...(booking_date !== undefined ? { booking_date } : {}),
+            ...(start_time !== undefined ? { start_time } : {}),
+            ...(capacity !== undefined ? { capacity } : {}),
+          },
           app.clock.now(),
         ),
       );

@@ -61,8 +61,11 @@ async function findGuestBooking(
 
 const HOUR_MS = 3_600_000;
 
-/** Until when a guest may cancel: the cut-off before the start; null when the status no longer allows it. */
-function cancellableUntil(status: BookingStatus, startsAt: Date, cutoffHours: number): Date | null {
+/**
+ * Until when a guest may cancel or change their booking: a cut-off before the start; null when the
+ * status no longer allows it (a guest acts on a booking only while they may still cancel it).
+ */
+function openToGuestUntil(status: BookingStatus, startsAt: Date, cutoffHours: number): Date | null {
   if (!allowsMove(status, 'cancelled', 'guest')) return null;
   return new Date(startsAt.getTime() - cutoffHours * HOUR_MS);
 }
@@ -70,11 +73,9 @@ function cancellableUntil(status: BookingStatus, startsAt: Date, cutoffHours: nu
 /** What a guest sees of their booking: no staff notes, no resource, nothing of the customer record. */
 function toGuestBookingView(row: Omit<GuestBookingRow, 'customer_phone_normalized'>, now: number) {
   const { view } = row;
-  const until = cancellableUntil(
-    view.status as BookingStatus,
-    new Date(view.starts_at),
-    row.cancellation_cutoff_hours,
-  );
+  const status = view.status as BookingStatus;
+  const until = openToGuestUntil(status, new Date(view.starts_at), row.cancellation_cutoff_hours);
+  const changeUntil = openToGuestUntil(status, new Date(view.starts_at), row.guest_change_cutoff_hours);
   return {
     confirmation_code: view.confirmation_code,
     status: view.status,
@@ -103,6 +104,8 @@ function toGuestBookingView(row: Omit<GuestBookingRow, 'customer_phone_normalize
     created_at: view.created_at,
     cancellable_until: until?.toISOString() ?? null,
     can_cancel: until !== null && now < until.getTime(),
+    changeable_until: changeUntil?.toISOString() ?? null,
+    can_change: changeUntil !== null && now < changeUntil.getTime(),
   };
 }
 
@@ -118,7 +121,7 @@ export async function viewGuestBooking(
   return toGuestBookingView(await findGuestBooking(executor, code, contact, businessId), now);
 }
 
-/** Who cancels in the audit row: the guest, with no credential of the business. */
+/** Who cancels or changes in the audit row: the guest, with no credential of the business. */
 const guestActor = (businessId: string) => ({
   businessId,
   actor: 'guest',
@@ -142,7 +145,7 @@ export async function cancelGuestBooking(
   const found = await findGuestBooking(tx, code, contact, businessId);
   const locked = await lockBooking(tx, found.view.business_id, found.view.id);
   if (!locked) throw notFound('booking');
-  const until = cancellableUntil(locked.status, locked.starts_at, found.cancellation_cutoff_hours);
+  const until = openToGuestUntil(locked.status, locked.starts_at, found.cancellation_cutoff_hours);
   if (until === null) throw new AppError('conflict', `a ${locked.status} booking cannot be cancelled`);
   if (now >= until.getTime()) {
     throw new AppError(
@@ -161,4 +164,70 @@ export async function cancelGuestBooking(
     now,
   );
   return toGuestBookingView({ ...found, view: cancelled }, now);
+}
+
+/** What a guest may change of their booking: its date, its start, its party. */
+export interface GuestChange {
+  booking_date?: string;
+  start_time?: string;
+  capacity?: number;
+}
+
+/**
+ * The guest moves their booking to another time or party, until the business's change cut-off
+ * before the start, under every rule of a new online booking (grid, notice, window, hours, online
+ * party limit, pacing), in one statement: the old time stays held until the new one is taken, and
+ * a refusal leaves the booking as it was. The venue's Today and the guest's rescheduled message
+ * follow from `booking.rescheduled`. A deposit is the venue's to change: a new party (its amount
+ * may depend on it), or a new time for a card hold (placed on a schedule of the start), is 409
+ * `deposit_would_change`.
+ */
+export async function changeGuestBooking(
+  tx: Tx,
+  availability: AvailabilityService,
+  code: string,
+  contact: GuestContact,
+  businessId: string | undefined,
+  change: GuestChange,
+  now: number,
+): Promise<GuestBookingView> {
+  if (change.booking_date === undefined && change.start_time === undefined && change.capacity === undefined) {
+    throw invalidField('start_time', 'send the new booking_date, start_time or capacity');
+  }
+  const found = await findGuestBooking(tx, code, contact, businessId);
+  const locked = await lockBooking(tx, found.view.business_id, found.view.id);
+  if (!locked) throw notFound('booking');
+  const until = openToGuestUntil(locked.status, locked.starts_at, found.guest_change_cutoff_hours);
+  if (until === null) throw new AppError('conflict', `a ${locked.status} booking cannot be changed`);
+  if (now >= until.getTime()) {
+    throw new AppError(
+      'change_cutoff_passed',
+      found.guest_change_cutoff_hours > 0
+        ? `the booking can be changed online until ${found.guest_change_cutoff_hours} h before it starts; please contact the business`
+        : 'the booking has already started; please contact the business',
+    );
+  }
+  const deposit = found.view.deposit;
+  const newParty = change.capacity !== undefined && change.capacity !== locked.capacity;
+  const newTime =
+    (change.booking_date ?? found.view.booking_date) !== found.view.booking_date ||
+    (change.start_time ?? found.view.start_time) !== found.view.start_time;
+  if (deposit && (newParty || (newTime && deposit.type === 'authorization_hold'))) {
+    throw new AppError(
+      'deposit_would_change',
+      newParty
+        ? 'the party of a booking with a deposit is changed by the business; please contact them'
+        : 'the time of a booking with a card hold is changed by the business; please contact them',
+    );
+  }
+  const { booking: changed } = await changeBooking(
+    tx,
+    availability,
+    guestActor(found.view.business_id),
+    found.view.id,
+    change,
+    now,
+    'guest',
+  );
+  return toGuestBookingView({ ...found, view: changed }, now);
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { BOOKING_DAY, type BookableBusiness, bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import { bearer, createPublishableKey, createTestApp, type TestContext } from '../../test/helpers.ts';
+import { bearer, createPublishableKey, createTestApp, RACE, type TestContext } from '../../test/helpers.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -314,4 +314,192 @@ describe('POST /v1/public/bookings/{confirmation_code}/cancel', () => {
       }
     });
   });
+});
+
+describe('POST /v1/public/bookings/{confirmation_code}/change', () => {
+  const change = (code: string, body: unknown, headers = {}) =>
+    call('POST', `/v1/public/bookings/${code}/change`, body, headers);
+  const stored = (id: string) =>
+    ctx.app.db
+      .selectFrom('bookings')
+      .select(['start_time', 'capacity', 'status'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+
+  describe('200', () => {
+    it('moves the booking to another time and a bigger party, audited as the guest, and frees the old time', async () => {
+      const { biz, booking, code } = await booked();
+      const before = (await view(code, 'email=grace%40example.com')).json();
+      assert.equal(before.can_change, true);
+      assert.equal(
+        before.changeable_until,
+        new Date(Date.parse(booking.starts_at) - 2 * 3_600_000).toISOString(),
+      );
+      const response = await change(code, { email: 'grace@example.com', start_time: '14:00', capacity: 4 });
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      assert.equal(body.start_time, '14:00');
+      assert.equal(body.capacity, 4);
+      assert.equal(body.confirmation_code, code);
+      assert.ok(!response.body.includes('VIP'), 'no staff notes');
+      assert.deepEqual(await stored(booking.id), {
+        start_time: '14:00:00',
+        capacity: 4,
+        status: 'confirmed',
+      });
+      const audit = await ctx.app.db
+        .selectFrom('audit_logs')
+        .select(['action', 'user_email'])
+        .where('entity_id', '=', booking.id)
+        .where('action', '=', 'booking.rescheduled')
+        .execute();
+      assert.deepEqual(audit, [{ action: 'booking.rescheduled', user_email: 'guest' }]);
+      // The old time is free again: its table takes another party.
+      await bookOk(ctx.app, biz, { start_time: '12:00', capacity: 2, phone: '+49 30 555 0188' });
+    });
+
+    it('changes only the party, at the same time', async () => {
+      const { booking, code } = await booked();
+      const response = await change(code, { phone: GUEST.phone, capacity: 3 });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(await stored(booking.id), {
+        start_time: '12:00:00',
+        capacity: 3,
+        status: 'confirmed',
+      });
+    });
+  });
+
+  describe('409', () => {
+    it('keeps the booking as it was when the new time is taken', async () => {
+      const { biz, booking, code } = await booked();
+      for (const [capacity, phone] of [
+        [2, '+49 30 555 0190'],
+        [4, '+49 30 555 0191'],
+        [6, '+49 30 555 0192'],
+      ] as const) {
+        await bookOk(ctx.app, biz, { start_time: '14:00', capacity, phone });
+      }
+      const response = await change(code, { email: 'grace@example.com', start_time: '14:00' });
+      assert.equal(response.statusCode, 409, response.body);
+      assert.equal(response.json().error.code, 'slot_unavailable');
+      assert.deepEqual(await stored(booking.id), {
+        start_time: '12:00:00',
+        capacity: 2,
+        status: 'confirmed',
+      });
+    });
+
+    it("answers change_cutoff_passed inside the business's change cut-off", async () => {
+      const { biz, booking, code } = await booked();
+      ctx.app.clock.now = () => Date.parse(booking.starts_at) - 3_600_000;
+      const late = await change(code, { email: 'grace@example.com', start_time: '14:00' });
+      assert.equal(late.statusCode, 409, late.body);
+      assert.equal(late.json().error.code, 'change_cutoff_passed');
+      assert.match(late.json().error.message, /2 h before/);
+      await ctx.app.inject({
+        method: 'PATCH',
+        url: '/v1/manage/settings',
+        headers: biz.tenant.headers,
+        payload: { guest_change_cutoff_hours: 0 },
+      });
+      const allowed = await change(code, { email: 'grace@example.com', start_time: '14:00' });
+      assert.equal(allowed.statusCode, 200, allowed.body);
+    });
+
+    it('leaves a deposit to the business: a new party is refused, a new time of a paid charge is not', async () => {
+      const { biz, booking, code } = await booked();
+      await ctx.app.db
+        .insertInto('deposits')
+        .values({
+          business_id: biz.tenant.businessId,
+          booking_id: booking.id,
+          type: 'charge',
+          status: 'paid',
+          amount_cents: 2000,
+          currency: 'eur',
+          processor: 'simulated',
+        })
+        .execute();
+      const party = await change(code, { email: 'grace@example.com', capacity: 4 });
+      assert.equal(party.statusCode, 409, party.body);
+      assert.equal(party.json().error.code, 'deposit_would_change');
+      const time = await change(code, { email: 'grace@example.com', start_time: '15:00' });
+      assert.equal(time.statusCode, 200, time.body);
+    });
+
+    it('answers conflict for a cancelled booking', async () => {
+      const { code } = await booked();
+      assert.equal((await cancel(code, { email: 'grace@example.com' })).statusCode, 200);
+      const response = await change(code, { email: 'grace@example.com', start_time: '14:00' });
+      assert.equal(response.statusCode, 409);
+      assert.equal(response.json().error.code, 'conflict');
+    });
+  });
+
+  describe('4xx under the online rules', () => {
+    it('refuses a party over the online limit, a time off the grid, no change at all, and a wrong contact', async () => {
+      const { biz, booking, code } = await booked();
+      await ctx.app.inject({
+        method: 'PATCH',
+        url: '/v1/manage/settings',
+        headers: biz.tenant.headers,
+        payload: { max_online_party_size: 4 },
+      });
+      const big = await change(code, { email: 'grace@example.com', capacity: 6 });
+      assert.equal(big.json().error.code, 'party_too_large_online', big.body);
+      const offGrid = await change(code, { email: 'grace@example.com', start_time: '14:07' });
+      assert.equal(offGrid.statusCode, 422, offGrid.body);
+      const nothing = await change(code, { email: 'grace@example.com' });
+      assert.equal(nothing.statusCode, 422, nothing.body);
+      const stranger = await change(code, { email: 'someone@example.com', start_time: '14:00' });
+      assert.equal(stranger.statusCode, 404, stranger.body);
+      assert.deepEqual(await stored(booking.id), {
+        start_time: '12:00:00',
+        capacity: 2,
+        status: 'confirmed',
+      });
+    });
+  });
+
+  it(
+    'lets exactly one of a guest moving to a time and a new booking of it win; the loser keeps what it had',
+    RACE,
+    async () => {
+      for (let round = 0; round < 8; round++) {
+        await ctx.reset();
+        const biz = await setupBookable(ctx.app, {
+          resources: [{ name: 'T1', capacity_min: 1, capacity_max: 4 }],
+        });
+        const { booking, code } = await booked(biz);
+        const [moved, other] = await Promise.all([
+          change(code, { email: 'grace@example.com', start_time: '14:00' }),
+          ctx.app.inject({
+            method: 'POST',
+            url: '/v1/bookings',
+            headers: biz.tenant.headers,
+            payload: {
+              business_id: biz.tenant.businessId,
+              booking_date: BOOKING_DAY,
+              start_time: '14:00',
+              capacity: 2,
+              first_name: 'Ada',
+              last_name: 'Lovelace',
+              email: 'ada@example.com',
+              phone: '+49 30 555 0199',
+            },
+          }),
+        ]);
+        const winners = [moved.statusCode === 200, other.statusCode === 201].filter(Boolean).length;
+        assert.equal(
+          winners,
+          1,
+          `round ${round}: ${moved.statusCode} ${moved.body} / ${other.statusCode} ${other.body}`,
+        );
+        const row = await stored(booking.id);
+        assert.equal(row.start_time, moved.statusCode === 200 ? '14:00:00' : '12:00:00');
+        assert.equal(row.status, 'confirmed');
+      }
+    },
+  );
 });

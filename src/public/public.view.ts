@@ -10,4 +10,5 @@ export const WIDGET_SETTINGS = [
   'default_deposit_amount_cents',
   'payment_hold_minutes',
   'cancellation_cutoff_hours',
+  'guest_change_cutoff_hours',
 ] as const;

@@ -21,6 +21,7 @@ export interface BusinessSettings {
   deposit_type: DepositType;
   payment_hold_minutes: number;
   cancellation_cutoff_hours: number;
+  guest_change_cutoff_hours: number;
   public_bookings_per_ip_per_hour: number;
   /** Null: follows max_capacity. */
   max_online_party_size: number | null;
@@ -80,6 +81,7 @@ export const SETTINGS_COLUMNS = [
   'deposit_type',
   'payment_hold_minutes',
   'cancellation_cutoff_hours',
+  'guest_change_cutoff_hours',
   'public_bookings_per_ip_per_hour',
   'max_online_party_size',
   'guest_data_retention_months',

@@ -54,6 +54,11 @@ export const SettingsFields = {
     720,
     'guests may cancel their own booking until this many hours before it starts (0: until it starts)',
   ),
+  guest_change_cutoff_hours: int(
+    0,
+    720,
+    "guests may change their own booking's time or party until this many hours before it starts (0: until it starts)",
+  ),
   public_bookings_per_ip_per_hour: int(
     1,
     1000,

@@ -1191,6 +1191,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/bookings/{confirmation_code}/change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A guest moves their own booking to another time or party, until the business’s change cut-off
+         * @description A `pending` or `confirmed` booking moves to the new `booking_date`, `start_time` and/or `capacity` (at least one) under every rule of a new online booking: the grid, notice, window, hours, the online party limit, pacing and a free resource (409 `slot_unavailable` and the others a booking gets). One statement: the old time stays held until the new one is taken, and a refusal changes nothing. `booking.rescheduled` fires and the guest is emailed the new time when they were emailed the booking. Until `guest_change_cutoff_hours` before the start: later, 409 `change_cutoff_passed`. With a deposit, a new party (or a new time of a card hold) is 409 `deposit_would_change`: the business changes it. The guest proves the booking is theirs with the email or the phone given with it (both must match when both are sent; neither is 422). A wrong code, email or phone is the same 404. Limited to 10 calls a minute per client IP.
+         */
+        post: operations["changeGuestBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/availability/{business_id}": {
         parameters: {
             query?: never;
@@ -11071,6 +11091,11 @@ export interface operations {
                         cancellation_cutoff_hours: number;
                         /**
                          * Format: int32
+                         * @description guests may change their own booking's time or party until this many hours before it starts (0: until it starts)
+                         */
+                        guest_change_cutoff_hours: number;
+                        /**
+                         * Format: int32
                          * @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget)
                          */
                         public_bookings_per_ip_per_hour: number;
@@ -11312,6 +11337,11 @@ export interface operations {
                     cancellation_cutoff_hours?: number;
                     /**
                      * Format: int32
+                     * @description guests may change their own booking's time or party until this many hours before it starts (0: until it starts)
+                     */
+                    guest_change_cutoff_hours?: number;
+                    /**
+                     * Format: int32
                      * @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget)
                      */
                     public_bookings_per_ip_per_hour?: number;
@@ -11463,6 +11493,11 @@ export interface operations {
                          * @description guests may cancel their own booking until this many hours before it starts (0: until it starts)
                          */
                         cancellation_cutoff_hours: number;
+                        /**
+                         * Format: int32
+                         * @description guests may change their own booking's time or party until this many hours before it starts (0: until it starts)
+                         */
+                        guest_change_cutoff_hours: number;
                         /**
                          * Format: int32
                          * @description online bookings one client IP may make per hour with a publishable key (the hosted page, a widget)
@@ -13036,6 +13071,11 @@ export interface operations {
                         cancellation_cutoff_hours: number;
                         /**
                          * Format: int32
+                         * @description guests may change their own booking's time or party until this many hours before it starts (0: until it starts)
+                         */
+                        guest_change_cutoff_hours: number;
+                        /**
+                         * Format: int32
                          * @description the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead
                          */
                         max_online_party_size: number;
@@ -13575,6 +13615,13 @@ export interface operations {
                         cancellable_until: string | null;
                         /** @description whether a cancellation now would be accepted */
                         can_cancel: boolean;
+                        /**
+                         * Format: date-time
+                         * @description until when the guest may change the time or party online (`guest_change_cutoff_hours` before the start); null once the booking is cancelled, checked in or closed
+                         */
+                        changeable_until: string | null;
+                        /** @description whether a change now would be considered */
+                        can_change: boolean;
                     };
                 };
             };
@@ -13758,6 +13805,266 @@ export interface operations {
                         cancellable_until: string | null;
                         /** @description whether a cancellation now would be accepted */
                         can_cancel: boolean;
+                        /**
+                         * Format: date-time
+                         * @description until when the guest may change the time or party online (`guest_change_cutoff_hours` before the start); null once the booking is cancelled, checked in or closed
+                         */
+                        changeable_until: string | null;
+                        /** @description whether a change now would be considered */
+                        can_change: boolean;
+                    };
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: `{error:{code,message,fields?}}`; a few refusals add the same text as `detail` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeGuestBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                confirmation_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "start_time": "20:00",
+                 *       "capacity": 4
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description the email given with the booking
+                     */
+                    email?: string;
+                    /** @description the phone given with the booking, in any spelling */
+                    phone?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, years 1900-2999
+                     */
+                    booking_date?: string;
+                    /** @description HH:MM (24-hour) */
+                    start_time?: string;
+                    /** Format: int32 */
+                    capacity?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        confirmation_code: string;
+                        status: string;
+                        business: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            timezone: string;
+                        };
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD, years 1900-2999
+                         */
+                        booking_date: string;
+                        start_time: string;
+                        end_time: string;
+                        /** Format: int32 */
+                        duration_minutes: number;
+                        /** Format: int32 */
+                        capacity: number;
+                        /** Format: uuid */
+                        service_id: string | null;
+                        /** @description the name and email given with this one; null on entries made before they were kept */
+                        guest: {
+                            first_name: string;
+                            last_name: string;
+                            email: string | null;
+                            /** @description the phone as sent; only in the answer to the call that sent it */
+                            phone?: string;
+                        } | null;
+                        customer_notes: string | null;
+                        deposit: {
+                            /** @description one of requires_payment, failed, held, paid, captured, released, refunded */
+                            status: string;
+                            type: "charge" | "authorization_hold";
+                            /** Format: int32 */
+                            amount_cents: number;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        starts_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        ends_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset, years 1900-2999
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description until when the guest may cancel online (`cancellation_cutoff_hours` before the start); null once the booking is cancelled, checked in or closed
+                         */
+                        cancellable_until: string | null;
+                        /** @description whether a cancellation now would be accepted */
+                        can_cancel: boolean;
+                        /**
+                         * Format: date-time
+                         * @description until when the guest may change the time or party online (`guest_change_cutoff_hours` before the start); null once the booking is cancelled, checked in or closed
+                         */
+                        changeable_until: string | null;
+                        /** @description whether a change now would be considered */
+                        can_change: boolean;
                     };
                 };
             };
