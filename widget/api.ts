@@ -55,6 +55,16 @@ export interface Booking {
   ends_at: string;
   deposit: { amount_cents: number; status: string } | null;
   payment_client_secret?: string;
+  /** In a guest's view of it: whether a cancellation or a change now would be accepted. */
+  can_cancel?: boolean;
+  can_change?: boolean;
+}
+
+/** What a guest may change of their booking. */
+export interface GuestChange {
+  booking_date: string;
+  start_time: string;
+  capacity: number;
 }
 
 export interface BookingRequest {
@@ -103,6 +113,7 @@ export interface Api {
   /** A booking as its guest sees it, found by its code and the email or phone given at booking. */
   guestBooking(code: string, contact: GuestContact): Promise<Booking>;
   cancelGuestBooking(code: string, contact: GuestContact): Promise<Booking>;
+  changeGuestBooking(code: string, contact: GuestContact, change: GuestChange): Promise<Booking>;
 }
 
 type Answer<T> = { data?: T; error?: { error?: { code?: string; message?: string } }; response: Response };
@@ -156,6 +167,13 @@ export function createApi(baseUrl: string, key: string): Api {
         client.POST('/v1/public/bookings/{confirmation_code}/cancel', {
           params: { path: { confirmation_code: code } },
           body: contact,
+        }),
+      ),
+    changeGuestBooking: (code, contact, change) =>
+      unwrap(
+        client.POST('/v1/public/bookings/{confirmation_code}/change', {
+          params: { path: { confirmation_code: code } },
+          body: { ...contact, ...change },
         }),
       ),
   };

@@ -108,6 +108,12 @@ export class SlotwiseBooking extends HTMLElement {
   private position = 0;
   /** How the guest proved the booking is theirs, on the manage steps. */
   private contact?: GuestContact;
+  /** The guest is choosing a new party and time for their booking (the steps of a new one). */
+  private changing = false;
+  /** The guest pressed "Cancel the booking" and is asked to confirm. */
+  private askingCancel = false;
+  /** The booking was just changed: said on its page until the guest acts again. */
+  private changedNow = false;
   private poll?: ReturnType<typeof setInterval>;
   /** Bumped by each start: answers to an earlier start's calls are dropped. */
   private generation = 0;
@@ -312,7 +318,7 @@ export class SlotwiseBooking extends HTMLElement {
           .map((n) => `<option${n === this.party ? ' selected' : ''}>${n}</option>`)
           .join('');
         const larger = this.largerGroups();
-        return `${this.stepHeading(t.start)}<form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party"${larger ? ' aria-describedby="sw-larger"' : ''}>${options}</select>${larger}<div class="row"><button class="primary">${esc(t.next)}</button></div></form>`;
+        return `${this.stepHeading(t.start)}<form data-form="party"><label for="sw-party">${esc(t.party)}</label><select id="sw-party" name="party"${larger ? ' aria-describedby="sw-larger"' : ''}>${options}</select>${larger}<div class="row"><button class="primary">${esc(t.next)}</button>${this.changing ? `<button type="button" data-act="managed">${esc(t.back)}</button>` : ''}</div></form>`;
       }
       case 'day':
         return `${this.stepHeading(t.day)}${this.calendar()}<div class="row">${back}</div>`;
@@ -320,7 +326,7 @@ export class SlotwiseBooking extends HTMLElement {
         const free = this.slots.filter((slot) => slot.available);
         return `${this.stepHeading(t.time)}<p>${esc(dayLong(this.language, this.date))}</p><p class="muted">${esc(fill(t.zone, { tz: zoneName(this.language, this.business!.timezone) }))}</p>${
           free.length
-            ? `${this.slotGroups(free)}<div class="row"><button type="button" class="primary" data-act="details"${this.time ? '' : ' disabled'}>${esc(t.next)}</button>${back}</div>`
+            ? `${this.slotGroups(free)}<div class="row"><button type="button" class="primary" data-act="details"${this.time ? '' : ' disabled'}>${esc(this.changing ? t.changeTo : t.next)}</button>${back}</div>`
             : `<p>${esc(t.noTime)}</p><div class="row"><button type="button" data-act="waitlist">${esc(t.join)}</button>${back}</div>`
         }`;
       }
@@ -362,7 +368,10 @@ export class SlotwiseBooking extends HTMLElement {
       case 'managed': {
         const booking = this.booking!;
         const cancelled = booking.status === 'cancelled';
-        return `${this.stepHeading(cancelled ? t.cancelled : t.manage)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>${cancelled ? '' : `<div class="row"><button type="button" data-act="cancel">${esc(t.cancel)}</button></div>`}`;
+        const actions = this.askingCancel
+          ? `<p id="sw-ask">${esc(t.cancelAsk)}</p><div class="row" role="group" aria-labelledby="sw-ask"><button type="button" class="primary" data-act="cancel-yes">${esc(t.cancelYes)}</button><button type="button" data-act="cancel-no">${esc(t.cancelNo)}</button></div>`
+          : `<div class="row">${booking.can_change ? `<button type="button" data-act="change">${esc(t.change)}</button>` : ''}${booking.can_cancel ? `<button type="button" data-act="cancel">${esc(t.cancel)}</button>` : ''}</div>${booking.can_change ? '' : `<p>${esc(t.changeClosed)}</p>`}`;
+        return `${this.stepHeading(cancelled ? t.cancelled : t.manage)}${this.changedNow ? `<p class="done">${esc(t.changed)}</p>` : ''}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>${cancelled ? '' : actions}`;
       }
       case 'waitlisted':
         return `${this.stepHeading(fill(t.joined, { n: this.position }))}<p>${esc(dayLong(this.language, this.date))}</p>`;
@@ -472,9 +481,25 @@ export class SlotwiseBooking extends HTMLElement {
     }
   }
 
+  /** The guest's booking moved to the party, date and time chosen, then shown as it is now. */
+  private changeBooking() {
+    return this.busy(async () => {
+      this.booking = await this.api.changeGuestBooking(this.booking!.confirmation_code, this.contact!, {
+        booking_date: this.date,
+        start_time: this.time,
+        capacity: this.party,
+      });
+      this.changing = false;
+      this.changedNow = true;
+      this.show('managed');
+    });
+  }
+
   /** What the guest is told: a wrong code or contact, a cut-off passed, or that it failed. */
   private messageFor(error: unknown) {
     if (!(error instanceof ApiError)) return this.t.failed;
+    if (this.changing && error.code === 'deposit_would_change') return this.t.depositChange;
+    if (this.changing && error.status === 409) return this.t.changeClosed;
     // A contact the API refuses as malformed (422) matches no booking either.
     if (this.step === 'manage' && (error.status === 404 || error.status === 422)) return this.t.unknown;
     if (this.step === 'managed' && (error.status === 409 || error.status === 422)) return this.t.tooLate;
@@ -524,6 +549,7 @@ export class SlotwiseBooking extends HTMLElement {
   private onClick(event: Event) {
     const target = (event.target as Element).closest<HTMLElement>('[data-act]');
     if (!target) return;
+    this.changedNow = false;
     const { act, date, time, delta } = target.dataset;
     switch (act) {
       case 'back':
@@ -553,6 +579,7 @@ export class SlotwiseBooking extends HTMLElement {
         this.$<HTMLButtonElement>('[data-act=details]').disabled = false;
         return;
       case 'details':
+        if (this.changing) return void this.changeBooking();
         return this.show('details');
       case 'waitlist':
         return this.show('waitlist');
@@ -563,10 +590,30 @@ export class SlotwiseBooking extends HTMLElement {
       case 'check':
         return void this.checkPayment(true);
       case 'cancel':
+      case 'cancel-no':
+        this.askingCancel = act === 'cancel';
+        this.show('managed', false);
+        return this.$<HTMLButtonElement>(
+          act === 'cancel' ? '[data-act=cancel-no]' : '[data-act=cancel]',
+        )?.focus();
+      case 'cancel-yes':
         return void this.busy(async () => {
           this.booking = await this.api.cancelGuestBooking(this.booking!.confirmation_code, this.contact!);
+          this.askingCancel = false;
           this.show('managed');
         });
+      case 'change': {
+        const booking = this.booking!;
+        this.changing = true;
+        this.party = booking.capacity;
+        this.date = booking.booking_date;
+        this.month = booking.booking_date.slice(0, 7);
+        this.time = '';
+        return this.show('party');
+      }
+      case 'managed':
+        this.changing = false;
+        return this.show('managed');
     }
   }
 

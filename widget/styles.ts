@@ -17,7 +17,7 @@ button,.btn{border:1px solid var(--sw-accent,#0a58a8);background:#fff;color:var(
 .primary,.btn{background:var(--sw-accent,#0a58a8);color:#fff;display:inline-flex;align-items:center;text-decoration:none}
 button:disabled{border-color:#d6d6d6;background:#f2f2f2;color:#8a8a8a;cursor:default}
 :focus-visible{outline:3px solid #e07b00;outline-offset:2px}
-label{display:block;margin:.6rem 0 .2rem;font-weight:600}label.consent{display:flex;gap:.5rem;align-items:center;font-weight:400}label.consent input{width:24px;min-width:24px;min-height:24px;margin:0}
+label{display:block;margin:.6rem 0 .2rem;font-weight:600}p.done{font-weight:600;color:#176b2c}label.consent{display:flex;gap:.5rem;align-items:center;font-weight:400}label.consent input{width:24px;min-width:24px;min-height:24px;margin:0}
 select,input,textarea{width:100%;border:1px solid #767676;padding:.4rem .6rem;background:#fff;color:inherit}
 .row{display:flex;gap:.5rem;flex-wrap:wrap;margin-top:1rem}
 .nav{display:flex;align-items:center;justify-content:space-between;margin-bottom:.5rem}

@@ -11,6 +11,7 @@ import {
   focusedLabel,
   type HostSite,
   launchBrowser,
+  screenshotPath,
   startHostSite,
   tabTo,
   untilInPage,
@@ -642,7 +643,13 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       await widget(page).getByRole('button', { name: 'Find my booking' }).click();
       await widget(page).getByRole('button', { name: 'Cancel the booking' }).waitFor();
       await step(page, '9-manage');
+      // Cancelling asks first; "Keep it" keeps it.
       await widget(page).getByRole('button', { name: 'Cancel the booking' }).click();
+      await widget(page).getByText('Cancel this booking? The venue is told.').waitFor();
+      await checkAccessible(page, 'cancel asked');
+      await widget(page).getByRole('button', { name: 'Keep it' }).click();
+      await widget(page).getByRole('button', { name: 'Cancel the booking' }).click();
+      await widget(page).getByRole('button', { name: 'Yes, cancel it' }).click();
       await heading(page, 'Your booking is cancelled');
       await checkAccessible(page, 'cancelled');
       const booking = await ctx.app.inject({
@@ -651,6 +658,74 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
         headers: venue.tenant.headers,
       });
       assert.equal(booking.json().status, 'cancelled');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lets the guest move their booking to another time and a bigger party, and says when it is too late', async () => {
+    const venue = await openVenue('Chez Change', [host.origin]);
+    const day = addDays(todayIn(VENUE_ZONE, Date.now()), 5);
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/bookings',
+      headers: venue.tenant.headers,
+      payload: {
+        business_id: venue.tenant.businessId,
+        booking_date: day,
+        start_time: '13:00',
+        capacity: 2,
+        first_name: 'Alan',
+        last_name: 'Turing',
+        email: 'alan@example.com',
+        phone: '+44 20 7946 0001',
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const { id, confirmation_code: code, starts_at: startsAt } = created.json().booking;
+    const [context, page] = await newPage({ locale: 'en-GB' });
+    try {
+      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`);
+      await widget(page).getByLabel('Email or phone given when booking').fill('alan@example.com');
+      await widget(page).getByRole('button', { name: 'Find my booking' }).click();
+      await widget(page).getByRole('button', { name: 'Change date, time or party' }).click();
+      await widget(page).getByLabel('Number of guests').selectOption('4');
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).locator(`[data-date="${day}"]`).click();
+      await widget(page).getByRole('button', { name: '6:00 PM' }).click();
+      await checkAccessible(page, 'a new time for the booking');
+      await widget(page).getByRole('button', { name: 'Change the booking' }).click();
+      await widget(page).getByText('Your booking was changed.').waitFor();
+      await widget(page)
+        .getByText(/6:00 PM.* · Number of guests: 4/)
+        .waitFor();
+      await checkAccessible(page, 'changed');
+      await page.screenshot({ path: screenshotPath('hosted-page-changed.png') });
+      const stored = (
+        await ctx.app.inject({
+          method: 'GET',
+          url: `/v1/manage/bookings/${id}`,
+          headers: venue.tenant.headers,
+        })
+      ).json();
+      assert.equal(stored.start_time, '18:00');
+      assert.equal(stored.capacity, 4);
+
+      // Inside the venue's change cut-off, the guest is told to call instead.
+      await ctx.app.inject({
+        method: 'PATCH',
+        url: '/v1/manage/settings',
+        headers: venue.tenant.headers,
+        payload: { guest_change_cutoff_hours: 720 },
+      });
+      await page.reload();
+      await widget(page).getByLabel('Email or phone given when booking').fill('alan@example.com');
+      await widget(page).getByRole('button', { name: 'Find my booking' }).click();
+      await widget(page)
+        .getByText('This booking can no longer be changed online. Please contact the venue.')
+        .waitFor();
+      assert.equal(await widget(page).getByRole('button', { name: 'Change date, time or party' }).count(), 0);
+      assert.ok(Date.parse(startsAt) > Date.now());
     } finally {
       await context.close();
     }
