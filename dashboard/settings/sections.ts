@@ -16,6 +16,7 @@ export interface Section {
 export const SECTIONS: Section[] = [
   { id: 'profile', label: 'settingsProfile', load: () => import('./profile.tsx') },
   { id: 'hours', label: 'settingsHours', load: () => import('./hours.tsx') },
+  { id: 'rules', label: 'settingsRules', load: () => import('./rules.tsx') },
   { id: 'periods', label: 'settingsPeriods', load: () => import('./periods.tsx') },
   { id: 'tables', label: 'settingsTables', load: () => import('./tables.tsx') },
   { id: 'combinations', label: 'settingsCombinations', load: () => import('./combinations.tsx') },

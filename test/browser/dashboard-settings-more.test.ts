@@ -20,7 +20,7 @@ const ZONE = 'Europe/Paris';
 const PASSWORD = 'four words of mine';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SECTIONS = ['Table combinations', 'Services', 'Closed days', 'Webhooks'];
+const SECTIONS = ['Booking rules', 'Table combinations', 'Services', 'Closed days', 'Webhooks'];
 
 let ctx: TestContext;
 let api: string;
@@ -222,6 +222,36 @@ describe('the settings screen, more sections', { skip }, () => {
       await actions.getByRole('button', { name: 'Delete' }).click();
       await page.getByText('No webhook endpoints.').waitFor();
       assert.deepEqual((await send(ctx.app, tenant, 'GET', '/v1/manage/webhooks')).items, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it("sets the booking rules, the guests' cut-offs among them, with the API's message beside a refused one", async () => {
+    const { tenant, owner } = await openVenue();
+    const { page, close } = await signedIn(TABLET, owner);
+    try {
+      await openSection(page, 'Booking rules');
+      const form = page.locator('.settings-section form');
+      assert.equal(await form.getByLabel('Time zone').inputValue(), ZONE);
+      await form.getByLabel('Guests may change time or party until (hours before)').fill('6');
+      await form.getByLabel('Minimum notice (hours)').fill('3');
+      await form.getByLabel('Largest party online').fill('');
+      await form.getByLabel('Bookable up to (days ahead)').fill('999');
+      await form.getByRole('button', { name: 'Save' }).click();
+      const refused = form.locator('#f-booking_window_days-error');
+      await refused.waitFor();
+      assert.match((await refused.textContent()) ?? '', /365/);
+      await axeClean(page, 'booking rules, refused');
+      await form.getByLabel('Bookable up to (days ahead)').fill('60');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByRole('status').getByText('Saved').waitFor();
+      const settings = await send(ctx.app, tenant, 'GET', '/v1/manage/settings');
+      assert.equal(settings.guest_change_cutoff_hours, 6);
+      assert.equal(settings.min_notice_hours, 3);
+      assert.equal(settings.booking_window_days, 60);
+      assert.equal(settings.max_online_party_size, null);
+      await page.screenshot({ path: screenshotPath('dashboard-settings-rules-tablet.png'), fullPage: true });
     } finally {
       await close();
     }
