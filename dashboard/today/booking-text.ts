@@ -18,22 +18,18 @@ export const guestMarks = (booking: Booking) => ({
   tags: booking.customer.tags ?? [],
 });
 
-/** The marks in words, for an accessible name or a line: "Allergies: peanuts, vip". */
-export function guestMarksText(booking: Booking): string[] {
-  const { allergies, tags } = guestMarks(booking);
-  return [...(allergies ? [`${t('profileAllergies')}: ${allergies}`] : []), ...tags];
-}
-
 export const timeRange = (item: { start: number; end: number }) =>
   `${formatMinutes(item.start)}–${formatMinutes(item.end)}`;
 
-/** What a block's few words leave out: times, status, deposit, joined tables, the guest's marks. */
+/** What a block's few words leave out: times, status, deposit, joined tables, the guest's allergies. */
 export function bookingDetails(item: BookingItem): string {
   return [
     timeRange(item),
     statusText(item.booking.status),
     ...(depositDue(item.booking) ? [t('deposit')] : []),
     ...(item.joinedWith.length ? [t('with', { tables: item.joinedWith.join(' + ') })] : []),
-    ...guestMarksText(item.booking),
+    ...(item.booking.customer.allergies
+      ? [`${t('profileAllergies')}: ${item.booking.customer.allergies}`]
+      : []),
   ].join(', ');
 }

@@ -215,7 +215,6 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                         data-end={formatMinutes(item.end)}
                         data-booking={item.booking.id}
                         aria-pressed={item.booking.id === selectedId}
-                        aria-label={`${item.booking.capacity} ${guestName(item.booking)}, ${bookingDetails(item)}`}
                         onClick={() => !wasDragged() && onSelect(item)}
                         onPointerDown={(event) => start(event, item, row.id)}
                         onPointerMove={move}
@@ -233,6 +232,10 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                           </span>
                         )}
                         <GuestMarks booking={item.booking} />
+                        {/* Named by what it shows first, then what its few words leave out. */}
+                        <span class="sr-only">
+                          , {guestName(item.booking)}, {bookingDetails(item)}
+                        </span>
                       </button>
                     ))}
                   </div>
@@ -251,7 +254,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
   );
 }
 
-/** A block's allergy mark (the legend names it) and the guest's tags, in the block's first line. */
+/** A block's allergy mark (the legend names it; its name says it in words) and the guest's tags, in its first line. */
 function GuestMarks({ booking }: { booking: Booking }) {
   const { allergies, tags } = guestMarks(booking);
   return (
@@ -261,11 +264,7 @@ function GuestMarks({ booking }: { booking: Booking }) {
           ⚠
         </span>
       )}
-      {tags.length > 0 && (
-        <span class="bk-tags" aria-hidden="true">
-          {tags.join(' · ')}
-        </span>
-      )}
+      {tags.length > 0 && <span class="bk-tags">{tags.join(' · ')}</span>}
     </>
   );
 }

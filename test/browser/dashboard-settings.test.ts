@@ -22,6 +22,7 @@ const PHONE = { width: 390, height: 844 };
 const SECTIONS = [
   'Profile',
   'Opening hours',
+  'Booking rules',
   'Service periods',
   'Tables',
   'Table combinations',
