@@ -162,14 +162,25 @@ function Section({ title, children }: { title: string; children: ComponentChildr
   );
 }
 
+/** How long before its start a check-in is asked about: a guest that early is likely another booking's. */
+const EARLY_CHECK_IN_MS = 30 * 60_000;
+
+const startsLater = (booking: Booking) => Date.parse(booking.starts_at) - Date.now() > EARLY_CHECK_IN_MS;
+
 /** The status moves the booking's status allows (src/bookings/status.rules.ts), and its deposit hold's release. */
 function StatusActions({ booking }: { booking: Booking }) {
   const [confirming, setConfirming] = useState(false);
+  const [askingEarly, setAskingEarly] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
+  const checkInButton = useRef<HTMLButtonElement>(null);
+  const earlyYes = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (confirming) confirmButton.current?.focus();
   }, [confirming]);
+  useEffect(() => {
+    if (askingEarly) earlyYes.current?.focus();
+  }, [askingEarly]);
   const { status } = booking;
   const held = booking.deposit?.status === 'held';
   const staffMay = (to: BookingStatus) => allowsMove(status, to, 'staff');
@@ -191,8 +202,14 @@ function StatusActions({ booking }: { booking: Booking }) {
             {t('panelConfirm')}
           </button>
         )}
-        {staffMay('checked_in') && (
-          <button type="button" onClick={() => patchBooking(booking, { status: 'checked_in' })}>
+        {staffMay('checked_in') && !askingEarly && (
+          <button
+            type="button"
+            ref={checkInButton}
+            onClick={() =>
+              startsLater(booking) ? setAskingEarly(true) : patchBooking(booking, { status: 'checked_in' })
+            }
+          >
             {t('panelCheckIn')}
           </button>
         )}
@@ -233,6 +250,35 @@ function StatusActions({ booking }: { booking: Booking }) {
         <p id="panel-no-show-why" class="hint">
           {t('panelNoShowLater', { time: booking.start_time })}
         </p>
+      )}
+      {askingEarly && (
+        <fieldset class="panel-confirm">
+          <legend>
+            {t('panelCheckInEarly', {
+              time: booking.start_time,
+              minutes: Math.round((Date.parse(booking.starts_at) - Date.now()) / 60_000),
+            })}
+          </legend>
+          <button
+            type="button"
+            ref={earlyYes}
+            onClick={async () => {
+              if (await patchBooking(booking, { status: 'checked_in' })) setAskingEarly(false);
+            }}
+          >
+            {t('panelCheckInAnyway')}
+          </button>
+          <button
+            type="button"
+            class="quiet"
+            onClick={() => {
+              setAskingEarly(false);
+              requestAnimationFrame(() => checkInButton.current?.focus());
+            }}
+          >
+            {t('panelNotYet')}
+          </button>
+        </fieldset>
       )}
       {confirming && (
         <fieldset class="panel-confirm">

@@ -177,7 +177,16 @@ describe('the booking panel', { skip }, () => {
       // Check in, then complete.
       await block(page, 'T1', 'Anna').click();
       await panel.getByRole('heading', { name: 'Booking: Guest Anna' }).waitFor();
+      // Tomorrow's booking: checking it in now is asked about first.
       await panel.getByRole('button', { name: 'Check in' }).click();
+      await panel
+        .getByText(/This booking starts at 19:00, in \d+ minutes\. Check the guests in now\?/)
+        .waitFor();
+      await axeClean(page, 'early check-in asked');
+      await panel.getByRole('button', { name: 'Not yet' }).click();
+      assert.equal((await bookingOf(venue, 'Anna')).status, 'confirmed');
+      await panel.getByRole('button', { name: 'Check in' }).click();
+      await panel.getByRole('button', { name: 'Yes, check in' }).click();
       await untilBooking(venue, 'Anna', (b) => b.status === 'checked_in');
       await panel.getByRole('button', { name: 'Complete' }).click();
       await untilBooking(venue, 'Anna', (b) => b.status === 'completed');
