@@ -44,6 +44,7 @@ import { registerDbDeadline } from './platform/deadline.ts';
 import { AppError, registerErrorHandler, sendError } from './platform/errors.ts';
 import { registerFairShare } from './platform/fair-share.ts';
 import { healthRoutes, registerPressure } from './platform/health.ts';
+import { VIEWPORT } from './platform/html.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { JobRunner } from './platform/jobs.ts';
 import { LiveEvents } from './platform/live-events.ts';
@@ -138,6 +139,9 @@ declare module 'fastify' {
  * PUBLIC_BASE_URL, even with HOST=0.0.0.0) would send a browser on another machine to itself:
  * then the reference names the server it was loaded from.
  */
+/** The reference's HTML pages, as Swagger UI routes them. */
+const DOCS_PAGES = new Set(['/docs', '/docs/']);
+
 const documentedServer = (publicBaseUrl: string) =>
   /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(publicBaseUrl) ? '/' : publicBaseUrl;
 
@@ -409,6 +413,12 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
       security: [{ bearer: [] }],
     },
   });
+  // Swagger UI's page declares no viewport: a phone would lay it out at a desktop's width.
+  app.addHook('onSend', async (request, _reply, payload) =>
+    typeof payload === 'string' && DOCS_PAGES.has(request.routeOptions.url ?? '')
+      ? payload.replace('<head>', `<head>\n${VIEWPORT}`)
+      : payload,
+  );
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,

@@ -33,7 +33,9 @@ export interface Business {
 export interface Day {
   date: string;
   available: boolean;
-  reason: 'closed' | 'blackout' | 'fully_booked' | 'outside_booking_window' | null;
+  reason: 'closed' | 'blackout' | 'fully_booked' | 'outside_booking_window' | 'outside_period' | null;
+  /** On a closed day, what the venue tells guests of it. */
+  note: string | null;
 }
 
 export interface Slot {

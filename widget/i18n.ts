@@ -11,6 +11,8 @@ export const EN = {
   later: 'Next month',
   closed: 'not available',
   full: 'fully booked, join the waitlist',
+  notOnline: 'not bookable online',
+  closedFor: 'closed: {note}',
   time: 'Choose a time',
   noTime: 'No time is left on this day.',
   details: 'Your details',

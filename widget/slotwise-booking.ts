@@ -14,6 +14,7 @@ import {
   addMonths,
   datesOf,
   dayLong,
+  dayShort,
   instantInZone,
   money,
   monthTitle,
@@ -390,12 +391,28 @@ export class SlotwiseBooking extends HTMLElement {
     const cells = dates.map((date) => {
       const day = this.days.get(date);
       const full = day?.reason === 'fully_booked';
-      const state = day?.available ? '' : full ? t.full : t.closed;
+      const state = day?.available
+        ? ''
+        : full
+          ? t.full
+          : day?.note
+            ? fill(t.closedFor, { note: day.note })
+            : day?.reason === 'outside_booking_window'
+              ? t.notOnline
+              : t.closed;
       const label = `${dayLong(this.language, date)}${state ? `, ${state}` : ''}`;
       return `<button type="button" data-act="day" data-date="${date}" aria-label="${esc(label)}"${full ? ' class="full"' : ''}${day?.available || full ? '' : ' disabled'}>${Number(date.slice(8))}</button>`;
     });
     const thisMonth = todayIn(this.business!.timezone).slice(0, 7);
-    return `<div class="nav"><button type="button" data-act="month" data-delta="-1" aria-label="${esc(t.prev)}"${this.month <= thisMonth ? ' disabled' : ''}>‹</button><strong id="sw-month">${esc(monthTitle(this.language, this.month))}</strong><button type="button" data-act="month" data-delta="1" aria-label="${esc(t.later)}">›</button></div><div class="cal" role="group" aria-labelledby="sw-month">${week.map((d) => `<span aria-hidden="true">${esc(weekdayShort(this.language, d))}</span>`).join('')}${'<span></span>'.repeat(blanks)}${cells.join('')}</div>`;
+    // What the venue tells guests of its closed days, once per reason, under the month.
+    const notes = [...new Set(dates.map((date) => this.days.get(date)?.note).filter(Boolean))]
+      .map((note) => {
+        const closed = dates.filter((date) => this.days.get(date)?.note === note);
+        const when = [closed[0]!, closed.at(-1)!].filter((d, i, both) => i === 0 || d !== both[0]);
+        return `<li>${when.map((d) => esc(dayShort(this.language, d))).join(' – ')}: ${esc(note!)}</li>`;
+      })
+      .join('');
+    return `<div class="nav"><button type="button" data-act="month" data-delta="-1" aria-label="${esc(t.prev)}"${this.month <= thisMonth ? ' disabled' : ''}>‹</button><strong id="sw-month">${esc(monthTitle(this.language, this.month))}</strong><button type="button" data-act="month" data-delta="1" aria-label="${esc(t.later)}">›</button></div><div class="cal" role="group" aria-labelledby="sw-month">${week.map((d) => `<span aria-hidden="true">${esc(weekdayShort(this.language, d))}</span>`).join('')}${'<span></span>'.repeat(blanks)}${cells.join('')}</div>${notes ? `<ul class="notes">${notes}</ul>` : ''}`;
   }
 
   /**

@@ -79,7 +79,7 @@ export async function loadDayContext(
       jsonArrayFrom(
         eb
           .selectFrom('blackout_dates')
-          .select(['start_date', 'end_date'])
+          .select(['start_date', 'end_date', 'reason'])
           .where('business_id', '=', businessId)
           .where('end_date', '>=', blackoutsEndingFrom),
       ).as('blackouts'),
@@ -117,6 +117,7 @@ export async function loadDayContext(
     blackouts: row.blackouts.map((blackout) => ({
       startDate: blackout.start_date,
       endDate: blackout.end_date,
+      reason: blackout.reason,
     })),
     resources: row.resources.map((resource) => ({
       id: resource.id,

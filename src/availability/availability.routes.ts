@@ -249,6 +249,12 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
                     Type.Literal('outside_period'),
                   ]),
                 ),
+                note: Nullable(
+                  Type.String({
+                    description:
+                      "on a `blackout` day, what the venue tells guests of it (the closed day's `reason`); null otherwise",
+                  }),
+                ),
               }),
             ),
           }),

@@ -122,6 +122,8 @@ export interface DaySummary {
   /** Starts with a free resource. */
   slot_count: number;
   reason: DayReason | null;
+  /** On a `blackout` day, what the venue tells guests of it (the closed day's reason). */
+  note: string | null;
 }
 
 /** One start at any minute and of any length (dynamic mode): a point check, not a grid. */
@@ -336,15 +338,27 @@ export function summarizeDays(
     if (found.slots[0]) firstStart = Math.min(firstStart, found.slots[0].start);
     const free = found.slots.filter((slot) => freeOptions(slot) > 0);
     if (free.length > 0) {
-      return { date, available: true, first_time: free[0]!.time, slot_count: free.length, reason: null };
+      return {
+        date,
+        available: true,
+        first_time: free[0]!.time,
+        slot_count: free.length,
+        reason: null,
+        note: null,
+      };
     }
     const why = found.slots.length > 0 ? 'fully_booked' : whyNoStarts(rules, found);
+    const closure =
+      why === 'blackout'
+        ? ctx.blackouts.find((range) => range.startDate <= date && date <= range.endDate)
+        : undefined;
     return {
       date,
       available: false,
       first_time: null,
       slot_count: 0,
       reason: why === 'past' ? 'outside_booking_window' : why,
+      note: closure?.reason ?? null,
     };
   });
   return { summaries, firstStart };

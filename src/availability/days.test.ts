@@ -55,6 +55,7 @@ describe('GET /v1/availability/{business_id}/days', () => {
       await send(biz, 'POST', '/v1/manage/blackout-dates', {
         start_date: '2026-12-04',
         end_date: '2026-12-04',
+        reason: 'Private party',
       });
       await send(biz, 'POST', `/v1/manage/resources/${biz.resources.T4}/blocks`, {
         start_at: '2026-12-03T00:00:00Z',
@@ -79,6 +80,7 @@ describe('GET /v1/availability/{business_id}/days', () => {
         first_time: null,
         slot_count: 0,
         reason: 'outside_booking_window',
+        note: null,
       });
       // Today, 08:00 UTC: every start from 09:00 is still ahead; 15 starts of 60 minutes every 30.
       assert.deepEqual(day('2026-12-01'), {
@@ -87,6 +89,7 @@ describe('GET /v1/availability/{business_id}/days', () => {
         first_time: '09:00',
         slot_count: 15,
         reason: null,
+        note: null,
       });
       // The 09:00 booking holds 09:00-10:00: the starts at 09:00 and 09:30 are taken.
       assert.deepEqual(day('2026-12-02'), {
@@ -95,9 +98,11 @@ describe('GET /v1/availability/{business_id}/days', () => {
         first_time: '10:00',
         slot_count: 13,
         reason: null,
+        note: null,
       });
       assert.equal(day('2026-12-03').reason, 'fully_booked');
       assert.equal(day('2026-12-04').reason, 'blackout');
+      assert.equal(day('2026-12-04').note, 'Private party', "the venue's words to guests");
       assert.equal(day('2026-12-06').reason, 'closed');
       // The window is 20 days: the 21st is the last day that can be booked.
       assert.equal(day('2026-12-21').available, true);

@@ -161,6 +161,7 @@ describe('pacing in the month view', () => {
       first_time: '18:30',
       slot_count: 1,
       reason: null,
+      note: null,
     });
     await book(biz, '18:30', 2);
     assert.deepEqual(await days(), {
@@ -169,6 +170,7 @@ describe('pacing in the month view', () => {
       first_time: null,
       slot_count: 0,
       reason: 'fully_booked',
+      note: null,
     });
   });
 });

@@ -169,6 +169,7 @@ describe('service periods in availability', () => {
       first_time: null,
       slot_count: 0,
       reason: 'outside_period',
+      note: null,
     });
   });
 

@@ -48,6 +48,8 @@ export interface BusyPeriod {
 export interface BlackoutRange {
   startDate: string;
   endDate: string;
+  /** What the venue tells guests of the closure; the engine reads only the dates. */
+  reason?: string | null;
 }
 
 /** How long a party of `minParty` to `maxParty` guests holds its resource. */

@@ -1,3 +1,6 @@
+/** Lays a page out at the device's width: without it a phone shows a desktop's layout shrunk. */
+export const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
+
 /**
  * A page the server writes whole for someone who followed a link holding a secret (an
  * invitation, an offer): never indexed, and the link is never sent on as a referrer.
@@ -14,7 +17,7 @@ export function linkPage(page: {
 <html lang="${page.lang}">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+${VIEWPORT}
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${page.title}</title>

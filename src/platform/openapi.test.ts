@@ -220,6 +220,7 @@ describe('GET /docs', () => {
       const response = await ctx.app.inject({ method: 'GET', url: '/docs' });
       assert.equal(response.statusCode, 200);
       assert.match(String(response.headers['content-type']), /^text\/html/);
+      assert.match(response.body, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
       assert.doesNotMatch(response.body, /https?:\/\//i, 'no absolute URL in the page');
       assert.doesNotMatch(response.body, /(src|href)=["']\/\//i, 'no protocol-relative URL in the page');
       const assets = [...response.body.matchAll(/(?:src|href)=["']([^"']+)["']/g)].map((m) => m[1]!);

@@ -279,6 +279,45 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
     }
   });
 
+  it("says why a day is greyed: the closed day's words to guests, under the month and in its name", async () => {
+    const venue = await openVenue('Chez Fermé', [host.origin]);
+    const date = addDays(todayIn(VENUE_ZONE, Date.now()), 3);
+    await send(ctx.app, venue.tenant, 'POST', '/v1/manage/blackout-dates', {
+      start_date: date,
+      end_date: date,
+      reason: 'Staff party',
+    });
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      await page.goto(embed('/closed-day', venue, 'lang="en"'));
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await heading(page, 'Choose a day');
+      if (date.slice(0, 7) !== todayIn(VENUE_ZONE, Date.now()).slice(0, 7)) {
+        await widget(page).getByRole('button', { name: 'Next month' }).click();
+      }
+      const closed = widget(page).locator(`[data-date="${date}"]`);
+      assert.equal(await closed.getAttribute('aria-label'), `${englishDay(date)}, closed: Staff party`);
+      assert.ok(await closed.isDisabled());
+      await widget(page)
+        .getByRole('listitem')
+        .filter({ hasText: /: Staff party$/ })
+        .waitFor();
+      await checkAccessible(page, 'a closed day said');
+      // On a phone the hosted page's month fits its card: no day reaches past the card's edge.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en`);
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await heading(page, 'Choose a day');
+      const overflow = await page.evaluate<number>(
+        `(() => { const month = document.querySelector('slotwise-booking').shadowRoot.querySelector('.cal');
+          return month.scrollWidth - month.clientWidth; })()`,
+      );
+      assert.equal(overflow, 0, `the month's days reach ${overflow} px past it`);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('takes a deposit through the processor’s test page, then confirms', async () => {
     const venue = await openVenue('Chez Acompte', [host.origin], { deposit_type: 'charge' });
     const date = addDays(todayIn(VENUE_ZONE, Date.now()), 4);

@@ -14384,6 +14384,8 @@ export interface operations {
                             /** Format: int32 */
                             slot_count: number;
                             reason: ("closed" | "blackout" | "fully_booked" | "outside_booking_window" | "outside_period") | null;
+                            /** @description on a `blackout` day, what the venue tells guests of it (the closed day's `reason`); null otherwise */
+                            note: string | null;
                         }[];
                     };
                 };
