@@ -4,6 +4,7 @@
  * language falls back to English.
  */
 import { signal } from '@preact/signals';
+import { IntlMessageFormat } from 'intl-messageformat';
 import EN from './texts/en.json';
 
 export type Texts = typeof EN;
@@ -21,9 +22,26 @@ export const LANGUAGES = ['en', ...Object.keys(LOADERS)];
 export const language = signal('en');
 const texts = signal<Texts>(EN);
 
-/** The text named `key` in the current language, `{name}` placeholders filled from `values`. */
-export const t = (key: TextKey, values: Record<string, string | number> = {}) =>
-  texts.value[key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));
+/** Texts with a count, as ICU messages compiled once per language: `{n, plural, one {…} other {…}}`. */
+const counted = new Map<string, IntlMessageFormat>();
+
+/**
+ * The text named `key` in the current language, `{name}` placeholders filled from `values`; a
+ * count's words follow the language's plural rules (`Intl.PluralRules`, by intl-messageformat).
+ */
+export function t(key: TextKey, values: Record<string, string | number> = {}): string {
+  const text = texts.value[key];
+  if (text.includes(', plural,')) {
+    const id = `${language.value}:${key}`;
+    const message = counted.get(id) ?? new IntlMessageFormat(text, language.value);
+    counted.set(id, message);
+    return String(message.format(values));
+  }
+  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));
+}
+
+/** Whether `key` names a text: for texts named after what the API answers (an audit action, a message type). */
+export const isTextKey = (key: string): key is TextKey => key in EN;
 
 /** The first supported language among the candidates (`de-CH` counts as `de`), else English. */
 export function pickLanguage(...candidates: (string | null | undefined)[]): string {

@@ -6,7 +6,7 @@ import { allowsMove, type BookingStatus, isTerminal, waitsForStart } from '../..
 import { instantToWall } from '../../src/engine/time.ts';
 import { call } from '../api.ts';
 import { dataChanged, versionOf } from '../changes.ts';
-import { t } from '../i18n.ts';
+import { isTextKey, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
 import { STATUS_ICON, statusText } from '../status-text.ts';
@@ -441,6 +441,21 @@ function wallTime(iso: string, bookingDate: string): string {
   return wall.date === bookingDate ? time : `${wall.date} ${time}`;
 }
 
+/**
+ * What the API names by a code (an audit action, a message type) in the dashboard's words; a code
+ * the dashboard has no words for yet is shown as the API names it.
+ */
+function namedByApi(kind: 'action' | 'message', code: string): string {
+  const key = `${kind}_${code.replace(/\./g, '_')}`;
+  return isTextKey(key) ? t(key) : code;
+}
+
+/** The status an audit row's state holds, if it holds one. */
+const statusOf = (state: unknown): string | undefined =>
+  typeof state === 'object' && state !== null && typeof (state as { status?: unknown }).status === 'string'
+    ? (state as { status: string }).status
+    : undefined;
+
 function Messages({ booking }: { booking: Booking }) {
   const items = useBookingList<Message>(booking.id, () =>
     call((api) =>
@@ -459,8 +474,8 @@ function Messages({ booking }: { booking: Booking }) {
             <li key={message.id}>
               <span>{wallTime(message.created_at, booking.booking_date)}</span>{' '}
               <span>
-                {message.type}, {message.channel === 'sms' ? t('panelSms') : t('panelEmail')}{' '}
-                {message.recipient}
+                {namedByApi('message', message.type)},{' '}
+                {message.channel === 'sms' ? t('panelSms') : t('panelEmail')} {message.recipient}
               </span>{' '}
               <strong>{t(`panelMessage_${message.status}`)}</strong>
               {message.withheld_class && <span> ({t(`panelWithheld_${message.withheld_class}`)})</span>}
@@ -488,7 +503,13 @@ function History({ booking }: { booking: Booking }) {
         <ul class="panel-log">
           {items.map((entry) => (
             <li key={entry.id}>
-              <span>{wallTime(entry.created_at, booking.booking_date)}</span> <span>{entry.action}</span>{' '}
+              <span>{wallTime(entry.created_at, booking.booking_date)}</span>{' '}
+              <span>
+                {namedByApi('action', entry.action)}
+                {entry.action === 'booking.status_changed' && statusOf(entry.after_state) && (
+                  <>: {statusText(statusOf(entry.after_state)!)}</>
+                )}
+              </span>{' '}
               <span class="hint">{entry.user_email}</span>
             </li>
           ))}

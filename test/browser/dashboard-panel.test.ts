@@ -211,19 +211,14 @@ describe('the booking panel', { skip }, () => {
       // Its messages and its history.
       const messages = panel.getByRole('region', { name: 'Messages' });
       await messages
-        .getByText(/booking_confirmed, email to p\*\*\*@e\*\*\*\.com/)
+        .getByText(/Confirmation, email to p\*\*\*@e\*\*\*\.com/)
         .first()
         .waitFor();
-      const sms = messages.getByRole('listitem').filter({ hasText: /booking_confirmed, SMS to \*\*\*789/ });
+      const sms = messages.getByRole('listitem').filter({ hasText: /Confirmation, SMS to \*\*\*789/ });
       await sms.getByText('withheld', { exact: true }).waitFor();
       await sms.getByText('(daily SMS limit reached)').waitFor();
       const history = panel.getByRole('region', { name: 'History' });
-      for (const action of [
-        'booking.created_by_staff',
-        'booking.capacity_changed',
-        'booking.notes_saved',
-        'booking.rescheduled',
-      ]) {
+      for (const action of ['Booked by staff', 'Party changed', 'Notes saved', 'Moved to another time']) {
         await history.getByText(action).first().waitFor();
       }
       await axeClean(page, 'panel, tablet');
@@ -344,9 +339,13 @@ describe('the booking panel', { skip }, () => {
     } finally {
       await close();
     }
-    // On a phone, the list's line says it in words.
+    // On a phone, the list's line says it in words; a party of one is "1 guest".
+    await send(ctx.app, venue.tenant, 'PATCH', `/v1/manage/bookings/${venue.bookings.Marc}`, { capacity: 1 });
     const phone = await openToday(venue, PHONE);
     try {
+      const marc = phone.page.locator('.day-list').getByRole('button', { name: /Guest Marc/ });
+      assert.match((await marc.textContent()) ?? '', /Guest Marc, 1 guest(?!s)/);
+      await phone.page.getByText('4 bookings, 7 guests').waitFor();
       const line = phone.page.locator('.day-list').getByRole('button', { name: /Guest Anna/ });
       assert.match((await line.textContent()) ?? '', /⚠ Allergies: shellfishvipregular/);
       await axeClean(phone.page, 'marks on a phone');

@@ -172,8 +172,9 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       assert.ok(await dialog.isVisible(), 'no email: the form asks for one');
       await dialog.getByLabel('Email', { exact: true }).fill('edsger@example.com');
       await dialog.getByRole('button', { name: 'Book', exact: true }).click();
-      await page.getByRole('complementary', { name: 'Booking: Edsger Dijkstra' }).waitFor();
-      assert.ok(await page.getByText('pending, deposit due').isVisible());
+      const panel = page.getByRole('complementary', { name: 'Booking: Edsger Dijkstra' });
+      await panel.waitFor();
+      assert.ok(await panel.getByText('pending, deposit due').isVisible());
       const paid = (await bookingsOf(tenant)).find((b) => b.customer.last_name === 'Dijkstra');
       assert.deepEqual(
         [paid?.start_time, paid?.status, paid?.deposit?.type, paid?.deposit?.status],
