@@ -121,6 +121,32 @@ export async function viewGuestBooking(
   return toGuestBookingView(await findGuestBooking(executor, code, contact, businessId), now);
 }
 
+/**
+ * The guest's booking, locked, while the guest may still act on it: its status allows it and the
+ * cut-off before its start (`cutoffHours`) has not passed; otherwise the refusal the guest is told.
+ */
+async function lockOpenToGuest(
+  tx: Tx,
+  found: GuestBookingRow,
+  act: 'cancelled' | 'changed',
+  cutoffHours: number,
+  now: number,
+) {
+  const locked = await lockBooking(tx, found.view.business_id, found.view.id);
+  if (!locked) throw notFound('booking');
+  const until = openToGuestUntil(locked.status, locked.starts_at, cutoffHours);
+  if (until === null) throw new AppError('conflict', `a ${locked.status} booking cannot be ${act}`);
+  if (now >= until.getTime()) {
+    throw new AppError(
+      act === 'cancelled' ? 'cancellation_cutoff_passed' : 'change_cutoff_passed',
+      cutoffHours > 0
+        ? `the booking can be ${act} online until ${cutoffHours} h before it starts; please contact the business`
+        : 'the booking has already started; please contact the business',
+    );
+  }
+  return locked;
+}
+
 /** Who cancels or changes in the audit row: the guest, with no credential of the business. */
 const guestActor = (businessId: string) => ({
   businessId,
@@ -143,18 +169,7 @@ export async function cancelGuestBooking(
   now: number,
 ): Promise<GuestBookingView> {
   const found = await findGuestBooking(tx, code, contact, businessId);
-  const locked = await lockBooking(tx, found.view.business_id, found.view.id);
-  if (!locked) throw notFound('booking');
-  const until = openToGuestUntil(locked.status, locked.starts_at, found.cancellation_cutoff_hours);
-  if (until === null) throw new AppError('conflict', `a ${locked.status} booking cannot be cancelled`);
-  if (now >= until.getTime()) {
-    throw new AppError(
-      'cancellation_cutoff_passed',
-      found.cancellation_cutoff_hours > 0
-        ? `the booking can be cancelled online until ${found.cancellation_cutoff_hours} h before it starts; please contact the business`
-        : 'the booking has already started; please contact the business',
-    );
-  }
+  await lockOpenToGuest(tx, found, 'cancelled', found.cancellation_cutoff_hours, now);
   const { booking: cancelled } = await changeBooking(
     tx,
     availability,
@@ -195,18 +210,7 @@ export async function changeGuestBooking(
     throw invalidField('start_time', 'send the new booking_date, start_time or capacity');
   }
   const found = await findGuestBooking(tx, code, contact, businessId);
-  const locked = await lockBooking(tx, found.view.business_id, found.view.id);
-  if (!locked) throw notFound('booking');
-  const until = openToGuestUntil(locked.status, locked.starts_at, found.guest_change_cutoff_hours);
-  if (until === null) throw new AppError('conflict', `a ${locked.status} booking cannot be changed`);
-  if (now >= until.getTime()) {
-    throw new AppError(
-      'change_cutoff_passed',
-      found.guest_change_cutoff_hours > 0
-        ? `the booking can be changed online until ${found.guest_change_cutoff_hours} h before it starts; please contact the business`
-        : 'the booking has already started; please contact the business',
-    );
-  }
+  const locked = await lockOpenToGuest(tx, found, 'changed', found.guest_change_cutoff_hours, now);
   const deposit = found.view.deposit;
   const newParty = change.capacity !== undefined && change.capacity !== locked.capacity;
   const newTime =

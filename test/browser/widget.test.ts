@@ -650,8 +650,8 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     }
   });
 
-  it('lets the guest find and cancel a booking with its code and email', async () => {
-    const venue = await openVenue('Chez Retour', [host.origin]);
+  /** Alan Turing's booking of two, five days ahead at 13:00, made by the venue. */
+  async function alansBooking(venue: Venue, phone: string) {
     const created = await ctx.app.inject({
       method: 'POST',
       url: '/v1/bookings',
@@ -664,11 +664,16 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
         first_name: 'Alan',
         last_name: 'Turing',
         email: 'alan@example.com',
-        phone: '+44 20 7946 0000',
+        phone,
       },
     });
     assert.equal(created.statusCode, 201, created.body);
-    const { id, confirmation_code: code } = created.json().booking;
+    return created.json().booking;
+  }
+
+  it('lets the guest find and cancel a booking with its code and email', async () => {
+    const venue = await openVenue('Chez Retour', [host.origin]);
+    const { id, confirmation_code: code } = await alansBooking(venue, '+44 20 7946 0000');
     const [context, page] = await newPage({ locale: 'en-GB' });
     try {
       await page.goto(`${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`);
@@ -704,24 +709,12 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
 
   it('lets the guest move their booking to another time and a bigger party, and says when it is too late', async () => {
     const venue = await openVenue('Chez Change', [host.origin]);
-    const day = addDays(todayIn(VENUE_ZONE, Date.now()), 5);
-    const created = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/bookings',
-      headers: venue.tenant.headers,
-      payload: {
-        business_id: venue.tenant.businessId,
-        booking_date: day,
-        start_time: '13:00',
-        capacity: 2,
-        first_name: 'Alan',
-        last_name: 'Turing',
-        email: 'alan@example.com',
-        phone: '+44 20 7946 0001',
-      },
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const { id, confirmation_code: code, starts_at: startsAt } = created.json().booking;
+    const {
+      id,
+      confirmation_code: code,
+      starts_at: startsAt,
+      booking_date: day,
+    } = await alansBooking(venue, '+44 20 7946 0001');
     const [context, page] = await newPage({ locale: 'en-GB' });
     try {
       await page.goto(`${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`);
