@@ -58,6 +58,7 @@ describe('GET /v1/public/business/{slug}', () => {
           default_deposit_amount_cents: 500,
           payment_hold_minutes: 30,
           cancellation_cutoff_hours: 0,
+          guest_change_cutoff_hours: 2,
           max_online_party_size: 50,
           description: null,
           address: null,
