@@ -36,7 +36,7 @@ export const EN = {
   emailed: "We've emailed your confirmation to {email}.",
   calendar: 'Add to calendar',
   code: 'Confirmation code',
-  manage: 'View or cancel your booking',
+  manage: 'View, change or cancel your booking',
   waitlist: 'This day is fully booked',
   waitText: 'Leave your details and we will contact you if a place frees up.',
   join: 'Join the waitlist',

@@ -199,7 +199,9 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
 
       const code = (await widget(page).locator('.code').textContent())!.trim();
       assert.equal(
-        await widget(page).getByRole('link', { name: 'View or cancel your booking' }).getAttribute('href'),
+        await widget(page)
+          .getByRole('link', { name: 'View, change or cancel your booking' })
+          .getAttribute('href'),
         `${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`,
       );
       const listed = await ctx.app.inject({
@@ -677,7 +679,7 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     const [context, page] = await newPage({ locale: 'en-GB' });
     try {
       await page.goto(`${api}/book/${venue.tenant.slug}?lang=en&manage=${code}`);
-      await heading(page, 'View or cancel your booking');
+      await heading(page, 'View, change or cancel your booking');
       assert.equal(await widget(page).getByLabel('Confirmation code').inputValue(), code);
       await widget(page).getByLabel('Email or phone given when booking').fill('someone@example.com');
       await widget(page).getByRole('button', { name: 'Find my booking' }).click();
