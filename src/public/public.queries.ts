@@ -26,6 +26,14 @@ export const findBusinessBySlug = async (executor: Executor, slug: string) =>
       ...PROFILE_COLUMNS,
       'guest_emails_enabled',
       'is_dev as is_sandbox',
+      // The largest party an active table or combination seats: null without any.
+      sql<number | null>`(SELECT max(seats) FROM (
+        SELECT r.capacity_max AS seats FROM resources r
+        WHERE r.business_id = businesses.id AND r.is_active AND r.deleted_at IS NULL
+        UNION ALL
+        SELECT c.capacity_max FROM combinations c WHERE c.business_id = businesses.id AND c.is_active) AS s)`.as(
+        'seatable_party',
+      ),
     ])
     .where((eb) =>
       isUuid(slug)
@@ -35,7 +43,7 @@ export const findBusinessBySlug = async (executor: Executor, slug: string) =>
     .orderBy(sql`slug = ${slug.toLowerCase()}`, 'desc')
     .limit(1)
     .executeTakeFirst()) as
-    | ({ id: string; name: string; slug: string; is_sandbox: boolean } & Pick<
+    | ({ id: string; name: string; slug: string; is_sandbox: boolean; seatable_party: number | null } & Pick<
         BusinessSettings,
         (typeof WIDGET_SETTINGS)[number] | 'max_online_party_size'
       > &

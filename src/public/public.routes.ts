@@ -23,7 +23,7 @@ const BusinessInfo = Type.Object({
     minimum: 1,
     maximum: PARTY_SIZE_MAX,
     description:
-      'the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead',
+      "the largest party that may book online: the venue's own limit, else max_capacity cut to the largest party an active table or combination seats; a larger one (up to max_capacity) is asked to call `phone` instead",
   }),
   ...ProfileFields,
   guest_emails_enabled: MessageFields.guest_emails_enabled,

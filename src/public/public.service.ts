@@ -12,11 +12,15 @@ async function timezoneOf(executor: Executor, businessId: string): Promise<strin
   return timezone;
 }
 
-/** A business as a guest sees it; the online party limit as it applies, a number even when it follows max_capacity. */
+/**
+ * A business as a guest sees it; the online party limit as it applies, a number even when the
+ * venue set none (its max_capacity, cut to what its tables seat).
+ */
 export async function businessBySlug(executor: Executor, slug: string) {
-  const business = await findBusinessBySlug(executor, slug);
-  if (!business) throw notFound('business');
-  return { ...business, max_online_party_size: onlinePartyLimit(business) };
+  const found = await findBusinessBySlug(executor, slug);
+  if (!found) throw notFound('business');
+  const { seatable_party: seatable, ...business } = found;
+  return { ...business, max_online_party_size: onlinePartyLimit(business, seatable) };
 }
 
 /** The week of a business; an unknown business is 404, not seven closed days. */

@@ -92,6 +92,29 @@ describe('GET /v1/public/business/{slug}', () => {
       assert.equal((await get(`/v1/public/business/${tenant.slug}`)).json().max_online_party_size, 6);
     });
 
+    it('offers online, when the venue sets no limit, only the parties its tables and combinations seat', async () => {
+      const tenant = await createTenant(ctx.app);
+      const table = async (name: string) =>
+        (
+          await manage(tenant, 'POST', '/v1/manage/resources', { name, capacity_min: 1, capacity_max: 4 })
+        ).json();
+      const limit = async () =>
+        (await get(`/v1/public/business/${tenant.slug}`)).json().max_online_party_size;
+      const first = await table('T1');
+      assert.equal(await limit(), 4, 'one table of 4: not 1-50');
+      const second = await table('T2');
+      const joined = await manage(tenant, 'POST', '/v1/manage/combinations', {
+        name: 'T1+T2',
+        resource_ids: [first.id, second.id],
+        capacity_min: 5,
+        capacity_max: 8,
+      });
+      assert.equal(joined.statusCode, 201, joined.body);
+      assert.equal(await limit(), 8);
+      await manage(tenant, 'PATCH', '/v1/manage/settings', { max_online_party_size: 6 });
+      assert.equal(await limit(), 6, "the venue's own limit stands");
+    });
+
     it('tells a widget how long an unpaid deposit holds the table and whether guests are emailed', async () => {
       const tenant = await createTenant(ctx.app);
       const changed = await manage(tenant, 'PATCH', '/v1/manage/settings', {

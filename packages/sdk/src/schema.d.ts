@@ -13076,7 +13076,7 @@ export interface operations {
                         guest_change_cutoff_hours: number;
                         /**
                          * Format: int32
-                         * @description the largest party that may book online; a larger one (up to max_capacity) is asked to call `phone` instead
+                         * @description the largest party that may book online: the venue's own limit, else max_capacity cut to the largest party an active table or combination seats; a larger one (up to max_capacity) is asked to call `phone` instead
                          */
                         max_online_party_size: number;
                         /** @description the venue in its own words */
