@@ -10,9 +10,10 @@ import { Field, mayChange, orNull, SettingsForm, useSaving } from './form.tsx';
 type Blackout =
   operations['listBlackoutDates']['responses'][200]['content']['application/json']['items'][number];
 
-/** Days the venue is closed: listed (past ones too), added as a day or a range with a reason, removed. */
+/** Days the venue is closed: listed (past ones too), added as a day or a range with a reason, changed, removed. */
 export default function Blackouts() {
   const [blackouts, setBlackouts] = useState<Blackout[] | null>(null);
+  const [editing, setEditing] = useState<Blackout | null>(null);
   const version = versionOf('settings');
   useEffect(() => {
     allPages((cursor) =>
@@ -55,41 +56,63 @@ export default function Blackouts() {
                 {blackout.reason && ` · ${blackout.reason}`}
               </span>
               {mayChange() && (
-                <button type="button" class="quiet danger" onClick={() => remove(blackout, days)}>
-                  {t('settingsBlackoutRemove', { days })}
-                </button>
+                <span class="row-actions">
+                  <button type="button" class="quiet" onClick={() => setEditing(blackout)}>
+                    {t('settingsBlackoutChange', { days })}
+                  </button>
+                  <button type="button" class="quiet danger" onClick={() => remove(blackout, days)}>
+                    {t('settingsBlackoutRemove', { days })}
+                  </button>
+                </span>
               )}
             </li>
           );
         })}
       </ul>
-      {mayChange() && (
-        <>
-          <h3>{t('settingsAddBlackout')}</h3>
-          <BlackoutForm />
-        </>
-      )}
+      {mayChange() &&
+        (editing ? (
+          <>
+            <h3 id="blackout-editing" tabIndex={-1}>
+              {t('settingsChangeBlackout')}
+            </h3>
+            <BlackoutForm key={editing.id} editing={editing} onDone={() => setEditing(null)} />
+          </>
+        ) : (
+          <>
+            <h3>{t('settingsAddBlackout')}</h3>
+            <BlackoutForm />
+          </>
+        ))}
     </>
   );
 }
 
 const SHOWN = ['start_date', 'end_date', 'reason'];
 
-function BlackoutForm() {
+/** A new closed day or range; with `editing`, that one's days and reason changed in place. */
+function BlackoutForm({ editing, onDone }: { editing?: Blackout; onDone?: () => void }) {
   const saving = useSaving();
-  const [start, setStart] = useState('');
-  const [end, setEnd] = useState('');
-  const [reason, setReason] = useState('');
+  const [start, setStart] = useState(editing?.start_date ?? '');
+  const [end, setEnd] = useState(editing?.end_date ?? '');
+  const [reason, setReason] = useState(editing?.reason ?? '');
+  useEffect(() => {
+    if (editing) document.getElementById('blackout-editing')?.focus();
+  }, [editing]);
   const save = async () => {
-    const added = await saving.submit(() =>
-      call((api) =>
-        api.POST('/v1/manage/blackout-dates', {
-          // One day when no last day is given: the common case is a single closed day.
-          body: { start_date: start, end_date: end || start, reason: orNull(reason) },
-        }),
-      ),
+    // One day when no last day is given: the common case is a single closed day.
+    const body = { start_date: start, end_date: end || start, reason: orNull(reason) };
+    const saved = await saving.submit(() =>
+      editing
+        ? call((api) =>
+            api.PATCH('/v1/manage/blackout-dates/{blackout_id}', {
+              params: { path: { blackout_id: editing.id } },
+              body,
+            }),
+          )
+        : call((api) => api.POST('/v1/manage/blackout-dates', { body })),
     );
-    if (added) {
+    if (saved && editing) onDone?.();
+    else if (saved) {
       setStart('');
       setEnd('');
       setReason('');
@@ -99,7 +122,7 @@ function BlackoutForm() {
     <SettingsForm
       saving={saving}
       onSave={save}
-      saveLabel={t('settingsAddBlackout')}
+      saveLabel={editing ? t('settingsSave') : t('settingsAddBlackout')}
       shown={(field) => SHOWN.includes(field)}
     >
       <div class="fields">
@@ -130,6 +153,11 @@ function BlackoutForm() {
           maxLength={500}
         />
       </div>
+      {editing && (
+        <button type="button" class="quiet" onClick={onDone}>
+          {t('settingsCancel')}
+        </button>
+      )}
     </SettingsForm>
   );
 }

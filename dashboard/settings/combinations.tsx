@@ -11,9 +11,10 @@ type Combination =
   operations['listCombinations']['responses'][200]['content']['application/json']['items'][number];
 type Table = operations['listResources']['responses'][200]['content']['application/json']['items'][number];
 
-/** Tables joined for larger parties: listed with their tables, added by choosing two or more, deleted. */
+/** Tables joined for larger parties: listed with their tables, added by choosing two or more, changed, deleted. */
 export default function Combinations() {
   const [combinations, setCombinations] = useState<Combination[] | null>(null);
+  const [editing, setEditing] = useState<Combination | null>(null);
   const [tables, setTables] = useState<Table[]>([]);
   const version = versionOf('settings');
   useEffect(() => {
@@ -62,48 +63,86 @@ export default function Combinations() {
               {!combination.is_active && <em> · {t('settingsServiceInactive')}</em>}
             </span>
             {mayChange() && (
-              <button type="button" class="quiet danger" onClick={() => remove(combination)}>
-                {t('settingsCombinationDelete', { name: combination.name })}
-              </button>
+              <span class="row-actions">
+                <button type="button" class="quiet" onClick={() => setEditing(combination)}>
+                  {t('settingsCombinationChange', { name: combination.name })}
+                </button>
+                <button type="button" class="quiet danger" onClick={() => remove(combination)}>
+                  {t('settingsCombinationDelete', { name: combination.name })}
+                </button>
+              </span>
             )}
           </li>
         ))}
       </ul>
-      {mayChange() && (
-        <>
-          <h3>{t('settingsAddCombination')}</h3>
-          <CombinationForm tables={tables.filter((table) => table.is_active)} />
-        </>
-      )}
+      {mayChange() &&
+        (editing ? (
+          <>
+            <h3 id="combination-editing" tabIndex={-1}>
+              {t('settingsCombinationChange', { name: editing.name })}
+            </h3>
+            <CombinationForm
+              key={editing.id}
+              tables={tables.filter((table) => table.is_active || editing.resource_ids.includes(table.id))}
+              editing={editing}
+              onDone={() => setEditing(null)}
+            />
+          </>
+        ) : (
+          <>
+            <h3>{t('settingsAddCombination')}</h3>
+            <CombinationForm tables={tables.filter((table) => table.is_active)} />
+          </>
+        ))}
     </>
   );
 }
 
-const SHOWN = ['name', 'capacity_min', 'capacity_max'];
+const SHOWN = ['name', 'capacity_min', 'capacity_max', 'is_active'];
 
-/** Only active tables are offered: the API joins no table out of service. */
-function CombinationForm({ tables }: { tables: Table[] }) {
+/**
+ * A new combination of active tables (the API joins no table out of service); with `editing`, that
+ * one's name, tables, seats and whether it is offered, changed in place.
+ */
+function CombinationForm({
+  tables,
+  editing,
+  onDone,
+}: {
+  tables: Table[];
+  editing?: Combination;
+  onDone?: () => void;
+}) {
   const saving = useSaving();
-  const [name, setName] = useState('');
-  const [chosen, setChosen] = useState<string[]>([]);
-  const [min, setMin] = useState('5');
-  const [max, setMax] = useState('8');
+  const [name, setName] = useState(editing?.name ?? '');
+  const [chosen, setChosen] = useState<string[]>(editing ? [...editing.resource_ids] : []);
+  const [min, setMin] = useState(String(editing?.capacity_min ?? 5));
+  const [max, setMax] = useState(String(editing?.capacity_max ?? 8));
+  const [offered, setOffered] = useState(editing?.is_active ?? true);
+  useEffect(() => {
+    if (editing) document.getElementById('combination-editing')?.focus();
+  }, [editing]);
   const { errors } = saving;
   const save = async () => {
-    const added = await saving.submit(() =>
-      call((api) =>
-        api.POST('/v1/manage/combinations', {
-          body: {
-            name: name.trim(),
-            // In the tables' display order: the first is the one a booking on it shows.
-            resource_ids: tables.filter((table) => chosen.includes(table.id)).map((table) => table.id),
-            capacity_min: Number(min),
-            capacity_max: Number(max),
-          },
-        }),
-      ),
+    const body = {
+      name: name.trim(),
+      // In the tables' display order: the first is the one a booking on it shows.
+      resource_ids: tables.filter((table) => chosen.includes(table.id)).map((table) => table.id),
+      capacity_min: Number(min),
+      capacity_max: Number(max),
+    };
+    const saved = await saving.submit(() =>
+      editing
+        ? call((api) =>
+            api.PATCH('/v1/manage/combinations/{combination_id}', {
+              params: { path: { combination_id: editing.id } },
+              body: { ...body, is_active: offered },
+            }),
+          )
+        : call((api) => api.POST('/v1/manage/combinations', { body })),
     );
-    if (added) {
+    if (saved && editing) onDone?.();
+    else if (saved) {
       setName('');
       setChosen([]);
     }
@@ -113,7 +152,7 @@ function CombinationForm({ tables }: { tables: Table[] }) {
     <SettingsForm
       saving={saving}
       onSave={save}
-      saveLabel={t('settingsAddCombination')}
+      saveLabel={editing ? t('settingsSave') : t('settingsAddCombination')}
       shown={(field) => SHOWN.includes(field) || field.startsWith('resource_ids')}
     >
       <div class="fields">
@@ -159,6 +198,20 @@ function CombinationForm({ tables }: { tables: Table[] }) {
           </p>
         )}
       </fieldset>
+      {editing && (
+        <>
+          <Check
+            field="is_active"
+            label={t('settingsCombinationOffered')}
+            errors={errors}
+            checked={offered}
+            onChecked={setOffered}
+          />
+          <button type="button" class="quiet" onClick={onDone}>
+            {t('settingsCancel')}
+          </button>
+        </>
+      )}
     </SettingsForm>
   );
 }

@@ -190,7 +190,7 @@ describe('the booking panel', { skip }, () => {
       await untilBooking(venue, 'Anna', (b) => b.status === 'checked_in');
       await panel.getByRole('button', { name: 'Complete' }).click();
       await untilBooking(venue, 'Anna', (b) => b.status === 'completed');
-      await panel.getByText('finished').waitFor();
+      await panel.locator('dl').getByText('finished').waitFor();
       assert.equal(await panel.getByRole('button', { name: 'Check in' }).count(), 0);
 
       // Party, notes, then the picker: another table and time, by keyboard-reachable fields.

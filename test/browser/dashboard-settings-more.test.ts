@@ -119,6 +119,20 @@ describe('the settings screen, more sections', { skip }, () => {
         listed.items.map((b: Record<string, unknown>) => [b.start_date, b.end_date, b.reason]),
         [[closing, closing, 'Staff outing']],
       );
+      // Changed in place: one more day, another reason.
+      await page.getByRole('button', { name: /^Change / }).click();
+      await page.getByRole('heading', { name: 'Change a closed day' }).waitFor();
+      assert.equal(await page.getByLabel('First closed day').inputValue(), closing);
+      await page.getByLabel('Last closed day').fill(addDays(closing, 1));
+      await page.getByLabel('Reason').fill('Staff outing and inventory');
+      await axeClean(page, 'a closed day changed');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Staff outing and inventory').waitFor();
+      const changed = await send(ctx.app, tenant, 'GET', '/v1/manage/blackout-dates');
+      assert.deepEqual(
+        changed.items.map((b: Record<string, unknown>) => [b.start_date, b.end_date, b.reason]),
+        [[closing, addDays(closing, 1), 'Staff outing and inventory']],
+      );
       page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: /^Reopen / }).click();
       await page.getByText('No closed days.').waitFor();
@@ -165,6 +179,16 @@ describe('the settings screen, more sections', { skip }, () => {
         ]),
         [['T1 + T2', tables.items.map((t: { id: string }) => t.id), 5, 8]],
       );
+      // Changed in place: seats for 7 at most, and no longer offered.
+      await page.getByRole('button', { name: 'Change T1 + T2' }).click();
+      await page.getByRole('heading', { name: 'Change T1 + T2' }).waitFor();
+      await page.getByLabel('Largest party').fill('7');
+      await page.getByLabel('Offered to parties').uncheck();
+      await axeClean(page, 'a combination changed');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('T1 + T2 · 5–7 guests').waitFor();
+      const [changedCombination] = (await send(ctx.app, tenant, 'GET', '/v1/manage/combinations')).items;
+      assert.deepEqual([changedCombination.capacity_max, changedCombination.is_active], [7, false]);
 
       // Webhooks: an endpoint for two events, its secret shown once, a test sent and listed.
       await openSection(page, 'Webhooks');
