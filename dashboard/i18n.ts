@@ -33,8 +33,11 @@ export function t(key: TextKey, values: Record<string, string | number> = {}): s
   const text = texts.value[key];
   if (text.includes(', plural,')) {
     const id = `${language.value}:${key}`;
-    const message = counted.get(id) ?? new IntlMessageFormat(text, language.value);
-    counted.set(id, message);
+    let message = counted.get(id);
+    if (!message) {
+      message = new IntlMessageFormat(text, language.value);
+      counted.set(id, message);
+    }
     return String(message.format(values));
   }
   return text.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? ''));

@@ -134,14 +134,14 @@ declare module 'fastify' {
   }
 }
 
+/** The reference's HTML pages, as Swagger UI routes them. */
+const DOCS_PAGES = new Set(['/docs', '/docs/']);
+
 /**
  * The server the reference's "Try it out" calls. A loopback address (the default without
  * PUBLIC_BASE_URL, even with HOST=0.0.0.0) would send a browser on another machine to itself:
  * then the reference names the server it was loaded from.
  */
-/** The reference's HTML pages, as Swagger UI routes them. */
-const DOCS_PAGES = new Set(['/docs', '/docs/']);
-
 const documentedServer = (publicBaseUrl: string) =>
   /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(publicBaseUrl) ? '/' : publicBaseUrl;
 
@@ -413,17 +413,20 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
       security: [{ bearer: [] }],
     },
   });
-  // Swagger UI's page declares no viewport: a phone would lay it out at a desktop's width.
-  app.addHook('onSend', async (request, _reply, payload) =>
-    typeof payload === 'string' && DOCS_PAGES.has(request.routeOptions.url ?? '')
-      ? payload.replace('<head>', `<head>\n${VIEWPORT}`)
-      : payload,
-  );
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    transformStaticCSP: docsPolicy,
-    uiConfig: { validatorUrl: null },
+  // In a context of its own, so that no other route's answer passes through the hook.
+  await app.register(async (docs) => {
+    // Swagger UI's page declares no viewport: a phone would lay it out at a desktop's width.
+    docs.addHook('onSend', async (request, _reply, payload) =>
+      typeof payload === 'string' && DOCS_PAGES.has(request.routeOptions.url ?? '')
+        ? payload.replace('<head>', `<head>\n${VIEWPORT}`)
+        : payload,
+    );
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      transformStaticCSP: docsPolicy,
+      uiConfig: { validatorUrl: null },
+    });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // After swagger, which documents only the routes added after it.

@@ -170,11 +170,7 @@ export const guestBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.params.confirmation_code,
           contactOf(contact),
           request.principal?.businessId ?? undefined,
-          {
-            ...(booking_date !== undefined ? { booking_date } : {}),
-            ...(start_time !== undefined ? { start_time } : {}),
-            ...(capacity !== undefined ? { capacity } : {}),
-          },
+          { booking_date, start_time, capacity },
           app.clock.now(),
         ),
       );

@@ -262,13 +262,7 @@ describe('the Customers screen', { skip }, () => {
         await detail.getByRole('list', { name: 'Tags' }).getByRole('listitem').allInnerTexts(),
         ['vip', 'regular'],
       );
-      const stored = (
-        await ctx.app.inject({
-          method: 'GET',
-          url: `/v1/manage/customers/${customerId}`,
-          headers: tenant.headers,
-        })
-      ).json();
+      const stored = await send(ctx.app, tenant, 'GET', `/v1/manage/customers/${customerId}`);
       assert.equal(stored.allergies, 'peanuts, shellfish');
       assert.deepEqual(stored.tags, ['vip', 'regular']);
       await axeClean(page, 'guest profile, tablet');
@@ -291,13 +285,7 @@ describe('the Customers screen', { skip }, () => {
       await erase.click();
       await page.getByRole('region', { name: 'Erased guest' }).waitFor();
       await axeClean(page, 'erased guest, tablet');
-      const erased = (
-        await ctx.app.inject({
-          method: 'GET',
-          url: `/v1/manage/customers/${customerId}`,
-          headers: tenant.headers,
-        })
-      ).json();
+      const erased = await send(ctx.app, tenant, 'GET', `/v1/manage/customers/${customerId}`);
       assert.ok(erased.erased_at);
       assert.equal(erased.last_name, '');
     } finally {
