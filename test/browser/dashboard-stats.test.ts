@@ -149,10 +149,8 @@ describe('the statistics screen', { skip }, () => {
       await tabTo(page, /^This week$/);
       await page.keyboard.press('Enter');
       await page.waitForURL(/#\/stats\/week$/);
-      assert.equal(
-        await page.getByRole('button', { name: 'This week' }).getAttribute('aria-pressed'),
-        'true',
-      );
+      // The route changes before the screen reads it, so the pressed state is awaited, not read once.
+      await page.getByRole('button', { name: 'This week', pressed: true }).waitFor();
 
       await page.getByRole('button', { name: 'Custom range' }).click();
       await page.getByLabel('From').fill(from);
@@ -253,7 +251,7 @@ describe('the statistics screen', { skip }, () => {
 
       const toggle = page.getByRole('button', { name: 'Figures as tables' });
       await toggle.click();
-      assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+      await page.getByRole('button', { name: 'Figures as tables', pressed: true }).waitFor();
       assert.ok(await page.getByRole('table', { name: 'Bookings per day' }).isVisible());
       await axeClean(page, 'statistics with tables, tablet');
 
