@@ -193,14 +193,17 @@ const developerBusinesses = () =>
     call((api) => api.GET('/v1/developer/businesses', { params: { query: { limit: 200, cursor } } })),
   ).then((items) => items.map(({ id, name }) => ({ id, name, role: 'business_owner' as const })));
 
-/** Signs in with a dashboard user's account, or a developer's when `asDeveloper`. */
-export async function signIn(email: string, password: string, asDeveloper: boolean): Promise<void> {
-  if (asDeveloper) {
-    const tokens = await unwrap(anonymous.POST('/v1/auth/developer/login', { body: { email, password } }));
+/**
+ * Signs in with whichever account the email and password open; `account` says which when they
+ * open both (the API then answers 409 `account_choice_required`).
+ */
+export async function signIn(email: string, password: string, account?: 'developer' | 'user'): Promise<void> {
+  const answer = await unwrap(anonymous.POST('/v1/auth/sign-in', { body: { email, password, account } }));
+  if (answer.account === 'developer') {
     keep({
       kind: 'developer',
-      accessToken: tokens.access_token,
-      refreshToken: tokens.refresh_token,
+      accessToken: answer.access_token,
+      refreshToken: answer.refresh_token,
       businessId: '',
       businesses: [],
     });
@@ -208,7 +211,6 @@ export async function signIn(email: string, password: string, asDeveloper: boole
     keep({ ...session.peek()!, businesses, businessId: businesses[0]?.id ?? '' });
     return;
   }
-  const answer = await unwrap(anonymous.POST('/v1/auth/login', { body: { email, password } }));
   keep({
     kind: 'user',
     accessToken: answer.access_token,

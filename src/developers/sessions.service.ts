@@ -31,7 +31,7 @@ export interface TokenPair {
   refresh_token: string;
 }
 
-const wrongCredentials = () => new AppError('invalid_token', 'email or password is wrong');
+export const wrongCredentials = () => new AppError('invalid_token', 'email or password is wrong');
 
 /** Checks a password against a stored hash; an unknown account costs the same time as a wrong password. */
 export async function checkPassword(passwordHash: string | undefined, password: string): Promise<void> {

@@ -14,6 +14,7 @@ import {
   invitationScript,
 } from './invitation.page.ts';
 import { LoginBody, TokenResponse } from './sessions.view.ts';
+import { signIn } from './sign-in.service.ts';
 import {
   acceptInvitationLink,
   changeStaffRole,
@@ -79,6 +80,43 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       logInUser(app.db, app.tokens, request.body, {
+        now: new Date(app.clock.now()),
+        clientIp: clientAddress(request),
+      }),
+  );
+
+  app.post(
+    '/v1/auth/sign-in',
+    {
+      config: { sensitive: true },
+      schema: {
+        operationId: 'signIn',
+        tags: ['Staff'],
+        summary: 'Sign in with an email and password, whichever kind of account they open',
+        description:
+          "The dashboard's one sign-in form. The email finds the account: a developer's answers as `POST /v1/auth/developer/login` does, a dashboard user's as `POST /v1/auth/login`, with `account` saying which. An email of both kinds whose password opens both is 409 `account_choice_required`: send it again with `account`. Wrong credentials are 401 whatever exists, under the same login limits.",
+        security: [],
+        body: example(
+          Type.Object(
+            {
+              ...LoginBody.properties,
+              account: Type.Optional(Type.Union([Type.Literal('developer'), Type.Literal('user')])),
+            },
+            { additionalProperties: false },
+          ),
+          { email: 'ada@example.com', password: 'correct horse battery staple' },
+        ),
+        response: {
+          200: Type.Union([
+            Type.Object({ account: Type.Literal('developer'), ...TokenResponse.properties }),
+            Type.Object({ account: Type.Literal('user'), ...DashboardSession.properties }),
+          ]),
+          ...errorResponses(401, 404, 409),
+        },
+      },
+    },
+    async (request) =>
+      signIn(app.db, app.tokens, request.body, {
         now: new Date(app.clock.now()),
         clientIp: clientAddress(request),
       }),

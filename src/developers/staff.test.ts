@@ -200,6 +200,119 @@ async function memberOfTwo() {
   return { first, second, user, session };
 }
 
+const signIn = (payload: Record<string, string>) =>
+  ctx.app.inject({ method: 'POST', url: '/v1/auth/sign-in', payload });
+
+describe('POST /v1/auth/sign-in', () => {
+  describe('200', () => {
+    it("finds a developer's account and a dashboard user's by the email alone", async () => {
+      const tenant = await createTenant(ctx.app);
+      const developer = await signIn({ email: tenant.developer.email, password: tenant.developer.password });
+      assert.equal(developer.statusCode, 200, developer.body);
+      assert.equal(developer.json().account, 'developer', developer.body);
+      const businesses = await get('/v1/developer/businesses', developer.json().access_token);
+      assert.equal(businesses.json().items[0].id, tenant.businessId);
+
+      const user = await invite(tenant, 'staff_member');
+      const member = await signIn({ email: user.email.toUpperCase(), password: PASSWORD });
+      assert.equal(member.statusCode, 200, member.body);
+      assert.equal(member.json().account, 'user');
+      assert.deepEqual(
+        member.json().businesses.map((b: { id: string }) => b.id),
+        [tenant.businessId],
+      );
+    });
+
+    it('signs an email of both kinds into the one its password opens, and into either when told which', async () => {
+      const tenant = await createTenant(ctx.app);
+      // The developer's own dashboard account, with a password of its own.
+      await invite(tenant, 'business_owner', tenant.developer.email);
+      const asUser = await signIn({ email: tenant.developer.email, password: PASSWORD });
+      assert.equal(asUser.json().account, 'user', asUser.body);
+      const asDeveloper = await signIn({
+        email: tenant.developer.email,
+        password: tenant.developer.password,
+      });
+      assert.equal(asDeveloper.json().account, 'developer', asDeveloper.body);
+    });
+  });
+
+  describe('401', () => {
+    it('answers a wrong password, an unknown email and a wrong kind alike', async () => {
+      const tenant = await createTenant(ctx.app);
+      await invite(tenant, 'business_owner', tenant.developer.email);
+      const answers = [
+        await signIn({ email: tenant.developer.email, password: 'wrong password!' }),
+        await signIn({ email: uniqueEmail(), password: PASSWORD }),
+        await signIn({ email: tenant.developer.email, password: PASSWORD, account: 'developer' }),
+      ];
+      for (const answer of answers) {
+        assert.equal(answer.statusCode, 401);
+        assert.deepEqual(answer.json(), answers[1]!.json());
+      }
+    });
+  });
+
+  describe('409', () => {
+    it('asks which account when the password opens both, and signs into the one named', async () => {
+      const tenant = await createTenant(ctx.app);
+      await invite(tenant, 'business_owner', tenant.developer.email);
+      assert.equal(
+        (await loginAs(tenant.developer.email)).statusCode,
+        200,
+        'the first sign-in joins the business',
+      );
+      // The developer gives their dashboard account the same password.
+      const [user] = await ctx.app.db
+        .selectFrom('developers')
+        .select('password_hash')
+        .where('id', '=', tenant.developer.id)
+        .execute();
+      await ctx.app.db
+        .updateTable('users')
+        .set({ password_hash: user!.password_hash })
+        .where('email', '=', tenant.developer.email.toLowerCase())
+        .execute();
+      const credentials = { email: tenant.developer.email, password: tenant.developer.password };
+      const asked = await signIn(credentials);
+      assert.equal(asked.statusCode, 409, asked.body);
+      assert.equal(asked.json().error.code, 'account_choice_required');
+      assert.equal((await signIn({ ...credentials, account: 'developer' })).json().account, 'developer');
+      const asUser = await signIn({ ...credentials, account: 'user' });
+      assert.equal(asUser.json().account, 'user', asUser.body);
+    });
+  });
+
+  describe('429', () => {
+    it("counts an email of both kinds' failures as a dashboard login's: 10 lock it, the developer login is apart", async () => {
+      const tenant = await createTenant(ctx.app);
+      await invite(tenant, 'business_owner', tenant.developer.email);
+      for (let i = 0; i < 10; i++) {
+        assert.equal(
+          (await signIn({ email: tenant.developer.email, password: 'wrong password!' })).statusCode,
+          401,
+        );
+      }
+      const locked = await signIn({ email: tenant.developer.email, password: PASSWORD });
+      assert.equal(locked.statusCode, 429);
+      assert.equal((await loginAs(tenant.developer.email)).statusCode, 429);
+      const developer = await signIn({
+        email: tenant.developer.email,
+        password: tenant.developer.password,
+        account: 'developer',
+      });
+      assert.equal(developer.statusCode, 200);
+    });
+  });
+
+  describe('422', () => {
+    it('refuses an unknown kind of account', async () => {
+      const response = await signIn({ email: uniqueEmail(), password: PASSWORD, account: 'admin' });
+      assert.equal(response.statusCode, 422);
+    });
+  });
+});
+
 describe('POST /v1/auth/switch', () => {
   describe('200', () => {
     it("returns a session of another of the user's businesses, with the role held there", async () => {

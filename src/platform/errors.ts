@@ -29,6 +29,8 @@ export const STATUS_OF_CODE = {
   origin_not_allowed: 403,
   not_found: 404,
   conflict: 409,
+  /** A sign-in whose email and password open accounts of both kinds: the caller says which. */
+  account_choice_required: 409,
   slot_unavailable: 409,
   idempotency_mismatch: 409,
   /** A guest cancelling online after the business's cut-off before the start. */

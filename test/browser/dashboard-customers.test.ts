@@ -82,16 +82,11 @@ after(async () => {
 });
 
 /** Signed in, on the Customers screen. */
-async function openCustomers(
-  viewport: { width: number; height: number },
-  email: string,
-  password: string,
-  developer = false,
-) {
+async function openCustomers(viewport: { width: number; height: number }, email: string, password: string) {
   const context = await browser.newContext({ viewport, locale: 'en-GB' });
   const page = await context.newPage();
   await page.goto(`${api}/staff/#/customers`);
-  await signIn(page, email, password, developer);
+  await signIn(page, email, password);
   await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
   return { page, close: () => context.close() };
 }
@@ -172,12 +167,7 @@ describe('the Customers screen', { skip }, () => {
   it('shows a customer on a phone in place of the list, and only the business’s own', async () => {
     // The first test's venue has its own Jürgen Müller: the search shows this business's alone.
     const { tenant } = await openVenue();
-    const { page, close } = await openCustomers(
-      PHONE,
-      tenant.developer.email,
-      tenant.developer.password,
-      true,
-    );
+    const { page, close } = await openCustomers(PHONE, tenant.developer.email, tenant.developer.password);
     try {
       await page
         .getByRole('status')
@@ -214,12 +204,7 @@ describe('the Customers screen', { skip }, () => {
         email: 'JM@linde.example',
       })
     ).booking;
-    const { page, close } = await openCustomers(
-      TABLET,
-      tenant.developer.email,
-      tenant.developer.password,
-      true,
-    );
+    const { page, close } = await openCustomers(TABLET, tenant.developer.email, tenant.developer.password);
     try {
       await page.goto(`${api}/staff/#/customers/${customerId}`);
       const detail = page.getByRole('region', { name: 'Jürgen Müller' });
@@ -242,12 +227,7 @@ describe('the Customers screen', { skip }, () => {
 
   it("keeps a guest's allergies and tags from the profile form, and lets an owner download and erase the guest", async () => {
     const { tenant, customerId } = await openVenue();
-    const { page, close } = await openCustomers(
-      TABLET,
-      tenant.developer.email,
-      tenant.developer.password,
-      true,
-    );
+    const { page, close } = await openCustomers(TABLET, tenant.developer.email, tenant.developer.password);
     try {
       await page.goto(`${api}/staff/#/customers/${customerId}`);
       const detail = page.getByRole('region', { name: 'Jürgen Müller' });

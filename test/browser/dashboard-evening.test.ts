@@ -56,7 +56,7 @@ async function hostStand(tenant: Tenant, viewport: typeof TABLET) {
   const context = await browser.newContext({ viewport, locale: 'en-GB' });
   const page = await context.newPage();
   await page.goto(`${api}/staff/#/today/${day}`);
-  await signIn(page, tenant.developer.email, tenant.developer.password, true);
+  await signIn(page, tenant.developer.email, tenant.developer.password);
   await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   return { page, close: () => context.close() };
 }

@@ -115,7 +115,7 @@ async function openToday(venue: Venue, viewport: typeof TABLET) {
   const page = await context.newPage();
   await page.goto(`${api}/staff/#/today/${day}`);
   const { developer } = venue.tenant;
-  await signIn(page, developer.email, developer.password, true);
+  await signIn(page, developer.email, developer.password);
   await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   await page
     .getByRole('button', { name: /Guest Anna/ })
@@ -395,7 +395,7 @@ describe('the booking panel', { skip }, () => {
     const page = await context.newPage();
     try {
       await page.goto(`${api}/staff/`);
-      await signIn(page, tenant.developer.email, tenant.developer.password, true);
+      await signIn(page, tenant.developer.email, tenant.developer.password);
       await page.getByRole('link', { name: 'Aujourd’hui' }).first().waitFor();
       await page.getByRole('status').filter({ hasText: 'En direct' }).waitFor();
       assert.equal(await page.evaluate('document.documentElement.lang'), 'fr');

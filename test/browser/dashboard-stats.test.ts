@@ -139,7 +139,7 @@ describe('the statistics screen', { skip }, () => {
     try {
       const { address, port } = ctx.app.server.address() as { address: string; port: number };
       await page.goto(`http://${address}:${port}/staff/`);
-      await signIn(page, tenant.developer.email, tenant.developer.password, true);
+      await signIn(page, tenant.developer.email, tenant.developer.password);
       await page.getByRole('link', { name: 'Statistics' }).click();
       await page.getByRole('heading', { level: 1, name: 'Statistics' }).waitFor();
       // The period's buttons are drawn with the screen; the chosen one is marked once its route is read.

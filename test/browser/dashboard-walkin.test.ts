@@ -88,7 +88,7 @@ async function signedIn(tenant: Tenant, viewport: typeof TABLET, time: string) {
   ctx.app.clock.now = () => now;
   await page.clock.setFixedTime(now);
   await page.goto(`${api}/staff/`);
-  await signIn(page, tenant.developer.email, tenant.developer.password, true);
+  await signIn(page, tenant.developer.email, tenant.developer.password);
   await page.getByRole('heading', { level: 1, name: dayLong('en', today) }).waitFor();
   return { page, close: () => context.close() };
 }

@@ -270,6 +270,31 @@ describe('the staff dashboard', { skip }, () => {
     }
   });
 
+  it('signs in with one form, and asks which account when the email and password open two', async () => {
+    const tenant = await createTenant(ctx.app, { name: 'Café du Port' });
+    await furnish(tenant, [{ name: 'Quai 1', section: 'Quai' }]);
+    // The developer is also the venue's owner on the dashboard, with the same password.
+    await send(tenant.headers, 'POST', '/v1/manage/staff', {
+      email: tenant.developer.email,
+      role: 'business_owner',
+      password: tenant.developer.password,
+    });
+    const { page, close } = await openDashboard(PHONE);
+    try {
+      assert.equal(await page.getByRole('checkbox').count(), 0, 'no box to say which kind of account');
+      await signIn(page, tenant.developer.email, tenant.developer.password);
+      const choice = page.getByRole('group', { name: /Which one\?/ });
+      await choice.waitFor();
+      await axeClean(page, 'sign-in, which account');
+      await page.screenshot({ path: screenshotPath('dashboard-sign-in-which-account.png'), fullPage: true });
+      await choice.getByLabel(/Developer account/).check();
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await dayHeading(page, today).waitFor();
+    } finally {
+      await close();
+    }
+  });
+
   it("shows a developer's businesses on a phone, as a list or a timeline, and refreshes an expired token", async () => {
     const brasserie = await openBrasserie();
     const developer = brasserie.tenant.developer;
@@ -296,7 +321,7 @@ describe('the staff dashboard', { skip }, () => {
         };
         await route.fulfill({ response: answer, json: body });
       });
-      await signIn(page, developer.email, developer.password, true);
+      await signIn(page, developer.email, developer.password);
       await dayHeading(page, today).waitFor();
       // A phone opens on the list, in order of time.
       const lines = page.locator('.day-list').getByRole('button');
