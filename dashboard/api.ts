@@ -220,6 +220,31 @@ export async function signIn(email: string, password: string, account?: 'develop
   });
 }
 
+/** Makes a developer account and signs in with it. */
+export async function signUp(account: {
+  email: string;
+  password: string;
+  first_name: string;
+  last_name: string;
+}): Promise<void> {
+  await unwrap(anonymous.POST('/v1/auth/developer/register', { body: account }));
+  await signIn(account.email, account.password, 'developer');
+}
+
+/** Creates a business of the signed-in developer and acts on it from then on. */
+export async function createBusiness(name: string): Promise<string> {
+  const created = await call((api) =>
+    api.POST('/v1/developer/businesses', { body: { name, business_type: 'restaurant' } }),
+  );
+  const current = session.peek()!;
+  keep({
+    ...current,
+    businessId: created.business_id,
+    businesses: [...current.businesses, { id: created.business_id, name, role: 'business_owner' }],
+  });
+  return created.business_id;
+}
+
 /** Acts on another business: a dashboard user gets a token for it, a developer names it in each call. */
 export async function switchBusiness(businessId: string): Promise<void> {
   const current = session.peek();

@@ -2,12 +2,14 @@ import { computed, useSignalEffect } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { currentBusiness, type Session, session, signOut, switchBusiness } from './api.ts';
+import { CreateVenue } from './create-venue.tsx';
 import { pickLanguage, switchLanguage, t } from './i18n.ts';
 import { followBusiness, liveState } from './live.ts';
 import { clearProblem, problem, report } from './problems.ts';
 import { hrefOf, route, type ScreenProps } from './router.ts';
 import { currentScreen, SCREENS } from './screens.ts';
 import { SignIn } from './sign-in.tsx';
+import { SignUp } from './sign-up.tsx';
 import { loadVenue, venue } from './venue.ts';
 
 /** The page: the skip link, the live region of problems, then the sign-in form or the signed-in shell. */
@@ -27,7 +29,13 @@ export function App() {
         {t('skip')}
       </a>
       <Problems />
-      {session.value?.accessToken ? <Shell current={session.value} /> : <SignIn />}
+      {session.value?.accessToken ? (
+        <Shell current={session.value} />
+      ) : route.value.screen === 'sign-up' ? (
+        <SignUp />
+      ) : (
+        <SignIn />
+      )}
     </>
   );
 }
@@ -69,26 +77,35 @@ function Shell({ current }: { current: Session }) {
     <>
       <header class="top">
         <span class="brand">{t('appName')}</span>
-        <LiveStatus />
+        {current.businessId && <LiveStatus />}
         <BusinessSwitch current={current} />
         <button type="button" class="quiet" onClick={signOut}>
           {t('signOut')}
         </button>
       </header>
-      <nav class="screens" aria-label={t('mainNav')}>
-        <ul>
-          {SCREENS.map((screen) => (
-            <li key={screen.id}>
-              <a href={hrefOf(screen.id)} aria-current={currentScreen.value === screen ? 'page' : undefined}>
-                {t(screen.label)}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      {current.businessId && (
+        <nav class="screens" aria-label={t('mainNav')}>
+          <ul>
+            {SCREENS.filter((screen) => !screen.hidden).map((screen) => (
+              <li key={screen.id}>
+                <a
+                  href={hrefOf(screen.id)}
+                  aria-current={currentScreen.value === screen ? 'page' : undefined}
+                >
+                  {t(screen.label)}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
       <main id="main" tabIndex={-1}>
         {!current.businessId ? (
-          <p>{t('noBusiness')}</p>
+          current.kind === 'developer' ? (
+            <CreateVenue />
+          ) : (
+            <p>{t('noBusiness')}</p>
+          )
         ) : venue.value?.id === current.businessId ? (
           <ScreenHost key={current.businessId} />
         ) : (

@@ -19,6 +19,15 @@ const LOADERS: Record<string, () => Promise<{ default: Partial<Texts> }>> = {
 
 export const LANGUAGES = ['en', ...Object.keys(LOADERS)];
 
+/** Each language by its own name, as a choice of language shows it. */
+export const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'English',
+  de: 'Deutsch',
+  fr: 'Français',
+  nl: 'Nederlands',
+  es: 'Español',
+};
+
 export const language = signal('en');
 const texts = signal<Texts>(EN);
 

@@ -11,6 +11,8 @@ import { route, type ScreenProps } from './router.ts';
 export interface Screen {
   id: string;
   label: TextKey;
+  /** A screen reached by its route only, not offered in the navigation (the set-up). */
+  hidden?: boolean;
   load: () => Promise<{ default: ComponentType<ScreenProps> }>;
 }
 
@@ -20,6 +22,7 @@ export const SCREENS: Screen[] = [
   { id: 'customers', label: 'navCustomers', load: () => import('./customers/customers-screen.tsx') },
   { id: 'settings', label: 'navSettings', load: () => import('./settings/settings-screen.tsx') },
   { id: 'stats', label: 'navStats', load: () => import('./stats/stats-screen.tsx') },
+  { id: 'setup', label: 'navSetup', hidden: true, load: () => import('./setup/setup-screen.tsx') },
 ];
 
 /** The screen shown: the one the route names, else the first. */

@@ -58,6 +58,9 @@ export function SignIn() {
           {busy ? t('signingIn') : t('signIn')}
         </button>
       </form>
+      <p class="hint">
+        {t('newHere')} <a href="#/sign-up">{t('signUpLink')}</a>
+      </p>
       <p class="hint">{t('invitedHint')}</p>
     </main>
   );

@@ -1,5 +1,5 @@
 /**
- * The business the session acts on, as the screens need it: its name, time zone and language.
+ * The business the session acts on, as the screens need it: its name, slug, time zone and language.
  * Loaded again whenever the session changes business.
  */
 import { signal } from '@preact/signals';
@@ -8,6 +8,8 @@ import { call } from './api.ts';
 export interface Venue {
   id: string;
   name: string;
+  /** Where its booking page is: `/book/{slug}`. */
+  slug: string;
   timezone: string;
   /** The language the venue's messages are written in, when its settings say. */
   language: string | null;
@@ -23,6 +25,7 @@ export async function loadVenue(businessId: string): Promise<Venue> {
   const loaded = {
     id: businessId,
     name: business.name,
+    slug: business.slug,
     timezone: settings.timezone,
     language: settings.notification_language,
   };

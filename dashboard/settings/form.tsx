@@ -3,7 +3,7 @@
  * messages shown beside their inputs (422 `validation_error`), and inputs labelled and tied to
  * their message for a screen reader.
  */
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, InputHTMLAttributes } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, currentBusiness, session } from '../api.ts';
 import { dataChanged } from '../changes.ts';
@@ -59,7 +59,8 @@ export const fieldId = (field: string) => `f-${field.replace(/[^\w-]+/g, '-').re
 
 /** What a field may say of its input beyond its value. */
 interface InputProps {
-  type?: 'text' | 'email' | 'tel' | 'url' | 'number' | 'time' | 'date';
+  type?: 'text' | 'email' | 'tel' | 'url' | 'number' | 'time' | 'date' | 'password';
+  required?: boolean;
   min?: number;
   max?: number;
   maxLength?: number;
@@ -89,7 +90,8 @@ export function Field({ field, label, errors, value, onValue, hint, ...input }: 
     <div class="field">
       <label for={id}>{label}</label>
       <input
-        {...input}
+        // Preact types each input type's attributes apart (no `list` on a password), which a spread of optional ones cannot show.
+        {...(input as InputHTMLAttributes)}
         id={id}
         value={value}
         aria-invalid={error ? true : undefined}

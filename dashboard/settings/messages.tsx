@@ -1,16 +1,8 @@
 import { useState } from 'preact/hooks';
-import { switchLanguage, t } from '../i18n.ts';
+import { LANGUAGE_NAMES, switchLanguage, t } from '../i18n.ts';
 import { venue } from '../venue.ts';
 import { Check, Choice, Field, orNull, SettingsForm, text, useSaving } from './form.tsx';
 import { patchSettings, type Settings, useSettings } from './settings-data.ts';
-
-const LANGUAGE_NAMES: Record<Settings['notification_language'], string> = {
-  en: 'English',
-  de: 'Deutsch',
-  fr: 'Français',
-  nl: 'Nederlands',
-  es: 'Español',
-};
 
 const SHOWN = [
   'notification_language',

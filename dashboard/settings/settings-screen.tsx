@@ -41,8 +41,24 @@ let sectionsShown = 0;
 
 /** The section's module, loaded when first shown; its heading takes the focus when another section is chosen. */
 function SectionHost({ section }: { section: Section }) {
-  const [, setReady] = useState(0);
   const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    // The first section shown with the screen leaves the focus where the navigation put it.
+    if (sectionsShown++ > 0) heading.current?.focus();
+  }, []);
+  return (
+    <section class="settings-section" aria-labelledby="settings-title">
+      <h2 id="settings-title" tabIndex={-1} ref={heading}>
+        {t(section.label)}
+      </h2>
+      <SectionBody section={section} />
+    </section>
+  );
+}
+
+/** A section's form, its module loaded when first shown (the set-up's steps show them too). */
+export function SectionBody({ section }: { section: Section }) {
+  const [, setReady] = useState(0);
   const Body = loaded.get(section.id);
   useEffect(() => {
     if (Body) return;
@@ -54,16 +70,5 @@ function SectionHost({ section }: { section: Section }) {
       })
       .catch(report);
   }, [section, Body]);
-  useEffect(() => {
-    // The first section shown with the screen leaves the focus where the navigation put it.
-    if (sectionsShown++ > 0) heading.current?.focus();
-  }, []);
-  return (
-    <section class="settings-section" aria-labelledby="settings-title">
-      <h2 id="settings-title" tabIndex={-1} ref={heading}>
-        {t(section.label)}
-      </h2>
-      {Body ? <Body /> : <p role="status">{t('loading')}</p>}
-    </section>
-  );
+  return Body ? <Body /> : <p role="status">{t('loading')}</p>;
 }
