@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, createBusiness } from './api.ts';
 import { LANGUAGE_NAMES, LANGUAGES, pickLanguage, switchLanguage, t } from './i18n.ts';
 import { go } from './router.ts';
-import { Choice, Field, SettingsForm, useSaving } from './settings/form.tsx';
+import { Choice, CountryField, Field, SettingsForm, TimezoneChoice, useSaving } from './settings/form.tsx';
 import { loadVenue } from './venue.ts';
 
 /** A developer without a venue makes the first one: its name, time zone, country and language. */
@@ -53,27 +53,8 @@ export function CreateVenue() {
           maxLength={200}
           required
         />
-        <Choice
-          field="timezone"
-          label={t('rulesTimezone')}
-          errors={saving.errors}
-          value={venue.timezone}
-          onValue={set('timezone')}
-          options={Intl.supportedValuesOf('timeZone').map((zone) => ({
-            value: zone,
-            label: zone.replace(/_/g, ' '),
-          }))}
-        />
-        <Field
-          field="country"
-          label={t('rulesCountry')}
-          hint={t('rulesCountryHint')}
-          errors={saving.errors}
-          value={venue.country}
-          onValue={set('country')}
-          maxLength={2}
-          autoComplete="country"
-        />
+        <TimezoneChoice errors={saving.errors} value={venue.timezone} onValue={set('timezone')} />
+        <CountryField errors={saving.errors} value={venue.country} onValue={set('country')} />
         <Choice
           field="notification_language"
           label={t('settingsLanguage')}

@@ -196,6 +196,46 @@ export function Choice({ field, label, errors, value, onValue, options }: Choice
   );
 }
 
+interface VenueFieldProps {
+  errors: FieldErrors;
+  value: string;
+  onValue: (value: string) => void;
+}
+
+/** The venue's time zone: every zone the browser knows, and the one set if the browser does not know it. */
+export function TimezoneChoice({ errors, value, onValue }: VenueFieldProps) {
+  const zones = Intl.supportedValuesOf('timeZone');
+  return (
+    <Choice
+      field="timezone"
+      label={t('rulesTimezone')}
+      errors={errors}
+      value={value}
+      onValue={onValue}
+      options={(zones.includes(value) ? zones : [value, ...zones]).map((zone) => ({
+        value: zone,
+        label: zone.replace(/_/g, ' '),
+      }))}
+    />
+  );
+}
+
+/** The venue's country, in which national phone numbers are read; empty: the time zone's. */
+export function CountryField({ errors, value, onValue }: VenueFieldProps) {
+  return (
+    <Field
+      field="country"
+      label={t('rulesCountry')}
+      hint={t('rulesCountryHint')}
+      errors={errors}
+      value={value}
+      onValue={onValue}
+      maxLength={2}
+      autoComplete="off"
+    />
+  );
+}
+
 function FieldError({ id, error }: { id: string; error: string | undefined }) {
   if (!error) return null;
   return (

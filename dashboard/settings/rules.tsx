@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { type TextKey, t } from '../i18n.ts';
-import { Check, Choice, Field, numberOrNull, orNull, SettingsForm, text, useSaving } from './form.tsx';
+import {
+  Check,
+  CountryField,
+  Field,
+  numberOrNull,
+  orNull,
+  SettingsForm,
+  TimezoneChoice,
+  text,
+  useSaving,
+} from './form.tsx';
 import { patchSettings, type Settings, type SettingsChange, useSettings } from './settings-data.ts';
 
 /** A whole-number setting: its label and hint, and the bounds the API takes (it judges them again). */
@@ -73,7 +83,6 @@ function RulesForm({ settings }: { settings: Settings }) {
   const [numbers, setNumbers] = useState<Record<string, string>>(() =>
     Object.fromEntries(NUMBERS.map((rule) => [rule.field, text(settings[rule.field] as number | null)])),
   );
-  const zones = Intl.supportedValuesOf('timeZone');
   const save = () =>
     saving.submit(() =>
       patchSettings({
@@ -91,27 +100,8 @@ function RulesForm({ settings }: { settings: Settings }) {
   return (
     <SettingsForm saving={saving} onSave={save} shown={(field) => SHOWN.includes(field)}>
       <div class="fields">
-        <Choice
-          field="timezone"
-          label={t('rulesTimezone')}
-          errors={saving.errors}
-          value={timezone}
-          onValue={setTimezone}
-          options={(zones.includes(timezone) ? zones : [timezone, ...zones]).map((zone) => ({
-            value: zone,
-            label: zone.replace(/_/g, ' '),
-          }))}
-        />
-        <Field
-          field="country"
-          label={t('rulesCountry')}
-          hint={t('rulesCountryHint')}
-          errors={saving.errors}
-          value={country}
-          onValue={setCountry}
-          maxLength={2}
-          autoComplete="off"
-        />
+        <TimezoneChoice errors={saving.errors} value={timezone} onValue={setTimezone} />
+        <CountryField errors={saving.errors} value={country} onValue={setCountry} />
         {NUMBERS.map((rule) => (
           <Field
             key={rule.field}
