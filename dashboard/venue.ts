@@ -3,7 +3,9 @@
  * Loaded again whenever the session changes business.
  */
 import { signal } from '@preact/signals';
+import { hourCycleOf, type TimeFormat } from '../src/engine/clock.ts';
 import { call } from './api.ts';
+import { language } from './i18n.ts';
 
 export interface Venue {
   id: string;
@@ -13,7 +15,12 @@ export interface Venue {
   timezone: string;
   /** The language the venue's messages are written in, when its settings say. */
   language: string | null;
+  /** How its times read; null: the language's clock. */
+  timeFormat: TimeFormat | null;
 }
+
+/** The hour cycle the dashboard writes the venue's times in. */
+export const venueHourCycle = () => hourCycleOf(language.value, venue.value?.timeFormat);
 
 export const venue = signal<Venue | null>(null);
 
@@ -28,6 +35,7 @@ export async function loadVenue(businessId: string): Promise<Venue> {
     slug: business.slug,
     timezone: settings.timezone,
     language: settings.notification_language,
+    timeFormat: settings.time_format,
   };
   venue.value = loaded;
   return loaded;

@@ -223,6 +223,7 @@ export interface Businesses {
    * SMS sent per day (UTC), further bounded by SMS_MAX_PER_BUSINESS_PER_DAY.
    */
   sms_per_day: Generated<number>;
+  time_format: string | null;
   timezone: Generated<string>;
   /**
    * Booking lengths by party size, [{min_party, max_party, duration_minutes}], ranges not overlapping, sorted by min_party; a party no range covers takes default_slot_duration_minutes.

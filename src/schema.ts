@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type * as Tables from './db.generated.ts';
+import type { TimeFormat } from './engine/clock.ts';
 import type { BookingStatus } from './engine/status.ts';
 
 /**
@@ -64,6 +65,7 @@ type BusinessesTable = Narrowed<
   {
     turn_times: ColumnType<TurnTime[], string | undefined, string>;
     notification_language: Generated<NotificationLanguage>;
+    time_format: TimeFormat | null;
   }
 >;
 

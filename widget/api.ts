@@ -4,12 +4,15 @@
  * origins.
  */
 import { createSlotwiseClient } from '@slotwise/sdk';
+import type { TimeFormat } from '../src/engine/clock.ts';
 
 export interface Business {
   id: string;
   name: string;
   slug: string;
   timezone: string;
+  /** How times read; null: the language's clock. */
+  time_format?: TimeFormat | null;
   min_capacity?: number;
   max_capacity?: number;
   /** The largest party that may book online; a larger one (up to max_capacity) is asked to call `phone`. */

@@ -29,14 +29,18 @@ export const dayShort = (lang: string, date: string) =>
 export const weekdayShort = (lang: string, date: string) =>
   format(lang, { timeZone: 'UTC', weekday: 'short' }, wall(date));
 
-export const slotTime = (lang: string, date: string, time: string) =>
-  format(lang, { timeZone: 'UTC', hour: 'numeric', minute: '2-digit' }, wall(date, time));
+/** The venue's clock (`hourCycleOf`); the language's when not given. */
+type HourCycle = 'h12' | 'h23' | undefined;
 
-export const instantInZone = (lang: string, timeZone: string, iso: string) =>
+export const slotTime = (lang: string, date: string, time: string, hourCycle?: HourCycle) =>
+  format(lang, { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hourCycle }, wall(date, time));
+
+export const instantInZone = (lang: string, timeZone: string, iso: string, hourCycle?: HourCycle) =>
   format(
     lang,
     {
       timeZone,
+      hourCycle,
       weekday: 'long',
       day: 'numeric',
       month: 'long',

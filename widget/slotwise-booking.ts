@@ -1,3 +1,4 @@
+import { hourCycleOf } from '../src/engine/clock.ts';
 import { escapeHtml as esc } from '../src/engine/html.ts';
 import { PARTY_SIZE_MAX } from '../src/engine/party.ts';
 import {
@@ -96,6 +97,11 @@ export class SlotwiseBooking extends HTMLElement {
   private api!: Api;
   private t: Texts = EN;
   private language = 'en';
+
+  /** The venue's clock: its time format, else the language's. */
+  private get hourCycle() {
+    return hourCycleOf(this.language, this.business?.time_format);
+  }
   private business?: Business;
   private step: Step = 'party';
   private party = 2;
@@ -287,7 +293,7 @@ export class SlotwiseBooking extends HTMLElement {
       slots
         .map(
           (slot) =>
-            `<button type="button" data-act="slot" data-time="${slot.time}" aria-pressed="${slot.time === this.time}">${esc(slotTime(this.language, this.date, slot.time))}</button>`,
+            `<button type="button" data-act="slot" data-time="${slot.time}" aria-pressed="${slot.time === this.time}">${esc(slotTime(this.language, this.date, slot.time, this.hourCycle))}</button>`,
         )
         .join('');
     if (!free.some((slot) => slot.period)) {
@@ -333,7 +339,7 @@ export class SlotwiseBooking extends HTMLElement {
       }
       case 'details': {
         const g = this.guest;
-        return `${this.stepHeading(t.details)}<p>${esc(dayLong(this.language, this.date))}, ${esc(slotTime(this.language, this.date, this.time))} · ${esc(this.t.party)}: ${this.party}</p><form data-form="book">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('email', t.email, 'email', 'email', g.email)}${field('phone', t.phone, 'tel', 'tel', g.phone)}<label for="sw-notes">${esc(t.notes)}</label><textarea id="sw-notes" name="customer_notes" rows="2">${esc(g.customer_notes)}</textarea><label class="consent"><input type="checkbox" name="marketing_opt_in" value="yes"${g.marketing_opt_in === 'yes' ? ' checked' : ''}> ${esc(fill(t.consent, { venue: this.business!.name }))}</label><div class="row"><button class="primary">${esc(t.book)}</button>${back}</div></form>`;
+        return `${this.stepHeading(t.details)}<p>${esc(dayLong(this.language, this.date))}, ${esc(slotTime(this.language, this.date, this.time, this.hourCycle))} · ${esc(this.t.party)}: ${this.party}</p><form data-form="book">${field('first_name', t.first, 'text', 'given-name', g.first_name)}${field('last_name', t.last, 'text', 'family-name', g.last_name)}${field('email', t.email, 'email', 'email', g.email)}${field('phone', t.phone, 'tel', 'tel', g.phone)}<label for="sw-notes">${esc(t.notes)}</label><textarea id="sw-notes" name="customer_notes" rows="2">${esc(g.customer_notes)}</textarea><label class="consent"><input type="checkbox" name="marketing_opt_in" value="yes"${g.marketing_opt_in === 'yes' ? ' checked' : ''}> ${esc(fill(t.consent, { venue: this.business!.name }))}</label><div class="row"><button class="primary">${esc(t.book)}</button>${back}</div></form>`;
       }
       case 'waitlist': {
         const g = this.guest;
@@ -353,7 +359,7 @@ export class SlotwiseBooking extends HTMLElement {
         const policy = business.booking_policy
           ? `<h${level} class="sub">${esc(t.policy)}</h${level}>${paragraph(business.booking_policy, 'policy')}`
           : '';
-        return `${this.stepHeading(`${t.deposit}: ${money(this.language, total)}`)}<p>${esc(instantInZone(this.language, business.timezone, booking.starts_at))}</p>${split}<p>${esc(fill(t.depositText, { minutes: business.payment_hold_minutes ?? '' }))}</p>${policy}<div class="row"><a class="btn" href="${esc(this.paymentUrl(booking.payment_client_secret!))}" target="_blank" rel="noopener" data-act="pay">${esc(t.pay)}</a><button type="button" data-act="check">${esc(t.check)}</button></div>`;
+        return `${this.stepHeading(`${t.deposit}: ${money(this.language, total)}`)}<p>${esc(instantInZone(this.language, business.timezone, booking.starts_at, this.hourCycle))}</p>${split}<p>${esc(fill(t.depositText, { minutes: business.payment_hold_minutes ?? '' }))}</p>${policy}<div class="row"><a class="btn" href="${esc(this.paymentUrl(booking.payment_client_secret!))}" target="_blank" rel="noopener" data-act="pay">${esc(t.pay)}</a><button type="button" data-act="check">${esc(t.check)}</button></div>`;
       }
       case 'done': {
         const booking = this.booking!;
@@ -362,7 +368,7 @@ export class SlotwiseBooking extends HTMLElement {
           this.business!.guest_emails_enabled && booking.status === 'confirmed' && this.guest.email
             ? `<p>${esc(fill(t.emailed, { email: this.guest.email }))}</p>`
             : '';
-        return `${this.stepHeading(t.done)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(this.t.party)}: ${booking.capacity}</p>${emailed}<p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p><p><a href="${esc(this.manageUrl(booking.confirmation_code))}" target="_blank" rel="noopener">${esc(t.manage)}</a></p>${this.calendarLink(booking)}`;
+        return `${this.stepHeading(t.done)}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at, this.hourCycle))} · ${esc(this.t.party)}: ${booking.capacity}</p>${emailed}<p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p><p><a href="${esc(this.manageUrl(booking.confirmation_code))}" target="_blank" rel="noopener">${esc(t.manage)}</a></p>${this.calendarLink(booking)}`;
       }
       case 'manage':
         return `${this.stepHeading(t.manage)}<form data-form="find">${field('code', t.code, 'text', 'off', this.getAttribute('manage') ?? '')}${field('contact', t.contact, 'text', 'email')}<div class="row"><button class="primary">${esc(t.find)}</button></div></form>`;
@@ -372,7 +378,7 @@ export class SlotwiseBooking extends HTMLElement {
         const actions = this.askingCancel
           ? `<p id="sw-ask">${esc(t.cancelAsk)}</p><div class="row" role="group" aria-labelledby="sw-ask"><button type="button" class="primary" data-act="cancel-yes">${esc(t.cancelYes)}</button><button type="button" data-act="cancel-no">${esc(t.cancelNo)}</button></div>`
           : `<div class="row">${booking.can_change ? `<button type="button" data-act="change">${esc(t.change)}</button>` : ''}${booking.can_cancel ? `<button type="button" data-act="cancel">${esc(t.cancel)}</button>` : ''}</div>${booking.can_change ? '' : `<p>${esc(t.changeClosed)}</p>`}`;
-        return `${this.stepHeading(cancelled ? t.cancelled : t.manage)}${this.changedNow ? `<p class="done">${esc(t.changed)}</p>` : ''}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at))} · ${esc(t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>${cancelled ? '' : actions}`;
+        return `${this.stepHeading(cancelled ? t.cancelled : t.manage)}${this.changedNow ? `<p class="done">${esc(t.changed)}</p>` : ''}<p>${esc(instantInZone(this.language, this.business!.timezone, booking.starts_at, this.hourCycle))} · ${esc(t.party)}: ${booking.capacity}</p><p>${esc(t.code)}</p><p class="code">${esc(booking.confirmation_code)}</p>${cancelled ? '' : actions}`;
       }
       case 'waitlisted':
         return `${this.stepHeading(fill(t.joined, { n: this.position }))}<p>${esc(dayLong(this.language, this.date))}</p>`;

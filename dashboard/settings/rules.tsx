@@ -3,6 +3,7 @@ import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { type TextKey, t } from '../i18n.ts';
 import {
   Check,
+  Choice,
   CountryField,
   Field,
   numberOrNull,
@@ -66,7 +67,13 @@ const NUMBERS: NumberRule[] = [
   },
 ];
 
-const SHOWN = ['timezone', 'country', 'auto_confirm_bookings', ...NUMBERS.map((rule) => rule.field)];
+const SHOWN = [
+  'timezone',
+  'country',
+  'time_format',
+  'auto_confirm_bookings',
+  ...NUMBERS.map((rule) => rule.field),
+];
 
 /** When and how guests book: the venue's zone, the times offered, party sizes, and the guests' own cut-offs. */
 export default function Rules() {
@@ -79,6 +86,7 @@ function RulesForm({ settings }: { settings: Settings }) {
   const saving = useSaving();
   const [timezone, setTimezone] = useState(settings.timezone);
   const [country, setCountry] = useState(text(settings.country));
+  const [timeFormat, setTimeFormat] = useState(text(settings.time_format));
   const [autoConfirm, setAutoConfirm] = useState(settings.auto_confirm_bookings);
   const [numbers, setNumbers] = useState<Record<string, string>>(() =>
     Object.fromEntries(NUMBERS.map((rule) => [rule.field, text(settings[rule.field] as number | null)])),
@@ -88,6 +96,7 @@ function RulesForm({ settings }: { settings: Settings }) {
       patchSettings({
         timezone,
         country: orNull(country),
+        time_format: timeFormat === '24h' || timeFormat === '12h' ? timeFormat : null,
         auto_confirm_bookings: autoConfirm,
         ...Object.fromEntries(
           NUMBERS.map((rule) => {
@@ -102,6 +111,18 @@ function RulesForm({ settings }: { settings: Settings }) {
       <div class="fields">
         <TimezoneChoice errors={saving.errors} value={timezone} onValue={setTimezone} />
         <CountryField errors={saving.errors} value={country} onValue={setCountry} />
+        <Choice
+          field="time_format"
+          label={t('rulesTimeFormat')}
+          errors={saving.errors}
+          value={timeFormat}
+          onValue={setTimeFormat}
+          options={[
+            { value: '', label: t('rulesTimeFormatLanguage') },
+            { value: '24h', label: t('rulesTimeFormat24') },
+            { value: '12h', label: t('rulesTimeFormat12') },
+          ]}
+        />
         {NUMBERS.map((rule) => (
           <Field
             key={rule.field}

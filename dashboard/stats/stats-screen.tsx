@@ -10,7 +10,7 @@ import { useLatest } from '../latest.ts';
 import { problem, report } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
-import { venue } from '../venue.ts';
+import { venue, venueHourCycle } from '../venue.ts';
 import { BarChart } from './bar-chart.tsx';
 import { datesBetween, type PeriodKind, periodOf } from './period.ts';
 
@@ -185,7 +185,7 @@ function StatsBody({
   const hours = hourly(stats);
   const days = daily(stats);
   const hourLabel = (hour: number) =>
-    slotTime(language.value, stats.period.from, `${String(hour).padStart(2, '0')}:00`);
+    slotTime(language.value, stats.period.from, `${String(hour).padStart(2, '0')}:00`, venueHourCycle());
   const rateRows = [
     { label: t('statsNoShows'), pct: rates.no_show_pct, count: bookings.no_show },
     { label: t('statsCancelled'), pct: rates.cancellation_pct, count: bookings.cancelled },

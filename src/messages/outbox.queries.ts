@@ -150,6 +150,7 @@ export const findMessageVenue = (executor: Executor, businessId: string) =>
       'public_email',
       'booking_policy',
       'notification_language',
+      'time_format',
     ])
     .where('id', '=', businessId)
     .executeTakeFirst();

@@ -53,6 +53,7 @@ const facts = (type: EmailFacts['type'], language: EmailFacts['language']): Emai
     phone: '+33 1 42 86 61 00',
     public_email: 'hello@petitzinc.example',
     booking_policy: 'Please cancel at least 24 hours ahead.\nTables are kept for 15 minutes.',
+    time_format: null,
   },
   payload: type === 'waitlist_offer' ? OFFER : BOOKING,
   sequence: type === 'booking_confirmed' ? 0 : 1,
@@ -86,6 +87,15 @@ describe('renderEmail', () => {
     const offer = renderEmail(facts('waitlist_offer', 'en')).text;
     assert.match(offer, /valid until 4:00 PM/);
     assert.match(offer, /2 guests/);
+  });
+
+  it("reads times on the venue's clock: its time_format, else its language's", () => {
+    const english24 = facts('waitlist_offer', 'en');
+    english24.venue.time_format = '24h';
+    assert.match(renderEmail(english24).text, /valid until 16:00/);
+    const german12 = facts('booking_confirmed', 'de');
+    german12.venue.time_format = '12h';
+    assert.match(renderEmail(german12).text, /um 0?7:30 PM/);
   });
 
   it('escapes names and notes in HTML, and leaves the text as written', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { bookingUid } from '../engine/calendar-uid.ts';
+import { hourCycleOf, type TimeFormat } from '../engine/clock.ts';
 import { escapeHtml } from '../engine/html.ts';
 import type { NotificationLanguage } from '../schema.ts';
 import { type Invite, inviteFor } from './invite.rules.ts';
@@ -35,6 +36,8 @@ export interface VenueFacts {
   phone: string | null;
   public_email: string | null;
   booking_policy: string | null;
+  /** Null: the language's clock. */
+  time_format: TimeFormat | null;
 }
 
 /** The booking as the API answered it when the change was made (the fields a message reads). */
@@ -136,10 +139,12 @@ const isOffer = (facts: EmailFacts): facts is EmailFacts & { payload: OfferPaylo
 /** The facts a template may name, as text: the venue's, then the booking's or the offer's. */
 function valuesOf(facts: EmailFacts, strings: Record<string, string>): Record<string, string> {
   const { venue, language } = facts;
+  const hourCycle = hourCycleOf(language, venue.time_format);
   const when = new Intl.DateTimeFormat(language, {
     timeZone: venue.timezone,
     dateStyle: 'full',
     timeStyle: 'short',
+    hourCycle,
   });
   const party = isOffer(facts) ? facts.payload.party : (facts.payload as BookingPayload).capacity;
   const plural = new Intl.PluralRules(language).select(party) === 'one' ? 'party_one' : 'party_other';
@@ -160,6 +165,7 @@ function valuesOf(facts: EmailFacts, strings: Record<string, string>): Record<st
     values.expires = new Intl.DateTimeFormat(language, {
       timeZone: venue.timezone,
       timeStyle: 'short',
+      hourCycle,
     }).format(new Date(offer.expires_at));
     return values;
   }

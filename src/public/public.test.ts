@@ -59,6 +59,7 @@ describe('GET /v1/public/business/{slug}', () => {
           payment_hold_minutes: 30,
           cancellation_cutoff_hours: 0,
           guest_change_cutoff_hours: 2,
+          time_format: null,
           max_online_party_size: 50,
           description: null,
           address: null,

@@ -11,4 +11,5 @@ export const WIDGET_SETTINGS = [
   'payment_hold_minutes',
   'cancellation_cutoff_hours',
   'guest_change_cutoff_hours',
+  'time_format',
 ] as const;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { TimeFormat } from '../engine/clock.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { NotificationLanguage, TurnTime } from '../schema.ts';
 
@@ -8,6 +9,8 @@ export type DepositType = 'none' | 'charge' | 'authorization_hold';
 /** A business's booking rules: the columns of `businesses` from `timezone` on. */
 export interface BusinessSettings {
   timezone: string;
+  /** Null: the language's clock (`hourCycleOf`). */
+  time_format: TimeFormat | null;
   default_slot_interval_minutes: number;
   default_slot_duration_minutes: number;
   booking_window_days: number;
@@ -68,6 +71,7 @@ export type SettingsRow = AllSettings & { id: string };
 
 export const SETTINGS_COLUMNS = [
   'timezone',
+  'time_format',
   'default_slot_interval_minutes',
   'default_slot_duration_minutes',
   'booking_window_days',

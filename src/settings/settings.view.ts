@@ -1,5 +1,6 @@
 /** The wire shapes of a business's settings, shared by the settings routes, the periods' and the public page's. */
 import { Type } from 'typebox';
+import { TIME_FORMATS, type TimeFormat } from '../engine/clock.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { HttpsUrl, Nullable, PhoneString } from '../platform/schemas.ts';
 import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../schema.ts';
@@ -20,6 +21,14 @@ export const SettingsFields = {
     description:
       'IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there',
   }),
+  time_format: Nullable(
+    Type.Unsafe<TimeFormat>({
+      type: 'string',
+      enum: [...TIME_FORMATS],
+      description:
+        "how times read to guests and staff (the booking page, widgets, messages, the dashboard): '24h' or '12h'; null: the language's clock, 12-hour for English and 24-hour for the others",
+    }),
+  ),
   country: Nullable(
     Type.String({
       ...COUNTRY_CODE,

@@ -21,6 +21,12 @@ describe('widget/format', () => {
     assert.equal(monthTitle('de', '2026-12'), 'Dezember 2026');
   });
 
+  it("reads times on the venue's clock when it sets one", () => {
+    assert.equal(slotTime('en', '2026-11-23', '19:30', 'h23'), '19:30');
+    assert.match(slotTime('de', '2026-11-23', '19:30', 'h12'), /^7:30\sPM$/);
+    assert.match(instantInZone('en', 'Europe/Paris', '2026-11-24T19:00:00Z', 'h23'), / 20:00 /);
+  });
+
   it("formats an instant in the venue's zone and names it", () => {
     assert.equal(
       instantInZone('fr', 'Europe/Paris', '2026-11-24T19:00:00Z'),

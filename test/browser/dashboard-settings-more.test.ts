@@ -259,6 +259,7 @@ describe('the settings screen, more sections', { skip }, () => {
       const form = page.locator('.settings-section form');
       assert.equal(await form.getByLabel('Time zone').inputValue(), ZONE);
       await form.getByLabel('Guests may change time or party until (hours before)').fill('6');
+      await form.getByLabel('Clock').selectOption({ label: '24-hour (19:30)' });
       await form.getByLabel('Minimum notice (hours)').fill('3');
       await form.getByLabel('Largest party online').fill('');
       await form.getByLabel('Bookable up to (days ahead)').fill('999');
@@ -275,6 +276,7 @@ describe('the settings screen, more sections', { skip }, () => {
       assert.equal(settings.min_notice_hours, 3);
       assert.equal(settings.booking_window_days, 60);
       assert.equal(settings.max_online_party_size, null);
+      assert.equal(settings.time_format, '24h');
       await page.screenshot({ path: screenshotPath('dashboard-settings-rules-tablet.png'), fullPage: true });
     } finally {
       await close();

@@ -652,6 +652,33 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     }
   });
 
+  it("reads times on the venue's 24-hour clock in English when its time_format says so", async () => {
+    const venue = await openVenue('Bistro Vingt-Quatre', [host.origin]);
+    const changed = await ctx.app.inject({
+      method: 'PATCH',
+      url: '/v1/manage/settings',
+      headers: venue.tenant.headers,
+      payload: { time_format: '24h' },
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    const [context, page] = await newPage({ locale: 'en-US' });
+    try {
+      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en`);
+      await heading(page, 'Make a booking');
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      await heading(page, 'Choose a time');
+      const times = await widget(page).locator('[data-act=slot]').allTextContents();
+      assert.ok(times.includes('19:00'), times.join(' '));
+      assert.ok(
+        times.every((time) => /^\d{2}:\d{2}$/.test(time)),
+        times.join(' '),
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   /** Alan Turing's booking of two, five days ahead at 13:00, made by the venue. */
   async function alansBooking(venue: Venue, phone: string) {
     const created = await ctx.app.inject({

@@ -11234,6 +11234,7 @@ export interface operations {
                     "application/json": {
                         /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
                         timezone: string;
+                        time_format: ("24h" | "12h") | null;
                         /** @description ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC) */
                         country: string | null;
                         /**
@@ -11480,6 +11481,7 @@ export interface operations {
                 "application/json": {
                     /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
                     timezone?: string;
+                    time_format?: ("24h" | "12h") | null;
                     /** @description ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC) */
                     country?: string | null;
                     /**
@@ -11638,6 +11640,7 @@ export interface operations {
                     "application/json": {
                         /** @description IANA time zone name (e.g. Europe/Berlin), stored as the zone data spell it; every date and time of the business is wall-clock time there */
                         timezone: string;
+                        time_format: ("24h" | "12h") | null;
                         /** @description ISO 3166 alpha-2 country of the business (answered in capitals): national phone numbers are read in it. Until set it is the time zone's country, and follows the time zone; null in a change goes back to that (null in the answer: the time zone has no country, such as UTC) */
                         country: string | null;
                         /**
@@ -13275,6 +13278,7 @@ export interface operations {
                          * @description guests may change their own booking's time or party until this many hours before it starts (0: until it starts)
                          */
                         guest_change_cutoff_hours: number;
+                        time_format: ("24h" | "12h") | null;
                         /**
                          * Format: int32
                          * @description the largest party that may book online: the venue's own limit, else max_capacity cut to the largest party an active table or combination seats; a larger one (up to max_capacity) is asked to call `phone` instead
