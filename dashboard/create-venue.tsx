@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { call, createBusiness } from './api.ts';
+import { createBusiness } from './api.ts';
 import { LANGUAGE_NAMES, LANGUAGES, pickLanguage, switchLanguage, t } from './i18n.ts';
 import { go } from './router.ts';
 import { Choice, CountryField, Field, SettingsForm, TimezoneChoice, useSaving } from './settings/form.tsx';
+import { patchSettings, type SettingsChange } from './settings/settings-data.ts';
 import { loadVenue } from './venue.ts';
 
 /** A developer without a venue makes the first one: its name, time zone, country and language. */
@@ -18,15 +19,11 @@ export function CreateVenue() {
   async function create() {
     const created = await saving.submit(async () => {
       const businessId = await createBusiness(venue.name.trim());
-      await call((api) =>
-        api.PATCH('/v1/manage/settings', {
-          body: {
-            timezone: venue.timezone,
-            notification_language: venue.language as 'en',
-            ...(venue.country.trim() ? { country: venue.country.trim().toUpperCase() } : {}),
-          },
-        }),
-      );
+      await patchSettings({
+        timezone: venue.timezone,
+        notification_language: venue.language as SettingsChange['notification_language'],
+        ...(venue.country.trim() ? { country: venue.country.trim().toUpperCase() } : {}),
+      });
       return businessId;
     }, '');
     if (!created) return;

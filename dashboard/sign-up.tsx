@@ -1,16 +1,34 @@
 import { useState } from 'preact/hooks';
 import { signUp } from './api.ts';
-import { t } from './i18n.ts';
+import { type TextKey, t } from './i18n.ts';
 import { Field, useSaving } from './settings/form.tsx';
 
 const EMPTY = { first_name: '', last_name: '', email: '', password: '' };
+
+/** The account's fields, in the order the form asks for them. */
+const FIELDS: {
+  field: keyof typeof EMPTY;
+  label: TextKey;
+  type: 'text' | 'email' | 'password';
+  autoComplete: string;
+  hint?: TextKey;
+}[] = [
+  { field: 'first_name', label: 'newFirstName', type: 'text', autoComplete: 'given-name' },
+  { field: 'last_name', label: 'newLastName', type: 'text', autoComplete: 'family-name' },
+  { field: 'email', label: 'email', type: 'email', autoComplete: 'username' },
+  {
+    field: 'password',
+    label: 'password',
+    type: 'password',
+    autoComplete: 'new-password',
+    hint: 'signUpPasswordHint',
+  },
+];
 
 /** A new developer account, signed in at once: the dashboard then asks for the first venue. */
 export function SignUp() {
   const saving = useSaving();
   const [account, setAccount] = useState(EMPTY);
-  const set = (field: keyof typeof EMPTY) => (value: string) => setAccount({ ...account, [field]: value });
-  const common = { errors: saving.errors, required: true };
   return (
     <main id="main" tabIndex={-1} class="sign-in">
       <h1>{t('signUpTitle')}</h1>
@@ -22,41 +40,20 @@ export function SignUp() {
         }}
       >
         <fieldset class="plain" disabled={saving.busy}>
-          <Field
-            {...common}
-            field="first_name"
-            label={t('newFirstName')}
-            value={account.first_name}
-            onValue={set('first_name')}
-            autoComplete="given-name"
-          />
-          <Field
-            {...common}
-            field="last_name"
-            label={t('newLastName')}
-            value={account.last_name}
-            onValue={set('last_name')}
-            autoComplete="family-name"
-          />
-          <Field
-            {...common}
-            field="email"
-            label={t('email')}
-            type="email"
-            value={account.email}
-            onValue={set('email')}
-            autoComplete="username"
-          />
-          <Field
-            {...common}
-            field="password"
-            label={t('password')}
-            type="password"
-            value={account.password}
-            onValue={set('password')}
-            autoComplete="new-password"
-            hint={t('signUpPasswordHint')}
-          />
+          {FIELDS.map(({ field, label, type, autoComplete, hint }) => (
+            <Field
+              key={field}
+              field={field}
+              label={t(label)}
+              type={type}
+              autoComplete={autoComplete}
+              hint={hint && t(hint)}
+              errors={saving.errors}
+              value={account[field]}
+              onValue={(value) => setAccount({ ...account, [field]: value })}
+              required
+            />
+          ))}
           <button type="submit">{saving.busy ? t('signingUp') : t('signUp')}</button>
         </fieldset>
       </form>

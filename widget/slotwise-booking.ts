@@ -97,11 +97,6 @@ export class SlotwiseBooking extends HTMLElement {
   private api!: Api;
   private t: Texts = EN;
   private language = 'en';
-
-  /** The venue's clock: its time format, else the language's. */
-  private get hourCycle() {
-    return hourCycleOf(this.language, this.business?.time_format);
-  }
   private business?: Business;
   private step: Step = 'party';
   private party = 2;
@@ -125,6 +120,11 @@ export class SlotwiseBooking extends HTMLElement {
   /** Bumped by each start: answers to an earlier start's calls are dropped. */
   private generation = 0;
   private restarting = false;
+
+  /** The venue's clock: its time format, else the language's. */
+  private get hourCycle() {
+    return hourCycleOf(this.language, this.business?.time_format);
+  }
 
   constructor() {
     super();
@@ -414,8 +414,8 @@ export class SlotwiseBooking extends HTMLElement {
     const notes = [...new Set(dates.map((date) => this.days.get(date)?.note).filter(Boolean))]
       .map((note) => {
         const closed = dates.filter((date) => this.days.get(date)?.note === note);
-        const when = [closed[0]!, closed.at(-1)!].filter((d, i, both) => i === 0 || d !== both[0]);
-        return `<li>${when.map((d) => esc(dayShort(this.language, d))).join(' – ')}: ${esc(note!)}</li>`;
+        const [first, last] = [closed[0]!, closed.at(-1)!].map((date) => esc(dayShort(this.language, date)));
+        return `<li>${first === last ? first : `${first} – ${last}`}: ${esc(note!)}</li>`;
       })
       .join('');
     return `<div class="nav"><button type="button" data-act="month" data-delta="-1" aria-label="${esc(t.prev)}"${this.month <= thisMonth ? ' disabled' : ''}>‹</button><strong id="sw-month">${esc(monthTitle(this.language, this.month))}</strong><button type="button" data-act="month" data-delta="1" aria-label="${esc(t.later)}">›</button></div><div class="cal" role="group" aria-labelledby="sw-month">${week.map((d) => `<span aria-hidden="true">${esc(weekdayShort(this.language, d))}</span>`).join('')}${'<span></span>'.repeat(blanks)}${cells.join('')}</div>${notes ? `<ul class="notes">${notes}</ul>` : ''}`;

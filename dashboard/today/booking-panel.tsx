@@ -163,9 +163,9 @@ function Section({ title, children }: { title: string; children: ComponentChildr
 }
 
 /** How long before its start a check-in is asked about: a guest that early is likely another booking's. */
-const EARLY_CHECK_IN_MS = 30 * 60_000;
+const EARLY_CHECK_IN_MINUTES = 30;
 
-const startsLater = (booking: Booking) => Date.parse(booking.starts_at) - Date.now() > EARLY_CHECK_IN_MS;
+const minutesToStart = (booking: Booking) => (Date.parse(booking.starts_at) - Date.now()) / 60_000;
 
 /** The status moves the booking's status allows (src/bookings/status.rules.ts), and its deposit hold's release. */
 function StatusActions({ booking }: { booking: Booking }) {
@@ -207,7 +207,9 @@ function StatusActions({ booking }: { booking: Booking }) {
             type="button"
             ref={checkInButton}
             onClick={() =>
-              startsLater(booking) ? setAskingEarly(true) : patchBooking(booking, { status: 'checked_in' })
+              minutesToStart(booking) > EARLY_CHECK_IN_MINUTES
+                ? setAskingEarly(true)
+                : patchBooking(booking, { status: 'checked_in' })
             }
           >
             {t('panelCheckIn')}
@@ -256,7 +258,7 @@ function StatusActions({ booking }: { booking: Booking }) {
           <legend>
             {t('panelCheckInEarly', {
               time: booking.start_time,
-              minutes: Math.round((Date.parse(booking.starts_at) - Date.now()) / 60_000),
+              minutes: Math.round(minutesToStart(booking)),
             })}
           </legend>
           <button
@@ -450,11 +452,13 @@ function namedByApi(kind: 'action' | 'message', code: string): string {
   return isTextKey(key) ? t(key) : code;
 }
 
-/** The status an audit row's state holds, if it holds one. */
-const statusOf = (state: unknown): string | undefined =>
-  typeof state === 'object' && state !== null && typeof (state as { status?: unknown }).status === 'string'
-    ? (state as { status: string }).status
-    : undefined;
+/** What a status change moved the booking to, as `: <status in words>`; '' for any other entry. */
+function newStatusText(entry: AuditEntry): string {
+  const after = entry.after_state as { status?: unknown } | null;
+  return entry.action === 'booking.status_changed' && typeof after?.status === 'string'
+    ? `: ${statusText(after.status)}`
+    : '';
+}
 
 function Messages({ booking }: { booking: Booking }) {
   const items = useBookingList<Message>(booking.id, () =>
@@ -506,9 +510,7 @@ function History({ booking }: { booking: Booking }) {
               <span>{wallTime(entry.created_at, booking.booking_date)}</span>{' '}
               <span>
                 {namedByApi('action', entry.action)}
-                {entry.action === 'booking.status_changed' && statusOf(entry.after_state) && (
-                  <>: {statusText(statusOf(entry.after_state)!)}</>
-                )}
+                {newStatusText(entry)}
               </span>{' '}
               <span class="hint">{entry.user_email}</span>
             </li>

@@ -23,13 +23,12 @@ export const timeRange = (item: { start: number; end: number }) =>
 
 /** What a block's few words leave out: times, status, deposit, joined tables, the guest's allergies. */
 export function bookingDetails(item: BookingItem): string {
+  const { allergies } = guestMarks(item.booking);
   return [
     timeRange(item),
     statusText(item.booking.status),
     ...(depositDue(item.booking) ? [t('deposit')] : []),
     ...(item.joinedWith.length ? [t('with', { tables: item.joinedWith.join(' + ') })] : []),
-    ...(item.booking.customer.allergies
-      ? [`${t('profileAllergies')}: ${item.booking.customer.allergies}`]
-      : []),
+    ...(allergies ? [`${t('profileAllergies')}: ${allergies}`] : []),
   ].join(', ');
 }

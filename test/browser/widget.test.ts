@@ -94,8 +94,17 @@ function embed(path: string, venue: Venue, attributes = '', htmlLang = 'en'): st
 }
 
 const widget = (page: Page) => page.locator('slotwise-booking');
+
 const heading = (page: Page, text: string | RegExp) =>
   widget(page).locator('[tabindex="-1"]', { hasText: text }).waitFor();
+
+/** The hosted page at `url`, its default party chosen and then the second bookable day shown. */
+async function openSecondDay(page: Page, url: string) {
+  await page.goto(url);
+  await heading(page, 'Make a booking');
+  await widget(page).getByRole('button', { name: 'Continue' }).click();
+  await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+}
 
 async function checkAccessible(page: Page, step: string) {
   const { violations } = await new AxeBuilder({ page }).analyze();
@@ -583,10 +592,7 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     const [context, page] = await newPage({ locale: 'en-US' });
     try {
       // The public URL names 127.0.0.1; a guest may reach the same server as localhost.
-      await page.goto(`${api.replace('127.0.0.1', 'localhost')}/book/${venue.tenant.slug}`);
-      await heading(page, 'Make a booking');
-      await widget(page).getByRole('button', { name: 'Continue' }).click();
-      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      await openSecondDay(page, `${api.replace('127.0.0.1', 'localhost')}/book/${venue.tenant.slug}`);
       await widget(page).locator('[data-act=slot]').first().click();
       await widget(page).getByRole('button', { name: 'Continue' }).click();
       await widget(page).getByLabel('First name').fill('Katherine');
@@ -615,10 +621,7 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     assert.equal(periods.statusCode, 200, periods.body);
     const [context, page] = await newPage({ locale: 'en-US' });
     try {
-      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en`);
-      await heading(page, 'Make a booking');
-      await widget(page).getByRole('button', { name: 'Continue' }).click();
-      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      await openSecondDay(page, `${api}/book/${venue.tenant.slug}?lang=en`);
       await heading(page, 'Choose a time');
       const times = (group: string) =>
         widget(page)
@@ -663,10 +666,7 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
     assert.equal(changed.statusCode, 200, changed.body);
     const [context, page] = await newPage({ locale: 'en-US' });
     try {
-      await page.goto(`${api}/book/${venue.tenant.slug}?lang=en`);
-      await heading(page, 'Make a booking');
-      await widget(page).getByRole('button', { name: 'Continue' }).click();
-      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      await openSecondDay(page, `${api}/book/${venue.tenant.slug}?lang=en`);
       await heading(page, 'Choose a time');
       const times = await widget(page).locator('[data-act=slot]').allTextContents();
       assert.ok(times.includes('19:00'), times.join(' '));
