@@ -8,13 +8,15 @@ import { type Signal, signal } from '@preact/signals';
 
 /**
  * `bookings`: bookings, their deposits and the blocks of the day plan (a customer's counts and the
- * statistics follow them); `waitlist`: its entries; `settings`: everything the venue configures.
+ * statistics follow them); `waitlist`: its entries; `walkIns`: the walk-in queue; `settings`:
+ * everything the venue configures.
  */
-export type DataKind = 'bookings' | 'waitlist' | 'settings';
+export type DataKind = 'bookings' | 'waitlist' | 'walkIns' | 'settings';
 
 const versions: Record<DataKind, Signal<number>> = {
   bookings: signal(0),
   waitlist: signal(0),
+  walkIns: signal(0),
   settings: signal(0),
 };
 
@@ -29,4 +31,4 @@ export function dataChanged(...kinds: DataKind[]): void {
 
 /** The kind of data a live event of the stream (`booking.created`, `block.updated`...) changed. */
 export const kindOfEvent = (type: string): DataKind =>
-  type.startsWith('waitlist.') ? 'waitlist' : 'bookings';
+  type.startsWith('waitlist.') ? 'waitlist' : type.startsWith('walk_in.') ? 'walkIns' : 'bookings';

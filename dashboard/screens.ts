@@ -18,6 +18,7 @@ export interface Screen {
 
 export const SCREENS: Screen[] = [
   { id: 'today', label: 'navToday', load: () => import('./today/today-screen.tsx') },
+  { id: 'queue', label: 'navQueue', load: () => import('./walk-ins/queue-screen.tsx') },
   { id: 'waitlist', label: 'navWaitlist', load: () => import('./waitlist/waitlist-screen.tsx') },
   { id: 'customers', label: 'navCustomers', load: () => import('./customers/customers-screen.tsx') },
   { id: 'settings', label: 'navSettings', load: () => import('./settings/settings-screen.tsx') },

@@ -65,6 +65,7 @@ import { servicesArea } from './services/services.area.ts';
 import { settingsArea } from './settings/settings.area.ts';
 import { statsArea } from './stats/stats.area.ts';
 import { waitlistArea } from './waitlist/waitlist.area.ts';
+import { walkInsArea } from './walk-ins/walk-ins.area.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.jobs.ts';
 import { WebhookTargets } from './webhooks/target.adapter.ts';
 import { webhooksArea } from './webhooks/webhooks.area.ts';
@@ -101,6 +102,7 @@ const areas = (db: Db): readonly Area[] => [
   depositsArea,
   customersArea,
   waitlistArea,
+  walkInsArea,
   liveArea,
   webhooksArea,
   calendarsArea,

@@ -471,7 +471,7 @@ export interface MessageOutbox {
   subject: string | null;
   to_address: string;
   /**
-   * `notice` is a message written rendered (a payment link, an invitation).
+   * `notice` is a message written rendered (a payment link, an invitation); `table_ready`, written when told, is sent as written by its channel.
    */
   type: Generated<string>;
   waitlist_entry_id: string | null;
@@ -687,6 +687,23 @@ export interface WaitlistOpenings {
   id: Generated<number>;
 }
 
+export interface WalkIns {
+  business_id: string;
+  capacity: number;
+  created_at: Timestamp;
+  email: string | null;
+  first_name: string | null;
+  id: Generated<string>;
+  last_name: string | null;
+  notes: string | null;
+  /**
+   * When the guest was last told their table is ready.
+   */
+  notified_at: Timestamp | null;
+  phone: string | null;
+  queued: Generated<number>;
+}
+
 export interface WebhookDeliveries {
   attempts: Generated<number>;
   business_id: string;
@@ -767,6 +784,7 @@ export interface DB {
   waitlist_entries: WaitlistEntries;
   waitlist_offers: WaitlistOffers;
   waitlist_openings: WaitlistOpenings;
+  walk_ins: WalkIns;
   webhook_deliveries: WebhookDeliveries;
   webhook_endpoints: WebhookEndpoints;
   webhook_events: WebhookEvents;

@@ -2,12 +2,10 @@ import type { components } from '@slotwise/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { call } from '../api.ts';
-import { venueNow } from '../dates.ts';
 import { Dialog } from '../dialog.tsx';
 import { t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
-import { venue } from '../venue.ts';
 
 type Booking = components['schemas']['Booking'];
 type Slot = components['schemas']['Slot'];
@@ -63,7 +61,8 @@ function useDeposits(): boolean {
 /**
  * A walk-in or a phone call: party, day, a free time (any minute may be typed: staff book beyond
  * the online grid), the guest, and a deposit link when the business takes deposits. "Walk-in
- * (now)" books the venue's current minute today on whatever table is free.
+ * (now)" seats the party at the venue's current minute on whatever table is free: the party alone is
+ * enough, the guest's fields are kept when filled in.
  */
 export function NewBookingDialog({
   draft,
@@ -76,7 +75,6 @@ export function NewBookingDialog({
   onBooked: (booked: Booked) => void;
   onClose: () => void;
 }) {
-  const { timezone } = venue.value!;
   const [party, setParty] = useState(String(draft.capacity ?? 2));
   const [date, setDate] = useState(draft.date);
   const [time, setTime] = useState(draft.time ?? '');
@@ -99,15 +97,35 @@ export function NewBookingDialog({
   async function submit(event: SubmitEvent) {
     event.preventDefault();
     const walkIn = (event.submitter as HTMLElement | null)?.dataset.walkIn !== undefined;
-    const at = walkIn ? venueNow(timezone) : { date, time };
-    if (!at.time) {
+    const given = (value: string) => value.trim() || undefined;
+    if (walkIn) {
+      // A walk-in needs only its party: the API seats it at the venue's minute, names and phone optional.
+      if (!validParty(party)) return;
+      await book(() =>
+        call((api) =>
+          api.POST('/v1/manage/bookings/staff', {
+            body: {
+              walk_in: true,
+              capacity: Number(party),
+              first_name: given(firstName),
+              last_name: given(lastName),
+              phone: given(phone),
+              email: given(email) ?? null,
+              notes: given(notes) ?? null,
+            },
+          }),
+        ).then(({ booking }) => ({ booking, depositLink: false })),
+      );
+      return;
+    }
+    if (!time) {
       timeInput.current!.setCustomValidity(t('newPickTime'));
       timeInput.current!.reportValidity();
       return;
     }
     const body = {
-      date: at.date,
-      time: at.time,
+      date,
+      time,
       capacity: Number(party),
       first_name: firstName.trim(),
       last_name: lastName.trim(),
@@ -115,15 +133,21 @@ export function NewBookingDialog({
       email: email.trim() || null,
       notes: notes.trim() || null,
     };
-    setBusy(true);
-    try {
-      const depositLink = withDeposit && deposits;
+    const depositLink = withDeposit && deposits;
+    await book(async () => {
       const { booking } = depositLink
         ? await call((api) =>
             api.POST('/v1/manage/bookings/staff-deposit', { body: { ...body, email: body.email ?? '' } }),
           )
         : await call((api) => api.POST('/v1/manage/bookings/staff', { body }));
-      onBooked({ booking, depositLink });
+      return { booking, depositLink };
+    });
+  }
+
+  async function book(made: () => Promise<Booked>) {
+    setBusy(true);
+    try {
+      onBooked(await made());
     } catch (error) {
       report(error);
       setBusy(false);
@@ -268,7 +292,7 @@ export function NewBookingDialog({
           <button type="submit" disabled={busy}>
             {t('newBook')}
           </button>
-          <button type="submit" class="quiet" data-walk-in="" disabled={busy}>
+          <button type="submit" class="quiet" data-walk-in="" formNoValidate disabled={busy}>
             {t('newWalkIn')}
           </button>
         </div>

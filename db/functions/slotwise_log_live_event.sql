@@ -1,5 +1,5 @@
 -- What the live stream (GET /v1/manage/stream) shows of a committed change of a business's
--- deposits, waitlist entries and blocks, written to the change log (`change_log.live`) as
+-- deposits, waitlist entries, walk-in queue and blocks, written to the change log (`change_log.live`) as
 -- `<business id>:<type>:<id>:<date or empty>:<booking id or empty>` (live-events.ts reads it).
 -- Types and ids only, never guest data; any row change counts. The row is read as jsonb so that a
 -- column a later migration adds (a waitlist entry's status) names its event without this function
@@ -22,6 +22,9 @@ BEGIN
       WHEN TG_OP = 'DELETE' THEN 'waitlist.removed'
       WHEN v_status_moved AND v_row ->> 'status' IS NOT NULL THEN 'waitlist.' || (v_row ->> 'status')
       ELSE 'waitlist.updated' END;
+  ELSIF TG_TABLE_NAME = 'walk_ins' THEN
+    v_type := CASE TG_OP WHEN 'INSERT' THEN 'walk_in.created' WHEN 'DELETE' THEN 'walk_in.removed'
+      ELSE 'walk_in.updated' END;
   ELSE
     v_type := CASE
       WHEN TG_OP = 'DELETE' THEN 'block.deleted'

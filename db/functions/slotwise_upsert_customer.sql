@@ -6,13 +6,24 @@
 -- A phone of a profile merged into another reaches the kept one. The record found is locked FOR KEY
 -- SHARE, as the booking's foreign key would lock it anyway: a merge (FOR UPDATE) running meanwhile
 -- is waited for and its result read, so no booking lands on a profile merged away.
+-- A guest without a phone (a walk-in who gave none: `p_phone_normalized` null) gets a profile of
+-- its own whose phone key no phone can match, as an erased one's (slotwise_erase_guest).
 CREATE OR REPLACE FUNCTION slotwise_upsert_customer(
   p_business uuid, p_first text, p_last text, p_phone text, p_phone_normalized text, p_email text,
   p_trusted boolean
 ) RETURNS SETOF customers LANGUAGE plpgsql AS $$
 DECLARE
   v_found customers;
+  v_id uuid;
 BEGIN
+  IF p_phone_normalized IS NULL THEN
+    v_id := gen_random_uuid();
+    RETURN QUERY
+      INSERT INTO customers (id, business_id, first_name, last_name, phone, phone_normalized, email)
+      VALUES (v_id, p_business, p_first, p_last, '', '~' || v_id, p_email)
+      RETURNING *;
+    RETURN;
+  END IF;
   SELECT * INTO v_found FROM customers WHERE business_id = p_business AND phone_normalized = p_phone_normalized
     FOR KEY SHARE;
   IF FOUND AND v_found.merged_into IS NOT NULL THEN

@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import { assertFeature, type Subscriber } from '../billing/subscription.service.ts';
-import { addDays, todayIn } from '../engine/index.ts';
+import { addDays, instantToWall, todayIn } from '../engine/index.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db, Executor } from '../platform/db.ts';
-import { AppError, invalidField } from '../platform/errors.ts';
+import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { type BusinessRules, type DayContext, loadBusy, loadDayContext } from './availability.queries.ts';
 import {
   type AvailabilityQuery,
@@ -340,6 +340,13 @@ export class AvailabilityService {
  * A day's availability as the availability routes answer it. The day comes as `booking_date` or
  * its older name `date`; one of them is required.
  */
+/** The business's date and minute now, on its wall clock; 404 for an unknown business. */
+export async function venueWallClock(availability: AvailabilityService, businessId: string, now: number) {
+  const business = await availability.businessRules(businessId, now);
+  if (!business) throw notFound('business');
+  return instantToWall(now, business.timezone);
+}
+
 export async function availabilityOfDay(
   availability: AvailabilityService,
   query: Omit<AvailabilityQuery, 'date'> & { date: string | undefined },

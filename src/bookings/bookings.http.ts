@@ -5,8 +5,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
+import type { WallTime } from '../engine/index.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf } from '../platform/access.ts';
+import { validationError } from '../platform/errors.ts';
 import { commitStatement } from '../platform/idempotency.ts';
 import { DateString, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingCall } from './new-booking.service.ts';
@@ -43,22 +45,52 @@ export const StaffBookingFields = {
 
 export const ALIASES_ACCEPTED = '`booking_date` and `start_time` are accepted for `date` and `time`.';
 
-export const StaffBookingBody = Type.Object(StaffBookingFields, {
-  additionalProperties: false,
-  description: ALIASES_ACCEPTED,
-});
+const WALK_IN =
+  "A walk-in (`walk_in: true`) needs only `capacity`: it is booked at the venue's current minute unless `date` and `time` say otherwise, its names and phone are optional (without a phone the guest gets a profile of their own), and it is seated at once (`checked_in`). Any other staff booking needs `date`, `time`, `first_name`, `last_name` and `phone`.";
 
-/** A staff booking's body as the booking use case takes it. */
-export const staffBookingOf = (body: Static<typeof StaffBookingBody>) => ({
-  date: body.date,
-  time: body.time,
-  partySize: body.capacity ?? 1,
-  serviceId: body.service_id,
-  resourceId: body.resource_id,
-  customer: customerOf(body),
-  customerNotes: body.notes,
-  source: 'staff' as const,
-});
+export const StaffBookingBody = Type.Object(
+  {
+    ...StaffBookingFields,
+    date: Type.Optional(StaffBookingFields.date),
+    time: Type.Optional(StaffBookingFields.time),
+    first_name: Type.Optional(StaffBookingFields.first_name),
+    last_name: Type.Optional(StaffBookingFields.last_name),
+    phone: Type.Optional(StaffBookingFields.phone),
+    walk_in: Type.Optional(Type.Boolean({ default: false, description: WALK_IN })),
+  },
+  { additionalProperties: false, description: `${ALIASES_ACCEPTED} ${WALK_IN}` },
+);
+
+/** What a staff booking that is not a walk-in must name. */
+const SCHEDULED_FIELDS = ['date', 'time', 'first_name', 'last_name', 'phone'] as const;
+
+/**
+ * A staff booking's body as the booking use case takes it; a walk-in's missing date and time are
+ * `venueNow`, the venue's wall clock as the request came.
+ */
+export function staffBookingOf(body: Static<typeof StaffBookingBody>, venueNow?: WallTime) {
+  const walkIn = body.walk_in === true && venueNow !== undefined;
+  const missing = walkIn ? [] : SCHEDULED_FIELDS.filter((field) => body[field] === undefined);
+  if (missing.length) {
+    throw validationError(missing.map((field) => ({ field, message: 'is required unless walk_in is true' })));
+  }
+  return {
+    date: body.date ?? venueNow!.date,
+    time: body.time ?? venueNow!.time,
+    partySize: body.capacity ?? 1,
+    serviceId: body.service_id,
+    resourceId: body.resource_id,
+    customer: customerOf({
+      first_name: body.first_name ?? '',
+      last_name: body.last_name ?? '',
+      phone: body.phone ?? '',
+      email: body.email,
+    }),
+    customerNotes: body.notes,
+    source: 'staff' as const,
+    seated: walkIn,
+  };
+}
 
 /**
  * How a booking route runs the one booking use case: as its caller, at the app's now, committing

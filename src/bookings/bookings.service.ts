@@ -88,6 +88,8 @@ export interface NewBooking {
   durationMinutes?: number;
   /** A deposit prepared before the transaction: the booking waits for it, `pending`. */
   deposit?: BookingDeposit;
+  /** A walk-in sits down as it is booked: `checked_in` from the start. */
+  seated?: boolean;
 }
 
 /**
@@ -148,7 +150,11 @@ export async function createBooking(
     ...placement.times,
     duration_minutes: placement.durationMinutes,
     during: placement.during,
-    status: !input.deposit && (staff || ctx.business.auto_confirm_bookings) ? 'confirmed' : 'pending',
+    status: input.seated
+      ? 'checked_in'
+      : !input.deposit && (staff || ctx.business.auto_confirm_bookings)
+        ? 'confirmed'
+        : 'pending',
     capacity: input.partySize,
     source: input.source,
     customer_notes: input.customerNotes ?? null,

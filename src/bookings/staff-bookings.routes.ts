@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireBusiness } from '../platform/access.ts';
+import { venueWallClock } from '../availability/availability.service.ts';
+import { principalOf, requireBusiness } from '../platform/access.ts';
 import { errorResponses, example } from '../platform/schemas.ts';
 import { acceptAliases, bookingCall, StaffBookingBody, staffBookingOf } from './bookings.http.ts';
 import { BookingSchema } from './bookings.view.ts';
@@ -18,7 +19,7 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Bookings'],
         summary: 'Staff booking (walk-ins, phone calls): any minute inside hours, auto-assigned resource',
         description:
-          'No minimum notice or booking window; always confirmed; 409 `slot_unavailable` when nothing is free.',
+          'No minimum notice or booking window; confirmed, or seated (`checked_in`) for a walk-in; 409 `slot_unavailable` when nothing is free.',
         body: example(StaffBookingBody, {
           date: '2026-12-04',
           time: '19:30',
@@ -30,7 +31,16 @@ export const staffBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Type.Object({ booking: BookingSchema }), ...errorResponses(404) },
       },
     },
-    async (request, reply) =>
-      book(app.availability, null, staffBookingOf(request.body), bookingCall(request, reply, 201)),
+    async (request, reply) => {
+      const venueNow = request.body.walk_in
+        ? await venueWallClock(app.availability, principalOf(request).businessId, app.clock.now())
+        : undefined;
+      return book(
+        app.availability,
+        null,
+        staffBookingOf(request.body, venueNow),
+        bookingCall(request, reply, 201),
+      );
+    },
   );
 };

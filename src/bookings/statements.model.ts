@@ -92,7 +92,8 @@ export const PlaceBookingParams = Type.Object({
     first_name: Type.String(),
     last_name: Type.String(),
     phone: Type.String(),
-    phone_normalized: Type.String(),
+    /** Null for a guest without a phone: a profile of their own (slotwise_upsert_customer). */
+    phone_normalized: NullableString,
     email: NullableString,
   }),
   /** Whether the caller may rewrite a returning customer's name and email. */

@@ -164,7 +164,8 @@ export interface NewCustomer {
   first_name: string;
   last_name: string;
   phone: string;
-  phone_normalized: string;
+  /** Null: no phone, a profile no other booking reaches. */
+  phone_normalized: string | null;
   email: string | null;
 }
 

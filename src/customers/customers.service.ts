@@ -10,6 +10,7 @@ import { storedEmail } from './entry-customer.view.ts';
 export interface CustomerInput {
   first_name: string;
   last_name: string;
+  /** Empty only for a walk-in who gave no phone. */
   phone: string;
   email?: string | null;
 }
@@ -84,12 +85,15 @@ export async function upsertCustomer(
   return upsertCustomerRow(executor, { business_id: businessId, ...customerRowOf(input) }, trusted);
 }
 
-/** A customer's stored fields from the ones given, the phone also normalised for matching. */
+/**
+ * A customer's stored fields from the ones given, the phone also normalised for matching; no phone
+ * (`''`, a walk-in who gave none) matches nobody: the guest gets a profile of their own.
+ */
 export const customerRowOf = (input: CustomerInput) => ({
   first_name: input.first_name,
   last_name: input.last_name,
   phone: input.phone,
-  phone_normalized: normalizePhone(input.phone),
+  phone_normalized: input.phone === '' ? null : normalizePhone(input.phone),
   email: storedEmail(input.email),
 });
 

@@ -6,6 +6,7 @@ export {
   type UnofferedReason,
 } from './explain.ts';
 export { loadsByStart, type PacingRefusal, pacingMessage, pacingRefusal, type SlotLoad } from './pacing.ts';
+export { queueWaits } from './queue.ts';
 export {
   bookingMinutes,
   bookingMinutesAt,

@@ -17,7 +17,8 @@ export type MessageType =
   | 'booking_reminder'
   | 'waitlist_offer'
   | 'venue_new_booking'
-  | 'venue_guest_cancellation';
+  | 'venue_guest_cancellation'
+  | 'table_ready';
 
 export interface NewMessage {
   businessId: string;
@@ -45,6 +46,23 @@ export const insertMessage = (executor: Executor, message: NewMessage) =>
       waitlist_entry_id: message.waitlistEntryId ?? null,
       payload: JSON.stringify(message.payload),
       sequence: message.sequence ?? null,
+    })
+    .execute();
+
+/** A message to a guest written when it is told, sent as written by its channel: a walk-in's table is ready. */
+export const insertWrittenMessage = (
+  executor: Executor,
+  message: NewEmail & { businessId: string; type: MessageType; channel: 'email' | 'sms' },
+) =>
+  executor
+    .insertInto('message_outbox')
+    .values({
+      business_id: message.businessId,
+      type: message.type,
+      channel: message.channel,
+      to_address: message.to,
+      subject: message.subject,
+      body_text: message.text,
     })
     .execute();
 

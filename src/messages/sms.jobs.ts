@@ -150,6 +150,7 @@ export class SmsSender extends OutboxSender {
   }
 
   private async render(message: ClaimedMessage): Promise<string> {
+    if (message.payload === null && message.body_text !== null) return message.body_text;
     if (!isSmsType(message.type)) throw new SendFailure('no_sms_text', true);
     const venue = message.business_id ? await findMessageVenue(this.db, message.business_id) : undefined;
     if (!venue) throw new SendFailure('business_gone', true);

@@ -43,6 +43,7 @@ const TABLES = {
   waitlist_entries: 'business',
   waitlist_offers: 'business',
   waitlist_openings: 'business',
+  walk_ins: 'business',
   webhook_deliveries: 'business',
   webhook_endpoints: 'business',
   webhook_events: 'business',
