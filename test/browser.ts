@@ -144,8 +144,20 @@ export async function axeClean(page: Page, where: string) {
 }
 
 /** Signs in on the staff dashboard's form as a person would: the email finds the account. */
-export async function signIn(page: Page, email: string, password: string) {
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+/** The sign-in form's words in the languages tests sign in with. */
+const SIGN_IN_WORDS = {
+  en: { email: 'Email', password: 'Password', button: 'Sign in' },
+  de: { email: 'E-Mail', password: 'Passwort', button: 'Anmelden' },
+};
+
+export async function signIn(
+  page: Page,
+  email: string,
+  password: string,
+  lang: keyof typeof SIGN_IN_WORDS = 'en',
+) {
+  const words = SIGN_IN_WORDS[lang];
+  await page.getByLabel(words.email).fill(email);
+  await page.getByLabel(words.password).fill(password);
+  await page.getByRole('button', { name: words.button }).click();
 }

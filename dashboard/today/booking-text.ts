@@ -5,10 +5,15 @@ import { t } from '../i18n.ts';
 import { statusText } from '../status-text.ts';
 import type { Booking, BookingItem } from './day-plan.ts';
 
+/** The guest's name; a walk-in who gave none is called so. */
 export function guestName(booking: Booking): string {
   const person = booking.guest ?? booking.customer;
-  return `${person.first_name} ${person.last_name}`.trim();
+  return `${person.first_name} ${person.last_name}`.trim() || t('walkInGuest');
 }
+
+/** The one word a timeline block has room for: the last name, else the name as `guestName` gives it. */
+export const shortGuestName = (booking: Booking): string =>
+  (booking.guest ?? booking.customer).last_name || guestName(booking);
 
 export const depositDue = (booking: Booking) => booking.deposit?.status === 'requires_payment';
 

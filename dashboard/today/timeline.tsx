@@ -5,7 +5,7 @@ import { dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { STATUS_ICON } from '../status-text.ts';
-import { bookingDetails, depositDue, guestMarks, guestName } from './booking-text.ts';
+import { bookingDetails, depositDue, guestMarks, guestName, shortGuestName } from './booking-text.ts';
 import type { Booking, BookingItem, DayPlan, Item } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 
@@ -225,7 +225,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                           {STATUS_ICON[item.booking.status]}
                         </span>
                         <span class="bk-party">{item.booking.capacity}</span>{' '}
-                        <span class="bk-name">{(item.booking.guest ?? item.booking.customer).last_name}</span>
+                        <span class="bk-name">{shortGuestName(item.booking)}</span>
                         {depositDue(item.booking) && (
                           <span class="bk-deposit" aria-hidden="true">
                             €

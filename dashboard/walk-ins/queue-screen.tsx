@@ -51,10 +51,11 @@ export default function QueueScreen() {
       setFields({ ...fields, [name]: event.currentTarget.value }),
   });
 
-  async function act(work: () => Promise<unknown>, done: string) {
+  /** Runs an action on the queue and says what it did. */
+  async function act(work: () => Promise<string>) {
     setBusy(true);
     try {
-      await work();
+      const done = await work();
       clearProblem();
       setSaid(done);
       dataChanged('walkIns');
@@ -79,8 +80,8 @@ export default function QueueScreen() {
         }),
       );
       setFields(EMPTY);
-      setSaid(t('queueJoined', { party: partyOf(walk_in), wait: quoteOf(walk_in.quoted_wait_minutes) }));
-    }, '');
+      return t('queueJoined', { party: partyOf(walk_in), wait: quoteOf(walk_in.quoted_wait_minutes) });
+    });
   }
 
   const path = (entry: WalkIn) => ({ params: { path: { walk_in_id: entry.id } } });
@@ -90,18 +91,18 @@ export default function QueueScreen() {
         api.POST('/v1/manage/walk-ins/{walk_in_id}/seat', { ...path(entry), body: {} }),
       );
       dataChanged('bookings');
-      setSaid(t('queueSeated', { party: partyOf(entry), table: booking.resource.name }));
-    }, '');
+      return t('queueSeated', { party: partyOf(entry), table: booking.resource.name });
+    });
   const notify = (entry: WalkIn) =>
-    act(
-      () => call((api) => api.POST('/v1/manage/walk-ins/{walk_in_id}/notify', path(entry))),
-      t('queueNotified', { party: partyOf(entry) }),
-    );
+    act(async () => {
+      await call((api) => api.POST('/v1/manage/walk-ins/{walk_in_id}/notify', path(entry)));
+      return t('queueNotified', { party: partyOf(entry) });
+    });
   const remove = (entry: WalkIn) =>
-    act(
-      () => call((api) => api.DELETE('/v1/manage/walk-ins/{walk_in_id}', path(entry))),
-      t('queueRemoved', { party: partyOf(entry) }),
-    );
+    act(async () => {
+      await call((api) => api.DELETE('/v1/manage/walk-ins/{walk_in_id}', path(entry)));
+      return t('queueRemoved', { party: partyOf(entry) });
+    });
 
   return (
     <div class="queue">

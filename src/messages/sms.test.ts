@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { type BookableBusiness, bookOk, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { type BookableBusiness, bookOk, guest, send, setupBookable } from '../../test/booking-fixtures.ts';
 import { type FakeTwilio, startFakeTwilio, TEST_TWILIO } from '../../test/fake-twilio.ts';
 import { createTestApp, type TestContext } from '../../test/helpers.ts';
 import { insertMessage } from './outbox.queries.ts';
@@ -93,6 +93,26 @@ describe('SMS sender', () => {
     );
     assert.equal(await sendDue(), 0);
     assert.equal(twilio.calls.length, 1);
+  });
+
+  it('texts a walk-in that its table is ready as the message was written, under the SMS limits', async () => {
+    const biz = await textingVenue({ notification_language: 'de' });
+    const { walk_in } = await send(ctx.app, biz.tenant, 'POST', '/v1/manage/walk-ins', {
+      capacity: 2,
+      phone: MOBILE,
+    });
+    await send(ctx.app, biz.tenant, 'POST', `/v1/manage/walk-ins/${walk_in.id}/notify`);
+    assert.equal(await sendDue(), 1);
+    assert.equal(twilio.calls.length, 1);
+    assert.equal(twilio.calls[0]!.form.To, '+4915123456789');
+    assert.equal(
+      twilio.calls[0]!.form.Body,
+      'Bistro Race: Ihr Tisch ist bereit. Bitte kommen Sie zum Empfang.',
+    );
+    assert.deepEqual(
+      (await listed(biz)).map(({ status }) => status),
+      ['sent'],
+    );
   });
 
   it('tries again after a server error, and lists the message queued with the error class meanwhile', async () => {

@@ -19,6 +19,7 @@ const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
+const DESK = { width: 1280, height: 800 };
 
 let ctx: TestContext;
 let api: string;
@@ -81,15 +82,16 @@ after(async () => {
  * A developer signed in on the dashboard; the browser's clock and the server's at `time` today in
  * Paris, whatever the hour the test runs at.
  */
-async function signedIn(tenant: Tenant, viewport: typeof TABLET, time: string) {
-  const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'America/New_York' });
+async function signedIn(tenant: Tenant, viewport: typeof TABLET, time: string, locale = 'en-GB') {
+  const context = await browser.newContext({ viewport, locale, timezoneId: 'America/New_York' });
   const page = await context.newPage();
   const now = wallTimeToInstant(today, time, ZONE)!;
   ctx.app.clock.now = () => now;
   await page.clock.setFixedTime(now);
   await page.goto(`${api}/staff/`);
-  await signIn(page, tenant.developer.email, tenant.developer.password);
-  await page.getByRole('heading', { level: 1, name: dayLong('en', today) }).waitFor();
+  const lang = locale.slice(0, 2) as 'en' | 'de';
+  await signIn(page, tenant.developer.email, tenant.developer.password, lang);
+  await page.getByRole('heading', { level: 1, name: dayLong(lang, today) }).waitFor();
   return { page, close: () => context.close() };
 }
 
@@ -160,7 +162,18 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       await dialog.getByRole('button', { name: 'Walk-in (now)' }).click();
       await page.getByRole('complementary', { name: 'Booking: Ada Byron' }).waitFor();
       const walkIn = (await bookingsOf(tenant)).find((b) => b.customer.last_name === 'Byron');
-      assert.deepEqual([walkIn?.start_time, walkIn?.capacity, walkIn?.status], ['19:07', 2, 'confirmed']);
+      assert.deepEqual([walkIn?.start_time, walkIn?.capacity, walkIn?.status], ['19:07', 2, 'checked_in']);
+
+      // A walk-in from its party alone: no name, no phone.
+      await page.getByRole('button', { name: 'New booking' }).click();
+      await dialog.getByLabel('Party').fill('2');
+      await dialog.getByRole('button', { name: 'Walk-in (now)' }).click();
+      await page.getByRole('complementary', { name: 'Booking: Walk-in' }).waitFor();
+      const nameless = (await bookingsOf(tenant)).filter((b) => b.customer.phone === '');
+      assert.deepEqual(
+        nameless.map((b) => [b.start_time, b.capacity, b.status]),
+        [['19:07', 2, 'checked_in']],
+      );
 
       // With a deposit link: the email is required, the booking waits for the payment, the link is mailed.
       await page.getByRole('button', { name: 'New booking' }).click();
@@ -282,4 +295,114 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       await close();
     }
   });
+
+  for (const [lang, viewport, locale] of [
+    ['en', DESK, 'en-GB'],
+    ['de', PHONE, 'de-DE'],
+  ] as const) {
+    it(`runs the walk-in queue: a party of 3 joins, is quoted a wait, is told and seated (${lang})`, async () => {
+      const tenant = await openBistro();
+      const walkIns = async () => (await send(ctx.app, tenant, 'GET', '/v1/manage/walk-ins')).items;
+      // Every table is taken until 20:00; T1 frees first, at 19:30.
+      for (const [time, table] of [
+        ['18:30', 'T1'],
+        ['18:45', 'T2'],
+        ['19:00', 'T3'],
+      ]) {
+        ctx.app.clock.now = () => wallTimeToInstant(today, '18:00', ZONE)!;
+        const resources = (await send(ctx.app, tenant, 'GET', '/v1/manage/resources')).items as {
+          id: string;
+          name: string;
+        }[];
+        await send(ctx.app, tenant, 'POST', '/v1/manage/bookings/staff', {
+          date: today,
+          time,
+          capacity: 2,
+          resource_id: resources.find((resource) => resource.name === table)!.id,
+          first_name: 'Held',
+          last_name: table,
+          phone: `+33 1 00 00 0${time.replace(':', '')}`,
+        });
+      }
+      // The dashboard speaks the venue's language.
+      await send(ctx.app, tenant, 'PATCH', '/v1/manage/settings', {
+        sms_enabled: true,
+        notification_language: lang,
+      });
+      const { page, close } = await signedIn(tenant, viewport, '19:10', locale);
+      const words =
+        lang === 'en'
+          ? {
+              nav: 'Queue',
+              title: 'Walk-in queue',
+              name: 'Name (optional)',
+              join: 'Add to queue',
+              joined: 'Ada, 3 guests joined the queue: about 20 minutes.',
+              told: 'Table ready: tell Ada, 3 guests',
+              toldSaid: 'Ada, 3 guests told the table is ready.',
+              seat: 'Seat Ada, 3 guests',
+              seated: 'Ada, 3 guests seated at T1.',
+              empty: 'Nobody is waiting.',
+            }
+          : {
+              nav: 'Warteschlange',
+              title: 'Warteschlange für Laufkundschaft',
+              name: 'Name (freiwillig)',
+              join: 'In die Warteschlange',
+              joined: 'Ada, 3 Gäste steht in der Warteschlange: etwa 20 Minuten.',
+              told: 'Tisch bereit: Ada, 3 Gäste benachrichtigen',
+              toldSaid: 'Ada, 3 Gäste wurde benachrichtigt, dass der Tisch bereit ist.',
+              seat: 'Platzieren: Ada, 3 Gäste',
+              seated: 'Ada, 3 Gäste an T1 platziert.',
+              empty: 'Niemand wartet.',
+            };
+      try {
+        await page.getByRole('link', { name: words.nav }).click();
+        await page.getByRole('heading', { level: 1, name: words.title }).waitFor();
+        const join = page.getByRole('form', { name: words.join });
+        await join.getByLabel(lang === 'en' ? 'Party' : 'Personen').fill('3');
+        await join.getByLabel(words.name).fill('Ada');
+        await join.getByLabel(lang === 'en' ? 'Phone' : 'Telefon').fill('+44 20 7946 0001');
+        await join.getByRole('button', { name: words.join }).click();
+        await page.getByText(words.joined).waitFor();
+        await page.getByRole('listitem', { name: /Ada/ }).waitFor();
+        assert.deepEqual(
+          (await walkIns()).map((queued: { capacity: number; quoted_wait_minutes: number }) => [
+            queued.capacity,
+            queued.quoted_wait_minutes,
+          ]),
+          [[3, 20]],
+        );
+        await axeClean(page, `walk-in queue, ${lang}`);
+        await page.screenshot({ path: screenshotPath(`dashboard-queue-${lang}.png`) });
+
+        await page.getByRole('button', { name: words.told }).click();
+        await page.getByText(words.toldSaid).waitFor();
+        const told = await ctx.app.db
+          .selectFrom('message_outbox')
+          .select(['channel', 'to_address', 'body_text'])
+          .where('business_id', '=', tenant.businessId)
+          .where('type', '=', 'table_ready')
+          .execute();
+        assert.deepEqual(
+          told.map((message) => [message.channel, message.to_address]),
+          [['sms', '+44 20 7946 0001']],
+        );
+
+        // At 19:30 T1 is free: the party is seated there, checked in, and leaves the queue.
+        const seatAt = wallTimeToInstant(today, '19:30', ZONE)!;
+        ctx.app.clock.now = () => seatAt;
+        await page.clock.setFixedTime(seatAt);
+        await page.getByRole('button', { name: words.seat }).click();
+        await page.getByText(words.seated).waitFor();
+        await page.getByText(words.empty).waitFor();
+        const seated = (await bookingsOf(tenant)).find((b) => b.customer.first_name === 'Ada');
+        assert.deepEqual([seated?.start_time, seated?.capacity, seated?.status], ['19:30', 3, 'checked_in']);
+        assert.deepEqual(await walkIns(), []);
+        await axeClean(page, `walk-in queue seated, ${lang}`);
+      } finally {
+        await close();
+      }
+    });
+  }
 });
