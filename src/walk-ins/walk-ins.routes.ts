@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { venueWallClock } from '../availability/availability.service.ts';
-import { bookingCall } from '../bookings/bookings.http.ts';
+import { bookingCall, staffBookingOf } from '../bookings/bookings.http.ts';
 import { BookingSchema } from '../bookings/bookings.view.ts';
 import { book } from '../bookings/new-booking.service.ts';
-import { customerOf } from '../customers/customers.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
@@ -149,28 +148,25 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { businessId } = principalOf(request);
       const id = request.params.walk_in_id;
-      const now = app.clock.now();
       const entry = await queuedWalkIn(app.db, businessId, id);
-      const at = await venueWallClock(app.availability, businessId, now);
       const call = bookingCall(request, reply, 201, commitReply);
+      // Seated as a staff walk-in with the party's name and contact: one rule for both.
       return book(
         app.availability,
         null,
-        {
-          date: at.date,
-          time: at.time,
-          partySize: entry.capacity,
-          resourceId: request.body?.resource_id,
-          customer: customerOf({
-            first_name: entry.first_name ?? '',
-            last_name: entry.last_name ?? '',
-            phone: entry.phone ?? '',
+        staffBookingOf(
+          {
+            walk_in: true,
+            capacity: entry.capacity,
+            resource_id: request.body?.resource_id,
+            first_name: entry.first_name ?? undefined,
+            last_name: entry.last_name ?? undefined,
+            phone: entry.phone ?? undefined,
             email: entry.email,
-          }),
-          customerNotes: entry.notes,
-          source: 'staff',
-          seated: true,
-        },
+            notes: entry.notes,
+          },
+          await venueWallClock(app.availability, businessId, app.clock.now()),
+        ),
         {
           ...call,
           // Two hosts seating the same party: the one that takes it off the queue books it.
