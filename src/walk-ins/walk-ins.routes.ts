@@ -141,7 +141,7 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The booking is a staff walk-in at the venue’s current minute (`POST /v1/manage/bookings/staff` with `walk_in: true`) with the party’s name and contact; 409 `slot_unavailable` when no table that seats it is free now, and the party stays queued.',
         params: WalkInParams,
-        body: SeatBody,
+        body: example(SeatBody, { resource_id: '0b6f3c2e-4d1a-4c5e-9f8a-2e7d6c5b4a39' }),
         response: { 201: Type.Object({ booking: BookingSchema }), ...errorResponses(404) },
       },
     },

@@ -20685,6 +20685,11 @@ export interface operations {
         /** @description Without `resource_id` the API picks a free table that seats the party. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resource_id": "0b6f3c2e-4d1a-4c5e-9f8a-2e7d6c5b4a39"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     resource_id?: string;
