@@ -23,7 +23,12 @@ after(() => ctx.close());
  */
 async function silenceableRelay(target: URL) {
   const pairs: [net.Socket, net.Socket][] = [];
+  let refusing = false;
   const server = net.createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     client.pipe(upstream);
     upstream.pipe(client);
@@ -45,6 +50,13 @@ async function silenceableRelay(target: URL) {
         client.pause();
         upstream.pause();
       }
+    },
+    /** New connections are closed at once (a server that is down), until `accept`. */
+    refuse() {
+      refusing = true;
+    },
+    accept() {
+      refusing = false;
     },
     async close() {
       for (const [client, upstream] of pairs) {
@@ -120,6 +132,30 @@ describe('LISTEN on a PostgreSQL server', () => {
       assert.equal(events.length, stoppedAt, 'nothing arrives, and nothing reconnects, after stop');
     } finally {
       await notifier.end();
+      await relay.close();
+    }
+  });
+
+  it('announces down once while reconnecting fails, and up when it succeeds', ON_SERVER, async () => {
+    const relay = await silenceableRelay(new URL(process.env.TEST_DATABASE_URL as string));
+    const events: string[] = [];
+    const stop = await listenOnServer(
+      relay.url,
+      [`listen_test_${randomBytes(4).toString('hex')}`],
+      { message: () => {}, up: () => events.push('up'), down: () => events.push('down') },
+      { checkEveryMs: 50, checkTimeoutMs: 200 },
+    );
+    try {
+      relay.refuse();
+      relay.silence();
+      await eventually(() => events.includes('down'), 'the silent connection to be dropped');
+      // Two retries a second apart, both refused.
+      await new Promise((resolve) => setTimeout(resolve, 2_300));
+      relay.accept();
+      await eventually(() => events.filter((e) => e === 'up').length === 2, 'listening again');
+      assert.deepEqual(events, ['up', 'down', 'up']);
+    } finally {
+      await stop();
       await relay.close();
     }
   });

@@ -47,8 +47,15 @@ export async function listenOnServer(
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   let checks: NodeJS.Timeout | undefined;
-  const reconnectLater = () => {
+  // `down` marks the end of an `up`: a reconnect that fails again has nothing more to announce.
+  let listening = false;
+  const goDown = () => {
+    if (!listening) return;
+    listening = false;
     listener.down();
+  };
+  const reconnectLater = () => {
+    goDown();
     if (stopped) return;
     retry = setTimeout(() => void connect(), LISTEN_RETRY_MS);
     retry.unref();
@@ -100,6 +107,7 @@ export async function listenOnServer(
     checks = timer;
     candidate.once('end', drop);
     client = candidate;
+    listening = true;
     listener.up();
   };
   await connect();
@@ -107,7 +115,7 @@ export async function listenOnServer(
     stopped = true;
     clearTimeout(retry);
     clearInterval(checks);
-    listener.down();
+    goDown();
     await client?.end().catch(() => {});
   };
 }
