@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatMinutes } from '../../src/engine/time.ts';
 import { call } from '../api.ts';
 import { dataChanged } from '../changes.ts';
@@ -13,6 +13,8 @@ const QUARTER = 15;
 const DAY = 1440;
 /** How far a pointer goes before a press becomes a drag (a click stays a click). */
 const DRAG_PX = 5;
+/** How long a finger rests on a booking to pick it up: shorter, and scrolling the day would lift blocks. */
+const LONG_PRESS_MS = 450;
 
 /** A block being dragged: where it came from, how far it went, the row under the pointer. */
 interface Drag {
@@ -29,6 +31,16 @@ interface Drag {
   toRow: string;
   /** The change is with the API: the block stays where it was dropped until the answer. */
   sent: boolean;
+  /** Picked up by a finger held still: the page does not scroll while it is carried. */
+  byTouch: boolean;
+}
+
+/** A finger resting on a booking, not yet long enough to pick it up. */
+interface Press {
+  pointerId: number;
+  x: number;
+  y: number;
+  timer: number;
 }
 
 /** The table row under a point of the page, by its resource id. */
@@ -41,36 +53,85 @@ function rowAt(x: number, y: number): string | null {
 
 /**
  * Dragging a block to another row or time (pointer events, snapped to 15 minutes) and the change
- * it asks of the API on drop. A refusal puts the block back and says why. The keyboard's way to
- * the same change is the booking panel's picker.
+ * it asks of the API on drop. A refusal puts the block back and says why. A finger scrolls the day
+ * as before; held still on a block for a moment it picks the block up and carries it, and lifted
+ * without moving it opens the booking's move picker (`onHeld`). The keyboard's way to the same
+ * change is that picker.
  */
-function useDragToMove(length: number) {
+function useDragToMove(length: number, onHeld: (item: BookingItem) => void) {
   const [drag, setDrag] = useState<Drag | null>(null);
   const current = useRef<Drag | null>(null);
+  const pressing = useRef<Press | null>(null);
   const dropped = useRef(false);
   const update = (next: Drag | null) => {
     current.current = next;
     setDrag(next);
   };
-  const start = (event: PointerEvent, item: BookingItem, fromRow: string) => {
-    if (event.button !== 0 || event.pointerType === 'touch' || current.current?.sent) return;
-    const track = (event.currentTarget as HTMLElement).parentElement!;
-    (event.currentTarget as HTMLElement).setPointerCapture(event.pointerId);
+  const cancelPress = () => {
+    if (pressing.current) window.clearTimeout(pressing.current.timer);
+    pressing.current = null;
+  };
+  // A carried block keeps the page still: a touch's move would otherwise scroll it and end the drag.
+  useEffect(() => {
+    const holdStill = (event: TouchEvent) => {
+      if (current.current?.byTouch) event.preventDefault();
+    };
+    document.addEventListener('touchmove', holdStill, { passive: false });
+    return () => {
+      document.removeEventListener('touchmove', holdStill);
+      cancelPress();
+    };
+  }, []);
+  const lift = (
+    block: HTMLElement,
+    at: { pointerId: number; clientX: number; clientY: number },
+    item: BookingItem,
+    fromRow: string,
+    byTouch: boolean,
+  ) => {
+    if (!block.isConnected) return;
+    block.setPointerCapture(at.pointerId);
     update({
       item,
       fromRow,
-      pointerId: event.pointerId,
-      x: event.clientX,
-      y: event.clientY,
-      scale: track.getBoundingClientRect().width / length,
+      pointerId: at.pointerId,
+      x: at.clientX,
+      y: at.clientY,
+      scale: block.parentElement!.getBoundingClientRect().width / length,
       moved: false,
       quarters: 0,
       dy: 0,
       toRow: fromRow,
       sent: false,
+      byTouch,
     });
   };
+  const start = (event: PointerEvent, item: BookingItem, fromRow: string) => {
+    if (event.button !== 0 || current.current?.sent) return;
+    const block = event.currentTarget as HTMLElement;
+    if (event.pointerType !== 'touch') {
+      lift(block, event, item, fromRow, false);
+      return;
+    }
+    cancelPress();
+    const at = { pointerId: event.pointerId, clientX: event.clientX, clientY: event.clientY };
+    pressing.current = {
+      pointerId: at.pointerId,
+      x: at.clientX,
+      y: at.clientY,
+      timer: window.setTimeout(() => {
+        pressing.current = null;
+        lift(block, at, item, fromRow, true);
+      }, LONG_PRESS_MS),
+    };
+  };
   const move = (event: PointerEvent) => {
+    const press = pressing.current;
+    if (press && event.pointerId === press.pointerId) {
+      // The finger moved on before the block was picked up: it is scrolling.
+      if (Math.hypot(event.clientX - press.x, event.clientY - press.y) >= DRAG_PX) cancelPress();
+      return;
+    }
     const now = current.current;
     if (!now || now.sent || event.pointerId !== now.pointerId) return;
     const dx = event.clientX - now.x;
@@ -85,10 +146,15 @@ function useDragToMove(length: number) {
     });
   };
   const end = (event: PointerEvent) => {
+    if (pressing.current?.pointerId === event.pointerId) cancelPress();
     const now = current.current;
     if (!now || now.sent || event.pointerId !== now.pointerId) return;
     if (!now.moved || event.type === 'pointercancel') {
       update(null);
+      if (now.byTouch && !now.moved && event.type === 'pointerup') {
+        dropped.current = true;
+        onHeld(now.item);
+      }
       return;
     }
     dropped.current = true;
@@ -123,7 +189,18 @@ function useDragToMove(length: number) {
     dropped.current = false;
     return was;
   };
-  return { drag, start, move, end, wasDragged };
+  /** A finger resting on a block, or carrying it, is not asking for the page's menu. */
+  const holding = () => pressing.current !== null || current.current?.byTouch === true;
+  return { drag, start, move, end, wasDragged, holding };
+}
+
+/** The booking's panel, its move picker focused: what a block held still under a finger opens. */
+function openMovePicker(onSelect: (item: BookingItem) => void) {
+  return (item: BookingItem) => {
+    onSelect(item);
+    // After the panel has taken the focus for its heading.
+    window.setTimeout(() => document.getElementById('panel-move-table')?.focus(), 50);
+  };
 }
 
 interface TimelineProps {
@@ -148,7 +225,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
   const hours: number[] = [];
   for (let hour = plan.start; hour < plan.end; hour += 60) hours.push(hour);
   const selectedId = selectedBooking.value?.booking.id;
-  const { drag, start, move, end, wasDragged } = useDragToMove(length);
+  const { drag, start, move, end, wasDragged, holding } = useDragToMove(length, openMovePicker(onSelect));
   const offset = (item: BookingItem, rowId: string) =>
     drag?.moved && drag.item.booking.id === item.booking.id && drag.fromRow === rowId
       ? { transform: `translate(${drag.quarters * QUARTER * drag.scale}px, ${drag.dy}px)` }
@@ -209,7 +286,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                       <button
                         key={item.booking.id}
                         type="button"
-                        class={`bk st-${item.booking.status}${drag?.moved && drag.item.booking.id === item.booking.id ? ' dragged' : ''}`}
+                        class={`bk st-${item.booking.status}${(drag?.moved || drag?.byTouch) && drag.item.booking.id === item.booking.id ? ' dragged' : ''}`}
                         style={{ ...place(item), ...offset(item, row.id) }}
                         data-start={formatMinutes(item.start)}
                         data-end={formatMinutes(item.end)}
@@ -220,6 +297,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                         onPointerMove={move}
                         onPointerUp={end}
                         onPointerCancel={end}
+                        onContextMenu={(event) => holding() && event.preventDefault()}
                       >
                         <span class="bk-icon" aria-hidden="true">
                           {STATUS_ICON[item.booking.status]}

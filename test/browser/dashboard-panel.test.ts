@@ -403,4 +403,63 @@ describe('the booking panel', { skip }, () => {
       await context.close();
     }
   });
+
+  it('moves a booking by touch: a finger held on it carries it, held still it opens the move picker', async () => {
+    const venue = await openVenue();
+    const context = await browser.newContext({
+      viewport: TABLET,
+      hasTouch: true,
+      locale: 'en-GB',
+      timezoneId: 'America/New_York',
+    });
+    const page = await context.newPage();
+    const touch = await context.newCDPSession(page);
+    const finger = (type: 'touchStart' | 'touchMove' | 'touchEnd', x: number, y: number) =>
+      touch.send('Input.dispatchTouchEvent', {
+        type,
+        touchPoints: type === 'touchEnd' ? [] : [{ x, y }],
+      });
+    const middle = (box: { x: number; y: number; width: number; height: number }) => ({
+      x: box.x + box.width / 2,
+      y: box.y + box.height / 2,
+    });
+    try {
+      await page.goto(`${api}/staff/#/today/${day}`);
+      await signIn(page, venue.tenant.developer.email, venue.tenant.developer.password);
+      await block(page, 'T1', 'Lea').waitFor();
+      await block(page, 'T1', 'Lea').scrollIntoViewIfNeeded();
+      const lea = middle((await block(page, 'T1', 'Lea').boundingBox())!);
+      const t2 = middle((await page.locator('li[data-resource="T2"] .tl-track').boundingBox())!);
+
+      // A finger that moves on at once scrolls: the booking stays where it is.
+      await finger('touchStart', lea.x, lea.y);
+      for (let step = 1; step <= 6; step++) await finger('touchMove', lea.x, lea.y + step * 8);
+      await finger('touchEnd', lea.x, lea.y + 48);
+      await page.waitForTimeout(600);
+      assert.equal((await bookingOf(venue, 'Lea')).resource_id, venue.tables.T1);
+
+      // Held still for a moment, the block is picked up and carried to T2.
+      await finger('touchStart', lea.x, lea.y);
+      await page.waitForTimeout(700);
+      for (let step = 1; step <= 8; step++) {
+        await finger('touchMove', lea.x, lea.y + ((t2.y - lea.y) * step) / 8);
+      }
+      await finger('touchEnd', lea.x, t2.y);
+      await untilBooking(venue, 'Lea', (b) => b.resource_id === venue.tables.T2 && b.start_time === '21:00');
+      await block(page, 'T2', 'Lea').waitFor();
+
+      // Held still and let go: the booking's panel opens on its move picker.
+      const moved = middle((await block(page, 'T2', 'Lea').boundingBox())!);
+      await finger('touchStart', moved.x, moved.y);
+      await page.waitForTimeout(700);
+      await finger('touchEnd', moved.x, moved.y);
+      const panel = page.getByRole('complementary', { name: 'Booking: Guest Lea' });
+      await panel.waitFor();
+      await untilInPage(page, "document.activeElement?.id === 'panel-move-table'");
+      await axeClean(page, 'move picker opened by touch');
+      assert.equal((await bookingOf(venue, 'Lea')).resource_id, venue.tables.T2);
+    } finally {
+      await context.close();
+    }
+  });
 });
