@@ -32,8 +32,16 @@ export const weekdayShort = (lang: string, date: string) =>
 /** The venue's clock (`hourCycleOf`); the language's when not given. */
 type HourCycle = 'h12' | 'h23' | undefined;
 
+/** How a wall time reads on a clock; kept by a caller that formats many. */
+export const clockOf = (lang: string, hourCycle?: HourCycle) =>
+  new Intl.DateTimeFormat(lang, { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hourCycle });
+
+/** A wall time `HH:MM` on a clock (the day matters not: wall times are read in UTC). */
+export const timeOn = (clock: Intl.DateTimeFormat, time: string, date = '2000-01-01') =>
+  clock.format(wall(date, time));
+
 export const slotTime = (lang: string, date: string, time: string, hourCycle?: HourCycle) =>
-  format(lang, { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hourCycle }, wall(date, time));
+  timeOn(clockOf(lang, hourCycle), time, date);
 
 export const instantInZone = (lang: string, timeZone: string, iso: string, hourCycle?: HourCycle) =>
   format(

@@ -3,6 +3,7 @@ import { dayShort } from '../../widget/format.ts';
 import { language, t } from '../i18n.ts';
 import { hrefOf } from '../router.ts';
 import { STATUS_ICON, statusText } from '../status-text.ts';
+import { venueTime } from '../venue.ts';
 import { type CustomerRecord, fullName } from './customer-data.ts';
 import { Privacy, ProfileFacts, ProfileForm } from './customer-profile.tsx';
 import { Duplicates } from './duplicates.tsx';
@@ -64,7 +65,7 @@ export function CustomerDetail({ customer }: { customer: CustomerRecord }) {
                   <td>
                     <a href={hrefOf('today', booking.booking_date)}>{dayShort(lang, booking.booking_date)}</a>
                   </td>
-                  <td>{booking.start_time}</td>
+                  <td>{venueTime(booking.start_time)}</td>
                   <td>{booking.capacity}</td>
                   <td>
                     <span aria-hidden="true">{STATUS_ICON[booking.status]} </span>

@@ -6,6 +6,8 @@ import { Dialog } from '../dialog.tsx';
 import { t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
+import { TimeInput } from '../time-input.tsx';
+import { venueTime } from '../venue.ts';
 
 type Booking = components['schemas']['Booking'];
 type Slot = components['schemas']['Slot'];
@@ -182,15 +184,7 @@ export function NewBookingDialog({
           </label>
           <label>
             <span>{t('time')}</span>
-            <input
-              ref={timeInput}
-              type="time"
-              value={time}
-              onInput={(event) => {
-                event.currentTarget.setCustomValidity('');
-                setTime(event.currentTarget.value);
-              }}
-            />
+            <TimeInput inputRef={timeInput} value={time} onTime={setTime} />
           </label>
         </div>
         <fieldset class="new-times">
@@ -219,7 +213,7 @@ export function NewBookingDialog({
                       setTime(slot.time);
                     }}
                   />
-                  <span>{slot.time}</span>
+                  <span>{venueTime(slot.time)}</span>
                 </label>
               ))}
             </div>

@@ -9,6 +9,7 @@ import { ApiError, currentBusiness, session } from '../api.ts';
 import { dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { clearProblem, problem, report } from '../problems.ts';
+import { TimeInput } from '../time-input.tsx';
 
 /** The API's messages by field path (`hours[2].open_time`). */
 export type FieldErrors = Record<string, string>;
@@ -89,15 +90,26 @@ export function Field({ field, label, errors, value, onValue, hint, ...input }: 
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input
-        // Preact types each input type's attributes apart (no `list` on a password), which a spread of optional ones cannot show.
-        {...(input as InputHTMLAttributes)}
-        id={id}
-        value={value}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described}
-        onInput={(event) => onValue(event.currentTarget.value)}
-      />
+      {input.type === 'time' ? (
+        <TimeInput
+          id={id}
+          required={input.required}
+          value={value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={described}
+          onTime={onValue}
+        />
+      ) : (
+        <input
+          // Preact types each input type's attributes apart (no `list` on a password), which a spread of optional ones cannot show.
+          {...(input as InputHTMLAttributes)}
+          id={id}
+          value={value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={described}
+          onInput={(event) => onValue(event.currentTarget.value)}
+        />
+      )}
       {hint && (
         <small id={`${id}-hint`} class="hint">
           {hint}

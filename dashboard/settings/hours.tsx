@@ -4,6 +4,7 @@ import { call } from '../api.ts';
 import { versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
+import { TimeInput } from '../time-input.tsx';
 import { dayName, WEEK } from './days.ts';
 import { fieldId, mayChange, type Saving, SettingsForm, text, useSaving } from './form.tsx';
 
@@ -110,14 +111,13 @@ function DayRow({
   };
   const time = (field: 'open_time' | 'close_time' | 'last_booking_time', label: string) => (
     <td data-label={label}>
-      <input
-        type="time"
+      <TimeInput
         aria-label={`${name}: ${label}`}
         value={row[field]}
         disabled={!row.is_open || !mayChange()}
         aria-invalid={saving.errors[`hours[${day}].${field}`] ? true : undefined}
         aria-describedby={problems.length ? errorId : undefined}
-        onInput={(event) => onChange({ [field]: event.currentTarget.value })}
+        onTime={(time) => onChange({ [field]: time })}
       />
     </td>
   );

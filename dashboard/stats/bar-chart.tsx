@@ -6,6 +6,8 @@ export const BAR_COLOUR = '#1f5fbf';
 const INK = '#56606c';
 const GRID = '#e4e7eb';
 const HEIGHT = 200;
+/** About what one character of an axis label takes on the canvas (uPlot's 12 px system font). */
+const LABEL_CHAR_PX = 7;
 /** The value axis's steps when figures are counts: never half a booking. */
 const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000];
 
@@ -68,7 +70,8 @@ export function BarChart({
             grid: { show: false },
             ticks: { show: false },
             incrs: [1, 2, 3, 4, 6, 7, 14, 30, 61],
-            space: 44,
+            // Labels skip bars rather than overlap: "12:00 PM" needs more room than "12:00".
+            space: Math.max(44, LABEL_CHAR_PX * Math.max(0, ...labels.map((label) => label.length)) + 12),
             size: 32,
             values: (_, splits) => splits.map((split) => labels[split] ?? ''),
           },

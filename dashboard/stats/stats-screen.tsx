@@ -1,6 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
 import { todayIn } from '../../src/engine/time.ts';
-import { slotTime } from '../../widget/format.ts';
 import { ApiError, call } from '../api.ts';
 import { versionOf } from '../changes.ts';
 import { isDate } from '../dates.ts';
@@ -10,7 +9,7 @@ import { useLatest } from '../latest.ts';
 import { problem, report } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
-import { venue, venueHourCycle } from '../venue.ts';
+import { venue, venueMinutes } from '../venue.ts';
 import { BarChart } from './bar-chart.tsx';
 import { datesBetween, type PeriodKind, periodOf } from './period.ts';
 
@@ -184,8 +183,7 @@ function StatsBody({
   const { bookings, rates, capacity } = stats;
   const hours = hourly(stats);
   const days = daily(stats);
-  const hourLabel = (hour: number) =>
-    slotTime(language.value, stats.period.from, `${String(hour).padStart(2, '0')}:00`, venueHourCycle());
+  const hourLabel = (hour: number) => venueMinutes(hour * 60);
   const rateRows = [
     { label: t('statsNoShows'), pct: rates.no_show_pct, count: bookings.no_show },
     { label: t('statsCancelled'), pct: rates.cancellation_pct, count: bookings.cancelled },

@@ -10,7 +10,8 @@ import { isTextKey, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
 import { STATUS_ICON, statusText } from '../status-text.ts';
-import { venue } from '../venue.ts';
+import { TimeInput } from '../time-input.tsx';
+import { venue, venueTime } from '../venue.ts';
 import { depositDue, guestName } from './booking-text.ts';
 import type { Booking } from './day-plan.ts';
 import { PanelGuest } from './panel-guest.tsx';
@@ -90,7 +91,7 @@ export function BookingPanel() {
       <dl>
         <dt>{t('time')}</dt>
         <dd>
-          {booking.start_time}–{booking.end_time}
+          {venueTime(booking.start_time)}–{venueTime(booking.end_time)}
         </dd>
         <dt>{t('party')}</dt>
         <dd>{t('guests', { n: booking.capacity })}</dd>
@@ -250,14 +251,14 @@ function StatusActions({ booking }: { booking: Booking }) {
       </div>
       {noShowWaits && (
         <p id="panel-no-show-why" class="hint">
-          {t('panelNoShowLater', { time: booking.start_time })}
+          {t('panelNoShowLater', { time: venueTime(booking.start_time) })}
         </p>
       )}
       {askingEarly && (
         <fieldset class="panel-confirm">
           <legend>
             {t('panelCheckInEarly', {
-              time: booking.start_time,
+              time: venueTime(booking.start_time),
               minutes: Math.round(minutesToStart(booking)),
             })}
           </legend>
@@ -414,14 +415,7 @@ function MovePicker({ booking }: { booking: Booking }) {
           ))}
         </select>
         <label for="panel-move-time">{t('time')}</label>
-        <input
-          id="panel-move-time"
-          type="time"
-          step={900}
-          required
-          value={time}
-          onInput={(event) => setTime(event.currentTarget.value)}
-        />
+        <TimeInput id="panel-move-time" required value={time} onTime={setTime} />
         <button type="submit">{t('panelMoveButton')}</button>
       </form>
     </Section>
@@ -439,7 +433,7 @@ function useBookingList<T>(bookingId: string, load: () => Promise<T[]>): T[] | n
 /** An instant as the venue's wall-clock time (its date too when it is not the booking's day). */
 function wallTime(iso: string, bookingDate: string): string {
   const wall = instantToWall(Date.parse(iso), venue.value!.timezone);
-  const time = wall.time.slice(0, 5);
+  const time = venueTime(wall.time.slice(0, 5));
   return wall.date === bookingDate ? time : `${wall.date} ${time}`;
 }
 

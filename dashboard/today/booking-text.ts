@@ -1,8 +1,8 @@
 /** How a booking is named on the Today screen, in the timeline, the list and the panel alike. */
 
-import { formatMinutes } from '../../src/engine/time.ts';
 import { t } from '../i18n.ts';
 import { statusText } from '../status-text.ts';
+import { venueMinutes } from '../venue.ts';
 import type { Booking, BookingItem } from './day-plan.ts';
 
 /** The guest's name; a walk-in who gave none is called so. */
@@ -24,7 +24,7 @@ export const guestMarks = (booking: Booking) => ({
 });
 
 export const timeRange = (item: { start: number; end: number }) =>
-  `${formatMinutes(item.start)}–${formatMinutes(item.end)}`;
+  `${venueMinutes(item.start)}–${venueMinutes(item.end)}`;
 
 /** What a block's few words leave out: times, status, deposit, joined tables, the guest's allergies. */
 export function bookingDetails(item: BookingItem): string {

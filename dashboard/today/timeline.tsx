@@ -5,6 +5,7 @@ import { dataChanged } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { STATUS_ICON } from '../status-text.ts';
+import { venueMinutes } from '../venue.ts';
 import { bookingDetails, depositDue, guestMarks, guestName, shortGuestName } from './booking-text.ts';
 import type { Booking, BookingItem, DayPlan, Item } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
@@ -239,7 +240,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
           <div class="tl-track">
             {hours.map((hour) => (
               <span key={hour} class="tl-hour" style={{ left: at(hour) }} data-minute={hour}>
-                {formatMinutes(hour)}
+                {venueMinutes(hour)}
               </span>
             ))}
           </div>
@@ -250,7 +251,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
             <div class="tl-track">
               {plan.periods.map((period) => (
                 <span key={period.name} class="tl-period" style={place(period)}>
-                  {period.name} {formatMinutes(period.start)}–{formatMinutes(period.end)}
+                  {period.name} {venueMinutes(period.start)}–{venueMinutes(period.end)}
                 </span>
               ))}
             </div>
@@ -324,7 +325,7 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
         ))}
         {now !== null && now >= plan.start && now <= plan.end && (
           <div class="tl-now" style={{ '--at': (now - plan.start) / length }}>
-            <span class="sr-only">{t('now', { time: formatMinutes(now) })}</span>
+            <span class="sr-only">{t('now', { time: venueMinutes(now) })}</span>
           </div>
         )}
       </div>

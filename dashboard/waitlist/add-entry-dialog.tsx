@@ -4,6 +4,7 @@ import { call } from '../api.ts';
 import { Dialog } from '../dialog.tsx';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
+import { TimeInput } from '../time-input.tsx';
 import { venue } from '../venue.ts';
 
 /**
@@ -35,6 +36,10 @@ export function AddEntryDialog({
     value: fields[name],
     onInput: (event: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) =>
       setFields({ ...fields, [name]: event.currentTarget.value }),
+  });
+  const timeField = (name: 'from' | 'to') => ({
+    value: fields[name],
+    onTime: (time: string) => setFields({ ...fields, [name]: time }),
   });
 
   async function submit(event: SubmitEvent) {
@@ -91,11 +96,11 @@ export function AddEntryDialog({
           </label>
           <label>
             <span>{t('waitFrom')}</span>
-            <input type="time" required={windowWanted} {...field('from')} />
+            <TimeInput required={windowWanted} {...timeField('from')} />
           </label>
           <label>
             <span>{t('waitTo')}</span>
-            <input type="time" required={windowWanted} min={fields.from || undefined} {...field('to')} />
+            <TimeInput required={windowWanted} {...timeField('to')} />
           </label>
         </div>
         <div class="new-guest">

@@ -10,7 +10,7 @@ import { useLatest } from '../latest.ts';
 import { type Booked, type BookingDraft, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
 import { clearProblem, report } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
-import { venue } from '../venue.ts';
+import { venue, venueTime } from '../venue.ts';
 import { AddEntryDialog } from './add-entry-dialog.tsx';
 
 type Entry = operations['listWaitlist']['responses'][200]['content']['application/json']['items'][number];
@@ -79,7 +79,7 @@ export default function WaitlistScreen({ params }: ScreenProps) {
       t('waitBooked', {
         name: nameOf(entry),
         date: dayLong(language.value, booking_date),
-        time: start_time,
+        time: venueTime(start_time),
         table: resource.name,
       }),
     );
@@ -119,7 +119,9 @@ export default function WaitlistScreen({ params }: ScreenProps) {
                 <dt>{t('waitWhen')}</dt>
                 <dd>
                   {entry.preferred_date ? dayLong(language.value, entry.preferred_date) : t('waitAnyDay')}
-                  {entry.preferred_time_from && `, ${entry.preferred_time_from}–${entry.preferred_time_to}`}
+                  {entry.preferred_time_from &&
+                    entry.preferred_time_to &&
+                    `, ${venueTime(entry.preferred_time_from)}–${venueTime(entry.preferred_time_to)}`}
                 </dd>
                 {entry.notes && (
                   <>

@@ -1,3 +1,5 @@
+import { formatMinutes } from './time.ts';
+
 /** How a venue's clock reads: set by the venue, or its language's. */
 export const TIME_FORMATS = ['24h', '12h'] as const;
 export type TimeFormat = (typeof TIME_FORMATS)[number];
@@ -8,3 +10,25 @@ export type TimeFormat = (typeof TIME_FORMATS)[number];
  */
 export const hourCycleOf = (language: string, timeFormat: TimeFormat | null | undefined): 'h12' | 'h23' =>
   (timeFormat ?? (language.toLowerCase().startsWith('en') ? '12h' : '24h')) === '12h' ? 'h12' : 'h23';
+
+const TYPED_TIME = /^(\d{1,2})(?:\s*[:.h]?\s*(\d{2})|\s*h)?(?:\s*([ap])\.?\s*m?\.?)?$/;
+
+/**
+ * A time as a person types it, on either clock and in any of the dashboard's languages ("19:30",
+ * "1930", "19 h 30", "7:30 PM", "7pm", "7:30 p. m."), as `HH:MM`; null when it names no time of day.
+ */
+export function readTime(text: string): string | null {
+  const match = TYPED_TIME.exec(text.trim().toLowerCase());
+  if (!match) return null;
+  let hour = Number(match[1]);
+  const minute = Number(match[2] ?? 0);
+  const half = match[3];
+  if (minute > 59) return null;
+  if (half) {
+    if (hour < 1 || hour > 12) return null;
+    hour = (hour % 12) + (half === 'p' ? 12 : 0);
+  } else if (hour > 23) {
+    return null;
+  }
+  return formatMinutes(hour * 60 + minute);
+}

@@ -50,12 +50,12 @@ interface Venue {
   bookings: Record<string, string>;
 }
 
-/** Three tables of 2 to 4 in Paris, open 11:00-23:00, and tonight's staff bookings. */
+/** Three tables of 2 to 4 in Paris on a 24-hour clock, open 11:00-23:00, and tonight's staff bookings. */
 async function openVenue(): Promise<Venue> {
   const { tenant, resources: tables } = await setupBookable(ctx.app, {
     name: 'Chez Panel',
     // Two SMS a day: the first two bookings' confirmations are texted, the others withheld.
-    settings: { timezone: ZONE, sms_enabled: true, sms_per_day: 2 },
+    settings: { timezone: ZONE, time_format: '24h', sms_enabled: true, sms_per_day: 2 },
     resources: ['T1', 'T2', 'T3'].map((name) => ({
       name,
       section: 'Salle',
@@ -401,6 +401,74 @@ describe('the booking panel', { skip }, () => {
       assert.equal(await page.evaluate('document.documentElement.lang'), 'fr');
     } finally {
       await context.close();
+    }
+  });
+
+  it("reads and takes times on the venue's clock, 12-hour in English by default, in fields that fit a phone", async () => {
+    const venue = await openVenue();
+    await send(ctx.app, venue.tenant, 'PATCH', '/v1/manage/settings', { time_format: null });
+    const { page, close } = await openToday(venue, TABLET);
+    try {
+      // The browser's locale reads 24-hour (en-GB); the venue's English clock reads 12-hour.
+      await page
+        .getByRole('button', { name: /^2 Anna ?, Guest Anna, 7:00\sPM–8:00\sPM, confirmed$/ })
+        .waitFor();
+      assert.ok(await page.locator('.tl-hour', { hasText: /^7:00\sPM$/ }).isVisible());
+
+      await block(page, 'T1', 'Anna').click();
+      const panel = page.getByRole('complementary', { name: 'Booking: Guest Anna' });
+      await panel.getByRole('heading', { name: 'Booking: Guest Anna' }).waitFor();
+      assert.match((await panel.locator('dl').textContent()) ?? '', /7:00\sPM–8:00\sPM/);
+      const time = panel.getByLabel('Time', { exact: true });
+      assert.match(await time.inputValue(), /^7:00\sPM$/);
+
+      // What names no time is refused in words, before anything is sent.
+      await time.fill('soon');
+      await panel.getByRole('button', { name: 'Move', exact: true }).click();
+      assert.match(
+        await page.evaluate<string>("document.getElementById('panel-move-time').validationMessage"),
+        /^Write a time, such as 7:30\sPM\.$/,
+      );
+      assert.equal((await bookingOf(venue, 'Anna')).start_time, '19:00');
+
+      await time.fill('8:30 pm');
+      await panel.getByRole('button', { name: 'Move', exact: true }).click();
+      await untilBooking(venue, 'Anna', (b) => b.start_time === '20:30');
+      await page.getByRole('button', { name: /^2 Anna ?, Guest Anna, 8:30\sPM–9:30\sPM/ }).waitFor();
+      await axeClean(page, 'the 12-hour clock, tablet');
+      await page.evaluate('scrollTo(0, 0)');
+      await page.screenshot({ path: screenshotPath('dashboard-clock-12h-today.png') });
+
+      // On a phone, a new booking's time is typed and shown whole, on the same clock.
+      const wholeTimes = () =>
+        page.evaluate<boolean>(
+          "[...document.querySelectorAll('.time-input')].every((input) => input.scrollWidth <= input.clientWidth)",
+        );
+      await page.setViewportSize(PHONE);
+      // The panel is a full-screen dialog there, its time field as wide as it needs.
+      await page.getByRole('dialog', { name: 'Booking: Guest Anna' }).waitFor();
+      assert.ok(await wholeTimes(), "the panel's time shows whole");
+      await page.keyboard.press('Escape');
+      await page.getByRole('button', { name: 'New booking' }).click();
+      const dialog = page.getByRole('dialog', { name: 'New booking' });
+      const typed = dialog.getByLabel('Time', { exact: true });
+      await typed.fill('1130');
+      await typed.blur();
+      assert.match(await typed.inputValue(), /^11:30\sAM$/);
+      assert.ok(await wholeTimes(), "the new booking's time shows whole");
+      await dialog.getByRole('radio', { name: /^9:00\sPM$/ }).waitFor();
+      await axeClean(page, 'a new booking on the 12-hour clock, phone');
+      await page.screenshot({ path: screenshotPath('dashboard-clock-12h-phone.png') });
+      await page.keyboard.press('Escape');
+
+      // The venue sets a 24-hour clock: the same screen reads it once reloaded.
+      await send(ctx.app, venue.tenant, 'PATCH', '/v1/manage/settings', { time_format: '24h' });
+      await page.setViewportSize(TABLET);
+      await page.reload();
+      await page.getByRole('button', { name: /^2 Anna ?, Guest Anna, 20:30–21:30, confirmed$/ }).waitFor();
+      assert.ok(await page.locator('.tl-hour', { hasText: /^19:00$/ }).isVisible());
+    } finally {
+      await close();
     }
   });
 

@@ -26,11 +26,11 @@ let api: string;
 let browser: Browser;
 let today: string;
 
-/** Open 11:00-23:00 every day in Paris, three tables, deposits taken. */
+/** Open 11:00-23:00 every day in Paris on a 24-hour clock, three tables, deposits taken. */
 async function openBistro(): Promise<Tenant> {
   const { tenant } = await setupBookable(ctx.app, {
     name: 'Bistro du Coin',
-    settings: { timezone: ZONE },
+    settings: { timezone: ZONE, time_format: '24h' },
     resources: ['T1', 'T2', 'T3'].map((name) => ({ name, capacity_min: 2, capacity_max: 4 })),
     open: '11:00',
     close: '23:00',

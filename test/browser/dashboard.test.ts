@@ -42,11 +42,11 @@ async function send(
   return response.json();
 }
 
-/** Opening hours, lunch and dinner, and tables in two sections, in Paris. */
+/** Opening hours, lunch and dinner, and tables in two sections, in Paris, on a 24-hour clock. */
 async function furnish(tenant: Tenant, tables: { name: string; section: string }[]) {
   const call = (method: 'POST' | 'PUT' | 'PATCH', url: string, payload: unknown) =>
     send(tenant.headers, method, url, payload);
-  await call('PATCH', '/v1/manage/settings', { timezone: ZONE });
+  await call('PATCH', '/v1/manage/settings', { timezone: ZONE, time_format: '24h' });
   await call(
     'PUT',
     '/v1/manage/hours',
