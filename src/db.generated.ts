@@ -111,6 +111,10 @@ export interface Bookings {
    */
   joined_resource_ids: Generated<string[]>;
   resource_id: string;
+  /**
+   * The series a staff booking was placed in with its other occurrences; null for a booking of its own.
+   */
+  series_id: string | null;
   service_id: string | null;
   source: string;
   staff_notes: string | null;

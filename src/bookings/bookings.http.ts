@@ -57,6 +57,27 @@ export const StaffBookingBody = Type.Object(
     last_name: Type.Optional(StaffBookingFields.last_name),
     phone: Type.Optional(StaffBookingFields.phone),
     walk_in: Type.Optional(Type.Boolean({ default: false, description: WALK_IN })),
+    recurrence: Type.Optional(
+      Type.Object(
+        {
+          every_weeks: Type.Integer({ format: 'int32', minimum: 1, maximum: 4, default: 1 }),
+          count: Type.Optional(Type.Integer({ format: 'int32', minimum: 2, maximum: 52 })),
+          until: Type.Optional(DateString),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'A series: this booking and the next ones every `every_weeks` weeks, on the same weekday at the same wall-clock time, `count` of them or each up to `until` (at most 52); answered as `{series_id, bookings, not_placed}`.',
+        },
+      ),
+    ),
+    all_or_nothing: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'With `recurrence`: any occurrence that cannot be placed refuses the series (its first refusal, the dates named); otherwise those are listed in `not_placed` and the others placed.',
+      }),
+    ),
   },
   { additionalProperties: false, description: `${ALIASES_ACCEPTED} ${WALK_IN}` },
 );

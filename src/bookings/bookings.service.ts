@@ -90,6 +90,8 @@ export interface NewBooking {
   deposit?: BookingDeposit;
   /** A walk-in sits down as it is booked: `checked_in` from the start. */
   seated?: boolean;
+  /** The staff series the booking is one occurrence of. */
+  seriesId?: string;
 }
 
 /**
@@ -176,6 +178,7 @@ export async function createBooking(
       ? { developer_id: quota.developerId, month: quota.month, limit: quota.quota, plan_id: quota.planId }
       : undefined,
     sandbox_cap: cap ? { month: cap.month, cap: cap.cap } : undefined,
+    series_id: input.seriesId,
   };
   const placed = await placeBooking(executor, booking).catch((error) => {
     throw refusalOf(error);

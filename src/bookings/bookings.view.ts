@@ -39,6 +39,11 @@ export const BookingSchema = Type.Object(
     customer_id: Uuid,
     customer: CustomerSummary,
     guest: GuestSchema,
+    series_id: Nullable({
+      ...Uuid,
+      description:
+        'the series of a staff booking placed with its other occurrences (`recurrence`); null otherwise',
+    }),
     resource: Type.Object({
       id: Uuid,
       name: Type.String(),

@@ -109,6 +109,8 @@ export const PlaceBookingParams = Type.Object({
   /** Who the audit row names, and its action. */
   actor: Type.String(),
   action: Type.String(),
+  /** The staff series the booking is an occurrence of. */
+  series_id: Type.Optional(Uuid),
   /** The developer's month the booking is counted in, below the plan's quota. */
   quota: Type.Optional(
     Type.Object({

@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import { invalidField } from '../platform/errors.ts';
+import { commitReply } from '../platform/idempotency.ts';
+import { DateString, errorResponses, example, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
+import { changeSeries, seriesOf } from './series.service.ts';
+import { SeriesBookingsSchema } from './series.view.ts';
+
+const FROM_DATE = Type.Optional({
+  ...DateString,
+  description: 'this occurrence and the following ones; every occurrence when absent',
+});
+
+export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/manage/series/:series_id',
+    {
+      onRequest: requireBusiness({ scope: 'read', staff: true }),
+      schema: {
+        operationId: 'getBookingSeries',
+        tags: ['Bookings'],
+        summary: "A series' bookings, in date order",
+        params: IdParams('series_id'),
+        response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
+      },
+    },
+    async (request) => seriesOf(app.db, principalOf(request).businessId, request.params.series_id),
+  );
+
+  app.post(
+    '/v1/manage/series/:series_id/cancel',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      config: { writes: 'bookings' },
+      schema: {
+        operationId: 'cancelBookingSeries',
+        tags: ['Bookings'],
+        summary: 'Cancel a series, or one occurrence and the following',
+        description:
+          'Each open occurrence (not seated, not closed) from `from_date` on is cancelled as a staff cancellation cancels a booking, in one transaction; answers those cancelled.',
+        params: IdParams('series_id'),
+        body: example(Type.Object({ from_date: FROM_DATE }, { additionalProperties: false }), {
+          from_date: '2027-01-12',
+        }),
+        response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) =>
+      commitReply(request, reply, 200, async (tx) => {
+        const { heldDates, ...changed } = await changeSeries(
+          tx,
+          app.availability,
+          principalOf(request),
+          request.params.series_id,
+          request.body.from_date,
+          app.clock.now(),
+          { status: 'cancelled' },
+        );
+        request.bookedDates = heldDates;
+        return changed;
+      }),
+  );
+
+  app.post(
+    '/v1/manage/series/:series_id/move',
+    {
+      onRequest: requireBusiness({ scope: 'write', staff: true }),
+      config: { writes: 'bookings' },
+      schema: {
+        operationId: 'moveBookingSeries',
+        tags: ['Bookings'],
+        summary: 'Move a series, or one occurrence and the following, to another time or resource',
+        description:
+          'Each open occurrence from `from_date` on moves on its own date, with every rule of a staff change, in one transaction: one refused refuses the move (its date named) and nothing moves. Answers those moved.',
+        params: IdParams('series_id'),
+        body: example(
+          Type.Object(
+            {
+              from_date: FROM_DATE,
+              time: Type.Optional(TimeString),
+              resource_id: Type.Optional(Uuid),
+            },
+            { additionalProperties: false },
+          ),
+          { from_date: '2027-01-12', time: '10:30' },
+        ),
+        response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { from_date: fromDate, time, resource_id: resourceId } = request.body;
+      if (time === undefined && resourceId === undefined) {
+        throw invalidField('time', 'a move names a time, a resource_id or both');
+      }
+      return commitReply(request, reply, 200, async (tx) => {
+        const { heldDates, ...changed } = await changeSeries(
+          tx,
+          app.availability,
+          principalOf(request),
+          request.params.series_id,
+          fromDate,
+          app.clock.now(),
+          {
+            ...(time !== undefined && { start_time: time }),
+            ...(resourceId !== undefined && { resource_id: resourceId }),
+          },
+        );
+        request.bookedDates = heldDates;
+        return changed;
+      });
+    },
+  );
+};
