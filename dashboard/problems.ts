@@ -18,6 +18,12 @@ const BY_CODE: Record<string, TextKey> = {
   deposits_not_enabled: 'newErrDeposits',
 };
 
+/** Why the API refused a booking, by its code, in the dashboard's words; else in the API's. */
+export function refusalText(code: string, message: string): string {
+  const key = BY_CODE[code];
+  return key ? t(key) : message;
+}
+
 export function describe(error: unknown): string {
   if (error instanceof ApiError) {
     const key = BY_CODE[error.code] ?? (error.status === 401 ? 'errExpired' : undefined);

@@ -1,11 +1,12 @@
 import type { components } from '@slotwise/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
+import { dayShort } from '../../widget/format.ts';
 import { call } from '../api.ts';
 import { Dialog } from '../dialog.tsx';
-import { t } from '../i18n.ts';
+import { language, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
-import { report } from '../problems.ts';
+import { refusalText, report } from '../problems.ts';
 import { TimeInput } from '../time-input.tsx';
 import { venueTime } from '../venue.ts';
 
@@ -26,9 +27,25 @@ export interface BookingDraft {
 
 /** A booking made, and whether its guest was sent a deposit link. */
 export interface Booked {
+  /** The booking, or a series' first. */
   booking: Booking;
   depositLink: boolean;
+  /** A weekly series' occurrences that could not be booked, and why. */
+  notPlaced?: components['schemas']['PlacedBookingSeries']['not_placed'];
 }
+
+/** Says which weeks of a series were not booked, and why. */
+export function notPlacedText(notPlaced: NonNullable<Booked['notPlaced']>): string {
+  const dates = notPlaced
+    .map(
+      (week) => `${dayShort(language.value, week.booking_date)} (${refusalText(week.reason, week.message)})`,
+    )
+    .join(', ');
+  return t('newSeriesNotPlaced', { n: notPlaced.length, dates });
+}
+
+/** How many weeks a series may run: the API's bounds. */
+const SERIES_WEEKS = { min: 2, max: 52 };
 
 const validParty = (party: string) => /^\d+$/.test(party) && Number(party) >= 1 && Number(party) <= 50;
 
@@ -69,11 +86,14 @@ function useDeposits(): boolean {
 export function NewBookingDialog({
   draft,
   title,
+  repeatable = false,
   onBooked,
   onClose,
 }: {
   draft: BookingDraft;
   title?: string;
+  /** "Repeat weekly" is offered: the booking may be a series. */
+  repeatable?: boolean;
   onBooked: (booked: Booked) => void;
   onClose: () => void;
 }) {
@@ -86,6 +106,8 @@ export function NewBookingDialog({
   const [email, setEmail] = useState(draft.email ?? '');
   const [notes, setNotes] = useState(draft.notes ?? '');
   const [withDeposit, setWithDeposit] = useState(false);
+  const [repeat, setRepeat] = useState(false);
+  const [weeks, setWeeks] = useState('4');
   const [busy, setBusy] = useState(false);
   const timeInput = useRef<HTMLInputElement>(null);
   const slotList = useRef<HTMLDivElement>(null);
@@ -116,7 +138,10 @@ export function NewBookingDialog({
               notes: given(notes) ?? null,
             },
           }),
-        ).then(({ booking }) => ({ booking, depositLink: false })),
+        ).then((made) => {
+          if (!('booking' in made)) throw new Error('a walk-in was answered as a series');
+          return { booking: made.booking, depositLink: false };
+        }),
       );
       return;
     }
@@ -136,13 +161,26 @@ export function NewBookingDialog({
       notes: notes.trim() || null,
     };
     const depositLink = withDeposit && deposits;
+    if (repeat && !depositLink) {
+      await book(async () => {
+        const made = await call((api) =>
+          api.POST('/v1/manage/bookings/staff', {
+            body: { ...body, recurrence: { every_weeks: 1, count: Number(weeks) } },
+          }),
+        );
+        if (!('bookings' in made)) return { booking: made.booking, depositLink: false };
+        return { booking: made.bookings[0]!, depositLink: false, notPlaced: made.not_placed };
+      });
+      return;
+    }
     await book(async () => {
-      const { booking } = depositLink
+      const made = depositLink
         ? await call((api) =>
             api.POST('/v1/manage/bookings/staff-deposit', { body: { ...body, email: body.email ?? '' } }),
           )
         : await call((api) => api.POST('/v1/manage/bookings/staff', { body }));
-      return { booking, depositLink };
+      if (!('booking' in made)) throw new Error('a single booking was answered as a series');
+      return { booking: made.booking, depositLink };
     });
   }
 
@@ -272,11 +310,39 @@ export function NewBookingDialog({
             />
           </label>
         </div>
+        {repeatable && (
+          <div class="new-repeat">
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={repeat}
+                disabled={withDeposit}
+                onChange={(event) => setRepeat(event.currentTarget.checked)}
+              />
+              <span>{t('newRepeat')}</span>
+            </label>
+            {repeat && (
+              <label>
+                <span>{t('newRepeatWeeks')}</span>
+                <input
+                  type="number"
+                  inputMode="numeric"
+                  min={SERIES_WEEKS.min}
+                  max={SERIES_WEEKS.max}
+                  required
+                  value={weeks}
+                  onInput={(event) => setWeeks(event.currentTarget.value)}
+                />
+              </label>
+            )}
+          </div>
+        )}
         {deposits && (
           <label class="check">
             <input
               type="checkbox"
               checked={withDeposit}
+              disabled={repeat}
               onChange={(event) => setWithDeposit(event.currentTarget.checked)}
             />
             <span>{t('newDepositLink')}</span>

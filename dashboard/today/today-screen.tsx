@@ -9,8 +9,8 @@ import { DayNav } from '../day-nav.tsx';
 import { CsvDownload } from '../download.tsx';
 import { language, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
-import { type Booked, NewBookingDialog } from '../new-booking/new-booking-dialog.tsx';
-import { clearProblem } from '../problems.ts';
+import { type Booked, NewBookingDialog, notPlacedText } from '../new-booking/new-booking-dialog.tsx';
+import { clearProblem, problem } from '../problems.ts';
 import type { ScreenProps } from '../router.ts';
 import { go } from '../router.ts';
 import { STATUS_ICON, statusText } from '../status-text.ts';
@@ -62,9 +62,10 @@ export default function TodayScreen({ params }: ScreenProps) {
     if (plan) selectedBooking.value = { booking: item.booking, tables: tableNames(plan, item) };
   };
   /** The new booking selected on its day's timeline, which reloads with it. */
-  const booked = ({ booking }: Booked) => {
+  const booked = ({ booking, notPlaced }: Booked) => {
     setCreating(false);
     clearProblem();
+    if (notPlaced?.length) problem.value = notPlacedText(notPlaced);
     selectedBooking.value = { booking, tables: [booking.resource.name] };
     if (booking.booking_date !== date) go('today', booking.booking_date);
     dataChanged();
@@ -146,7 +147,9 @@ export default function TodayScreen({ params }: ScreenProps) {
           <BookingPanel />
         </>
       )}
-      {creating && <NewBookingDialog draft={{ date }} onBooked={booked} onClose={() => setCreating(false)} />}
+      {creating && (
+        <NewBookingDialog draft={{ date }} repeatable onBooked={booked} onClose={() => setCreating(false)} />
+      )}
     </div>
   );
 }

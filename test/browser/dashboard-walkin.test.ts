@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
-import { dayLong } from '../../widget/format.ts';
+import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
+import { dayLong, dayShort } from '../../widget/format.ts';
 import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
@@ -101,6 +101,47 @@ async function fillGuest(dialog: ReturnType<Page['getByRole']>, guest: Record<st
 }
 
 describe('new bookings and the waitlist on the dashboard', { skip }, () => {
+  it('books a guest every week, and says which week could not be booked and why', async () => {
+    const tenant = await openBistro();
+    // The bistro closes a week from today: that week's visit cannot be booked.
+    const closed = addDays(today, 7);
+    await send(ctx.app, tenant, 'POST', '/v1/manage/blackout-dates', {
+      start_date: closed,
+      end_date: closed,
+      reason: 'Staff outing',
+    });
+    const { page, close } = await signedIn(tenant, PHONE, '12:00');
+    try {
+      await page.getByRole('button', { name: 'New booking' }).click();
+      const dialog = page.getByRole('dialog', { name: 'New booking' });
+      await dialog.getByLabel('Party').fill('2');
+      await dialog.getByLabel('Time', { exact: true }).fill('19:30');
+      await fillGuest(dialog, { 'First name': 'Ada', 'Last name': 'Lovelace', Phone: '+44 20 7946 0000' });
+      await dialog.getByLabel('Repeat weekly').check();
+      await dialog.getByLabel('Weeks').fill('3');
+      await axeClean(page, 'a weekly booking, phone');
+      await page.screenshot({ path: screenshotPath('dashboard-new-booking-weekly-phone.png') });
+      await dialog.getByRole('button', { name: 'Book', exact: true }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const said = page.getByRole('alert');
+      await said.getByText(`1 week was not booked: ${dayShort('en', closed)}`, { exact: false }).waitFor();
+
+      const { items } = await send(ctx.app, tenant, 'GET', '/v1/manage/bookings?limit=10');
+      const booked = items.map((booking: { booking_date: string; start_time: string; series_id: string }) => [
+        booking.booking_date,
+        booking.start_time,
+      ]);
+      assert.deepEqual(booked, [
+        [today, '19:30'],
+        [addDays(today, 14), '19:30'],
+      ]);
+      assert.equal(items[0].series_id, items[1].series_id);
+      assert.ok(items[0].series_id);
+    } finally {
+      await close();
+    }
+  });
+
   it('books a phone call at a free time, a walk-in now and a booking with a deposit link', async () => {
     const tenant = await openBistro();
     await joinWaitlist(tenant, {
