@@ -1,12 +1,13 @@
 import type { components, operations } from '@slotwise/sdk';
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, RefObject } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { allowsMove, type BookingStatus, isTerminal, waitsForStart } from '../../src/engine/status.ts';
 import { instantToWall } from '../../src/engine/time.ts';
+import { dayShort } from '../../widget/format.ts';
 import { call } from '../api.ts';
 import { dataChanged, versionOf } from '../changes.ts';
-import { isTextKey, t } from '../i18n.ts';
+import { isTextKey, language, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
 import { STATUS_ICON, statusText } from '../status-text.ts';
@@ -119,6 +120,9 @@ export function BookingPanel() {
       </dl>
       <PanelGuest booking={booking} />
       <StatusActions key={`${booking.id}-${booking.status}`} booking={booking} />
+      {booking.series_id && !isTerminal(booking.status) && booking.status !== 'checked_in' && (
+        <SeriesActions key={`series-${booking.id}`} booking={booking} seriesId={booking.series_id} />
+      )}
       {!isTerminal(booking.status) && (
         <>
           <PartyForm key={`party-${booking.id}-${booking.capacity}`} booking={booking} />
@@ -172,16 +176,8 @@ const minutesToStart = (booking: Booking) => (Date.parse(booking.starts_at) - Da
 function StatusActions({ booking }: { booking: Booking }) {
   const [confirming, setConfirming] = useState(false);
   const [askingEarly, setAskingEarly] = useState(false);
-  const confirmButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
   const checkInButton = useRef<HTMLButtonElement>(null);
-  const earlyYes = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (confirming) confirmButton.current?.focus();
-  }, [confirming]);
-  useEffect(() => {
-    if (askingEarly) earlyYes.current?.focus();
-  }, [askingEarly]);
   const { status } = booking;
   const held = booking.deposit?.status === 'held';
   const staffMay = (to: BookingStatus) => allowsMove(status, to, 'staff');
@@ -255,62 +251,119 @@ function StatusActions({ booking }: { booking: Booking }) {
         </p>
       )}
       {askingEarly && (
-        <fieldset class="panel-confirm">
-          <legend>
-            {t('panelCheckInEarly', {
-              time: venueTime(booking.start_time),
-              minutes: Math.round(minutesToStart(booking)),
-            })}
-          </legend>
-          <button
-            type="button"
-            ref={earlyYes}
-            onClick={async () => {
-              if (await patchBooking(booking, { status: 'checked_in' })) setAskingEarly(false);
-            }}
-          >
-            {t('panelCheckInAnyway')}
-          </button>
-          <button
-            type="button"
-            class="quiet"
-            onClick={() => {
-              setAskingEarly(false);
-              requestAnimationFrame(() => checkInButton.current?.focus());
-            }}
-          >
-            {t('panelNotYet')}
-          </button>
-        </fieldset>
+        <Confirm
+          question={t('panelCheckInEarly', {
+            time: venueTime(booking.start_time),
+            minutes: Math.round(minutesToStart(booking)),
+          })}
+          yes={t('panelCheckInAnyway')}
+          no={t('panelNotYet')}
+          onYes={async () => {
+            if (await patchBooking(booking, { status: 'checked_in' })) setAskingEarly(false);
+          }}
+          onNo={() => setAskingEarly(false)}
+          asker={checkInButton}
+        />
       )}
       {confirming && (
-        <fieldset class="panel-confirm">
-          <legend>{t('panelCancelQuestion', { name: guestName(booking) })}</legend>
-          <button
-            type="button"
-            class="danger"
-            ref={confirmButton}
-            onClick={async () => {
-              if (await patchBooking(booking, { status: 'cancelled' })) {
-                // The booking leaves the day (a cancelled one holds no table): the focus goes to the day.
-                selectedBooking.value = null;
-                document.getElementById('main')?.focus();
-              }
-            }}
-          >
-            {t('panelCancelYes')}
-          </button>
-          <button
-            type="button"
-            class="quiet"
-            onClick={() => {
-              setConfirming(false);
-              requestAnimationFrame(() => cancelButton.current?.focus());
-            }}
-          >
-            {t('panelCancelNo')}
-          </button>
-        </fieldset>
+        <Confirm
+          question={t('panelCancelQuestion', { name: guestName(booking) })}
+          yes={t('panelCancelYes')}
+          no={t('panelCancelNo')}
+          danger
+          onYes={async () => {
+            if (await patchBooking(booking, { status: 'cancelled' })) leaveDay();
+          }}
+          onNo={() => setConfirming(false)}
+          asker={cancelButton}
+        />
+      )}
+    </Section>
+  );
+}
+
+/** A cancelled booking leaves the day (it holds no table): the panel closes and the focus goes to the day. */
+function leaveDay() {
+  selectedBooking.value = null;
+  document.getElementById('main')?.focus();
+}
+
+/**
+ * A question the panel asks before a change: the focus on its yes; its no gives the focus back to
+ * the button that asked.
+ */
+function Confirm({
+  question,
+  yes,
+  no,
+  danger = false,
+  onYes,
+  onNo,
+  asker,
+}: {
+  question: string;
+  yes: string;
+  no: string;
+  danger?: boolean;
+  onYes: () => void;
+  onNo: () => void;
+  asker: RefObject<HTMLButtonElement | null>;
+}) {
+  const yesButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => yesButton.current?.focus(), []);
+  return (
+    <fieldset class="panel-confirm">
+      <legend>{question}</legend>
+      <button type="button" class={danger ? 'danger' : undefined} ref={yesButton} onClick={onYes}>
+        {yes}
+      </button>
+      <button
+        type="button"
+        class="quiet"
+        onClick={() => {
+          onNo();
+          requestAnimationFrame(() => asker.current?.focus());
+        }}
+      >
+        {no}
+      </button>
+    </fieldset>
+  );
+}
+
+/** A weekly series' occurrence: it and the following weeks cancelled together, once asked. */
+function SeriesActions({ booking, seriesId }: { booking: Booking; seriesId: string }) {
+  const [confirming, setConfirming] = useState(false);
+  const ask = useRef<HTMLButtonElement>(null);
+  return (
+    <Section title={t('panelSeries')}>
+      {confirming ? (
+        <Confirm
+          question={t('panelSeriesCancelQuestion', {
+            name: guestName(booking),
+            date: dayShort(language.value, booking.booking_date),
+          })}
+          yes={t('panelSeriesCancelYes')}
+          no={t('panelCancelNo')}
+          danger
+          onYes={async () => {
+            const cancelled = await act(() =>
+              call((api) =>
+                api.POST('/v1/manage/series/{series_id}/cancel', {
+                  params: { path: { series_id: seriesId } },
+                  body: { from_date: booking.booking_date },
+                }),
+              ),
+            );
+            if (cancelled) leaveDay();
+          }}
+          onNo={() => setConfirming(false)}
+          asker={ask}
+        />
+      ) : (
+        <button type="button" class="quiet danger" ref={ask} onClick={() => setConfirming(true)}>
+          {t('panelSeriesCancel')}
+        </button>
       )}
     </Section>
   );

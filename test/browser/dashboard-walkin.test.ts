@@ -8,7 +8,7 @@ import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
 import { freePort } from '../free-port.ts';
-import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
+import { createTestApp, eventuallyRead, type Tenant, type TestContext } from '../helpers.ts';
 
 /**
  * New bookings and the waitlist in a real browser against the real server: a phone booking at a
@@ -137,6 +137,22 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       ]);
       assert.equal(items[0].series_id, items[1].series_id);
       assert.ok(items[0].series_id);
+
+      // The series' first booking is open: it and the following weeks are cancelled together, once asked.
+      const panel = page.getByRole('dialog', { name: 'Booking: Ada Lovelace' });
+      await panel.getByRole('button', { name: 'Cancel this and the following weeks…' }).click();
+      await panel
+        .getByText(
+          `Cancel the booking of Ada Lovelace on ${dayShort('en', today)} and every following week? The guest is told.`,
+        )
+        .waitFor();
+      await axeClean(page, 'a series cancelled, phone');
+      await panel.getByRole('button', { name: 'Yes, cancel them' }).click();
+      await eventuallyRead(
+        () => send(ctx.app, tenant, 'GET', '/v1/manage/bookings?limit=10'),
+        (read) => read.items.every((booking: { status: string }) => booking.status === 'cancelled'),
+        'the series cancelled',
+      );
     } finally {
       await close();
     }
