@@ -18,14 +18,13 @@ export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T>
   }
 }
 
-/** The series' occurrences on or after `fromDate` (all when absent), in date order. */
-export const seriesBookings = (executor: Executor, businessId: string, seriesId: string, fromDate?: string) =>
+/** The series' occurrences, in date order. */
+export const seriesBookings = (executor: Executor, businessId: string, seriesId: string) =>
   executor
     .selectFrom('bookings')
     .select(['id', 'status', 'booking_date'])
     .where('business_id', '=', businessId)
     .where('series_id', '=', seriesId)
-    .$if(fromDate !== undefined, (query) => query.where('booking_date', '>=', fromDate!))
     .orderBy('booking_date')
     .orderBy('start_time')
     .execute();

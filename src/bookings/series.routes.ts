@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { invalidField } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { DateString, errorResponses, example, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
+import type { BookingChange } from './bookings.service.ts';
 import { changeSeries, seriesOf } from './series.service.ts';
 import { SeriesBookingsSchema } from './series.view.ts';
 
@@ -13,6 +15,27 @@ const FROM_DATE = Type.Optional({
 });
 
 export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  /** One change to the series' open occurrences from `fromDate` on, answered with those changed. */
+  const changeAnswered = (
+    request: FastifyRequest<{ Params: { series_id: string } }>,
+    reply: FastifyReply,
+    fromDate: string | undefined,
+    change: BookingChange,
+  ) =>
+    commitReply(request, reply, 200, async (tx) => {
+      const { heldDates, ...changed } = await changeSeries(
+        tx,
+        app.availability,
+        principalOf(request),
+        request.params.series_id,
+        fromDate,
+        app.clock.now(),
+        change,
+      );
+      request.bookedDates = heldDates;
+      return changed;
+    });
+
   app.get(
     '/v1/manage/series/:series_id',
     {
@@ -46,20 +69,7 @@ export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
       },
     },
-    async (request, reply) =>
-      commitReply(request, reply, 200, async (tx) => {
-        const { heldDates, ...changed } = await changeSeries(
-          tx,
-          app.availability,
-          principalOf(request),
-          request.params.series_id,
-          request.body.from_date,
-          app.clock.now(),
-          { status: 'cancelled' },
-        );
-        request.bookedDates = heldDates;
-        return changed;
-      }),
+    async (request, reply) => changeAnswered(request, reply, request.body.from_date, { status: 'cancelled' }),
   );
 
   app.post(
@@ -93,21 +103,9 @@ export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (time === undefined && resourceId === undefined) {
         throw invalidField('time', 'a move names a time, a resource_id or both');
       }
-      return commitReply(request, reply, 200, async (tx) => {
-        const { heldDates, ...changed } = await changeSeries(
-          tx,
-          app.availability,
-          principalOf(request),
-          request.params.series_id,
-          fromDate,
-          app.clock.now(),
-          {
-            ...(time !== undefined && { start_time: time }),
-            ...(resourceId !== undefined && { resource_id: resourceId }),
-          },
-        );
-        request.bookedDates = heldDates;
-        return changed;
+      return changeAnswered(request, reply, fromDate, {
+        ...(time !== undefined && { start_time: time }),
+        ...(resourceId !== undefined && { resource_id: resourceId }),
       });
     },
   );

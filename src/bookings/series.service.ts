@@ -69,6 +69,11 @@ export interface PlacedSeries {
   heldDates: string[];
 }
 
+/** The UTC dates bookings placed or changed together hold, each once, for the caches. */
+const heldDatesOf = (bookings: readonly HeldBooking[]) => [
+  ...new Set(bookings.flatMap((held) => held.heldDates)),
+];
+
 /**
  * A staff series in one transaction: each occurrence is a booking of its own under every rule of a
  * staff booking, placed in a savepoint so that one refused leaves the others. Every refusal is
@@ -109,7 +114,7 @@ export async function placeSeries(
     series_id: seriesId,
     bookings: placed.map((held) => held.booking),
     not_placed: notPlaced,
-    heldDates: [...new Set(placed.flatMap((held) => held.heldDates))],
+    heldDates: heldDatesOf(placed),
   };
 }
 
@@ -140,11 +145,14 @@ export async function changeSeries(
   now: number,
   change: BookingChange,
 ): Promise<SeriesChange> {
-  const all = await seriesBookings(tx, actor.businessId, seriesId);
-  if (!all.length) throw notFound('series');
+  const occurrences = await seriesBookings(tx, actor.businessId, seriesId);
+  if (!occurrences.length) throw notFound('series');
   // Not yet arrived nor closed: a seated or finished occurrence is the day's, not the series'.
-  const open = (await seriesBookings(tx, actor.businessId, seriesId, fromDate)).filter(
-    (row) => !isTerminal(row.status) && !VISITED_STATUSES.includes(row.status as BookingStatus),
+  const open = occurrences.filter(
+    (row) =>
+      (fromDate === undefined || row.booking_date >= fromDate) &&
+      !isTerminal(row.status) &&
+      !VISITED_STATUSES.includes(row.status as BookingStatus),
   );
   const changed: HeldBooking[] = [];
   for (const row of open) {
@@ -158,6 +166,6 @@ export async function changeSeries(
   return {
     series_id: seriesId,
     bookings: changed.map((held) => held.booking),
-    heldDates: [...new Set(changed.flatMap((held) => held.heldDates))],
+    heldDates: heldDatesOf(changed),
   };
 }
