@@ -79,12 +79,20 @@ export interface BookingHolds {
   business_id: string;
   during: string;
   resource_id: string;
+  /**
+   * The holds that may overlap on one resource share this key: a class's bookings (of its service and held time), else the booking's own id.
+   */
+  shared_by: string;
 }
 
 export interface Bookings {
   booking_date: string;
   business_id: string;
   capacity: number;
+  /**
+   * The booking takes seats (its capacity) of a class: its service and start make the class, whose bookings share one resource.
+   */
+  class_seat: Generated<boolean>;
   confirmation_code: string;
   created_at: Generated<Timestamp>;
   customer_id: string;
@@ -607,6 +615,10 @@ export interface Services {
   name: string;
   price_cents: number | null;
   resource_ids: Generated<string[]>;
+  /**
+   * A class: the seats one start of it has, its bookings sharing one resource; null for a service each booking holds a resource of alone.
+   */
+  seats: number | null;
 }
 
 export interface SimulatedProcessorObjects {

@@ -46,6 +46,8 @@ export interface Slot {
   available: boolean;
   /** The venue's service period (lunch, dinner) holding the start; null on a day without periods. */
   period?: { id: string; name: string } | null;
+  /** A class's places left at the time. */
+  seats_left?: number;
 }
 
 export interface Booking {

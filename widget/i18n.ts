@@ -61,6 +61,8 @@ export const EN = {
   unknown: 'No booking matches these details.',
   tooLate: 'This booking can no longer be cancelled online.',
   testMode: 'Test mode: this is a sandbox, bookings made here are not real.',
+  seatLeft: '1 place left',
+  seatsLeft: '{n} places left',
 };
 export type Texts = typeof EN;
 

@@ -287,13 +287,22 @@ export class SlotwiseBooking extends HTMLElement {
     return `<h${this.level + 1} tabindex="-1">${esc(text)}</h${this.level + 1}>`;
   }
 
+  /** A class's places left at a time, under the time; nothing for a time that is no class's. */
+  private placesLeft(slot: Slot): string {
+    const left = slot.seats_left;
+    if (left === undefined) return '';
+    const text =
+      new Intl.PluralRules(this.language).select(left) === 'one' ? this.t.seatLeft : this.t.seatsLeft;
+    return `<span class="left">${esc(fill(text, { n: left }))}</span>`;
+  }
+
   /** A day's free times: under each service period's name when the day has periods, else one group. */
   private slotGroups(free: Slot[]): string {
     const buttons = (slots: Slot[]) =>
       slots
         .map(
           (slot) =>
-            `<button type="button" data-act="slot" data-time="${slot.time}" aria-pressed="${slot.time === this.time}">${esc(slotTime(this.language, this.date, slot.time, this.hourCycle))}</button>`,
+            `<button type="button" data-act="slot" data-time="${slot.time}" aria-pressed="${slot.time === this.time}">${esc(slotTime(this.language, this.date, slot.time, this.hourCycle))}${this.placesLeft(slot)}</button>`,
         )
         .join('');
     if (!free.some((slot) => slot.period)) {

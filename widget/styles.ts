@@ -26,7 +26,7 @@ select,input,textarea{width:100%;border:1px solid #767676;padding:.4rem .6rem;ba
 .cal button{padding:0;min-width:0}.notes{margin:.6rem 0 0;padding-left:1.2rem;font-size:.9rem}
 .cal .full{background:repeating-linear-gradient(135deg,#fff4e0 0 6px,#fde3b8 6px 12px);border-color:#a05a00;color:#6b3d00}
 .period,.sub{font-size:1rem;margin:1rem 0 .4rem}
-.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:6px}.slots button{white-space:nowrap}
+.slots{display:grid;grid-template-columns:repeat(auto-fill,minmax(6.5rem,1fr));gap:6px}.slots button{white-space:nowrap}.slots .left{display:block;font-size:.75em;font-weight:400}
 [aria-pressed=true]{background:var(--sw-accent,#0a58a8);color:#fff}
 a{color:var(--sw-accent,#0a58a8)}
 .muted{color:#595959;font-size:.9rem}

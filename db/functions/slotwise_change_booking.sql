@@ -8,7 +8,8 @@
 -- - `p.place`: a move to another resource or a new party size at the same time, which the caller
 --   has checked against the business's rules; the resource must still be active (SWB11) and, when
 --   it is another one, unblocked and free (SWB09); a combined booking placed on one resource frees
---   its other tables;
+--   its other tables; a booking that takes seats of a class (`class_seat`) grows only into the
+--   seats its service leaves (SWB13) and stays on the resource its class holds (SWB09);
 -- - the `pacing` of either: the start's pacing, checked before the booking is placed
 --   (slotwise_check_pacing: SWB12 when full; a staff override is noted in the audit row's meta);
 -- - `p.status_refused`: a status move the status machine refused, raised as SWB10 only after the
@@ -60,6 +61,14 @@ BEGIN
       'business_id', v_business, 'booking_id', v_id, 'updated_at', v_now, 'status', v_status_with_place));
   ELSIF jsonb_typeof(v_place) = 'object' THEN
     v_resource := (v_place->>'resource_id')::uuid;
+    IF coalesce(slotwise_take_seats(v_business, (v_before->>'service_id')::uuid, (
+        SELECT jsonb_build_object('seats', s.seats, 'starts_at', v_before->'starts_at',
+          'booking_date', v_before->'booking_date', 'start_time', v_before->'start_time')
+        FROM bookings b JOIN services s ON s.business_id = b.business_id AND s.id = b.service_id
+        WHERE b.business_id = v_business AND b.id = v_id AND b.class_seat AND s.seats IS NOT NULL),
+        (v_place->>'capacity')::int, v_id), v_resource) <> v_resource THEN
+      RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
+    END IF;
     -- A party size changed on its own resource is not refused for a block that came after it.
     PERFORM slotwise_take_turn(v_business, v_resource, (v_place->>'during')::tstzrange,
       v_resource <> (v_before->>'resource_id')::uuid);

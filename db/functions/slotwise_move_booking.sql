@@ -4,7 +4,9 @@
 -- freed by the same UPDATE, which also writes `p.status` when given (a status that holds the
 -- resources, changed with the move). A pending deposit's hold follows the new start. Answers the first
 -- resource of the set it went to; raises SWB09 when none is
--- free any more (nothing is changed then).
+-- free any more (nothing is changed then). A booking that takes seats of a class (`p.class`) joins
+-- the class at the new start, on the resource that class holds, or raises SWB13 when it is full
+-- (slotwise_take_seats).
 CREATE OR REPLACE FUNCTION slotwise_move_booking(p jsonb) RETURNS uuid LANGUAGE plpgsql AS $$
 DECLARE
   v_business uuid := (p->>'business_id')::uuid;
@@ -14,11 +16,21 @@ DECLARE
   v_updated timestamptz := coalesce((p->>'updated_at')::timestamptz, now());
   v_candidate jsonb;
   v_set uuid[];
+  v_class_resource uuid;
+  v_candidates jsonb := p->'candidates';
 BEGIN
   PERFORM slotwise_require(p, ARRAY['business_id', 'booking_id', 'candidates', 'booking_date', 'start_time',
     'end_time', 'starts_at', 'ends_at', 'duration_minutes', 'during', 'capacity', 'hold_lead_ms'],
     'slotwise_move_booking');
-  FOR v_candidate IN SELECT jsonb_array_elements(p->'candidates') LOOP
+  IF jsonb_typeof(p->'class') = 'object' THEN
+    v_class_resource := slotwise_take_seats(v_business,
+      (SELECT service_id FROM bookings WHERE id = v_id AND business_id = v_business), p->'class',
+      (p->>'capacity')::int, v_id);
+    IF v_class_resource IS NOT NULL THEN
+      v_candidates := jsonb_build_array(jsonb_build_array(v_class_resource));
+    END IF;
+  END IF;
+  FOR v_candidate IN SELECT jsonb_array_elements(v_candidates) LOOP
     v_set := ARRAY(SELECT jsonb_array_elements_text(v_candidate)::uuid);
     -- A subtransaction per try: a refused candidate gives its turn back at once.
     BEGIN

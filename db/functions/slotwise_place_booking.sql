@@ -4,7 +4,9 @@
 -- the month's count, and answers the booking as `booking_views` shows it with the UTC dates its
 -- held time touches. Refusals raise, so nothing of the booking is left: SWQ02 when the developer's
 -- monthly quota is used up, SWQ03 when a sandbox business's cap is, SWB12 when the start's pacing
--- is full (`p.pacing`, slotwise_check_pacing), SWB09 when no candidate is free.
+-- is full (`p.pacing`, slotwise_check_pacing), SWB09 when no candidate is free,
+-- SWB13 when the booking takes seats of a class (`p.class`, slotwise_take_seats) and they are taken;
+-- a class already held somewhere is joined there, whatever the candidates.
 -- A booking is one round trip: the rules are checked by the application from its caches, and
 -- everything the database must do to place it runs here, in one statement (one transaction when
 -- called alone). The exclusion constraint of `booking_holds` stays the judge (the trigger
@@ -24,6 +26,8 @@ DECLARE
   v_view jsonb;
   v_held_dates jsonb;
   v_pacing jsonb;
+  v_class_resource uuid;
+  v_candidates jsonb;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['id', 'business_id', 'service_id', 'booking_date', 'start_time',
     'end_time', 'duration_minutes', 'starts_at', 'ends_at', 'during', 'status', 'capacity', 'source',
@@ -57,8 +61,12 @@ BEGIN
     p->'customer'->>'phone_normalized', p->'customer'->>'email', (p->>'trusted')::boolean);
 
   v_pacing := slotwise_check_pacing(v_business, p->'pacing', (p->>'capacity')::int, NULL);
+  v_class_resource := slotwise_take_seats(v_business, (p->>'service_id')::uuid, p->'class',
+    (p->>'capacity')::int, NULL);
+  v_candidates := CASE WHEN v_class_resource IS NULL THEN p->'candidates'
+    ELSE jsonb_build_array(jsonb_build_array(v_class_resource)) END;
   <<candidates>>
-  FOR v_candidate IN SELECT jsonb_array_elements(p->'candidates') LOOP
+  FOR v_candidate IN SELECT jsonb_array_elements(v_candidates) LOOP
     v_set := ARRAY(SELECT jsonb_array_elements_text(v_candidate)::uuid);
     FOR v_code IN SELECT jsonb_array_elements_text(p->'codes') LOOP
       -- A subtransaction per try: a refused candidate gives its locks back at once.
@@ -67,14 +75,15 @@ BEGIN
         INSERT INTO bookings (
           id, business_id, customer_id, resource_id, joined_resource_ids, service_id, booking_date, start_time, end_time,
           duration_minutes, starts_at, ends_at, during, status, confirmation_code, capacity, source,
-          customer_notes, guest_first_name, guest_last_name, guest_email, series_id, created_at, updated_at)
+          customer_notes, guest_first_name, guest_last_name, guest_email, series_id, class_seat, created_at,
+          updated_at)
         VALUES (
           v_id, v_business, v_customer.id, v_set[1], v_set[2:], (p->>'service_id')::uuid,
           (p->>'booking_date')::date, (p->>'start_time')::time, (p->>'end_time')::time,
           (p->>'duration_minutes')::int, (p->>'starts_at')::timestamptz, (p->>'ends_at')::timestamptz,
           v_during, p->>'status', v_code, (p->>'capacity')::int, p->>'source', p->>'customer_notes',
           p->>'guest_first_name', p->>'guest_last_name', p->>'guest_email', (p->>'series_id')::uuid,
-          v_created, v_created);
+          coalesce(jsonb_typeof(p->'class') = 'object', false), v_created, v_created);
         v_placed := true;
         EXIT candidates;
       EXCEPTION

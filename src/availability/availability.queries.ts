@@ -29,6 +29,8 @@ export interface ServiceRules {
   buffer_before_minutes: number;
   buffer_after_minutes: number;
   resource_ids: string[];
+  /** A class: the seats one start of it has; null for a service each booking holds a resource of alone. */
+  seats: number | null;
 }
 
 /** The rules of one business day, loaded in one round of queries (no per-resource queries). */
@@ -101,7 +103,14 @@ export async function loadDayContext(
       jsonObjectFrom(
         eb
           .selectFrom('services')
-          .select(['id', 'duration_minutes', 'buffer_before_minutes', 'buffer_after_minutes', 'resource_ids'])
+          .select([
+            'id',
+            'duration_minutes',
+            'buffer_before_minutes',
+            'buffer_after_minutes',
+            'resource_ids',
+            'seats',
+          ])
           .where('id', '=', serviceId ?? null)
           .where('business_id', '=', businessId)
           .where('is_active', '=', true)
@@ -149,7 +158,8 @@ export interface BusySpan {
  * Active bookings and external blocks of the business that overlap `[start, end)`, in one query
  * (`slotwise_busy`, one scan of the bookings' index of held times, as a booking's holds copy its
  * row): a booking is a busy period of each resource it holds (a combined booking's joined tables
- * too) and an arrival at its start, and a period without a booking is a block. Bounds come as
+ * too) and an arrival at its start, a class's booking also its seats of the class, and a period
+ * without a booking is a block. Bounds come as
  * epoch milliseconds straight from the server, cheaper to read than timestamps; unbounded ends
  * become infinities.
  */
@@ -165,6 +175,7 @@ export async function loadBusy(
     end_ms: number | null;
     party_size: number | null;
     starts_ms: number | null;
+    class_of: string | null;
   }>`SELECT * FROM slotwise_busy(${businessId}, ${new Date(span.start)}, ${new Date(span.end)})`.execute(
     executor,
   );
@@ -175,7 +186,10 @@ export async function loadBusy(
     const end = row.end_ms ?? Number.POSITIVE_INFINITY;
     // Only a booking has a party.
     const kind = row.party_size === null ? 'block' : 'booking';
-    busy.push({ resourceId: row.resource_id, start, end, kind });
+    if (row.class_of !== null) {
+      const seatsOf = { serviceId: row.class_of, start: row.starts_ms!, seats: row.party_size! };
+      busy.push({ resourceId: row.resource_id, start, end, kind, seatsOf });
+    } else busy.push({ resourceId: row.resource_id, start, end, kind });
     for (const joined of row.joined ?? []) busy.push({ resourceId: joined, start, end, kind });
     if (row.party_size !== null) arrivals.push({ start: row.starts_ms!, partySize: row.party_size });
   }

@@ -80,6 +80,8 @@ export type SlotView =
       time: string;
       available: boolean;
       remaining_resources: number;
+      /** Only for a class's slots. */
+      seats_left?: number;
       period: SlotPeriod | null;
       reasons?: UnofferedReason[];
     }
@@ -160,6 +162,7 @@ export function slotViews(found: DaySlots): SlotView[] {
     time: slot.time,
     available: freeOptions(slot) > 0,
     remaining_resources: freeOptions(slot),
+    ...(slot.seatsLeft !== undefined && { seats_left: slot.seatsLeft }),
     period: slot.period,
   }));
 }

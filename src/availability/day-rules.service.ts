@@ -66,6 +66,7 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
     combinations: ctx.combinations,
     busy: ctx.busy,
     arrivals: ctx.arrivals,
+    class: service?.seats ? { serviceId: service.id, seats: service.seats } : null,
   };
 }
 

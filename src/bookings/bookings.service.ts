@@ -166,6 +166,7 @@ export async function createBooking(
     marketing_opt_in: input.marketingOptIn === true && input.source === 'online' ? true : undefined,
     candidates: placement.candidates,
     pacing: placement.pacing,
+    class: placement.class,
     codes: Array.from({ length: 5 }, confirmationCode),
     deposit: input.deposit && depositToPlace(input.deposit.row),
     actor: actor.actor,
@@ -469,15 +470,16 @@ async function prepareMove(
     byGuest: rules === 'guest',
   };
   const ctx = await availability.loadedDay(businessId, request, now, executor);
-  const { candidates, times, durationMinutes, during, pacing } = planPlacement(ctx, request, now, before);
+  const placement = planPlacement(ctx, request, now, before);
   return {
-    candidates,
-    ...times,
-    duration_minutes: durationMinutes,
-    during,
+    candidates: placement.candidates,
+    ...placement.times,
+    duration_minutes: placement.durationMinutes,
+    during: placement.during,
     capacity,
     hold_lead_ms: HOLD_LEAD_MS,
-    pacing,
+    pacing: placement.pacing,
+    class: placement.class,
   };
 }
 
@@ -516,7 +518,13 @@ async function checkPlace(
   const resized = capacity !== before.capacity;
   const day = await availability.loadedDay(
     businessId,
-    { date: before.booking_date, partySize: capacity, serviceId: moved ? before.service_id : null },
+    // The service tells where it is performed, and whether a party takes a class's seats instead of a
+    // resource's range.
+    {
+      date: before.booking_date,
+      partySize: capacity,
+      serviceId: moved || resized ? before.service_id : null,
+    },
     now,
     executor,
   );
@@ -526,7 +534,8 @@ async function checkPlace(
   if (moved && !performs(day.service?.resource_ids, resourceId)) {
     throw invalidField('resource_id', "does not perform this booking's service");
   }
-  if (!takesParty(resource, capacity)) {
+  // A class's party takes seats of the class, which the statement counts, not of the resource.
+  if (!day.service?.seats && !takesParty(resource, capacity)) {
     throw invalidField(
       resized ? 'capacity' : 'resource_id',
       `the resource takes parties of ${resource.capacityMin} to ${resource.capacityMax}`,

@@ -1,3 +1,4 @@
+import type { ServiceRules } from '../availability/availability.queries.ts';
 import {
   assertDynamicMode,
   assertPartySize,
@@ -16,7 +17,7 @@ import {
 } from '../engine/index.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
-import type { PacingToCheck } from './statements.model.ts';
+import type { ClassToJoin, PacingToCheck } from './statements.model.ts';
 
 /**
  * Which rules a start is checked by: `online` on the slot grid, with minimum notice and the
@@ -68,6 +69,8 @@ export interface Placement {
   during: string;
   /** The start's pacing for the statement to enforce; null when no period caps it. */
   pacing: PacingToCheck | null;
+  /** The class at the start whose seats the statement counts; null for a service that is no class. */
+  class: ClassToJoin | null;
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
@@ -158,8 +161,23 @@ export function planPlacement(
     durationMinutes: bookingMinutesAt(rules, request.time),
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
     pacing: fitting.pacing && pacingToCheck(times, fitting.pacing, passPacing),
+    class: classToJoin(day.service, times),
   };
 }
+
+/** What the statement is told of the class a booking at `times` takes seats of; null for no class. */
+export const classToJoin = (
+  service: Pick<ServiceRules, 'seats'> | null,
+  times: Pick<PlacedTimes, 'booking_date' | 'start_time' | 'starts_at'>,
+): ClassToJoin | null =>
+  service?.seats
+    ? {
+        seats: service.seats,
+        starts_at: times.starts_at,
+        booking_date: times.booking_date,
+        start_time: times.start_time,
+      }
+    : null;
 
 /** What the statement is told of a start's pacing; a staff booking may pass it (the host decides). */
 export const pacingToCheck = (

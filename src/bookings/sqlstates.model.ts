@@ -1,4 +1,4 @@
-import { type PacingRefusal, pacingMessage } from '../engine/index.ts';
+import { classFullMessage, type PacingRefusal, pacingMessage } from '../engine/index.ts';
 import { AppError, invalidField } from '../platform/errors.ts';
 
 /**
@@ -26,6 +26,11 @@ export const SQLSTATE = {
    * passed and what the start holds): 409 `slot_unavailable` naming the pacing.
    */
   PACING_FULL: 'SWB12',
+  /**
+   * The class has too few seats left for the party (`slotwise_take_seats`; DETAIL: the start, the
+   * seats, the seats left and the party): 409 `slot_unavailable` naming the seats left.
+   */
+  CLASS_FULL: 'SWB13',
   /** Near the monthly booking quota: raised and caught inside `slotwise_count_booking`, never answered. */
   QUOTA_NEAR: 'SWQ01',
   /** The developer's monthly booking quota is used up (DETAIL: plan, limit): 402 `plan_limit_reached`. */
@@ -63,6 +68,18 @@ const ANSWERS: Partial<Record<SqlState, (raised: Raised, detail: Record<string, 
     return new AppError(
       'slot_unavailable',
       pacingMessage(refusal, `${start_time} on ${booking_date}`, party),
+    );
+  },
+  [SQLSTATE.CLASS_FULL]: (_, detail) => {
+    const { booking_date, start_time, seats_left, party } = detail as {
+      booking_date: string;
+      start_time: string;
+      seats_left: number;
+      party: number;
+    };
+    return new AppError(
+      'slot_unavailable',
+      classFullMessage(`${start_time} on ${booking_date}`, seats_left, party),
     );
   },
   [SQLSTATE.QUOTA_REACHED]: (_, { plan, limit }) =>

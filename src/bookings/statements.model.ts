@@ -46,6 +46,18 @@ export const PacingToCheck = Type.Object({
 export type PacingToCheck = Static<typeof PacingToCheck>;
 
 /**
+ * A booking that takes seats of a class, which `slotwise_take_seats` counts: the class's seats, and
+ * its start as the refusal names it.
+ */
+export const ClassToJoin = Type.Object({
+  seats: Type.Integer({ format: 'int32' }),
+  starts_at: Timestamp,
+  booking_date: DateString,
+  start_time: WallTime,
+});
+export type ClassToJoin = Static<typeof ClassToJoin>;
+
+/**
  * The sets of resources to try, in order: one resource, or the tables of a combination (the first
  * is the booking's `resource_id`). A set is taken only when every resource of it is free.
  */
@@ -103,6 +115,8 @@ export const PlaceBookingParams = Type.Object({
   candidates: Candidates,
   /** Absent or null when no period's pacing caps the start. */
   pacing: Type.Optional(Nullable(PacingToCheck)),
+  /** The class the booking takes seats of; absent or null for a service that is no class. */
+  class: Type.Optional(Nullable(ClassToJoin)),
   /** Confirmation codes to try, in order, should one be taken. */
   codes: Type.Array(Type.String(), { minItems: 1 }),
   deposit: Type.Optional(DepositToPlace),
@@ -144,6 +158,8 @@ export const BookingMove = Type.Object({
   hold_lead_ms: Type.Integer({ format: 'int32' }),
   /** Absent or null when no period's pacing caps the new start; the booking does not count against itself. */
   pacing: Type.Optional(Nullable(PacingToCheck)),
+  /** The class at the new start the booking takes seats of; absent or null for no class. */
+  class: Type.Optional(Nullable(ClassToJoin)),
 });
 export type BookingMove = Static<typeof BookingMove>;
 

@@ -9,11 +9,12 @@ function tightestFirst(a: EngineCombination, b: EngineCombination): number {
 
 /**
  * The combinations that may seat this booking at all, tightest first: they take the party, every
- * resource of them is active and performs the service. A booking asked on one resource sits there
- * alone.
+ * resource of them is active and performs the service. A booking asked on one resource, or a seat
+ * of a class, sits there alone.
  */
 export function usableCombinations(rules: DayRules): EngineCombination[] {
-  if (rules.resourceId || !rules.combinations || rules.combinations.length === 0) return [];
+  // A class holds one resource.
+  if (rules.resourceId || rules.class || !rules.combinations || rules.combinations.length === 0) return [];
   const active = new Set(
     rules.resources.filter((resource) => resource.isActive).map((resource) => resource.id),
   );

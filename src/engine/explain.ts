@@ -1,3 +1,4 @@
+import { classSeats, heldClasses } from './classes.ts';
 import { usableCombinations, withinPeriod } from './combinations.ts';
 import { loadsByStart, pacingRefusal } from './pacing.ts';
 import {
@@ -26,6 +27,7 @@ export const UNOFFERED_REASONS = [
   'blackout',
   'outside_period',
   'pacing',
+  'class_full',
   'no_resource_fits_party',
   'all_resources_busy',
   'blocked',
@@ -184,6 +186,7 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
   const beforeMs = rules.bufferBeforeMinutes * MINUTE_MS;
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const loads = loadsByStart(rules.arrivals);
+  const classes = heldClasses(rules);
 
   return gridTimes(rules, hours, windows).map(({ minute, window }): ExplainedTime => {
     const reasons = new Set<UnofferedReason>();
@@ -217,8 +220,17 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
         );
         freeResourceIds = resources.freeResourceIds;
         freeCombinationIds = joined.freeCombinationIds;
-        if (resources.refusal && joined.refusal)
+        const held = classes.get(start);
+        // A class held at the time holds its resource for its own seats: only they can refuse.
+        if (resources.refusal && joined.refusal && !held)
           reasons.add(optionsRefusal(resources.refusal, joined.refusal));
+        if (rules.class) {
+          const seated = classSeats({ ...rules, class: rules.class }, held, freeResourceIds);
+          if (seated.freeResourceIds.length === 0 && (held || freeResourceIds.length > 0)) {
+            reasons.add('class_full');
+          }
+          freeResourceIds = seated.freeResourceIds;
+        }
         // A paced-out time frees nothing for the party, as daySlots leaves it.
         if (pacingRefusal(window.pacing, loads.get(start), rules.partySize) !== null) {
           reasons.add('pacing');

@@ -1,3 +1,4 @@
+export { classFullMessage } from './classes.ts';
 export { usableCombinations } from './combinations.ts';
 export {
   type ExplainedTime,

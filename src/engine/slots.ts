@@ -1,3 +1,4 @@
+import { classFullMessage, classSeats, heldClasses } from './classes.ts';
 import { usableCombinations, withinPeriod } from './combinations.ts';
 import { loadsByStart, pacingMessage, pacingOf, pacingRefusal } from './pacing.ts';
 import {
@@ -259,7 +260,8 @@ export function candidateResources(rules: DayRules): EngineResource[] {
   const candidates: EngineResource[] = [];
   for (const resource of rules.resources) {
     if (!resource.isActive) continue;
-    if (!takesParty(resource, rules.partySize)) continue;
+    // A class's party takes seats of the class, not of the resource.
+    if (!rules.class && !takesParty(resource, rules.partySize)) continue;
     if (!performs(rules.allowedResourceIds, resource.id)) continue;
     if (only !== null && resource.id !== only) continue;
     candidates.push(resource);
@@ -404,6 +406,7 @@ export function daySlots(rules: DayRules): DaySlots {
   const paces = windows.some((bookable) => bookable.pacing !== null);
   // Stryker disable next-line ConditionalExpression: with no window pacing, the counted arrivals are never read
   const loads = loadsByStart(paces ? rules.arrivals : undefined);
+  const classes = heldClasses(rules);
   const slots: Slot[] = [];
   for (const bookable of windows) {
     const durationMs = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes }) * MINUTE_MS;
@@ -441,14 +444,20 @@ export function daySlots(rules: DayRules): DaySlots {
       }
       // A start the party would pace past is not offered: as if nothing were free.
       const paced = pacingRefusal(bookable.pacing, loads.get(start), rules.partySize) !== null;
-      slots.push({
+      const slot: Slot = {
         time: formatMinutes(minute),
         start,
         end,
         freeResourceIds: paced ? [] : freeResourceIds,
         freeCombinationIds: paced ? [] : freeCombinationIds,
         period: bookable.period,
-      });
+      };
+      if (rules.class) {
+        const seated = classSeats({ ...rules, class: rules.class }, classes.get(start), slot.freeResourceIds);
+        slot.freeResourceIds = seated.freeResourceIds;
+        slot.seatsLeft = seated.seatsLeft;
+      }
+      slots.push(slot);
     }
   }
   return { closure: null, slots };
@@ -568,7 +577,17 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
         combination.resourceIds.every((id) => !blocked.has(id)),
     )
     .map((combination) => combination.id);
-  if (freeResourceIds.length === 0 && freeCombinationIds.length === 0) {
+  const held = rules.class ? heldClasses(rules).get(start) : undefined;
+  const seated = rules.class && classSeats({ ...rules, class: rules.class }, held, freeResourceIds);
+  // Seats, not resources, refuse the party: the class is held here, or a free resource would start it.
+  if (seated && seated.freeResourceIds.length === 0 && (held !== undefined || freeResourceIds.length > 0)) {
+    return failure(
+      'slot_unavailable',
+      classFullMessage(`${shown} on ${date}`, seated.seatsLeft, rules.partySize),
+    );
+  }
+  const offered = seated ? seated.freeResourceIds : freeResourceIds;
+  if (offered.length === 0 && freeCombinationIds.length === 0) {
     return failure(
       'slot_unavailable',
       `No resource for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
@@ -580,9 +599,10 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
     end,
     heldStart,
     heldEnd,
-    freeResourceIds,
+    freeResourceIds: offered,
     freeCombinationIds,
     pacing: bookable.pacing,
+    ...(seated && { seatsLeft: seated.seatsLeft }),
   };
 }
 

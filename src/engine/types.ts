@@ -43,6 +43,17 @@ export interface BusyPeriod {
   end: number;
   /** What holds the resource; absent reads as a booking. Only explaining a day tells them apart. */
   kind?: 'booking' | 'block';
+  /** A booking that takes seats of a class: the class's service, its start and the seats taken. */
+  seatsOf?: { serviceId: string; start: number; seats: number };
+}
+
+/**
+ * A service with seats (a class): the bookings of it at one start share the one resource the class
+ * holds, each taking its party's seats, until the seats are taken.
+ */
+export interface ClassRules {
+  serviceId: string;
+  seats: number;
 }
 
 export interface BlackoutRange {
@@ -131,6 +142,8 @@ export interface DayRules {
   busy: BusyPeriod[];
   /** The business's non-terminal bookings starting on the day, which the periods' pacing counts; absent: none. */
   arrivals?: readonly Arrival[];
+  /** The booking is a seat of this class: a resource's range does not bind the party, its seats do. */
+  class?: ClassRules | null;
 }
 
 export interface Slot {
@@ -147,6 +160,11 @@ export interface Slot {
   freeCombinationIds: string[];
   /** The service period whose grid holds the start; null on a day without periods. */
   period: SlotPeriod | null;
+  /**
+   * A class's seats left at the start: of the class already held there, else all of them when a
+   * resource is free to hold it (0 when none is). Absent for a booking that is no class's.
+   */
+  seatsLeft?: number;
 }
 
 export type SlotPeriod = Pick<ServicePeriod, 'id' | 'name'>;
@@ -179,6 +197,8 @@ export type StartCheck =
       freeCombinationIds: string[];
       /** The pacing of the period the start lies in; null when none caps it. */
       pacing: PacingCaps | null;
+      /** A class's seats left at the start (Slot.seatsLeft); absent for no class. */
+      seatsLeft?: number;
     }
   | { ok: false; reason: StartCheckFailure; message: string };
 

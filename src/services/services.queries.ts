@@ -11,6 +11,7 @@ export const SERVICE_COLUMNS = [
   'price_cents',
   'resource_ids',
   'is_active',
+  'seats',
   'created_at',
 ] as const;
 
@@ -24,6 +25,7 @@ export interface ServiceRow {
   price_cents: number | null;
   resource_ids: string[];
   is_active: boolean;
+  seats: number | null;
   created_at: Date;
 }
 

@@ -28,6 +28,15 @@ const ServiceFields = {
     description: 'resources of the business that may perform it; empty means any',
   }),
   is_active: Type.Boolean({ description: 'inactive services are hidden from the list by default' }),
+  seats: Nullable(
+    Type.Integer({
+      format: 'int32',
+      minimum: 2,
+      maximum: 500,
+      description:
+        'a class: the seats of one start of it. Its first booking at a start holds one resource for the class, and later bookings of it at that start join it there, each taking its `capacity` in seats, until the seats are taken; null (the default) for a service each booking holds a resource of alone',
+    }),
+  ),
 };
 
 const CreateBody = Type.Object(
@@ -40,6 +49,7 @@ const CreateBody = Type.Object(
     price_cents: Type.Optional(ServiceFields.price_cents),
     resource_ids: Type.Optional(ServiceFields.resource_ids),
     is_active: Type.Optional(ServiceFields.is_active),
+    seats: Type.Optional(ServiceFields.seats),
   },
   { additionalProperties: false },
 );

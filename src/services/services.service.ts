@@ -37,6 +37,7 @@ export async function createService(tx: Tx, actor: AuditActor, input: ServiceInp
     price_cents: input.price_cents ?? null,
     resource_ids: resourceIds,
     is_active: input.is_active ?? true,
+    seats: input.seats ?? null,
   });
   const view = toServiceView(row);
   await recordAudit(tx, actor, {

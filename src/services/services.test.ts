@@ -141,6 +141,7 @@ describe('POST /v1/manage/services', () => {
           price_cents: null,
           resource_ids: [],
           is_active: true,
+          seats: null,
           created_at: undefined,
         },
       );

@@ -12,6 +12,9 @@ export const ServiceView = Type.Object({
   price_cents: Nullable(Type.Integer({ format: 'int32' })),
   resource_ids: Type.Array(Uuid, { description: 'resources that may perform it; empty means any' }),
   is_active: Type.Boolean(),
+  seats: Nullable(
+    Type.Integer({ format: 'int32', description: 'a class: the seats of one start; null for no class' }),
+  ),
   created_at: Timestamp,
 });
 

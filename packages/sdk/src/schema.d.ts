@@ -2366,6 +2366,11 @@ export interface components {
             available: boolean;
             /** Format: int32 */
             remaining_resources?: number;
+            /**
+             * Format: int32
+             * @description asked with the `service_id` of a class (a service with `seats`): the seats left at the time, those of the class already booked there, else all of them while a resource is free to hold it; 0 when none is. A party larger than it is not offered the time
+             */
+            seats_left?: number;
             /** Format: uuid */
             resource_id?: string;
             resource_name?: string;
@@ -2381,8 +2386,8 @@ export interface components {
                 id: string;
                 name: string;
             } | null;
-            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`) */
-            reasons?: ("past" | "notice" | "window" | "closed" | "blackout" | "outside_period" | "pacing" | "no_resource_fits_party" | "all_resources_busy" | "blocked")[];
+            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `pacing` (the period's pacing is full for the party), `class_full` (the class at the time has fewer seats left than the party), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`) */
+            reasons?: ("past" | "notice" | "window" | "closed" | "blackout" | "outside_period" | "pacing" | "class_full" | "no_resource_fits_party" | "all_resources_busy" | "blocked")[];
         };
         CreatedBooking: {
             /** Format: uuid */
@@ -10766,6 +10771,11 @@ export interface operations {
                             resource_ids: string[];
                             is_active: boolean;
                             /**
+                             * Format: int32
+                             * @description a class: the seats of one start; null for no class
+                             */
+                            seats: number | null;
+                            /**
                              * Format: date-time
                              * @description ISO 8601 with an offset, years 1900-2999
                              */
@@ -10899,6 +10909,11 @@ export interface operations {
                     resource_ids?: string[];
                     /** @description inactive services are hidden from the list by default */
                     is_active?: boolean;
+                    /**
+                     * Format: int32
+                     * @description a class: the seats of one start of it. Its first booking at a start holds one resource for the class, and later bookings of it at that start join it there, each taking its `capacity` in seats, until the seats are taken; null (the default) for a service each booking holds a resource of alone
+                     */
+                    seats?: number | null;
                 };
             };
         };
@@ -10929,6 +10944,11 @@ export interface operations {
                         /** @description resources that may perform it; empty means any */
                         resource_ids: string[];
                         is_active: boolean;
+                        /**
+                         * Format: int32
+                         * @description a class: the seats of one start; null for no class
+                         */
+                        seats: number | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
@@ -11216,6 +11236,11 @@ export interface operations {
                     resource_ids?: string[];
                     /** @description inactive services are hidden from the list by default */
                     is_active?: boolean;
+                    /**
+                     * Format: int32
+                     * @description a class: the seats of one start of it. Its first booking at a start holds one resource for the class, and later bookings of it at that start join it there, each taking its `capacity` in seats, until the seats are taken; null (the default) for a service each booking holds a resource of alone
+                     */
+                    seats?: number | null;
                 };
             };
         };
@@ -11246,6 +11271,11 @@ export interface operations {
                         /** @description resources that may perform it; empty means any */
                         resource_ids: string[];
                         is_active: boolean;
+                        /**
+                         * Format: int32
+                         * @description a class: the seats of one start; null for no class
+                         */
+                        seats: number | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 with an offset, years 1900-2999
