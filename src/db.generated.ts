@@ -614,6 +614,10 @@ export interface Services {
   is_active: Generated<boolean>;
   name: string;
   price_cents: number | null;
+  /**
+   * The resources a booking of it holds together: [{name, resource_ids, count}], one or more of each group (distinct resources, at most 6 in all); empty for a service that holds one resource.
+   */
+  requirements: Generated<ColumnType<unknown, string, string>>;
   resource_ids: Generated<string[]>;
   /**
    * A class: the seats one start of it has, its bookings sharing one resource; null for a service each booking holds a resource of alone.

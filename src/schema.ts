@@ -75,6 +75,18 @@ type ServicePeriodsTable = Narrowed<
   { turn_times: ColumnType<TurnTime[], string, string> | null }
 >;
 
+/** A group of resources a service's booking holds `count` of, as `services.requirements` stores it. */
+export interface ServiceRequirement {
+  name: string;
+  resource_ids: string[];
+  count: number;
+}
+
+type ServicesTable = Narrowed<
+  Tables.Services,
+  { requirements: ColumnType<ServiceRequirement[], string | undefined, string> }
+>;
+
 export type MembershipRole = 'business_owner' | 'staff_member';
 
 /** A dashboard user's role in one business. */
@@ -177,6 +189,7 @@ export type DB = Narrowed<
     customers: CustomersTable;
     message_outbox: MessageOutboxTable;
     service_periods: ServicePeriodsTable;
+    services: ServicesTable;
     memberships: MembershipsTable;
     login_failures: LoginFailuresTable;
     refresh_tokens: RefreshTokensTable;

@@ -9,6 +9,7 @@ import type {
   HoursRow,
 } from '../engine/types.ts';
 import type { Executor } from '../platform/db.ts';
+import type { ServiceRequirement } from '../schema.ts';
 import { toEngineHours } from '../settings/hours.queries.ts';
 import { type PeriodRules, toPeriodRules } from '../settings/periods.queries.ts';
 import {
@@ -31,6 +32,8 @@ export interface ServiceRules {
   resource_ids: string[];
   /** A class: the seats one start of it has; null for a service each booking holds a resource of alone. */
   seats: number | null;
+  /** The groups a booking of it holds resources of together; empty for one resource. */
+  requirements: ServiceRequirement[];
 }
 
 /** The rules of one business day, loaded in one round of queries (no per-resource queries). */
@@ -110,6 +113,7 @@ export async function loadDayContext(
             'buffer_after_minutes',
             'resource_ids',
             'seats',
+            'requirements',
           ])
           .where('id', '=', serviceId ?? null)
           .where('business_id', '=', businessId)

@@ -36,6 +36,12 @@ const SlotSchema = Type.Object(
           'asked with the `service_id` of a class (a service with `seats`): the seats left at the time, those of the class already booked there, else all of them while a resource is free to hold it; 0 when none is. A party larger than it is not offered the time',
       }),
     ),
+    missing_requirements: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'with `explain=true`, for a service with `requirements`: the groups (by name) without enough free resources at the time',
+      }),
+    ),
     resource_id: Type.Optional(Uuid),
     resource_name: Type.Optional(Type.String()),
     combination_id: Type.Optional({
@@ -56,7 +62,7 @@ const SlotSchema = Type.Object(
     reasons: Type.Optional(
       Type.Array(Type.Enum(UNOFFERED_REASONS), {
         description:
-          "with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `pacing` (the period's pacing is full for the party), `class_full` (the class at the time has fewer seats left than the party), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`)",
+          "with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `pacing` (the period's pacing is full for the party), `class_full` (the class at the time has fewer seats left than the party), `requirement_busy` (a group of the service's `requirements` has too few free resources: `missing_requirements` names it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`)",
       }),
     ),
   },

@@ -1,8 +1,10 @@
 import {
   checkStart,
   daySlots,
+  disjointSets,
   type ExplainedTime,
   explainDay,
+  freeOptions,
   heldSpan,
   periodsOn,
   todayIn,
@@ -13,7 +15,6 @@ import type {
   DayRules,
   DaySlots,
   EngineResource,
-  Slot,
   SlotPeriod,
   StartCheckFailure,
 } from '../engine/types.ts';
@@ -82,10 +83,20 @@ export type SlotView =
       remaining_resources: number;
       /** Only for a class's slots. */
       seats_left?: number;
+      /** Explained, with requirements: the groups without a free resource, by name. */
+      missing_requirements?: string[];
       period: SlotPeriod | null;
       reasons?: UnofferedReason[];
     }
-  | { time: string; available: true; resource_id: string; resource_name: string; period: SlotPeriod | null }
+  | {
+      time: string;
+      available: true;
+      resource_id: string;
+      resource_name: string;
+      /** A service's groups: every resource of the set. */
+      resource_ids?: string[];
+      period: SlotPeriod | null;
+    }
   | {
       time: string;
       available: true;
@@ -153,10 +164,6 @@ export function inDisplayOrder(a: EngineResource, b: EngineResource): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** How many options a start offers the party: each free resource, and each free combination as one more. */
-export const freeOptions = (slot: Pick<Slot, 'freeResourceIds' | 'freeCombinationIds'>) =>
-  slot.freeResourceIds.length + slot.freeCombinationIds.length;
-
 export function slotViews(found: DaySlots): SlotView[] {
   return found.slots.map((slot) => ({
     time: slot.time,
@@ -182,16 +189,29 @@ export function explainedViews(times: ExplainedTime[], publicReasons = false): S
       time: time.time,
       available,
       remaining_resources: available ? freeOptions(time) : 0,
+      ...(time.missingRequirements?.length && { missing_requirements: time.missingRequirements }),
       period: time.period,
       reasons: publicReasons ? [...new Set(time.reasons.map(publicReason))] : time.reasons,
     };
   });
 }
 
-export function perResourceViews(ctx: LoadedDay, found: DaySlots): SlotView[] {
+export function perResourceViews(ctx: LoadedDay, found: DaySlots, rules: DayRules): SlotView[] {
   const names = new Map(ctx.resources.map((r) => [r.id, r.name]));
   const combinations = new Map(ctx.combinations.map((c) => [c.id, c]));
   return found.slots.flatMap((slot) => [
+    // A service's groups: each set the free resources make at once, named by its resources.
+    ...(slot.freeByRequirement && rules.requirements
+      ? disjointSets(rules.requirements, slot.freeByRequirement)
+      : []
+    ).map((set) => ({
+      time: slot.time,
+      available: true as const,
+      resource_id: set[0]!,
+      resource_name: set.map((id) => names.get(id)!).join(' + '),
+      resource_ids: set,
+      period: slot.period,
+    })),
     ...slot.freeResourceIds.map((id) => ({
       time: slot.time,
       available: true as const,
@@ -267,7 +287,7 @@ export function answerDay(
 ): { answer: DayAnswer; firstStart: number | undefined } {
   const rules = toDayRules(ctx, query, now);
   const found = daySlots(rules);
-  const slots = query.perResource ? perResourceViews(ctx, found) : slotViews(found);
+  const slots = query.perResource ? perResourceViews(ctx, found, rules) : slotViews(found);
   const answer: DayAnswer = {
     slots: query.explain ? explainedViews(explainDay(rules), query.publicReasons) : slots,
     reason:
@@ -291,7 +311,7 @@ export function answerStart(ctx: LoadedDay, query: DayQuery, time: string, now: 
       reason: check.reason as StartRefusal,
     };
   }
-  const free = new Set(check.freeResourceIds);
+  const free = new Set([...check.freeResourceIds, ...(check.freeByRequirement?.flat() ?? [])]);
   const combinations = new Map(ctx.combinations.map((c) => [c.id, c.name]));
   const names = [
     ...ctx.resources
@@ -300,7 +320,12 @@ export function answerStart(ctx: LoadedDay, query: DayQuery, time: string, now: 
       .map((resource) => resource.name),
     ...check.freeCombinationIds.map((id) => combinations.get(id)!),
   ];
-  return { available: true, remaining_resources: names.length, free_resources: names, reason: null };
+  return {
+    available: true,
+    remaining_resources: check.requirementSets ?? names.length,
+    free_resources: names,
+    reason: null,
+  };
 }
 
 /** The period each date's slots can hold (null on a closed day), from the rules alone. */

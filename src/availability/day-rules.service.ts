@@ -67,6 +67,11 @@ export function toDayRules(ctx: LoadedDay, query: DayQuery, now: number): DayRul
     busy: ctx.busy,
     arrivals: ctx.arrivals,
     class: service?.seats ? { serviceId: service.id, seats: service.seats } : null,
+    requirements: service?.requirements.map((group) => ({
+      name: group.name,
+      resourceIds: group.resource_ids,
+      count: group.count,
+    })),
   };
 }
 

@@ -531,6 +531,12 @@ async function checkPlace(
   if (resized) assertPartySize(day.business, capacity, 'staff');
   const resource = day.resources.find((candidate) => candidate.id === resourceId);
   if (!resource) throw invalidField('resource_id', 'is not an active resource of this business');
+  if (moved && day.service?.requirements.length) {
+    throw invalidField(
+      'resource_id',
+      "holds its service's resources together: they move with a new time, not one by one",
+    );
+  }
   if (moved && !performs(day.service?.resource_ids, resourceId)) {
     throw invalidField('resource_id', "does not perform this booking's service");
   }

@@ -13,6 +13,7 @@ import {
   checkStart,
   instantToWall,
   type PacingCaps,
+  setsToTry,
   todayIn,
 } from '../engine/index.ts';
 import { AppError } from '../platform/errors.ts';
@@ -75,6 +76,9 @@ export interface Placement {
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((id) => b.includes(id));
+
+/** The most sets of a service's groups one placement tries, each in a subtransaction of its own. */
+const REQUIREMENT_SETS_TRIED = 24;
 
 const STAFF_DAYS_BACK = 30;
 const STAFF_YEARS_AHEAD = 2;
@@ -140,6 +144,16 @@ export function planPlacement(
   const candidates = new Map<string, string[]>();
   const add = (set: readonly string[]) => candidates.set(set.join(), [...set]);
   if (keepsResource) add([moved.resource_id]);
+  if (rules.requirements?.length) {
+    // The groups' sets the cache sees free first, then every other set the rules allow, a moved
+    // booking's own set first of all while it still may hold it.
+    const allowed = setsToTry(rules.requirements, fitting.freeByRequirement!, REQUIREMENT_SETS_TRIED);
+    if (moved && allowed.some((set) => set.join() === moved.resource_ids.join())) add(moved.resource_ids);
+    if (check.ok)
+      for (const set of setsToTry(rules.requirements, check.freeByRequirement!, REQUIREMENT_SETS_TRIED))
+        add(set);
+    for (const set of allowed) add(set);
+  }
   // A moved booking's own tables are busy only with itself: among the free ones in best-fit order.
   const free = new Set([...(check.ok ? check.freeResourceIds : []), ...(moved?.resource_ids ?? [])]);
   for (const id of fitting.freeResourceIds) if (free.has(id)) add([id]);

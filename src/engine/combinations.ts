@@ -13,8 +13,15 @@ function tightestFirst(a: EngineCombination, b: EngineCombination): number {
  * of a class, sits there alone.
  */
 export function usableCombinations(rules: DayRules): EngineCombination[] {
-  // A class holds one resource.
-  if (rules.resourceId || rules.class || !rules.combinations || rules.combinations.length === 0) return [];
+  // A class holds one resource; a service with requirements holds its groups'.
+  if (
+    rules.resourceId ||
+    rules.class ||
+    rules.requirements?.length ||
+    !rules.combinations ||
+    rules.combinations.length === 0
+  )
+    return [];
   const active = new Set(
     rules.resources.filter((resource) => resource.isActive).map((resource) => resource.id),
   );

@@ -1,6 +1,7 @@
 import { classSeats, heldClasses } from './classes.ts';
 import { usableCombinations, withinPeriod } from './combinations.ts';
 import { loadsByStart, pacingRefusal } from './pacing.ts';
+import { completeSets, missingRequirements, requirementsAsked } from './requirements.ts';
 import {
   type BookableWindow,
   blackedOut,
@@ -28,6 +29,7 @@ export const UNOFFERED_REASONS = [
   'outside_period',
   'pacing',
   'class_full',
+  'requirement_busy',
   'no_resource_fits_party',
   'all_resources_busy',
   'blocked',
@@ -52,6 +54,11 @@ export interface ExplainedTime {
   freeResourceIds: string[];
   /** Free combinations that take the party, tightest first, as `daySlots` finds them. */
   freeCombinationIds: string[];
+  /** With requirements: each group's free resources, and how many bookings they take at once. */
+  freeByRequirement?: string[][];
+  requirementSets?: number;
+  /** With requirements: the groups without a free resource for the party, by name. */
+  missingRequirements?: string[];
   /** Empty exactly when the time is offered. */
   reasons: UnofferedReason[];
 }
@@ -187,11 +194,13 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
   const afterMs = rules.bufferAfterMinutes * MINUTE_MS;
   const loads = loadsByStart(rules.arrivals);
   const classes = heldClasses(rules);
+  const requirements = requirementsAsked(rules.requirements, rules.resourceId);
 
   return gridTimes(rules, hours, windows).map(({ minute, window }): ExplainedTime => {
     const reasons = new Set<UnofferedReason>();
     let freeResourceIds: string[] = [];
     let freeCombinationIds: string[] = [];
+    let grouped: Pick<ExplainedTime, 'freeByRequirement' | 'requirementSets' | 'missingRequirements'> = {};
     const start = resolveWall(hours.span, hours.midnight + minute * MINUTE_MS);
     if (start !== null && start < rules.now) reasons.add('past');
     else if (start !== null && start < range.earliestStart) reasons.add('notice');
@@ -221,9 +230,27 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
         freeResourceIds = resources.freeResourceIds;
         freeCombinationIds = joined.freeCombinationIds;
         const held = classes.get(start);
-        // A class held at the time holds its resource for its own seats: only they can refuse.
-        if (resources.refusal && joined.refusal && !held)
+        if (requirements) {
+          const fitting = fittingResources(candidates, window);
+          const freeByRequirement = requirements.map((group) =>
+            freeResourceIds.filter((id) => group.resourceIds.includes(id)),
+          );
+          const missing = missingRequirements(requirements, freeByRequirement);
+          const fits = requirements.every(
+            (group) =>
+              fitting.filter((resource) => group.resourceIds.includes(resource.id)).length >= group.count,
+          );
+          if (missing.length > 0) reasons.add(fits ? 'requirement_busy' : 'no_resource_fits_party');
+          grouped = {
+            freeByRequirement,
+            requirementSets: completeSets(requirements, freeByRequirement),
+            missingRequirements: missing,
+          };
+          freeResourceIds = [];
+        } else if (resources.refusal && joined.refusal && !held) {
+          // A class held at the time holds its resource for its own seats: only they can refuse.
           reasons.add(optionsRefusal(resources.refusal, joined.refusal));
+        }
         if (rules.class) {
           const seated = classSeats({ ...rules, class: rules.class }, held, freeResourceIds);
           if (seated.freeResourceIds.length === 0 && (held || freeResourceIds.length > 0)) {
@@ -236,6 +263,9 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
           reasons.add('pacing');
           freeResourceIds = [];
           freeCombinationIds = [];
+          if (requirements) {
+            grouped = { ...grouped, freeByRequirement: requirements.map(() => []), requirementSets: 0 };
+          }
         }
       }
     }
@@ -245,6 +275,7 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
       period: window?.period ?? null,
       freeResourceIds,
       freeCombinationIds,
+      ...grouped,
       reasons: UNOFFERED_REASONS.filter((reason) => reasons.has(reason)),
     };
   });

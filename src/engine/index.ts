@@ -8,11 +8,13 @@ export {
 } from './explain.ts';
 export { loadsByStart, type PacingRefusal, pacingMessage, pacingRefusal, type SlotLoad } from './pacing.ts';
 export { queueWaits } from './queue.ts';
+export { disjointSets, setsToTry } from './requirements.ts';
 export {
   bookingMinutes,
   bookingMinutesAt,
   checkStart,
   daySlots,
+  freeOptions,
   heldSpan,
   hoursMinutes,
   pacingAt,

@@ -1,6 +1,7 @@
 import { classFullMessage, classSeats, heldClasses } from './classes.ts';
 import { usableCombinations, withinPeriod } from './combinations.ts';
 import { loadsByStart, pacingMessage, pacingOf, pacingRefusal } from './pacing.ts';
+import { completeSets, missingRequirements, requirementsAsked } from './requirements.ts';
 import {
   addDays,
   dayOfWeek,
@@ -207,6 +208,13 @@ function bestFirst(a: EngineResource, b: EngineResource): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/**
+ * How many bookings of the party a start takes at once: each free resource and each free
+ * combination one; with requirements, each complete set of the groups' free resources.
+ */
+export const freeOptions = (slot: Pick<Slot, 'freeResourceIds' | 'freeCombinationIds' | 'requirementSets'>) =>
+  slot.requirementSets ?? slot.freeResourceIds.length + slot.freeCombinationIds.length;
+
 /** Whether `resource` takes a party of `partySize`. */
 export const takesParty = (
   resource: Pick<EngineResource, 'capacityMin' | 'capacityMax'>,
@@ -257,13 +265,18 @@ export const windowAt = (windows: readonly BookableWindow[], minute: number) =>
 /** Resources that may take this booking at all, best fit first. */
 export function candidateResources(rules: DayRules): EngineResource[] {
   const only = rules.resourceId ?? null;
+  const grouped = Boolean(rules.requirements?.length);
+  const allowed = grouped
+    ? rules.requirements!.flatMap((group) => group.resourceIds)
+    : rules.allowedResourceIds;
   const candidates: EngineResource[] = [];
   for (const resource of rules.resources) {
     if (!resource.isActive) continue;
     // A class's party takes seats of the class, not of the resource.
     if (!rules.class && !takesParty(resource, rules.partySize)) continue;
-    if (!performs(rules.allowedResourceIds, resource.id)) continue;
-    if (only !== null && resource.id !== only) continue;
+    if (!performs(allowed, resource.id)) continue;
+    // With requirements, the asked resource narrows its own group only (requirementsAsked).
+    if (only !== null && resource.id !== only && !grouped) continue;
     candidates.push(resource);
   }
   return candidates.sort(bestFirst);
@@ -407,6 +420,11 @@ export function daySlots(rules: DayRules): DaySlots {
   // Stryker disable next-line ConditionalExpression: with no window pacing, the counted arrivals are never read
   const loads = loadsByStart(paces ? rules.arrivals : undefined);
   const classes = heldClasses(rules);
+  const requirements = requirementsAsked(rules.requirements, rules.resourceId);
+  // Each group's candidates, best fit first, by position.
+  const groupPositions = requirements?.map((group) =>
+    candidates.flatMap((resource, r) => (group.resourceIds.includes(resource.id) ? [r] : [])),
+  );
   const slots: Slot[] = [];
   for (const bookable of windows) {
     const durationMs = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes }) * MINUTE_MS;
@@ -452,6 +470,13 @@ export function daySlots(rules: DayRules): DaySlots {
         freeCombinationIds: paced ? [] : freeCombinationIds,
         period: bookable.period,
       };
+      if (groupPositions) {
+        slot.freeByRequirement = groupPositions.map((positions) =>
+          paced ? [] : positions.filter((r) => inPeriod[r] && free[r]).map((r) => candidates[r]!.id),
+        );
+        slot.requirementSets = completeSets(requirements!, slot.freeByRequirement);
+        slot.freeResourceIds = [];
+      }
       if (rules.class) {
         const seated = classSeats({ ...rules, class: rules.class }, classes.get(start), slot.freeResourceIds);
         slot.freeResourceIds = seated.freeResourceIds;
@@ -577,6 +602,39 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
         combination.resourceIds.every((id) => !blocked.has(id)),
     )
     .map((combination) => combination.id);
+  const requirements = requirementsAsked(rules.requirements, rules.resourceId);
+  if (requirements) {
+    const candidates = candidateResources(rules);
+    const freeByRequirement = requirements.map((group) =>
+      candidates
+        .filter(
+          (resource) =>
+            group.resourceIds.includes(resource.id) &&
+            !blocked.has(resource.id) &&
+            performs(bookable.resourceIds, resource.id),
+        )
+        .map((resource) => resource.id),
+    );
+    const requirementSets = completeSets(requirements, freeByRequirement);
+    if (requirementSets === 0) {
+      return failure(
+        'slot_unavailable',
+        `No ${missingRequirements(requirements, freeByRequirement).join(' and no ')} for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
+      );
+    }
+    return {
+      ok: true,
+      start,
+      end,
+      heldStart,
+      heldEnd,
+      freeResourceIds: [],
+      freeCombinationIds: [],
+      pacing: bookable.pacing,
+      freeByRequirement,
+      requirementSets,
+    };
+  }
   const held = rules.class ? heldClasses(rules).get(start) : undefined;
   const seated = rules.class && classSeats({ ...rules, class: rules.class }, held, freeResourceIds);
   // Seats, not resources, refuse the party: the class is held here, or a free resource would start it.

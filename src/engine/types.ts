@@ -107,6 +107,18 @@ export interface Arrival {
   partySize: number;
 }
 
+/**
+ * A group of resources a service needs `count` of at once (one of the stylists, one of the chairs):
+ * a booking of it holds that many of each group, all for the same span.
+ */
+export interface Requirement {
+  /** What the group is, as the venue names it (stylist, chair). */
+  name: string;
+  /** Distinct, and in no other group of the service. */
+  resourceIds: readonly string[];
+  count: number;
+}
+
 export interface DayRules {
   /** The business day asked about: the day a window opens on (an overnight window belongs to it). */
   date: string;
@@ -144,6 +156,11 @@ export interface DayRules {
   arrivals?: readonly Arrival[];
   /** The booking is a seat of this class: a resource's range does not bind the party, its seats do. */
   class?: ClassRules | null;
+  /**
+   * The groups the booking holds resources of together (a service's `requirements`); none or
+   * absent: one resource (or a combination). They replace `allowedResourceIds`.
+   */
+  requirements?: readonly Requirement[] | null;
 }
 
 export interface Slot {
@@ -160,6 +177,13 @@ export interface Slot {
   freeCombinationIds: string[];
   /** The service period whose grid holds the start; null on a day without periods. */
   period: SlotPeriod | null;
+  /**
+   * With requirements: each group's free resources that take the party, best fit first (and
+   * `freeResourceIds`, `freeCombinationIds` empty). Absent without requirements.
+   */
+  freeByRequirement?: string[][];
+  /** With requirements: how many bookings the free resources take at once (completeSets). */
+  requirementSets?: number;
   /**
    * A class's seats left at the start: of the class already held there, else all of them when a
    * resource is free to hold it (0 when none is). Absent for a booking that is no class's.
@@ -199,6 +223,9 @@ export type StartCheck =
       pacing: PacingCaps | null;
       /** A class's seats left at the start (Slot.seatsLeft); absent for no class. */
       seatsLeft?: number;
+      /** With requirements: each group's free resources, and the bookings they take at once (Slot's). */
+      freeByRequirement?: string[][];
+      requirementSets?: number;
     }
   | { ok: false; reason: StartCheckFailure; message: string };
 

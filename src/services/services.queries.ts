@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import type { ServiceRequirement } from '../schema.ts';
 
 export const SERVICE_COLUMNS = [
   'id',
@@ -12,6 +13,7 @@ export const SERVICE_COLUMNS = [
   'resource_ids',
   'is_active',
   'seats',
+  'requirements',
   'created_at',
 ] as const;
 
@@ -26,10 +28,17 @@ export interface ServiceRow {
   resource_ids: string[];
   is_active: boolean;
   seats: number | null;
+  requirements: ServiceRequirement[];
   created_at: Date;
 }
 
 export type NewService = Omit<ServiceRow, 'id' | 'created_at'>;
+
+/** The row's values as the table takes them: its requirements as JSON text. */
+const stored = <T extends Partial<ServiceRow>>({ requirements, ...rest }: T) => ({
+  ...rest,
+  ...(requirements && { requirements: JSON.stringify(requirements) }),
+});
 
 /** Live services of the business by name, then id, each as `view` makes it; inactive ones only when asked for. */
 export function listServices<T>(
@@ -61,7 +70,7 @@ export function listServices<T>(
 export const insertService = (executor: Executor, businessId: string, service: NewService) =>
   executor
     .insertInto('services')
-    .values({ business_id: businessId, ...service })
+    .values({ business_id: businessId, ...stored(service) })
     .returning(SERVICE_COLUMNS)
     .executeTakeFirstOrThrow();
 
@@ -73,7 +82,7 @@ export const updateService = (
 ) =>
   executor
     .updateTable('services')
-    .set(changes)
+    .set(stored(changes))
     .where('id', '=', serviceId)
     .where('business_id', '=', businessId)
     .returning(SERVICE_COLUMNS)

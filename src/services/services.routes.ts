@@ -28,6 +28,33 @@ const ServiceFields = {
     description: 'resources of the business that may perform it; empty means any',
   }),
   is_active: Type.Boolean({ description: 'inactive services are hidden from the list by default' }),
+  requirements: Type.Array(
+    Type.Object(
+      {
+        name: NonBlankString({ maxLength: 60, description: 'what the group is, e.g. Stylist or Chair' }),
+        resource_ids: Type.Array(Uuid, {
+          minItems: 1,
+          maxItems: 50,
+          description: 'the group: resources of the business, in no other group',
+        }),
+        count: Type.Optional(
+          Type.Integer({
+            format: 'int32',
+            minimum: 1,
+            maximum: 6,
+            default: 1,
+            description: 'how many of the group a booking holds',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    {
+      maxItems: 4,
+      description:
+        'resources a booking holds together for its whole span, `count` of each group (one of the stylists and one of the chairs), at most 6 in all; a time is free when every group has enough free resources. Empty (the default): one resource, of `resource_ids`. Not with `resource_ids` or `seats`',
+    },
+  ),
   seats: Nullable(
     Type.Integer({
       format: 'int32',
@@ -50,6 +77,7 @@ const CreateBody = Type.Object(
     resource_ids: Type.Optional(ServiceFields.resource_ids),
     is_active: Type.Optional(ServiceFields.is_active),
     seats: Type.Optional(ServiceFields.seats),
+    requirements: Type.Optional(ServiceFields.requirements),
   },
   { additionalProperties: false },
 );

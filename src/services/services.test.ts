@@ -142,6 +142,7 @@ describe('POST /v1/manage/services', () => {
           resource_ids: [],
           is_active: true,
           seats: null,
+          requirements: [],
           created_at: undefined,
         },
       );

@@ -12,6 +12,14 @@ export const ServiceView = Type.Object({
   price_cents: Nullable(Type.Integer({ format: 'int32' })),
   resource_ids: Type.Array(Uuid, { description: 'resources that may perform it; empty means any' }),
   is_active: Type.Boolean(),
+  requirements: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      resource_ids: Type.Array(Uuid),
+      count: Type.Integer({ format: 'int32' }),
+    }),
+    { description: 'the groups a booking holds resources of together; empty for one resource' },
+  ),
   seats: Nullable(
     Type.Integer({ format: 'int32', description: 'a class: the seats of one start; null for no class' }),
   ),

@@ -3,7 +3,7 @@ import { toDayRules } from '../availability/day-rules.service.ts';
 import { subscriptionOf } from '../billing/subscription.queries.ts';
 import { type BookingCall, book, type PublicBookingDeposits } from '../bookings/new-booking.service.ts';
 import { planPlacement } from '../bookings/placement.service.ts';
-import { daySlots, todayIn } from '../engine/index.ts';
+import { daySlots, freeOptions, todayIn } from '../engine/index.ts';
 import { insertMessage } from '../messages/outbox.queries.ts';
 import { guestPaymentPath } from '../payments/simulator.page.ts';
 import { type Principal, randomToken, sha256 } from '../platform/auth.ts';
@@ -60,7 +60,7 @@ async function fittingTime(
     const day = await availability.loadedDay(businessId, query, now, tx);
     const slot = daySlots(toDayRules(day, query, now)).slots.find(
       (candidate) =>
-        candidate.freeResourceIds.length + candidate.freeCombinationIds.length > 0 &&
+        freeOptions(candidate) > 0 &&
         inWindow(entry, candidate.time) &&
         !offered.has(candidate.time) &&
         !lapsed.has(candidate.time),

@@ -2371,6 +2371,8 @@ export interface components {
              * @description asked with the `service_id` of a class (a service with `seats`): the seats left at the time, those of the class already booked there, else all of them while a resource is free to hold it; 0 when none is. A party larger than it is not offered the time
              */
             seats_left?: number;
+            /** @description with `explain=true`, for a service with `requirements`: the groups (by name) without enough free resources at the time */
+            missing_requirements?: string[];
             /** Format: uuid */
             resource_id?: string;
             resource_name?: string;
@@ -2386,8 +2388,8 @@ export interface components {
                 id: string;
                 name: string;
             } | null;
-            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `pacing` (the period's pacing is full for the party), `class_full` (the class at the time has fewer seats left than the party), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`) */
-            reasons?: ("past" | "notice" | "window" | "closed" | "blackout" | "outside_period" | "pacing" | "class_full" | "no_resource_fits_party" | "all_resources_busy" | "blocked")[];
+            /** @description with `explain=true` only: why the time is not offered, empty when it is. `past` (before now), `notice` (inside minimum notice), `window` (the date is beyond the booking window), `closed` (after the last booking time, a booking that would end after closing, or a time the clocks skip), `blackout`, `outside_period` (outside every service period of the day, or after a period's last start or a booking that would end after it), `pacing` (the period's pacing is full for the party), `class_full` (the class at the time has fewer seats left than the party), `requirement_busy` (a group of the service's `requirements` has too few free resources: `missing_requirements` names it), `no_resource_fits_party` (no active resource allowed by the service and the period takes the party), `all_resources_busy` (bookings hold every fitting resource), `blocked` (none is free, and an external block alone holds at least one; told only to a secret credential of the business: others see `all_resources_busy`) */
+            reasons?: ("past" | "notice" | "window" | "closed" | "blackout" | "outside_period" | "pacing" | "class_full" | "requirement_busy" | "no_resource_fits_party" | "all_resources_busy" | "blocked")[];
         };
         CreatedBooking: {
             /** Format: uuid */
@@ -10770,6 +10772,13 @@ export interface operations {
                             /** @description resources that may perform it; empty means any */
                             resource_ids: string[];
                             is_active: boolean;
+                            /** @description the groups a booking holds resources of together; empty for one resource */
+                            requirements: {
+                                name: string;
+                                resource_ids: string[];
+                                /** Format: int32 */
+                                count: number;
+                            }[];
                             /**
                              * Format: int32
                              * @description a class: the seats of one start; null for no class
@@ -10914,6 +10923,19 @@ export interface operations {
                      * @description a class: the seats of one start of it. Its first booking at a start holds one resource for the class, and later bookings of it at that start join it there, each taking its `capacity` in seats, until the seats are taken; null (the default) for a service each booking holds a resource of alone
                      */
                     seats?: number | null;
+                    /** @description resources a booking holds together for its whole span, `count` of each group (one of the stylists and one of the chairs), at most 6 in all; a time is free when every group has enough free resources. Empty (the default): one resource, of `resource_ids`. Not with `resource_ids` or `seats` */
+                    requirements?: {
+                        /** @description what the group is, e.g. Stylist or Chair */
+                        name: string;
+                        /** @description the group: resources of the business, in no other group */
+                        resource_ids: string[];
+                        /**
+                         * Format: int32
+                         * @description how many of the group a booking holds
+                         * @default 1
+                         */
+                        count?: number;
+                    }[];
                 };
             };
         };
@@ -10944,6 +10966,13 @@ export interface operations {
                         /** @description resources that may perform it; empty means any */
                         resource_ids: string[];
                         is_active: boolean;
+                        /** @description the groups a booking holds resources of together; empty for one resource */
+                        requirements: {
+                            name: string;
+                            resource_ids: string[];
+                            /** Format: int32 */
+                            count: number;
+                        }[];
                         /**
                          * Format: int32
                          * @description a class: the seats of one start; null for no class
@@ -11236,6 +11265,19 @@ export interface operations {
                     resource_ids?: string[];
                     /** @description inactive services are hidden from the list by default */
                     is_active?: boolean;
+                    /** @description resources a booking holds together for its whole span, `count` of each group (one of the stylists and one of the chairs), at most 6 in all; a time is free when every group has enough free resources. Empty (the default): one resource, of `resource_ids`. Not with `resource_ids` or `seats` */
+                    requirements?: {
+                        /** @description what the group is, e.g. Stylist or Chair */
+                        name: string;
+                        /** @description the group: resources of the business, in no other group */
+                        resource_ids: string[];
+                        /**
+                         * Format: int32
+                         * @description how many of the group a booking holds
+                         * @default 1
+                         */
+                        count?: number;
+                    }[];
                     /**
                      * Format: int32
                      * @description a class: the seats of one start of it. Its first booking at a start holds one resource for the class, and later bookings of it at that start join it there, each taking its `capacity` in seats, until the seats are taken; null (the default) for a service each booking holds a resource of alone
@@ -11271,6 +11313,13 @@ export interface operations {
                         /** @description resources that may perform it; empty means any */
                         resource_ids: string[];
                         is_active: boolean;
+                        /** @description the groups a booking holds resources of together; empty for one resource */
+                        requirements: {
+                            name: string;
+                            resource_ids: string[];
+                            /** Format: int32 */
+                            count: number;
+                        }[];
                         /**
                          * Format: int32
                          * @description a class: the seats of one start; null for no class
