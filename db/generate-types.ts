@@ -45,6 +45,11 @@ const STATUS_FACTS = [
     doc: 'The statuses whose bookings hold their resources (rows in booking_holds, busy periods) and count as arrivals for pacing',
   },
   {
+    fn: 'slotwise_status_unseated',
+    name: 'UNSEATED_STATUSES',
+    doc: 'The statuses whose bookings hold their resources and await their guests, whom re-seating may move to another table',
+  },
+  {
     fn: 'slotwise_status_terminal',
     name: 'TERMINAL_STATUSES',
     doc: 'The terminal statuses: no move leads out of them, and their bookings hold nothing',

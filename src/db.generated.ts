@@ -129,6 +129,10 @@ export interface Bookings {
   start_time: string;
   starts_at: Timestamp;
   status: string;
+  /**
+   * Staff keep the booking on its table: re-seating never moves it.
+   */
+  table_locked: Generated<boolean>;
   updated_at: Generated<Timestamp>;
 }
 

@@ -15,6 +15,7 @@
 -- - `p.status_refused`: a status move the status machine refused, raised as SWB10 only after the
 --   placement's own refusal had its chance to answer;
 -- - `p.status`: a status move the caller has checked against the status it read;
+-- - `p.table_locked`: the staff keep the booking on its table, or let re-seating move it again;
 -- - `p.give_unit_back`: the month's unit of a booking cancelled before its deposit was paid;
 -- - an audit row per change and the events `p.events`, each carrying the booking as the whole
 --   change left it: its customer, resource and deposit as they are when the change is made, since
@@ -92,6 +93,10 @@ BEGIN
     UPDATE bookings SET status = p->>'status', updated_at = v_now
     WHERE id = v_id AND business_id = v_business;
   END IF;
+  IF p ? 'table_locked' THEN
+    UPDATE bookings SET table_locked = (p->>'table_locked')::boolean, updated_at = v_now
+    WHERE id = v_id AND business_id = v_business;
+  END IF;
   IF (p->>'give_unit_back')::boolean THEN
     PERFORM slotwise_give_unit_back(v_business, v_id);
   END IF;
@@ -113,7 +118,8 @@ BEGIN
     FROM (VALUES
       (1, 'booking.resource_moved', 'resource_id'),
       (2, 'booking.capacity_changed', 'capacity'),
-      (3, 'booking.status_changed', 'status')) AS change (position, action, field)
+      (3, 'booking.status_changed', 'status'),
+      (4, 'booking.table_lock_changed', 'table_locked')) AS change (position, action, field)
     WHERE v_before->change.field IS DISTINCT FROM v_view->change.field
     ORDER BY change.position
   LOOP

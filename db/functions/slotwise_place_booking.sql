@@ -6,7 +6,11 @@
 -- monthly quota is used up, SWQ03 when a sandbox business's cap is, SWB12 when the start's pacing
 -- is full (`p.pacing`, slotwise_check_pacing), SWB09 when no candidate is free,
 -- SWB13 when the booking takes seats of a class (`p.class`, slotwise_take_seats) and they are taken;
--- a class already held somewhere is joined there, whatever the candidates.
+-- a class already held somewhere is joined there, whatever the candidates. `p.reseat` moves other
+-- bookings to other tables at their same times first, in its order, to make room (re-seating):
+-- each must still await its guests (slotwise_status_unseated) on the table it is moved from, hold
+-- that one table, start later than now and not be `table_locked`, and its new table must take it,
+-- or nothing of the booking is made (SWB09); each move is audited as `booking.reseated`.
 -- A booking is one round trip: the rules are checked by the application from its caches, and
 -- everything the database must do to place it runs here, in one statement (one transaction when
 -- called alone). The exclusion constraint of `booking_holds` stays the judge (the trigger
@@ -28,6 +32,9 @@ DECLARE
   v_pacing jsonb;
   v_class_resource uuid;
   v_candidates jsonb;
+  v_move record;
+  v_moved_before jsonb;
+  v_moved_after jsonb;
 BEGIN
   PERFORM slotwise_require(p, ARRAY['id', 'business_id', 'service_id', 'booking_date', 'start_time',
     'end_time', 'duration_minutes', 'starts_at', 'ends_at', 'during', 'status', 'capacity', 'source',
@@ -65,6 +72,36 @@ BEGIN
     (p->>'capacity')::int, NULL);
   v_candidates := CASE WHEN v_class_resource IS NULL THEN p->'candidates'
     ELSE jsonb_build_array(jsonb_build_array(v_class_resource)) END;
+  FOR v_move IN
+    SELECT (m.move->>'booking_id')::uuid AS booking_id, (m.move->>'from_resource')::uuid AS from_resource,
+      (m.move->>'to_resource')::uuid AS to_resource, b.during
+    FROM jsonb_array_elements(coalesce(p->'reseat', '[]')) WITH ORDINALITY AS m(move, position)
+    LEFT JOIN bookings b ON b.business_id = v_business AND b.id = (m.move->>'booking_id')::uuid
+    ORDER BY m.position
+  LOOP
+    SELECT view INTO v_moved_before FROM booking_views WHERE business_id = v_business AND id = v_move.booking_id;
+    BEGIN
+      PERFORM slotwise_take_turn(v_business, v_move.to_resource, v_move.during, true);
+      UPDATE bookings b SET resource_id = v_move.to_resource, updated_at = v_created
+      WHERE b.business_id = v_business AND b.id = v_move.booking_id AND b.resource_id = v_move.from_resource
+        AND b.joined_resource_ids = '{}' AND NOT b.table_locked AND slotwise_status_unseated(b.status)
+        AND b.starts_at > now() AND EXISTS (
+          SELECT 1 FROM resources r WHERE r.business_id = v_business AND r.id = v_move.to_resource
+            AND b.capacity BETWEEN r.capacity_min AND r.capacity_max);
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
+      END IF;
+    EXCEPTION
+      WHEN exclusion_violation OR SQLSTATE 'SWB11' THEN
+        RAISE EXCEPTION 'no resource is free for this slot any more' USING ERRCODE = 'SWB09';
+    END;
+    SELECT view INTO v_moved_after FROM booking_views WHERE business_id = v_business AND id = v_move.booking_id;
+    PERFORM slotwise_record_audit(v_business, p->>'actor', 'booking.reseated', 'booking', v_move.booking_id,
+      jsonb_build_object('resource_id', v_moved_before->'resource_id'),
+      jsonb_build_object('resource_id', v_moved_after->'resource_id'), jsonb_build_object('for_booking', v_id));
+    PERFORM slotwise_emit_event(v_business, 'booking.updated', v_moved_after::json, v_move.booking_id::text);
+  END LOOP;
+
   <<candidates>>
   FOR v_candidate IN SELECT jsonb_array_elements(v_candidates) LOOP
     v_set := ARRAY(SELECT jsonb_array_elements_text(v_candidate)::uuid);

@@ -38,6 +38,7 @@ SELECT
     'service_id', b.service_id,
     'customer_id', b.customer_id,
     'series_id', b.series_id,
+    'table_locked', b.table_locked,
     'customer', jsonb_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name,
       'phone', c.phone, 'email', c.email),
     'guest', CASE WHEN b.guest_first_name IS NOT NULL THEN jsonb_build_object(

@@ -221,3 +221,34 @@ export const bookingPlacement = (executor: Executor, businessId: string, booking
     .where('id', '=', bookingId)
     .where('business_id', '=', businessId)
     .executeTakeFirst();
+
+/**
+ * The bookings holding resources during `[start, end)` (epoch milliseconds), as re-seating weighs
+ * them: each resource it holds, its held range and start, its party, and what may keep it where it
+ * is (its status, its lock, its service, a class's seat).
+ */
+export async function heldBookingsDuring(
+  executor: Executor,
+  businessId: string,
+  span: { start: number; end: number },
+) {
+  const { rows } = await sql<{
+    id: string;
+    resource_ids: string[];
+    start_ms: number;
+    end_ms: number;
+    starts_ms: number;
+    capacity: number;
+    status: BookingStatus;
+    table_locked: boolean;
+    bound: boolean;
+  }>`
+    SELECT b.id, b.resource_id || b.joined_resource_ids AS resource_ids,
+      date_part('epoch', lower(b.during)) * 1000 AS start_ms, date_part('epoch', upper(b.during)) * 1000 AS end_ms,
+      date_part('epoch', b.starts_at) * 1000 AS starts_ms, b.capacity, b.status, b.table_locked,
+      (b.service_id IS NOT NULL OR b.class_seat) AS bound
+    FROM bookings b
+    WHERE b.business_id = ${businessId} AND slotwise_status_holds(b.status)
+      AND b.during && tstzrange(${new Date(span.start)}, ${new Date(span.end)})`.execute(executor);
+  return rows;
+}

@@ -315,7 +315,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Bookings'],
         summary: 'Change status, resource, party size or time of a booking',
         description:
-          'Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one.',
+          'Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one. `table_locked` keeps it on its table when another party is re-seated.',
         params: IdParams('booking_id'),
         body: example(
           Type.Object(
@@ -325,6 +325,9 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
               capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
               booking_date: Type.Optional(DateString),
               start_time: Type.Optional(TimeString),
+              table_locked: Type.Optional(
+                Type.Boolean({ description: 'keep the booking on its table: re-seating never moves it' }),
+              ),
             },
             { additionalProperties: false, minProperties: 1 },
           ),

@@ -30,6 +30,7 @@ import {
 } from './bookings.queries.ts';
 import type { BookingView } from './bookings.view.ts';
 import { type PlacementRequest, pacingToCheck, planPlacement } from './placement.service.ts';
+import { roomByReseating } from './reseating.service.ts';
 import { refusalOf } from './sqlstates.model.ts';
 import type {
   BookingMove,
@@ -143,6 +144,8 @@ export async function createBooking(
   };
   const ctx = await availability.loadedDay(actor.businessId, request, now, executor);
   const placement = planPlacement(ctx, request, now);
+  const room =
+    placement.reseating && (await roomByReseating(executor, actor.businessId, placement.reseating, now));
   const quota = bookingQuota(actor, input.source, now);
   const cap = sandboxCap(actor, actor.businessId, now);
   const booking: PlaceBookingParams = {
@@ -164,7 +167,13 @@ export async function createBooking(
     customer: customerRowOf(input.customer),
     trusted: isTrustedCaller(actor, actor.businessId),
     marketing_opt_in: input.marketingOptIn === true && input.source === 'online' ? true : undefined,
-    candidates: placement.candidates,
+    // The table re-seating frees first; the others in case the caches were behind.
+    candidates: room ? [[room.resourceId], ...placement.candidates] : placement.candidates,
+    reseat: room?.moves.map((move) => ({
+      booking_id: move.bookingId,
+      from_resource: move.from,
+      to_resource: move.to,
+    })),
     pacing: placement.pacing,
     class: placement.class,
     codes: Array.from({ length: 5 }, confirmationCode),
@@ -212,6 +221,8 @@ export interface BookingChange {
   capacity?: number;
   booking_date?: string;
   start_time?: string;
+  /** Staff keep the booking on its table (re-seating never moves it), or let it be moved again. */
+  table_locked?: boolean;
 }
 
 async function lockedBooking(tx: Tx, businessId: string, bookingId: string) {
@@ -405,6 +416,10 @@ async function prepareChange(
       }
     }
   }
+  if (change.table_locked !== undefined && change.table_locked !== before.table_locked) {
+    statement.table_locked = change.table_locked;
+    if (!statement.events.includes('booking.updated')) statement.events.push('booking.updated');
+  }
   // A closed booking stays closed: even "cancelled" again is a refused move, not a no-op.
   if (change.status !== undefined && (change.status !== status || isTerminal(status))) {
     const refusal = transitionRefusal(status, change.status);
@@ -420,7 +435,9 @@ async function prepareChange(
       throw new AppError('conflict', refusal);
     }
   }
-  return statement.move || statement.place || statement.status ? statement : null;
+  return statement.move || statement.place || statement.status || statement.table_locked !== undefined
+    ? statement
+    : null;
 }
 
 /** A booking the staff made is changed by the staff's rules: inside hours, past a full pacing. */

@@ -44,6 +44,10 @@ export const BookingSchema = Type.Object(
       description:
         'the series of a staff booking placed with its other occurrences (`recurrence`); null otherwise',
     }),
+    table_locked: Type.Boolean({
+      description:
+        'staff keep the booking on its table: re-seating never moves it to make room for another (PATCH `table_locked`)',
+    }),
     resource: Type.Object({
       id: Uuid,
       name: Type.String(),

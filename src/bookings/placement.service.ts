@@ -16,6 +16,7 @@ import {
   setsToTry,
   todayIn,
 } from '../engine/index.ts';
+import type { DayRules } from '../engine/types.ts';
 import { AppError } from '../platform/errors.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import type { ClassToJoin, PacingToCheck } from './statements.model.ts';
@@ -72,6 +73,19 @@ export interface Placement {
   pacing: PacingToCheck | null;
   /** The class at the start whose seats the statement counts; null for a service that is no class. */
   class: ClassToJoin | null;
+  /**
+   * Non-null when the caches saw no free resource or combination for a new booking that holds one
+   * resource: moving other bookings may still make room (re-seating.service.ts `roomByReseating`).
+   */
+  reseating: ReseatingQuestion | null;
+}
+
+/** What re-seating asks of the day: the rules, the new booking's held range, the resources it may take. */
+export interface ReseatingQuestion {
+  rules: DayRules;
+  held: { start: number; end: number };
+  /** Best fit first. */
+  targets: string[];
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
@@ -176,6 +190,14 @@ export function planPlacement(
     during: rangeLiteral(fitting.heldStart, fitting.heldEnd),
     pacing: fitting.pacing && pacingToCheck(times, fitting.pacing, passPacing),
     class: classToJoin(day.service, times),
+    reseating:
+      !moved && !check.ok && !request.resourceId && !rules.class && !rules.requirements?.length && !dynamic
+        ? {
+            rules,
+            held: { start: fitting.heldStart, end: fitting.heldEnd },
+            targets: fitting.freeResourceIds,
+          }
+        : null,
   };
 }
 

@@ -117,6 +117,10 @@ export const PlaceBookingParams = Type.Object({
   pacing: Type.Optional(Nullable(PacingToCheck)),
   /** The class the booking takes seats of; absent or null for a service that is no class. */
   class: Type.Optional(Nullable(ClassToJoin)),
+  /** Re-seating: other bookings moved to other tables at their times first, in this order (planReseating). */
+  reseat: Type.Optional(
+    Type.Array(Type.Object({ booking_id: Uuid, from_resource: Uuid, to_resource: Uuid }), { maxItems: 3 }),
+  ),
   /** Confirmation codes to try, in order, should one be taken. */
   codes: Type.Array(Type.String(), { minItems: 1 }),
   deposit: Type.Optional(DepositToPlace),
@@ -195,6 +199,8 @@ export const ChangeBookingParams = Type.Object({
     }),
   ),
   status: Type.Optional(Status),
+  /** Keep the booking on its table, or let re-seating move it again. */
+  table_locked: Type.Optional(Type.Boolean()),
   /** The status machine's refusal of the status asked for, answered after the placement's own. */
   status_refused: Type.Optional(Type.String()),
   /** A booking cancelled before its deposit was paid gives its month's unit back. */

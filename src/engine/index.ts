@@ -10,6 +10,14 @@ export { loadsByStart, type PacingRefusal, pacingMessage, pacingRefusal, type Sl
 export { queueWaits } from './queue.ts';
 export { disjointSets, setsToTry } from './requirements.ts';
 export {
+  type FixedHold,
+  MAX_RESEATS,
+  planReseating,
+  type Reseat,
+  type ReseatPlan,
+  type SeatedBooking,
+} from './reseating.ts';
+export {
   bookingMinutes,
   bookingMinutesAt,
   checkStart,

@@ -245,7 +245,8 @@ export function bookingMinutesAt(rules: DayRules, time: string): number {
 export const pacingAt = (rules: DayRules, time: string): PacingCaps | null =>
   bookableAt(rules, time)?.pacing ?? null;
 
-function bookableAt(rules: DayRules, time: string): BookableWindow | undefined {
+/** The window a booking starting at wall-clock `time` on `rules.date` starts in; none outside them. */
+export function bookableAt(rules: DayRules, time: string): BookableWindow | undefined {
   const hours = openWindow(rules);
   const asked = minutesOf(time);
   // Stryker disable next-line ConditionalExpression: an unreadable time falls in no window either way

@@ -9,6 +9,8 @@ export type BookingStatus = (typeof StatusFacts.BOOKING_STATUSES)[number];
 export const BOOKING_STATUSES: readonly BookingStatus[] = StatusFacts.BOOKING_STATUSES;
 /** The statuses that hold their resources and count as arrivals for pacing (slotwise_status_holds). */
 export const HOLDING_STATUSES: readonly BookingStatus[] = StatusFacts.HOLDING_STATUSES;
+/** The statuses that hold their resources with nobody seated yet: re-seating may move them (slotwise_status_unseated). */
+export const UNSEATED_STATUSES: readonly BookingStatus[] = StatusFacts.UNSEATED_STATUSES;
 /** The terminal statuses: no move leads out of them (slotwise_status_terminal). */
 export const TERMINAL_STATUSES: readonly BookingStatus[] = StatusFacts.TERMINAL_STATUSES;
 /**

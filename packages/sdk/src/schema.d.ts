@@ -1442,7 +1442,7 @@ export interface paths {
         head?: never;
         /**
          * Change status, resource, party size or time of a booking
-         * @description Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one.
+         * @description Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one. `table_locked` keeps it on its table when another party is re-seated.
          */
         patch: operations["updateBooking"];
         trace?: never;
@@ -2447,6 +2447,8 @@ export interface components {
              * @description the series of a staff booking placed with its other occurrences (`recurrence`); null otherwise
              */
             series_id: string | null;
+            /** @description staff keep the booking on its table: re-seating never moves it to make room for another (PATCH `table_locked`) */
+            table_locked: boolean;
             resource: {
                 /** Format: uuid */
                 id: string;
@@ -2545,6 +2547,8 @@ export interface components {
              * @description the series of a staff booking placed with its other occurrences (`recurrence`); null otherwise
              */
             series_id: string | null;
+            /** @description staff keep the booking on its table: re-seating never moves it to make room for another (PATCH `table_locked`) */
+            table_locked: boolean;
             resource: {
                 /** Format: uuid */
                 id: string;
@@ -16463,6 +16467,8 @@ export interface operations {
                          * @description the series of a staff booking placed with its other occurrences (`recurrence`); null otherwise
                          */
                         series_id: string | null;
+                        /** @description staff keep the booking on its table: re-seating never moves it to make room for another (PATCH `table_locked`) */
+                        table_locked: boolean;
                         resource: {
                             /** Format: uuid */
                             id: string;
@@ -16608,6 +16614,8 @@ export interface operations {
                     booking_date?: string;
                     /** @description HH:MM (24-hour) */
                     start_time?: string;
+                    /** @description keep the booking on its table: re-seating never moves it */
+                    table_locked?: boolean;
                 };
             };
         };
@@ -16674,6 +16682,8 @@ export interface operations {
                          * @description the series of a staff booking placed with its other occurrences (`recurrence`); null otherwise
                          */
                         series_id: string | null;
+                        /** @description staff keep the booking on its table: re-seating never moves it to make room for another (PATCH `table_locked`) */
+                        table_locked: boolean;
                         resource: {
                             /** Format: uuid */
                             id: string;
@@ -16938,6 +16948,8 @@ export interface operations {
                          * @description the series of a staff booking placed with its other occurrences (`recurrence`); null otherwise
                          */
                         series_id: string | null;
+                        /** @description staff keep the booking on its table: re-seating never moves it to make room for another (PATCH `table_locked`) */
+                        table_locked: boolean;
                         resource: {
                             /** Format: uuid */
                             id: string;

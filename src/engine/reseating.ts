@@ -1,0 +1,174 @@
+import { bookableAt, performs, takesParty } from './slots.ts';
+import { instantToWall } from './time.ts';
+import type { DayRules, EngineResource } from './types.ts';
+
+/** The most bookings one re-seating moves. */
+export const MAX_RESEATS = 3;
+
+/** A booking that holds one resource during the day, as re-seating sees it. */
+export interface SeatedBooking {
+  id: string;
+  resourceId: string;
+  /** Its held range, buffers included. */
+  start: number;
+  end: number;
+  /** Its start, which picks the service period (and the resources) it may sit in. */
+  startsAt: number;
+  partySize: number;
+  /**
+   * Whether it may be moved to another table at its time: it starts on the day and has not yet,
+   * nobody sits at it, it holds one table, no staff locked it, and no service binds its resource.
+   */
+  movable: boolean;
+}
+
+/** A block or a booking that re-seating cannot move: its resource stays taken for its range. */
+export interface FixedHold {
+  resourceId: string;
+  start: number;
+  end: number;
+}
+
+export interface Reseat {
+  bookingId: string;
+  from: string;
+  to: string;
+}
+
+export interface ReseatPlan {
+  /** Where the new booking sits once the moves are made. */
+  resourceId: string;
+  /** At most MAX_RESEATS, in the order to make them; each booking moves once. */
+  moves: Reseat[];
+}
+
+interface Item {
+  /** Null for the new booking. */
+  booking: SeatedBooking | null;
+  start: number;
+  end: number;
+  fits: (resource: EngineResource) => boolean;
+}
+
+const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  a.start < b.end && b.start < a.end;
+
+/**
+ * Room for a new booking no free resource takes, made by moving not-yet-started, unlocked bookings
+ * of the day to other fitting resources at their same times: a bounded search (at most
+ * MAX_RESEATS moves, each booking once) over `targets`, the resources the new booking may take
+ * (best fit first). A moved booking goes to an active resource that takes its party and that its
+ * service period allows at its start. Null when no plan of so few moves exists.
+ */
+export function planReseating(
+  rules: DayRules,
+  held: { start: number; end: number },
+  targets: readonly string[],
+  seated: readonly SeatedBooking[],
+  fixed: readonly FixedHold[],
+): ReseatPlan | null {
+  const resources = rules.resources.filter((resource) => resource.isActive);
+  const seatedAt = new Map<string, string | null>(seated.map((booking) => [booking.id, booking.resourceId]));
+  const moved = new Set<string>();
+  /** The new booking once the search has put it somewhere: it holds that resource too. */
+  let placed: FixedHold | null = null;
+  let plan: Reseat[] = [];
+
+  /** The resources a booking moved at its start may sit at: those its service period allows. */
+  const periodAllows = (booking: SeatedBooking) => {
+    const wall = instantToWall(booking.startsAt, rules.timezone);
+    if (wall.date !== rules.date) return () => false;
+    const allowed = bookableAt(rules, wall.time)?.resourceIds ?? null;
+    return (resource: EngineResource) => performs(allowed, resource.id);
+  };
+
+  /** What holds `resource` during the item's range, or 'fixed' when something unmovable does. */
+  const holdersOf = (resource: string, item: Item): SeatedBooking[] | 'fixed' => {
+    if (fixed.some((hold) => hold.resourceId === resource && overlaps(hold, item))) return 'fixed';
+    if (placed && placed.resourceId === resource && overlaps(placed, item)) return 'fixed';
+    const holders: SeatedBooking[] = [];
+    for (const booking of seated) {
+      if (booking === item.booking || seatedAt.get(booking.id) !== resource || !overlaps(booking, item))
+        continue;
+      if (!booking.movable || moved.has(booking.id)) return 'fixed';
+      holders.push(booking);
+    }
+    return holders;
+  };
+
+  /**
+   * The moves in an order the exclusion constraint takes one by one: a booking moves onto a
+   * resource only once every moved booking it would overlap there has left. Null for a cycle
+   * (two bookings trading places), which no order of single moves makes.
+   */
+  const inOrder = (): Reseat[] | null => {
+    const waiting = seated.filter((booking) => moved.has(booking.id));
+    const ordered: Reseat[] = [];
+    while (waiting.length > 0) {
+      const ready = waiting.findIndex((booking) =>
+        waiting.every(
+          (other) =>
+            other === booking || other.resourceId !== seatedAt.get(booking.id) || !overlaps(other, booking),
+        ),
+      );
+      if (ready < 0) return null;
+      const [booking] = waiting.splice(ready, 1);
+      ordered.push({ bookingId: booking!.id, from: booking!.resourceId, to: seatedAt.get(booking!.id)! });
+    }
+    return ordered;
+  };
+
+  const search = (pending: Item[], movesLeft: number): boolean => {
+    const [item, ...rest] = pending;
+    if (!item) {
+      const ordered = inOrder();
+      if (ordered) plan = ordered;
+      return ordered !== null;
+    }
+    const options = resources
+      .filter((resource) => item.fits(resource) && resource.id !== item.booking?.resourceId)
+      .map((resource) => ({ resource, holders: holdersOf(resource.id, item) }))
+      .filter(
+        (option): option is { resource: EngineResource; holders: SeatedBooking[] } =>
+          option.holders !== 'fixed',
+      )
+      .filter((option) => option.holders.length <= movesLeft)
+      // A free resource first; among as many moves, the order `item.fits` was given in.
+      .sort((a, b) => a.holders.length - b.holders.length);
+    for (const { resource, holders } of options) {
+      if (item.booking) seatedAt.set(item.booking.id, resource.id);
+      else placed = { resourceId: resource.id, start: item.start, end: item.end };
+      for (const holder of holders) {
+        seatedAt.set(holder.id, null);
+        moved.add(holder.id);
+      }
+      const next = holders.map((holder): Item => {
+        const allows = periodAllows(holder);
+        return {
+          booking: holder,
+          start: holder.start,
+          end: holder.end,
+          fits: (candidate) => takesParty(candidate, holder.partySize) && allows(candidate),
+        };
+      });
+      if (search([...rest, ...next], movesLeft - holders.length)) return true;
+      for (const holder of holders) {
+        seatedAt.set(holder.id, holder.resourceId);
+        moved.delete(holder.id);
+      }
+      if (item.booking) seatedAt.set(item.booking.id, null);
+      else placed = null;
+    }
+    return false;
+  };
+
+  const order = new Map(targets.map((id, position) => [id, position]));
+  const ordered = [...resources].sort(
+    (a, b) => (order.get(a.id) ?? Number.POSITIVE_INFINITY) - (order.get(b.id) ?? Number.POSITIVE_INFINITY),
+  );
+  for (const target of ordered.filter((resource) => order.has(resource.id))) {
+    const newBooking: Item = { booking: null, ...held, fits: (resource) => resource.id === target.id };
+    if (search([newBooking], MAX_RESEATS)) return { resourceId: target.id, moves: plan };
+  }
+  return null;
+}
