@@ -81,6 +81,8 @@ describe('demo seed', () => {
       [
         [demo.business.id, true],
         [demo.studio.id, false],
+        [demo.classes.id, true],
+        [demo.salon.id, true],
       ],
     );
   });
@@ -200,6 +202,54 @@ describe('demo seed', () => {
       assert.equal(twelve.statusCode, 422, twelve.body);
       assert.equal(twelve.json().error.code, 'party_too_large_online');
       assert.match(twelve.json().error.message, /\+49 30 901820/);
+    } finally {
+      ctx.app.clock.now = () => Date.now();
+    }
+  });
+
+  it('sets up a class of 12 booked seat by seat and a salon that holds a stylist and a chair', async () => {
+    const demo = await seedDemo(ctx.app, NOW);
+    const text = describeDemo(demo, 'http://127.0.0.1:8080');
+    ctx.app.clock.now = () => NOW.getTime();
+    try {
+      const printed = (id: string) => {
+        const found = new RegExp(`"http://127\\.0\\.0\\.1:8080(/v1/availability/${id}[^"]+)"`).exec(text);
+        assert.ok(found, `the demo prints availability of ${id}`);
+        return found[1]!;
+      };
+      const yoga = await ctx.app.inject({ method: 'GET', url: printed(demo.classes.id) });
+      assert.equal(yoga.statusCode, 200, yoga.body);
+      const seven = yoga.json().slots.find((slot: { time: string }) => slot.time === '07:00');
+      assert.equal(seven.seats_left, 12);
+      for (let seat = 0; seat < 12; seat++) {
+        const booked = await ctx.app.inject({
+          method: 'POST',
+          url: '/v1/bookings',
+          headers: bearer(demo.classes.apiKey),
+          payload: {
+            business_id: demo.classes.id,
+            service_id: demo.classes.serviceId,
+            booking_date: demo.exampleDate,
+            start_time: '07:00',
+            capacity: 1,
+            ...guest(),
+          },
+        });
+        assert.equal(booked.statusCode, 201, booked.body);
+      }
+      const full = await ctx.app.inject({ method: 'GET', url: printed(demo.classes.id) });
+      assert.equal(
+        full.json().slots.find((slot: { time: string }) => slot.time === '07:00').available,
+        false,
+      );
+
+      const salon = await ctx.app.inject({ method: 'GET', url: printed(demo.salon.id) });
+      assert.equal(salon.statusCode, 200, salon.body);
+      const nine = salon.json().slots.filter((slot: { time: string }) => slot.time === '09:00');
+      assert.deepEqual(
+        nine.map((slot: { resource_name: string }) => slot.resource_name),
+        ['Ana + Chair 1', 'Ben + Chair 2'],
+      );
     } finally {
       ctx.app.clock.now = () => Date.now();
     }

@@ -72,12 +72,33 @@ const STUDIO_HOURS = [0, 1, 2, 3, 4, 5, 6].map((day) => ({
 }));
 const PLAN_PERIOD_DAYS = 30;
 
+/** A yoga studio: one room, a class of 12 on the hour. */
+const CLASS_SEATS = 12;
+const YOGA_HOURS = [0, 1, 2, 3, 4, 5, 6].map((day) => ({
+  day_of_week: day,
+  is_open: true,
+  open_time: '07:00',
+  close_time: '21:00',
+}));
+/** A salon: a colour needs a stylist and a chair at once; three stylists, two chairs. */
+const STYLISTS = ['Ana', 'Ben', 'Cleo'];
+const CHAIRS = ['Chair 1', 'Chair 2'];
+const SALON_HOURS = [0, 1, 2, 3, 4, 5, 6].map((day) =>
+  day === 0
+    ? { day_of_week: day, is_open: false, open_time: null, close_time: null }
+    : { day_of_week: day, is_open: true, open_time: '09:00', close_time: '18:00' },
+);
+
 export interface DemoBusiness {
   developer: { email: string; password: string };
   business: { id: string; name: string; slug: string };
   apiKey: string;
   /** A live business in dynamic mode, on the developer's premium plan. */
   studio: { id: string; name: string; apiKey: string };
+  /** A sandbox yoga studio whose class seats 12 per start (a service with `seats`). */
+  classes: { id: string; name: string; apiKey: string; serviceId: string };
+  /** A sandbox salon whose colour holds a stylist and a chair together (a service with `requirements`). */
+  salon: { id: string; name: string; apiKey: string; serviceId: string };
   resources: { id: string; name: string; section: string; capacity_max: number }[];
   services: { id: string; name: string; duration_minutes: number }[];
   blackout: { id: string; start_date: string; end_date: string; reason: string };
@@ -89,8 +110,8 @@ const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * Seeds a sandbox bistro (lunch, dinner, turn times) and a rehearsal studio in dynamic mode
- * through the public API, so every validation and audit rule applies as it would to a client,
+ * Seeds a sandbox bistro (lunch, dinner, turn times), a rehearsal studio in dynamic mode, a yoga
+ * studio with a class of 12 and a salon whose colour holds a stylist and a chair, through the public API, so every validation and audit rule applies as it would to a client,
  * with the developer on the premium plan as a paid checkout would leave it. Returns what it made.
  */
 export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Promise<DemoBusiness> {
@@ -208,11 +229,69 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
     await send('POST', '/v1/manage/resources', { ...room, resource_type: 'room' }, studio.api_key);
   }
 
+  const yoga = await send(
+    'POST',
+    '/v1/developer/businesses',
+    { name: 'Yoga Studio Demo', business_type: 'studio', is_dev: true },
+    access_token,
+  );
+  await send('PATCH', '/v1/manage/settings', { timezone: DEMO_TIMEZONE, max_capacity: 4 }, yoga.api_key);
+  await send('PUT', '/v1/manage/hours', YOGA_HOURS, yoga.api_key);
+  await send(
+    'POST',
+    '/v1/manage/resources',
+    { name: 'Studio room', capacity_min: 1, capacity_max: 1, resource_type: 'room' },
+    yoga.api_key,
+  );
+  const flow = await send(
+    'POST',
+    '/v1/manage/services',
+    { name: 'Yoga flow', description: 'An hour of vinyasa', duration_minutes: 60, seats: CLASS_SEATS },
+    yoga.api_key,
+  );
+
+  const salon = await send(
+    'POST',
+    '/v1/developer/businesses',
+    { name: 'Salon Demo', business_type: 'salon', is_dev: true },
+    access_token,
+  );
+  await send('PATCH', '/v1/manage/settings', { timezone: DEMO_TIMEZONE, max_capacity: 1 }, salon.api_key);
+  await send('PUT', '/v1/manage/hours', SALON_HOURS, salon.api_key);
+  const salonResource = async (name: string, resource_type: string) =>
+    (
+      await send(
+        'POST',
+        '/v1/manage/resources',
+        { name, capacity_min: 1, capacity_max: 1, resource_type },
+        salon.api_key,
+      )
+    ).id as string;
+  const stylists = [];
+  for (const name of STYLISTS) stylists.push(await salonResource(name, 'stylist'));
+  const chairs = [];
+  for (const name of CHAIRS) chairs.push(await salonResource(name, 'chair'));
+  const colour = await send(
+    'POST',
+    '/v1/manage/services',
+    {
+      name: 'Colour',
+      duration_minutes: 90,
+      requirements: [
+        { name: 'Stylist', resource_ids: stylists },
+        { name: 'Chair', resource_ids: chairs },
+      ],
+    },
+    salon.api_key,
+  );
+
   return {
     developer: { email, password: DEMO_PASSWORD },
     business: { id: created.business_id, name: created.name, slug: created.slug },
     apiKey,
     studio: { id: studio.business_id, name: studio.name, apiKey: studio.api_key },
+    classes: { id: yoga.business_id, name: yoga.name, apiKey: yoga.api_key, serviceId: flow.id },
+    salon: { id: salon.business_id, name: salon.name, apiKey: salon.api_key, serviceId: colour.id },
     resources,
     services,
     blackout,
@@ -246,6 +325,14 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     `  Business id      ${demo.studio.id}`,
     `  API key          ${demo.studio.apiKey}`,
     '',
+    `"${demo.classes.name}" (sandbox) books a class of ${CLASS_SEATS} on the hour, 07:00-21:00, seat by seat.`,
+    `  Business id      ${demo.classes.id}`,
+    `  API key          ${demo.classes.apiKey}`,
+    '',
+    `"${demo.salon.name}" (sandbox): a colour holds one of ${STYLISTS.length} stylists and one of ${CHAIRS.length} chairs at once.`,
+    `  Business id      ${demo.salon.id}`,
+    `  API key          ${demo.salon.apiKey}`,
+    '',
     `The developer is on the premium plan for ${PLAN_PERIOD_DAYS} days (dynamic mode needs it).`,
     '',
     'Start the server with `npm start`, then open:',
@@ -259,12 +346,14 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     `  curl "${baseUrl}/v1/availability/${demo.business.id}?date=${demo.exampleDate}&capacity=2"`,
     `  curl "${baseUrl}/v1/availability/${demo.business.id}?date=${demo.exampleDate}&capacity=6"`,
     `  curl -H "Authorization: Bearer ${demo.studio.apiKey}" "${baseUrl}/v1/dynamic/availability/${demo.studio.id}?booking_date=${demo.exampleDate}&start_time=14:10&duration_minutes=90&capacity=3"`,
+    `  curl "${baseUrl}/v1/availability/${demo.classes.id}?date=${demo.exampleDate}&capacity=1&service_id=${demo.classes.serviceId}"`,
+    `  curl "${baseUrl}/v1/availability/${demo.salon.id}?date=${demo.exampleDate}&capacity=1&service_id=${demo.salon.serviceId}&view=resources"`,
     `  curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/v1/manage/subscription`,
     '',
   ].join('\n');
 }
 
-/** `npm run demo`: seeds a sandbox bistro and a studio into the configured database and prints how to use it. */
+/** `npm run demo`: seeds a sandbox bistro, a rehearsal studio, a yoga studio and a salon into the configured database and prints how to use it. */
 export async function runDemo(config: Config): Promise<void> {
   // The embedded data folder is locked by a running server, so this runs while it is stopped.
   const database = config.databaseUrl
