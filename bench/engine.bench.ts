@@ -7,7 +7,7 @@ import type {
   EngineResource,
   HoursRow,
 } from '../src/engine/index.ts';
-import { daySlots } from '../src/engine/index.ts';
+import { daySlots, freeOptions } from '../src/engine/index.ts';
 import { median } from './median.ts';
 import { seededRandom } from './seed.ts';
 
@@ -160,5 +160,73 @@ export function benchRichDay(): { plainMs: number; richMs: number; rounds: strin
     plainMs: median(plainMs),
     richMs: median(richMs),
     rounds: richMs.map((ms, i) => `${Math.round((100 * plainMs[i]!) / ms)}%`),
+  };
+}
+
+/**
+ * The bench day cut to 50 resources, for a party of 2: as plain bookings, as a class of 12 (a
+ * third of the day's bookings being seats of classes of it at their starts), and as a service
+ * needing one of the first 25 resources and one of the last 25 at once.
+ */
+export function buildServiceDays(): { plain: DayRules; seats: DayRules; requirements: DayRules } {
+  const day = buildBenchDay();
+  const resources = day.resources.slice(0, RICH_TABLES).map((resource) => ({ ...resource, isActive: true }));
+  const ids = resources.map((resource) => resource.id);
+  const busy = day.busy.filter((period) => ids.includes(period.resourceId));
+  const plain: DayRules = { ...day, resources, busy, partySize: 2 };
+  const seats: DayRules = {
+    ...plain,
+    class: { serviceId: 'class', seats: 12 },
+    busy: busy.map((period, i) =>
+      i % 3 === 0
+        ? { ...period, seatsOf: { serviceId: 'class', start: period.start, seats: 1 + (i % 4) } }
+        : period,
+    ),
+  };
+  const requirements: DayRules = {
+    ...plain,
+    requirements: [
+      { name: 'Stylist', resourceIds: ids.slice(0, 25), count: 1 },
+      { name: 'Chair', resourceIds: ids.slice(25), count: 1 },
+    ],
+  };
+  return { plain, seats, requirements };
+}
+
+/** Milliseconds per day of the plain, the class and the two-group day, timed in interleaved rounds; medians. */
+export function benchServiceDays(): {
+  plainMs: number;
+  seatsMs: number;
+  requirementsMs: number;
+  rounds: string[];
+} {
+  const days = buildServiceDays();
+  let options = 0;
+  const time = (rules: DayRules) => {
+    const started = performance.now();
+    for (let i = 0; i < ITERATIONS; i++) {
+      for (const slot of daySlots(rules).slots) options += freeOptions(slot);
+    }
+    return (performance.now() - started) / ITERATIONS;
+  };
+  for (let i = 0; i < WARMUP_ITERATIONS; i++) {
+    for (const rules of Object.values(days)) options += daySlots(rules).slots.length;
+  }
+  const plainMs: number[] = [];
+  const seatsMs: number[] = [];
+  const requirementsMs: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    plainMs.push(time(days.plain));
+    seatsMs.push(time(days.seats));
+    requirementsMs.push(time(days.requirements));
+  }
+  if (options === 0) throw new Error('The bench days have no free slots');
+  return {
+    plainMs: median(plainMs),
+    seatsMs: median(seatsMs),
+    requirementsMs: median(requirementsMs),
+    rounds: plainMs.map(
+      (ms, i) => `${(seatsMs[i]! / ms).toFixed(2)}×/${(requirementsMs[i]! / ms).toFixed(2)}×`,
+    ),
   };
 }

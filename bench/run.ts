@@ -10,7 +10,7 @@ import type { Db } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { rangeLiteral } from '../src/platform/sql.ts';
 import { scratchDatabase } from './database.ts';
-import { benchEngine, benchRichDay } from './engine.bench.ts';
+import { benchEngine, benchRichDay, benchServiceDays } from './engine.bench.ts';
 import {
   availabilityLoad,
   BOOKING_CLIENTS,
@@ -417,6 +417,7 @@ async function main() {
   process.stderr.write('engine alone...\n');
   const engine = benchEngine();
   const richEngine = benchRichDay();
+  const serviceEngine = benchServiceDays();
   process.stderr.write('bare route...\n');
   const bareServer = await startProcess('bench/bare-server.ts', {}, { readyPath: '/bare' });
   const runs: EngineRun[] = [];
@@ -475,6 +476,7 @@ async function main() {
   lines.push(
     '',
     `Engine alone: one day of 200 resources and 2,000 busy periods in ${fmt(engine.msPerDay, 3)} ms (mean of ${engine.iterations} runs).`,
+    `Engine alone, 50 of those resources for a party of 2: a class of 12 (a third of the bookings its seats) in ${fmt(serviceEngine.seatsMs, 3)} ms and a service needing one of 25 stylists and one of 25 chairs in ${fmt(serviceEngine.requirementsMs, 3)} ms, against ${fmt(serviceEngine.plainMs, 3)} ms for plain bookings: ${(serviceEngine.seatsMs / serviceEngine.plainMs).toFixed(2)}× and ${(serviceEngine.requirementsMs / serviceEngine.plainMs).toFixed(2)}× its time (interleaved rounds, medians; rounds ${serviceEngine.rounds.join(', ')}; aim: at most 1.25×).`,
     `Engine alone, 50 of those tables for a party of 6: the bistro's day (2 periods, pacing, 10 combinations) in ${fmt(richEngine.richMs, 3)} ms against ${fmt(richEngine.plainMs, 3)} ms for the plain day: ${pct(richEngine.plainMs, richEngine.richMs)} of its speed (interleaved rounds, medians; rounds ${richEngine.rounds.join(', ')}; aim: at least 80%).`,
   );
   lines.push(...platform);

@@ -76,26 +76,29 @@ describe('heldClasses', () => {
 });
 
 describe('classSeats', () => {
-  const yoga = { partySize: 3, class: { serviceId: 'yoga', seats: 10 } };
+  const yoga = { serviceId: 'yoga', seats: 10 };
   it('offers the held class its own resource while its seats seat the party', () => {
-    assert.deepEqual(classSeats(yoga, { resourceId: 'a', seatsTaken: 7 }, ['b']), {
+    assert.deepEqual(classSeats(yoga, 3, { resourceId: 'a', seatsTaken: 7 }, ['b']), {
       seatsLeft: 3,
       freeResourceIds: ['a'],
     });
-    assert.deepEqual(classSeats(yoga, { resourceId: 'a', seatsTaken: 8 }, ['b']), {
+    assert.deepEqual(classSeats(yoga, 3, { resourceId: 'a', seatsTaken: 8 }, ['b']), {
       seatsLeft: 2,
       freeResourceIds: [],
     });
-    assert.deepEqual(classSeats(yoga, { resourceId: 'a', seatsTaken: 12 }, []), {
+    assert.deepEqual(classSeats(yoga, 3, { resourceId: 'a', seatsTaken: 12 }, []), {
       seatsLeft: 0,
       freeResourceIds: [],
     });
   });
 
   it('lets any free resource start a class with all its seats, none when none is free', () => {
-    assert.deepEqual(classSeats(yoga, undefined, ['a', 'b']), { seatsLeft: 10, freeResourceIds: ['a', 'b'] });
-    assert.deepEqual(classSeats(yoga, undefined, []), { seatsLeft: 0, freeResourceIds: [] });
-    assert.deepEqual(classSeats({ ...yoga, partySize: 11 }, undefined, ['a']), {
+    assert.deepEqual(classSeats(yoga, 3, undefined, ['a', 'b']), {
+      seatsLeft: 10,
+      freeResourceIds: ['a', 'b'],
+    });
+    assert.deepEqual(classSeats(yoga, 3, undefined, []), { seatsLeft: 0, freeResourceIds: [] });
+    assert.deepEqual(classSeats(yoga, 11, undefined, ['a']), {
       seatsLeft: 10,
       freeResourceIds: [],
     });

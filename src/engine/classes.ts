@@ -1,4 +1,4 @@
-import type { DayRules } from './types.ts';
+import type { ClassRules, DayRules } from './types.ts';
 
 /** A class already held at a start: the resource it holds and the seats its bookings take. */
 export interface HeldClass {
@@ -27,13 +27,13 @@ export function heldClasses(rules: Pick<DayRules, 'busy' | 'class'>): Map<number
  * its seats. A class holds one resource: never a combination.
  */
 export function classSeats(
-  rules: Pick<DayRules, 'partySize'> & { class: NonNullable<DayRules['class']> },
+  { seats }: ClassRules,
+  partySize: number,
   held: HeldClass | undefined,
   freeResourceIds: readonly string[],
 ): { seatsLeft: number; freeResourceIds: string[] } {
-  const { seats } = rules.class;
   const seatsLeft = held ? Math.max(seats - held.seatsTaken, 0) : freeResourceIds.length > 0 ? seats : 0;
-  if (rules.partySize > seatsLeft) return { seatsLeft, freeResourceIds: [] };
+  if (partySize > seatsLeft) return { seatsLeft, freeResourceIds: [] };
   return { seatsLeft, freeResourceIds: held ? [held.resourceId] : [...freeResourceIds] };
 }
 

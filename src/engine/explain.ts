@@ -252,7 +252,7 @@ export function explainDay(rules: DayRules): ExplainedTime[] {
           reasons.add(optionsRefusal(resources.refusal, joined.refusal));
         }
         if (rules.class) {
-          const seated = classSeats({ ...rules, class: rules.class }, held, freeResourceIds);
+          const seated = classSeats(rules.class, rules.partySize, held, freeResourceIds);
           if (seated.freeResourceIds.length === 0 && (held || freeResourceIds.length > 0)) {
             reasons.add('class_full');
           }

@@ -267,15 +267,14 @@ export const windowAt = (windows: readonly BookableWindow[], minute: number) =>
 export function candidateResources(rules: DayRules): EngineResource[] {
   const only = rules.resourceId ?? null;
   const grouped = Boolean(rules.requirements?.length);
-  const allowed = grouped
-    ? rules.requirements!.flatMap((group) => group.resourceIds)
-    : rules.allowedResourceIds;
+  // A set: a service's groups may list many resources, and every resource is asked about.
+  const inGroups = grouped ? new Set(rules.requirements!.flatMap((group) => group.resourceIds)) : null;
   const candidates: EngineResource[] = [];
   for (const resource of rules.resources) {
     if (!resource.isActive) continue;
     // A class's party takes seats of the class, not of the resource.
     if (!rules.class && !takesParty(resource, rules.partySize)) continue;
-    if (!performs(allowed, resource.id)) continue;
+    if (inGroups ? !inGroups.has(resource.id) : !performs(rules.allowedResourceIds, resource.id)) continue;
     // With requirements, the asked resource narrows its own group only (requirementsAsked).
     if (only !== null && resource.id !== only && !grouped) continue;
     candidates.push(resource);
@@ -423,8 +422,14 @@ export function daySlots(rules: DayRules): DaySlots {
   const classes = heldClasses(rules);
   const requirements = requirementsAsked(rules.requirements, rules.resourceId);
   // Each group's candidates, best fit first, by position.
+  // Single resources are offered unless the service's groups are.
+  const single = requirements === null;
+  const candidateIds = candidates.map((resource) => resource.id);
   const groupPositions = requirements?.map((group) =>
-    candidates.flatMap((resource, r) => (group.resourceIds.includes(resource.id) ? [r] : [])),
+    group.resourceIds
+      .map((id) => positionOf.get(id))
+      .filter((position): position is number => position !== undefined && position < candidates.length)
+      .sort((a, b) => a - b),
   );
   const slots: Slot[] = [];
   for (const bookable of windows) {
@@ -453,7 +458,8 @@ export function daySlots(rules: DayRules): DaySlots {
         while (p < last && starts[p]! < heldEnd) p++;
         scanned[r] = p;
         free[r] = p === first || maxEnds[p - 1]! <= heldStart ? 1 : 0;
-        if (r < candidates.length && inPeriod[r] && free[r]) freeResourceIds.push(candidates[r]!.id);
+        if (single && r < candidates.length && inPeriod[r] && free[r])
+          freeResourceIds.push(candidates[r]!.id);
       }
       const freeCombinationIds: string[] = [];
       for (let c = 0; c < combinations.length; c++) {
@@ -463,23 +469,47 @@ export function daySlots(rules: DayRules): DaySlots {
       }
       // A start the party would pace past is not offered: as if nothing were free.
       const paced = pacingRefusal(bookable.pacing, loads.get(start), rules.partySize) !== null;
-      const slot: Slot = {
-        time: formatMinutes(minute),
-        start,
-        end,
-        freeResourceIds: paced ? [] : freeResourceIds,
-        freeCombinationIds: paced ? [] : freeCombinationIds,
-        period: bookable.period,
-      };
+      const time = formatMinutes(minute);
+      let slot: Slot;
       if (groupPositions) {
-        slot.freeByRequirement = groupPositions.map((positions) =>
-          paced ? [] : positions.filter((r) => inPeriod[r] && free[r]).map((r) => candidates[r]!.id),
-        );
-        slot.requirementSets = completeSets(requirements!, slot.freeByRequirement);
-        slot.freeResourceIds = [];
+        // One loop per group, no intermediate arrays: this runs for every start of the day.
+        const freeByRequirement: string[][] = [];
+        let sets = Number.POSITIVE_INFINITY;
+        for (let g = 0; g < groupPositions.length; g++) {
+          const groupFree: string[] = [];
+          if (!paced) {
+            const positions = groupPositions[g]!;
+            for (let k = 0; k < positions.length; k++) {
+              const r = positions[k]!;
+              if (inPeriod[r] && free[r]) groupFree.push(candidateIds[r]!);
+            }
+          }
+          freeByRequirement.push(groupFree);
+          sets = Math.min(sets, Math.floor(groupFree.length / requirements![g]!.count));
+        }
+        // Built whole, one shape for every slot of the day.
+        slot = {
+          time,
+          start,
+          end,
+          freeResourceIds,
+          freeCombinationIds,
+          period: bookable.period,
+          freeByRequirement,
+          requirementSets: sets,
+        };
+      } else {
+        slot = {
+          time,
+          start,
+          end,
+          freeResourceIds: paced ? [] : freeResourceIds,
+          freeCombinationIds: paced ? [] : freeCombinationIds,
+          period: bookable.period,
+        };
       }
       if (rules.class) {
-        const seated = classSeats({ ...rules, class: rules.class }, classes.get(start), slot.freeResourceIds);
+        const seated = classSeats(rules.class, rules.partySize, classes.get(start), slot.freeResourceIds);
         slot.freeResourceIds = seated.freeResourceIds;
         slot.seatsLeft = seated.seatsLeft;
       }
@@ -637,7 +667,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
     };
   }
   const held = rules.class ? heldClasses(rules).get(start) : undefined;
-  const seated = rules.class && classSeats({ ...rules, class: rules.class }, held, freeResourceIds);
+  const seated = rules.class && classSeats(rules.class, rules.partySize, held, freeResourceIds);
   // Seats, not resources, refuse the party: the class is held here, or a free resource would start it.
   if (seated && seated.freeResourceIds.length === 0 && (held !== undefined || freeResourceIds.length > 0)) {
     return failure(
