@@ -52,7 +52,8 @@ export function hostedPageCsp(frameOrigins: string[]): string {
 /**
  * A business's booking page: the widget, full page, with the business's default publishable key,
  * under the venue's header (logo, description, contact, booking policy: the widget's `show-venue`);
- * with `manage`, the guest's page of that booking (view, cancel). A sandbox's page says it is in
+ * with `manage`, the guest's page of that booking (view, cancel); with `service`, a booking of that
+ * service (a class's times with their places left). A sandbox's page says it is in
  * test mode: the widget shows it, and so does the page until the widget runs (or without scripts).
  * Framed by one of `parentOrigins`, the widget posts its events to that origin alone.
  */
@@ -62,6 +63,7 @@ export function hostedPage(
   lang: string,
   manage?: string,
   parentOrigins: string[] = [],
+  service?: string,
 ): string {
   const name = escapeHtml(business.name);
   const parents = parentOrigins.join(' ');
@@ -82,7 +84,7 @@ slotwise-booking { max-width: none; }
 </head>
 <body>
 <main aria-label="${name}">
-<slotwise-booking business="${escapeHtml(business.slug)}" key="${escapeHtml(key)}" lang="${lang}" heading-level="1" show-venue${manage ? ` manage="${escapeHtml(manage)}"` : ''}${parents ? ` parent-origins="${escapeHtml(parents)}"` : ''}>${business.is_sandbox ? `<p class="test-mode" role="status">${escapeHtml(testModeText(lang))}</p>` : ''}</slotwise-booking>
+<slotwise-booking business="${escapeHtml(business.slug)}" key="${escapeHtml(key)}" lang="${lang}" heading-level="1" show-venue${manage ? ` manage="${escapeHtml(manage)}"` : ''}${service ? ` service="${escapeHtml(service)}"` : ''}${parents ? ` parent-origins="${escapeHtml(parents)}"` : ''}>${business.is_sandbox ? `<p class="test-mode" role="status">${escapeHtml(testModeText(lang))}</p>` : ''}</slotwise-booking>
 </main>
 </body>
 </html>

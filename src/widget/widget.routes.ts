@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { type BuiltAsset, sendAsset } from '../platform/browser-assets.ts';
 import { AppError, notFound } from '../platform/errors.ts';
-import { errorResponses } from '../platform/schemas.ts';
+import { errorResponses, Uuid } from '../platform/schemas.ts';
 import { hostedLanguage, hostedPage, hostedPageCsp, notFoundPage } from './hosted.page.ts';
 import { widgetAssets } from './widget.bundle.ts';
 import { hostedPageOf } from './widget.service.ts';
@@ -102,6 +102,13 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 description: "a booking's confirmation code: the guest's page to view or cancel it",
               }),
             ),
+            service: Type.Optional(
+              Type.String({
+                ...Uuid,
+                description:
+                  "a service of the business the page books (a class shows the places left at each time); one that is not the business's active service is refused by availability as it is for any caller",
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -119,7 +126,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         const { business, keys } = await hostedPageOf(app.db, request.params.slug);
         origins = keys.origins;
-        page = hostedPage(business, keys.key, lang, request.query.manage, origins);
+        page = hostedPage(business, keys.key, lang, request.query.manage, origins, request.query.service);
       } catch (error) {
         if (
           !(error instanceof AppError && error.code === 'not_found') ||

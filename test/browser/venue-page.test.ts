@@ -298,3 +298,48 @@ describe('the hosted page with a face', { skip }, () => {
     }
   });
 });
+
+describe('the hosted page of a class', { skip }, () => {
+  it('shows the places left under each time of a class, and books one', async () => {
+    const venue = await openVenue('Studio Flow', { max_capacity: 4 });
+    const yoga = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/manage/services',
+      headers: venue.headers,
+      payload: { name: 'Yoga flow', duration_minutes: 60, seats: 3 },
+    });
+    assert.equal(yoga.statusCode, 201, yoga.body);
+    const [context, page] = await newPage({ width: 390, height: 844 });
+    try {
+      await page.goto(`${api}/book/${venue.slug}?lang=en&service=${yoga.json().id}`);
+      await heading(page, 'Make a booking');
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).locator('.cal button:not([disabled])').nth(1).click();
+      const first = widget(page).locator('[data-act=slot]').first();
+      await first.waitFor();
+      assert.match(await first.innerText(), /3 places left/);
+      await checkAccessible(page, 'a class of 3');
+      await page.screenshot({ path: screenshotPath('hosted-page-class.png'), fullPage: true });
+      await first.click();
+      await widget(page).getByRole('button', { name: 'Continue' }).click();
+      await widget(page).getByLabel('First name').fill('Ada');
+      await widget(page).getByLabel('Last name').fill('Lovelace');
+      await widget(page).getByLabel('Email').fill('ada@example.com');
+      await widget(page).getByLabel('Phone').fill('+33 1 98 76 54 32');
+      await widget(page).getByRole('button', { name: 'Book' }).click();
+      await heading(page, 'Your booking is confirmed');
+      // The widget's party of two took two of the class's three places.
+      const booked = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/manage/bookings',
+        headers: venue.headers,
+      });
+      assert.deepEqual(
+        booked.json().items.map((b: { service_id: string; capacity: number }) => [b.service_id, b.capacity]),
+        [[yoga.json().id, 2]],
+      );
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -24121,6 +24121,8 @@ export interface operations {
                 lang?: string;
                 /** @description a booking's confirmation code: the guest's page to view or cancel it */
                 manage?: string;
+                /** @description a service of the business the page books (a class shows the places left at each time); one that is not the business's active service is refused by availability as it is for any caller */
+                service?: string;
             };
             header?: never;
             path: {
