@@ -317,7 +317,7 @@ describe('the hosted page of a class', { skip }, () => {
       await widget(page).locator('.cal button:not([disabled])').nth(1).click();
       const first = widget(page).locator('[data-act=slot]').first();
       await first.waitFor();
-      assert.match(await first.innerText(), /3 places left/);
+      assert.match((await first.textContent()) ?? '', /3 places left/);
       await checkAccessible(page, 'a class of 3');
       await page.screenshot({ path: screenshotPath('hosted-page-class.png'), fullPage: true });
       await first.click();
