@@ -633,18 +633,12 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
         combination.resourceIds.every((id) => !blocked.has(id)),
     )
     .map((combination) => combination.id);
+  const found = { ok: true as const, start, end, heldStart, heldEnd, pacing: bookable.pacing };
   const requirements = requirementsAsked(rules.requirements, rules.resourceId);
   if (requirements) {
-    const candidates = candidateResources(rules);
+    // The free candidates are the groups' resources: each group takes its own, in their order.
     const freeByRequirement = requirements.map((group) =>
-      candidates
-        .filter(
-          (resource) =>
-            group.resourceIds.includes(resource.id) &&
-            !blocked.has(resource.id) &&
-            performs(bookable.resourceIds, resource.id),
-        )
-        .map((resource) => resource.id),
+      freeResourceIds.filter((id) => group.resourceIds.includes(id)),
     );
     const requirementSets = completeSets(requirements, freeByRequirement);
     if (requirementSets === 0) {
@@ -653,18 +647,7 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
         `No ${missingRequirements(requirements, freeByRequirement).join(' and no ')} for a party of ${rules.partySize} is free on ${date} at ${shown}.`,
       );
     }
-    return {
-      ok: true,
-      start,
-      end,
-      heldStart,
-      heldEnd,
-      freeResourceIds: [],
-      freeCombinationIds: [],
-      pacing: bookable.pacing,
-      freeByRequirement,
-      requirementSets,
-    };
+    return { ...found, freeResourceIds: [], freeCombinationIds: [], freeByRequirement, requirementSets };
   }
   const held = rules.class ? heldClasses(rules).get(start) : undefined;
   const seated = rules.class && classSeats(rules.class, rules.partySize, held, freeResourceIds);
@@ -683,14 +666,9 @@ export function checkStart(rules: DayRules, time: string, options: StartOptions)
     );
   }
   return {
-    ok: true,
-    start,
-    end,
-    heldStart,
-    heldEnd,
+    ...found,
     freeResourceIds: offered,
     freeCombinationIds,
-    pacing: bookable.pacing,
     ...(seated && { seatsLeft: seated.seatsLeft }),
   };
 }
