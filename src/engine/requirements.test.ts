@@ -108,6 +108,19 @@ describe('requirements helpers', () => {
     );
     assert.deepEqual(setsToTry([{ ...STYLIST, count: 2 }], [['s1', 's2', 's3']], 10), [['s1', 's2']]);
     assert.deepEqual(setsToTry([], [], 10), []);
+    const pairs = { ...STYLIST, count: 2 };
+    assert.deepEqual(setsToTry([pairs], [['s1', 's2', 's3', 's4']], 10), [
+      ['s1', 's2'],
+      ['s3', 's4'],
+    ]);
+    assert.deepEqual(disjointSets([pairs], [['s1', 's2', 's3', 's4']]), [
+      ['s1', 's2'],
+      ['s3', 's4'],
+    ]);
+    // A group the caller has no free list for has nothing free.
+    assert.deepEqual(setsToTry([STYLIST, CHAIR], [['s1']], 10), []);
+    assert.equal(completeSets([STYLIST, CHAIR], [['s1']]), 0);
+    assert.deepEqual(missingRequirements([STYLIST, CHAIR], [['s1']]), ['Chair']);
     assert.deepEqual(
       disjointSets(
         [STYLIST, CHAIR],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_RESEATS, planReseating, type SeatedBooking } from './reseating.ts';
+import { type FixedHold, MAX_RESEATS, planReseating, type SeatedBooking } from './reseating.ts';
 import { takesParty } from './slots.ts';
 import type { DayRules, EngineResource } from './types.ts';
 
@@ -63,6 +63,65 @@ const T4 = table('t4', 1, 4);
 const T6 = table('t6', 2, 6);
 const SEVEN = { start: at('19:00'), end: at('20:30') };
 
+const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  a.start < b.end && b.start < a.end;
+
+/**
+ * Whether moving at most three of the movable bookings, each to another active table that takes
+ * it, one move at a time, frees `target` for `held`: every such choice tried, the reference
+ * the search is held to.
+ */
+function somePlanFrees(
+  target: string,
+  resources: readonly EngineResource[],
+  held: { start: number; end: number },
+  seated: readonly SeatedBooking[],
+  fixed: readonly FixedHold[],
+): boolean {
+  const movable = seated.filter((booking) => booking.movable);
+  const tryMoves = (from: number, chosen: [SeatedBooking, string][]): boolean => {
+    if (freesInOrder(target, held, seated, fixed, chosen)) return true;
+    if (chosen.length === MAX_RESEATS) return false;
+    for (let i = from; i < movable.length; i++) {
+      const booking = movable[i]!;
+      for (const resource of resources) {
+        if (
+          !resource.isActive ||
+          resource.id === booking.resourceId ||
+          !takesParty(resource, booking.partySize)
+        ) {
+          continue;
+        }
+        if (tryMoves(i + 1, [...chosen, [booking, resource.id]])) return true;
+      }
+    }
+    return false;
+  };
+  return tryMoves(0, []);
+}
+
+/** Whether the moves can be made one at a time onto free tables, leaving `target` free for `held`. */
+function freesInOrder(
+  target: string,
+  held: { start: number; end: number },
+  seated: readonly SeatedBooking[],
+  fixed: readonly FixedHold[],
+  moves: [SeatedBooking, string][],
+): boolean {
+  const where = new Map(seated.map((booking) => [booking.id, booking.resourceId]));
+  const taken = (resourceId: string, range: { start: number; end: number }, self?: string) =>
+    fixed.some((hold) => hold.resourceId === resourceId && overlap(hold, range)) ||
+    seated.some((b) => b.id !== self && where.get(b.id) === resourceId && overlap(b, range));
+  const pending = [...moves];
+  while (pending.length > 0) {
+    const ready = pending.findIndex(([booking, to]) => !taken(to, booking, booking.id));
+    if (ready < 0) return false;
+    const [[booking, to]] = pending.splice(ready, 1) as [[SeatedBooking, string]];
+    where.set(booking.id, to);
+  }
+  return !taken(target, held);
+}
+
 describe('planReseating', () => {
   it('moves the two-top off the four-top so a party of four fits', () => {
     const plan = planReseating(rules([T2, T4]), SEVEN, ['t4'], [booking('lea', 't4', '18:30', '20:00')], []);
@@ -107,6 +166,34 @@ describe('planReseating', () => {
     );
   });
 
+  it('moves as few bookings as it can, and nothing onto an inactive table or out of another day', () => {
+    const [busyTwo, freeTwo] = [table('busy-two', 1, 2), table('free-two', 1, 2)];
+    const seated = [booking('lea', 't4', '18:30', '20:00'), booking('bob', 'busy-two', '18:00', '21:00')];
+    const plan = planReseating(rules([busyTwo, freeTwo, T4]), SEVEN, ['t4'], seated, []);
+    assert.deepEqual(plan?.moves, [{ bookingId: 'lea', from: 't4', to: 'free-two' }]);
+    const closed = planReseating(rules([{ ...T2, isActive: false }, T4]), SEVEN, ['t4'], [seated[0]!], []);
+    assert.equal(closed, null);
+    // Lea's party began the evening before and holds the table past midnight: it is not the day's to move.
+    const overnight = {
+      ...booking('lea', 't4', '18:30', '20:00'),
+      startsAt: Date.parse('2026-06-09T23:30:00Z'),
+    };
+    assert.equal(planReseating(rules([T2, T4]), SEVEN, ['t4'], [overnight], []), null);
+  });
+
+  it("never moves a booking onto the table the new party takes, nor trades two bookings' tables", () => {
+    // Lea must leave the four-top for the two-top, whose Bob could only go to the four-top: taken by the party.
+    const seated = [booking('lea', 't4', '18:30', '20:00'), booking('bob', 't2', '19:30', '21:00')];
+    assert.equal(planReseating(rules([T2, T4]), SEVEN, ['t4'], seated, []), null);
+  });
+
+  it('moves a booking that starts outside every service period anywhere it fits', () => {
+    const early = booking('lea', 't4', '11:00', '20:00');
+    assert.deepEqual(planReseating(rules([T2, T4]), SEVEN, ['t4'], [early], [])?.moves, [
+      { bookingId: 'lea', from: 't4', to: 't2' },
+    ]);
+  });
+
   it('keeps a moved booking inside the resources its service period allows', () => {
     const periods = [
       {
@@ -131,30 +218,46 @@ describe('planReseating', () => {
     assert.equal(plan, null);
   });
 
-  it('makes only valid moves on random days (property)', () => {
+  it('makes only valid moves on random days, and finds a plan whenever one exists (property)', () => {
     const tables = fc.array(
-      fc.record({ min: fc.integer({ min: 1, max: 3 }), extra: fc.integer({ min: 0, max: 4 }) }),
-      { minLength: 2, maxLength: 6 },
+      fc.record({
+        min: fc.integer({ min: 1, max: 3 }),
+        extra: fc.integer({ min: 0, max: 4 }),
+        active: fc.integer({ min: 0, max: 9 }).map((n) => n > 0),
+      }),
+      { minLength: 2, maxLength: 5 },
     );
     const bookings = fc.array(
       fc.record({
-        table: fc.nat(5),
-        from: fc.integer({ min: 12, max: 21 }),
+        table: fc.nat(4),
+        from: fc.integer({ min: 18, max: 20 }),
         hours: fc.integer({ min: 1, max: 2 }),
         party: fc.integer({ min: 1, max: 7 }),
-        movable: fc.boolean(),
+        movable: fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
       }),
-      { maxLength: 14 },
+      { minLength: 3, maxLength: 9 },
     );
+    const blocks = fc.array(fc.record({ table: fc.nat(4), from: fc.integer({ min: 17, max: 22 }) }), {
+      maxLength: 2,
+    });
     fc.assert(
       fc.property(
         tables,
         bookings,
-        fc.integer({ min: 12, max: 21 }),
+        blocks,
+        fc.integer({ min: 18, max: 20 }),
         fc.integer({ min: 1, max: 7 }),
-        (shapes, wanted, hour, party) => {
-          const resources = shapes.map((shape, i) => table(`t${i}`, shape.min, shape.min + shape.extra));
-          // A day as the exclusion constraint keeps it: each booking fits its table, none overlap on one.
+        (shapes, wanted, blocked, hour, party) => {
+          const resources = shapes.map((shape, i) => ({
+            ...table(`t${i}`, shape.min, shape.min + shape.extra),
+            isActive: shape.active,
+          }));
+          const fixed: FixedHold[] = blocked.map((block) => ({
+            resourceId: resources[block.table % resources.length]!.id,
+            start: at(`${block.from}:00`),
+            end: at(`${block.from}:30`),
+          }));
+          // A day as the exclusion constraint keeps it: each booking fits its table, none overlap there.
           const seated: SeatedBooking[] = [];
           for (const [i, want] of wanted.entries()) {
             const on = resources[want.table % resources.length]!;
@@ -168,42 +271,43 @@ describe('planReseating', () => {
             );
             if (!takesParty(on, want.party)) continue;
             if (
-              seated.some(
-                (other) =>
-                  other.resourceId === on.id && other.start < candidate.end && candidate.start < other.end,
-              )
-            )
+              [...seated, ...fixed].some((other) => other.resourceId === on.id && overlap(other, candidate))
+            ) {
               continue;
+            }
             seated.push(candidate);
           }
           const held = { start: at(`${hour}:00`), end: at(`${hour + 1}:30`) };
+          // Best fit first is the caller's order, not the resources': here the last table first.
           const targets = resources
-            .filter((resource) => takesParty(resource, party))
-            .map((resource) => resource.id);
-          const plan = planReseating(rules(resources), held, targets, seated, []);
+            .filter((resource) => resource.isActive && takesParty(resource, party))
+            .map((resource) => resource.id)
+            .reverse();
+          const plan = planReseating(rules(resources), held, targets, seated, fixed);
+          // The first target, in their order, that some plan of at most three moves frees.
+          const reachable = targets.find((target) => somePlanFrees(target, resources, held, seated, fixed));
+          assert.equal(plan?.resourceId, reachable);
           if (!plan) return;
           assert.ok(plan.moves.length <= MAX_RESEATS);
           assert.equal(new Set(plan.moves.map((move) => move.bookingId)).size, plan.moves.length);
           const where = new Map(seated.map((b) => [b.id, b.resourceId]));
           const clashes = (resourceId: string, range: { start: number; end: number }, self?: string) =>
-            seated.some(
-              (b) =>
-                b.id !== self && where.get(b.id) === resourceId && b.start < range.end && range.start < b.end,
-            );
+            fixed.some((hold) => hold.resourceId === resourceId && overlap(hold, range)) ||
+            seated.some((b) => b.id !== self && where.get(b.id) === resourceId && overlap(b, range));
           for (const move of plan.moves) {
             const moved = seated.find((b) => b.id === move.bookingId)!;
             assert.ok(moved.movable, `${moved.id} may not move`);
             assert.equal(move.from, moved.resourceId);
             const to = resources.find((resource) => resource.id === move.to)!;
-            assert.ok(takesParty(to, moved.partySize), `${moved.id} does not fit ${to.id}`);
+            assert.ok(to.isActive && takesParty(to, moved.partySize), `${moved.id} does not fit ${to.id}`);
             // Each move on its own is one the exclusion constraint accepts.
             assert.ok(!clashes(move.to, moved, moved.id), `${moved.id} lands on a taken ${move.to}`);
             where.set(moved.id, move.to);
           }
-          assert.ok(targets.includes(plan.resourceId));
           assert.ok(!clashes(plan.resourceId, held), 'the new party lands on a taken table');
         },
       ),
+      { numRuns: 1500 },
     );
   });
 });

@@ -68,29 +68,30 @@ export function planReseating(
   fixed: readonly FixedHold[],
 ): ReseatPlan | null {
   const resources = rules.resources.filter((resource) => resource.isActive);
-  const seatedAt = new Map<string, string | null>(seated.map((booking) => [booking.id, booking.resourceId]));
+  /** Where each booking sits as the search has it: a moved one on its new resource once placed. */
+  const seatedAt = new Map(seated.map((booking) => [booking.id, booking.resourceId]));
+  /** Bookings the search moves; until placed they still show on their own resource, which whoever displaced them now holds. */
   const moved = new Set<string>();
   /** The new booking once the search has put it somewhere: it holds that resource too. */
   let placed: FixedHold | null = null;
-  let plan: Reseat[] = [];
 
   /** The resources a booking moved at its start may sit at: those its service period allows. */
   const periodAllows = (booking: SeatedBooking) => {
     const wall = instantToWall(booking.startsAt, rules.timezone);
+    // Stryker disable next-line ArrowFunction: undefined refuses a resource as false does
     if (wall.date !== rules.date) return () => false;
     const allowed = bookableAt(rules, wall.time)?.resourceIds ?? null;
     return (resource: EngineResource) => performs(allowed, resource.id);
   };
 
-  /** What holds `resource` during the item's range, or 'fixed' when something unmovable does. */
-  const holdersOf = (resource: string, item: Item): SeatedBooking[] | 'fixed' => {
-    if (fixed.some((hold) => hold.resourceId === resource && overlaps(hold, item))) return 'fixed';
-    if (placed && placed.resourceId === resource && overlaps(placed, item)) return 'fixed';
+  /** What holds `resource` during the item's range; null when something that cannot move does. */
+  const holdersOf = (resource: string, item: Item): SeatedBooking[] | null => {
+    if (fixed.some((hold) => hold.resourceId === resource && overlaps(hold, item))) return null;
+    if (placed && placed.resourceId === resource && overlaps(placed, item)) return null;
     const holders: SeatedBooking[] = [];
     for (const booking of seated) {
-      if (booking === item.booking || seatedAt.get(booking.id) !== resource || !overlaps(booking, item))
-        continue;
-      if (!booking.movable || moved.has(booking.id)) return 'fixed';
+      if (seatedAt.get(booking.id) !== resource || !overlaps(booking, item)) continue;
+      if (!booking.movable || moved.has(booking.id)) return null;
       holders.push(booking);
     }
     return holders;
@@ -106,10 +107,7 @@ export function planReseating(
     const ordered: Reseat[] = [];
     while (waiting.length > 0) {
       const ready = waiting.findIndex((booking) =>
-        waiting.every(
-          (other) =>
-            other === booking || other.resourceId !== seatedAt.get(booking.id) || !overlaps(other, booking),
-        ),
+        waiting.every((other) => other.resourceId !== seatedAt.get(booking.id) || !overlaps(other, booking)),
       );
       if (ready < 0) return null;
       const [booking] = waiting.splice(ready, 1);
@@ -118,30 +116,24 @@ export function planReseating(
     return ordered;
   };
 
-  const search = (pending: Item[], movesLeft: number): boolean => {
+  /** Places each pending item, moving what holds its resource; the moves once all are placed, else null. */
+  const search = (pending: Item[], movesLeft: number): Reseat[] | null => {
     const [item, ...rest] = pending;
-    if (!item) {
-      const ordered = inOrder();
-      if (ordered) plan = ordered;
-      return ordered !== null;
-    }
+    if (!item) return inOrder();
     const options = resources
-      .filter((resource) => item.fits(resource) && resource.id !== item.booking?.resourceId)
+      // A moved booking's own resource is held by whoever displaced it, so it is never an option.
+      .filter((resource) => item.fits(resource))
       .map((resource) => ({ resource, holders: holdersOf(resource.id, item) }))
       .filter(
         (option): option is { resource: EngineResource; holders: SeatedBooking[] } =>
-          option.holders !== 'fixed',
+          option.holders !== null && option.holders.length <= movesLeft,
       )
-      .filter((option) => option.holders.length <= movesLeft)
-      // A free resource first; among as many moves, the order `item.fits` was given in.
+      // A free resource first; among as many moves, the order of `resources`.
       .sort((a, b) => a.holders.length - b.holders.length);
     for (const { resource, holders } of options) {
       if (item.booking) seatedAt.set(item.booking.id, resource.id);
       else placed = { resourceId: resource.id, start: item.start, end: item.end };
-      for (const holder of holders) {
-        seatedAt.set(holder.id, null);
-        moved.add(holder.id);
-      }
+      for (const holder of holders) moved.add(holder.id);
       const next = holders.map((holder): Item => {
         const allows = periodAllows(holder);
         return {
@@ -151,24 +143,20 @@ export function planReseating(
           fits: (candidate) => takesParty(candidate, holder.partySize) && allows(candidate),
         };
       });
-      if (search([...rest, ...next], movesLeft - holders.length)) return true;
-      for (const holder of holders) {
-        seatedAt.set(holder.id, holder.resourceId);
-        moved.delete(holder.id);
-      }
-      if (item.booking) seatedAt.set(item.booking.id, null);
+      const moves = search([...rest, ...next], movesLeft - holders.length);
+      if (moves) return moves;
+      for (const holder of holders) moved.delete(holder.id);
+      if (item.booking) seatedAt.set(item.booking.id, item.booking.resourceId);
       else placed = null;
     }
-    return false;
+    return null;
   };
 
-  const order = new Map(targets.map((id, position) => [id, position]));
-  const ordered = [...resources].sort(
-    (a, b) => (order.get(a.id) ?? Number.POSITIVE_INFINITY) - (order.get(b.id) ?? Number.POSITIVE_INFINITY),
-  );
-  for (const target of ordered.filter((resource) => order.has(resource.id))) {
-    const newBooking: Item = { booking: null, ...held, fits: (resource) => resource.id === target.id };
-    if (search([newBooking], MAX_RESEATS)) return { resourceId: target.id, moves: plan };
+  for (const target of targets) {
+    if (!resources.some((resource) => resource.id === target)) continue;
+    const newBooking: Item = { booking: null, ...held, fits: (resource) => resource.id === target };
+    const moves = search([newBooking], MAX_RESEATS);
+    if (moves) return { resourceId: target, moves };
   }
   return null;
 }
