@@ -187,6 +187,18 @@ describe('planReseating', () => {
     assert.equal(planReseating(rules([T2, T4]), SEVEN, ['t4'], seated, []), null);
   });
 
+  it('never moves the end of a chain onto the table the new party takes, at its time', () => {
+    // Lea (2) must leave the four-top for the three-top, whose party of three can only go to the
+    // other three-top, whose party of four could only go to the four-top: at the new party's time.
+    const tables = [table('t4', 1, 4), table('t2', 1, 3), table('t3', 3, 4)];
+    const seated = [
+      booking('lea', 't4', '18:00', '19:10', 2),
+      booking('xia', 't2', '18:00', '19:45', 3),
+      booking('bob', 't3', '19:30', '21:00', 4),
+    ];
+    assert.equal(planReseating(rules(tables), SEVEN, ['t4'], seated, []), null);
+  });
+
   it('moves a booking that starts outside every service period anywhere it fits', () => {
     const early = booking('lea', 't4', '11:00', '20:00');
     assert.deepEqual(planReseating(rules([T2, T4]), SEVEN, ['t4'], [early], [])?.moves, [

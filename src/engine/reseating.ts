@@ -153,7 +153,7 @@ export function planReseating(
   };
 
   for (const target of targets) {
-    if (!resources.some((resource) => resource.id === target)) continue;
+    // A target that is no active resource fits nothing: its search finds no option.
     const newBooking: Item = { booking: null, ...held, fits: (resource) => resource.id === target };
     const moves = search([newBooking], MAX_RESEATS);
     if (moves) return { resourceId: target, moves };
