@@ -163,6 +163,14 @@ describe('a class in daySlots, checkStart and explainDay', () => {
     );
   });
 
+  it('refuses a party larger than a class that a free room would start', () => {
+    const thirteen = rules({ partySize: 13 });
+    assert.deepEqual(explainDay(thirteen)[0]!.reasons, ['class_full']);
+    const check = checkStart(thirteen, '10:00', ANY_MINUTE);
+    assert.ok(!check.ok);
+    assert.match(check.message, /has 12 seats left, too few for a party of 13/);
+  });
+
   it('says full when no resource is free and no class is held at the start', () => {
     const busy = ['a', 'b'].map((resourceId) => ({
       resourceId,

@@ -173,6 +173,40 @@ describe('requirements in daySlots, checkStart and explainDay', () => {
     assert.deepEqual(none.reasons, ['no_resource_fits_party']);
   });
 
+  it("lists a group's free resources best fit first, whatever the group's own order", () => {
+    const reversed = [{ ...STYLIST, resourceIds: ['s3', 's1', 's2'] }, CHAIR];
+    assert.deepEqual(daySlots(rules({ requirements: reversed })).slots[0]!.freeByRequirement, [
+      ['s1', 's2', 's3'],
+      ['c1', 'c2'],
+    ]);
+  });
+
+  it('offers nothing at a time its pacing is full for, and says so', () => {
+    const periods = [
+      {
+        id: 'day',
+        name: 'Day',
+        daysOfWeek: [0, 1, 2, 3, 4, 5, 6],
+        startTime: '10:00',
+        endTime: '12:00',
+        lastStartTime: null,
+        intervalMinutes: null,
+        turnTimes: null,
+        resourceIds: [],
+        maxBookingsPerSlot: 1,
+      },
+    ];
+    const day = rules({ periods, arrivals: [{ start: at('2026-06-10T10:00:00Z'), partySize: 1 }] });
+    const slot = daySlots(day).slots[0]!;
+    assert.deepEqual([slot.freeByRequirement, freeOptions(slot)], [[[], []], 0]);
+    const [ten] = explainDay(day);
+    assert.deepEqual(
+      [ten!.reasons, ten!.freeByRequirement, ten!.requirementSets, ten!.freeResourceIds],
+      [['pacing'], [[], []], 0, []],
+    );
+    assert.deepEqual(explainDay(rules())[0]!.freeResourceIds, []);
+  });
+
   it('narrows the group of a resource asked for', () => {
     const slot = daySlots(rules({ resourceId: 'c2' })).slots[0]!;
     assert.deepEqual(slot.freeByRequirement, [['s1', 's2', 's3'], ['c2']]);

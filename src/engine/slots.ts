@@ -425,12 +425,11 @@ export function daySlots(rules: DayRules): DaySlots {
   // Single resources are offered unless the service's groups are.
   const single = requirements === null;
   const candidateIds = candidates.map((resource) => resource.id);
-  const groupPositions = requirements?.map((group) =>
-    group.resourceIds
-      .map((id) => positionOf.get(id))
-      .filter((position): position is number => position !== undefined && position < candidates.length)
-      .sort((a, b) => a - b),
-  );
+  // Each group's candidates by position, so in the candidates' best-fit order.
+  const groupPositions = requirements?.map((group) => {
+    const members = new Set(group.resourceIds);
+    return candidateIds.flatMap((id, r) => (members.has(id) ? [r] : []));
+  });
   const slots: Slot[] = [];
   for (const bookable of windows) {
     const durationMs = bookingMinutes({ ...rules, turnTimes: bookable.turnTimes }) * MINUTE_MS;
