@@ -471,6 +471,15 @@ function MovePicker({ booking }: { booking: Booking }) {
         <TimeInput id="panel-move-time" required value={time} onTime={setTime} />
         <button type="submit">{t('panelMoveButton')}</button>
       </form>
+      {/* Saved at once, as the status buttons are: re-seating reads it when the next party books. */}
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={booking.table_locked}
+          onChange={(event) => void patchBooking(booking, { table_locked: event.currentTarget.checked })}
+        />{' '}
+        {t('panelTableLocked')}
+      </label>
     </Section>
   );
 }

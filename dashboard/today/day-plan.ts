@@ -17,6 +17,11 @@ export interface BookingItem extends Item {
   booking: Booking;
   /** The other tables a combination holds, by name. */
   joinedWith: string[];
+  /**
+   * On a row: the other bookings of the class `booking` starts (its service, its start, this
+   * resource), drawn as one block with it; empty for any other booking.
+   */
+  classmates: Booking[];
 }
 
 export interface BlockItem extends Item {
@@ -119,7 +124,7 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
   const items: BookingItem[] = held
     .map((booking) => {
       const start = minutesOf(booking.start_time)!;
-      return { booking, start, end: start + booking.duration_minutes, joinedWith: [] };
+      return { booking, start, end: start + booking.duration_minutes, joinedWith: [], classmates: [] };
     })
     .sort((a, b) => a.start - b.start || a.booking.resource.name.localeCompare(b.booking.resource.name));
 
@@ -135,14 +140,14 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
       name: resource.name,
       capacityMin: resource.capacity_min,
       capacityMax: resource.capacity_max,
-      bookings: items
-        .filter((item) => item.booking.resource_ids.includes(resource.id))
-        .map((item) => ({
+      bookings: classBlocks(items.filter((item) => item.booking.resource_ids.includes(resource.id))).map(
+        (item) => ({
           ...item,
           joinedWith: item.booking.resource_ids
             .filter((id) => id !== resource.id)
             .map((id) => nameOf.get(id) ?? ''),
-        })),
+        }),
+      ),
       blocks: blocks[index]!.map((block) => ({
         start: Math.max(start, minutesFrom(date, block.start_at, timeZone)),
         end: Math.min(end, minutesFrom(date, block.end_at, timeZone)),
@@ -164,6 +169,27 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
     sections: [...sections.values()],
     bookings: items,
   };
+}
+
+/**
+ * A row's bookings with each class as one block: only a class's bookings share a resource at one
+ * time (its service and start), so those after the first go into the first one's `classmates`.
+ */
+function classBlocks(items: BookingItem[]): BookingItem[] {
+  const classes = new Map<string, BookingItem>();
+  const blocks: BookingItem[] = [];
+  for (const item of items) {
+    const key = item.booking.service_id && `${item.booking.service_id}|${item.start}`;
+    const first = key ? classes.get(key) : undefined;
+    if (first) {
+      first.classmates.push(item.booking);
+      continue;
+    }
+    const block = { ...item, classmates: [] };
+    if (key) classes.set(key, block);
+    blocks.push(block);
+  }
+  return blocks;
 }
 
 /** Every table a booking holds, by name, in the order of its `resource_ids`. */

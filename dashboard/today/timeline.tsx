@@ -283,40 +283,50 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
                         {block.reason && <span>{block.reason}</span>}
                       </span>
                     ))}
-                    {row.bookings.map((item) => (
-                      <button
-                        key={item.booking.id}
-                        type="button"
-                        class={`bk st-${item.booking.status}${(drag?.moved || drag?.byTouch) && drag.item.booking.id === item.booking.id ? ' dragged' : ''}`}
-                        style={{ ...place(item), ...offset(item, row.id) }}
-                        data-start={formatMinutes(item.start)}
-                        data-end={formatMinutes(item.end)}
-                        data-booking={item.booking.id}
-                        aria-pressed={item.booking.id === selectedId}
-                        onClick={() => !wasDragged() && onSelect(item)}
-                        onPointerDown={(event) => start(event, item, row.id)}
-                        onPointerMove={move}
-                        onPointerUp={end}
-                        onPointerCancel={end}
-                        onContextMenu={(event) => holding() && event.preventDefault()}
-                      >
-                        <span class="bk-icon" aria-hidden="true">
-                          {STATUS_ICON[item.booking.status]}
-                        </span>
-                        <span class="bk-party">{item.booking.capacity}</span>{' '}
-                        <span class="bk-name">{shortGuestName(item.booking)}</span>
-                        {depositDue(item.booking) && (
-                          <span class="bk-deposit" aria-hidden="true">
-                            €
+                    {row.bookings.map((item) =>
+                      item.classmates.length > 0 ? (
+                        <ClassBlock
+                          key={item.booking.id}
+                          item={item}
+                          place={place(item)}
+                          selected={item.booking.id === selectedId}
+                          onSelect={onSelect}
+                        />
+                      ) : (
+                        <button
+                          key={item.booking.id}
+                          type="button"
+                          class={`bk st-${item.booking.status}${(drag?.moved || drag?.byTouch) && drag.item.booking.id === item.booking.id ? ' dragged' : ''}`}
+                          style={{ ...place(item), ...offset(item, row.id) }}
+                          data-start={formatMinutes(item.start)}
+                          data-end={formatMinutes(item.end)}
+                          data-booking={item.booking.id}
+                          aria-pressed={item.booking.id === selectedId}
+                          onClick={() => !wasDragged() && onSelect(item)}
+                          onPointerDown={(event) => start(event, item, row.id)}
+                          onPointerMove={move}
+                          onPointerUp={end}
+                          onPointerCancel={end}
+                          onContextMenu={(event) => holding() && event.preventDefault()}
+                        >
+                          <span class="bk-icon" aria-hidden="true">
+                            {STATUS_ICON[item.booking.status]}
                           </span>
-                        )}
-                        <GuestMarks booking={item.booking} />
-                        {/* Named by what it shows first, then what its few words leave out. */}
-                        <span class="sr-only">
-                          , {guestName(item.booking)}, {bookingDetails(item)}
-                        </span>
-                      </button>
-                    ))}
+                          <span class="bk-party">{item.booking.capacity}</span>{' '}
+                          <span class="bk-name">{shortGuestName(item.booking)}</span>
+                          {depositDue(item.booking) && (
+                            <span class="bk-deposit" aria-hidden="true">
+                              €
+                            </span>
+                          )}
+                          <GuestMarks booking={item.booking} />
+                          {/* Named by what it shows first, then what its few words leave out. */}
+                          <span class="sr-only">
+                            , {guestName(item.booking)}, {bookingDetails(item)}
+                          </span>
+                        </button>
+                      ),
+                    )}
                   </div>
                 </li>
               ))}
@@ -330,6 +340,41 @@ export function Timeline({ plan, now, onSelect }: TimelineProps) {
         )}
       </div>
     </section>
+  );
+}
+
+/**
+ * A class on its room: its bookings' guests and how many bookings, as one block (they share the
+ * room and the time). It opens the first booking; every booking of it is in the day's list. A
+ * class is not dragged: a move changes one participant, which its booking's panel does.
+ */
+function ClassBlock({
+  item,
+  place,
+  selected,
+  onSelect,
+}: {
+  item: BookingItem;
+  place: { left: string; width: string };
+  selected: boolean;
+  onSelect: (item: BookingItem) => void;
+}) {
+  const bookings = [item.booking, ...item.classmates];
+  const guests = bookings.reduce((sum, booking) => sum + booking.capacity, 0);
+  const text = t('classBlock', { n: bookings.length, guests });
+  return (
+    <button
+      type="button"
+      class="bk bk-class"
+      style={place}
+      data-start={formatMinutes(item.start)}
+      data-booking={item.booking.id}
+      aria-pressed={selected}
+      onClick={() => onSelect(item)}
+    >
+      <span class="bk-party">{guests}</span> <span class="bk-name">{text}</span>
+      <span class="sr-only">, {bookings.map(guestName).join(', ')}</span>
+    </button>
   );
 }
 

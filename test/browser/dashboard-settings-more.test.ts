@@ -7,7 +7,7 @@ import { Receiver } from '../../src/webhooks/receiver.fixture.ts';
 import { send, setupBookable } from '../booking-fixtures.ts';
 import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn } from '../browser.ts';
 import { freePort } from '../free-port.ts';
-import { createTestApp, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
+import { createTestApp, eventually, type Tenant, type TestContext, uniqueEmail } from '../helpers.ts';
 
 /**
  * The settings' closed days, services, table combinations and webhooks in a real browser
@@ -246,6 +246,76 @@ describe('the settings screen, more sections', { skip }, () => {
       await actions.getByRole('button', { name: 'Delete' }).click();
       await page.getByText('No webhook endpoints.').waitFor();
       assert.deepEqual((await send(ctx.app, tenant, 'GET', '/v1/manage/webhooks')).items, []);
+    } finally {
+      await close();
+    }
+  });
+
+  it('sets up a class and a service of two groups, and shows a class as one block on Today', async () => {
+    const { tenant, owner } = await openVenue();
+    const { page, close } = await signedIn(TABLET, owner);
+    try {
+      await openSection(page, 'Services');
+      await page.getByLabel('Name').fill('Yoga');
+      await page.getByLabel('Duration (minutes)').fill('60');
+      await page.getByLabel('Class: places per start').fill('12');
+      await page.getByRole('button', { name: 'Add a service' }).click();
+      await page.getByText('class of 12 places').waitFor();
+
+      await page.getByLabel('Name', { exact: true }).first().fill('Colour');
+      await page.getByRole('button', { name: 'Add a group of resources' }).click();
+      await page.getByRole('button', { name: 'Add a group of resources' }).click();
+      const groups = page.locator('fieldset.groups fieldset');
+      await groups.nth(0).getByLabel('Name').fill('Stylist');
+      await groups.nth(0).getByLabel('T1', { exact: true }).check();
+      await groups.nth(1).getByLabel('Name').fill('Chair');
+      await groups.nth(1).getByLabel('T2', { exact: true }).check();
+      await axeClean(page, 'a service of two groups');
+      await page.screenshot({ path: screenshotPath('dashboard-service-groups.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Add a service' }).click();
+      await page.getByText('Stylist + Chair').waitFor();
+      const services = await send(ctx.app, tenant, 'GET', '/v1/manage/services');
+      const byName = Object.fromEntries(
+        services.items.map((service: { name: string }) => [service.name, service]),
+      );
+      assert.equal(byName.Yoga.seats, 12);
+      assert.deepEqual(
+        byName.Colour.requirements.map((group: { name: string; resource_ids: string[] }) => [
+          group.name,
+          group.resource_ids.length,
+        ]),
+        [
+          ['Stylist', 1],
+          ['Chair', 1],
+        ],
+      );
+
+      // Two bookings of the class at 20:00 today: one block on its room, with both parties' guests.
+      const today = todayIn(ZONE, Date.now());
+      for (const first_name of ['Ada', 'Grace']) {
+        await send(ctx.app, tenant, 'POST', '/v1/manage/bookings/staff', {
+          date: today,
+          time: '20:00',
+          capacity: 2,
+          service_id: byName.Yoga.id,
+          first_name,
+          last_name: 'Guest',
+          phone: `+33 6 12 34 56 ${first_name === 'Ada' ? '01' : '02'}`,
+        });
+      }
+      await page.getByRole('link', { name: 'Today', exact: true }).first().click();
+      const block = page.locator('.bk-class');
+      await block.waitFor();
+      assert.match((await block.textContent()) ?? '', /4\s*class · 2 bookings/);
+      await axeClean(page, 'a class on Today');
+      await page.screenshot({ path: screenshotPath('dashboard-class.png'), fullPage: true });
+      await block.click();
+      await page.getByLabel('Keep on this table (never moved to seat another party)').check();
+      // The block opens the class's first booking; its table is kept from re-seating at once.
+      await eventually(async () => {
+        const listed = await send(ctx.app, tenant, 'GET', `/v1/manage/bookings?booking_date=${today}`);
+        return listed.items.filter((booking: { table_locked: boolean }) => booking.table_locked).length === 1;
+      }, 'one booking of the class locked to its table');
     } finally {
       await close();
     }
