@@ -155,7 +155,10 @@ describe('requirements in daySlots, checkStart and explainDay', () => {
     assert.deepEqual([slot.freeResourceIds, slot.freeCombinationIds, freeOptions(slot)], [[], [], 1]);
     const check = checkStart(rules({ busy: [tenToEleven('c1')] }), '10:00', ANY_MINUTE);
     assert.ok(check.ok);
-    assert.deepEqual([check.freeByRequirement, check.requirementSets], [[['s1', 's2', 's3'], ['c2']], 1]);
+    assert.deepEqual(
+      [check.freeByRequirement, check.requirementSets, check.freeResourceIds, check.freeCombinationIds],
+      [[['s1', 's2', 's3'], ['c2']], 1, [], []],
+    );
   });
 
   it('refuses a time a group has nothing free at, naming the group', () => {
@@ -171,6 +174,13 @@ describe('requirements in daySlots, checkStart and explainDay', () => {
     assert.deepEqual([eleven!.reasons, eleven!.requirementSets], [[], 2]);
     const none = explainDay(rules({ requirements: [STYLIST, { ...CHAIR, resourceIds: ['gone'] }] }))[0]!;
     assert.deepEqual(none.reasons, ['no_resource_fits_party']);
+    // Exactly as many chairs as a booking needs, both taken: busy, not too few.
+    const pair = explainDay(rules({ busy, requirements: [STYLIST, { ...CHAIR, count: 2 }] }))[0]!;
+    assert.deepEqual(pair.reasons, ['requirement_busy']);
+    const everything = [...busy, ...['s1', 's2', 's3'].map(tenToEleven)];
+    const both = checkStart(rules({ busy: everything }), '10:00', ANY_MINUTE);
+    assert.ok(!both.ok);
+    assert.equal(both.message, 'No Stylist and no Chair for a party of 1 is free on 2026-06-10 at 10:00.');
   });
 
   it("lists a group's free resources best fit first, whatever the group's own order", () => {
