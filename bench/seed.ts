@@ -481,8 +481,8 @@ export async function insertBookings(db: Db, rows: Insertable<BookingsTable>[]):
           RETURNING business_id, id, resource_id, joined_resource_ids, during, status, capacity
         ),
         holds AS (
-          INSERT INTO booking_holds (business_id, booking_id, resource_id, during)
-          SELECT b.business_id, b.id, held, b.during
+          INSERT INTO booking_holds (business_id, booking_id, resource_id, during, shared_by)
+          SELECT b.business_id, b.id, held, b.during, b.id
           FROM b, unnest(b.resource_id || b.joined_resource_ids) AS held
           WHERE slotwise_status_holds(b.status)
         )
