@@ -68,7 +68,11 @@ export function availabilityLoad(
  * Every question of a business's days that the run can ask once (day x party size x resource
  * filter x view), in an order that spreads them over days and sizes; `next` hands each out once.
  */
-export function newQuestions(seeded: SeededBusiness): { next: () => string; total: number } {
+export function newQuestions(
+  seeded: SeededBusiness,
+  /** Added to every question, e.g. `&service_id=…`. */
+  also = '',
+): { next: () => string; total: number } {
   const questions: string[] = [];
   for (const view of ['slots', 'resources']) {
     for (const resource of [null, ...seeded.resourceIds]) {
@@ -76,7 +80,7 @@ export function newQuestions(seeded: SeededBusiness): { next: () => string; tota
         for (let day = 1; day <= 59; day++) {
           const filter = resource ? `&resource_id=${resource}` : '';
           questions.push(
-            `/v1/availability/${seeded.businessId}?date=${dayFromToday(day)}&capacity=${party}&view=${view}${filter}`,
+            `/v1/availability/${seeded.businessId}?date=${dayFromToday(day)}&capacity=${party}&view=${view}${filter}${also}`,
           );
         }
       }

@@ -244,6 +244,33 @@ async function interleavedAvailability(
   };
 }
 
+/**
+ * A class of 12 and a service holding one of the first 25 tables and one of the other 25, made on
+ * the seeded business through the API; their ids.
+ */
+async function serviceKinds(url: string, seeded: SeededBusiness): Promise<[string, string]> {
+  const create = async (body: object) => {
+    const response = await fetch(`${url}/v1/manage/services`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ duration_minutes: 90, ...body }),
+    });
+    if (response.status !== 201) throw new Error(`a bench service was refused: ${await response.text()}`);
+    return ((await response.json()) as { id: string }).id;
+  };
+  const half = Math.floor(seeded.resourceIds.length / 2);
+  return [
+    await create({ name: 'Bench class', seats: 12 }),
+    await create({
+      name: 'Bench pair',
+      requirements: [
+        { name: 'First', resource_ids: seeded.resourceIds.slice(0, half) },
+        { name: 'Second', resource_ids: seeded.resourceIds.slice(half) },
+      ],
+    }),
+  ];
+}
+
 /** Medians of interleaved rounds of new days of a plain business and of the bistro beside it. */
 interface RichDay {
   plain: { rps: number; p50: number };
@@ -295,6 +322,9 @@ interface EngineRun {
   search: LoadResult;
   interleaved: { bare: number; api: number; rounds: string[] };
   richDay: RichDay;
+  /** New days asked for a class of 12 and for a service of two groups, each beside plain ones. */
+  classDay: RichDay;
+  groupsDay: RichDay;
   monthNew: LoadResult;
   monthAgain: LoadResult;
   bookings20: LoadResult;
@@ -327,6 +357,8 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
     let search: LoadResult;
     let interleaved: EngineRun['interleaved'];
     let richDay: RichDay;
+    let classDay: RichDay;
+    let groupsDay: RichDay;
     let monthNew: LoadResult;
     let monthAgain: LoadResult;
     let bookings20: LoadResult;
@@ -345,6 +377,19 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
         url,
         { seeded, questions: plainQuestions },
         { seeded: bistro, questions: newQuestions(bistro) },
+      );
+      process.stderr.write(`[${engine}] new days of a class and of a service of two groups...\n`);
+      const [yoga, colour] = await serviceKinds(url, seeded);
+      // The plain side goes on through the plain questions, so none is asked twice.
+      classDay = await interleavedRichDay(
+        url,
+        { seeded, questions: plainQuestions },
+        { seeded, questions: newQuestions(seeded, `&service_id=${yoga}`) },
+      );
+      groupsDay = await interleavedRichDay(
+        url,
+        { seeded, questions: plainQuestions },
+        { seeded, questions: newQuestions(seeded, `&service_id=${colour}`) },
       );
       process.stderr.write(`[${engine}] a month of availability...\n`);
       monthNew = await monthLoad(url, seeded, 'new');
@@ -386,6 +431,8 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
       search,
       interleaved,
       richDay,
+      classDay,
+      groupsDay,
       monthNew,
       monthAgain,
       bookings20,
@@ -459,6 +506,8 @@ async function main() {
       `| ${run.engine}: statistics of a year (${fmt(run.year.bookings)} bookings), one client | ${fmt(run.stats.rps)} | ${run.stats.p50} | ${run.stats.p99} | ${run.stats.ok} | ${run.stats.failed} | aim: p99 under 100 ms on PostgreSQL |`,
       `| ${run.engine}: customer search (${fmt(SEED.customers)} customers; parts of names, emails, phones), one client | ${fmt(run.search.rps)} | ${run.search.p50} | ${run.search.p99} | ${run.search.ok} | ${run.search.failed} | aim: p50 under 20 ms |`,
       `| ${run.engine}: availability asked before, interleaved rounds (medians) | ${fmt(run.interleaved.api)} | | | | | ${pct(run.interleaved.api, run.interleaved.bare)} of bare route (${fmt(run.interleaved.bare)} req/s); rounds ${run.interleaved.rounds.join(', ')} |`,
+      `| ${run.engine}: new days asked for a class of 12, interleaved rounds (medians) | ${fmt(run.classDay.rich.rps)} | ${run.classDay.rich.p50} | | | | ${pct(run.classDay.rich.rps, run.classDay.plain.rps)} of the same days without a service (${fmt(run.classDay.plain.rps)} req/s, p50 ${run.classDay.plain.p50} ms); rounds ${run.classDay.rounds.join(', ')}; aim: at least 80% (at most 1.25× the time) |`,
+      `| ${run.engine}: new days asked for a service of one of 25 tables and one of the other 25, interleaved rounds (medians) | ${fmt(run.groupsDay.rich.rps)} | ${run.groupsDay.rich.p50} | | | | ${pct(run.groupsDay.rich.rps, run.groupsDay.plain.rps)} of the same days without a service (${fmt(run.groupsDay.plain.rps)} req/s, p50 ${run.groupsDay.plain.p50} ms); rounds ${run.groupsDay.rounds.join(', ')}; aim: at least 80% (at most 1.25× the time) |`,
       `| ${run.engine}: new days of the bistro (2 periods, ${PACED_COVERS} covers per grid time, ${COMBINATIONS} combinations), interleaved rounds (medians) | ${fmt(run.richDay.rich.rps)} | ${run.richDay.rich.p50} | | | | ${pct(run.richDay.rich.rps, run.richDay.plain.rps)} of the same restaurant without them (${fmt(run.richDay.plain.rps)} req/s, p50 ${run.richDay.plain.p50} ms); rounds ${run.richDay.rounds.join(', ')}; aim: at least 80% |`,
       `| ${run.engine}: a month of availability, every question new, one client | ${fmt(run.monthNew.rps)} | ${run.monthNew.p50} | ${run.monthNew.p99} | ${run.monthNew.ok} | ${run.monthNew.failed} | aim: p50 under 30 ms |`,
       `| ${run.engine}: a month of availability, asked before, one client | ${fmt(run.monthAgain.rps)} | ${run.monthAgain.p50} | ${run.monthAgain.p99} | ${run.monthAgain.ok} | ${run.monthAgain.failed} | |`,
