@@ -22,6 +22,8 @@ export interface BookingItem extends Item {
    * resource), drawn as one block with it; empty for any other booking.
    */
   classmates: Booking[];
+  /** The seats of the class `booking` is of; null for a booking of no class. */
+  seats: number | null;
 }
 
 export interface BlockItem extends Item {
@@ -82,7 +84,7 @@ function minutesFrom(date: string, iso: string, timeZone: string): number {
 
 export async function loadDayPlan(date: string, timeZone: string): Promise<DayPlan> {
   const weekday = dayOfWeek(date);
-  const [hours, periods, resources, bookings] = await Promise.all([
+  const [hours, periods, resources, bookings, services] = await Promise.all([
     call((api) => api.GET('/v1/manage/hours')),
     call((api) => api.GET('/v1/manage/service-periods')),
     allPages((cursor) =>
@@ -93,7 +95,13 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
         api.GET('/v1/manage/bookings', { params: { query: { booking_date: date, limit: 200, cursor } } }),
       ),
     ),
+    allPages((cursor) =>
+      call((api) =>
+        api.GET('/v1/manage/services', { params: { query: { limit: 200, cursor, include_inactive: true } } }),
+      ),
+    ),
   ]);
+  const seatsOf = new Map(services.map((service) => [service.id, service.seats]));
   const held = bookings.filter((booking) => booking.status !== 'cancelled');
   const heldResources = new Set(held.flatMap((booking) => booking.resource_ids));
   const shown = resources.filter((resource) => resource.is_active || heldResources.has(resource.id));
@@ -124,7 +132,8 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
   const items: BookingItem[] = held
     .map((booking) => {
       const start = minutesOf(booking.start_time)!;
-      return { booking, start, end: start + booking.duration_minutes, joinedWith: [], classmates: [] };
+      const seats = booking.service_id ? (seatsOf.get(booking.service_id) ?? null) : null;
+      return { booking, start, end: start + booking.duration_minutes, joinedWith: [], classmates: [], seats };
     })
     .sort((a, b) => a.start - b.start || a.booking.resource.name.localeCompare(b.booking.resource.name));
 

@@ -361,7 +361,7 @@ function ClassBlock({
 }) {
   const bookings = [item.booking, ...item.classmates];
   const guests = bookings.reduce((sum, booking) => sum + booking.capacity, 0);
-  const text = t('classBlock', { n: bookings.length, guests });
+  const text = t('classBlock', { n: bookings.length, guests, seats: item.seats ?? guests });
   return (
     <button
       type="button"

@@ -306,7 +306,7 @@ describe('the settings screen, more sections', { skip }, () => {
       await page.getByRole('link', { name: 'Today', exact: true }).first().click();
       const block = page.locator('.bk-class');
       await block.waitFor();
-      assert.match((await block.textContent()) ?? '', /4\s*class · 2 bookings/);
+      assert.match((await block.textContent()) ?? '', /4\s*class · 2 bookings, 4 of 12 places/);
       await axeClean(page, 'a class on Today');
       await page.screenshot({ path: screenshotPath('dashboard-class.png'), fullPage: true });
       await block.click();
