@@ -4,17 +4,7 @@ import { allPages, call } from '../api.ts';
 import { dataChanged, versionOf } from '../changes.ts';
 import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
-import {
-  Check,
-  Field,
-  type FieldErrors,
-  fieldId,
-  mayChange,
-  numberOrNull,
-  SettingsForm,
-  text,
-  useSaving,
-} from './form.tsx';
+import { Check, Field, mayChange, numberOrNull, SettingsForm, text, useSaving } from './form.tsx';
 
 type Service = operations['listServices']['responses'][200]['content']['application/json']['items'][number];
 type Resource = operations['listResources']['responses'][200]['content']['application/json']['items'][number];
@@ -82,12 +72,7 @@ export default function Services() {
                 <strong>{service.name}</strong> {t('settingsMinutes', { n: service.duration_minutes })}
                 {service.seats !== null && <> · {t('settingsClassOf', { n: service.seats })}</>}
                 {service.requirements.length > 0 && (
-                  <>
-                    {' · '}
-                    {service.requirements
-                      .map((group) => (group.count > 1 ? `${group.count} × ${group.name}` : group.name))
-                      .join(' + ')}
-                  </>
+                  <> · {service.requirements.map((group) => group.name).join(' + ')}</>
                 )}
                 {!service.is_active && <em> · {t('settingsServiceInactive')}</em>}
               </span>
@@ -120,7 +105,7 @@ export default function Services() {
   );
 }
 
-const SHOWN = ['name', 'duration_minutes', 'is_active', 'seats'];
+const SHOWN = ['name', 'duration_minutes', 'is_active', 'seats', 'requirements'];
 
 /** A new service (no `service`), or a change to one; `onDone` after a change is saved or abandoned. */
 function ServiceForm({
@@ -177,7 +162,7 @@ function ServiceForm({
       saving={saving}
       onSave={save}
       saveLabel={service ? t('settingsSaveTable', { name: service.name }) : t('settingsAddService')}
-      shown={(field) => SHOWN.includes(field) || field.startsWith('requirements')}
+      shown={(field) => SHOWN.includes(field)}
     >
       <div class="fields" ref={first}>
         <Field
@@ -217,7 +202,13 @@ function ServiceForm({
           max={500}
         />
       </div>
-      <Groups prefix={prefix} groups={groups} onGroups={setGroups} resources={resources} errors={errors} />
+      <Groups
+        prefix={prefix}
+        groups={groups}
+        onGroups={setGroups}
+        resources={resources}
+        error={errors[`${prefix}requirements`]}
+      />
       {service && (
         <button type="button" class="quiet" onClick={onDone}>
           {t('settingsCancel')}
@@ -229,112 +220,83 @@ function ServiceForm({
 
 /**
  * The resources a booking of the service holds together (a stylist and a chair): each group named,
- * its resources ticked, how many of it a booking takes. The API judges them, and its messages
- * (`requirements[1].count`, or `requirements` for the groups as a whole) show beside their inputs.
+ * its resources ticked, how many of it a booking takes. The API judges them (422 on `requirements`).
  */
 function Groups({
   prefix,
   groups,
   onGroups,
   resources,
-  errors,
+  error,
 }: {
   prefix: string;
   groups: Requirement[];
   onGroups: (groups: Requirement[]) => void;
   resources: Resource[];
-  /** The form's messages, under its prefixed field paths. */
-  errors: FieldErrors;
+  error: string | undefined;
 }) {
   const change = (index: number, group: Partial<Requirement>) =>
     onGroups(groups.map((other, at) => (at === index ? { ...other, ...group } : other)));
-  const add = () => {
-    onGroups([...groups, { name: '', resource_ids: [], count: 1 }]);
-    // The new group's name is where the owner types next.
-    requestAnimationFrame(() =>
-      document.getElementById(fieldId(`${prefix}requirements[${groups.length}].name`))?.focus(),
-    );
-  };
-  const path = `${prefix}requirements`;
-  const error = errors[path];
+  const errorId = `${prefix}requirements-error`;
   return (
-    <fieldset class="groups" aria-describedby={error ? `${fieldId(path)}-error` : undefined}>
+    <fieldset class="groups" aria-describedby={error ? errorId : undefined}>
       <legend>{t('settingsRequirements')}</legend>
       <p class="hint">{t('settingsRequirementsHint')}</p>
-      {groups.map((group, index) => {
-        const at = `${path}[${index}]`;
-        const resourcesError = Object.entries(errors).find(([field]) =>
-          field.startsWith(`${at}.resource_ids`),
-        )?.[1];
-        return (
-          <fieldset key={index} class="period">
-            <legend>{group.name.trim() || t('settingsRequirementUnnamed', { n: index + 1 })}</legend>
-            <div class="fields">
-              <Field
-                field={`${at}.name`}
-                label={t('name')}
-                errors={errors}
-                value={group.name}
-                onValue={(value) => change(index, { name: value })}
-                maxLength={60}
-              />
-              <Field
-                field={`${at}.count`}
-                label={t('settingsRequirementCount')}
-                errors={errors}
-                value={text(group.count)}
-                onValue={(value) => change(index, { count: Number(value) })}
-                type="number"
-                min={1}
-                max={6}
-              />
-            </div>
-            <fieldset
-              class="days"
-              aria-describedby={resourcesError ? `${fieldId(`${at}.resource_ids`)}-error` : undefined}
-            >
-              <legend>{t('settingsRequirementResources')}</legend>
-              {resources
-                .filter((resource) => resource.is_active || group.resource_ids.includes(resource.id))
-                .map((resource) => (
-                  <Check
-                    key={resource.id}
-                    field={`${at}.resource-${resource.id}`}
-                    label={resource.name}
-                    errors={errors}
-                    checked={group.resource_ids.includes(resource.id)}
-                    onChecked={(on) =>
-                      change(index, {
-                        resource_ids: on
-                          ? [...group.resource_ids, resource.id]
-                          : group.resource_ids.filter((id) => id !== resource.id),
-                      })
-                    }
-                  />
-                ))}
-              {resourcesError && (
-                <p id={`${fieldId(`${at}.resource_ids`)}-error`} class="field-error">
-                  {resourcesError}
-                </p>
-              )}
-            </fieldset>
-            <button
-              type="button"
-              class="quiet danger"
-              onClick={() => onGroups(groups.filter((_, other) => other !== index))}
-            >
-              {t('settingsRequirementRemove', {
-                name: group.name.trim() || t('settingsRequirementUnnamed', { n: index + 1 }),
-              })}
-            </button>
-          </fieldset>
-        );
-      })}
-      <button type="button" class="quiet" onClick={add}>
+      {groups.map((group, index) => (
+        <fieldset key={index} class="days">
+          <legend>{group.name || t('settingsRequirementUnnamed', { n: index + 1 })}</legend>
+          <Field
+            field={`${prefix}group-${index}-name`}
+            label={t('name')}
+            errors={{}}
+            value={group.name}
+            onValue={(value) => change(index, { name: value })}
+            maxLength={60}
+          />
+          <Field
+            field={`${prefix}group-${index}-count`}
+            label={t('settingsRequirementCount')}
+            errors={{}}
+            value={text(group.count)}
+            onValue={(value) => change(index, { count: Number(value) })}
+            type="number"
+            min={1}
+            max={6}
+          />
+          {resources.map((resource) => (
+            <Check
+              key={resource.id}
+              field={`${prefix}group-${index}-${resource.id}`}
+              label={resource.name}
+              errors={{}}
+              checked={group.resource_ids.includes(resource.id)}
+              onChecked={(on) =>
+                change(index, {
+                  resource_ids: on
+                    ? [...group.resource_ids, resource.id]
+                    : group.resource_ids.filter((id) => id !== resource.id),
+                })
+              }
+            />
+          ))}
+          <button
+            type="button"
+            class="quiet danger"
+            onClick={() => onGroups(groups.filter((_, at) => at !== index))}
+          >
+            {t('settingsRequirementRemove', { name: group.name || String(index + 1) })}
+          </button>
+        </fieldset>
+      ))}
+      <button
+        type="button"
+        class="quiet"
+        onClick={() => onGroups([...groups, { name: '', resource_ids: [], count: 1 }])}
+      >
         {t('settingsRequirementAdd')}
       </button>
       {error && (
-        <p id={`${fieldId(path)}-error`} class="field-error">
+        <p id={errorId} class="field-error">
           {error}
         </p>
       )}

@@ -7,23 +7,10 @@ import { selectedBooking } from './selection.ts';
 /** The day's bookings in order of their start, one line each: the Today screen on a phone. */
 export function BookingList({ plan, onSelect }: { plan: DayPlan; onSelect: (item: BookingItem) => void }) {
   if (!plan.bookings.length) return <p>{t('noBookings')}</p>;
-  return <BookingLines plan={plan} items={plan.bookings} onSelect={onSelect} />;
-}
-
-/** Bookings one line each (the day's, a class's participants), a line opening its booking's panel. */
-export function BookingLines({
-  plan,
-  items,
-  onSelect,
-}: {
-  plan: DayPlan;
-  items: BookingItem[];
-  onSelect: (item: BookingItem) => void;
-}) {
   const selectedId = selectedBooking.value?.booking.id;
   return (
     <ol class="day-list">
-      {items.map((item) => (
+      {plan.bookings.map((item) => (
         <li key={item.booking.id}>
           <button
             type="button"
@@ -36,10 +23,7 @@ export function BookingLines({
             <span class="line-who">
               <strong>{guestName(item.booking)}</strong>, {t('guests', { n: item.booking.capacity })}
             </span>
-            <span class="line-where">
-              {tableNames(plan, item).join(' + ')}
-              {item.ofClass && ` · ${item.ofClass.name}`}
-            </span>
+            <span class="line-where">{tableNames(plan, item).join(' + ')}</span>
             <LineMarks booking={item.booking} />
             <span class="line-status">
               <span aria-hidden="true">{STATUS_ICON[item.booking.status]} </span>

@@ -17,20 +17,13 @@ export interface BookingItem extends Item {
   booking: Booking;
   /** The other tables a combination holds, by name. */
   joinedWith: string[];
-  /** The class `booking` is of (a service with seats); null for any other booking. */
-  ofClass: ClassOf | null;
   /**
    * On a row: the other bookings of the class `booking` starts (its service, its start, this
    * resource), drawn as one block with it; empty for any other booking.
    */
-  classmates: BookingItem[];
-}
-
-/** A class's service, as its block names it: the bookings of one start share its seats. */
-export interface ClassOf {
-  serviceId: string;
-  name: string;
-  seats: number;
+  classmates: Booking[];
+  /** The seats of the class `booking` is of; null for a booking of no class. */
+  seats: number | null;
 }
 
 export interface BlockItem extends Item {
@@ -108,11 +101,7 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
       ),
     ),
   ]);
-  const classes = new Map<string, ClassOf>();
-  for (const service of services) {
-    if (service.seats !== null)
-      classes.set(service.id, { serviceId: service.id, name: service.name, seats: service.seats });
-  }
+  const seatsOf = new Map(services.map((service) => [service.id, service.seats]));
   const held = bookings.filter((booking) => booking.status !== 'cancelled');
   const heldResources = new Set(held.flatMap((booking) => booking.resource_ids));
   const shown = resources.filter((resource) => resource.is_active || heldResources.has(resource.id));
@@ -143,15 +132,8 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
   const items: BookingItem[] = held
     .map((booking) => {
       const start = minutesOf(booking.start_time)!;
-      const ofClass = (booking.service_id && classes.get(booking.service_id)) || null;
-      return {
-        booking,
-        start,
-        end: start + booking.duration_minutes,
-        joinedWith: [],
-        ofClass,
-        classmates: [],
-      };
+      const seats = booking.service_id ? (seatsOf.get(booking.service_id) ?? null) : null;
+      return { booking, start, end: start + booking.duration_minutes, joinedWith: [], classmates: [], seats };
     })
     .sort((a, b) => a.start - b.start || a.booking.resource.name.localeCompare(b.booking.resource.name));
 
@@ -199,17 +181,17 @@ export async function loadDayPlan(date: string, timeZone: string): Promise<DayPl
 }
 
 /**
- * A row's bookings with each class as one block: a class's bookings share its resource and its
- * start, so those after the first go into the first one's `classmates`.
+ * A row's bookings with each class as one block: only a class's bookings share a resource at one
+ * time (its service and start), so those after the first go into the first one's `classmates`.
  */
 function classBlocks(items: BookingItem[]): BookingItem[] {
   const classes = new Map<string, BookingItem>();
   const blocks: BookingItem[] = [];
   for (const item of items) {
-    const key = item.ofClass && `${item.ofClass.serviceId}|${item.start}`;
+    const key = item.booking.service_id && `${item.booking.service_id}|${item.start}`;
     const first = key ? classes.get(key) : undefined;
     if (first) {
-      first.classmates.push(item);
+      first.classmates.push(item.booking);
       continue;
     }
     const block = { ...item, classmates: [] };
@@ -217,21 +199,6 @@ function classBlocks(items: BookingItem[]): BookingItem[] {
     blocks.push(block);
   }
   return blocks;
-}
-
-/** The places a class's block takes of its seats: its bookings' parties summed. */
-export const placesTaken = (item: BookingItem) =>
-  [item, ...item.classmates].reduce((sum, { booking }) => sum + booking.capacity, 0);
-
-/** A class's block again in a plan reloaded since `item` was drawn: its service's at its start on its room. */
-export function sameClass(plan: DayPlan, item: BookingItem): BookingItem | undefined {
-  if (item.booking.booking_date !== plan.date) return undefined;
-  return plan.sections
-    .flatMap((section) => section.rows)
-    .find((row) => row.id === item.booking.resource_id)
-    ?.bookings.find(
-      (other) => other.start === item.start && other.ofClass?.serviceId === item.ofClass?.serviceId,
-    );
 }
 
 /** Every table a booking holds, by name, in the order of its `resource_ids`. */

@@ -13,12 +13,9 @@ export interface Selected {
 
 export const selectedBooking = signal<Selected | null>(null);
 
-/**
- * Gives the focus back to a booking (its first block, its class's block, or its line in the list)
- * once its panel closes: a class's block names every booking of it in `data-booking`.
- */
+/** Gives the focus back to a booking (its first block, or its line in the list) once its panel closes. */
 export function focusBooking(bookingId: string): void {
   requestAnimationFrame(() =>
-    document.querySelector<HTMLElement>(`[data-booking~="${CSS.escape(bookingId)}"]`)?.focus(),
+    document.querySelector<HTMLElement>(`[data-booking="${CSS.escape(bookingId)}"]`)?.focus(),
   );
 }

@@ -6,15 +6,8 @@ import { t } from '../i18n.ts';
 import { report } from '../problems.ts';
 import { STATUS_ICON } from '../status-text.ts';
 import { venueMinutes } from '../venue.ts';
-import {
-  bookingDetails,
-  depositDue,
-  guestMarks,
-  guestName,
-  shortGuestName,
-  timeRange,
-} from './booking-text.ts';
-import { type Booking, type BookingItem, type DayPlan, type Item, placesTaken } from './day-plan.ts';
+import { bookingDetails, depositDue, guestMarks, guestName, shortGuestName } from './booking-text.ts';
+import type { Booking, BookingItem, DayPlan, Item } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 
 const QUARTER = 15;
@@ -216,8 +209,6 @@ interface TimelineProps {
   /** Minutes from the day's midnight now, when the day shown is today. */
   now: number | null;
   onSelect: (item: BookingItem) => void;
-  /** A class's block was clicked: its participants are shown. */
-  onClass: (item: BookingItem) => void;
 }
 
 /**
@@ -225,7 +216,7 @@ interface TimelineProps {
  * steps (the track's background draws the steps). Bookings and blocks are placed by their minutes,
  * as fractions of the span.
  */
-export function Timeline({ plan, now, onSelect, onClass }: TimelineProps) {
+export function Timeline({ plan, now, onSelect }: TimelineProps) {
   const length = plan.end - plan.start;
   const at = (minutes: number) => `${((minutes - plan.start) / length) * 100}%`;
   const place = (item: Item) => ({
@@ -293,13 +284,13 @@ export function Timeline({ plan, now, onSelect, onClass }: TimelineProps) {
                       </span>
                     ))}
                     {row.bookings.map((item) =>
-                      item.ofClass ? (
+                      item.classmates.length > 0 ? (
                         <ClassBlock
                           key={item.booking.id}
                           item={item}
                           place={place(item)}
-                          selectedId={selectedId}
-                          onOpen={() => onClass(item)}
+                          selected={item.booking.id === selectedId}
+                          onSelect={onSelect}
                         />
                       ) : (
                         <button
@@ -353,41 +344,36 @@ export function Timeline({ plan, now, onSelect, onClass }: TimelineProps) {
 }
 
 /**
- * A class on its room, as one block: its bookings share the room and the time. It says the places
- * taken of its seats and opens its participants (`onOpen`), each booking's panel a click further.
- * It is not dragged: a move changes one participant, which that booking's panel does.
+ * A class on its room: its bookings' guests and how many bookings, as one block (they share the
+ * room and the time). It opens the first booking; every booking of it is in the day's list. A
+ * class is not dragged: a move changes one participant, which its booking's panel does.
  */
 function ClassBlock({
   item,
   place,
-  selectedId,
-  onOpen,
+  selected,
+  onSelect,
 }: {
   item: BookingItem;
   place: { left: string; width: string };
-  selectedId: string | undefined;
-  onOpen: () => void;
+  selected: boolean;
+  onSelect: (item: BookingItem) => void;
 }) {
-  const ids = [item, ...item.classmates].map(({ booking }) => booking.id);
-  const { name, seats } = item.ofClass!;
+  const bookings = [item.booking, ...item.classmates];
+  const guests = bookings.reduce((sum, booking) => sum + booking.capacity, 0);
+  const text = t('classBlock', { n: bookings.length, guests, seats: item.seats ?? guests });
   return (
     <button
       type="button"
       class="bk bk-class"
       style={place}
       data-start={formatMinutes(item.start)}
-      data-end={formatMinutes(item.end)}
-      // Every participant's id: the focus comes back here when one's panel closes.
-      data-booking={ids.join(' ')}
-      aria-pressed={selectedId !== undefined && ids.includes(selectedId)}
-      aria-haspopup="dialog"
-      onClick={onOpen}
+      data-booking={item.booking.id}
+      aria-pressed={selected}
+      onClick={() => onSelect(item)}
     >
-      <span class="bk-party">{t('classTaken', { taken: placesTaken(item), seats })}</span>{' '}
-      <span class="bk-name">{name}</span>
-      <span class="sr-only">
-        , {t('classDetails', { n: ids.length })}, {timeRange(item)}
-      </span>
+      <span class="bk-party">{guests}</span> <span class="bk-name">{text}</span>
+      <span class="sr-only">, {bookings.map(guestName).join(', ')}</span>
     </button>
   );
 }

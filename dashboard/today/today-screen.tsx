@@ -17,8 +17,7 @@ import { STATUS_ICON, statusText } from '../status-text.ts';
 import { venue } from '../venue.ts';
 import { BookingList } from './booking-list.tsx';
 import { BookingPanel } from './booking-panel.tsx';
-import { ClassDialog } from './class-dialog.tsx';
-import { type BookingItem, type DayPlan, loadDayPlan, sameClass, tableNames } from './day-plan.ts';
+import { type BookingItem, type DayPlan, loadDayPlan, tableNames } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
 import { Timeline } from './timeline.tsx';
 
@@ -46,7 +45,6 @@ export default function TodayScreen({ params }: ScreenProps) {
     matchMedia('(max-width: 600px)').matches ? 'list' : 'timeline',
   );
   const [creating, setCreating] = useState(false);
-  const [classOpened, setClassOpened] = useState<BookingItem | null>(null);
   const version = versionOf('bookings', 'settings');
 
   useLatest(
@@ -73,8 +71,6 @@ export default function TodayScreen({ params }: ScreenProps) {
     dataChanged();
   };
   const shown = plan?.date === date ? plan : null;
-  // Found in each reload, so a booking joining or leaving the class shows while its list is open.
-  const classShown = shown && classOpened && sameClass(shown, classOpened);
   const covers = shown?.bookings.reduce((sum, item) => sum + item.booking.capacity, 0) ?? 0;
 
   return (
@@ -107,12 +103,7 @@ export default function TodayScreen({ params }: ScreenProps) {
             <p>{t('closed')}</p>
           ) : view === 'timeline' ? (
             <>
-              <Timeline
-                plan={shown}
-                now={date === now.date ? now.minute : null}
-                onSelect={select}
-                onClass={setClassOpened}
-              />
+              <Timeline plan={shown} now={date === now.date ? now.minute : null} onSelect={select} />
               <ul class="legend" aria-label={t('statusLegend')}>
                 {BOOKING_STATUSES.filter((status) => status !== 'cancelled').map((status) => (
                   <li key={status} class={`st-${status}`}>
@@ -154,17 +145,6 @@ export default function TodayScreen({ params }: ScreenProps) {
             </>
           )}
           <BookingPanel />
-          {classShown && (
-            <ClassDialog
-              plan={shown}
-              item={classShown}
-              onSelect={(item) => {
-                setClassOpened(null);
-                select(item);
-              }}
-              onClose={() => setClassOpened(null)}
-            />
-          )}
         </>
       )}
       {creating && (
