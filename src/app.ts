@@ -30,6 +30,7 @@ import { DatabaseAuthenticator } from './developers/authenticator.service.ts';
 import { developersArea } from './developers/developers.area.ts';
 import { liveArea } from './live/live.area.ts';
 import { messagesArea } from './messages/messages.area.ts';
+import { partnersArea } from './partners/partners.area.ts';
 import { combineHandlers, InboundEvents } from './payments/inbound.events.ts';
 import { paymentsArea } from './payments/payments.area.ts';
 import { Processors, paymentsWarning } from './payments/processors.adapter.ts';
@@ -106,6 +107,7 @@ const areas = (db: Db): readonly Area[] => [
   liveArea,
   webhooksArea,
   calendarsArea,
+  partnersArea,
   widgetArea,
   dashboardArea,
 ];
@@ -411,7 +413,17 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
           'Multi-tenant booking and availability engine. Send credentials as `Authorization: Bearer <API key or JWT>`.',
       },
       servers: [{ url: documentedServer(config.publicBaseUrl) }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          partnerBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              "a reservation partner's credentials (POST /v1/manage/partners), on the partner routes only",
+          },
+        },
+      },
       security: [{ bearer: [] }],
     },
   });

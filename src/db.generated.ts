@@ -118,6 +118,7 @@ export interface Bookings {
    * The resources a booking on a combination holds besides resource_id; empty for one resource.
    */
   joined_resource_ids: Generated<string[]>;
+  partner_id: string | null;
   resource_id: string;
   /**
    * The series a staff booking was placed in with its other occurrences; null for a booking of its own.
@@ -427,6 +428,9 @@ export interface LoginFailures {
    * The client address the attempt came from; null for failures recorded before addresses were.
    */
   client_ip: string | null;
+  /**
+   * The email tried, or a partner's Basic user name.
+   */
   email: string;
   failed_at: Timestamp;
   id: Generated<number>;
@@ -505,6 +509,30 @@ export interface OperatingHours {
   is_open: boolean;
   last_booking_time: string | null;
   open_time: string | null;
+}
+
+export interface PartnerBookings {
+  booking_id: string;
+  business_id: string;
+  created_at: Generated<Timestamp>;
+  idempotency_token: string;
+  partner_id: string;
+  user_id: string | null;
+}
+
+export interface PartnerListings {
+  business_id: string;
+  created_at: Generated<Timestamp>;
+  partner_id: string;
+}
+
+export interface Partners {
+  created_at: Generated<Timestamp>;
+  developer_id: string;
+  id: Generated<string>;
+  name: string;
+  secret_hash: string;
+  username: string;
 }
 
 export interface ProcessorEvents {
@@ -795,6 +823,9 @@ export interface DB {
   memberships: Memberships;
   message_outbox: MessageOutbox;
   operating_hours: OperatingHours;
+  partner_bookings: PartnerBookings;
+  partner_listings: PartnerListings;
+  partners: Partners;
   processor_events: ProcessorEvents;
   refresh_tokens: RefreshTokens;
   resource_blocks: ResourceBlocks;

@@ -102,18 +102,22 @@ type MembershipsTable = Narrowed<
 
 type AccountKind = 'developer' | 'user';
 
-type LoginFailuresTable = Narrowed<Tables.LoginFailures, { account_kind: AccountKind }>;
+type LoginFailuresTable = Narrowed<Tables.LoginFailures, { account_kind: AccountKind | 'partner' }>;
 
 type RefreshTokensTable = Narrowed<Tables.RefreshTokens, { subject_kind: AccountKind }>;
 
 export type ApiKeyType = 'secret' | 'publishable';
 
+/**
+ * How a booking was made: online (a widget, a page, the API), by staff, in the sandbox, or by a
+ * reservation partner (partners/); bookings.source's CHECK.
+ */
+export const BOOKING_SOURCES = ['online', 'staff', 'sandbox', 'partner'] as const;
+export type BookingSource = (typeof BOOKING_SOURCES)[number];
+
 type ApiKeysTable = Narrowed<Tables.ApiKeys, { environment: 'live' | 'test'; type: Generated<ApiKeyType> }>;
 
-export type BookingsTable = Narrowed<
-  Tables.Bookings,
-  { status: BookingStatus; source: 'online' | 'staff' | 'sandbox' }
->;
+export type BookingsTable = Narrowed<Tables.Bookings, { status: BookingStatus; source: BookingSource }>;
 
 /**
  * The view db/views/booking_views.sql: each booking as the API shows it (`view`, whose type is

@@ -112,15 +112,15 @@ BEGIN
         INSERT INTO bookings (
           id, business_id, customer_id, resource_id, joined_resource_ids, service_id, booking_date, start_time, end_time,
           duration_minutes, starts_at, ends_at, during, status, confirmation_code, capacity, source,
-          customer_notes, guest_first_name, guest_last_name, guest_email, series_id, class_seat, created_at,
-          updated_at)
+          customer_notes, guest_first_name, guest_last_name, guest_email, series_id, class_seat, partner_id,
+          created_at, updated_at)
         VALUES (
           v_id, v_business, v_customer.id, v_set[1], v_set[2:], (p->>'service_id')::uuid,
           (p->>'booking_date')::date, (p->>'start_time')::time, (p->>'end_time')::time,
           (p->>'duration_minutes')::int, (p->>'starts_at')::timestamptz, (p->>'ends_at')::timestamptz,
           v_during, p->>'status', v_code, (p->>'capacity')::int, p->>'source', p->>'customer_notes',
           p->>'guest_first_name', p->>'guest_last_name', p->>'guest_email', (p->>'series_id')::uuid,
-          coalesce(jsonb_typeof(p->'class') = 'object', false), v_created, v_created);
+          coalesce(jsonb_typeof(p->'class') = 'object', false), (p->>'partner_id')::uuid, v_created, v_created);
         v_placed := true;
         EXIT candidates;
       EXCEPTION

@@ -39,6 +39,7 @@ SELECT
     'customer_id', b.customer_id,
     'series_id', b.series_id,
     'table_locked', b.table_locked,
+    'partner', CASE WHEN p.id IS NOT NULL THEN jsonb_build_object('id', p.id, 'name', p.name) END,
     'customer', jsonb_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name,
       'phone', c.phone, 'email', c.email),
     'guest', CASE WHEN b.guest_first_name IS NOT NULL THEN jsonb_build_object(
@@ -62,4 +63,5 @@ SELECT
 FROM bookings b
 JOIN customers c ON c.business_id = b.business_id AND c.id = b.customer_id
 JOIN resources r ON r.business_id = b.business_id AND r.id = b.resource_id
-LEFT JOIN deposits d ON d.business_id = b.business_id AND d.booking_id = b.id;
+LEFT JOIN deposits d ON d.business_id = b.business_id AND d.booking_id = b.id
+LEFT JOIN partners p ON p.id = b.partner_id;

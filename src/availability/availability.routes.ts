@@ -29,6 +29,13 @@ const SlotSchema = Type.Object(
     time: Type.String(),
     available: Type.Boolean(),
     remaining_resources: Type.Optional(Type.Integer({ format: 'int32' })),
+    duration_minutes: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        description:
+          "the booking's length at this start: the turn time of the party in the start's period, else the service's or the venue's length (plain view only)",
+      }),
+    ),
     seats_left: Type.Optional(
       Type.Integer({
         format: 'int32',

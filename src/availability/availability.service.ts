@@ -174,7 +174,7 @@ export class AvailabilityService {
       return hit as CachedDay & { answer: DayAnswer };
     }
     const { answer, firstStart, minNoticeHours } = await this.computeDay(query, now);
-    if (version) {
+    if (version && query.keep !== false) {
       const leavesNotice = firstStart !== undefined ? firstStart - minNoticeHours * HOUR_MS - now : CACHE_MS;
       if (leavesNotice > 0) {
         const entry = { version, answer };

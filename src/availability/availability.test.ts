@@ -32,6 +32,7 @@ describe('GET /v1/availability/{business_id}', () => {
         time: '12:00',
         available: true,
         remaining_resources: 3,
+        duration_minutes: 60,
         period: null,
       });
     });
@@ -46,6 +47,7 @@ describe('GET /v1/availability/{business_id}', () => {
         time: '12:00',
         available: false,
         remaining_resources: 0,
+        duration_minutes: 60,
         period: null,
       });
       assert.equal(

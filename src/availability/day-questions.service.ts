@@ -6,6 +6,7 @@ import {
   explainDay,
   freeOptions,
   heldSpan,
+  MINUTE_MS,
   periodsOn,
   todayIn,
   type UnofferedReason,
@@ -73,6 +74,11 @@ export interface AvailabilityQuery {
   publicReasons?: boolean;
   /** Whose question: a guest's is answered within the online party limit. */
   channel: PartyChannel;
+  /**
+   * false: a day computed for this question is not kept in the cache (a partner's feed asks many
+   * days once, and keeps its own), so it never pushes the days guests ask out of it.
+   */
+  keep?: boolean;
 }
 
 /** Both views name the service period a start belongs to (null on a day without periods), so a page can group them. */
@@ -81,6 +87,8 @@ export type SlotView =
       time: string;
       available: boolean;
       remaining_resources: number;
+      /** The booking's length at this start (turn times vary by party and period); the plain view's. */
+      duration_minutes?: number;
       /** Only for a class's slots. */
       seats_left?: number;
       /** Explained, with requirements: the groups without a free resource, by name. */
@@ -169,6 +177,7 @@ export function slotViews(found: DaySlots): SlotView[] {
     time: slot.time,
     available: freeOptions(slot) > 0,
     remaining_resources: freeOptions(slot),
+    duration_minutes: (slot.end - slot.start) / MINUTE_MS,
     ...(slot.seatsLeft !== undefined && { seats_left: slot.seatsLeft }),
     period: slot.period,
   }));

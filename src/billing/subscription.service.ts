@@ -3,7 +3,7 @@ import type { Principal } from '../platform/auth.ts';
 import type { ChangeFeed } from '../platform/change-feed.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, notFound } from '../platform/errors.ts';
-import type { StoredPlanId, SubscriptionStatus } from '../schema.ts';
+import type { BookingSource, StoredPlanId, SubscriptionStatus } from '../schema.ts';
 import { depositsEnabled } from './connect.service.ts';
 import { entitlementAt, FEATURE_NAMES, type Feature, PLAN_IDS, PLANS, quotaMonth } from './plans.rules.ts';
 import {
@@ -64,11 +64,7 @@ export const SANDBOX_MONTHLY_BOOKINGS = 100;
  * The count a booking joins. A dashboard user's booking at the host stand (a walk-in, a phone
  * call) is counted but never refused: the venue must be able to seat a guest at its door.
  */
-export function bookingQuota(
-  holder: QuotaHolder,
-  source: 'online' | 'staff' | 'sandbox',
-  now: number,
-): QuotaTicket | null {
+export function bookingQuota(holder: QuotaHolder, source: BookingSource, now: number): QuotaTicket | null {
   // Only a developer's token without a business has no developer to count for, and it books nothing.
   if (holder.sandbox || holder.developerId === null) return null;
   const { plan, planId } = entitlementAt(holder.subscription, now);

@@ -13,7 +13,7 @@ import type { Executor, Tx } from '../platform/db.ts';
 import { AppError, invalidField, notFound } from '../platform/errors.ts';
 import { ReadChanged } from '../platform/idempotency.ts';
 import type { PageRequest } from '../platform/pagination.ts';
-import type { DepositStatus, DepositsTable } from '../schema.ts';
+import type { BookingSource, DepositStatus, DepositsTable } from '../schema.ts';
 import { bookingStatusEvent, emitEvent } from '../webhooks/events.service.ts';
 import { HOLD_LEAD_MS, MONEY_TAKEN } from './bookings.model.ts';
 import {
@@ -79,7 +79,9 @@ export interface NewBooking {
   customerNotes?: string | null;
   /** The guest's own consent to the venue's news and offers, ticked on an online booking form. */
   marketingOptIn?: boolean;
-  source: 'online' | 'staff' | 'sandbox';
+  source: BookingSource;
+  /** The reservation partner that books (source `partner`). */
+  partnerId?: string;
   /**
    * `dynamic`: the start may take any minute and the booking lasts `durationMinutes`, for a business
    * that books in dynamic mode (400 otherwise). Scheduled when absent.
@@ -162,6 +164,7 @@ export async function createBooking(
         : 'pending',
     capacity: input.partySize,
     source: input.source,
+    partner_id: input.partnerId,
     customer_notes: input.customerNotes ?? null,
     ...guestNamesOf(input.customer),
     customer: customerRowOf(input.customer),

@@ -30,7 +30,10 @@ export const BookingSchema = Type.Object(
     end_time: Type.String(),
     duration_minutes: Type.Integer({ format: 'int32' }),
     capacity: Type.Integer({ format: 'int32' }),
-    source: Type.String(),
+    source: Type.String({
+      description:
+        '`online`, `staff`, `sandbox`, or `partner`: made by a reservation partner (`partner` names it)',
+    }),
     resource_id: Uuid,
     resource_ids: Type.Array(Uuid, {
       description: 'every resource the booking holds: the tables of a combination, or its one resource',
@@ -48,6 +51,12 @@ export const BookingSchema = Type.Object(
       description:
         'staff keep the booking on its table: re-seating never moves it to make room for another (PATCH `table_locked`)',
     }),
+    partner: Nullable(
+      Type.Object(
+        { id: Uuid, name: Type.String() },
+        { description: 'the reservation partner that made the booking (source `partner`); null otherwise' },
+      ),
+    ),
     resource: Type.Object({
       id: Uuid,
       name: Type.String(),

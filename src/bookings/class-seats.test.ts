@@ -57,6 +57,7 @@ describe('classes with seats', () => {
       time: '10:00',
       available: true,
       remaining_resources: 1,
+      duration_minutes: 60,
       seats_left: 5,
       period: null,
     });

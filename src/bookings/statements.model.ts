@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { DateString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
-import type { DepositStatus } from '../schema.ts';
+import { BOOKING_SOURCES, type BookingSource, type DepositStatus } from '../schema.ts';
 import { DEPOSIT_STATUSES } from './bookings.model.ts';
 import { BookingSchema } from './bookings.view.ts';
 
@@ -95,7 +95,8 @@ export const PlaceBookingParams = Type.Object({
   during: HeldRange,
   status: Status,
   capacity: Type.Integer({ format: 'int32' }),
-  source: Type.Union([Type.Literal('online'), Type.Literal('staff'), Type.Literal('sandbox')]),
+  source: Type.Unsafe<BookingSource>(Type.String({ enum: BOOKING_SOURCES })),
+  partner_id: Type.Optional(Uuid),
   customer_notes: NullableString,
   guest_first_name: Type.String(),
   guest_last_name: Type.String(),

@@ -72,11 +72,11 @@ async function prepareDeposit(
   const settings = await deps.availability.businessRules(caller.businessId, now);
   if (!settings) throw notFound('business');
   if (request.mode === 'dynamic') assertDynamicMode(settings);
-  if (settings.deposit_type === 'none') return null;
+  if (!asksDeposit(settings)) return null;
   // Money is asked on the settings as stored.
   const terms = await depositTerms(deps.db, caller.businessId);
   if (!terms) throw notFound('business');
-  if (terms.deposit_type === 'none') return null;
+  if (!asksDeposit(terms)) return null;
   const type = terms.deposit_type;
   if (type === 'authorization_hold') assertFeature(caller, 'authorizationHolds', now);
   const { processor, destination } = await depositProcessor(deps, caller.businessId, terms.is_dev);
@@ -131,6 +131,11 @@ async function prepareDeposit(
     row: { ...row, amount_cents: amount, processor_payment_id: intent.id },
   };
 }
+
+/** Whether a business's online bookings wait for a deposit (every party, every service). */
+export const asksDeposit = <T extends { deposit_type: string }>(
+  settings: T,
+): settings is T & { deposit_type: Exclude<T['deposit_type'], 'none'> } => settings.deposit_type !== 'none';
 
 /**
  * Runs the booking's transaction with its prepared deposit. When the transaction fails (the slot

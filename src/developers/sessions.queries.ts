@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
 
-export type AccountKind = 'developer' | 'user';
+export type AccountKind = 'developer' | 'user' | 'partner';
 
 export async function insertRefreshToken(
   executor: Executor,

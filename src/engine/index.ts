@@ -37,6 +37,7 @@ export {
   formatMinutes,
   instantToWall,
   isoWithOffset,
+  MINUTE_MS,
   minutesOf,
   todayIn,
   type WallTime,

@@ -169,6 +169,7 @@ export const findMessageVenue = (executor: Executor, businessId: string) =>
       'booking_policy',
       'notification_language',
       'time_format',
+      'business_type',
     ])
     .where('id', '=', businessId)
     .executeTakeFirst();

@@ -54,6 +54,7 @@ const facts = (type: EmailFacts['type'], language: EmailFacts['language']): Emai
     public_email: 'hello@petitzinc.example',
     booking_policy: 'Please cancel at least 24 hours ahead.\nTables are kept for 15 minutes.',
     time_format: null,
+    business_type: 'restaurant',
   },
   payload: type === 'waitlist_offer' ? OFFER : BOOKING,
   sequence: type === 'booking_confirmed' ? 0 : 1,
@@ -151,5 +152,114 @@ describe('renderEmail', () => {
     ] as const) {
       assert.equal(renderEmail(facts(type, 'en')).ics, undefined, `${type} carries no invite`);
     }
+  });
+});
+
+/**
+ * The properties schema.org gives each type, read from the vocabulary as schema-dts publishes it
+ * (one interface per type, its own properties, and the types it extends): an independent check
+ * that the markup uses no property its type does not have.
+ */
+const VOCABULARY = readFileSync(
+  new URL('../../node_modules/schema-dts/dist/schema.d.ts', import.meta.url),
+  'utf8',
+);
+function propertiesOf(type: string): Set<string> {
+  const own = new RegExp(`^interface ${type}Base extends ([^{]+)\\{([\\s\\S]*?)^\\}`, 'm').exec(VOCABULARY);
+  assert.ok(own, `schema.org has a type ${type}`);
+  const properties = new Set([...own[2]!.matchAll(/^\s+"(\w+)"\?:/gm)].map((match) => match[1]!));
+  for (const parent of own[1]!.split(',').map((name) => name.trim())) {
+    const base = /^(\w+)Base$/.exec(parent);
+    if (base) for (const property of propertiesOf(base[1]!)) properties.add(property);
+  }
+  return properties;
+}
+
+/** Every object of the markup that names its type uses only that type's properties. */
+function assertValidMarkup(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  const type = record['@type'];
+  if (typeof type === 'string') {
+    const allowed = propertiesOf(type);
+    for (const key of Object.keys(record)) {
+      if (key.startsWith('@')) continue;
+      assert.ok(allowed.has(key), `schema.org's ${type} has no property ${key}`);
+    }
+  }
+  for (const value of Object.values(record)) assertValidMarkup(value);
+}
+
+const markupOf = (html: string) => {
+  const found = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html);
+  return found ? JSON.parse(found[1]!) : null;
+};
+
+describe('reservation markup', () => {
+  it("carries a restaurant's booking as a FoodEstablishmentReservation of the vocabulary", () => {
+    const markup = markupOf(renderEmail(facts('booking_confirmed', 'de')).html);
+    assert.equal(markup['@context'], 'https://schema.org');
+    assert.equal(markup['@type'], 'FoodEstablishmentReservation');
+    assert.equal(markup.reservationId, BOOKING.confirmation_code);
+    assert.equal(markup.reservationStatus, 'https://schema.org/ReservationConfirmed');
+    assert.deepEqual(markup.underName, {
+      '@type': 'Person',
+      name: 'Grace Hopper',
+      email: 'grace@example.com',
+    });
+    assert.equal(markup.reservationFor['@type'], 'FoodEstablishment');
+    assert.equal(markup.reservationFor.name, 'Le Petit Zinc');
+    assert.equal(markup.reservationFor.address, '11 Rue Saint-Benoît, 75006 Paris');
+    assert.equal(markup.startTime, BOOKING.starts_at);
+    assert.equal(markup.endTime, BOOKING.ends_at);
+    assert.equal(markup.partySize, 4);
+    assert.equal(markup.url, 'https://book.example.com/book/le-petit-zinc?manage=K7QX2M');
+    assertValidMarkup(markup);
+  });
+
+  it("carries another venue's booking as a Reservation of an event there, and a cancellation as cancelled", () => {
+    const salon = facts('booking_cancelled', 'en');
+    salon.venue.business_type = 'salon';
+    const markup = markupOf(renderEmail(salon).html);
+    assert.equal(markup['@type'], 'Reservation');
+    assert.equal(markup.reservationStatus, 'https://schema.org/ReservationCancelled');
+    assert.equal(markup.reservationFor['@type'], 'Event');
+    assert.equal(markup.reservationFor.startDate, BOOKING.starts_at);
+    assert.equal(markup.reservationFor.location['@type'], 'LocalBusiness');
+    assertValidMarkup(markup);
+  });
+
+  it('is in every guest message of a booking, and in no other', () => {
+    for (const type of MESSAGE_TYPES) {
+      const markup = markupOf(renderEmail(facts(type, 'en')).html);
+      const guestBooking = [
+        'booking_confirmed',
+        'booking_rescheduled',
+        'booking_cancelled',
+        'booking_reminder',
+      ];
+      assert.equal(markup !== null, guestBooking.includes(type), type);
+    }
+  });
+
+  it("keeps a guest's or venue's words inside the script: nothing in them ends it", () => {
+    const hostile = facts('booking_confirmed', 'en');
+    hostile.venue.name = '</script><script>alert(1)</script>';
+    (hostile.payload as BookingPayload).guest = { first_name: '<!--', last_name: '</SCRIPT>', email: null };
+    const { html } = renderEmail(hostile);
+    assert.equal(html.match(/<\/script>/gi)?.length, 1, 'only the markup closes a script');
+    const markup = markupOf(html);
+    assert.equal(markup.reservationFor.name, '</script><script>alert(1)</script>');
+    assert.equal(markup.underName.name, '<!-- </SCRIPT>');
+  });
+
+  it('is refused by the vocabulary check when a property is not the type’s', () => {
+    assert.throws(() =>
+      assertValidMarkup({ '@type': 'FoodEstablishmentReservation', partySize: 2, table: 'T4' }),
+    );
+    assert.throws(
+      () => assertValidMarkup({ '@type': 'Reservation', startTime: 'x' }),
+      /no property startTime/,
+    );
   });
 });

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import type { FoodEstablishmentReservation, Reservation, WithContext } from 'schema-dts';
 import { bookingUid } from '../engine/calendar-uid.ts';
 import { hourCycleOf, type TimeFormat } from '../engine/clock.ts';
 import { escapeHtml } from '../engine/html.ts';
+import { isFoodEstablishment } from '../engine/venue-kind.ts';
 import type { NotificationLanguage } from '../schema.ts';
 import { type Invite, inviteFor } from './invite.rules.ts';
 import type { MessageType } from './outbox.queries.ts';
@@ -38,6 +40,8 @@ export interface VenueFacts {
   booking_policy: string | null;
   /** Null: the language's clock. */
   time_format: TimeFormat | null;
+  /** What kind of venue it is, in the business's words ("restaurant", "salon"). */
+  business_type: string | null;
 }
 
 /** The booking as the API answered it when the change was made (the fields a message reads). */
@@ -187,6 +191,77 @@ const INVITE_METHOD: Partial<Record<MessageType, 'REQUEST' | 'CANCEL'>> = {
   booking_cancelled: 'CANCEL',
 };
 
+/** What a guest's message about their booking says the reservation now is (schema.org's status). */
+const RESERVATION_STATUS: Partial<Record<MessageType, 'ReservationConfirmed' | 'ReservationCancelled'>> = {
+  booking_confirmed: 'ReservationConfirmed',
+  booking_rescheduled: 'ReservationConfirmed',
+  booking_reminder: 'ReservationConfirmed',
+  booking_cancelled: 'ReservationCancelled',
+};
+
+/**
+ * The booking as schema.org reservation markup, which mail clients read to show and update it: a
+ * `FoodEstablishmentReservation` at a venue that serves at its tables, else a `Reservation` of an
+ * event at the venue (the only way the vocabulary gives a plain reservation a time). Typed with
+ * schema.org's vocabulary as schema-dts publishes it; render.test.ts checks every property against
+ * that vocabulary too, which the spreads here would let through the compiler.
+ */
+function reservationMarkup(
+  facts: EmailFacts & { payload: BookingPayload },
+  values: Record<string, string>,
+): WithContext<Reservation> | null {
+  const status = RESERVATION_STATUS[facts.type];
+  if (!status) return null;
+  const { venue, payload: booking } = facts;
+  const where = {
+    name: venue.name,
+    url: values.book_url,
+    ...(venue.address ? { address: venue.address } : {}),
+    ...(venue.phone ? { telephone: venue.phone } : {}),
+  };
+  const reservation = {
+    reservationId: booking.confirmation_code,
+    reservationStatus: `https://schema.org/${status}`,
+    underName: {
+      '@type': 'Person',
+      name: values.guest_name!,
+      ...(values.guest_email ? { email: values.guest_email } : {}),
+    },
+    url: values.manage_url!,
+  } as const;
+  if (isFoodEstablishment(venue.business_type)) {
+    const markup: WithContext<FoodEstablishmentReservation> = {
+      '@context': 'https://schema.org',
+      '@type': 'FoodEstablishmentReservation',
+      ...reservation,
+      reservationFor: { '@type': 'FoodEstablishment', ...where },
+      startTime: booking.starts_at,
+      endTime: booking.ends_at,
+      partySize: booking.capacity,
+    };
+    return markup;
+  }
+  return {
+    '@context': 'https://schema.org',
+    '@type': 'Reservation',
+    ...reservation,
+    reservationFor: {
+      '@type': 'Event',
+      name: venue.name,
+      startDate: booking.starts_at,
+      endDate: booking.ends_at,
+      location: { '@type': 'LocalBusiness', ...where },
+    },
+  };
+}
+
+/** JSON inside a `<script>`: nothing in it can end the element or start markup. */
+const scriptJson = (value: unknown) =>
+  JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
 /**
  * A message as its recipient reads it, in the business's language: subject, plain text, HTML (from
  * `templates/<type>.{txt,html}` in `templates/layout.*`, with `templates/strings/<language>.json`)
@@ -216,7 +291,15 @@ export function renderEmail(facts: EmailFacts): RenderedEmail {
     .replace(/\n{3,}/g, '\n\n')
     .trim()}\n`;
   const rendered: RenderedEmail = { subject, text, html: render('html') };
-  if (method && !isOffer(facts)) {
+  if (isOffer(facts)) return rendered;
+  const markup = reservationMarkup(facts as EmailFacts & { payload: BookingPayload }, values);
+  if (markup) {
+    rendered.html = rendered.html.replace(
+      '</head>',
+      `<script type="application/ld+json">${scriptJson(markup)}</script>\n</head>`,
+    );
+  }
+  if (method) {
     const booking = facts.payload as BookingPayload;
     rendered.ics = inviteFor({
       method,

@@ -21,7 +21,7 @@ export interface BusinessAccess {
  * platform/openapi.ts): 401 for a bad credential, 403 for a lacking one, 402 while past due.
  */
 const refusalsOfGuard = new WeakMap<onRequestAsyncHookHandler, number[]>();
-const guard = (refusals: number[], hook: onRequestAsyncHookHandler) => {
+export const guard = (refusals: number[], hook: onRequestAsyncHookHandler) => {
   refusalsOfGuard.set(hook, refusals);
   return hook;
 };

@@ -11,8 +11,12 @@ export type Role = 'business_owner' | 'staff_member' | 'developer';
 
 /** Who is calling, resolved once per request from the Bearer credential. */
 export interface Principal {
-  /** `publishable_key`: a key meant for web pages, limited to the routes marked `publishable`. */
-  kind: 'api_key' | 'publishable_key' | 'user' | 'developer';
+  /**
+   * `publishable_key`: a key meant for web pages, limited to the routes marked `publishable`.
+   * `partner`: a reservation partner's Basic credentials, on its own routes, for a business listed
+   * with it (partners/).
+   */
+  kind: 'api_key' | 'publishable_key' | 'user' | 'developer' | 'partner';
   /** The business the call acts on; null for a developer JWT without `X-Business-Id`. */
   businessId: string | null;
   developerId: string | null;
@@ -42,13 +46,16 @@ export interface Principal {
 
 /**
  * Whether the caller holds a secret credential of the business: a key, a dashboard user's or a
- * developer's token of it, never a key meant for web pages nor no credential at all.
+ * developer's token of it, never a key meant for web pages, a partner's, nor no credential at all.
  */
 export const holdsSecretCredentialOf = (
   principal: Pick<Principal, 'kind' | 'businessId'> | null,
   businessId: string,
 ): principal is Pick<Principal, 'kind' | 'businessId'> =>
-  principal !== null && principal.kind !== 'publishable_key' && principal.businessId === businessId;
+  principal !== null &&
+  principal.kind !== 'publishable_key' &&
+  principal.kind !== 'partner' &&
+  principal.businessId === businessId;
 
 /**
  * Why a principal resolved earlier no longer holds: its key was revoked or deactivated, its

@@ -181,6 +181,15 @@ export function registerFairShare(app: FastifyInstance, perBusiness: number, max
   });
 }
 
+/**
+ * Counts the rest of a request's database work against a business its route learnt from the body
+ * (a partner's call names its merchant there), not from its path or credential.
+ */
+export function chargeToBusiness(request: FastifyRequest, businessId: string): void {
+  const share = shareOfRequest.get(request);
+  if (share) share.business = businessId;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** Each business's slots of the database (`DB_CONCURRENCY_PER_BUSINESS`); absent when unlimited. */

@@ -168,7 +168,19 @@ export async function cancelGuestBooking(
   businessId: string | undefined,
   now: number,
 ): Promise<GuestBookingView> {
-  const found = await findGuestBooking(tx, code, contact, businessId);
+  return cancelAsGuest(tx, availability, await findGuestBooking(tx, code, contact, businessId), now);
+}
+
+/**
+ * A booking found for its guest (by its code and contact, or by a partner that made it),
+ * cancelled under the guest's rules.
+ */
+export async function cancelAsGuest(
+  tx: Tx,
+  availability: AvailabilityService,
+  found: GuestBookingRow,
+  now: number,
+): Promise<GuestBookingView> {
   await lockOpenToGuest(tx, found, 'cancelled', found.cancellation_cutoff_hours, now);
   const { booking: cancelled } = await changeBooking(
     tx,
@@ -209,7 +221,17 @@ export async function changeGuestBooking(
   if (change.booking_date === undefined && change.start_time === undefined && change.capacity === undefined) {
     throw invalidField('start_time', 'send the new booking_date, start_time or capacity');
   }
-  const found = await findGuestBooking(tx, code, contact, businessId);
+  return changeAsGuest(tx, availability, await findGuestBooking(tx, code, contact, businessId), change, now);
+}
+
+/** A booking found for its guest, changed under the guest's rules (`changeGuestBooking`). */
+export async function changeAsGuest(
+  tx: Tx,
+  availability: AvailabilityService,
+  found: GuestBookingRow,
+  change: GuestChange,
+  now: number,
+): Promise<GuestBookingView> {
   const locked = await lockOpenToGuest(tx, found, 'changed', found.guest_change_cutoff_hours, now);
   const deposit = found.view.deposit;
   const newParty = change.capacity !== undefined && change.capacity !== locked.capacity;

@@ -1,0 +1,219 @@
+/**
+ * The feeds a reservation partner reads of the businesses listed with it, in the shapes of the
+ * Maps Booking feeds (docs/partners.md): merchants, services and availability, made from the same
+ * answers as the API (the public business, its services, the engine's day). Availability is one
+ * shard per merchant: a merchant's next 30 days is thousands of slots, so one answer never holds
+ * more than one merchant's.
+ */
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { AvailabilityService } from '../availability/availability.service.ts';
+import { addDays, todayIn, wallTimeToInstant } from '../engine/index.ts';
+import { isFoodEstablishment } from '../engine/venue-kind.ts';
+import type { ChangeFeed } from '../platform/change-feed.ts';
+import type { Executor } from '../platform/db.ts';
+import { AppError } from '../platform/errors.ts';
+import { businessBySlug } from '../public/public.service.ts';
+import { offeredServices, RESERVATION_SERVICE } from './maps-booking.service.ts';
+import { listedBusinessIds, merchantFacts, seatingOf } from './partners.queries.ts';
+import type { Partner } from './partners.service.ts';
+
+/** How far ahead the availability feed reaches (the venue's booking window, if shorter). */
+export const FEED_DAYS = 30;
+
+export interface FeedDeps {
+  db: Executor;
+  availability: AvailabilityService;
+  changes: ChangeFeed;
+  publicBaseUrl: string;
+}
+
+/** A feed as served: its data, and the tag of that data (the metadata's timestamp aside). */
+export interface Feed {
+  body: Record<string, unknown>;
+  etag: string;
+}
+
+const tagOf = (data: unknown) => `"${createHash('sha256').update(JSON.stringify(data)).digest('base64url')}"`;
+
+/**
+ * A feed of the spec: its data under `metadata`, complete (`PROCESS_AS_COMPLETE`), its nonce the
+ * data's own tag, so the same data is the same feed whenever it is read.
+ */
+function feed(key: string, data: unknown, shard = 0, totalShards = 1, now = Date.now()): Feed {
+  const etag = tagOf(data);
+  return {
+    etag,
+    body: {
+      metadata: {
+        processing_instruction: 'PROCESS_AS_COMPLETE',
+        shard_number: shard,
+        total_shards: totalShards,
+        nonce: String(Number.parseInt(createHash('sha256').update(etag).digest('hex').slice(0, 12), 16)),
+        generation_timestamp: Math.floor(now / 1000),
+      },
+      [key]: data,
+    },
+  };
+}
+
+/** The merchants listed with the partner: name, phone, booking page, category and address. */
+export async function merchantsFeed(deps: FeedDeps, partner: Partner, now: number): Promise<Feed> {
+  const ids = await listedBusinessIds(deps.db, partner.id);
+  const facts = new Map((await merchantFacts(deps.db, ids)).map((row) => [row.id, row]));
+  const merchants = [];
+  for (const id of ids) {
+    const business = await businessBySlug(deps.db, id);
+    const more = facts.get(id);
+    merchants.push({
+      merchant_id: id,
+      name: business.name,
+      ...(business.phone ? { telephone: business.phone } : {}),
+      url: `${deps.publicBaseUrl}/book/${encodeURIComponent(business.slug)}`,
+      category: isFoodEstablishment(more?.business_type) ? 'restaurant' : (more?.business_type ?? 'other'),
+      ...(business.address ? { geo: { unstructured_address: business.address } } : {}),
+      ...(business.description ? { description: business.description } : {}),
+    });
+  }
+  return feed('merchant', merchants, 0, 1, now);
+}
+
+/**
+ * The services of each merchant: its plain reservation, or its active services, each with its
+ * name and the venue's notice and cancellation rules in seconds. Party sizes and lengths are the
+ * availability feed's, per slot, as the spec has them.
+ */
+export async function servicesFeed(deps: FeedDeps, partner: Partner, now: number): Promise<Feed> {
+  const ids = await listedBusinessIds(deps.db, partner.id);
+  const languages = new Map(
+    (await merchantFacts(deps.db, ids)).map((row) => [row.id, row.notification_language]),
+  );
+  const services = [];
+  for (const id of ids) {
+    const rules = await deps.availability.businessRules(id, now);
+    if (!rules) continue;
+    const language = languages.get(id) ?? 'en';
+    const name = (value: string) => ({ value, localized_value: [{ locale: language, value }] });
+    const serviceRules = {
+      min_advance_booking: rules.min_notice_hours * 3600,
+      min_advance_online_canceling: rules.cancellation_cutoff_hours * 3600,
+    };
+    const offered = await offeredServices(deps.db, id);
+    for (const service of offered ?? [{ id: RESERVATION_SERVICE, name: 'Reservation', description: null }]) {
+      services.push({
+        merchant_id: id,
+        service_id: service.id,
+        localized_service_name: name(service.name),
+        ...(service.description ? { localized_service_description: name(service.description) } : {}),
+        rules: serviceRules,
+      });
+    }
+  }
+  return feed('service', services, 0, 1, now);
+}
+
+/** One availability entry of the spec: a start, its length, its party, and how many bookings it takes. */
+interface AvailabilityEntry {
+  merchant_id: string;
+  service_id: string;
+  start_sec: number;
+  duration_sec: number;
+  spots_total: number;
+  spots_open: number;
+  resources: { party_size: number };
+  confirmation_mode: 'CONFIRMATION_MODE_SYNCHRONOUS';
+}
+
+/**
+ * The availability feed's own cache: one merchant's entries of a day for a service and party,
+ * kept under that day's change version, so that a booking makes only its own day be computed
+ * again (the change log moves the version on in every process). Bounded by the entries it holds,
+ * apart from the availability caches, so partners' feeds never push guests' days out of those.
+ */
+export class AvailabilityFeed {
+  private readonly deps: FeedDeps;
+  private readonly days = new LRUCache<string, { version: string; entries: AvailabilityEntry[] }>({
+    maxSize: 200_000,
+    sizeCalculation: (value) => Math.max(1, value.entries.length),
+    ttl: 60_000,
+  });
+
+  constructor(deps: FeedDeps) {
+    this.deps = deps;
+  }
+
+  /** Shard `shard` of the partner's availability: the merchant at that place of its listing. */
+  async shard(partner: Partner, shard: number, now: number): Promise<Feed> {
+    const ids = await listedBusinessIds(this.deps.db, partner.id);
+    if (shard >= Math.max(ids.length, 1)) {
+      throw new AppError('bad_request', `shard must be below total_shards (${Math.max(ids.length, 1)})`);
+    }
+    const merchantId = ids[shard];
+    const entries = merchantId ? await this.merchantEntries(merchantId, now) : [];
+    return feed('service_availability', [{ availability: entries }], shard, Math.max(ids.length, 1), now);
+  }
+
+  private async merchantEntries(businessId: string, now: number): Promise<AvailabilityEntry[]> {
+    const business = await businessBySlug(this.deps.db, businessId);
+    const services = (await offeredServices(this.deps.db, businessId))?.map((s) => ({
+      id: s.id,
+      seats: s.seats,
+    })) ?? [{ id: RESERVATION_SERVICE, seats: null }];
+    const seating = await seatingOf(this.deps.db, businessId);
+    const today = todayIn(business.timezone, now);
+    const days = Math.min(FEED_DAYS, business.booking_window_days + 1);
+    const entries: AvailabilityEntry[] = [];
+    for (let day = 0; day < days; day++) {
+      const date = addDays(today, day);
+      for (const service of services) {
+        for (let party = business.min_capacity; party <= business.max_online_party_size; party++) {
+          const seats =
+            service.seats ?? seating.filter((s) => s.capacity_min <= party && party <= s.capacity_max).length;
+          entries.push(...(await this.dayEntries(business, service.id, date, party, seats)));
+        }
+      }
+    }
+    return entries;
+  }
+
+  private async dayEntries(
+    business: { id: string; timezone: string },
+    serviceId: string,
+    date: string,
+    party: number,
+    seats: number,
+  ): Promise<AvailabilityEntry[]> {
+    const version = this.deps.changes.dayVersion(business.id, date);
+    const key = [business.id, serviceId, date, party].join('|');
+    const hit = this.days.get(key);
+    if (hit && version !== null && hit.version === version) return hit.entries;
+    const { slots } = await this.deps.availability.day({
+      businessId: business.id,
+      date,
+      partySize: party,
+      serviceId: serviceId === RESERVATION_SERVICE ? undefined : serviceId,
+      perResource: false,
+      channel: 'online',
+      keep: false,
+    });
+    const entries: AvailabilityEntry[] = [];
+    for (const slot of slots) {
+      if (!('remaining_resources' in slot)) continue;
+      const start = wallTimeToInstant(date, slot.time, business.timezone);
+      if (start === null) continue;
+      const open = slot.available ? (slot.seats_left ?? slot.remaining_resources) : 0;
+      entries.push({
+        merchant_id: business.id,
+        service_id: serviceId,
+        start_sec: start / 1000,
+        duration_sec: (slot.duration_minutes ?? 0) * 60,
+        spots_total: Math.max(seats, open),
+        spots_open: open,
+        resources: { party_size: party },
+        confirmation_mode: 'CONFIRMATION_MODE_SYNCHRONOUS',
+      });
+    }
+    if (version !== null) this.days.set(key, { version, entries });
+    return entries;
+  }
+}

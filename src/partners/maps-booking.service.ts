@@ -1,0 +1,484 @@
+/**
+ * The booking server of the Maps Booking v3 partner API (docs/partners.md): what a reservation
+ * partner asks of a business listed with it, answered from the same engine, statements and guest
+ * rules as the API. Its messages are the spec's, as maps-booking.view.ts declares them; a refusal
+ * the spec makes a business failure is answered as `booking_failure`, the others as HTTP errors.
+ */
+import type { AvailabilityService } from '../availability/availability.service.ts';
+import type { SlotView } from '../availability/day-questions.service.ts';
+import { findBooking } from '../bookings/bookings.service.ts';
+import type { BookingView } from '../bookings/bookings.view.ts';
+import { book } from '../bookings/new-booking.service.ts';
+import { normalizePhone } from '../customers/customers.service.ts';
+import { asksDeposit } from '../deposits/deposits.service.ts';
+import { instantToWall, wallTimeToInstant } from '../engine/index.ts';
+import type { BookingStatus } from '../engine/status.ts';
+import type { Principal } from '../platform/auth.ts';
+import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
+import { AppError, type ErrorCode } from '../platform/errors.ts';
+import { findGuestBookingById } from '../public/guest-bookings.queries.ts';
+import { cancelAsGuest, changeAsGuest, type GuestChange } from '../public/guest-bookings.service.ts';
+import type {
+  BookingFailureCause,
+  CreateBookingRequest,
+  SlotIn,
+  SlotTimeIn,
+  UpdateBookingRequest,
+  UserInformationIn,
+  V3Booking,
+  V3BookingStatus,
+} from './maps-booking.view.ts';
+import {
+  activeServicesOf,
+  bookingOfToken,
+  bookingsOfUser,
+  insertPartnerBooking,
+  partnerBooking,
+} from './partners.queries.ts';
+import { type Partner, partnerAt } from './partners.service.ts';
+
+type Caller = Principal & { businessId: string };
+
+/** The service id of a venue's plain reservation (a table, no service of its own). */
+export const RESERVATION_SERVICE = 'reservation';
+
+export interface MapsBookingDeps {
+  db: Db;
+  availability: AvailabilityService;
+}
+
+/** A malformed call or one naming what the partner cannot reach: HTTP 400, as the spec's status table has it. */
+const badRequest = (message: string) => new AppError('bad_request', message);
+
+/** A listed business the partner acts on, with the rules its times are read in. */
+interface Merchant {
+  caller: Caller;
+  timezone: string;
+}
+
+/** The merchant a call names: a business listed with the partner, else 400 (not 404: a bad argument). */
+export async function merchantOf(
+  deps: MapsBookingDeps,
+  partner: Partner,
+  merchantId: string,
+  now: number,
+): Promise<Merchant> {
+  const caller = await partnerAt(deps.db, partner, merchantId).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'not_found') {
+      throw badRequest(
+        `merchant_id ${JSON.stringify(merchantId)} names no merchant listed with this partner`,
+      );
+    }
+    throw error;
+  });
+  const rules = await deps.availability.businessRules(caller.businessId, now);
+  if (!rules) throw badRequest('the merchant is gone');
+  return { caller, timezone: rules.timezone };
+}
+
+/** The services a merchant offers a partner, by id: its active services, else its plain reservation. */
+export async function offeredServices(executor: Executor, businessId: string) {
+  const services = await activeServicesOf(executor, businessId);
+  return services.length > 0 ? services : null;
+}
+
+/** Our service for a partner's `service_id`: none for the plain reservation, else one of the merchant's (400 otherwise). */
+async function serviceOf(
+  executor: Executor,
+  businessId: string,
+  serviceId: string,
+): Promise<string | undefined> {
+  if (serviceId === RESERVATION_SERVICE) return undefined;
+  const services = await activeServicesOf(executor, businessId);
+  if (!services.some((service) => service.id === serviceId)) {
+    throw badRequest(`service_id ${JSON.stringify(serviceId)} names no service of the merchant`);
+  }
+  return serviceId;
+}
+
+/** An int64 of the spec (a JSON string, or a number as some clients send it), as a number. */
+export const int64 = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
+
+/** What a slot offers: whether the party can book it now, how many such bookings it takes, and its length. */
+interface SlotOffer {
+  available: boolean;
+  open: number;
+  durationSec: number | null;
+}
+
+const NOT_OFFERED: SlotOffer = { available: false, open: 0, durationSec: null };
+
+/**
+ * Whether the party may book the start online now, from the availability the API answers (the
+ * same cached day, so a partner sees what a guest sees): the start must be a minute of the grid
+ * in the venue's zone; every online rule applies (notice, window, hours, periods, pacing, the
+ * online party limit). A party the venue does not take online is simply not offered.
+ */
+async function offerAt(
+  deps: MapsBookingDeps,
+  merchant: Merchant,
+  serviceId: string | undefined,
+  startSec: number,
+  partySize: number,
+): Promise<SlotOffer> {
+  const instant = startSec * 1000;
+  if (!Number.isSafeInteger(instant)) return NOT_OFFERED;
+  const { date, time } = instantToWall(instant, merchant.timezone);
+  // A start between minutes, or in an hour the clocks skip or repeat, is no start of the grid.
+  if (wallTimeToInstant(date, time, merchant.timezone) !== instant) return NOT_OFFERED;
+  let slots: SlotView[];
+  try {
+    ({ slots } = await deps.availability.day({
+      businessId: merchant.caller.businessId,
+      date,
+      partySize,
+      serviceId,
+      perResource: false,
+      channel: 'online',
+    }));
+  } catch (error) {
+    // A party outside the venue's sizes, a date it cannot answer: nothing to offer, not an error.
+    if (error instanceof AppError && error.status < 500) return NOT_OFFERED;
+    throw error;
+  }
+  const slot = slots.find((candidate) => candidate.time === time);
+  if (!slot || !('remaining_resources' in slot) || !slot.available) return NOT_OFFERED;
+  return {
+    available: true,
+    open: slot.seats_left ?? slot.remaining_resources,
+    durationSec: (slot.duration_minutes ?? 0) * 60,
+  };
+}
+
+/** A party of a slot; a slot without one (an appointment) is for one person. */
+const partyOf = (resources: { party_size?: number } | undefined) => resources?.party_size ?? 1;
+
+/** BatchAvailabilityLookup: one answer per slot time asked, in its order, each echoing it. */
+export async function batchAvailabilityLookup(
+  deps: MapsBookingDeps,
+  merchant: Merchant,
+  slotTimes: readonly SlotTimeIn[],
+) {
+  const services = new Map<string, string | undefined>();
+  for (const slotTime of slotTimes) {
+    if (!services.has(slotTime.service_id)) {
+      services.set(
+        slotTime.service_id,
+        await serviceOf(deps.db, merchant.caller.businessId, slotTime.service_id),
+      );
+    }
+  }
+  // Asked one after the other: a day computed for the first is the cache's answer for the next.
+  const availability = [];
+  for (const slotTime of slotTimes) {
+    const offer = await offerAt(
+      deps,
+      merchant,
+      services.get(slotTime.service_id),
+      int64(slotTime.start_sec),
+      partyOf(slotTime.resource_ids),
+    );
+    availability.push({ slot_time: slotTime, available: offer.available });
+  }
+  return { slot_time_availability: availability };
+}
+
+/** CheckAvailability (deprecated by the spec, still answered): how many bookings the slot takes now. */
+export async function checkAvailability(deps: MapsBookingDeps, merchant: Merchant, slot: SlotIn) {
+  const serviceId = await serviceOf(deps.db, merchant.caller.businessId, slot.service_id);
+  const offer = await offerAt(deps, merchant, serviceId, int64(slot.start_sec), partyOf(slot.resources));
+  return { slot, count_available: offer.open };
+}
+
+/** Our statuses as the spec's. */
+const V3_STATUS: Record<BookingStatus, V3BookingStatus> = {
+  pending: 'PENDING_MERCHANT_CONFIRMATION',
+  confirmed: 'CONFIRMED',
+  checked_in: 'CONFIRMED',
+  completed: 'CONFIRMED',
+  cancelled: 'CANCELED',
+  no_show: 'NO_SHOW',
+};
+
+/**
+ * A booking as the spec's Booking: its slot as booked (the venue's length, in seconds since the
+ * epoch as strings), the guest as given with it (the phone as its matching key: never another
+ * spelling of a returning guest's record), its status, and no prepayment (deposits are the
+ * venue's page's).
+ */
+export function toV3Booking(view: BookingView, userId: string | null): V3Booking {
+  const person = view.guest ?? view.customer;
+  const email = view.guest ? view.guest.email : view.customer.email;
+  return {
+    booking_id: view.id,
+    slot: {
+      merchant_id: view.business_id,
+      service_id: view.service_id ?? RESERVATION_SERVICE,
+      start_sec: String(Date.parse(view.starts_at) / 1000),
+      duration_sec: String(view.duration_minutes * 60),
+      resources: { party_size: view.capacity },
+      confirmation_mode: 'CONFIRMATION_MODE_SYNCHRONOUS',
+    },
+    user_information: {
+      ...(userId ? { user_id: userId } : {}),
+      given_name: person.first_name,
+      family_name: person.last_name,
+      ...(view.customer.phone ? { telephone: normalizePhone(view.customer.phone) } : {}),
+      ...(email ? { email } : {}),
+    },
+    status: V3_STATUS[view.status as BookingStatus],
+    payment_information: { prepayment_status: 'PREPAYMENT_NOT_PROVIDED' },
+  };
+}
+
+/** The spec's cause for a refusal of our rules; undefined for one that is no business failure. */
+const CAUSE_OF: Partial<Record<ErrorCode, BookingFailureCause>> = {
+  slot_unavailable: 'SLOT_UNAVAILABLE',
+  outside_operating_hours: 'SLOT_UNAVAILABLE',
+  outside_booking_window: 'SLOT_UNAVAILABLE',
+  party_too_large_online: 'SLOT_UNAVAILABLE',
+  cancellation_cutoff_passed: 'OUTSIDE_CANCELLATION_WINDOW',
+  change_cutoff_passed: 'OUTSIDE_CANCELLATION_WINDOW',
+  deposit_would_change: 'PAYMENT_ERROR',
+  plan_limit_reached: 'SLOT_UNAVAILABLE',
+};
+
+/** A refusal as the spec's business failure (HTTP 200), or the error itself when it is none. */
+function failureOf(error: unknown, cause?: BookingFailureCause) {
+  if (!(error instanceof AppError)) throw error;
+  const found = cause ?? CAUSE_OF[error.code];
+  if (!found) throw error;
+  return { booking_failure: { cause: found, description: error.message } };
+}
+
+/** The guest of a partner's booking, as our booking statement takes a guest. */
+function guestOf(user: UserInformationIn) {
+  const given = user.given_name?.trim();
+  const family = user.family_name?.trim();
+  const telephone = user.telephone?.trim();
+  if (!given || !family || !telephone) {
+    throw badRequest('user_information needs given_name, family_name and telephone');
+  }
+  return { first_name: given, last_name: family, phone: telephone, email: user.email?.trim() || null };
+}
+
+/**
+ * CreateBooking: a booking of source `partner` under every online rule, in one transaction with
+ * the partner's record of it (its user, its idempotency token). A token already used for a
+ * booking of this merchant answers that booking, however often it is retried; two calls with
+ * the same token at once make one booking (the record's unique token undoes the second). A venue
+ * that asks a deposit is refused with `PAYMENT_ERROR`: a deposit is paid on the venue's own page.
+ */
+export async function createPartnerBooking(
+  deps: MapsBookingDeps,
+  merchant: Merchant,
+  partner: Partner,
+  body: CreateBookingRequest,
+  request: { bookedDates: readonly string[] | null },
+  now: number,
+): Promise<
+  { booking: V3Booking } | { booking_failure: { cause: BookingFailureCause; description: string } }
+> {
+  const { caller } = merchant;
+  const token = body.idempotency_token;
+  const earlier = await answeredToken(
+    deps.db,
+    partner,
+    caller.businessId,
+    token,
+    body.user_information.user_id,
+  );
+  if (earlier) return earlier;
+  const serviceId = await serviceOf(deps.db, caller.businessId, body.slot.service_id);
+  const guest = guestOf(body.user_information);
+  const rules = await deps.availability.businessRules(caller.businessId, now);
+  if (rules && asksDeposit(rules)) {
+    return failureOf(
+      new AppError('slot_unavailable', 'the venue asks a deposit, which is paid on its own booking page'),
+      'PAYMENT_ERROR',
+    );
+  }
+  const { date, time } = instantToWall(int64(body.slot.start_sec) * 1000, merchant.timezone);
+  try {
+    return await book(
+      deps.availability,
+      null,
+      {
+        date,
+        time,
+        partySize: partyOf(body.slot.resources),
+        serviceId,
+        customer: guest,
+        customerNotes: body.additional_request?.trim() || null,
+        source: 'partner',
+        partnerId: partner.id,
+      },
+      {
+        caller,
+        now,
+        request,
+        commit: (work) =>
+          withPartnerTx(deps.db, async (tx) => {
+            // What the use case answers is made for the API; the partner's answer is the spec's.
+            const { booking } = (await work(tx)) as { booking: { id: string } };
+            await insertPartnerBooking(tx, {
+              business_id: caller.businessId,
+              booking_id: booking.id,
+              partner_id: partner.id,
+              user_id: body.user_information.user_id ?? null,
+              idempotency_token: token,
+            });
+            const made = await findBooking(tx, caller.businessId, booking.id);
+            return { booking: toV3Booking(made, body.user_information.user_id ?? null) };
+          }),
+      },
+    );
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'conflict' && error.message === TOKEN_TAKEN) {
+      const answered = await answeredToken(
+        deps.db,
+        partner,
+        caller.businessId,
+        token,
+        body.user_information.user_id,
+      );
+      if (answered) return answered;
+    }
+    return failureOf(error);
+  }
+}
+
+const TOKEN_TAKEN = 'the idempotency token was used by another call at the same moment';
+
+/** The booking a token already made of the business, as CreateBooking answered it. */
+async function answeredToken(
+  executor: Executor,
+  partner: Partner,
+  businessId: string,
+  token: string,
+  userId: string | undefined,
+) {
+  const made = await bookingOfToken(executor, partner.id, businessId, token);
+  if (!made) return null;
+  return { booking: toV3Booking(await findBooking(executor, businessId, made.booking_id), userId ?? null) };
+}
+
+/** The booking's transaction; a second booking under a token another call just used is undone. */
+async function withPartnerTx<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return withTx(db, work).catch((error: unknown) => {
+    if ((error as { code?: string }).code === '23505' && String(error).includes('partner_bookings')) {
+      throw new AppError('conflict', TOKEN_TAKEN);
+    }
+    throw error;
+  });
+}
+
+/** A booking the partner made, at a business still listed with it; 400 (or 404) otherwise. */
+async function partnersBooking(
+  deps: MapsBookingDeps,
+  partner: Partner,
+  bookingId: string,
+  unknown: () => AppError,
+) {
+  const made = /^[0-9a-f-]{36}$/i.test(bookingId)
+    ? await partnerBooking(deps.db, partner.id, bookingId)
+    : undefined;
+  if (!made) throw unknown();
+  const caller = await partnerAt(deps.db, partner, made.business_id);
+  return { caller, userId: made.user_id };
+}
+
+/** GetBookingStatus: the booking's status and prepayment; 404 for a booking the partner did not make. */
+export async function bookingStatus(deps: MapsBookingDeps, partner: Partner, bookingId: string) {
+  const { caller } = await partnersBooking(
+    deps,
+    partner,
+    bookingId,
+    () => new AppError('not_found', 'booking not found'),
+  );
+  const view = await findBooking(deps.db, caller.businessId, bookingId);
+  return {
+    booking_id: view.id,
+    booking_status: V3_STATUS[view.status as BookingStatus],
+    prepayment_status: 'PREPAYMENT_NOT_PROVIDED',
+  };
+}
+
+/** ListBookings: the user's bookings still to come and not cancelled, at the businesses listed with the partner. */
+export async function userBookings(deps: MapsBookingDeps, partner: Partner, userId: string, now: number) {
+  const made = await bookingsOfUser(deps.db, partner.id, userId);
+  const bookings: V3Booking[] = [];
+  for (const { business_id, booking_id } of made) {
+    const view = await findBooking(deps.db, business_id, booking_id);
+    if (view.status === 'cancelled' || Date.parse(view.ends_at) <= now) continue;
+    bookings.push(toV3Booking(view, userId));
+  }
+  return { bookings };
+}
+
+/**
+ * UpdateBooking: a cancellation (`status: CANCELED`) or a change of start or party, under the
+ * rules a guest acts under on their own booking (the cut-offs, every online rule of the new
+ * time, the old time held until the new one is taken). Fields not sent stay as they are.
+ */
+export async function updatePartnerBooking(
+  deps: MapsBookingDeps,
+  partner: Partner,
+  body: UpdateBookingRequest,
+  request: { principal: Principal | null },
+  now: number,
+) {
+  const { booking } = body;
+  const { caller, userId } = await partnersBooking(deps, partner, booking.booking_id, () =>
+    badRequest(`booking_id ${JSON.stringify(booking.booking_id)} names no booking this partner made`),
+  );
+  request.principal = caller;
+  const found = await findGuestBookingById(deps.db, caller.businessId, booking.booking_id);
+  if (!found) throw badRequest('the booking is gone');
+  try {
+    if (booking.status !== undefined && booking.status !== 'CANCELED') {
+      throw badRequest('status may only be CANCELED: a partner cancels, the venue confirms');
+    }
+    if (booking.status === 'CANCELED') {
+      if (found.view.status === 'cancelled') {
+        return failureOf(
+          new AppError('conflict', 'the booking is already cancelled'),
+          'BOOKING_ALREADY_CANCELLED',
+        );
+      }
+      await withTx(deps.db, (tx) => cancelAsGuest(tx, deps.availability, found, now)).catch(
+        (error: unknown) => {
+          if (error instanceof AppError && error.code === 'conflict') {
+            throw new AppError('cancellation_cutoff_passed', error.message);
+          }
+          throw error;
+        },
+      );
+    } else {
+      const change: GuestChange = {};
+      const slot = booking.slot;
+      if (slot?.start_sec !== undefined) {
+        const { date, time } = instantToWall(int64(slot.start_sec) * 1000, found.business_timezone);
+        change.booking_date = date;
+        change.start_time = time;
+      }
+      const party = slot?.resources?.party_size;
+      if (party !== undefined) change.capacity = party;
+      if (Object.keys(change).length === 0) {
+        throw badRequest(
+          'send booking.status CANCELED, or a new slot.start_sec or slot.resources.party_size',
+        );
+      }
+      await withTx(deps.db, (tx) => changeAsGuest(tx, deps.availability, found, change, now));
+    }
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'cancellation_cutoff_passed') {
+      return failureOf(error, found.view.status === 'cancelled' ? 'BOOKING_ALREADY_CANCELLED' : undefined);
+    }
+    if (error instanceof AppError && error.code === 'conflict')
+      return failureOf(error, 'BOOKING_NOT_CANCELLABLE');
+    return failureOf(error);
+  }
+  const view = await findBooking(deps.db, caller.businessId, booking.booking_id);
+  return { booking: toV3Booking(view, userId) };
+}

@@ -1,0 +1,195 @@
+import { sql } from 'kysely';
+import { SUBSCRIPTION_COLUMNS } from '../billing/subscription.queries.ts';
+import type { Executor } from '../platform/db.ts';
+import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+
+/** What a partner's listing shows: never its secret's hash. */
+const VIEW_COLUMNS = ['partners.id', 'partners.name', 'partners.username', 'partners.created_at'] as const;
+
+export const insertPartner = (
+  executor: Executor,
+  values: { developer_id: string; name: string; username: string; secret_hash: string },
+) => executor.insertInto('partners').values(values).returning(VIEW_COLUMNS).executeTakeFirstOrThrow();
+
+export const insertListings = (executor: Executor, partnerId: string, businessIds: readonly string[]) =>
+  executor
+    .insertInto('partner_listings')
+    .values(businessIds.map((business_id) => ({ business_id, partner_id: partnerId })))
+    .execute();
+
+/** Of the businesses named, those the developer owns. */
+export const businessesOfDeveloper = (
+  executor: Executor,
+  developerId: string,
+  businessIds: readonly string[],
+) =>
+  executor
+    .selectFrom('businesses')
+    .select('id')
+    .where('developer_id', '=', developerId)
+    .where('id', 'in', businessIds)
+    .execute();
+
+export const developerOfBusiness = (executor: Executor, businessId: string) =>
+  executor.selectFrom('businesses').select('developer_id').where('id', '=', businessId).executeTakeFirst();
+
+/** A page of the partners the business lists with, oldest first. */
+export const listPartnersOf = (executor: Executor, page: PageRequest) =>
+  keysetPage(
+    executor
+      .selectFrom('partner_listings')
+      .innerJoin('partners', 'partners.id', 'partner_listings.partner_id')
+      .select([...VIEW_COLUMNS, 'partner_listings.created_at as listed_at'])
+      .where('partner_listings.business_id', '=', page.owner),
+    {
+      name: 'partners',
+      keys: [
+        { ref: 'partner_listings.created_at', type: 'timestamptz' },
+        { ref: 'partners.id', type: 'uuid' },
+      ],
+    },
+    page,
+    (row) => row,
+  );
+
+/** Ends the business's listing with the partner; undefined when it was not listed. */
+export const deleteListing = (executor: Executor, businessId: string, partnerId: string) =>
+  executor
+    .deleteFrom('partner_listings')
+    .where('business_id', '=', businessId)
+    .where('partner_id', '=', partnerId)
+    .returning('partner_id')
+    .executeTakeFirst();
+
+/** The partner a Basic user name names, with its secret's hash to compare. */
+export const partnerByUsername = (executor: Executor, username: string) =>
+  executor
+    .selectFrom('partners')
+    .select(['id', 'name', 'secret_hash'])
+    .where('username', '=', username)
+    .executeTakeFirst();
+
+/**
+ * A business the partner reaches, with what a booking of it is counted for: its developer's
+ * subscription, as the authenticator reads it for a key. Undefined when it is not listed.
+ */
+export const listedBusiness = (executor: Executor, partnerId: string, businessId: string) =>
+  executor
+    .selectFrom('partner_listings')
+    .innerJoin('businesses', 'businesses.id', 'partner_listings.business_id')
+    .innerJoin('developers', 'developers.id', 'businesses.developer_id')
+    .select(['businesses.id', 'businesses.developer_id', 'businesses.is_dev', ...SUBSCRIPTION_COLUMNS])
+    .where('partner_listings.partner_id', '=', partnerId)
+    .where('partner_listings.business_id', '=', businessId)
+    .executeTakeFirst();
+
+/** The businesses the partner reaches, for its feeds. */
+export const listedBusinessIds = async (executor: Executor, partnerId: string) =>
+  (
+    await executor
+      .selectFrom('partner_listings')
+      .select('business_id')
+      .where('partner_id', '=', partnerId)
+      .orderBy('business_id')
+      .execute()
+  ).map((row) => row.business_id);
+
+export const insertPartnerBooking = (
+  executor: Executor,
+  values: {
+    business_id: string;
+    booking_id: string;
+    partner_id: string;
+    user_id: string | null;
+    idempotency_token: string;
+  },
+) => executor.insertInto('partner_bookings').values(values).execute();
+
+/** The booking the partner made of the business under this token, if any. */
+export const bookingOfToken = (executor: Executor, partnerId: string, businessId: string, token: string) =>
+  executor
+    .selectFrom('partner_bookings')
+    .select('booking_id')
+    .where('partner_id', '=', partnerId)
+    .where('business_id', '=', businessId)
+    .where('idempotency_token', '=', token)
+    .executeTakeFirst();
+
+/** Whether the partner made this booking of the business. */
+export const madeByPartner = async (
+  executor: Executor,
+  partnerId: string,
+  businessId: string,
+  bookingId: string,
+) =>
+  (await executor
+    .selectFrom('partner_bookings')
+    .select(sql<number>`1`.as('one'))
+    .where('partner_id', '=', partnerId)
+    .where('business_id', '=', businessId)
+    .where('booking_id', '=', bookingId)
+    .executeTakeFirst()) !== undefined;
+
+/** The bookings the partner made for one of its users, at the businesses still listed with it. */
+export const bookingsOfUser = (executor: Executor, partnerId: string, userId: string) =>
+  executor
+    .selectFrom('partner_bookings as pb')
+    .innerJoin('partner_listings as l', (join) =>
+      join.onRef('l.business_id', '=', 'pb.business_id').onRef('l.partner_id', '=', 'pb.partner_id'),
+    )
+    .select(['pb.business_id', 'pb.booking_id'])
+    .where('pb.partner_id', '=', partnerId)
+    .where('pb.user_id', '=', userId)
+    .orderBy('pb.created_at')
+    .execute();
+
+/** The business's active services a guest may book, by name. */
+export const activeServicesOf = (executor: Executor, businessId: string) =>
+  executor
+    .selectFrom('services')
+    .select(['id', 'name', 'description', 'duration_minutes', 'seats'])
+    .where('business_id', '=', businessId)
+    .where('is_active', '=', true)
+    .where('deleted_at', 'is', null)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+
+/** What a partner's merchant feed tells of a business beyond its public answer. */
+export const merchantFacts = async (executor: Executor, businessIds: readonly string[]) =>
+  businessIds.length === 0
+    ? []
+    : executor
+        .selectFrom('businesses')
+        .select(['id', 'business_type', 'notification_language'])
+        .where('id', 'in', businessIds)
+        .execute();
+
+/** The partner's booking of any business still listed with it, with the user it was made for. */
+export const partnerBooking = (executor: Executor, partnerId: string, bookingId: string) =>
+  executor
+    .selectFrom('partner_bookings as pb')
+    .innerJoin('partner_listings as l', (join) =>
+      join.onRef('l.business_id', '=', 'pb.business_id').onRef('l.partner_id', '=', 'pb.partner_id'),
+    )
+    .select(['pb.business_id', 'pb.user_id'])
+    .where('pb.partner_id', '=', partnerId)
+    .where('pb.booking_id', '=', bookingId)
+    .executeTakeFirst();
+
+/** The seats of the business's active tables and combinations, each a range of parties it takes. */
+export const seatingOf = async (executor: Executor, businessId: string) => [
+  ...(await executor
+    .selectFrom('resources')
+    .select(['capacity_min', 'capacity_max'])
+    .where('business_id', '=', businessId)
+    .where('is_active', '=', true)
+    .where('deleted_at', 'is', null)
+    .execute()),
+  ...(await executor
+    .selectFrom('combinations')
+    .select(['capacity_min', 'capacity_max'])
+    .where('business_id', '=', businessId)
+    .where('is_active', '=', true)
+    .execute()),
+];
