@@ -41,6 +41,8 @@ export interface BookableOptions {
   settings?: Record<string, unknown>;
   /** A sandbox (`is_dev`) business. */
   sandbox?: boolean;
+  /** What kind of venue it is ("restaurant", "salon"). */
+  businessType?: string;
   /** Opening hours of every day of the week. */
   open?: string;
   close?: string;
@@ -52,7 +54,11 @@ export async function setupBookable(
   app: FastifyInstance,
   options: BookableOptions = {},
 ): Promise<BookableBusiness> {
-  const tenant = await createTenant(app, { name: options.name ?? 'Bistro Race', is_dev: options.sandbox });
+  const tenant = await createTenant(app, {
+    name: options.name ?? 'Bistro Race',
+    is_dev: options.sandbox,
+    business_type: options.businessType,
+  });
   if (options.settings) await send(app, tenant, 'PATCH', '/v1/manage/settings', options.settings);
   await send(
     app,

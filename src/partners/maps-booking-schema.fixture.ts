@@ -19,21 +19,27 @@ root.resolveAll();
 const INTEGERS = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
 const LONGS = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
-function valueSchema(field: protobuf.Field): object {
+/** How an int64 may be written: as a proto3 JSON printer writes it, or also as a number, as parsers take it. */
+type Longs = 'printed' | 'parsed';
+
+function valueSchema(field: protobuf.Field, longs: Longs): object {
   const resolved = field.resolvedType;
   if (resolved instanceof protobuf.Enum) return { type: 'string', enum: Object.keys(resolved.values) };
-  if (resolved instanceof protobuf.Type) return messageSchema(resolved);
+  if (resolved instanceof protobuf.Type) return messageSchema(resolved, longs);
   if (INTEGERS.has(field.type)) return { type: 'integer' };
-  if (LONGS.has(field.type)) return { type: 'string', pattern: '^-?[0-9]+$' };
+  if (LONGS.has(field.type)) {
+    const printed = { type: 'string', pattern: '^-?[0-9]+$' };
+    return longs === 'printed' ? printed : { anyOf: [printed, { type: 'integer' }] };
+  }
   if (field.type === 'bool') return { type: 'boolean' };
   if (field.type === 'double' || field.type === 'float') return { type: 'number' };
   return { type: 'string' };
 }
 
-function messageSchema(type: protobuf.Type): object {
+function messageSchema(type: protobuf.Type, longs: Longs): object {
   const properties: Record<string, object> = {};
   for (const field of type.fieldsArray) {
-    const value = valueSchema(field);
+    const value = valueSchema(field, longs);
     properties[field.name] = field.repeated ? { type: 'array', items: value } : value;
   }
   return { type: 'object', properties, additionalProperties: false };
@@ -42,18 +48,15 @@ function messageSchema(type: protobuf.Type): object {
 const ajv = new Ajv({ allErrors: true, strict: false });
 const service = root.lookupService('ext.maps.booking.partner.v3.BookingService');
 
-/** Each RPC's answer schema, by method name. */
-export const v3ResponseSchemas: Record<string, ValidateFunction> = Object.fromEntries(
-  service.methodsArray.map((method) => {
-    method.resolve();
-    return [method.name, ajv.compile(messageSchema(method.resolvedResponseType!))];
-  }),
-);
+for (const method of service.methodsArray) method.resolve();
+const schemas = (of: (method: protobuf.Method) => protobuf.Type, longs: Longs) =>
+  Object.fromEntries(
+    service.methodsArray.map((method) => [method.name, ajv.compile(messageSchema(of(method), longs))]),
+  ) as Record<string, ValidateFunction>;
 
-/** Each RPC's request schema, by method name: what the spec lets a partner send. */
-export const v3RequestSchemas: Record<string, ValidateFunction> = Object.fromEntries(
-  service.methodsArray.map((method) => [
-    method.name,
-    ajv.compile(messageSchema(method.resolvedRequestType!)),
-  ]),
-);
+/** Each RPC's answer as this server must print it, by method name. */
+export const v3ResponseSchemas = schemas((method) => method.resolvedResponseType!, 'printed');
+/** Each RPC's answer as a parser takes it: what the spec's pages publish. */
+export const v3PublishedSchemas = schemas((method) => method.resolvedResponseType!, 'parsed');
+/** Each RPC's request as a parser takes it: what a partner may send. */
+export const v3RequestSchemas = schemas((method) => method.resolvedRequestType!, 'parsed');

@@ -186,6 +186,7 @@ export const mapsBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             shard: Type.Optional(
               Type.Integer({
+                format: 'int32',
                 minimum: 0,
                 maximum: 10_000,
                 default: 0,

@@ -16,6 +16,7 @@ import type { BookingStatus } from '../engine/status.ts';
 import type { Principal } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError, type ErrorCode } from '../platform/errors.ts';
+import { isUuid } from '../platform/schemas.ts';
 import { findGuestBookingById } from '../public/guest-bookings.queries.ts';
 import { cancelAsGuest, changeAsGuest, type GuestChange } from '../public/guest-bookings.service.ts';
 import type {
@@ -50,6 +51,9 @@ export interface MapsBookingDeps {
 /** A malformed call or one naming what the partner cannot reach: HTTP 400, as the spec's status table has it. */
 const badRequest = (message: string) => new AppError('bad_request', message);
 
+const unknownMerchant = (merchantId: string) =>
+  badRequest(`merchant_id ${JSON.stringify(merchantId)} names no merchant listed with this partner`);
+
 /** A listed business the partner acts on, with the rules its times are read in. */
 interface Merchant {
   caller: Caller;
@@ -63,6 +67,7 @@ export async function merchantOf(
   merchantId: string,
   now: number,
 ): Promise<Merchant> {
+  if (!isUuid(merchantId)) throw unknownMerchant(merchantId);
   const caller = await partnerAt(deps.db, partner, merchantId).catch((error: unknown) => {
     if (error instanceof AppError && error.code === 'not_found') {
       throw badRequest(
@@ -98,6 +103,15 @@ async function serviceOf(
 
 /** An int64 of the spec (a JSON string, or a number as some clients send it), as a number. */
 export const int64 = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
+
+/** A slot or slot time echoed back as the spec prints it: its int64 values as strings. */
+const printedLongs = <T extends { start_sec: string | number; duration_sec?: string | number }>(
+  slot: T,
+): T => ({
+  ...slot,
+  start_sec: String(int64(slot.start_sec)),
+  ...(slot.duration_sec === undefined ? {} : { duration_sec: String(int64(slot.duration_sec)) }),
+});
 
 /** What a slot offers: whether the party can book it now, how many such bookings it takes, and its length. */
 interface SlotOffer {
@@ -178,7 +192,7 @@ export async function batchAvailabilityLookup(
       int64(slotTime.start_sec),
       partyOf(slotTime.resource_ids),
     );
-    availability.push({ slot_time: slotTime, available: offer.available });
+    availability.push({ slot_time: printedLongs(slotTime), available: offer.available });
   }
   return { slot_time_availability: availability };
 }
@@ -187,7 +201,7 @@ export async function batchAvailabilityLookup(
 export async function checkAvailability(deps: MapsBookingDeps, merchant: Merchant, slot: SlotIn) {
   const serviceId = await serviceOf(deps.db, merchant.caller.businessId, slot.service_id);
   const offer = await offerAt(deps, merchant, serviceId, int64(slot.start_sec), partyOf(slot.resources));
-  return { slot, count_available: offer.open };
+  return { slot: printedLongs(slot), count_available: offer.open };
 }
 
 /** Our statuses as the spec's. */

@@ -10,15 +10,15 @@ import { PARTY_SIZE_MAX } from '../engine/party.ts';
 
 /** Seconds since the epoch or a length in seconds: int64, a string of digits in proto3 JSON. */
 const Int64 = Type.Union([
-  Type.String({ pattern: '^[0-9]{1,12}$' }),
-  Type.Integer({ minimum: 0, maximum: 999_999_999_999 }),
+  Type.String({ pattern: '^[0-9]{1,12}$', maxLength: 12 }),
+  Type.Integer({ format: 'int64', minimum: 0, maximum: 999_999_999_999 }),
 ]);
 const Id = Type.String({ minLength: 1, maxLength: 200 });
 
 const ResourceIds = Type.Object({
   staff_id: Type.Optional(Type.String({ maxLength: 200 })),
   room_id: Type.Optional(Type.String({ maxLength: 200 })),
-  party_size: Type.Optional(Type.Integer({ minimum: 1, maximum: PARTY_SIZE_MAX })),
+  party_size: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
 });
 
 const ConfirmationMode = Type.String({ maxLength: 60 });

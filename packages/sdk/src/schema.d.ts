@@ -24984,6 +24984,7 @@ export interface operations {
                         resource_ids?: {
                             staff_id?: string;
                             room_id?: string;
+                            /** Format: int32 */
                             party_size?: number;
                         };
                         confirmation_mode?: string;
@@ -25147,6 +25148,7 @@ export interface operations {
                         resources?: {
                             staff_id?: string;
                             room_id?: string;
+                            /** Format: int32 */
                             party_size?: number;
                         };
                         confirmation_mode?: string;
@@ -25318,6 +25320,7 @@ export interface operations {
                         resources?: {
                             staff_id?: string;
                             room_id?: string;
+                            /** Format: int32 */
                             party_size?: number;
                         };
                         confirmation_mode?: string;
@@ -25490,6 +25493,7 @@ export interface operations {
                             resources?: {
                                 staff_id?: string;
                                 room_id?: string;
+                                /** Format: int32 */
                                 party_size?: number;
                             };
                             confirmation_mode?: string;
