@@ -104,6 +104,17 @@ async function serviceOf(
 /** An int64 of the spec (a JSON string, or a number as some clients send it), as a number. */
 export const int64 = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
 
+/** The latest start a partner may name: the calendar arithmetic's years end at 2999. */
+const LAST_START_MS = Date.UTC(3000, 0, 1);
+
+/** A slot's start as an instant (ms); 400 for one outside the years a booking may have. */
+function startOf(startSec: string | number): number {
+  const instant = int64(startSec) * 1000;
+  if (!(instant >= 0 && instant < LAST_START_MS))
+    throw badRequest('start_sec is outside the years 1970-2999');
+  return instant;
+}
+
 /** A slot or slot time echoed back as the spec prints it: its int64 values as strings. */
 const printedLongs = <T extends { start_sec: string | number; duration_sec?: string | number }>(
   slot: T,
@@ -136,7 +147,7 @@ async function offerAt(
   partySize: number,
 ): Promise<SlotOffer> {
   const instant = startSec * 1000;
-  if (!Number.isSafeInteger(instant)) return NOT_OFFERED;
+  if (!(instant >= 0 && instant < LAST_START_MS)) return NOT_OFFERED;
   const { date, time } = instantToWall(instant, merchant.timezone);
   // A start between minutes, or in an hour the clocks skip or repeat, is no start of the grid.
   if (wallTimeToInstant(date, time, merchant.timezone) !== instant) return NOT_OFFERED;
@@ -312,7 +323,7 @@ export async function createPartnerBooking(
       'PAYMENT_ERROR',
     );
   }
-  const { date, time } = instantToWall(int64(body.slot.start_sec) * 1000, merchant.timezone);
+  const { date, time } = instantToWall(startOf(body.slot.start_sec), merchant.timezone);
   try {
     return await book(
       deps.availability,
@@ -460,19 +471,12 @@ export async function updatePartnerBooking(
           'BOOKING_ALREADY_CANCELLED',
         );
       }
-      await withTx(deps.db, (tx) => cancelAsGuest(tx, deps.availability, found, now)).catch(
-        (error: unknown) => {
-          if (error instanceof AppError && error.code === 'conflict') {
-            throw new AppError('cancellation_cutoff_passed', error.message);
-          }
-          throw error;
-        },
-      );
+      await withTx(deps.db, (tx) => cancelAsGuest(tx, deps.availability, found, now));
     } else {
       const change: GuestChange = {};
       const slot = booking.slot;
       if (slot?.start_sec !== undefined) {
-        const { date, time } = instantToWall(int64(slot.start_sec) * 1000, found.business_timezone);
+        const { date, time } = instantToWall(startOf(slot.start_sec), found.business_timezone);
         change.booking_date = date;
         change.start_time = time;
       }
@@ -486,11 +490,14 @@ export async function updatePartnerBooking(
       await withTx(deps.db, (tx) => changeAsGuest(tx, deps.availability, found, change, now));
     }
   } catch (error) {
-    if (error instanceof AppError && error.code === 'cancellation_cutoff_passed') {
-      return failureOf(error, found.view.status === 'cancelled' ? 'BOOKING_ALREADY_CANCELLED' : undefined);
+    if (error instanceof AppError && error.code === 'conflict') {
+      // Another call may have cancelled it since it was read: that is the cause the partner needs.
+      const current = await findBooking(deps.db, caller.businessId, booking.booking_id);
+      return failureOf(
+        error,
+        current.status === 'cancelled' ? 'BOOKING_ALREADY_CANCELLED' : 'BOOKING_NOT_CANCELLABLE',
+      );
     }
-    if (error instanceof AppError && error.code === 'conflict')
-      return failureOf(error, 'BOOKING_NOT_CANCELLABLE');
     return failureOf(error);
   }
   const view = await findBooking(deps.db, caller.businessId, booking.booking_id);
