@@ -29,6 +29,7 @@ import {
   statsLoad,
   uncachedAvailabilityLoad,
 } from './loads.ts';
+import { type PartnerLookups, partnerLine, partnerLookups } from './partners.ts';
 import { runPlatform } from './platform.ts';
 import { startProcess, startServer, stopProcess } from './process.ts';
 import {
@@ -325,6 +326,7 @@ interface EngineRun {
   /** New days asked for a class of 12 and for a service of two groups, each beside plain ones. */
   classDay: RichDay;
   groupsDay: RichDay;
+  partners: PartnerLookups;
   monthNew: LoadResult;
   monthAgain: LoadResult;
   bookings20: LoadResult;
@@ -359,6 +361,7 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
     let richDay: RichDay;
     let classDay: RichDay;
     let groupsDay: RichDay;
+    let partners: PartnerLookups;
     let monthNew: LoadResult;
     let monthAgain: LoadResult;
     let bookings20: LoadResult;
@@ -391,6 +394,8 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
         { seeded, questions: plainQuestions },
         { seeded, questions: newQuestions(seeded, `&service_id=${colour}`) },
       );
+      process.stderr.write(`[${engine}] a partner's availability lookups...\n`);
+      partners = await partnerLookups(url, seeded);
       process.stderr.write(`[${engine}] a month of availability...\n`);
       monthNew = await monthLoad(url, seeded, 'new');
       monthAgain = await monthLoad(url, seeded, 'again');
@@ -433,6 +438,7 @@ async function runOn(engine: EngineRun['engine'], bareUrl: string): Promise<Engi
       richDay,
       classDay,
       groupsDay,
+      partners,
       monthNew,
       monthAgain,
       bookings20,
@@ -509,6 +515,7 @@ async function main() {
       `| ${run.engine}: new days asked for a class of 12, interleaved rounds (medians) | ${fmt(run.classDay.rich.rps)} | ${run.classDay.rich.p50} | | | | ${pct(run.classDay.rich.rps, run.classDay.plain.rps)} of the same days without a service (${fmt(run.classDay.plain.rps)} req/s, p50 ${run.classDay.plain.p50} ms); rounds ${run.classDay.rounds.join(', ')}; aim: at least 80% (at most 1.25× the time) |`,
       `| ${run.engine}: new days asked for a service of one of 25 tables and one of the other 25, interleaved rounds (medians) | ${fmt(run.groupsDay.rich.rps)} | ${run.groupsDay.rich.p50} | | | | ${pct(run.groupsDay.rich.rps, run.groupsDay.plain.rps)} of the same days without a service (${fmt(run.groupsDay.plain.rps)} req/s, p50 ${run.groupsDay.plain.p50} ms); rounds ${run.groupsDay.rounds.join(', ')}; aim: at least 80% (at most 1.25× the time) |`,
       `| ${run.engine}: new days of the bistro (2 periods, ${PACED_COVERS} covers per grid time, ${COMBINATIONS} combinations), interleaved rounds (medians) | ${fmt(run.richDay.rich.rps)} | ${run.richDay.rich.p50} | | | | ${pct(run.richDay.rich.rps, run.richDay.plain.rps)} of the same restaurant without them (${fmt(run.richDay.plain.rps)} req/s, p50 ${run.richDay.plain.p50} ms); rounds ${run.richDay.rounds.join(', ')}; aim: at least 80% |`,
+      partnerLine(run.engine, run.partners),
       `| ${run.engine}: a month of availability, every question new, one client | ${fmt(run.monthNew.rps)} | ${run.monthNew.p50} | ${run.monthNew.p99} | ${run.monthNew.ok} | ${run.monthNew.failed} | aim: p50 under 30 ms |`,
       `| ${run.engine}: a month of availability, asked before, one client | ${fmt(run.monthAgain.rps)} | ${run.monthAgain.p50} | ${run.monthAgain.p99} | ${run.monthAgain.ok} | ${run.monthAgain.failed} | |`,
       `| ${run.engine}: bookings over HTTP, ${BOOKING_CLIENTS} clients | ${fmt(run.bookings20.rps)} | ${run.bookings20.p50} | ${run.bookings20.p99} | ${run.bookings20.ok} | ${run.bookings20.failed} | ${run.bareInserts ? `${pct(run.bookings20.rps, run.bareInserts.rps)} of bare INSERTs` : ''} |`,

@@ -32,9 +32,9 @@ import type {
 import {
   activeServicesOf,
   bookingOfToken,
-  bookingsOfUser,
   insertPartnerBooking,
   partnerBooking,
+  upcomingBookingsOfUser,
 } from './partners.queries.ts';
 import { type Partner, partnerAt } from './partners.service.ts';
 
@@ -429,14 +429,15 @@ export async function bookingStatus(deps: MapsBookingDeps, partner: Partner, boo
   };
 }
 
+/** The most bookings one ListBookings answers: a partner names its users, and one could have many. */
+export const MAX_LISTED_BOOKINGS = 200;
+
 /** ListBookings: the user's bookings still to come and not cancelled, at the businesses listed with the partner. */
 export async function userBookings(deps: MapsBookingDeps, partner: Partner, userId: string, now: number) {
-  const made = await bookingsOfUser(deps.db, partner.id, userId);
+  const made = await upcomingBookingsOfUser(deps.db, partner.id, userId, new Date(now), MAX_LISTED_BOOKINGS);
   const bookings: V3Booking[] = [];
   for (const { business_id, booking_id } of made) {
-    const view = await findBooking(deps.db, business_id, booking_id);
-    if (view.status === 'cancelled' || Date.parse(view.ends_at) <= now) continue;
-    bookings.push(toV3Booking(view, userId));
+    bookings.push(toV3Booking(await findBooking(deps.db, business_id, booking_id), userId));
   }
   return { bookings };
 }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { SUBSCRIPTION_COLUMNS } from '../billing/subscription.queries.ts';
+import { HOLDING_STATUSES } from '../engine/status.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 
@@ -115,32 +115,32 @@ export const bookingOfToken = (executor: Executor, partnerId: string, businessId
     .where('idempotency_token', '=', token)
     .executeTakeFirst();
 
-/** Whether the partner made this booking of the business. */
-export const madeByPartner = async (
+/**
+ * The bookings the partner made for one of its users still to come and held (not cancelled), at the
+ * businesses still listed with it, soonest first; at most `limit` (a partner names its users).
+ */
+export const upcomingBookingsOfUser = (
   executor: Executor,
   partnerId: string,
-  businessId: string,
-  bookingId: string,
+  userId: string,
+  now: Date,
+  limit: number,
 ) =>
-  (await executor
-    .selectFrom('partner_bookings')
-    .select(sql<number>`1`.as('one'))
-    .where('partner_id', '=', partnerId)
-    .where('business_id', '=', businessId)
-    .where('booking_id', '=', bookingId)
-    .executeTakeFirst()) !== undefined;
-
-/** The bookings the partner made for one of its users, at the businesses still listed with it. */
-export const bookingsOfUser = (executor: Executor, partnerId: string, userId: string) =>
   executor
     .selectFrom('partner_bookings as pb')
     .innerJoin('partner_listings as l', (join) =>
       join.onRef('l.business_id', '=', 'pb.business_id').onRef('l.partner_id', '=', 'pb.partner_id'),
     )
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.business_id', '=', 'pb.business_id').onRef('b.id', '=', 'pb.booking_id'),
+    )
     .select(['pb.business_id', 'pb.booking_id'])
     .where('pb.partner_id', '=', partnerId)
     .where('pb.user_id', '=', userId)
-    .orderBy('pb.created_at')
+    .where('b.ends_at', '>', now)
+    .where('b.status', 'in', HOLDING_STATUSES)
+    .orderBy('b.starts_at')
+    .limit(limit)
     .execute();
 
 /** The business's active services a guest may book, by name. */
