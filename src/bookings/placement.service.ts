@@ -202,7 +202,7 @@ export function planPlacement(
 }
 
 /** What the statement is told of the class a booking at `times` takes seats of; null for no class. */
-export const classToJoin = (
+const classToJoin = (
   service: Pick<ServiceRules, 'seats'> | null,
   times: Pick<PlacedTimes, 'booking_date' | 'start_time' | 'starts_at'>,
 ): ClassToJoin | null =>
