@@ -284,6 +284,25 @@ describe('demo seed', () => {
     assert.ok(
       text.includes(`http://127.0.0.1:8080/v1/availability/${demo.business.id}?date=2026-11-21&capacity=2`),
     );
+    // The partner's printed call answers, with the credentials printed beside it, on the demo's day.
+    ctx.app.clock.now = () => NOW.getTime();
+    try {
+      const lookup =
+        /curl -u (\S+):(\S+) -H 'Content-Type: application\/json' http:\/\/127\.0\.0\.1:8080(\S+) \\\n +-d '(.+)'/.exec(
+          text,
+        );
+      assert.ok(lookup, 'a partner call is printed');
+      const answered = await ctx.app.inject({
+        method: 'POST',
+        url: lookup[3]!,
+        headers: { authorization: `Basic ${Buffer.from(`${lookup[1]}:${lookup[2]}`).toString('base64')}` },
+        payload: JSON.parse(lookup[4]!),
+      });
+      assert.equal(answered.statusCode, 200, answered.body);
+      assert.equal(answered.json().slot_time_availability[0].available, true, 'Saturday 19:00 is free');
+    } finally {
+      ctx.app.clock.now = () => Date.now();
+    }
     const page = /Booking page +http:\/\/127\.0\.0\.1:8080(\/book\/\S+)/.exec(text);
     assert.ok(page, 'the booking page is printed');
     const shown = await ctx.app.inject({ method: 'GET', url: page[1]!, headers: { accept: 'text/html' } });

@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { setSubscription } from './billing/subscription.service.ts';
 import type { Config } from './config.ts';
-import { todayIn } from './engine/index.ts';
+import { todayIn, wallTimeToInstant } from './engine/index.ts';
 import { openPGlite, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
 
@@ -104,6 +104,8 @@ export interface DemoBusiness {
   blackout: { id: string; start_date: string; end_date: string; reason: string };
   /** A coming Saturday, for the availability example. */
   exampleDate: string;
+  /** A reservation partner the bistro is listed with (docs/partners.md): its HTTP Basic credentials. */
+  partner: { name: string; username: string; password: string };
 }
 
 const addDays = (date: string, days: number) =>
@@ -285,6 +287,8 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
     salon.api_key,
   );
 
+  const partner = await send('POST', '/v1/manage/partners', { name: 'Demo maps partner' }, apiKey);
+
   return {
     developer: { email, password: DEMO_PASSWORD },
     business: { id: created.business_id, name: created.name, slug: created.slug },
@@ -296,6 +300,7 @@ export async function seedDemo(app: FastifyInstance, now: Date = new Date()): Pr
     services,
     blackout,
     exampleDate,
+    partner: { name: partner.name, username: partner.username, password: partner.password },
   };
 }
 
@@ -333,6 +338,11 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     `  Business id      ${demo.salon.id}`,
     `  API key          ${demo.salon.apiKey}`,
     '',
+    `The bistro is listed with the reservation partner "${demo.partner.name}" (Maps Booking v3, docs/partners.md):`,
+    `  User name        ${demo.partner.username}`,
+    `  Password         ${demo.partner.password}`,
+    '                   (shown only now)',
+    '',
     `The developer is on the premium plan for ${PLAN_PERIOD_DAYS} days (dynamic mode needs it).`,
     '',
     'Start the server with `npm start`, then open:',
@@ -349,6 +359,9 @@ export function describeDemo(demo: DemoBusiness, baseUrl: string): string {
     `  curl "${baseUrl}/v1/availability/${demo.classes.id}?date=${demo.exampleDate}&capacity=1&service_id=${demo.classes.serviceId}"`,
     `  curl "${baseUrl}/v1/availability/${demo.salon.id}?date=${demo.exampleDate}&capacity=1&service_id=${demo.salon.serviceId}&view=resources"`,
     `  curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/v1/manage/subscription`,
+    `  curl -u ${demo.partner.username}:${demo.partner.password} ${baseUrl}/partners/maps-booking/feeds/services.json`,
+    `  curl -u ${demo.partner.username}:${demo.partner.password} -H 'Content-Type: application/json' ${baseUrl}/partners/maps-booking/v3/BatchAvailabilityLookup \\`,
+    `    -d '{"merchant_id":"${demo.business.id}","slot_time":[{"service_id":"reservation","start_sec":"${wallTimeToInstant(demo.exampleDate, '19:00', DEMO_TIMEZONE)! / 1000}","resource_ids":{"party_size":2}}]}'`,
     '',
   ].join('\n');
 }

@@ -85,21 +85,19 @@ export async function merchantsFeed(deps: FeedDeps, partner: Partner, now: numbe
  */
 export async function servicesFeed(deps: FeedDeps, partner: Partner, now: number): Promise<Feed> {
   const ids = await listedBusinessIds(deps.db, partner.id);
-  const languages = new Map(
-    (await merchantFacts(deps.db, ids)).map((row) => [row.id, row.notification_language]),
-  );
+  const facts = new Map((await merchantFacts(deps.db, ids)).map((row) => [row.id, row]));
   const services = [];
   for (const id of ids) {
     const rules = await deps.availability.businessRules(id, now);
-    if (!rules) continue;
-    const language = languages.get(id) ?? 'en';
+    const more = facts.get(id);
+    if (!rules || !more) continue;
+    const language = more.notification_language;
     const name = (value: string) => ({ value, localized_value: [{ locale: language, value }] });
     const serviceRules = {
       min_advance_booking: rules.min_notice_hours * 3600,
       min_advance_online_canceling: rules.cancellation_cutoff_hours * 3600,
     };
-    const offered = await offeredServices(deps.db, id);
-    for (const service of offered ?? [{ id: RESERVATION_SERVICE, name: 'Reservation', description: null }]) {
+    for (const service of await offeredServices(deps.db, more)) {
       services.push({
         merchant_id: id,
         service_id: service.id,
@@ -155,10 +153,11 @@ export class AvailabilityFeed {
 
   private async merchantEntries(businessId: string, now: number): Promise<AvailabilityEntry[]> {
     const business = await businessBySlug(this.deps.db, businessId);
-    const services = (await offeredServices(this.deps.db, businessId))?.map((s) => ({
-      id: s.id,
-      seats: s.seats,
-    })) ?? [{ id: RESERVATION_SERVICE, seats: null }];
+    const [more] = await merchantFacts(this.deps.db, [businessId]);
+    const services = await offeredServices(this.deps.db, {
+      id: businessId,
+      business_type: more?.business_type ?? null,
+    });
     const seating = await seatingOf(this.deps.db, businessId);
     const today = todayIn(business.timezone, now);
     const days = Math.min(FEED_DAYS, business.booking_window_days + 1);

@@ -13,6 +13,7 @@ import { normalizePhone } from '../customers/customers.service.ts';
 import { asksDeposit } from '../deposits/deposits.service.ts';
 import { instantToWall, wallTimeToInstant } from '../engine/index.ts';
 import type { BookingStatus } from '../engine/status.ts';
+import { isFoodEstablishment } from '../engine/venue-kind.ts';
 import type { Principal } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError, type ErrorCode } from '../platform/errors.ts';
@@ -81,10 +82,20 @@ export async function merchantOf(
   return { caller, timezone: rules.timezone };
 }
 
-/** The services a merchant offers a partner, by id: its active services, else its plain reservation. */
-export async function offeredServices(executor: Executor, businessId: string) {
-  const services = await activeServicesOf(executor, businessId);
-  return services.length > 0 ? services : null;
+/**
+ * The services a merchant lists with a partner: a venue that serves at its tables lists its plain
+ * reservation alone (the spec's dining vertical takes one service per merchant, and a table is
+ * what a guest books there), any other venue its active services, else its plain reservation.
+ * Any of its active services may still be booked by id.
+ */
+export async function offeredServices(
+  executor: Executor,
+  business: { id: string; business_type: string | null },
+): Promise<{ id: string; name: string; description: string | null; seats: number | null }[]> {
+  const reservation = { id: RESERVATION_SERVICE, name: 'Reservation', description: null, seats: null };
+  if (isFoodEstablishment(business.business_type)) return [reservation];
+  const services = await activeServicesOf(executor, business.id);
+  return services.length > 0 ? services : [reservation];
 }
 
 /** Our service for a partner's `service_id`: none for the plain reservation, else one of the merchant's (400 otherwise). */
