@@ -27,5 +27,6 @@ export const SECTIONS: Section[] = [
   { id: 'keys', label: 'settingsKeys', owner: true, load: () => import('./api-keys.tsx') },
   { id: 'staff', label: 'settingsStaff', owner: true, load: () => import('./staff.tsx') },
   { id: 'webhooks', label: 'settingsWebhooks', owner: true, load: () => import('./webhooks.tsx') },
+  { id: 'partners', label: 'settingsPartners', owner: true, load: () => import('./partners.tsx') },
   { id: 'plan', label: 'settingsPlan', load: () => import('./plan.tsx') },
 ];

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n.ts';
 
@@ -10,11 +11,14 @@ export function ShownOnce({
   copyLabel,
   secret,
   onClose,
+  children,
 }: {
   title: string;
   copyLabel: string;
   secret: string;
   onClose: () => void;
+  /** What goes with the secret and is needed beside it (a partner's user name and addresses). */
+  children?: ComponentChildren;
 }) {
   const box = useRef<HTMLElement>(null);
   const [copied, setCopied] = useState('');
@@ -32,6 +36,7 @@ export function ShownOnce({
       <p>
         <code class="secret">{secret}</code>
       </p>
+      {children}
       <button type="button" onClick={copy}>
         {copyLabel}
       </button>{' '}

@@ -22,6 +22,14 @@ export function BookingList({ plan, onSelect }: { plan: DayPlan; onSelect: (item
             <span class="line-time">{timeRange(item)}</span>
             <span class="line-who">
               <strong>{guestName(item.booking)}</strong>, {t('guests', { n: item.booking.capacity })}
+              {item.booking.partner && (
+                <>
+                  {' '}
+                  <span class="line-partner">
+                    {t('lineThroughPartner', { name: item.booking.partner.name })}
+                  </span>
+                </>
+              )}
             </span>
             <span class="line-where">{tableNames(plan, item).join(' + ')}</span>
             <LineMarks booking={item.booking} />

@@ -1,5 +1,5 @@
 import type { components, operations } from '@slotwise/sdk';
-import type { ComponentChildren, RefObject } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { PARTY_SIZE_MAX } from '../../src/engine/party.ts';
 import { allowsMove, type BookingStatus, isTerminal, waitsForStart } from '../../src/engine/status.ts';
@@ -7,6 +7,7 @@ import { instantToWall } from '../../src/engine/time.ts';
 import { dayShort } from '../../widget/format.ts';
 import { call } from '../api.ts';
 import { dataChanged, versionOf } from '../changes.ts';
+import { Confirm } from '../confirm.tsx';
 import { isTextKey, language, t } from '../i18n.ts';
 import { useLatest } from '../latest.ts';
 import { report } from '../problems.ts';
@@ -118,6 +119,9 @@ export function BookingPanel() {
           </>
         )}
       </dl>
+      {booking.partner && (
+        <p class="panel-partner">{t('panelBookedThrough', { name: booking.partner.name })}</p>
+      )}
       <PanelGuest booking={booking} />
       <StatusActions key={`${booking.id}-${booking.status}`} booking={booking} />
       {booking.series_id && !isTerminal(booking.status) && booking.status !== 'checked_in' && (
@@ -286,49 +290,6 @@ function StatusActions({ booking }: { booking: Booking }) {
 function leaveDay() {
   selectedBooking.value = null;
   document.getElementById('main')?.focus();
-}
-
-/**
- * A question the panel asks before a change: the focus on its yes; its no gives the focus back to
- * the button that asked.
- */
-function Confirm({
-  question,
-  yes,
-  no,
-  danger = false,
-  onYes,
-  onNo,
-  asker,
-}: {
-  question: string;
-  yes: string;
-  no: string;
-  danger?: boolean;
-  onYes: () => void;
-  onNo: () => void;
-  asker: RefObject<HTMLButtonElement | null>;
-}) {
-  const yesButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => yesButton.current?.focus(), []);
-  return (
-    <fieldset class="panel-confirm">
-      <legend>{question}</legend>
-      <button type="button" class={danger ? 'danger' : undefined} ref={yesButton} onClick={onYes}>
-        {yes}
-      </button>
-      <button
-        type="button"
-        class="quiet"
-        onClick={() => {
-          onNo();
-          requestAnimationFrame(() => asker.current?.focus());
-        }}
-      >
-        {no}
-      </button>
-    </fieldset>
-  );
 }
 
 /** A weekly series' occurrence: it and the following weeks cancelled together, once asked. */
