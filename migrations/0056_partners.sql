@@ -34,7 +34,7 @@ CREATE TABLE partner_bookings (
   idempotency_token text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (business_id, booking_id),
-  FOREIGN KEY (business_id, booking_id) REFERENCES bookings (business_id, id),
+  FOREIGN KEY (business_id, booking_id) REFERENCES bookings (business_id, id) ON DELETE CASCADE,
   UNIQUE (business_id, partner_id, idempotency_token)
 );
 CREATE INDEX partner_bookings_user_idx ON partner_bookings (partner_id, user_id);

@@ -263,3 +263,13 @@ describe('reservation markup', () => {
     );
   });
 });
+
+describe('reservation markup, placed', () => {
+  it("keeps `$'` and `$&` in a guest's name as text, not as patterns of the placing", () => {
+    const dollars = facts('booking_confirmed', 'en');
+    (dollars.payload as BookingPayload).guest = { first_name: "$'", last_name: '$&', email: null };
+    const { html } = renderEmail(dollars);
+    assert.equal(html.match(/<\/body>/g)?.length, 1);
+    assert.equal(markupOf(html).underName.name, "$' $&");
+  });
+});

@@ -294,9 +294,10 @@ export function renderEmail(facts: EmailFacts): RenderedEmail {
   if (isOffer(facts)) return rendered;
   const markup = reservationMarkup(facts as EmailFacts & { payload: BookingPayload }, values);
   if (markup) {
+    // A function, so that a `$'` or `$&` in a guest's or venue's words is text, not a pattern.
     rendered.html = rendered.html.replace(
       '</head>',
-      `<script type="application/ld+json">${scriptJson(markup)}</script>\n</head>`,
+      () => `<script type="application/ld+json">${scriptJson(markup)}</script>\n</head>`,
     );
   }
   if (method) {

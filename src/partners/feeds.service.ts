@@ -21,6 +21,19 @@ import type { Partner } from './partners.service.ts';
 /** How far ahead the availability feed reaches (the venue's booking window, if shorter). */
 export const FEED_DAYS = 30;
 
+/**
+ * What one merchant's availability may cost: its days × services × parties asked of the engine,
+ * and its entries (about 200 bytes of JSON each); the feed's cache of days, in entries, for all.
+ * A restaurant's 30 days for parties of 1 to 8 ask 240 days and make about 5,000 entries.
+ */
+export interface FeedLimits {
+  daysAsked: number;
+  entries: number;
+  cachedEntries: number;
+}
+
+export const FEED_LIMITS: FeedLimits = { daysAsked: 2_000, entries: 25_000, cachedEntries: 200_000 };
+
 export interface FeedDeps {
   db: Executor;
   availability: AvailabilityService;
@@ -28,32 +41,30 @@ export interface FeedDeps {
   publicBaseUrl: string;
 }
 
-/** A feed as served: its data, and the tag of that data (the metadata's timestamp aside). */
+/** A feed as served: its JSON text, and the tag of its data (the metadata's timestamp aside). */
 export interface Feed {
-  body: Record<string, unknown>;
+  text: string;
   etag: string;
 }
 
-const tagOf = (data: unknown) => `"${createHash('sha256').update(JSON.stringify(data)).digest('base64url')}"`;
-
 /**
  * A feed of the spec: its data under `metadata`, complete (`PROCESS_AS_COMPLETE`), its nonce the
- * data's own tag, so the same data is the same feed whenever it is read.
+ * data's own tag, so the same data is the same feed whenever it is read. The data is written as
+ * JSON once, for its tag and its answer alike.
  */
-function feed(key: string, data: unknown, shard = 0, totalShards = 1, now = Date.now()): Feed {
-  const etag = tagOf(data);
+function feed(key: string, data: unknown, now: number, shard = 0, totalShards = 1): Feed {
+  const json = JSON.stringify(data);
+  const hash = createHash('sha256').update(json).digest();
+  const metadata = {
+    processing_instruction: 'PROCESS_AS_COMPLETE',
+    shard_number: shard,
+    total_shards: totalShards,
+    nonce: String(hash.readUIntBE(0, 6)),
+    generation_timestamp: Math.floor(now / 1000),
+  };
   return {
-    etag,
-    body: {
-      metadata: {
-        processing_instruction: 'PROCESS_AS_COMPLETE',
-        shard_number: shard,
-        total_shards: totalShards,
-        nonce: String(Number.parseInt(createHash('sha256').update(etag).digest('hex').slice(0, 12), 16)),
-        generation_timestamp: Math.floor(now / 1000),
-      },
-      [key]: data,
-    },
+    etag: `"${hash.toString('base64url')}"`,
+    text: `{"metadata":${JSON.stringify(metadata)},${JSON.stringify(key)}:${json}}`,
   };
 }
 
@@ -75,7 +86,7 @@ export async function merchantsFeed(deps: FeedDeps, partner: Partner, now: numbe
       ...(business.description ? { description: business.description } : {}),
     });
   }
-  return feed('merchant', merchants, 0, 1, now);
+  return feed('merchant', merchants, now);
 }
 
 /**
@@ -107,7 +118,7 @@ export async function servicesFeed(deps: FeedDeps, partner: Partner, now: number
       });
     }
   }
-  return feed('service', services, 0, 1, now);
+  return feed('service', services, now);
 }
 
 /** One availability entry of the spec: a start, its length, its party, and how many bookings it takes. */
@@ -130,27 +141,53 @@ interface AvailabilityEntry {
  */
 export class AvailabilityFeed {
   private readonly deps: FeedDeps;
-  private readonly days = new LRUCache<string, { version: string; entries: AvailabilityEntry[] }>({
-    maxSize: 200_000,
-    sizeCalculation: (value) => Math.max(1, value.entries.length),
-    ttl: 60_000,
-  });
+  private readonly limits: FeedLimits;
+  private readonly days: LRUCache<string, { version: string; entries: AvailabilityEntry[] }>;
+  /** A merchant's entries being made: callers at the same moment share one making. */
+  private readonly making = new Map<string, Promise<AvailabilityEntry[]>>();
 
-  constructor(deps: FeedDeps) {
+  constructor(deps: FeedDeps, limits: FeedLimits = FEED_LIMITS) {
     this.deps = deps;
+    this.limits = limits;
+    this.days = new LRUCache({
+      maxSize: limits.cachedEntries,
+      sizeCalculation: (value) => Math.max(1, value.entries.length),
+      ttl: 60_000,
+    });
   }
 
-  /** Shard `shard` of the partner's availability: the merchant at that place of its listing. */
-  async shard(partner: Partner, shard: number, now: number): Promise<Feed> {
+  /**
+   * Shard `shard` of the partner's availability: the merchant at that place of its listing, whose
+   * share of the database (`charge`) its days are computed on.
+   */
+  async shard(
+    partner: Partner,
+    shard: number,
+    now: number,
+    charge: (businessId: string) => void,
+  ): Promise<Feed> {
     const ids = await listedBusinessIds(this.deps.db, partner.id);
     if (shard >= Math.max(ids.length, 1)) {
       throw new AppError('bad_request', `shard must be below total_shards (${Math.max(ids.length, 1)})`);
     }
     const merchantId = ids[shard];
-    const entries = merchantId ? await this.merchantEntries(merchantId, now) : [];
-    return feed('service_availability', [{ availability: entries }], shard, Math.max(ids.length, 1), now);
+    let entries: AvailabilityEntry[] = [];
+    if (merchantId) {
+      charge(merchantId);
+      let making = this.making.get(merchantId);
+      if (!making) {
+        making = this.merchantEntries(merchantId, now).finally(() => this.making.delete(merchantId));
+        this.making.set(merchantId, making);
+      }
+      entries = await making;
+    }
+    return feed('service_availability', [{ availability: entries }], now, shard, Math.max(ids.length, 1));
   }
 
+  /**
+   * The merchant's entries, nearest day first, as many whole days as the limits allow: a venue
+   * of many services and parties gets fewer than 30 days rather than an answer of any size.
+   */
   private async merchantEntries(businessId: string, now: number): Promise<AvailabilityEntry[]> {
     const business = await businessBySlug(this.deps.db, businessId);
     const [more] = await merchantFacts(this.deps.db, [businessId]);
@@ -161,16 +198,23 @@ export class AvailabilityFeed {
     const seating = await seatingOf(this.deps.db, businessId);
     const today = todayIn(business.timezone, now);
     const days = Math.min(FEED_DAYS, business.booking_window_days + 1);
+    const parties = Math.max(0, business.max_online_party_size - business.min_capacity + 1);
     const entries: AvailabilityEntry[] = [];
+    let asked = 0;
     for (let day = 0; day < days; day++) {
+      asked += services.length * parties;
+      if (asked > this.limits.daysAsked) break;
       const date = addDays(today, day);
+      const ofDay: AvailabilityEntry[] = [];
       for (const service of services) {
         for (let party = business.min_capacity; party <= business.max_online_party_size; party++) {
           const seats =
             service.seats ?? seating.filter((s) => s.capacity_min <= party && party <= s.capacity_max).length;
-          entries.push(...(await this.dayEntries(business, service.id, date, party, seats)));
+          ofDay.push(...(await this.dayEntries(business, service.id, date, party, seats)));
         }
       }
+      if (entries.length + ofDay.length > this.limits.entries) break;
+      entries.push(...ofDay);
     }
     return entries;
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BOOKING_DAY, type BookableBusiness, send, setupBookable } from '../../test/booking-fixtures.ts';
 import { useTestApp } from '../../test/helpers.ts';
-import { FEED_DAYS } from './feeds.service.ts';
+import { AvailabilityFeed, FEED_DAYS } from './feeds.service.ts';
 
 const ctx = useTestApp();
 
@@ -168,5 +168,35 @@ describe('the partner feeds', () => {
       });
       assert.equal(response.statusCode, 401, feed);
     }
+  });
+
+  it("hold a merchant's availability to the limits: fewer days, never an answer of any size", async () => {
+    beforeTheDay();
+    const biz = await restaurant();
+    const listed = await send(ctx.app, biz.tenant, 'POST', '/v1/manage/partners', { name: 'Limited' });
+    const deps = {
+      db: ctx.app.db,
+      availability: ctx.app.availability,
+      changes: ctx.app.changes,
+      publicBaseUrl: ctx.app.config.publicBaseUrl,
+    };
+    const partner = { id: listed.id, name: listed.name, principal: null as never };
+    const datesOf = async (feed: AvailabilityFeed) => {
+      const charged: string[] = [];
+      const { text } = await feed.shard(partner, 0, ctx.app.clock.now(), (id) => charged.push(id));
+      assert.deepEqual(charged, [biz.tenant.businessId], 'the merchant pays for its own days');
+      const entries = JSON.parse(text).service_availability[0].availability as { start_sec: number }[];
+      return new Set(entries.map((e) => new Date(e.start_sec * 1000).toISOString().slice(0, 10))).size;
+    };
+    // Parties of 1 to 4 and one service: each day asks the engine four times.
+    assert.equal(
+      await datesOf(new AvailabilityFeed(deps, { daysAsked: 10, entries: 100_000, cachedEntries: 1000 })),
+      2,
+    );
+    // A day of 15 starts (09:00 to 16:00, every 30 minutes) for four parties is 60 entries.
+    assert.equal(
+      await datesOf(new AvailabilityFeed(deps, { daysAsked: 1000, entries: 130, cachedEntries: 1000 })),
+      2,
+    );
   });
 });

@@ -79,13 +79,13 @@ export const mapsBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Failed tries count as failed logins of the user name: 429 once they lock it.
   const partnerGuard = guard([401, 429], async (request, reply) => {
     try {
-      partners.set(
-        request,
-        await authenticator.authenticate(request.headers.authorization, {
-          now: new Date(app.clock.now()),
-          clientIp: clientAddress(request),
-        }),
-      );
+      const partner = await authenticator.authenticate(request.headers.authorization, {
+        now: new Date(app.clock.now()),
+        clientIp: clientAddress(request),
+      });
+      partners.set(request, partner);
+      // The partner's own rate limit, whatever address it calls from; no business until one is named.
+      request.principal = partner.principal;
     } catch (error) {
       if (error instanceof AppError && error.code === 'invalid_token') {
         reply.header('WWW-Authenticate', 'Basic realm="Slotwise partners", charset="UTF-8"');
@@ -101,6 +101,10 @@ export const mapsBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if ('validation' in error && error.validation) throw new AppError('bad_request', error.message);
     if (error instanceof AppError && error.code === 'validation_error') {
       throw new AppError('bad_request', error.message);
+    }
+    // A value the database cannot take as its type (class 22, data exception) is a bad argument too.
+    if (/^22/.test(String((error as { code?: unknown }).code ?? ''))) {
+      throw new AppError('bad_request', 'a value in the request is malformed or out of range');
     }
     throw error;
   });
@@ -141,8 +145,8 @@ export const mapsBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** A feed, or a bodiless 304 when the partner holds its data already (If-None-Match). */
   const sendFeed = (request: FastifyRequest, reply: FastifyReply, answer: Feed) => {
     reply.header('ETag', answer.etag).header('Cache-Control', 'private, no-cache');
-    if (!matchesAny(request.headers['if-none-match'], answer.etag)) return answer.body;
-    return reply.code(304).send();
+    if (matchesAny(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(answer.text);
   };
   const feedRoute = (operationId: string, summary: string) => ({
     onRequest: partnerGuard,
@@ -203,7 +207,9 @@ export const mapsBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       sendFeed(
         request,
         reply,
-        await feeds.shard(partnerOf(request), request.query.shard ?? 0, app.clock.now()),
+        await feeds.shard(partnerOf(request), request.query.shard ?? 0, app.clock.now(), (businessId) =>
+          chargeToBusiness(request, businessId),
+        ),
       ),
   );
 
@@ -295,7 +301,7 @@ export const mapsBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       GetBookingStatusRequest,
       { booking_id: SAMPLE_BOOKING },
     ),
-    async (request) => bookingStatus(deps, partnerOf(request), request.body.booking_id),
+    async (request) => bookingStatus(deps, partnerOf(request), request.body.booking_id, request),
   );
 
   app.post(

@@ -4,19 +4,23 @@
  * rules as the API. Its messages are the spec's, as maps-booking.view.ts declares them; a refusal
  * the spec makes a business failure is answered as `booking_failure`, the others as HTTP errors.
  */
+
+import type { FastifyRequest } from 'fastify';
 import type { AvailabilityService } from '../availability/availability.service.ts';
 import type { SlotView } from '../availability/day-questions.service.ts';
 import { findBooking } from '../bookings/bookings.service.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { book } from '../bookings/new-booking.service.ts';
 import { normalizePhone } from '../customers/customers.service.ts';
+import { depositTerms } from '../deposits/deposits.queries.ts';
 import { asksDeposit } from '../deposits/deposits.service.ts';
 import { instantToWall, wallTimeToInstant } from '../engine/index.ts';
 import type { BookingStatus } from '../engine/status.ts';
 import { isFoodEstablishment } from '../engine/venue-kind.ts';
 import type { Principal } from '../platform/auth.ts';
-import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
+import { type Db, type Executor, withTx } from '../platform/db.ts';
 import { AppError, type ErrorCode } from '../platform/errors.ts';
+import { chargeToBusiness } from '../platform/fair-share.ts';
 import { isUuid } from '../platform/schemas.ts';
 import { findGuestBookingById } from '../public/guest-bookings.queries.ts';
 import { cancelAsGuest, changeAsGuest, type GuestChange } from '../public/guest-bookings.service.ts';
@@ -34,6 +38,7 @@ import {
   activeServicesOf,
   bookingOfToken,
   insertPartnerBooking,
+  lockToken,
   partnerBooking,
   upcomingBookingsOfUser,
 } from './partners.queries.ts';
@@ -98,19 +103,18 @@ export async function offeredServices(
   return services.length > 0 ? services : [reservation];
 }
 
-/** Our service for a partner's `service_id`: none for the plain reservation, else one of the merchant's (400 otherwise). */
-async function serviceOf(
-  executor: Executor,
-  businessId: string,
-  serviceId: string,
-): Promise<string | undefined> {
+/** Our service for a partner's `service_id`: none for the plain reservation, else one of the merchant's `known` ones (400 otherwise). */
+function serviceIn(known: ReadonlySet<string>, serviceId: string): string | undefined {
   if (serviceId === RESERVATION_SERVICE) return undefined;
-  const services = await activeServicesOf(executor, businessId);
-  if (!services.some((service) => service.id === serviceId)) {
+  if (!known.has(serviceId)) {
     throw badRequest(`service_id ${JSON.stringify(serviceId)} names no service of the merchant`);
   }
   return serviceId;
 }
+
+/** `serviceIn` the merchant's active services, read for one slot. */
+const serviceOf = async (executor: Executor, businessId: string, serviceId: string) =>
+  serviceIn(new Set((await activeServicesOf(executor, businessId)).map((s) => s.id)), serviceId);
 
 /** An int64 of the spec (a JSON string, or a number as some clients send it), as a number. */
 export const int64 = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
@@ -145,13 +149,39 @@ interface SlotOffer {
 const NOT_OFFERED: SlotOffer = { available: false, open: 0, durationSec: null };
 
 /**
- * Whether the party may book the start online now, from the availability the API answers (the
- * same cached day, so a partner sees what a guest sees): the start must be a minute of the grid
- * in the venue's zone; every online rule applies (notice, window, hours, periods, pacing, the
- * online party limit). A party the venue does not take online is simply not offered.
+ * The days one call asks, each computed once for it: the availability the API answers (a day
+ * guests asked is read from the cache, so a partner sees what a guest sees), never kept in that
+ * cache, so a partner asking a thousand days pushes no guest's day out of it. A party or date the
+ * venue does not take online is a day without slots, not an error.
+ */
+function daysOfCall(deps: MapsBookingDeps, businessId: string) {
+  const days = new Map<string, Promise<SlotView[]>>();
+  return (date: string, partySize: number, serviceId: string | undefined) => {
+    const key = `${date}|${partySize}|${serviceId ?? ''}`;
+    let day = days.get(key);
+    if (!day) {
+      day = deps.availability
+        .day({ businessId, date, partySize, serviceId, perResource: false, channel: 'online', keep: false })
+        .then(
+          (answer) => answer.slots,
+          (error: unknown) => {
+            if (error instanceof AppError && error.status < 500) return [];
+            throw error;
+          },
+        );
+      days.set(key, day);
+    }
+    return day;
+  };
+}
+
+/**
+ * Whether the party may book the start online now: the start must be a minute of the grid in the
+ * venue's zone; every online rule applies (notice, window, hours, periods, pacing, the online
+ * party limit).
  */
 async function offerAt(
-  deps: MapsBookingDeps,
+  dayOf: ReturnType<typeof daysOfCall>,
   merchant: Merchant,
   serviceId: string | undefined,
   startSec: number,
@@ -162,21 +192,7 @@ async function offerAt(
   const { date, time } = instantToWall(instant, merchant.timezone);
   // A start between minutes, or in an hour the clocks skip or repeat, is no start of the grid.
   if (wallTimeToInstant(date, time, merchant.timezone) !== instant) return NOT_OFFERED;
-  let slots: SlotView[];
-  try {
-    ({ slots } = await deps.availability.day({
-      businessId: merchant.caller.businessId,
-      date,
-      partySize,
-      serviceId,
-      perResource: false,
-      channel: 'online',
-    }));
-  } catch (error) {
-    // A party outside the venue's sizes, a date it cannot answer: nothing to offer, not an error.
-    if (error instanceof AppError && error.status < 500) return NOT_OFFERED;
-    throw error;
-  }
+  const slots = await dayOf(date, partySize, serviceId);
   const slot = slots.find((candidate) => candidate.time === time);
   if (!slot || !('remaining_resources' in slot) || !slot.available) return NOT_OFFERED;
   return {
@@ -195,22 +211,16 @@ export async function batchAvailabilityLookup(
   merchant: Merchant,
   slotTimes: readonly SlotTimeIn[],
 ) {
-  const services = new Map<string, string | undefined>();
-  for (const slotTime of slotTimes) {
-    if (!services.has(slotTime.service_id)) {
-      services.set(
-        slotTime.service_id,
-        await serviceOf(deps.db, merchant.caller.businessId, slotTime.service_id),
-      );
-    }
-  }
-  // Asked one after the other: a day computed for the first is the cache's answer for the next.
+  const known = new Set((await activeServicesOf(deps.db, merchant.caller.businessId)).map((s) => s.id));
+  for (const { service_id } of slotTimes) serviceIn(known, service_id);
+  const dayOf = daysOfCall(deps, merchant.caller.businessId);
+  // One after the other: the call takes one connection of the business's share at a time.
   const availability = [];
   for (const slotTime of slotTimes) {
     const offer = await offerAt(
-      deps,
+      dayOf,
       merchant,
-      services.get(slotTime.service_id),
+      serviceIn(known, slotTime.service_id),
       int64(slotTime.start_sec),
       partyOf(slotTime.resource_ids),
     );
@@ -222,7 +232,13 @@ export async function batchAvailabilityLookup(
 /** CheckAvailability (deprecated by the spec, still answered): how many bookings the slot takes now. */
 export async function checkAvailability(deps: MapsBookingDeps, merchant: Merchant, slot: SlotIn) {
   const serviceId = await serviceOf(deps.db, merchant.caller.businessId, slot.service_id);
-  const offer = await offerAt(deps, merchant, serviceId, int64(slot.start_sec), partyOf(slot.resources));
+  const offer = await offerAt(
+    daysOfCall(deps, merchant.caller.businessId),
+    merchant,
+    serviceId,
+    int64(slot.start_sec),
+    partyOf(slot.resources),
+  );
   return { slot: printedLongs(slot), count_available: offer.open };
 }
 
@@ -301,9 +317,10 @@ function guestOf(user: UserInformationIn) {
 /**
  * CreateBooking: a booking of source `partner` under every online rule, in one transaction with
  * the partner's record of it (its user, its idempotency token). A token already used for a
- * booking of this merchant answers that booking, however often it is retried; two calls with
- * the same token at once make one booking (the record's unique token undoes the second). A venue
- * that asks a deposit is refused with `PAYMENT_ERROR`: a deposit is paid on the venue's own page.
+ * booking of this merchant answers that booking, however often it is retried: calls with one
+ * token take turns on a lock of the token, so one sent many times at once makes one booking and
+ * every call answers it. A venue that asks a deposit is refused with `PAYMENT_ERROR`: a deposit
+ * is paid on the venue's own page.
  */
 export async function createPartnerBooking(
   deps: MapsBookingDeps,
@@ -317,25 +334,23 @@ export async function createPartnerBooking(
 > {
   const { caller } = merchant;
   const token = body.idempotency_token;
-  const earlier = await answeredToken(
-    deps.db,
-    partner,
-    caller.businessId,
-    token,
-    body.user_information.user_id,
-  );
+  const earlier = await answeredToken(deps.db, partner, caller.businessId, token);
   if (earlier) return earlier;
   const serviceId = await serviceOf(deps.db, caller.businessId, body.slot.service_id);
   const guest = guestOf(body.user_information);
-  const rules = await deps.availability.businessRules(caller.businessId, now);
-  if (rules && asksDeposit(rules)) {
+  // The settings as stored: a venue that has just begun to ask deposits is refused at once.
+  const terms = await depositTerms(deps.db, caller.businessId);
+  if (terms && asksDeposit(terms)) {
     return failureOf(
       new AppError('slot_unavailable', 'the venue asks a deposit, which is paid on its own booking page'),
       'PAYMENT_ERROR',
     );
   }
-  const { date, time } = instantToWall(startOf(body.slot.start_sec), merchant.timezone);
+  const start = startOf(body.slot.start_sec);
+  const { date, time } = instantToWall(start, merchant.timezone);
+  const userId = body.user_information.user_id ?? null;
   try {
+    assertWholeMinute(start, date, time, merchant.timezone);
     return await book(
       deps.availability,
       null,
@@ -354,82 +369,75 @@ export async function createPartnerBooking(
         now,
         request,
         commit: (work) =>
-          withPartnerTx(deps.db, async (tx) => {
+          withTx(deps.db, async (tx) => {
+            await lockToken(tx, partner.id, caller.businessId, token);
+            const answered = await answeredToken(tx, partner, caller.businessId, token);
+            if (answered) return answered;
             // What the use case answers is made for the API; the partner's answer is the spec's.
             const { booking } = (await work(tx)) as { booking: { id: string } };
             await insertPartnerBooking(tx, {
               business_id: caller.businessId,
               booking_id: booking.id,
               partner_id: partner.id,
-              user_id: body.user_information.user_id ?? null,
+              user_id: userId,
               idempotency_token: token,
             });
-            const made = await findBooking(tx, caller.businessId, booking.id);
-            return { booking: toV3Booking(made, body.user_information.user_id ?? null) };
+            return { booking: toV3Booking(await findBooking(tx, caller.businessId, booking.id), userId) };
           }),
       },
     );
   } catch (error) {
-    if (error instanceof AppError && error.code === 'conflict' && error.message === TOKEN_TAKEN) {
-      const answered = await answeredToken(
-        deps.db,
-        partner,
-        caller.businessId,
-        token,
-        body.user_information.user_id,
-      );
-      if (answered) return answered;
-    }
     return failureOf(error);
   }
 }
 
-const TOKEN_TAKEN = 'the idempotency token was used by another call at the same moment';
+/**
+ * A start the partner names is a whole minute of the venue's clock (a grid start is one): one
+ * between minutes is not the slot it would be cut to.
+ */
+function assertWholeMinute(start: number, date: string, time: string, timezone: string): void {
+  if (wallTimeToInstant(date, time, timezone) !== start) {
+    throw new AppError('slot_unavailable', "start_sec is no start of the venue's grid");
+  }
+}
 
-/** The booking a token already made of the business, as CreateBooking answered it. */
-async function answeredToken(
-  executor: Executor,
-  partner: Partner,
-  businessId: string,
-  token: string,
-  userId: string | undefined,
-) {
+/** The booking a token already made of the business, answered for the user it was made for. */
+async function answeredToken(executor: Executor, partner: Partner, businessId: string, token: string) {
   const made = await bookingOfToken(executor, partner.id, businessId, token);
   if (!made) return null;
-  return { booking: toV3Booking(await findBooking(executor, businessId, made.booking_id), userId ?? null) };
+  return { booking: toV3Booking(await findBooking(executor, businessId, made.booking_id), made.user_id) };
 }
 
-/** The booking's transaction; a second booking under a token another call just used is undone. */
-async function withPartnerTx<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return withTx(db, work).catch((error: unknown) => {
-    if ((error as { code?: string }).code === '23505' && String(error).includes('partner_bookings')) {
-      throw new AppError('conflict', TOKEN_TAKEN);
-    }
-    throw error;
-  });
-}
-
-/** A booking the partner made, at a business still listed with it; 400 (or 404) otherwise. */
+/**
+ * A booking the partner made, at a business still listed with it (400 or 404 otherwise); the rest
+ * of the call counts against that business's share of the database.
+ */
 async function partnersBooking(
   deps: MapsBookingDeps,
   partner: Partner,
   bookingId: string,
+  request: FastifyRequest,
   unknown: () => AppError,
 ) {
-  const made = /^[0-9a-f-]{36}$/i.test(bookingId)
-    ? await partnerBooking(deps.db, partner.id, bookingId)
-    : undefined;
+  const made = isUuid(bookingId) ? await partnerBooking(deps.db, partner.id, bookingId) : undefined;
   if (!made) throw unknown();
   const caller = await partnerAt(deps.db, partner, made.business_id);
+  chargeToBusiness(request, caller.businessId);
   return { caller, userId: made.user_id };
 }
 
 /** GetBookingStatus: the booking's status and prepayment; 404 for a booking the partner did not make. */
-export async function bookingStatus(deps: MapsBookingDeps, partner: Partner, bookingId: string) {
+export async function bookingStatus(
+  deps: MapsBookingDeps,
+  partner: Partner,
+  bookingId: string,
+  request: FastifyRequest,
+) {
   const { caller } = await partnersBooking(
     deps,
     partner,
     bookingId,
+    request,
     () => new AppError('not_found', 'booking not found'),
   );
   const view = await findBooking(deps.db, caller.businessId, bookingId);
@@ -462,11 +470,11 @@ export async function updatePartnerBooking(
   deps: MapsBookingDeps,
   partner: Partner,
   body: UpdateBookingRequest,
-  request: { principal: Principal | null },
+  request: FastifyRequest,
   now: number,
 ) {
   const { booking } = body;
-  const { caller, userId } = await partnersBooking(deps, partner, booking.booking_id, () =>
+  const { caller, userId } = await partnersBooking(deps, partner, booking.booking_id, request, () =>
     badRequest(`booking_id ${JSON.stringify(booking.booking_id)} names no booking this partner made`),
   );
   request.principal = caller;
@@ -483,12 +491,14 @@ export async function updatePartnerBooking(
           'BOOKING_ALREADY_CANCELLED',
         );
       }
-      await withTx(deps.db, (tx) => cancelAsGuest(tx, deps.availability, found, now));
+      await withTx(deps.db, (tx) => cancelAsGuest(tx, deps.availability, found, now, caller.actor));
     } else {
       const change: GuestChange = {};
       const slot = booking.slot;
       if (slot?.start_sec !== undefined) {
-        const { date, time } = instantToWall(startOf(slot.start_sec), found.business_timezone);
+        const start = startOf(slot.start_sec);
+        const { date, time } = instantToWall(start, found.business_timezone);
+        assertWholeMinute(start, date, time, found.business_timezone);
         change.booking_date = date;
         change.start_time = time;
       }
@@ -499,7 +509,7 @@ export async function updatePartnerBooking(
           'send booking.status CANCELED, or a new slot.start_sec or slot.resources.party_size',
         );
       }
-      await withTx(deps.db, (tx) => changeAsGuest(tx, deps.availability, found, change, now));
+      await withTx(deps.db, (tx) => changeAsGuest(tx, deps.availability, found, change, now, caller.actor));
     }
   } catch (error) {
     if (error instanceof AppError && error.code === 'conflict') {

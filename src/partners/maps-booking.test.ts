@@ -147,6 +147,17 @@ describe('reservation partners: the booking server', () => {
       booking: { booking_id: booking.booking_id, status: 'CANCELED' },
     });
     assert.equal(cancelled.booking.status, 'CANCELED');
+    const actors = await ctx.database.db
+      .selectFrom('audit_logs')
+      .select(['action', 'user_email'])
+      .where('entity_id', '=', booking.booking_id)
+      .orderBy('seq')
+      .execute();
+    assert.ok(actors.length >= 3, JSON.stringify(actors));
+    assert.ok(
+      actors.every((row) => row.user_email === 'partner:Maps reservations'),
+      `every change is the partner's: ${JSON.stringify(actors)}`,
+    );
     const again = await answered(partner, 'UpdateBooking', {
       booking: { booking_id: booking.booking_id, status: 'CANCELED' },
     });
@@ -254,6 +265,27 @@ describe('reservation partners: CreateBooking', () => {
     assert.equal(booked.items.length, 1);
   });
 
+  it('makes one booking of a token sent many times at once for the last table, answered to every call', {
+    skip: RACE.skip,
+  }, async () => {
+    beforeTheDay();
+    const biz = await setupBookable(ctx.app, {
+      settings: { timezone: 'UTC', default_slot_duration_minutes: 60 },
+      resources: [{ name: 'Last', capacity_min: 1, capacity_max: 4 }],
+    });
+    const partner = await listWithPartner(biz.tenant);
+    const body = createBody(biz, '12:00');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => answered(partner, 'CreateBooking', body)),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.booking_failure?.cause ?? 'booked'),
+      Array(8).fill('booked'),
+      'no call of the token is told its own booking took the slot',
+    );
+    assert.equal(new Set(answers.map((a) => a.booking.booking_id)).size, 1);
+  });
+
   it('makes one booking of a token sent many times at once', { skip: RACE.skip }, async () => {
     beforeTheDay();
     const biz = await venue();
@@ -334,6 +366,74 @@ describe('reservation partners: CreateBooking', () => {
     assert.equal(none.items.length, 0, 'nothing was booked');
   });
 
+  it('answers a token sent again for the user it booked for, whatever user the retry names', async () => {
+    beforeTheDay();
+    const biz = await venue();
+    const partner = await listWithPartner(biz.tenant);
+    const body = createBody(biz, '12:00');
+    await answered(partner, 'CreateBooking', body);
+    const retried = await answered(partner, 'CreateBooking', {
+      ...body,
+      user_information: { ...body.user_information, user_id: 'someone-else' },
+    });
+    assert.equal(retried.booking.user_information.user_id, 'user-1');
+  });
+
+  it('refuses a start between minutes rather than booking the minute it would be cut to', async () => {
+    beforeTheDay();
+    const biz = await venue();
+    const partner = await listWithPartner(biz.tenant);
+    const body = createBody(biz, '12:00');
+    const late = await answered(partner, 'CreateBooking', {
+      ...body,
+      slot: { ...body.slot, start_sec: String(Number(startSec('12:00')) + 30) },
+    });
+    assert.equal(late.booking_failure.cause, 'SLOT_UNAVAILABLE');
+    const booking = (await answered(partner, 'CreateBooking', body)).booking;
+    const moved = await answered(partner, 'UpdateBooking', {
+      booking: {
+        booking_id: booking.booking_id,
+        slot: { start_sec: String(Number(startSec('14:00')) + 45) },
+      },
+    });
+    assert.equal(moved.booking_failure.cause, 'SLOT_UNAVAILABLE');
+    assert.equal(
+      (await answered(partner, 'GetBookingStatus', { booking_id: booking.booking_id })).booking_status,
+      'CONFIRMED',
+    );
+  });
+
+  it('refuses a body nested deeper than any message with 400, not a crash', async () => {
+    const biz = await venue();
+    const partner = await listWithPartner(biz.tenant);
+    const deep = `{"booking_id":"x","z":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: `${V3}/GetBookingStatus`,
+      headers: { ...basic(partner), 'content-type': 'application/json' },
+      payload: deep,
+    });
+    assert.equal(response.statusCode, 400, response.body.slice(0, 300));
+  });
+
+  it("leaves the availability cache to the guests: a partner's lookups of new days are not kept", async () => {
+    beforeTheDay();
+    const biz = await venue();
+    const partner = await listWithPartner(biz.tenant);
+    const before = ctx.app.availability.cacheStats().days;
+    await answered(partner, 'BatchAvailabilityLookup', {
+      merchant_id: biz.tenant.businessId,
+      slot_time: [1, 2, 3, 4].flatMap((party) =>
+        ['12:00', '13:00'].map((time) => ({
+          service_id: 'reservation',
+          start_sec: startSec(time),
+          resource_ids: { party_size: party },
+        })),
+      ),
+    });
+    assert.equal(ctx.app.availability.cacheStats().days, before);
+  });
+
   it('needs a guest it can reach: names and a phone (400 without)', async () => {
     beforeTheDay();
     const biz = await venue();
@@ -343,6 +443,13 @@ describe('reservation partners: CreateBooking', () => {
       user_information: { user_id: 'u', given_name: 'No', family_name: 'Phone' },
     });
     assert.equal(response.statusCode, 400, response.body);
+    for (const bad of [{ telephone: 'zzz' }, { email: 'not an email\r\nBcc: x@example.com' }]) {
+      const refused = await call(partner, 'CreateBooking', {
+        ...createBody(biz, '12:00'),
+        user_information: user(bad),
+      });
+      assert.equal(refused.statusCode, 400, `${JSON.stringify(bad)}: ${refused.body}`);
+    }
   });
 
   it("sends the guest's confirmation, and never tells the partner another spelling of a returning guest", async () => {

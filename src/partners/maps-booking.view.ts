@@ -7,6 +7,8 @@
  */
 import { type Static, Type } from 'typebox';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
+import { AppError } from '../platform/errors.ts';
+import { PhoneString } from '../platform/schemas.ts';
 
 /** Seconds since the epoch or a length in seconds: int64, a string of digits in proto3 JSON. */
 const Int64 = Type.Union([
@@ -49,8 +51,8 @@ const UserInformation = Type.Object({
   user_id: Type.Optional(Type.String({ maxLength: 200 })),
   given_name: Type.Optional(Type.String({ maxLength: 100 })),
   family_name: Type.Optional(Type.String({ maxLength: 100 })),
-  telephone: Type.Optional(Type.String({ maxLength: 40 })),
-  email: Type.Optional(Type.String({ maxLength: 254 })),
+  telephone: Type.Optional(PhoneString),
+  email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   language_code: Type.Optional(Type.String({ maxLength: 35 })),
 });
 export type UserInformationIn = Static<typeof UserInformation>;
@@ -127,18 +129,23 @@ export interface V3Booking {
 /** `merchantId` -> `merchant_id`: a lowerCamelCase field name as proto3 JSON also spells it. */
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
+/** Deeper than any message of the spec nests (a slot's resources sit at depth 4). */
+const MAX_DEPTH = 16;
+
 /**
  * A request body with every field named in snake_case, as proto3 JSON parsers accept either
- * spelling; a field sent in both spellings keeps the snake_case one.
+ * spelling; a field sent in both spellings keeps the snake_case one. A body nested deeper than any
+ * message is refused (400) before it is walked.
  */
-export function snakeKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(snakeKeys);
+export function snakeKeys(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DEPTH) throw new AppError('bad_request', `the body nests deeper than ${MAX_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((item) => snakeKeys(item, depth + 1));
   const renamed: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     const name = snakeCase(key);
     if (name !== key && Object.hasOwn(value, name)) continue;
-    renamed[name] = snakeKeys(field);
+    renamed[name] = snakeKeys(field, depth + 1);
   }
   return renamed;
 }

@@ -1,6 +1,7 @@
+import { sql } from 'kysely';
 import { SUBSCRIPTION_COLUMNS } from '../billing/subscription.queries.ts';
 import { HOLDING_STATUSES } from '../engine/status.ts';
-import type { Executor } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
 
 /** What a partner's listing shows: never its secret's hash. */
@@ -61,12 +62,19 @@ export const deleteListing = (executor: Executor, businessId: string, partnerId:
     .returning('partner_id')
     .executeTakeFirst();
 
-/** The partner a Basic user name names, with its secret's hash to compare. */
+/** The partner a Basic user name names, with its secret's hash and its developer's subscription. */
 export const partnerByUsername = (executor: Executor, username: string) =>
   executor
     .selectFrom('partners')
-    .select(['id', 'name', 'secret_hash'])
-    .where('username', '=', username)
+    .innerJoin('developers', 'developers.id', 'partners.developer_id')
+    .select([
+      'partners.id',
+      'partners.name',
+      'partners.secret_hash',
+      'partners.developer_id',
+      ...SUBSCRIPTION_COLUMNS,
+    ])
+    .where('partners.username', '=', username)
     .executeTakeFirst();
 
 /**
@@ -105,11 +113,11 @@ export const insertPartnerBooking = (
   },
 ) => executor.insertInto('partner_bookings').values(values).execute();
 
-/** The booking the partner made of the business under this token, if any. */
+/** The booking the partner made of the business under this token, if any, and the user it was for. */
 export const bookingOfToken = (executor: Executor, partnerId: string, businessId: string, token: string) =>
   executor
     .selectFrom('partner_bookings')
-    .select('booking_id')
+    .select(['booking_id', 'user_id'])
     .where('partner_id', '=', partnerId)
     .where('business_id', '=', businessId)
     .where('idempotency_token', '=', token)
@@ -193,3 +201,10 @@ export const seatingOf = async (executor: Executor, businessId: string) => [
     .where('is_active', '=', true)
     .execute()),
 ];
+
+/** Holds the partner's idempotency token at the business until the transaction ends: its calls take turns. */
+export async function lockToken(tx: Tx, partnerId: string, businessId: string, token: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`partner-token:${partnerId}:${businessId}:${token}`}, 0))`.execute(
+    tx,
+  );
+}

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { recordAudit } from '../audit/audit.service.ts';
 import { subscriptionOf } from '../billing/subscription.queries.ts';
@@ -97,24 +98,32 @@ export async function unlistPartner(tx: Tx, caller: Caller, partnerId: string): 
   await recordAudit(tx, caller, { action: 'partner.unlisted', entityType: 'partner', entityId: partnerId });
 }
 
-/** A partner whose credentials were checked. */
+/** A partner whose credentials were checked, as the request's principal (no business yet). */
 export interface Partner {
   id: string;
   name: string;
+  principal: Principal;
 }
 
 const BASIC = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i;
+/** What `createPartner` makes: anything else names no partner and is refused before any lookup. */
+const USERNAME = /^partner_[A-Za-z0-9]{20}$/;
 
 const unauthenticated = () =>
   new AppError(
     'invalid_token',
     'send the partner credentials as HTTP Basic: "Authorization: Basic <user:password>"',
   );
+const wrongCredentials = () =>
+  new AppError('invalid_token', 'the partner user name or password is not right');
 
 /**
- * Checks partners' HTTP Basic credentials. A failed try counts as a failed login of its user name
- * (`underLoginLimit`: the same lock per address and slowdown per account); credentials that passed
- * are remembered for a while, so a partner's steady calls cost one hash, not a write each.
+ * Checks partners' HTTP Basic credentials. Right credentials pass whatever failures came before
+ * them: the password is 256 random bits, which no run of failures can guess, so a stranger who
+ * knows the user name cannot lock the partner out. A wrong try counts as a failed login of the
+ * user name (`underLoginLimit`: locked per address, slowed down per account), so guessing is
+ * refused 429 as at the sign-in forms. Credentials that passed are remembered for a while, so a
+ * partner's steady calls cost one hash, not a query each.
  */
 export class PartnerAuthenticator {
   private readonly db: Db;
@@ -135,18 +144,33 @@ export class PartnerAuthenticator {
     if (colon < 1) throw unauthenticated();
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
-    const partner = await underLoginLimit(
-      this.db,
-      { kind: 'partner', email: username },
-      attempt,
-      async () => {
-        const row = username.length <= 100 ? await partnerByUsername(this.db, username) : undefined;
-        if (!row || row.secret_hash !== sha256(password)) {
-          throw new AppError('invalid_token', 'the partner user name or password is not right');
-        }
-        return { id: row.id, name: row.name };
+    if (!USERNAME.test(username)) throw wrongCredentials();
+    const found = async () => {
+      const row = await partnerByUsername(this.db, username);
+      return row && timingSafeEqual(Buffer.from(row.secret_hash), Buffer.from(sha256(password))) ? row : null;
+    };
+    const row =
+      (await found()) ??
+      (await underLoginLimit(this.db, { kind: 'partner', email: username }, attempt, async () => {
+        throw wrongCredentials();
+      }));
+    const partner: Partner = {
+      id: row.id,
+      name: row.name,
+      principal: {
+        kind: 'partner',
+        businessId: null,
+        developerId: row.developer_id,
+        userId: null,
+        scopes: expandScopes(['write']),
+        role: null,
+        actor: `partner:${row.name}`,
+        credentialId: `partner:${row.id}`,
+        rateLimitPerMinute: null,
+        subscription: subscriptionOf(row),
+        sandbox: false,
       },
-    );
+    };
     this.verified.set(key, partner);
     return partner;
   }

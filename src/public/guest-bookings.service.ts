@@ -147,10 +147,13 @@ async function lockOpenToGuest(
   return locked;
 }
 
-/** Who cancels or changes in the audit row: the guest, with no credential of the business. */
-const guestActor = (businessId: string) => ({
+/**
+ * Who cancels or changes in the audit row: the guest, or whoever acts for them (a reservation
+ * partner: `partner:<name>`), with no credential of the business.
+ */
+const guestActor = (businessId: string, actor = 'guest') => ({
   businessId,
-  actor: 'guest',
+  actor,
   kind: 'api_key' as const,
   scopes: new Set<never>(),
 });
@@ -180,12 +183,13 @@ export async function cancelAsGuest(
   availability: AvailabilityService,
   found: GuestBookingRow,
   now: number,
+  actor?: string,
 ): Promise<GuestBookingView> {
   await lockOpenToGuest(tx, found, 'cancelled', found.cancellation_cutoff_hours, now);
   const { booking: cancelled } = await changeBooking(
     tx,
     availability,
-    guestActor(found.view.business_id),
+    guestActor(found.view.business_id, actor),
     found.view.id,
     { status: 'cancelled' },
     now,
@@ -231,6 +235,7 @@ export async function changeAsGuest(
   found: GuestBookingRow,
   change: GuestChange,
   now: number,
+  actor?: string,
 ): Promise<GuestBookingView> {
   const locked = await lockOpenToGuest(tx, found, 'changed', found.guest_change_cutoff_hours, now);
   const deposit = found.view.deposit;
@@ -249,7 +254,7 @@ export async function changeAsGuest(
   const { booking: changed } = await changeBooking(
     tx,
     availability,
-    guestActor(found.view.business_id),
+    guestActor(found.view.business_id, actor),
     found.view.id,
     change,
     now,
