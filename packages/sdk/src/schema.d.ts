@@ -25329,7 +25329,9 @@ export interface operations {
                         user_id?: string;
                         given_name?: string;
                         family_name?: string;
+                        /** @description 7 to 15 digits; spaces, dashes, dots, brackets and a leading `+` may come between */
                         telephone?: string;
+                        /** Format: email */
                         email?: string;
                         language_code?: string;
                     };
