@@ -60,7 +60,7 @@ const WORDS = {
     once: `Das Passwort für ${PARTNER}, nur dieses eine Mal gezeigt`,
     copy: 'Passwort kopieren',
     copied: 'Kopiert.',
-    stored: 'Ich habe ihn gespeichert',
+    stored: 'Sicher gespeichert',
     today: 'Heute',
     list: 'Liste',
     bookedThrough: `Gebucht über ${PARTNER}`,
