@@ -75,12 +75,7 @@ export async function merchantOf(
 ): Promise<Merchant> {
   if (!isUuid(merchantId)) throw unknownMerchant(merchantId);
   const caller = await partnerAt(deps.db, partner, merchantId).catch((error: unknown) => {
-    if (error instanceof AppError && error.code === 'not_found') {
-      throw badRequest(
-        `merchant_id ${JSON.stringify(merchantId)} names no merchant listed with this partner`,
-      );
-    }
-    throw error;
+    throw error instanceof AppError && error.code === 'not_found' ? unknownMerchant(merchantId) : error;
   });
   const rules = await deps.availability.businessRules(caller.businessId, now);
   if (!rules) throw badRequest('the merchant is gone');
@@ -122,11 +117,12 @@ export const int64 = (value: string | number): number => (typeof value === 'numb
 /** The latest start a partner may name: the calendar arithmetic's years end at 2999. */
 const LAST_START_MS = Date.UTC(3000, 0, 1);
 
+const withinYears = (instant: number) => instant >= 0 && instant < LAST_START_MS;
+
 /** A slot's start as an instant (ms); 400 for one outside the years a booking may have. */
 function startOf(startSec: string | number): number {
   const instant = int64(startSec) * 1000;
-  if (!(instant >= 0 && instant < LAST_START_MS))
-    throw badRequest('start_sec is outside the years 1970-2999');
+  if (!withinYears(instant)) throw badRequest('start_sec is outside the years 1970-2999');
   return instant;
 }
 
@@ -139,14 +135,13 @@ const printedLongs = <T extends { start_sec: string | number; duration_sec?: str
   ...(slot.duration_sec === undefined ? {} : { duration_sec: String(int64(slot.duration_sec)) }),
 });
 
-/** What a slot offers: whether the party can book it now, how many such bookings it takes, and its length. */
+/** What a slot offers: whether the party can book it now, and how many such bookings it takes. */
 interface SlotOffer {
   available: boolean;
   open: number;
-  durationSec: number | null;
 }
 
-const NOT_OFFERED: SlotOffer = { available: false, open: 0, durationSec: null };
+const NOT_OFFERED: SlotOffer = { available: false, open: 0 };
 
 /**
  * The days one call asks, each computed once for it: the availability the API answers (a day
@@ -188,18 +183,14 @@ async function offerAt(
   partySize: number,
 ): Promise<SlotOffer> {
   const instant = startSec * 1000;
-  if (!(instant >= 0 && instant < LAST_START_MS)) return NOT_OFFERED;
+  if (!withinYears(instant)) return NOT_OFFERED;
   const { date, time } = instantToWall(instant, merchant.timezone);
   // A start between minutes, or in an hour the clocks skip or repeat, is no start of the grid.
   if (wallTimeToInstant(date, time, merchant.timezone) !== instant) return NOT_OFFERED;
   const slots = await dayOf(date, partySize, serviceId);
   const slot = slots.find((candidate) => candidate.time === time);
   if (!slot || !('remaining_resources' in slot) || !slot.available) return NOT_OFFERED;
-  return {
-    available: true,
-    open: slot.seats_left ?? slot.remaining_resources,
-    durationSec: (slot.duration_minutes ?? 0) * 60,
-  };
+  return { available: true, open: slot.seats_left ?? slot.remaining_resources };
 }
 
 /** A party of a slot; a slot without one (an appointment) is for one person. */
@@ -454,11 +445,7 @@ export const MAX_LISTED_BOOKINGS = 200;
 /** ListBookings: the user's bookings still to come and not cancelled, at the businesses listed with the partner. */
 export async function userBookings(deps: MapsBookingDeps, partner: Partner, userId: string, now: number) {
   const made = await upcomingBookingsOfUser(deps.db, partner.id, userId, new Date(now), MAX_LISTED_BOOKINGS);
-  const bookings: V3Booking[] = [];
-  for (const { business_id, booking_id } of made) {
-    bookings.push(toV3Booking(await findBooking(deps.db, business_id, booking_id), userId));
-  }
-  return { bookings };
+  return { bookings: made.map(({ view }) => toV3Booking(view, userId)) };
 }
 
 /**
@@ -478,19 +465,13 @@ export async function updatePartnerBooking(
     badRequest(`booking_id ${JSON.stringify(booking.booking_id)} names no booking this partner made`),
   );
   request.principal = caller;
+  if (booking.status !== undefined && booking.status !== 'CANCELED') {
+    throw badRequest('status may only be CANCELED: a partner cancels, the venue confirms');
+  }
   const found = await findGuestBookingById(deps.db, caller.businessId, booking.booking_id);
   if (!found) throw badRequest('the booking is gone');
   try {
-    if (booking.status !== undefined && booking.status !== 'CANCELED') {
-      throw badRequest('status may only be CANCELED: a partner cancels, the venue confirms');
-    }
     if (booking.status === 'CANCELED') {
-      if (found.view.status === 'cancelled') {
-        return failureOf(
-          new AppError('conflict', 'the booking is already cancelled'),
-          'BOOKING_ALREADY_CANCELLED',
-        );
-      }
       await withTx(deps.db, (tx) => cancelAsGuest(tx, deps.availability, found, now, caller.actor));
     } else {
       const change: GuestChange = {};
@@ -513,7 +494,7 @@ export async function updatePartnerBooking(
     }
   } catch (error) {
     if (error instanceof AppError && error.code === 'conflict') {
-      // Another call may have cancelled it since it was read: that is the cause the partner needs.
+      // The status as it is now, which the guest's rules refused: cancelled already, or past changing.
       const current = await findBooking(deps.db, caller.businessId, booking.booking_id);
       return failureOf(
         error,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { SUBSCRIPTION_COLUMNS } from '../billing/subscription.queries.ts';
+import type { BookingView } from '../bookings/bookings.view.ts';
 import { HOLDING_STATUSES } from '../engine/status.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { keysetPage, type PageRequest } from '../platform/pagination.ts';
@@ -30,9 +31,6 @@ export const businessesOfDeveloper = (
     .where('developer_id', '=', developerId)
     .where('id', 'in', businessIds)
     .execute();
-
-export const developerOfBusiness = (executor: Executor, businessId: string) =>
-  executor.selectFrom('businesses').select('developer_id').where('id', '=', businessId).executeTakeFirst();
 
 /** A page of the partners the business lists with, oldest first. */
 export const listPartnersOf = (executor: Executor, page: PageRequest) =>
@@ -142,7 +140,11 @@ export const upcomingBookingsOfUser = (
     .innerJoin('bookings as b', (join) =>
       join.onRef('b.business_id', '=', 'pb.business_id').onRef('b.id', '=', 'pb.booking_id'),
     )
-    .select(['pb.business_id', 'pb.booking_id'])
+    .innerJoin('booking_views as v', (join) =>
+      join.onRef('v.business_id', '=', 'b.business_id').onRef('v.id', '=', 'b.id'),
+    )
+    .select('v.view')
+    .$narrowType<{ view: BookingView }>()
     .where('pb.partner_id', '=', partnerId)
     .where('pb.user_id', '=', userId)
     .where('b.ends_at', '>', now)

@@ -10,7 +10,6 @@ import type { Page, PageRequest } from '../platform/pagination.ts';
 import {
   businessesOfDeveloper,
   deleteListing,
-  developerOfBusiness,
   insertListings,
   insertPartner,
   listedBusiness,
@@ -26,6 +25,10 @@ export interface PartnerView {
   username: string;
   created_at: string;
 }
+
+/** A partner's Basic user name: the prefix and random letters and digits (`randomToken`). */
+const USERNAME_PREFIX = 'partner_';
+const USERNAME_LENGTH = 20;
 
 /** The most businesses one call lists a new partner with. */
 export const MAX_LISTED = 100;
@@ -49,7 +52,8 @@ export async function createPartner(
       "only the businesses' developer may list businesses other than this one",
     );
   }
-  const developerId = caller.developerId ?? (await developerOfBusiness(tx, caller.businessId))?.developer_id;
+  // Every credential of a business carries the business's developer.
+  const developerId = caller.developerId;
   if (!developerId) throw notFound('business');
   const owned = new Set((await businessesOfDeveloper(tx, developerId, businessIds)).map((row) => row.id));
   const unknown = businessIds.find((id) => !owned.has(id));
@@ -58,7 +62,7 @@ export async function createPartner(
   const row = await insertPartner(tx, {
     developer_id: developerId,
     name: input.name,
-    username: `partner_${randomToken(20)}`,
+    username: `${USERNAME_PREFIX}${randomToken(USERNAME_LENGTH)}`,
     secret_hash: sha256(password),
   });
   await insertListings(tx, row.id, businessIds);
@@ -107,7 +111,7 @@ export interface Partner {
 
 const BASIC = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i;
 /** What `createPartner` makes: anything else names no partner and is refused before any lookup. */
-const USERNAME = /^partner_[A-Za-z0-9]{20}$/;
+const USERNAME = new RegExp(`^${USERNAME_PREFIX}[A-Za-z0-9]{${USERNAME_LENGTH}}$`);
 
 const unauthenticated = () =>
   new AppError(
