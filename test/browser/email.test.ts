@@ -2,9 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
-import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser } from '../browser.ts';
 
 /**
  * The guest's confirmation email as a browser shows its HTML (the reviewed fixtures of
@@ -38,12 +37,7 @@ describe('the confirmation email in a browser', { skip }, () => {
         try {
           const page = await context.newPage();
           await page.setContent(html);
-          const { violations } = await new AxeBuilder({ page }).analyze();
-          assert.deepEqual(
-            violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-            [],
-            `axe at ${width} px`,
-          );
+          await axeClean(page, `${width} px`);
           const overflow = await page.evaluate<number>(
             'document.documentElement.scrollWidth - window.innerWidth',
           );
@@ -58,4 +52,24 @@ describe('the confirmation email in a browser', { skip }, () => {
       }
     });
   }
+});
+
+describe('the accessibility check the browser tests share', { skip }, () => {
+  it('fails on a violation in the page and in a frame, and passes a clean page', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.setContent('<html lang="en"><title>t</title><main><img src="data:,"></main></html>');
+      await assert.rejects(axeClean(page, 'an image without text'), /image-alt/);
+      await page.setContent(
+        '<html lang="en"><title>t</title><main><iframe title="f" srcdoc="<html lang=en><title>f</title><img src=data:,>"></iframe></main></html>',
+      );
+      await page.frames()[1]!.waitForLoadState();
+      await assert.rejects(axeClean(page, 'an image without text in a frame'), /image-alt: iframe img/);
+      await page.setContent('<html lang="en"><title>t</title><main><h1>Fine</h1></main></html>');
+      await axeClean(page, 'a clean page');
+    } finally {
+      await context.close();
+    }
+  });
 });

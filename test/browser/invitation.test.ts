@@ -1,9 +1,8 @@
 // test lane: system
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page, Request } from 'playwright-core';
-import { browserSkipReason, launchBrowser } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import {
   bearer,
@@ -71,12 +70,7 @@ async function linkTo(email: string): Promise<string> {
 
 /** A state seen: no axe violation, and its picture in /tmp. */
 async function step(page: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at ${name}`,
-  );
+  await axeClean(page, name);
   await page.screenshot({ path: `/tmp/accept-${name}.png`, fullPage: true });
 }
 

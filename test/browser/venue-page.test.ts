@@ -2,12 +2,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import ical, { type VEvent } from 'node-ical';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bookingUid } from '../../src/engine/calendar-uid.ts';
 import { setupBookable } from '../booking-fixtures.ts';
-import { browserSkipReason, launchBrowser, screenshotPath, untilInPage } from '../browser.ts';
+import { axeClean, browserSkipReason, launchBrowser, screenshotPath, untilInPage } from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, type Tenant, type TestContext } from '../helpers.ts';
 
@@ -69,15 +68,6 @@ const widget = (page: Page) => page.locator('slotwise-booking');
 const heading = (page: Page, text: string | RegExp) =>
   widget(page).locator('[tabindex="-1"]', { hasText: text }).waitFor();
 
-async function checkAccessible(page: Page, where: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe: ${where}`,
-  );
-}
-
 async function newPage(viewport = { width: 1280, height: 800 }): Promise<[BrowserContext, Page]> {
   const context = await browser.newContext({ viewport, locale: 'en-US' });
   // The venue's logo lives on its own https site; the test serves it.
@@ -131,11 +121,11 @@ describe('the hosted page with a face', { skip }, () => {
       assert.equal(await policy.isVisible(), false, 'the policy is folded');
       await booking.getByText('Booking policy').click();
       await policy.waitFor();
-      await checkAccessible(page, 'desktop');
+      await axeClean(page, 'desktop');
       await page.screenshot({ path: screenshotPath('hosted-page.png'), fullPage: true });
 
       await page.setViewportSize({ width: 390, height: 844 });
-      await checkAccessible(page, 'phone');
+      await axeClean(page, 'phone');
       await page.screenshot({ path: screenshotPath('hosted-page-phone.png'), fullPage: true });
     } finally {
       await context.close();
@@ -161,7 +151,7 @@ describe('the hosted page with a face', { skip }, () => {
       await booking.getByText('</details><script>window.injected = 3</script>').waitFor();
       assert.equal(await booking.locator('b, script, img:not(.logo)').count(), 0);
       assert.equal(await page.evaluate('window.injected'), undefined);
-      await checkAccessible(page, 'hostile profile');
+      await axeClean(page, 'hostile profile');
     } finally {
       await context.close();
     }
@@ -182,7 +172,7 @@ describe('the hosted page with a face', { skip }, () => {
         .waitFor();
       assert.deepEqual(await banner.evaluateAll((all) => all.map((p) => p.checkVisibility())), [false, true]);
       assert.equal(await widget(page).locator('img, address, details, .about').count(), 0);
-      await checkAccessible(page, 'sandbox without a profile');
+      await axeClean(page, 'sandbox without a profile');
     } finally {
       await context.close();
     }
@@ -197,7 +187,7 @@ describe('the hosted page with a face', { skip }, () => {
       await bookFirstTime(page, 'ada@example.com');
       await heading(page, 'Your booking is confirmed');
       await widget(page).getByText("We've emailed your confirmation to ada@example.com.").waitFor();
-      await checkAccessible(page, 'confirmed');
+      await axeClean(page, 'confirmed');
 
       const [download] = await Promise.all([
         page.waitForEvent('download'),
@@ -273,7 +263,7 @@ describe('the hosted page with a face', { skip }, () => {
         await widget(page).locator('#sw-body').getByText('No-shows forfeit the deposit.').count(),
         1,
       );
-      await checkAccessible(page, 'deposit');
+      await axeClean(page, 'deposit');
 
       await page.goto(`${api}/book/${venue.slug}?lang=fr`);
       await heading(page, 'Faire une réservation');
@@ -318,7 +308,7 @@ describe('the hosted page of a class', { skip }, () => {
       const first = widget(page).locator('[data-act=slot]').first();
       await first.waitFor();
       assert.match((await first.textContent()) ?? '', /3 places left/);
-      await checkAccessible(page, 'a class of 3');
+      await axeClean(page, 'a class of 3');
       await page.screenshot({ path: screenshotPath('hosted-page-class.png'), fullPage: true });
       await first.click();
       await widget(page).getByRole('button', { name: 'Continue' }).click();

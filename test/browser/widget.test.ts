@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { todayIn } from '../../src/engine/index.ts';
 import { send, setupBookable } from '../booking-fixtures.ts';
 import {
+  axeClean,
   browserSkipReason,
   focusedLabel,
   type HostSite,
@@ -106,15 +106,6 @@ async function openSecondDay(page: Page, url: string) {
   await widget(page).locator('.cal button:not([disabled])').nth(1).click();
 }
 
-async function checkAccessible(page: Page, step: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  assert.deepEqual(
-    violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-    `axe at step ${step}`,
-  );
-}
-
 async function shoot(page: Page, name: string) {
   if (!SCREENSHOTS) return;
   mkdirSync(SHOTS_DIR, { recursive: true });
@@ -123,7 +114,7 @@ async function shoot(page: Page, name: string) {
 
 /** A step seen: no axe violation there, and its picture when asked for. */
 async function step(page: Page, name: string) {
-  await checkAccessible(page, name);
+  await axeClean(page, name);
   await shoot(page, name);
 }
 
@@ -313,7 +304,7 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
         .getByRole('listitem')
         .filter({ hasText: /: Staff party$/ })
         .waitFor();
-      await checkAccessible(page, 'a closed day said');
+      await axeClean(page, 'a closed day said');
       // On a phone the hosted page's month fits its card: no day reaches past the card's edge.
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${api}/book/${venue.tenant.slug}?lang=en`);
@@ -437,7 +428,7 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
       const link = widget(page).getByRole('link', { name: phone });
       assert.equal(await link.getAttribute('href'), 'tel:+33123456789');
       assert.equal(await widget(page).locator('#sw-party').getAttribute('aria-describedby'), 'sw-larger');
-      await checkAccessible(page, 'party with a limit online');
+      await axeClean(page, 'party with a limit online');
       await widget(page).screenshot({ path: '/tmp/widget-larger-groups.png' });
 
       await page.goto(embed('/gruppen', writing, '', 'de'));
@@ -448,7 +439,7 @@ describe('the <slotwise-booking> widget on another site', { skip }, () => {
         'Für größere Gruppen kontaktieren Sie uns bitte.',
       );
       assert.equal(await widget(page).locator('#sw-larger a').count(), 0);
-      await checkAccessible(page, 'party with a limit online, no phone');
+      await axeClean(page, 'party with a limit online, no phone');
       await widget(page).screenshot({ path: '/tmp/widget-larger-groups-de.png' });
     } finally {
       await context.close();
@@ -535,7 +526,7 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       await consent.check();
       await booking.getByRole('button', { name: 'Book' }).click();
       await booking.getByRole('heading', { name: 'Your booking is confirmed' }).waitFor();
-      await checkAccessible(page, 'hosted page in a frame');
+      await axeClean(page, 'hosted page in a frame');
       const code = (await booking.locator('.code').textContent())!.trim();
       const [guest] = (await send(ctx.app, venue.tenant, 'GET', '/v1/manage/customers?search=Lamarr')).items;
       assert.equal(guest.marketing_opt_in, true);
@@ -644,7 +635,7 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
         '9:00 PM',
       ]);
       assert.equal(await widget(page).locator('i').count(), 0, "the venue's text is escaped");
-      await checkAccessible(page, 'times grouped by period');
+      await axeClean(page, 'times grouped by period');
       await widget(page).screenshot({ path: '/tmp/slotwise-periods.png' });
 
       await tabTo(page, /^6:30 PM$/);
@@ -719,12 +710,12 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       // Cancelling asks first; "Keep it" keeps it.
       await widget(page).getByRole('button', { name: 'Cancel the booking' }).click();
       await widget(page).getByText('Cancel this booking? The venue is told.').waitFor();
-      await checkAccessible(page, 'cancel asked');
+      await axeClean(page, 'cancel asked');
       await widget(page).getByRole('button', { name: 'Keep it' }).click();
       await widget(page).getByRole('button', { name: 'Cancel the booking' }).click();
       await widget(page).getByRole('button', { name: 'Yes, cancel it' }).click();
       await heading(page, 'Your booking is cancelled');
-      await checkAccessible(page, 'cancelled');
+      await axeClean(page, 'cancelled');
       const booking = await ctx.app.inject({
         method: 'GET',
         url: `/v1/manage/bookings/${id}`,
@@ -754,13 +745,13 @@ describe('the hosted booking page /book/{slug}', { skip }, () => {
       await widget(page).getByRole('button', { name: 'Continue' }).click();
       await widget(page).locator(`[data-date="${day}"]`).click();
       await widget(page).getByRole('button', { name: '6:00 PM' }).click();
-      await checkAccessible(page, 'a new time for the booking');
+      await axeClean(page, 'a new time for the booking');
       await widget(page).getByRole('button', { name: 'Change the booking' }).click();
       await widget(page).getByText('Your booking was changed.').waitFor();
       await widget(page)
         .getByText(/6:00 PM.* · Number of guests: 4/)
         .waitFor();
-      await checkAccessible(page, 'changed');
+      await axeClean(page, 'changed');
       await page.screenshot({ path: screenshotPath('hosted-page-changed.png') });
       const stored = (
         await ctx.app.inject({
