@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import axeCore from 'axe-core';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /**
  * Browser tests drive Debian's `chromium` (no browser download): `.ci/run` installs it. Outside CI
@@ -43,7 +43,7 @@ export function browserSkipReason(): string | false {
   return reason;
 }
 
-export const launchBrowser = (): Promise<Browser> =>
+const startChromium = (): Promise<Browser> =>
   chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -58,7 +58,55 @@ export const launchBrowser = (): Promise<Browser> =>
     ],
   });
 
-/** A tiny site on another port (another origin): each test puts the page it needs at a path. */
+/**
+ * The browser lane's files (test/browser-lane-1.ts, -2.ts) share one chromium, started by the
+ * first of them: a launch costs each file a second or two of CPU.
+ */
+let sharedBrowser: Promise<Browser> | undefined;
+let sharingBrowser = false;
+
+/** Makes the test files of this process share one browser; answers the function that closes it. */
+export function shareOneBrowser(): () => Promise<void> {
+  sharingBrowser = true;
+  return async () => {
+    sharingBrowser = false;
+    const started = sharedBrowser;
+    sharedBrowser = undefined;
+    if (started) await (await started).close();
+  };
+}
+
+/**
+ * A test file's browser: a chromium of its own, or in a browser lane the lane's one, whose
+ * `close()` closes the contexts the file opened and leaves the browser to the next file.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!sharingBrowser) return startChromium();
+  sharedBrowser ??= startChromium();
+  const browser = await sharedBrowser;
+  const opened = new Set<BrowserContext>();
+  const newContext: Browser['newContext'] = async (options) => {
+    const context = await browser.newContext(options);
+    opened.add(context);
+    context.once('close', () => opened.delete(context));
+    return context;
+  };
+  const borrowed: Partial<Browser> = {
+    newContext,
+    newPage: async (options) => (await newContext(options)).newPage(),
+    close: async () => {
+      await Promise.all([...opened].map((context) => context.close()));
+    },
+  };
+  return new Proxy(browser, {
+    get(target, property) {
+      if (Object.hasOwn(borrowed, property)) return borrowed[property as keyof Browser];
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 export interface HostSite {
   origin: string;
   pages: Map<string, string>;

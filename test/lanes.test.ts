@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { fastLane, SYSTEM_LANE, SYSTEM_LANE_MARK } from './lanes.ts';
+import {
+  BROWSER_LANE,
+  browserLaneHalf,
+  fastLane,
+  PROCESS_LANE,
+  SYSTEM_LANE,
+  SYSTEM_LANE_MARK,
+} from './lanes.ts';
 
 /**
  * The calls that start processes or servers a test keeps running: Node's child processes (a
@@ -28,5 +35,13 @@ describe('the lanes of npm test', () => {
     );
     assert.ok(SYSTEM_LANE.includes('test/server.test.ts'), 'the real server runs in the system lane');
     assert.ok(fast.has('test/lanes.test.ts'));
+  });
+
+  it('run every system file once: the browser files in the two halves of the browser lane, the others a process each', () => {
+    const halves = [browserLaneHalf(0), browserLaneHalf(1)];
+    assert.deepEqual([...halves[0], ...halves[1]].sort(), [...BROWSER_LANE].sort());
+    assert.ok(halves.every((half) => half.length > 0));
+    assert.deepEqual([...BROWSER_LANE, ...PROCESS_LANE].sort(), [...SYSTEM_LANE].sort());
+    assert.ok(BROWSER_LANE.includes('test/browser/dashboard.test.ts'));
   });
 });

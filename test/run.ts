@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { SYSTEM_LANE } from './lanes.ts';
+import { PROCESS_LANE } from './lanes.ts';
 
 /*
- * `npm test`: both lanes in one run of node's test runner, three processes at a time. The fast
- * lane's two halves (test/fast-lane-1.ts and -2.ts) start first, as they run longest; the system
- * lane's files take the slot left and those the halves free, a process each. One runner gives one
- * closing summary and one exit code. Arguments are passed on to the runner (e.g. `npm test --
+ * `npm test`: every lane in one run of node's test runner, six processes at a time. The four long
+ * ones start first: the fast lane's two halves (test/fast-lane-1.ts, -2.ts) and the browser lane's
+ * (test/browser-lane-1.ts, -2.ts), each running its files one after another on one database (and
+ * one browser). The process lane's files, a process each and mostly waiting on the processes they
+ * start, take the other two slots, the longest first, and those the lanes free. One runner gives
+ * one closing summary and one exit code. Arguments are passed on to the runner (e.g. `npm test --
  * --test-reporter=tap`).
  */
 const runner = spawn(
@@ -14,11 +16,13 @@ const runner = spawn(
     '--test',
     '--import',
     './test/compile-cache.ts',
-    '--test-concurrency=3',
+    '--test-concurrency=6',
     ...process.argv.slice(2),
     'test/fast-lane-1.ts',
     'test/fast-lane-2.ts',
-    ...SYSTEM_LANE,
+    'test/browser-lane-1.ts',
+    'test/browser-lane-2.ts',
+    ...PROCESS_LANE,
   ],
   { stdio: 'inherit' },
 );
