@@ -199,6 +199,27 @@ describe('planReseating', () => {
     assert.equal(planReseating(rules(tables), SEVEN, ['t4'], seated, []), null);
   });
 
+  it('lets two parties displaced from one table follow each other onto one that a third leaves', () => {
+    // The counterexample fast-check found: the two-top's Lea (18-19) and Bob (19-20) both go to the
+    // three-top once its party of three leaves for the other three-top. Bob's move was refused while
+    // that party had not yet been placed, as if it still held the three-top after 19:00.
+    const tables = [table('t3', 2, 3), table('solo', 3, 3), table('t2', 1, 2)];
+    const seated = [
+      booking('lea', 't2', '18:00', '19:00'),
+      booking('bob', 't2', '19:00', '20:00'),
+      booking('three', 't3', '18:00', '20:00', 3),
+    ];
+    const plan = planReseating(rules(tables), { start: at('18:00'), end: at('19:30') }, ['t2'], seated, []);
+    assert.deepEqual(plan, {
+      resourceId: 't2',
+      moves: [
+        { bookingId: 'three', from: 't3', to: 'solo' },
+        { bookingId: 'lea', from: 't2', to: 't3' },
+        { bookingId: 'bob', from: 't2', to: 't3' },
+      ],
+    });
+  });
+
   it('moves a booking that starts outside every service period anywhere it fits', () => {
     const early = booking('lea', 't4', '11:00', '20:00');
     assert.deepEqual(planReseating(rules([T2, T4]), SEVEN, ['t4'], [early], [])?.moves, [

@@ -70,7 +70,7 @@ export function planReseating(
   const resources = rules.resources.filter((resource) => resource.isActive);
   /** Where each booking sits as the search has it: a moved one on its new resource once placed. */
   const seatedAt = new Map(seated.map((booking) => [booking.id, booking.resourceId]));
-  /** Bookings the search moves; until placed they still show on their own resource, which whoever displaced them now holds. */
+  /** Bookings the search moves; until placed they still show on their own resource, leaving it. */
   const moved = new Set<string>();
   /** The new booking once the search has put it somewhere: it holds that resource too. */
   let placed: FixedHold | null = null;
@@ -84,13 +84,19 @@ export function planReseating(
     return (resource: EngineResource) => performs(allowed, resource.id);
   };
 
-  /** What holds `resource` during the item's range; null when something that cannot move does. */
+  /**
+   * What holds `resource` during the item's range; null when something that cannot move does. A
+   * booking displaced and not yet placed is leaving: it holds nothing, and its own resource stays
+   * refused to it by whoever displaced it there, who overlaps it.
+   */
   const holdersOf = (resource: string, item: Item): SeatedBooking[] | null => {
     if (fixed.some((hold) => hold.resourceId === resource && overlaps(hold, item))) return null;
     if (placed && placed.resourceId === resource && overlaps(placed, item)) return null;
     const holders: SeatedBooking[] = [];
     for (const booking of seated) {
       if (seatedAt.get(booking.id) !== resource || !overlaps(booking, item)) continue;
+      const leaving = moved.has(booking.id) && resource === booking.resourceId;
+      if (leaving) continue;
       if (!booking.movable || moved.has(booking.id)) return null;
       holders.push(booking);
     }
@@ -121,7 +127,7 @@ export function planReseating(
     const [item, ...rest] = pending;
     if (!item) return inOrder();
     const options = resources
-      // A moved booking's own resource is held by whoever displaced it, so it is never an option.
+      // A moved booking's own resource is held by whoever displaced it (holdersOf): never an option.
       .filter((resource) => item.fits(resource))
       .map((resource) => ({ resource, holders: holdersOf(resource.id, item) }))
       .filter(
