@@ -3,11 +3,12 @@ import { pathToFileURL } from 'node:url';
 import { shareOneDatabase } from './helpers.ts';
 
 /*
- * Runs fast-lane files one after another in this one process, so the loaded code, PGlite's
- * compiled module and one migrated database are paid for once rather than once per file. Each file
- * is imported inside a suite of its own: the hooks a file declares at its top level (`before`,
- * `beforeEach`, `after`) then belong to that suite alone, as they belong to the file when it runs
- * in a process of its own, instead of running around every test of every file.
+ * Runs a lane's files (the fast lane's, the browser lane's) one after another in this one
+ * process, so the loaded code, PGlite's compiled module and one migrated database are paid for
+ * once rather than once per file. Each file is imported inside a suite of its own: the hooks a file
+ * declares at its top level (`before`, `beforeEach`, `after`) then belong to that suite alone, as
+ * they belong to the file when it runs in a process of its own, instead of running around every
+ * test of every file.
  */
 export function runInThisProcess(files: string[]): void {
   after(shareOneDatabase());

@@ -172,7 +172,7 @@ function databaseUrl(serverUrl: string, name: string): string {
 }
 
 /**
- * The fast lane's files (test/fast-lane.ts) take turns on one migrated database, emptied for each:
+ * The files of a lane (test/fast-lane.ts) take turns on one migrated database, emptied for each:
  * opening a PGlite costs about a second of CPU, and a PostgreSQL database a copy of the template and
  * a pool, paid once per process instead of once per file. A file asking for a second database while
  * it holds this one, or for other timeouts, gets its own.

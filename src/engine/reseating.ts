@@ -95,9 +95,12 @@ export function planReseating(
     const holders: SeatedBooking[] = [];
     for (const booking of seated) {
       if (seatedAt.get(booking.id) !== resource || !overlaps(booking, item)) continue;
-      const leaving = moved.has(booking.id) && resource === booking.resourceId;
-      if (leaving) continue;
-      if (!booking.movable || moved.has(booking.id)) return null;
+      if (moved.has(booking.id)) {
+        // Leaving its own resource, it holds nothing; placed on another, it stays there.
+        if (resource === booking.resourceId) continue;
+        return null;
+      }
+      if (!booking.movable) return null;
       holders.push(booking);
     }
     return holders;
