@@ -214,16 +214,25 @@ export class KeyUsageRecorder {
     this.pending.set(keyId, Date.now());
   }
 
-  async flush(): Promise<void> {
-    if (this.pending.size === 0) return;
+  /** The writes begun, one after another; never rejects (a failed write fails its own flush). */
+  private writing: Promise<void> = Promise.resolve();
+
+  /** Writes the uses remembered, after the writes already under way, which it also waits for. */
+  flush(): Promise<void> {
+    const earlier = this.writing;
+    if (this.pending.size === 0) return earlier;
     const batch = this.pending;
     this.pending = new Map();
     const used = [...batch].map(([id, at]) => sql`(${id}::uuid, ${new Date(at).toISOString()}::timestamptz)`);
     // GREATEST: several API processes may flush the same key in any order.
-    await sql`
-      UPDATE api_keys SET last_used_at = GREATEST(api_keys.last_used_at, used.at)
-      FROM (VALUES ${sql.join(used)}) AS used (id, at)
-      WHERE api_keys.id = used.id`.execute(this.db);
+    const write = earlier.then(async () => {
+      await sql`
+        UPDATE api_keys SET last_used_at = GREATEST(api_keys.last_used_at, used.at)
+        FROM (VALUES ${sql.join(used)}) AS used (id, at)
+        WHERE api_keys.id = used.id`.execute(this.db);
+    });
+    this.writing = write.catch(() => {});
+    return write;
   }
 
   async stop(): Promise<void> {
