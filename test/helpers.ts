@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  openAsBlob,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, it } from 'node:test';
@@ -80,6 +72,12 @@ function writeWhole(path: string, bytes: Uint8Array): void {
   renameSync(partial, path);
 }
 
+/**
+ * A tarball read whole into memory: a blob backed by the file (`openAsBlob`) failed once in a full
+ * run with NotReadableError, the file unchanged, as Node says a read of one may for many reasons.
+ */
+const tarball = async (path: string) => new Blob([await readFile(path)]);
+
 const PGLITE_VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.resolve('@electric-sql/pglite')), 'utf8'),
 ).version;
@@ -91,7 +89,7 @@ const PGLITE_VERSION: string = JSON.parse(
  */
 export async function openBlankPGlite(dataDir?: string, timeouts?: DbTimeouts): Promise<PGliteDatabase> {
   const blank = join(tmpdir(), `slotwise-test-blank-${PGLITE_VERSION}.tar`);
-  if (existsSync(blank)) return openPGlite(dataDir, await openAsBlob(blank), timeouts);
+  if (existsSync(blank)) return openPGlite(dataDir, await tarball(blank), timeouts);
   const database = await openPGlite(dataDir, undefined, timeouts);
   writeWhole(blank, await (await database.dumpDataDir()).bytes());
   return database;
@@ -106,7 +104,7 @@ export async function openBlankPGlite(dataDir?: string, timeouts?: DbTimeouts): 
 async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promise<PGliteDatabase> {
   const name = `slotwise-test-${schemaFingerprint()}.tar`;
   const snapshot = join(tmpdir(), name);
-  if (existsSync(snapshot)) return openPGlite(dataDir, await openAsBlob(snapshot), timeouts);
+  if (existsSync(snapshot)) return openPGlite(dataDir, await tarball(snapshot), timeouts);
   const database = await openBlankPGlite(dataDir, timeouts);
   await migrate(database);
   writeWhole(snapshot, await (await database.dumpDataDir()).bytes());
