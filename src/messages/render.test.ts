@@ -11,7 +11,7 @@ import {
   renderEmail,
 } from './render.view.ts';
 
-const FIXTURES = new URL('./fixtures/', import.meta.url);
+const FIXTURES = new URL('../../test/fixtures/messages/', import.meta.url);
 /** `UPDATE_FIXTURES=1` writes the fixtures again from what is rendered now, to be reviewed in the diff. */
 const UPDATE = process.env.UPDATE_FIXTURES === '1';
 

@@ -11,7 +11,7 @@ import { axeClean, browserSkipReason, launchBrowser } from '../browser.ts';
  * to /tmp/email-confirmation-*.png, and with UPDATE_FIXTURES=1 to docs/screenshots/.
  */
 const skip = browserSkipReason();
-const FIXTURES = new URL('../../src/messages/fixtures/', import.meta.url);
+const FIXTURES = new URL('../fixtures/messages/', import.meta.url);
 const SCREENSHOTS =
   process.env.UPDATE_FIXTURES === '1'
     ? new URL('../../docs/screenshots/', import.meta.url).pathname
