@@ -1,8 +1,10 @@
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Database, openPGlite, openPostgres } from './platform/db.ts';
+import { metricsListenError } from './platform/metrics.ts';
 import { migrate } from './platform/migrate.ts';
 import { DataDirLockedError } from './platform/pglite-pool.ts';
 import { stopServing } from './platform/shutdown.ts';
@@ -56,7 +58,32 @@ function stopOnSignal(app: FastifyInstance, database: Database, config: Config, 
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** Listens on `port` and closes again at once. */
+const tryListening = (port: number, host: string) =>
+  new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+
+/**
+ * A port that is taken or refused fails the start in a moment, before the database is opened,
+ * migrated and locked (seconds on the embedded one). A port taken in between still fails the
+ * listen itself, with the same line.
+ */
+async function checkPorts(config: Config, serving: boolean): Promise<void> {
+  if (serving)
+    await tryListening(config.port, config.host).catch((error) => Promise.reject(listenError(error, config)));
+  const { metricsPort, metricsHost } = config;
+  if (metricsPort !== undefined) {
+    await tryListening(metricsPort, metricsHost).catch((error) =>
+      Promise.reject(metricsListenError(error, metricsPort, metricsHost)),
+    );
+  }
+}
+
 async function serve(config: Config): Promise<void> {
+  await checkPorts(config, true);
   const database = await openDatabase(config);
   await migrate(database);
   await ensureSandbox(database.db);
@@ -115,6 +142,7 @@ async function work(config: Config): Promise<void> {
       'worker needs DATABASE_URL: with the embedded database the server runs the jobs itself',
     );
   }
+  await checkPorts(config, false);
   const database = await openDatabase(config);
   await migrate(database);
   const app = await buildApp({ config, database, logger: stdoutLog(config) });

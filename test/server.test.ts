@@ -1,14 +1,13 @@
 // test lane: system
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { COMPILE_CACHE } from './compile-cache.ts';
 import { freePort } from './free-port.ts';
-import { migratedDataDir } from './helpers.ts';
 
 /** The real server process, as `npm start` runs it, driven over HTTP on 127.0.0.1. */
 
@@ -119,21 +118,17 @@ describe('node src/main.ts', { timeout: 240_000 }, () => {
     assertOneLine(bad.stderr(), ['PORT', 'eighty']);
   });
 
-  // The servers below fail once they are ready to listen: a migrated DATA_DIR spares each the
-  // seconds of creating and migrating a cluster, which the first server's start has shown.
-  it('refuses a PORT that is taken with one line naming PORT, and releases its DATA_DIR', async () => {
+  it('refuses a PORT that is taken with one line naming PORT, before it takes its DATA_DIR', async () => {
     const otherDir = tempDir();
-    await migratedDataDir(otherDir);
     const clash = run({ PORT: String(port), DATA_DIR: otherDir, JWT_SECRET });
     const code = await clash.exited;
     assert.notEqual(code, 0);
     assertOneLine(clash.stderr(), ['PORT', String(port)]);
-    assert.equal(existsSync(join(otherDir, 'slotwise.lock')), false);
+    assert.deepEqual(readdirSync(otherDir), [], 'no database created, no lock left');
   });
 
   it('refuses a METRICS_PORT that is taken with one line naming METRICS_PORT', async () => {
     const metricsDir = tempDir();
-    await migratedDataDir(metricsDir);
     const clash = run({
       PORT: String(await freePort()),
       DATA_DIR: metricsDir,
@@ -143,6 +138,7 @@ describe('node src/main.ts', { timeout: 240_000 }, () => {
     const code = await clash.exited;
     assert.notEqual(code, 0);
     assertOneLine(clash.stderr(), ['METRICS_PORT', String(port)]);
+    assert.deepEqual(readdirSync(metricsDir), [], 'no database created, no lock left');
   });
 
   it('exits 0 on SIGTERM and releases its DATA_DIR', async () => {

@@ -81,6 +81,12 @@ function metricsGuard(token: string | undefined) {
  * the service's counters and gauges. What other parts count themselves (cache lookups, feed
  * reconnects, delivery failures, pool use) is read when scraped.
  */
+/** Why METRICS_PORT could not listen, in the terms that fix it. */
+export function metricsListenError(error: unknown, port: number, host: string): ConfigError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new ConfigError(`METRICS_PORT ${port} on METRICS_HOST ${host} cannot listen (${reason})`);
+}
+
 export async function registerMetrics(app: FastifyInstance): Promise<void> {
   const registry = new Registry();
   const registers = [registry];
@@ -265,10 +271,7 @@ export async function registerMetrics(app: FastifyInstance): Promise<void> {
       try {
         await server.listen({ port: metricsPort, host: metricsHost });
       } catch (error) {
-        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        throw new ConfigError(
-          `METRICS_PORT ${metricsPort} on METRICS_HOST ${metricsHost} cannot listen (${reason})`,
-        );
+        throw metricsListenError(error, metricsPort, metricsHost);
       }
     });
     app.addHook('onClose', async () => {
