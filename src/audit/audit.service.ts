@@ -37,11 +37,12 @@ export async function recordAudit(executor: Executor, actor: AuditActor, entry: 
 const sameValue = (a: unknown, b: unknown) =>
   a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
+/** How a 404 names a missing entity: its audit type in words ("blackout_date": "blackout date"). */
+const missing = (entityType: string) => notFound(entityType.replaceAll('_', ' '));
+
 export interface AuditedChange<Row extends { id: string }, View> {
-  /** Names the entity in its audit rows (and in the 404 when `thing` is not given). */
+  /** Names the entity in its audit rows and, in words, in the 404. */
   entityType: string;
-  /** How the 404 names it when it is missing, e.g. "blackout date". */
-  thing?: string;
   /** Reads the entity and locks it until the transaction ends; undefined when it is not there. */
   lock(): Promise<Row | undefined>;
   /** The fields the caller sent; the ones equal to what is stored change nothing. */
@@ -65,7 +66,7 @@ export async function changeAudited<Row extends { id: string }, View>(
   change: AuditedChange<Row, View>,
 ): Promise<View> {
   const before = await change.lock();
-  if (!before) throw notFound(change.thing ?? change.entityType);
+  if (!before) throw missing(change.entityType);
   const merged = { ...before, ...change.patch };
   await change.check?.(merged, before);
   const changed = (Object.keys(change.patch) as (keyof Row & string)[]).filter(
@@ -84,6 +85,40 @@ export async function changeAudited<Row extends { id: string }, View>(
     meta: { changed },
   });
   return change.view(after);
+}
+
+export interface AuditedRemoval<Row extends { id: string }> {
+  /** Names the entity in its audit row and, in words, in the 404. */
+  entityType: string;
+  /** Takes the entity out, or reads and locks it for `remove`; undefined when it is not there. */
+  take(): Promise<Row | undefined>;
+  /** Refuses a removal that a rule forbids (bookings to come on it, say). */
+  check?(row: Row): Promise<void>;
+  /** Removes what `take` locked, where `take` did not remove it itself. */
+  remove?(row: Row): Promise<unknown>;
+  view(row: Row): unknown;
+  action: string;
+}
+
+/**
+ * The one way a stored entity is removed: take it (404 when it is not there), check, remove, and
+ * audit what it was, all in the caller's transaction.
+ */
+export async function removeAudited<Row extends { id: string }>(
+  executor: Executor,
+  actor: AuditActor,
+  removal: AuditedRemoval<Row>,
+): Promise<void> {
+  const row = await removal.take();
+  if (!row) throw missing(removal.entityType);
+  await removal.check?.(row);
+  await removal.remove?.(row);
+  await recordAudit(executor, actor, {
+    action: removal.action,
+    entityType: removal.entityType,
+    entityId: row.id,
+    before: removal.view(row),
+  });
 }
 
 /** The business's audit log, newest first, narrowed by `filter`, as `viewer` may see it. */

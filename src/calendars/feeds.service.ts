@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import icalGenerator, { ICalEventStatus } from 'ical-generator';
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import { bookingUid } from '../engine/calendar-uid.ts';
 import type { BookingStatus } from '../engine/status.ts';
 import { sha256 } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
 import {
@@ -62,16 +62,13 @@ export async function createFeed(
 
 export const findFeeds = (executor: Executor, page: PageRequest) => listFeedsOf(executor, page, toFeedView);
 
-export async function revokeFeed(tx: Tx, actor: AuditActor, feedId: string): Promise<void> {
-  const removed = await deleteFeedRow(tx, actor.businessId, feedId);
-  if (!removed) throw notFound('calendar feed');
-  await recordAudit(tx, actor, {
-    action: 'calendar_feed.revoked',
+export const revokeFeed = (tx: Tx, actor: AuditActor, feedId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'calendar_feed',
-    entityId: removed.id,
-    before: toFeedView(removed),
+    take: () => deleteFeedRow(tx, actor.businessId, feedId),
+    view: toFeedView,
+    action: 'calendar_feed.revoked',
   });
-}
 
 /**
  * Calendars show a booking's state by STATUS: a pending one is tentative; a cancelled one, and a

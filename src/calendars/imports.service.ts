@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import type { Principal } from '../platform/auth.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
@@ -76,16 +76,13 @@ export async function addImport<R>(
 export const findImports = (executor: Executor, viewer: Pick<Principal, 'scopes'>, page: PageRequest) =>
   listImportsOf(executor, page, (row) => importShownTo(viewer, row));
 
-export async function removeImport(tx: Tx, actor: AuditActor, importId: string): Promise<void> {
-  const removed = await deleteImportRow(tx, actor.businessId, importId);
-  if (!removed) throw notFound('calendar import');
-  await recordAudit(tx, actor, {
-    action: 'calendar_import.deleted',
+export const removeImport = (tx: Tx, actor: AuditActor, importId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'calendar_import',
-    entityId: removed.id,
-    before: toImportView(removed),
+    take: () => deleteImportRow(tx, actor.businessId, importId),
+    view: toImportView,
+    action: 'calendar_import.deleted',
   });
-}
 
 export type SyncOutcome =
   | { kind: 'unchanged' }

@@ -1,6 +1,6 @@
-import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, changeAudited, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import {
   type CombinationRow,
@@ -71,17 +71,14 @@ export const changeCombination = (
   });
 
 /** Bookings made on a combination keep the resources they hold: they name resources, not it. */
-export async function deleteCombination(tx: Tx, actor: AuditActor, combinationId: string): Promise<void> {
-  const combination = await lockCombination(tx, actor.businessId, combinationId);
-  if (!combination) throw notFound('combination');
-  await deleteCombinationRow(tx, actor.businessId, combination.id);
-  await recordAudit(tx, actor, {
-    action: 'combination.deleted',
+export const deleteCombination = (tx: Tx, actor: AuditActor, combinationId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'combination',
-    entityId: combination.id,
-    before: toCombinationView(combination),
+    take: () => lockCombination(tx, actor.businessId, combinationId),
+    remove: (combination) => deleteCombinationRow(tx, actor.businessId, combination.id),
+    view: toCombinationView,
+    action: 'combination.deleted',
   });
-}
 
 export const findCombinations = (executor: Executor, page: PageRequest) =>
   listCombinations(executor, page, toCombinationView);

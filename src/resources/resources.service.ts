@@ -1,6 +1,6 @@
-import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, changeAudited, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { conflict, invalidField, notFound } from '../platform/errors.ts';
+import { conflict, invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import {
   hasUpcomingBookings,
@@ -61,20 +61,19 @@ export function changeResource(tx: Tx, actor: AuditActor, resourceId: string, pa
 }
 
 /** Soft delete, so past bookings keep showing the resource; refused while bookings to come hold it. */
-export async function deleteResource(tx: Tx, actor: AuditActor, resourceId: string): Promise<void> {
-  const resource = await lockResource(tx, actor.businessId, resourceId);
-  if (!resource) throw notFound('resource');
-  if (await hasUpcomingBookings(tx, actor.businessId, resource.id)) {
-    throw conflict('the resource has upcoming bookings; cancel or move them first, or deactivate it');
-  }
-  await softDeleteResource(tx, actor.businessId, resource.id);
-  await recordAudit(tx, actor, {
-    action: 'resource.deleted',
+export const deleteResource = (tx: Tx, actor: AuditActor, resourceId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'resource',
-    entityId: resource.id,
-    before: toResourceView(resource),
+    take: () => lockResource(tx, actor.businessId, resourceId),
+    check: async (resource) => {
+      if (await hasUpcomingBookings(tx, actor.businessId, resource.id)) {
+        throw conflict('the resource has upcoming bookings; cancel or move them first, or deactivate it');
+      }
+    },
+    remove: (resource) => softDeleteResource(tx, actor.businessId, resource.id),
+    view: toResourceView,
+    action: 'resource.deleted',
   });
-}
 
 /** The business's live resources in display order. */
 export const findResources = (executor: Executor, page: PageRequest) =>

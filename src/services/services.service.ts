@@ -1,6 +1,6 @@
-import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, changeAudited, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { unknownResourceIds } from '../resources/resources.queries.ts';
 import type { ServiceRequirement } from '../schema.ts';
@@ -124,17 +124,14 @@ export function changeService(tx: Tx, actor: AuditActor, serviceId: string, inpu
 }
 
 /** Soft delete: bookings made for the service keep showing it. */
-export async function deleteService(tx: Tx, actor: AuditActor, serviceId: string): Promise<void> {
-  const service = await lockService(tx, actor.businessId, serviceId);
-  if (!service) throw notFound('service');
-  await softDeleteService(tx, actor.businessId, service.id);
-  await recordAudit(tx, actor, {
-    action: 'service.deleted',
+export const deleteService = (tx: Tx, actor: AuditActor, serviceId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'service',
-    entityId: service.id,
-    before: toServiceView(service),
+    take: () => lockService(tx, actor.businessId, serviceId),
+    remove: (service) => softDeleteService(tx, actor.businessId, service.id),
+    view: toServiceView,
+    action: 'service.deleted',
   });
-}
 
 /** The business's live services by name; inactive ones only when asked for. */
 export const findServices = (executor: Executor, page: PageRequest, options: { includeInactive: boolean }) =>

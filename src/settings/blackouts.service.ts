@@ -1,6 +1,6 @@
-import { type AuditActor, changeAudited, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, changeAudited, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { invalidField, notFound } from '../platform/errors.ts';
+import { invalidField } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import { reasonOrNull } from '../platform/schemas.ts';
 import {
@@ -45,7 +45,6 @@ export function changeBlackout(tx: Tx, actor: AuditActor, blackoutId: string, in
     input.reason === undefined ? input : { ...input, reason: reasonOrNull(input.reason) };
   return changeAudited(tx, actor, {
     entityType: 'blackout_date',
-    thing: 'blackout date',
     lock: () => lockBlackout(tx, actor.businessId, blackoutId),
     patch,
     check: (merged) => checkRange(merged.start_date, merged.end_date),
@@ -55,16 +54,13 @@ export function changeBlackout(tx: Tx, actor: AuditActor, blackoutId: string, in
   });
 }
 
-export async function removeBlackout(tx: Tx, actor: AuditActor, blackoutId: string): Promise<void> {
-  const removed = await deleteBlackout(tx, actor.businessId, blackoutId);
-  if (!removed) throw notFound('blackout date');
-  await recordAudit(tx, actor, {
-    action: 'settings.blackout_removed',
+export const removeBlackout = (tx: Tx, actor: AuditActor, blackoutId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'blackout_date',
-    entityId: removed.id,
-    before: toBlackoutView(removed),
+    take: () => deleteBlackout(tx, actor.businessId, blackoutId),
+    view: toBlackoutView,
+    action: 'settings.blackout_removed',
   });
-}
 
 /** Every range of the business, past ones included, by start date. */
 export const findBlackouts = (executor: Executor, page: PageRequest) =>

@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, removeAudited } from '../audit/audit.service.ts';
 import { type CustomerInput, isTrustedCaller, upsertCustomer } from '../customers/customers.service.ts';
 import { guestNamesOf } from '../customers/entry-customer.view.ts';
 import { todayIn } from '../engine/index.ts';
@@ -83,16 +83,13 @@ export async function joinWaitlist(
   return { waitlist_id: id, position: created.position };
 }
 
-export async function removeFromWaitlist(tx: Tx, actor: AuditActor, entryId: string): Promise<void> {
-  const removed = await deleteEntry(tx, actor.businessId, entryId);
-  if (!removed) throw notFound('waitlist entry');
-  await recordAudit(tx, actor, {
-    action: 'waitlist.removed',
+export const removeFromWaitlist = (tx: Tx, actor: AuditActor, entryId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'waitlist_entry',
-    entityId: removed.id,
-    before: { ...removed, created_at: removed.created_at.toISOString() },
+    take: () => deleteEntry(tx, actor.businessId, entryId),
+    view: (removed) => ({ ...removed, created_at: removed.created_at.toISOString() }),
+    action: 'waitlist.removed',
   });
-}
 
 /** The business's entries by creation; with `preferredDate`, that date's and the undated ones. */
 export const findEntries = (executor: Executor, page: PageRequest, preferredDate?: string) =>

@@ -1,4 +1,4 @@
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts';
+import { type AuditActor, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import { ALL_EVENTS, TEST_EVENT, WEBHOOK_EVENTS } from '../engine/webhook-events.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { conflict, invalidField, notFound } from '../platform/errors.ts';
@@ -110,16 +110,13 @@ export async function listEndpoints(executor: Executor, page: PageRequest): Prom
 }
 
 /** Removes the endpoint; its deliveries still due are never sent. */
-export async function deleteEndpoint(tx: Tx, actor: AuditActor, endpointId: string): Promise<void> {
-  const removed = await deleteEndpointRow(tx, actor.businessId, endpointId);
-  if (!removed) throw notFound('webhook endpoint');
-  await recordAudit(tx, actor, {
-    action: 'webhook.deleted',
+export const deleteEndpoint = (tx: Tx, actor: AuditActor, endpointId: string) =>
+  removeAudited(tx, actor, {
     entityType: 'webhook_endpoint',
-    entityId: removed.id,
-    before: toEndpointView(removed),
+    take: () => deleteEndpointRow(tx, actor.businessId, endpointId),
+    view: toEndpointView,
+    action: 'webhook.deleted',
   });
-}
 
 /**
  * A new secret signs from now on; the one it replaces keeps signing beside it for 24 hours, so
