@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, afterEach, beforeEach } from 'node:test';
+import { type TestContext, useTestApp } from './helpers.ts';
 
 /**
  * A small local stand-in for Twilio's Messages API (`POST /2010-04-01/Accounts/{sid}/Messages.json`),
@@ -94,8 +96,6 @@ export class FakeTwilio {
   }
 }
 
-export const startFakeTwilio = () => new FakeTwilio().start();
-
 /** An account and sender for the SDK pointed at the fake (with its `apiBase`). */
 export const TEST_TWILIO = {
   accountSid: 'AC0123456789abcdef0123456789abcdef',
@@ -103,3 +103,22 @@ export const TEST_TWILIO = {
   from: '+15005550006',
   messagingServiceSid: undefined,
 };
+
+/**
+ * A test file's fake Twilio and an app whose SMS go to it, with the file's hooks: started before
+ * its first test, emptied before each (and the app's clock the real one again after each),
+ * stopped after the last.
+ */
+export function useTwilioApp(): { ctx: TestContext; twilio: FakeTwilio } {
+  const twilio = new FakeTwilio();
+  const ctx = useTestApp(async () => {
+    await twilio.start();
+    return { twilio: { ...TEST_TWILIO, apiBase: twilio.url } };
+  });
+  after(() => twilio.stop());
+  beforeEach(() => twilio.reset());
+  afterEach(() => {
+    ctx.app.clock.now = () => Date.now();
+  });
+  return { ctx, twilio };
+}

@@ -317,10 +317,12 @@ export async function createTestApp(
 
 /**
  * The app of a test file, with the file's hooks: made before its first test, emptied before each
- * test, closed after the last. Read its parts inside tests and hooks, once it is made.
+ * test, closed after the last. Read its parts inside tests and hooks, once it is made. Overrides
+ * known only once something has started (a fake service's address) come from a function run in
+ * the same hook: hooks of a file's top level run at once, not one after another.
  */
 export function useTestApp(
-  overrides: Partial<Config> = {},
+  overrides: Partial<Config> | (() => Promise<Partial<Config>>) = {},
   extend?: (app: FastifyInstance) => void,
 ): TestContext {
   let made: TestContext | undefined;
@@ -329,7 +331,7 @@ export function useTestApp(
     return made;
   };
   before(async () => {
-    made = await createTestApp(overrides, extend);
+    made = await createTestApp(typeof overrides === 'function' ? await overrides() : overrides, extend);
   });
   after(() => made?.close());
   beforeEach(() => current().reset());

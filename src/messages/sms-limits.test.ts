@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   type BookableBusiness,
   bookOk,
@@ -8,8 +8,8 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { type FakeTwilio, startFakeTwilio, TEST_TWILIO } from '../../test/fake-twilio.ts';
-import { bearer, createTestApp, dashboardToken, ENGINE, type TestContext } from '../../test/helpers.ts';
+import { useTwilioApp } from '../../test/fake-twilio.ts';
+import { bearer, dashboardToken, ENGINE } from '../../test/helpers.ts';
 import { PLANS, quotaMonth } from '../billing/plans.rules.ts';
 import { setSubscription } from '../billing/subscription.service.ts';
 import { defaultPublishableKey } from '../developers/api-keys.service.ts';
@@ -21,23 +21,7 @@ import { admitSms } from './sms-limits.service.ts';
 // SMS cost money per message: whoever can make a booking must not be able to make the platform
 // text premium-rate numbers, or any number without end.
 
-let twilio: FakeTwilio;
-let ctx: TestContext;
-before(async () => {
-  twilio = await startFakeTwilio();
-  ctx = await createTestApp({ twilio: { ...TEST_TWILIO, apiBase: twilio.url } });
-});
-after(async () => {
-  await ctx.close();
-  await twilio.stop();
-});
-beforeEach(async () => {
-  await ctx.reset();
-  twilio.reset();
-});
-afterEach(() => {
-  ctx.app.clock.now = () => Date.now();
-});
+const { ctx, twilio } = useTwilioApp();
 
 /** A German venue (its time zone's country) that texts its guests. */
 const textingVenue = (settings: Record<string, unknown> = {}) =>

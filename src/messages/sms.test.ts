@@ -1,29 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { type BookableBusiness, bookOk, guest, send, setupBookable } from '../../test/booking-fixtures.ts';
-import { type FakeTwilio, startFakeTwilio, TEST_TWILIO } from '../../test/fake-twilio.ts';
-import { createTestApp, type TestContext } from '../../test/helpers.ts';
+import { TEST_TWILIO, useTwilioApp } from '../../test/fake-twilio.ts';
 import { insertMessage } from './outbox.queries.ts';
 import { LogSms, SmsSender, smsProvider, TwilioSms } from './sms.jobs.ts';
 
-let twilio: FakeTwilio;
-let ctx: TestContext;
-before(async () => {
-  twilio = await startFakeTwilio();
-  ctx = await createTestApp({ twilio: { ...TEST_TWILIO, apiBase: twilio.url } });
-});
-after(async () => {
-  await ctx.close();
-  await twilio.stop();
-});
-beforeEach(async () => {
-  await ctx.reset();
-  twilio.reset();
-});
-afterEach(() => {
-  ctx.app.clock.now = () => Date.now();
-});
+const { ctx, twilio } = useTwilioApp();
 
 /** A confirmed booking of the business: its change writes the confirmation SMS into the outbox. */
 const confirmationSms = (biz: BookableBusiness, phone: string) => bookOk(ctx.app, biz, guest({ phone }));
