@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, it } from 'node:test';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -460,13 +460,13 @@ export async function createPublishableKey(
 
 /**
  * Invites a dashboard user with a password and signs them in with it (which joins the business);
- * returns the access token of that login.
+ * answers that login (its tokens).
  */
-export async function dashboardToken(
+export async function dashboardLogin(
   app: FastifyInstance,
   tenant: Tenant,
   role: 'business_owner' | 'staff_member',
-): Promise<string> {
+): Promise<LightMyRequestResponse> {
   const email = uniqueEmail(role);
   const password = 'staff password 123';
   const invited = await app.inject({
@@ -478,8 +478,12 @@ export async function dashboardToken(
   assert.equal(invited.statusCode, 201, invited.body);
   const login = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
   assert.equal(login.statusCode, 200, login.body);
-  return login.json().access_token;
+  return login;
 }
+
+/** The access token of a new dashboard user's login, as `dashboardLogin`. */
+export const dashboardToken = async (...user: Parameters<typeof dashboardLogin>): Promise<string> =>
+  (await dashboardLogin(...user)).json().access_token;
 
 export interface RouteUnderTest {
   method: InjectOptions['method'];

@@ -4,6 +4,7 @@ import { decodeJwt, SignJWT } from 'jose';
 import {
   bearer,
   createTenant,
+  dashboardLogin,
   dashboardToken,
   RACE,
   signUpDeveloper,
@@ -331,19 +332,7 @@ describe('POST /v1/auth/refresh', () => {
 
     it('refreshes a dashboard user with their current role and business', async () => {
       const tenant = await createTenant(ctx.app);
-      const email = uniqueEmail('owner');
-      const invited = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/manage/staff',
-        headers: tenant.headers,
-        payload: { email, role: 'business_owner', password: PASSWORD },
-      });
-      assert.equal(invited.statusCode, 201);
-      const loggedIn = await ctx.app.inject({
-        method: 'POST',
-        url: '/v1/auth/login',
-        payload: { email, password: PASSWORD },
-      });
+      const loggedIn = await dashboardLogin(ctx.app, tenant, 'business_owner');
       const response = await refresh(loggedIn.json().refresh_token);
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(decodeJwt(response.json().access_token).app_metadata, {
@@ -633,20 +622,7 @@ describe('Cache-Control: no-store on responses with secrets', () => {
   };
   const dashboardSession = async () => {
     const tenant = await createTenant(ctx.app);
-    const email = uniqueEmail('owner');
-    const invited = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/manage/staff',
-      headers: tenant.headers,
-      payload: { email, role: 'business_owner', password: PASSWORD },
-    });
-    assert.equal(invited.statusCode, 201);
-    const loggedIn = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/auth/login',
-      payload: { email, password: PASSWORD },
-    });
-    return { tenant, loggedIn };
+    return { tenant, loggedIn: await dashboardLogin(ctx.app, tenant, 'business_owner') };
   };
 
   it('POST /v1/auth/developer/login', async () => {
