@@ -170,28 +170,31 @@ function databaseUrl(serverUrl: string, name: string): string {
 }
 
 /**
- * The files of a lane (test/fast-lane.ts) take turns on one migrated database, emptied for each:
- * opening a PGlite costs about a second of CPU, and a PostgreSQL database a copy of the template and
- * a pool, paid once per process instead of once per file. A file asking for a second database while
- * it holds this one, or for other timeouts, gets its own.
+ * The files of a lane (test/fast-lane.ts) take turns on migrated databases, emptied for each:
+ * opening a PGlite costs seconds of CPU, and a PostgreSQL database a copy of the template and a
+ * pool, paid once per process instead of once per file. Most files hold one; a file asking for a
+ * second while it holds one (an app of other settings beside its own) is lent another, opened the
+ * first time and kept for the next such file. A file asking for other timeouts gets its own.
  */
-let shared: { opened: Promise<LentDatabase>; lent: boolean } | undefined;
+const shared: { opened: Promise<LentDatabase>; lent: boolean }[] = [];
 let sharing = false;
 
-/** Makes the test files of this process share one database; answers the function that closes it. */
-export function shareOneDatabase(): () => Promise<void> {
+/** Makes the test files of this process share their databases; answers the function that closes them. */
+export function shareDatabases(): () => Promise<void> {
   sharing = true;
   return async () => {
     sharing = false;
-    if (shared) await (await shared.opened).release();
-    shared = undefined;
+    for (const { opened } of shared.splice(0)) await (await opened).release();
   };
 }
 
 async function lendSharedDatabase(timeouts: DbTimeouts): Promise<LentDatabase | undefined> {
-  if (!sharing || timeouts !== TEST_DB_TIMEOUTS || shared?.lent) return undefined;
-  shared ??= { opened: openOwnDatabase(timeouts), lent: false };
-  const held = shared;
+  if (!sharing || timeouts !== TEST_DB_TIMEOUTS) return undefined;
+  let held = shared.find((database) => !database.lent);
+  if (!held) {
+    held = { opened: openOwnDatabase(timeouts), lent: false };
+    shared.push(held);
+  }
   held.lent = true;
   const { database, url } = await held.opened;
   await emptyTables(database);
