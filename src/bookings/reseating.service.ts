@@ -49,7 +49,6 @@ export async function roomByReseating(
         end: booking.end_ms,
         startsAt: booking.starts_ms,
         partySize: booking.capacity,
-        movable,
       });
     } else {
       for (const resourceId of booking.resource_ids) {

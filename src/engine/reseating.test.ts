@@ -41,21 +41,13 @@ const rules = (resources: EngineResource[], overrides: Partial<DayRules> = {}): 
   ...overrides,
 });
 
-const booking = (
-  id: string,
-  resourceId: string,
-  from: string,
-  to: string,
-  partySize = 2,
-  movable = true,
-) => ({
+const booking = (id: string, resourceId: string, from: string, to: string, partySize = 2): SeatedBooking => ({
   id,
   resourceId,
   start: at(from),
   end: at(to),
   startsAt: at(from),
   partySize,
-  movable,
 });
 
 const T2 = table('t2', 1, 2);
@@ -67,7 +59,7 @@ const overlap = (a: { start: number; end: number }, b: { start: number; end: num
   a.start < b.end && b.start < a.end;
 
 /**
- * Whether moving at most three of the movable bookings, each to another active table that takes
+ * Whether moving at most three of the seated bookings, each to another active table that takes
  * it, one move at a time, frees `target` for `held`: every such choice tried, the reference
  * the search is held to.
  */
@@ -78,12 +70,11 @@ function somePlanFrees(
   seated: readonly SeatedBooking[],
   fixed: readonly FixedHold[],
 ): boolean {
-  const movable = seated.filter((booking) => booking.movable);
   const tryMoves = (from: number, chosen: [SeatedBooking, string][]): boolean => {
     if (freesInOrder(target, held, seated, fixed, chosen)) return true;
     if (chosen.length === MAX_RESEATS) return false;
-    for (let i = from; i < movable.length; i++) {
-      const booking = movable[i]!;
+    for (let i = from; i < seated.length; i++) {
+      const booking = seated[i]!;
       for (const resource of resources) {
         if (
           !resource.isActive ||
@@ -128,9 +119,7 @@ describe('planReseating', () => {
     assert.deepEqual(plan, { resourceId: 't4', moves: [{ bookingId: 'lea', from: 't4', to: 't2' }] });
   });
 
-  it('moves nothing that is locked, seated or started, nor onto a block or a table too small', () => {
-    const seated = [booking('lea', 't4', '18:30', '20:00', 2, false)];
-    assert.equal(planReseating(rules([T2, T4]), SEVEN, ['t4'], seated, []), null);
+  it('moves nothing onto a block or a table too small, nor frees a table a fixed hold takes', () => {
     const blocked = [{ resourceId: 't2', start: at('19:30'), end: at('21:00') }];
     assert.equal(
       planReseating(rules([T2, T4]), SEVEN, ['t4'], [booking('lea', 't4', '18:30', '20:00')], blocked),
@@ -290,7 +279,8 @@ describe('planReseating', () => {
             start: at(`${block.from}:00`),
             end: at(`${block.from}:30`),
           }));
-          // A day as the exclusion constraint keeps it: each booking fits its table, none overlap there.
+          // A day as the exclusion constraint keeps it: each booking fits its table, none overlap there;
+          // one that may not move (locked, seated, started) holds its table as a block does.
           const seated: SeatedBooking[] = [];
           for (const [i, want] of wanted.entries()) {
             const on = resources[want.table % resources.length]!;
@@ -300,7 +290,6 @@ describe('planReseating', () => {
               `${want.from}:00`,
               `${want.from + want.hours}:00`,
               want.party,
-              want.movable,
             );
             if (!takesParty(on, want.party)) continue;
             if (
@@ -308,7 +297,8 @@ describe('planReseating', () => {
             ) {
               continue;
             }
-            seated.push(candidate);
+            if (want.movable) seated.push(candidate);
+            else fixed.push({ resourceId: on.id, start: candidate.start, end: candidate.end });
           }
           const held = { start: at(`${hour}:00`), end: at(`${hour + 1}:30`) };
           // Best fit first is the caller's order, not the resources': here the last table first.
@@ -328,8 +318,8 @@ describe('planReseating', () => {
             fixed.some((hold) => hold.resourceId === resourceId && overlap(hold, range)) ||
             seated.some((b) => b.id !== self && where.get(b.id) === resourceId && overlap(b, range));
           for (const move of plan.moves) {
-            const moved = seated.find((b) => b.id === move.bookingId)!;
-            assert.ok(moved.movable, `${moved.id} may not move`);
+            const moved = seated.find((b) => b.id === move.bookingId);
+            assert.ok(moved, `${move.bookingId} may not move`);
             assert.equal(move.from, moved.resourceId);
             const to = resources.find((resource) => resource.id === move.to)!;
             assert.ok(to.isActive && takesParty(to, moved.partySize), `${moved.id} does not fit ${to.id}`);

@@ -5,7 +5,10 @@ import type { DayRules, EngineResource } from './types.ts';
 /** The most bookings one re-seating moves. */
 export const MAX_RESEATS = 3;
 
-/** A booking that holds one resource during the day, as re-seating sees it. */
+/**
+ * A booking re-seating may move to another table at its time: it holds one resource during the day.
+ * Bookings that may not move (seated, started, locked, bound) are the caller's fixed holds.
+ */
 export interface SeatedBooking {
   id: string;
   resourceId: string;
@@ -15,11 +18,6 @@ export interface SeatedBooking {
   /** Its start, which picks the service period (and the resources) it may sit in. */
   startsAt: number;
   partySize: number;
-  /**
-   * Whether it may be moved to another table at its time: it starts on the day and has not yet,
-   * nobody sits at it, it holds one table, no staff locked it, and no service binds its resource.
-   */
-  movable: boolean;
 }
 
 /** A block or a booking that re-seating cannot move: its resource stays taken for its range. */
@@ -100,7 +98,6 @@ export function planReseating(
         if (resource === booking.resourceId) continue;
         return null;
       }
-      if (!booking.movable) return null;
       holders.push(booking);
     }
     return holders;
