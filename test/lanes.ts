@@ -45,7 +45,7 @@ const FILE_SECONDS: Record<string, number> = {
   'test/browser/dashboard-stats.test.ts': 12,
   'test/browser/email.test.ts': 12,
   'src/customers/csv-memory.test.ts': 31,
-  'test/server.test.ts': 19,
+  'test/server.test.ts': 16,
   'src/platform/db-stall.test.ts': 17,
   'src/customers/search-load.test.ts': 16,
   'src/platform/tracing.test.ts': 15,
