@@ -45,7 +45,7 @@ BEGIN
   END IF;
   v_data := p_data::jsonb;
   v_booking := (v_data->>'id')::uuid;
-  v_guest_email := coalesce(v_data->'guest'->>'email', v_data->'customer'->>'email');
+  v_guest_email := slotwise_guest_contact('email', v_data->'guest'->>'email', v_data->'customer'->>'email', NULL);
   IF v_type <> 'booking_confirmed' AND v_guest_emails AND v_guest_email IS NOT NULL THEN
     SELECT coalesce(max(o.sequence) + 1, 0), count(*) > 0 INTO v_sequence, v_told FROM message_outbox o
     WHERE o.booking_id = v_booking AND o.channel = 'email'
@@ -55,7 +55,8 @@ BEGIN
   SELECT p_business, m.type, m.channel, m.to_address, v_booking, v_data, m.sequence
   FROM (VALUES
     (v_type, 'email', v_guest_email, v_guest_emails AND v_told, v_sequence),
-    (v_type, 'sms', nullif(v_data->'customer'->>'phone', ''), v_sms AND v_type = 'booking_confirmed', NULL),
+    (v_type, 'sms', slotwise_guest_contact('sms', NULL, NULL, v_data->'customer'->>'phone'),
+      v_sms AND v_type = 'booking_confirmed', NULL),
     ('venue_new_booking', 'email', v_venue, v_type = 'booking_confirmed' AND v_data->>'source' = 'online', NULL),
     ('venue_guest_cancellation', 'email', v_venue,
       v_type = 'booking_cancelled' AND p_actor IS NOT DISTINCT FROM 'guest', NULL)

@@ -8,8 +8,8 @@ const MAX_REMINDER_HOURS = 168;
  * Writes the reminders due at `now`, at most `limit` of them: one per confirmed booking and
  * channel whose moment (`starts_at` less `reminder_hours_before` hours, an instant, so a clock
  * change between the two moves nothing) has come while the booking has not started, for a
- * booking made before that moment. Email to the address given with the booking, else the
- * customer's, while guest emails are on; SMS to the customer's phone while SMS is on. A pair
+ * booking made before that moment, on each channel that is on, to the guest's contact there
+ * (db/functions/slotwise_guest_contact.sql, as for the booking's other messages). A pair
  * already reminded is passed over (the unique reminder index), so a booking is reminded at most
  * once per channel however many runs race, and a booking moved after its reminder is not
  * reminded again. The payload is the booking as the API answers it now. Answers how many it wrote.
@@ -25,8 +25,8 @@ export async function writeDueReminders(executor: Executor, now: Date, limit: nu
       JOIN customers c ON c.business_id = b.business_id AND c.id = b.customer_id
       CROSS JOIN LATERAL (VALUES
         ('email', CASE WHEN biz.guest_emails_enabled
-          THEN coalesce(b.guest_email, c.email) END),
-        ('sms', CASE WHEN biz.sms_enabled AND c.phone_normalized <> '' THEN c.phone END)
+          THEN slotwise_guest_contact('email', b.guest_email, c.email, c.phone) END),
+        ('sms', CASE WHEN biz.sms_enabled THEN slotwise_guest_contact('sms', b.guest_email, c.email, c.phone) END)
       ) AS contact (channel, to_address)
       WHERE b.status = 'confirmed'
         AND b.starts_at > ${now}

@@ -6,6 +6,7 @@ import {
   daysFromNow,
   guest,
   nextCentralEuropeanClockChange,
+  send,
   setupBookable,
   withoutGuestProfile,
 } from '../../test/booking-fixtures.ts';
@@ -97,6 +98,14 @@ describe('reminder job', () => {
       (await reminders()).map((row) => row.channel),
       ['email', 'sms'],
     );
+  });
+
+  it('reminds an erased guest on no channel: their booking stays, their email and phone are gone', async () => {
+    const biz = await setupBookable(ctx.app, { settings: { sms_enabled: true } });
+    const booking = await bookOk(ctx.app, biz);
+    await send(ctx.app, biz.tenant, 'POST', `/v1/manage/customers/${booking.customer_id}/erase`);
+    assert.equal(await remindAt(Date.parse(booking.starts_at) - 2 * HOUR), 0);
+    assert.deepEqual(await reminders(), []);
   });
 
   it('counts absolute hours across a clock change: a Sunday booking after the change is reminded at starts_at - 24 h', async () => {
