@@ -75,18 +75,18 @@ function metricsGuard(token: string | undefined) {
   };
 }
 
-/**
- * Prometheus metrics of this app, in a registry of its own (tests build many apps in one
- * process): request durations by route as routed (`fastify-metrics`), Node's own figures, and
- * the service's counters and gauges. What other parts count themselves (cache lookups, feed
- * reconnects, delivery failures, pool use) is read when scraped.
- */
 /** Why METRICS_PORT could not listen, in the terms that fix it. */
 export function metricsListenError(error: unknown, port: number, host: string): ConfigError {
   const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   return new ConfigError(`METRICS_PORT ${port} on METRICS_HOST ${host} cannot listen (${reason})`);
 }
 
+/**
+ * Prometheus metrics of this app, in a registry of its own (tests build many apps in one
+ * process): request durations by route as routed (`fastify-metrics`), Node's own figures, and
+ * the service's counters and gauges. What other parts count themselves (cache lookups, feed
+ * reconnects, delivery failures, pool use) is read when scraped.
+ */
 export async function registerMetrics(app: FastifyInstance): Promise<void> {
   const registry = new Registry();
   const registers = [registry];
