@@ -120,10 +120,11 @@ async function openMigratedPGlite(timeouts: DbTimeouts, dataDir?: string): Promi
 
 /**
  * Fills the empty folder `dataDir` with a migrated PGlite, as a server's first start leaves its
- * DATA_DIR: a server started on it neither creates nor migrates a cluster.
+ * DATA_DIR: a server started on it neither creates nor migrates a cluster. Answers `dataDir`.
  */
-export async function migratedDataDir(dataDir: string): Promise<void> {
+export async function migratedDataDir(dataDir: string): Promise<string> {
   await (await openMigratedPGlite(TEST_DB_TIMEOUTS, dataDir)).close();
+  return dataDir;
 }
 
 /** Advisory lock key (in the server's maintenance database) of building the template. */
@@ -281,6 +282,21 @@ async function openOwnDatabase(timeouts: DbTimeouts): Promise<LentDatabase> {
  */
 const TEST_DB_TIMEOUTS: DbTimeouts = { lockMs: 30_000, statementMs: 30_000, acquireMs: 30_000 };
 
+/**
+ * What a server or worker process started by a test runs with beside its database, as a test app
+ * runs (createTestApp): a busy machine must not make it shed load for its event loop's delay, nor
+ * answer 503 for a database wait that production's 5 s would cut.
+ */
+export const TEST_PROCESS_ENV = {
+  JWT_SECRET: TEST_JWT_SECRET,
+  LOG_LEVEL: 'warn',
+  MAX_EVENT_LOOP_DELAY_MS: '0',
+  DB_LOCK_TIMEOUT_MS: String(TEST_DB_TIMEOUTS.lockMs),
+  DB_STATEMENT_TIMEOUT_MS: String(TEST_DB_TIMEOUTS.statementMs),
+  DB_ACQUIRE_TIMEOUT_MS: String(TEST_DB_TIMEOUTS.acquireMs),
+  DB_REQUEST_DEADLINE_MS: String(TEST_DB_TIMEOUTS.acquireMs),
+};
+
 /** `extend` may add routes or hooks to the app before it is ready (e.g. a route that throws). */
 export async function createTestApp(
   overrides: Partial<Config> = {},
@@ -288,16 +304,14 @@ export async function createTestApp(
 ): Promise<TestContext> {
   const config = {
     ...loadConfig({
-      JWT_SECRET: TEST_JWT_SECRET,
+      ...TEST_PROCESS_ENV,
       DATABASE_URL: 'postgres://unused',
-      // A busy test machine (PGlite's work blocks the loop) must not make test apps shed load.
-      MAX_EVENT_LOOP_DELAY_MS: '0',
       // Live businesses pay on the simulated processor's pages, as in the embedded default; tests
       // of a deployment without it override `simulatedPayments`.
       SIMULATED_PAYMENTS: 'true',
     }),
+    // The very object: a lane lends its databases to the apps of these timeouts only.
     dbTimeouts: TEST_DB_TIMEOUTS,
-    dbRequestDeadlineMs: TEST_DB_TIMEOUTS.acquireMs,
     ...overrides,
   };
   const { database, url, release } = await openTestDatabase(config.dbTimeouts);

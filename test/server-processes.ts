@@ -1,6 +1,6 @@
 import { after, before } from 'node:test';
 import { type StartedProcess, startProcess, stopProcess } from '../bench/process.ts';
-import { createTestApp, TEST_JWT_SECRET, type TestContext } from './helpers.ts';
+import { createTestApp, TEST_PROCESS_ENV, type TestContext } from './helpers.ts';
 
 /** A test app and the real server processes that serve its database beside it. */
 export interface ServedDatabase {
@@ -21,7 +21,7 @@ export function twoServersOnOneDatabase(): ServedDatabase {
       served.servers.push(
         await startProcess(
           'src/main.ts',
-          { DATABASE_URL: served.ctx.databaseUrl!, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn' },
+          { ...TEST_PROCESS_ENV, DATABASE_URL: served.ctx.databaseUrl! },
           { args: ['serve'], readyPath: '/readyz' },
         ),
       );

@@ -8,7 +8,7 @@ import {
   createKeyWithId,
   createTestApp,
   ENGINE,
-  TEST_JWT_SECRET,
+  TEST_PROCESS_ENV,
   type TestContext,
 } from './helpers.ts';
 
@@ -35,7 +35,7 @@ describe('SIGTERM under booking load', {
     ctx = await createTestApp();
     server = await startProcess(
       'src/main.ts',
-      { DATABASE_URL: ctx.databaseUrl!, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn' },
+      { ...TEST_PROCESS_ENV, DATABASE_URL: ctx.databaseUrl! },
       { args: ['serve'], readyPath: '/readyz' },
     );
   });

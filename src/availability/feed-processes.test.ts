@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type StartedProcess, startProcess, stopProcess } from '../../bench/process.ts';
 import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, ENGINE, TEST_PROCESS_ENV, type TestContext } from '../../test/helpers.ts';
 
 /** CHANGE_FEED_MAX_LAG_MS's default: the bound within which another process's booking shows. */
 const MAX_LAG_MS = 1000;
@@ -30,7 +30,7 @@ describe('cached availability across server processes', {
       servers.push(
         await startProcess(
           'src/main.ts',
-          { DATABASE_URL: ctx.databaseUrl!, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', ...env },
+          { ...TEST_PROCESS_ENV, DATABASE_URL: ctx.databaseUrl!, ...env },
           { args: ['serve'], readyPath: '/readyz' },
         ),
       );

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { SERVER_HEAP_FLAGS, type StartedProcess, startProcess, stopProcess } from '../../bench/process.ts';
 import { bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, ENGINE, TEST_PROCESS_ENV, type TestContext } from '../../test/helpers.ts';
 import { openPGlite, type PGliteDatabase } from '../platform/db.ts';
 
 const LOADED = 100_000;
@@ -70,9 +70,7 @@ describe('bookings.csv of 100,000 bookings, from the real server', () => {
     }
     server = await startProcess(
       'src/main.ts',
-      // A busy test machine (PGlite's work blocks the loop) must not make it shed the download,
-      // as test apps do not (createTestApp).
-      { ...database, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'warn', MAX_EVENT_LOOP_DELAY_MS: '0' },
+      { ...TEST_PROCESS_ENV, ...database },
       { args: ['serve'], nodeArgs: SERVER_HEAP_FLAGS, readyPath: '/readyz' },
     );
   });

@@ -1,6 +1,6 @@
 // test lane: system
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -51,6 +51,33 @@ function holder() {
   return { released, release };
 }
 
+/**
+ * Takes every connection of `database`'s pool, each in a loan of its own, until `released`;
+ * resolves once all are held, with the end of the loans.
+ */
+async function takeEveryConnection(database: Database, released: Promise<void>) {
+  let holding = 0;
+  const loans = Promise.all(
+    Array.from({ length: POOL_SIZE }, () =>
+      database.db.connection().execute(async (connection) => {
+        await sql`SELECT 1`.execute(connection);
+        holding++;
+        await released;
+      }),
+    ),
+  );
+  while (holding < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 20));
+  return { returned: loans };
+}
+
+/**
+ * Opens every connection of the pool before a test: on a busy machine, making one may take longer
+ * than the test's short acquire timeout, which is an outage of its own (unreachable), logged as one.
+ */
+async function fillWithConnections(database: Database): Promise<void> {
+  await (await takeEveryConnection(database, Promise.resolve())).returned;
+}
+
 describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 180_000 }, () => {
   let server: OwnPostgres;
   let database: Database;
@@ -90,6 +117,7 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
     await app.ready();
     biz = await setupBookable(app);
   });
+  beforeEach(() => fillWithConnections(database));
   after(async () => {
     await app?.close();
     await database?.close();
@@ -127,22 +155,14 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
 
     it('answers a request for which no pooled connection comes free in time', async () => {
       const hold = holder();
-      let holding = 0;
-      const taken = Array.from({ length: POOL_SIZE }, () =>
-        database.db.connection().execute(async (connection) => {
-          await sql`SELECT 1`.execute(connection);
-          holding++;
-          await hold.released;
-        }),
-      );
+      const { returned } = await takeEveryConnection(database, hold.released);
       try {
-        while (holding < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 20));
         assertUnavailable(
           await app.inject({ method: 'GET', url: '/v1/manage/business', headers: biz.tenant.headers }),
         );
       } finally {
         hold.release();
-        await Promise.all(taken);
+        await returned;
       }
       const read = await app.inject({
         method: 'GET',
@@ -184,23 +204,18 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
       });
       await boundedApp.ready();
     });
+    beforeEach(() => fillWithConnections(bounded));
     after(async () => {
       await boundedApp?.close();
       await bounded?.close();
     });
 
-    /** Takes every pooled connection of `bounded` until `ms` have passed. */
+    /** Takes every pooled connection of `bounded` until `ms` have passed since all were held. */
     async function fillPool(ms: number) {
-      let holding = 0;
-      const taken = Array.from({ length: POOL_SIZE }, () =>
-        bounded.db.connection().execute(async (connection) => {
-          await sql`SELECT 1`.execute(connection);
-          holding++;
-          await new Promise((resolve) => setTimeout(resolve, ms));
-        }),
-      );
-      while (holding < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 20));
-      return Promise.all(taken);
+      const hold = holder();
+      const { returned } = await takeEveryConnection(bounded, hold.released);
+      setTimeout(hold.release, ms);
+      return returned;
     }
 
     /** A booking of its own hour, through the app with the deadline, and how long its answer took. */

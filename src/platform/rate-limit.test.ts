@@ -13,7 +13,7 @@ import {
   createPublishableKey,
   createTenant,
   createTestApp,
-  TEST_JWT_SECRET,
+  TEST_PROCESS_ENV,
   uniqueEmail,
   useTestApp,
 } from '../../test/helpers.ts';
@@ -407,10 +407,9 @@ describe('shared limit across processes (Redis)', {
       DATABASE_URL: databaseUrl.toString(),
       REDIS_URL,
       REDIS_KEY_PREFIX: `${name}:`,
-      JWT_SECRET: TEST_JWT_SECRET,
+      ...TEST_PROCESS_ENV,
       HOST: '127.0.0.1',
       PORT: '0',
-      LOG_LEVEL: 'warn',
     };
     // One after the other: the first applies the migrations, the second finds them applied.
     servers.push(await startServer(env));

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { COMPILE_CACHE } from '../../test/compile-cache.ts';
-import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import {
+  createTestApp,
+  ENGINE,
+  migratedDataDir,
+  TEST_PROCESS_ENV,
+  type TestContext,
+} from '../../test/helpers.ts';
 
 /**
  * Tracing in a real server process: the instrumentation is loaded by `node --import` before
@@ -58,8 +64,7 @@ async function startServer(preload: string, env: Record<string, string>): Promis
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
       PORT: '0',
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: TEST_JWT_SECRET,
+      ...TEST_PROCESS_ENV,
       ...COMPILE_CACHE,
       ...env,
     },
@@ -227,7 +232,9 @@ describe('tracing switched on by OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 120_00
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
 
     const server = await startServer(TRACING, {
-      ...(ctx?.databaseUrl ? { DATABASE_URL: ctx.databaseUrl } : { DATA_DIR: tempDir() }),
+      ...(ctx?.databaseUrl
+        ? { DATABASE_URL: ctx.databaseUrl }
+        : { DATA_DIR: await migratedDataDir(tempDir()) }),
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'slotwise-under-test',

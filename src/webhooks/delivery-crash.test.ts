@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { bookOk, setupBookable } from '../../test/booking-fixtures.ts';
 import { COMPILE_CACHE } from '../../test/compile-cache.ts';
-import { createTestApp, ENGINE, eventually, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, ENGINE, eventually, TEST_PROCESS_ENV, type TestContext } from '../../test/helpers.ts';
 import { assertSigned, Receiver } from './receiver.fixture.ts';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -28,8 +28,7 @@ function worker(env: Record<string, string>) {
   const child = spawn(process.execPath, [MAIN, 'worker'], {
     env: {
       PATH: process.env.PATH ?? '',
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: TEST_JWT_SECRET,
+      ...TEST_PROCESS_ENV,
       ...COMPILE_CACHE,
       ...env,
     },
