@@ -8,7 +8,7 @@ import {
   createTenant,
   createTestApp,
   ENGINE,
-  TEST_JWT_SECRET,
+  TEST_PROCESS_ENV,
   type Tenant,
   type TestContext,
 } from '../../test/helpers.ts';
@@ -63,7 +63,7 @@ describe('a change and its idempotent answer', () => {
     }
     const tenant = await createTenant(ctx.app);
     const child = spawn(process.execPath, [FIXTURE], {
-      env: { ...process.env, DATABASE_URL: ctx.databaseUrl, JWT_SECRET: TEST_JWT_SECRET },
+      env: { ...process.env, ...TEST_PROCESS_ENV, DATABASE_URL: ctx.databaseUrl },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = once(child, 'exit');
