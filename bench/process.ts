@@ -8,8 +8,9 @@ export interface StartedProcess {
 }
 
 /**
- * Starts `node <script> <args>` on a free port of 127.0.0.1 and waits (up to a minute) until
- * `readyPath` answers 200. Its stdout is dropped and its stderr shown, so a crash is seen. A port
+ * Starts `node <script> <args>` on a free port of 127.0.0.1 and waits (up to three minutes: a start
+ * takes seconds alone, over a minute on a machine running two test suites) until `readyPath`
+ * answers 200. Its stdout is dropped and its stderr shown, so a crash is seen. A port
  * found free can be taken by another process before the child binds it (tests run side by side):
  * the child then exits saying so, and is started again on another port.
  */
@@ -41,7 +42,7 @@ async function startOnFreePort(
     if (said.length < 10_000) said += chunk;
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) return { exitCode: child.exitCode, portTaken: /already in use/.test(said) };
     try {

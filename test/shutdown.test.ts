@@ -26,7 +26,8 @@ const networkError = (error: unknown) => {
 
 describe('SIGTERM under booking load', {
   skip: ENGINE === 'pglite' && 'the server process needs its own database: set TEST_DATABASE_URL',
-  timeout: 120_000,
+  // The server's start (startProcess) may take minutes on a machine running two suites.
+  timeout: 300_000,
 }, () => {
   let ctx: TestContext;
   let server: StartedProcess;
@@ -40,7 +41,7 @@ describe('SIGTERM under booking load', {
     );
   });
   after(async () => {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    if (server?.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     await ctx.close();
   });
 

@@ -382,10 +382,11 @@ describe('calendar imports', () => {
       replies.set('/cal.ics', { body });
       // A machine busy with other work delays every event loop now and then, whatever this one
       // does: a late answer counts by what the sync adds to the same polling without it, and the
-      // best of three syncs is judged. A parse on the event loop is seconds late every time.
+      // best of three syncs is judged. A parse on the event loop is seconds late every time; two
+      // suites at once have added a tenth of a second to the best of three without one.
       let addedMs = Number.POSITIVE_INFINITY;
       const seen: string[] = [];
-      for (let attempt = 0; attempt < 3 && addedMs >= 100; attempt++) {
+      for (let attempt = 0; attempt < 3 && addedMs >= 500; attempt++) {
         const { result, worstMs, tookMs } = await healthWhile(sync(biz.tenant.headers, id));
         assert.equal(result.last_error, 'too_complex');
         assert.deepEqual(await blocksOf(biz.tenant.headers, resourceId), kept);
@@ -393,7 +394,7 @@ describe('calendar imports', () => {
         addedMs = Math.min(addedMs, worstMs - idleMs);
         seen.push(`${Math.round(worstMs)} ms late (${Math.round(idleMs)} ms without the sync)`);
       }
-      assert.ok(addedMs < 100, `/healthz answered ${seen.join(', ')}`);
+      assert.ok(addedMs < 500, `/healthz answered ${seen.join(', ')}`);
     }
   });
 

@@ -27,6 +27,12 @@ const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const TRACING = fileURLToPath(new URL('../tracing.ts', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./tracing.fixture.ts', import.meta.url));
 
+/**
+ * A server started with the instrumentation, one request and its stop: seconds alone, minutes on
+ * a machine running two suites.
+ */
+const TRACED_SERVER_MS = 300_000;
+
 const SPAN_KIND_SERVER = 1;
 /** An upstream proxy's trace, which the request's spans must join (W3C Trace Context). */
 const UPSTREAM_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -137,7 +143,7 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('one request, one trace', { timeout: 120_000 }, () => {
+describe('one request, one trace', { timeout: TRACED_SERVER_MS }, () => {
   let ctx: TestContext | undefined;
   before(async () => {
     if (ENGINE === 'postgres') ctx = await createTestApp();
@@ -208,7 +214,7 @@ describe('one request, one trace', { timeout: 120_000 }, () => {
   });
 });
 
-describe('tracing switched on by OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: 120_000 }, () => {
+describe('tracing switched on by OTEL_EXPORTER_OTLP_ENDPOINT', { timeout: TRACED_SERVER_MS }, () => {
   let ctx: TestContext | undefined;
   before(async () => {
     if (ENGINE === 'postgres') ctx = await createTestApp();

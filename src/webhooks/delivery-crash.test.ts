@@ -78,11 +78,12 @@ describe('node src/main.ts worker', () => {
     t.after(() => {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
     });
-    // A worker's start (its imports, the migrations' check) takes seconds on a machine running two suites.
+    // A worker's start (its imports, the migrations' check) takes seconds alone, and over a minute
+    // on a machine running two suites.
     await eventually(
       () => receiver.received.length === 1,
       `the worker to post the event (${run.output()})`,
-      60_000,
+      180_000,
     );
     assert.match(run.output(), /worker is running the scheduled jobs/);
     run.child.kill('SIGKILL');
