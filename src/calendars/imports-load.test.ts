@@ -118,8 +118,9 @@ describe('hostile calendars under load', ON_SERVER, () => {
     const max = Math.max(...latencies);
     assert.ok(latencies.length >= 20, `${latencies.length} reads`);
     assert.ok(p50 < 100, `p50 ${Math.round(p50)} ms over ${latencies.length} reads`);
-    // What it guards against froze every read for the whole sync (15-30 s); a machine running
-    // the system lane beside it has made one read take 530 ms.
-    assert.ok(max < 2000, `slowest read ${Math.round(max)} ms`);
+    // What it guards against froze every read for the whole sync (15-30 s); two suites running
+    // at once have made one read take 2.6 s. Whether a parse runs off the event loop at all is
+    // imports.test.ts's to tell, against the same polling without a sync.
+    assert.ok(max < 5000, `slowest read ${Math.round(max)} ms`);
   });
 });
