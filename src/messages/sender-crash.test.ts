@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { bookOk, setupBookable } from '../../test/booking-fixtures.ts';
 import { COMPILE_CACHE } from '../../test/compile-cache.ts';
-import { createTestApp, ENGINE, migratedDataDir, TEST_JWT_SECRET } from '../../test/helpers.ts';
+import { createTestApp, ENGINE, migratedDataDir, TEST_PROCESS_ENV } from '../../test/helpers.ts';
 import { startSmtpCapture } from '../../test/smtp-capture.ts';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
@@ -50,7 +50,7 @@ async function openShared() {
   }
   await migratedDataDir(dataDir);
   const config = {
-    ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, MAX_EVENT_LOOP_DELAY_MS: '0' }),
+    ...loadConfig({ ...TEST_PROCESS_ENV, DATA_DIR: dataDir }),
     publicBaseUrl: PUBLIC_BASE_URL,
   };
   const open = async () => {
@@ -84,7 +84,7 @@ describe('a sender killed between the send and its record', () => {
       const child = spawn(process.execPath, [FIXTURE], {
         env: {
           PATH: process.env.PATH ?? '',
-          JWT_SECRET: TEST_JWT_SECRET,
+          ...TEST_PROCESS_ENV,
           SMTP_URL: smtp.url,
           PUBLIC_BASE_URL,
           ...COMPILE_CACHE,
