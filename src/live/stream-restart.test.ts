@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { BOOKING_DAY, bookOk, postBooking, setupBookable } from '../../test/booking-fixtures.ts';
-import { ENGINE, eventually, TEST_JWT_SECRET } from '../../test/helpers.ts';
+import { ENGINE, eventually, TEST_PROCESS_ENV } from '../../test/helpers.ts';
 import { readStream } from '../../test/live-stream.ts';
 import { noOwnPostgres, type OwnPostgres, startOwnPostgres } from '../../test/outage-servers.ts';
 import { buildApp } from '../app.ts';
@@ -27,10 +27,7 @@ describe('a live stream across a PostgreSQL restart', {
 
   before(async () => {
     server = await startOwnPostgres();
-    const config = {
-      ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: server.url }),
-      dbTimeouts: { lockMs: 30_000, statementMs: 30_000, acquireMs: 30_000 },
-    };
+    const config = loadConfig({ ...TEST_PROCESS_ENV, DATABASE_URL: server.url });
     database = await openPostgres(server.url, 5, config.dbTimeouts);
     await migrate(database);
     app = await buildApp({ config, database });

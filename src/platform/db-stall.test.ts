@@ -10,7 +10,7 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { createTestApp, ENGINE, TEST_JWT_SECRET, type TestContext } from '../../test/helpers.ts';
+import { createTestApp, ENGINE, TEST_PROCESS_ENV, type TestContext } from '../../test/helpers.ts';
 import { noOwnPostgres, type OwnPostgres, startOwnPostgres } from '../../test/outage-servers.ts';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
@@ -99,7 +99,7 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
     database = await openPostgres(server.url, POOL_SIZE, TIMEOUTS);
     await migrate(database);
     const config = {
-      ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: server.url }),
+      ...loadConfig({ ...TEST_PROCESS_ENV, DATABASE_URL: server.url }),
       dbTimeouts: TIMEOUTS,
       // One business's 30 requests at once must each meet the stall itself, not its share's queue
       // (src/platform/fair-share.test.ts).
@@ -196,7 +196,7 @@ describe('the database stalled (PostgreSQL)', { skip: noOwnPostgres, timeout: 18
       bounded = await openPostgres(server.url, POOL_SIZE, DEFAULTS);
       boundedApp = await buildApp({
         config: {
-          ...loadConfig({ JWT_SECRET: TEST_JWT_SECRET, DATABASE_URL: server.url }),
+          ...loadConfig({ ...TEST_PROCESS_ENV, DATABASE_URL: server.url }),
           dbTimeouts: DEFAULTS,
           dbRequestDeadlineMs: DEADLINE_MS,
         },

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { type StartedProcess, startProcess, stopProcess } from '../../bench/process.ts';
 import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
-import { ENGINE, eventually, TEST_JWT_SECRET, TEST_PROCESS_ENV } from '../../test/helpers.ts';
+import { ENGINE, eventually, TEST_PROCESS_ENV } from '../../test/helpers.ts';
 import { noOwnPgBouncer, type OwnPgBouncer, startOwnPgBouncer } from '../../test/outage-servers.ts';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
@@ -73,7 +73,7 @@ describe('server processes behind PgBouncer in transaction pooling', { skip, tim
     database = await openPostgres(bouncer.url, 4, undefined, directUrl);
     app = await buildApp({
       config: loadConfig({
-        JWT_SECRET: TEST_JWT_SECRET,
+        ...TEST_PROCESS_ENV,
         DATABASE_URL: bouncer.url,
         DATABASE_LISTEN_URL: directUrl,
       }),
