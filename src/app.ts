@@ -35,7 +35,7 @@ import { combineHandlers, InboundEvents } from './payments/inbound.events.ts';
 import { paymentsArea } from './payments/payments.area.ts';
 import { Processors, paymentsWarning } from './payments/processors.adapter.ts';
 import type { Area } from './platform/area.ts';
-import { KeyUsageRecorder, TokenService } from './platform/auth.ts';
+import { KeyUsageRecorder, PasswordHasher, TokenService } from './platform/auth.ts';
 import { ChangeFeed } from './platform/change-feed.ts';
 import { ChangeHints, ChangeLogReader, listenForHints, pruneChangeLog } from './platform/change-log.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -118,6 +118,7 @@ declare module 'fastify' {
     database: Database;
     config: Config;
     tokens: TokenService;
+    passwords: PasswordHasher;
     changes: ChangeFeed;
     /** The change log's reader, which moves `changes` on and feeds the live streams. */
     changeLog: ChangeLogReader;
@@ -294,6 +295,7 @@ export async function buildApp({ config, database, logger = false }: AppDeps): P
   app.decorate('clock', clock);
   app.decorate('cursors', new CursorCodec(deriveKey(config.jwtSecret, 'list cursors')));
   app.decorate('tokens', tokens);
+  app.decorate('passwords', new PasswordHasher(config.passwordCost));
   app.decorate('changes', changes);
   app.decorate('changeLog', changeLog);
   app.decorate('liveEvents', liveEvents);

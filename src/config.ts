@@ -25,6 +25,11 @@ export interface Config {
   smtpUrl: string | undefined;
   /** Where guests' SMS go through Twilio; undefined: they are written to the log. */
   twilio: TwilioConfig | undefined;
+  /**
+   * The Argon2id cost of new password hashes: always OWASP's (`PASSWORD_COST`), which no variable
+   * lowers; the test suite's apps set a cheap one, as they hash hundreds of passwords.
+   */
+  passwordCost: PasswordCost;
   /** The most SMS one business may send a day (`SMS_MAX_PER_BUSINESS_PER_DAY`): the ceiling of its `sms_per_day`. */
   smsMaxPerBusinessPerDay: number;
   /** The sender address of every email (`MAIL_FROM`); default `no-reply@<PUBLIC_BASE_URL host>`. */
@@ -80,6 +85,15 @@ export interface Config {
     recheckMs: number;
   };
 }
+
+/** Argon2id's memory (KiB) and passes. A hash names its own cost, so checking one needs neither. */
+export interface PasswordCost {
+  memoryKib: number;
+  passes: number;
+}
+
+/** OWASP's Argon2id setting: 19 MiB and 2 passes, one lane. */
+export const PASSWORD_COST: PasswordCost = { memoryKib: 19_456, passes: 2 };
 
 /** Twilio's account, and the sender: a number (`from`) or a messaging service. */
 export interface TwilioConfig {
@@ -289,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripeApiBase: parseUrl('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']),
     smtpUrl: parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']),
     twilio: parseTwilio(env),
+    passwordCost: PASSWORD_COST,
     smsMaxPerBusinessPerDay: parseCount(
       'SMS_MAX_PER_BUSINESS_PER_DAY',
       env.SMS_MAX_PER_BUSINESS_PER_DAY,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { PasswordHasher } from './platform/auth.ts';
 import { type Database, openPGlite, openPostgres } from './platform/db.ts';
 import { metricsListenError } from './platform/metrics.ts';
 import { migrate } from './platform/migrate.ts';
@@ -86,7 +87,7 @@ async function serve(config: Config): Promise<void> {
   await checkPorts(config, true);
   const database = await openDatabase(config);
   await migrate(database);
-  await ensureSandbox(database.db);
+  await ensureSandbox(database.db, new PasswordHasher(config.passwordCost));
   const app = await buildApp({ config, database, logger: stdoutLog(config) });
   stopOnSignal(app, database, config, 'requests');
   try {

@@ -66,7 +66,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Developer, ...errorResponses(409) },
       },
     },
-    async (request, reply) => registerDeveloper(request.body, commitWith(request, reply, 201)),
+    async (request, reply) => registerDeveloper(app.passwords, request.body, commitWith(request, reply, 201)),
   );
 
   app.post(
@@ -83,7 +83,7 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      logInDeveloper(app.db, app.tokens, request.body, {
+      logInDeveloper(app.db, app.tokens, app.passwords, request.body, {
         now: new Date(app.clock.now()),
         clientIp: clientAddress(request),
       }),

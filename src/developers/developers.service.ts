@@ -1,4 +1,4 @@
-import { ALL_SCOPES, hashPassword, type TokenService } from '../platform/auth.ts';
+import { ALL_SCOPES, type PasswordHasher, type TokenService } from '../platform/auth.ts';
 import type { Db, Executor, Tx } from '../platform/db.ts';
 import { conflict, notFound } from '../platform/errors.ts';
 import type { Commit } from '../platform/idempotency.ts';
@@ -37,15 +37,13 @@ export interface Registration {
 }
 
 /** Hashes the password before the transaction: it takes tens of milliseconds, which no lock should wait for. */
-async function prepareRegistration(input: {
-  email: string;
-  password: string;
-  first_name: string;
-  last_name: string;
-}): Promise<Registration> {
+async function prepareRegistration(
+  passwords: PasswordHasher,
+  input: { email: string; password: string; first_name: string; last_name: string },
+): Promise<Registration> {
   return {
     email: input.email,
-    passwordHash: await hashPassword(input.password),
+    passwordHash: await passwords.hash(input.password),
     first_name: input.first_name,
     last_name: input.last_name,
   };
@@ -70,10 +68,11 @@ async function recordDeveloper(tx: Tx, registration: Registration): Promise<Deve
 
 /** A new developer account: the password hashed, then the account made. */
 export async function registerDeveloper<R>(
+  passwords: PasswordHasher,
   input: { email: string; password: string; first_name: string; last_name: string },
   commit: Commit<R>,
 ): Promise<R> {
-  const registration = await prepareRegistration(input);
+  const registration = await prepareRegistration(passwords, input);
   return commit((tx) => recordDeveloper(tx, registration));
 }
 
@@ -81,12 +80,13 @@ export async function registerDeveloper<R>(
 export async function logInDeveloper(
   db: Db,
   tokens: TokenService,
+  passwords: PasswordHasher,
   input: { email: string; password: string },
   attempt: LoginAttempt,
 ): Promise<TokenPair> {
   return underLoginLimit(db, { kind: 'developer', email: input.email }, attempt, async () => {
     const developer = await findDeveloperByEmail(db, input.email);
-    await checkPassword(developer?.password_hash, input.password);
+    await checkPassword(passwords, developer?.password_hash, input.password);
     return issueTokens(db, tokens, 'developer', {
       sub: developer!.id,
       email: developer!.email,

@@ -240,7 +240,13 @@ describe('POST /v1/auth/developer/login', () => {
       const start = new Date();
       const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
       const attempt = (password: string, now: Date) =>
-        logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, { now, clientIp: '127.0.0.1' });
+        logInDeveloper(
+          ctx.app.db,
+          ctx.app.tokens,
+          ctx.app.passwords,
+          { email, password },
+          { now, clientIp: '127.0.0.1' },
+        );
       for (let i = 0; i < 10; i++) {
         await assert.rejects(attempt('wrong password!', at(i)), { status: 401 });
       }
@@ -279,7 +285,13 @@ describe('POST /v1/auth/developer/login', () => {
       // 100 failures from 100 addresses in the last two minutes, the newest 11 s ago.
       await failedFromManyAddresses(email, 100, at(-111));
       const attempt = (password: string, seconds: number, clientIp = '198.51.100.9') =>
-        logInDeveloper(ctx.app.db, ctx.app.tokens, { email, password }, { now: at(seconds), clientIp });
+        logInDeveloper(
+          ctx.app.db,
+          ctx.app.tokens,
+          ctx.app.passwords,
+          { email, password },
+          { now: at(seconds), clientIp },
+        );
       await assert.rejects(attempt('wrong password!', 0), { status: 401 });
       await assert.rejects(attempt(PASSWORD, 4, '198.51.100.10'), { status: 429, retryAfterSeconds: 6 });
       const pair = await attempt(PASSWORD, 10, '198.51.100.10');
@@ -294,6 +306,7 @@ describe('POST /v1/auth/developer/login', () => {
       const pair = await logInDeveloper(
         ctx.app.db,
         ctx.app.tokens,
+        ctx.app.passwords,
         { email, password: PASSWORD },
         { now: at(0), clientIp: '198.51.100.9' },
       );

@@ -140,7 +140,7 @@ describe('the default publishable key', () => {
     it('is made for a sandbox business and for the shared sandbox, as test keys', async () => {
       const tenant = await createTenant(ctx.app, { is_dev: true });
       assert.match(await defaultPublishableKey(ctx.app.db, tenant.businessId), /^svc_pk_test_/);
-      const sandbox = await ensureSandbox(ctx.app.db);
+      const sandbox = await ensureSandbox(ctx.app.db, ctx.app.passwords);
       assert.match(await defaultPublishableKey(ctx.app.db, sandbox.id), /^svc_pk_test_/);
     });
 

@@ -1,12 +1,11 @@
 import {
   ACCESS_TOKEN_SECONDS,
-  decoyPasswordHash,
   generateRefreshToken,
+  type PasswordHasher,
   refreshTokenExpiry,
   sha256,
   type TokenClaims,
   type TokenService,
-  verifyPassword,
 } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
@@ -34,8 +33,12 @@ export interface TokenPair {
 export const wrongCredentials = () => new AppError('invalid_token', 'email or password is wrong');
 
 /** Checks a password against a stored hash; an unknown account costs the same time as a wrong password. */
-export async function checkPassword(passwordHash: string | undefined, password: string): Promise<void> {
-  const ok = await verifyPassword(passwordHash ?? (await decoyPasswordHash()), password).catch(() => false);
+export async function checkPassword(
+  passwords: PasswordHasher,
+  passwordHash: string | undefined,
+  password: string,
+): Promise<void> {
+  const ok = await passwords.verify(passwordHash ?? (await passwords.decoy()), password);
   if (!passwordHash || !ok) throw wrongCredentials();
 }
 

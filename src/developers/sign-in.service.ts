@@ -1,4 +1,4 @@
-import type { TokenService } from '../platform/auth.ts';
+import type { PasswordHasher, TokenService } from '../platform/auth.ts';
 import type { Db } from '../platform/db.ts';
 import { AppError } from '../platform/errors.ts';
 import { findDeveloperByEmail } from './developers.queries.ts';
@@ -17,8 +17,8 @@ export type AccountKind = 'developer' | 'user';
 
 export type SignedIn = ({ account: 'developer' } & TokenPair) | ({ account: 'user' } & DashboardSession);
 
-const passwordFits = (hash: string, password: string) =>
-  checkPassword(hash, password).then(
+const passwordFits = (passwords: PasswordHasher, hash: string, password: string) =>
+  checkPassword(passwords, hash, password).then(
     () => true,
     () => false,
   );
@@ -33,17 +33,18 @@ const passwordFits = (hash: string, password: string) =>
 export async function signIn(
   db: Db,
   tokens: TokenService,
+  passwords: PasswordHasher,
   input: { email: string; password: string; account?: AccountKind },
   attempt: LoginAttempt,
 ): Promise<SignedIn> {
   const credentials = { email: input.email, password: input.password };
   const asDeveloper = async (): Promise<SignedIn> => ({
     account: 'developer',
-    ...(await logInDeveloper(db, tokens, credentials, attempt)),
+    ...(await logInDeveloper(db, tokens, passwords, credentials, attempt)),
   });
   const asUser = async (): Promise<SignedIn> => ({
     account: 'user',
-    ...(await logInUser(db, tokens, credentials, attempt)),
+    ...(await logInUser(db, tokens, passwords, credentials, attempt)),
   });
   if (input.account) return input.account === 'developer' ? asDeveloper() : asUser();
   const [developer, user] = await Promise.all([
@@ -53,8 +54,8 @@ export async function signIn(
   if (!developer || !user) return developer ? asDeveloper() : asUser();
   const opens = await underLoginLimit(db, { kind: 'user', email: input.email }, attempt, async () => {
     const [developerFits, userFits] = await Promise.all([
-      passwordFits(developer.password_hash, input.password),
-      passwordFits(user.password_hash ?? '', input.password),
+      passwordFits(passwords, developer.password_hash, input.password),
+      passwordFits(passwords, user.password_hash ?? '', input.password),
     ]);
     if (!developerFits && !userFits) throw wrongCredentials();
     return { developerFits, userFits };

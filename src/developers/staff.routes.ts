@@ -79,7 +79,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      logInUser(app.db, app.tokens, request.body, {
+      logInUser(app.db, app.tokens, app.passwords, request.body, {
         now: new Date(app.clock.now()),
         clientIp: clientAddress(request),
       }),
@@ -116,7 +116,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      signIn(app.db, app.tokens, request.body, {
+      signIn(app.db, app.tokens, app.passwords, request.body, {
         now: new Date(app.clock.now()),
         clientIp: clientAddress(request),
       }),
@@ -145,6 +145,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       acceptInvitationLink(
         app.tokens,
+        app.passwords,
         request.body,
         new Date(app.clock.now()),
         commitWith(request, reply, 200),
@@ -292,7 +293,13 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      invite(principalOf(request), request.body, invitationContext(), commitWith(request, reply, 201)),
+      invite(
+        app.passwords,
+        principalOf(request),
+        request.body,
+        invitationContext(),
+        commitWith(request, reply, 201),
+      ),
   );
 
   app.post(

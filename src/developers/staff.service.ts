@@ -1,12 +1,11 @@
 import { recordAudit } from '../audit/audit.service.ts';
 import { enqueueEmail, venueInSubject } from '../messages/sender.jobs.ts';
 import {
-  hashPassword,
+  type PasswordHasher,
   type Principal,
   randomToken,
   sha256,
   type TokenService,
-  verifyPassword,
 } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { AppError, conflict, notFound } from '../platform/errors.ts';
@@ -113,13 +112,14 @@ async function sessionFor(
  */
 async function joinSeededInvitations(
   db: Db,
+  passwords: PasswordHasher,
   user: { id: string; email: string; password_hash: string },
   password: string,
 ): Promise<void> {
   const joining: { businessId: string; seed: string }[] = [];
   for (const invitation of await seededInvitationsOf(db, user.id)) {
     const seed = invitation.seeded_password_hash!;
-    if (seed === user.password_hash || (await verifyPassword(seed, password).catch(() => false)))
+    if (seed === user.password_hash || (await passwords.verify(seed, password)))
       joining.push({ businessId: invitation.business_id, seed });
   }
   if (joining.length === 0) return;
@@ -148,13 +148,14 @@ async function joinSeededInvitations(
 export async function logInUser(
   db: Db,
   tokens: TokenService,
+  passwords: PasswordHasher,
   input: { email: string; password: string },
   attempt: LoginAttempt,
 ): Promise<DashboardSession> {
   return underLoginLimit(db, { kind: 'user', email: input.email }, attempt, async () => {
     const user = await findUserByEmail(db, input.email);
-    await checkPassword(user?.password_hash, input.password);
-    await joinSeededInvitations(db, user!, input.password);
+    await checkPassword(passwords, user?.password_hash, input.password);
+    await joinSeededInvitations(db, passwords, user!, input.password);
     const businesses = await membershipsOf(db, user!.id);
     // A user whose memberships all wait for their link, or a removal racing this login: as if
     // they did not exist.
@@ -208,15 +209,14 @@ export interface StaffInvite {
  * random one is hashed: the new account has a password nobody knows until the link sets one, and
  * the invitation costs the same time either way.
  */
-export async function prepareInvite(input: {
-  email: string;
-  role: MembershipRole;
-  password?: string;
-}): Promise<StaffInvite> {
+export async function prepareInvite(
+  passwords: PasswordHasher,
+  input: { email: string; role: MembershipRole; password?: string },
+): Promise<StaffInvite> {
   return {
     email: input.email.toLowerCase(),
     role: input.role,
-    passwordHash: await hashPassword(input.password ?? randomToken(32)),
+    passwordHash: await passwords.hash(input.password ?? randomToken(32)),
     seedsPassword: input.password !== undefined,
   };
 }
@@ -407,8 +407,11 @@ export async function invitationByLink(
 }
 
 /** Hashes the chosen password before the transaction, as `prepareInvite` does. */
-export async function prepareAcceptance(input: { token: string; password: string }) {
-  return { tokenHash: sha256(input.token), passwordHash: await hashPassword(input.password) };
+export async function prepareAcceptance(
+  passwords: PasswordHasher,
+  input: { token: string; password: string },
+) {
+  return { tokenHash: sha256(input.token), passwordHash: await passwords.hash(input.password) };
 }
 
 /**
@@ -483,22 +486,24 @@ export async function removeStaff(tx: Tx, principal: Acting, userId: string): Pr
 
 /** An invitation: the password a new account may bring hashed (outside the transaction), then the invitation made. */
 export async function invite<R>(
+  passwords: PasswordHasher,
   principal: Acting,
   input: { email: string; role: MembershipRole; password?: string },
   context: InvitationContext,
   commit: Commit<R>,
 ): Promise<R> {
-  const prepared = await prepareInvite(input);
+  const prepared = await prepareInvite(passwords, input);
   return commit((tx) => inviteStaff(tx, principal, prepared, context));
 }
 
 /** An invitation's link used: the chosen password hashed (outside the transaction), then the invitation accepted. */
 export async function acceptInvitationLink<R>(
   tokens: TokenService,
+  passwords: PasswordHasher,
   input: { token: string; password: string },
   now: Date,
   commit: Commit<R>,
 ): Promise<R> {
-  const acceptance = await prepareAcceptance(input);
+  const acceptance = await prepareAcceptance(passwords, input);
   return commit((tx) => acceptInvitation(tx, tokens, acceptance, now));
 }

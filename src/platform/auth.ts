@@ -3,6 +3,7 @@ import { hash, verify } from '@node-rs/argon2';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
+import type { PasswordCost } from '../config.ts';
 import type { SubscriptionState } from '../schema.ts';
 import type { Db } from './db.ts';
 
@@ -82,14 +83,30 @@ export const MIN_PASSWORD_LENGTH = 10;
 export const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_DAYS = 30;
 
-export const hashPassword = (password: string) => hash(password);
-export const verifyPassword = (passwordHash: string, password: string) => verify(passwordHash, password);
-/** Compared against when an email is unknown, so both failures take the same time. */
-let decoyHash: Promise<string> | undefined;
-export const decoyPasswordHash = () => {
-  decoyHash ??= hash(randomBytes(16).toString('hex'));
-  return decoyHash;
-};
+/** Argon2id password hashes of one cost (the app's `passwords`). */
+export class PasswordHasher {
+  private readonly cost: PasswordCost;
+  private decoyHash: Promise<string> | undefined;
+
+  constructor(cost: PasswordCost) {
+    this.cost = cost;
+  }
+
+  hash(password: string): Promise<string> {
+    return hash(password, { memoryCost: this.cost.memoryKib, timeCost: this.cost.passes, parallelism: 1 });
+  }
+
+  /** False for a wrong password and for a stored value that is no hash. */
+  verify(passwordHash: string, password: string): Promise<boolean> {
+    return verify(passwordHash, password).catch(() => false);
+  }
+
+  /** Compared against when an email is unknown, so both failures take the same time. */
+  decoy(): Promise<string> {
+    this.decoyHash ??= this.hash(randomBytes(16).toString('hex'));
+    return this.decoyHash;
+  }
+}
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 

@@ -56,7 +56,7 @@ const SANDBOX_TAG = {
 export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Looked up on each call (one indexed read): a business deleted, or a database emptied by tests,
   // is seeded again instead of being served from memory.
-  const sandbox = () => ensureSandbox(app.db);
+  const sandbox = () => ensureSandbox(app.db, app.passwords);
   const HOUR_MS = 3_600_000;
   app.jobs.add({ name: 'sandbox-purge', everyMs: HOUR_MS, run: () => purgeSandbox(app.db, app.clock.now()) });
 

@@ -9,7 +9,7 @@ import { type CustomerInput, normalizePhone, sentGuest } from '../customers/cust
 import { issueDefaultPublishableKey } from '../developers/api-keys.service.ts';
 import { instantToWall, isoWithOffset, wallTimeToInstant } from '../engine/index.ts';
 import type { BookingStatus } from '../engine/status.ts';
-import { hashPassword } from '../platform/auth.ts';
+import type { PasswordHasher } from '../platform/auth.ts';
 import { type Db, type Executor, type Tx, withTx } from '../platform/db.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import {
@@ -57,10 +57,10 @@ export interface SandboxBusiness {
  * The shared demo business, seeded when first needed (at start, and again should it be gone).
  * Its owner is an account nobody can log in to: its password is random and never kept.
  */
-export async function ensureSandbox(db: Db): Promise<SandboxBusiness> {
+export async function ensureSandbox(db: Db, passwords: PasswordHasher): Promise<SandboxBusiness> {
   const found = await findSandboxBusiness(db);
   if (found) return found;
-  const passwordHash = await hashPassword(randomBytes(32).toString('hex'));
+  const passwordHash = await passwords.hash(randomBytes(32).toString('hex'));
   return withTx(db, async (tx) => {
     await lockSandboxSeed(tx);
     const seeded = await findSandboxBusiness(tx);
