@@ -43,7 +43,11 @@ describe('loadConfig', () => {
     assert.equal(config.smtpUrl, undefined);
     assert.equal(config.twilio, undefined, 'SMS go to the log');
     assert.equal(config.smsMaxPerBusinessPerDay, 1000);
-    assert.deepEqual(config.passwordCost, { memoryKib: 19_456, passes: 2 }, "OWASP's Argon2id cost");
+    assert.deepEqual(
+      config.passwordCost,
+      { memoryKib: 19_456, passes: 2, lanes: 1 },
+      "OWASP's Argon2id cost",
+    );
     assert.equal(config.simulatedPayments, true, 'the embedded default pays on the simulated processor');
     assert.equal(config.webhookAllowPrivateUrls, false);
     assert.deepEqual(

@@ -86,14 +86,15 @@ export interface Config {
   };
 }
 
-/** Argon2id's memory (KiB) and passes. A hash names its own cost, so checking one needs neither. */
+/** Argon2id's memory (KiB), passes and lanes. A hash names its own cost, so checking one needs none. */
 export interface PasswordCost {
   memoryKib: number;
   passes: number;
+  lanes: number;
 }
 
-/** OWASP's Argon2id setting: 19 MiB and 2 passes, one lane. */
-export const PASSWORD_COST: PasswordCost = { memoryKib: 19_456, passes: 2 };
+/** OWASP's Argon2id setting. */
+export const PASSWORD_COST: PasswordCost = { memoryKib: 19_456, passes: 2, lanes: 1 };
 
 /** Twilio's account, and the sender: a number (`from`) or a messaging service. */
 export interface TwilioConfig {

@@ -298,10 +298,10 @@ export const TEST_PROCESS_ENV = {
 
 /**
  * Argon2id's least memory for one lane, and one pass: 0.1 ms a hash on a 2-core machine, against
- * 13 ms at OWASP's cost. The fast lane hashes and checks hundreds of passwords; the cost itself is
- * `src/platform/auth.test.ts`'s to test.
+ * 13 ms at OWASP's cost. The fast lane hashes and checks hundreds of passwords; production's cost
+ * is pinned by `src/config.test.ts`.
  */
-const TEST_PASSWORD_COST: PasswordCost = { memoryKib: 8, passes: 1 };
+const TEST_PASSWORD_COST: PasswordCost = { memoryKib: 8, passes: 1, lanes: 1 };
 
 /** `extend` may add routes or hooks to the app before it is ready (e.g. a route that throws). */
 export async function createTestApp(

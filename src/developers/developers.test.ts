@@ -68,6 +68,21 @@ describe('POST /v1/auth/developer/register', () => {
       assert.ok(!Number.isNaN(Date.parse(body.created_at)));
       assert.doesNotMatch(response.body, /password|argon/i);
     });
+
+    it("keeps the password hashed at the app's configured cost, never in clear", async () => {
+      const { id } = await registered();
+      const { password_hash } = await ctx.database.db
+        .selectFrom('developers')
+        .select('password_hash')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      const { memoryKib, passes, lanes } = ctx.config.passwordCost;
+      assert.ok(
+        password_hash.startsWith(`$argon2id$v=19$m=${memoryKib},t=${passes},p=${lanes}$`),
+        password_hash,
+      );
+      assert.ok(!password_hash.includes(PASSWORD));
+    });
   });
 
   describe('409', () => {

@@ -93,7 +93,11 @@ export class PasswordHasher {
   }
 
   hash(password: string): Promise<string> {
-    return hash(password, { memoryCost: this.cost.memoryKib, timeCost: this.cost.passes, parallelism: 1 });
+    return hash(password, {
+      memoryCost: this.cost.memoryKib,
+      timeCost: this.cost.passes,
+      parallelism: this.cost.lanes,
+    });
   }
 
   /** False for a wrong password and for a stored value that is no hash. */
