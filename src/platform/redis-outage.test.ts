@@ -50,8 +50,10 @@ describe('rate limits when their Redis is gone', { skip: noOwnRedis, timeout: 12
   }
 
   /**
-   * Calls a key limited to 3 until it is refused: counting resumed. On a busy machine a slow answer
-   * may trip the breaker again, letting calls through uncounted until the probe closes it.
+   * Calls a key limited to 3 until it is refused: Redis counts. On a busy machine a slow answer
+   * (past the 250 ms command timeout) trips the breaker, letting calls through uncounted until the
+   * probe closes it, so the refusal may come later than the fourth call; `rate-limit.test.ts`
+   * holds the exact limit.
    */
   async function assertCounting(): Promise<void> {
     const call = await limitedKey();
@@ -64,15 +66,10 @@ describe('rate limits when their Redis is gone', { skip: noOwnRedis, timeout: 12
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    assert.fail(`a key limited to 3 is not refused within 10 seconds of Redis being back: ${statuses}`);
+    assert.fail(`a key limited to 3 is not refused within 10 seconds: ${statuses}`);
   }
 
-  it('counts in Redis while it is there', async () => {
-    const call = await limitedKey();
-    const statuses: number[] = [];
-    for (let n = 0; n < 4; n++) statuses.push((await call()).statusCode);
-    assert.deepEqual(statuses, [200, 200, 200, 429]);
-  });
+  it('counts in Redis while it is there', () => assertCounting());
 
   it('lets requests through at once while Redis is killed, and counts again once it is back', async () => {
     const call = await limitedKey();
