@@ -283,8 +283,9 @@ const TEST_DB_TIMEOUTS: DbTimeouts = { lockMs: 30_000, statementMs: 30_000, acqu
 
 /**
  * What a server or worker process started by a test runs with beside its database, as a test app
- * runs (createTestApp): a busy machine must not make it shed load for its event loop's delay, nor
- * answer 503 for a database wait that production's 5 s would cut.
+ * runs (createTestApp), and what a test building its own app from `loadConfig` passes it: a busy
+ * machine must not make it shed load for its event loop's delay, nor answer 503 for a database
+ * wait that production's 5 s would cut.
  */
 export const TEST_PROCESS_ENV = {
   JWT_SECRET: TEST_JWT_SECRET,
