@@ -137,7 +137,7 @@ describe('the Customers screen', { skip }, () => {
       const detail = page.getByRole('region', { name: 'Jürgen Müller' });
       await detail.waitFor();
       assert.ok(page.url().endsWith(`#/customers/${customerId}`), page.url());
-      assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'customer-title');
+      await untilInPage(page, "document.activeElement?.id === 'customer-title'");
       const shown = await ctx.app.inject({
         method: 'GET',
         url: `/v1/manage/customers/${customerId}`,

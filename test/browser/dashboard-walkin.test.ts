@@ -5,7 +5,15 @@ import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { dayLong, dayShort } from '../../widget/format.ts';
 import { send, setupBookable } from '../booking-fixtures.ts';
-import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
+import {
+  axeClean,
+  browserSkipReason,
+  launchBrowser,
+  screenshotPath,
+  signIn,
+  tabTo,
+  untilInPage,
+} from '../browser.ts';
 import { connectPaymentAccount } from '../deposit-fixtures.ts';
 import { freePort } from '../free-port.ts';
 import { createTestApp, eventuallyRead, type Tenant, type TestContext } from '../helpers.ts';
@@ -201,7 +209,7 @@ describe('new bookings and the waitlist on the dashboard', { skip }, () => {
       await dialog.waitFor({ state: 'detached' });
       // The new booking is selected on the timeline, its panel focused.
       await page.getByRole('complementary', { name: 'Booking: Grace Hopper' }).waitFor();
-      assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'panel-title');
+      await untilInPage(page, "document.activeElement?.id === 'panel-title'");
       // The timeline redraws the day once the live stream tells of the booking too: one block, in the end.
       await page.getByRole('button', { name: /^4 Hopper ?, Grace Hopper, 20:00–/ }).waitFor();
       assert.equal(await page.getByRole('button', { name: /^4 Hopper ?, Grace Hopper, 20:00–/ }).count(), 1);

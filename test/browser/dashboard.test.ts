@@ -4,7 +4,15 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { dayLong } from '../../widget/format.ts';
-import { axeClean, browserSkipReason, launchBrowser, screenshotPath, signIn, tabTo } from '../browser.ts';
+import {
+  axeClean,
+  browserSkipReason,
+  launchBrowser,
+  screenshotPath,
+  signIn,
+  tabTo,
+  untilInPage,
+} from '../browser.ts';
 import { freePort } from '../free-port.ts';
 import {
   bearer,
@@ -228,7 +236,7 @@ describe('the staff dashboard', { skip }, () => {
       await panel.waitFor();
       assert.ok(await panel.getByText('+33 1 23 45 67 89').isVisible());
       assert.ok(await panel.getByText('T1', { exact: true }).isVisible());
-      assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'panel-title');
+      await untilInPage(page, "document.activeElement?.id === 'panel-title'");
       await axeClean(page, 'booking selected');
 
       // Days by keyboard alone.
