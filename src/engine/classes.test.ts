@@ -2,50 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { classFullMessage, classSeats, heldClasses } from './classes.ts';
+import { ANY_MINUTE, at, dayRules, seat } from './day-rules.fixture.ts';
 import { explainDay } from './explain.ts';
 import { checkStart, daySlots } from './slots.ts';
-import type { BusyPeriod, DayRules, EngineResource } from './types.ts';
+import type { BusyPeriod, DayRules } from './types.ts';
 
-const at = (instant: string) => Date.parse(instant);
-const ANY_MINUTE = { onGrid: false, ignoreNoticeAndWindow: false };
 const YOGA = { serviceId: 'yoga', seats: 12 };
+const room = (id: string) => seat(id, 1, 1, { name: `Room ${id}` });
 
-const room = (id: string): EngineResource => ({
-  id,
-  name: `Room ${id}`,
-  capacityMin: 1,
-  capacityMax: 1,
-  displayOrder: 0,
-  isActive: true,
-});
-
-/** Wednesday 2026-06-10 in UTC, open 10:00-13:00 on the hour, rooms a and b of one place each, a yoga class of 12. */
-function rules(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
-    now: at('2026-06-01T00:00:00Z'),
-    hours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-      dayOfWeek,
-      isOpen: true,
-      openTime: '10:00',
-      closeTime: '13:00',
-      lastBookingTime: null,
-    })),
-    blackouts: [],
-    intervalMinutes: 60,
-    durationMinutes: 60,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
-    minNoticeHours: 0,
-    bookingWindowDays: 60,
-    partySize: 1,
-    resources: [room('a'), room('b')],
-    busy: [],
-    class: YOGA,
-    ...overrides,
-  };
-}
+/** The engine's test day, rooms a and b of one place each, a yoga class of 12. */
+const rules = (overrides: Partial<DayRules> = {}) =>
+  dayRules({ resources: [room('a'), room('b')], class: YOGA, ...overrides });
 
 /** A booking of `seats` seats of the class of `serviceId` at 11:00, held on `resourceId`. */
 const seatsAtEleven = (resourceId: string, seats: number, serviceId = 'yoga'): BusyPeriod => ({

@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { usableCombinations } from './combinations.ts';
+import { ANY_MINUTE, dayRules, everyDay, held, seat } from './day-rules.fixture.ts';
 import { checkStart, daySlots } from './slots.ts';
-import type { DayRules, EngineCombination, EngineResource } from './types.ts';
+import type { DayRules, EngineCombination } from './types.ts';
 
-const at = (instant: string) => Date.parse(instant);
-const ANY_MINUTE = { onGrid: false, ignoreNoticeAndWindow: false };
-
-const table = (id: string, capacityMax: number, isActive = true): EngineResource => ({
-  id,
-  name: `Table ${id}`,
-  capacityMin: 1,
-  capacityMax,
-  displayOrder: 0,
-  isActive,
-});
+const table = (id: string, capacityMax: number, isActive = true) => seat(id, 1, capacityMax, { isActive });
 
 const joined = (id: string, resourceIds: string[], capacityMax: number, name = id): EngineCombination => ({
   id,
@@ -24,39 +15,17 @@ const joined = (id: string, resourceIds: string[], capacityMax: number, name = i
   capacityMax,
 });
 
-/** Wednesday 2026-06-10 in UTC, open 12:00-14:00 on the hour; tables 4 (up to 4), 5 and 6 (up to 6); 4+5 and 5+6 joined. */
-function rules(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
-    now: at('2026-06-01T00:00:00Z'),
-    hours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-      dayOfWeek,
-      isOpen: true,
-      openTime: '12:00',
-      closeTime: '14:00',
-      lastBookingTime: null,
-    })),
-    blackouts: [],
-    intervalMinutes: 60,
-    durationMinutes: 60,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
-    minNoticeHours: 0,
-    bookingWindowDays: 60,
+/** The engine's test day open 12:00-14:00; tables 4 (up to 4), 5 and 6 (up to 6); 4+5 and 5+6 joined. */
+const rules = (overrides: Partial<DayRules> = {}) =>
+  dayRules({
+    hours: everyDay('12:00', '14:00'),
     partySize: 10,
     resources: [table('t4', 4), table('t5', 6), table('t6', 6)],
     combinations: [joined('c56', ['t5', 't6'], 12), joined('c45', ['t4', 't5'], 10)],
-    busy: [],
     ...overrides,
-  };
-}
+  });
 
-const noon = (resourceId: string) => ({
-  resourceId,
-  start: at('2026-06-10T12:00:00Z'),
-  end: at('2026-06-10T13:00:00Z'),
-});
+const noon = (resourceId: string) => held(resourceId, '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z');
 
 const offered = (day: DayRules) =>
   daySlots(day).slots.map((slot) => [slot.time, slot.freeResourceIds, slot.freeCombinationIds]);

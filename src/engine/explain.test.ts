@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { at, dayRules, everyDay, seat } from './day-rules.fixture.ts';
 import { explainDay, freeResources, UNOFFERED_REASONS } from './explain.ts';
 import { daySlots } from './slots.ts';
-import type { BusyPeriod, DayRules, EngineResource, HoursRow, ServicePeriod } from './types.ts';
+import type { BusyPeriod, DayRules, ServicePeriod } from './types.ts';
 
-const at = (instant: string) => Date.parse(instant);
 const MINUTE_MS = 60_000;
 
-const table = (id: string, capacityMin: number, capacityMax: number): EngineResource => ({
-  id,
-  name: `Table ${id}`,
-  capacityMin,
-  capacityMax,
-  displayOrder: 0,
-  isActive: true,
-});
-
-const everyDay = (openTime: string, closeTime: string, lastBookingTime: string | null = null): HoursRow[] =>
-  [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-    dayOfWeek,
-    isOpen: true,
-    openTime,
-    closeTime,
-    lastBookingTime,
-  }));
+const table = (id: string, capacityMin: number, capacityMax: number) => seat(id, capacityMin, capacityMax);
 
 const period = (
   overrides: Partial<ServicePeriod> & Pick<ServicePeriod, 'startTime' | 'endTime'>,
@@ -39,28 +23,16 @@ const period = (
   ...overrides,
 });
 
-/** Wednesday 2026-06-10 in UTC, open 10:00-13:00 on a 30-minute grid, one-hour bookings, two tables, asked on June 1st. */
-function rules(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
-    now: at('2026-06-01T00:00:00Z'),
-    hours: everyDay('10:00', '13:00'),
-    blackouts: [],
+/** The engine's test day on a 30-minute grid for two guests, two tables. */
+const rules = (overrides: Partial<DayRules> = {}) =>
+  dayRules({
     intervalMinutes: 30,
-    durationMinutes: 60,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
-    minNoticeHours: 0,
-    bookingWindowDays: 60,
     partySize: 2,
     resources: [table('t2', 1, 2), table('t4', 1, 4)],
     allowedResourceIds: null,
     resourceId: null,
-    busy: [],
     ...overrides,
-  };
-}
+  });
 
 /** time -> reasons */
 const reasonsOf = (day: DayRules) =>
@@ -459,7 +431,7 @@ const servicePeriod = (index: number) =>
     maxBookingsPerSlot: rarely(fc.integer({ min: 1, max: 2 })),
   });
 
-const dayRules = fc
+const anyDay = fc
   .record({
     date: fc.constantFrom(...DATES),
     timezone: fc.constantFrom(...ZONES),
@@ -571,7 +543,7 @@ const freeOptions = (slot: { freeResourceIds: string[]; freeCombinationIds: stri
 describe('explainDay against daySlots (property)', () => {
   it('offers a time (no reasons) exactly when daySlots has it with a free resource or combination, with the same ones', () => {
     fc.assert(
-      fc.property(dayRules, (day) => {
+      fc.property(anyDay, (day) => {
         const slots = daySlots(day).slots;
         const explained = new Map(explainDay(day).map((time) => [keyOf(time), time]));
         for (const slot of slots) {

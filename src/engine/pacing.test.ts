@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { at, dayRules, everyDay, seat } from './day-rules.fixture.ts';
 import { loadsByStart, pacingMessage, pacingOf, pacingRefusal } from './pacing.ts';
 import { checkStart, daySlots, pacingAt } from './slots.ts';
 import type { Arrival, DayRules, ServicePeriod, StartOptions } from './types.ts';
-
-const at = (instant: string) => Date.parse(instant);
 
 const arrival = (start: string, partySize: number): Arrival => ({
   start: at(start),
@@ -132,40 +131,16 @@ const dinner = (caps: Pick<ServicePeriod, 'maxCoversPerSlot' | 'maxBookingsPerSl
   ...caps,
 });
 
-/** Wednesday 2026-06-10 in UTC, open 12:00-22:00, three free tables for 1-6, booked a week ahead. */
-function rules(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
-    now: at('2026-06-01T00:00:00Z'),
-    hours: EVERY_DAY.map((dayOfWeek) => ({
-      dayOfWeek,
-      isOpen: true,
-      openTime: '12:00',
-      closeTime: '22:00',
-      lastBookingTime: null,
-    })),
-    blackouts: [],
+/** The engine's test day open 12:00-22:00 on a 30-minute grid, three free tables for 1-6, dinner capped at 10 covers. */
+const rules = (overrides: Partial<DayRules> = {}) =>
+  dayRules({
+    hours: everyDay('12:00', '22:00'),
     intervalMinutes: 30,
-    durationMinutes: 60,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
-    minNoticeHours: 0,
-    bookingWindowDays: 60,
     partySize: 2,
-    resources: ['t1', 't2', 't3'].map((id) => ({
-      id,
-      name: id,
-      capacityMin: 1,
-      capacityMax: 6,
-      displayOrder: 0,
-      isActive: true,
-    })),
-    busy: [],
+    resources: ['t1', 't2', 't3'].map((id) => seat(id, 1, 6, { name: id })),
     periods: [dinner({ maxCoversPerSlot: 10 })],
     ...overrides,
-  };
-}
+  });
 
 /** time -> how many free resources the day offers the party then. */
 const offered = (day: DayRules) =>

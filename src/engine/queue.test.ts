@@ -1,51 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { at, dayRules, everyDay, held, seat } from './day-rules.fixture.ts';
 import { queueWaits } from './queue.ts';
-import type { BusyPeriod, DayRules, EngineResource } from './types.ts';
+import type { DayRules } from './types.ts';
 
-const at = (instant: string) => Date.parse(instant);
+const busy = (resourceId: string, start: string, end: string) =>
+  held(resourceId, `2026-06-10T${start}:00Z`, `2026-06-10T${end}:00Z`);
 
-const table = (id: string, capacityMin: number, capacityMax: number): EngineResource => ({
-  id,
-  name: id,
-  capacityMin,
-  capacityMax,
-  displayOrder: 0,
-  isActive: true,
-});
-
-const busy = (resourceId: string, start: string, end: string): BusyPeriod => ({
-  resourceId,
-  start: at(`2026-06-10T${start}:00Z`),
-  end: at(`2026-06-10T${end}:00Z`),
-});
-
-/** Wednesday 2026-06-10 in UTC at 18:00, open 12:00-23:00, bookings of 90 minutes. */
-function rules(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
+/** The engine's test day at 18:00, open 12:00-23:00, bookings of 90 minutes on a 15-minute grid. */
+const rules = (overrides: Partial<DayRules> = {}) =>
+  dayRules({
     now: at('2026-06-10T18:00:00Z'),
-    hours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-      dayOfWeek,
-      isOpen: true,
-      openTime: '12:00:00',
-      closeTime: '23:00:00',
-      lastBookingTime: null,
-    })),
-    blackouts: [],
+    hours: everyDay('12:00:00', '23:00:00'),
     intervalMinutes: 15,
     durationMinutes: 90,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
     minNoticeHours: 2,
     bookingWindowDays: 30,
     partySize: 2,
-    resources: [table('t2', 1, 2), table('t4', 2, 4)],
-    busy: [],
+    resources: [seat('t2', 1, 2), seat('t4', 2, 4)],
     ...overrides,
-  };
-}
+  });
 
 describe('queueWaits', () => {
   it('quotes no wait when a fitting table is free now, notice and grid aside', () => {

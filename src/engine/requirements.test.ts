@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { ANY_MINUTE, at, dayRules, everyDay, held, seat } from './day-rules.fixture.ts';
 import { explainDay } from './explain.ts';
 import {
   completeSets,
@@ -10,56 +11,23 @@ import {
   setsToTry,
 } from './requirements.ts';
 import { checkStart, daySlots, freeOptions } from './slots.ts';
-import type { BusyPeriod, DayRules, EngineResource, Requirement } from './types.ts';
+import type { DayRules, Requirement } from './types.ts';
 
-const at = (instant: string) => Date.parse(instant);
-const ANY_MINUTE = { onGrid: false, ignoreNoticeAndWindow: false };
-
-const resource = (id: string, displayOrder = 0): EngineResource => ({
-  id,
-  name: id,
-  capacityMin: 1,
-  capacityMax: 1,
-  displayOrder,
-  isActive: true,
-});
+const resource = (id: string, displayOrder = 0) => seat(id, 1, 1, { name: id, displayOrder });
 
 const STYLIST: Requirement = { name: 'Stylist', resourceIds: ['s1', 's2', 's3'], count: 1 };
 const CHAIR: Requirement = { name: 'Chair', resourceIds: ['c1', 'c2'], count: 1 };
 
-/** Wednesday 2026-06-10 in UTC, open 10:00-12:00 on the hour; three stylists, two chairs, a sink. */
-function rules(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
-    now: at('2026-06-01T00:00:00Z'),
-    hours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-      dayOfWeek,
-      isOpen: true,
-      openTime: '10:00',
-      closeTime: '12:00',
-      lastBookingTime: null,
-    })),
-    blackouts: [],
-    intervalMinutes: 60,
-    durationMinutes: 60,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
-    minNoticeHours: 0,
-    bookingWindowDays: 60,
-    partySize: 1,
+/** The engine's test day open 10:00-12:00; three stylists, two chairs, a sink. */
+const rules = (overrides: Partial<DayRules> = {}) =>
+  dayRules({
+    hours: everyDay('10:00', '12:00'),
     resources: ['s1', 's2', 's3', 'c1', 'c2', 'sink'].map((id, i) => resource(id, i)),
-    busy: [],
     requirements: [STYLIST, CHAIR],
     ...overrides,
-  };
-}
+  });
 
-const tenToEleven = (resourceId: string): BusyPeriod => ({
-  resourceId,
-  start: at('2026-06-10T10:00:00Z'),
-  end: at('2026-06-10T11:00:00Z'),
-});
+const tenToEleven = (resourceId: string) => held(resourceId, '2026-06-10T10:00:00Z', '2026-06-10T11:00:00Z');
 
 describe('requirements helpers', () => {
   it('counts the sets every group can give at once', () => {

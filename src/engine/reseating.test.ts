@@ -1,45 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { dayRules, everyDay, seat } from './day-rules.fixture.ts';
 import { type FixedHold, MAX_RESEATS, planReseating, type SeatedBooking } from './reseating.ts';
 import { takesParty } from './slots.ts';
 import type { DayRules, EngineResource } from './types.ts';
 
 const at = (time: string) => Date.parse(`2026-06-10T${time}:00Z`);
+const table = (id: string, capacityMin: number, capacityMax: number) =>
+  seat(id, capacityMin, capacityMax, { name: id });
 
-const table = (id: string, capacityMin: number, capacityMax: number): EngineResource => ({
-  id,
-  name: id,
-  capacityMin,
-  capacityMax,
-  displayOrder: 0,
-  isActive: true,
-});
-
-/** Wednesday 2026-06-10 in UTC, open 12:00-23:00, with `resources`. */
-const rules = (resources: EngineResource[], overrides: Partial<DayRules> = {}): DayRules => ({
-  date: '2026-06-10',
-  timezone: 'UTC',
-  now: at('08:00'),
-  hours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-    dayOfWeek,
-    isOpen: true,
-    openTime: '12:00',
-    closeTime: '23:00',
-    lastBookingTime: null,
-  })),
-  blackouts: [],
-  intervalMinutes: 30,
-  durationMinutes: 90,
-  bufferBeforeMinutes: 0,
-  bufferAfterMinutes: 0,
-  minNoticeHours: 0,
-  bookingWindowDays: 60,
-  partySize: 2,
-  resources,
-  busy: [],
-  ...overrides,
-});
+/** The engine's test day at 08:00, open 12:00-23:00 on a 30-minute grid, 90-minute bookings for two, with `resources`. */
+const rules = (resources: EngineResource[], overrides: Partial<DayRules> = {}) =>
+  dayRules({
+    now: at('08:00'),
+    hours: everyDay('12:00', '23:00'),
+    intervalMinutes: 30,
+    durationMinutes: 90,
+    partySize: 2,
+    resources,
+    ...overrides,
+  });
 
 const booking = (id: string, resourceId: string, from: string, to: string, partySize = 2): SeatedBooking => ({
   id,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ANY_MINUTE, at, dayRules, everyDay, held, seat } from './day-rules.fixture.ts';
 import { bookingMinutes, bookingMinutesAt, checkStart, daySlots, heldSpan } from './slots.ts';
 import { formatMinutes, minutesOf } from './time.ts';
 import type {
   BusyPeriod,
   DayRules,
-  EngineResource,
   HoursRow,
   ServicePeriod,
   StartCheck,
@@ -13,53 +13,25 @@ import type {
   TurnTime,
 } from './types.ts';
 
-const at = (instant: string) => Date.parse(instant);
 const iso = (instant: number) => new Date(instant).toISOString();
 
 const SCHEDULED: StartOptions = { onGrid: true, ignoreNoticeAndWindow: false };
-const ANY_MINUTE: StartOptions = { onGrid: false, ignoreNoticeAndWindow: false };
 const STAFF: StartOptions = { onGrid: false, ignoreNoticeAndWindow: true };
 
-function resource(id: string, capacityMin: number, capacityMax: number, displayOrder = 0): EngineResource {
-  return { id, name: `Resource ${id}`, capacityMin, capacityMax, displayOrder, isActive: true };
-}
+const resource = (id: string, capacityMin: number, capacityMax: number, displayOrder = 0) =>
+  seat(id, capacityMin, capacityMax, { name: `Resource ${id}`, displayOrder });
 
-function everyDay(openTime: string, closeTime: string, lastBookingTime: string | null = null): HoursRow[] {
-  return [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-    dayOfWeek,
-    isOpen: true,
-    openTime,
-    closeTime,
-    lastBookingTime,
-  }));
-}
-
-function busy(resourceId: string, start: string, end: string): BusyPeriod {
-  return { resourceId, start: at(start), end: at(end) };
-}
-
-/** Wednesday 2026-06-10 in UTC, open 10:00-16:00, one resource for 1-4, booked a week ahead. */
-function rules(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
-    now: at('2026-06-01T00:00:00Z'),
+/** The engine's test day open 10:00-16:00 on a 30-minute grid, one resource for 1-4. */
+const rules = (overrides: Partial<DayRules> = {}) =>
+  dayRules({
     hours: everyDay('10:00:00', '16:00:00'),
-    blackouts: [],
     intervalMinutes: 30,
-    durationMinutes: 60,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
-    minNoticeHours: 0,
-    bookingWindowDays: 60,
     partySize: 2,
     resources: [resource('r1', 1, 4)],
     allowedResourceIds: null,
     resourceId: null,
-    busy: [],
     ...overrides,
-  };
-}
+  });
 
 const times = (day: DayRules) => daySlots(day).slots.map((slot) => slot.time);
 
@@ -219,7 +191,7 @@ describe('DST in America/New_York', () => {
       now: at('2026-10-01T00:00:00Z'),
       hours: everyDay('00:00', '03:00'),
       durationMinutes: 30,
-      busy: [busy('r1', '2026-11-01T06:00:00Z', '2026-11-01T07:00:00Z')],
+      busy: [held('r1', '2026-11-01T06:00:00Z', '2026-11-01T07:00:00Z')],
     });
     assert.deepEqual(freeByTime(day), {
       '00:00': ['r1'],
@@ -299,7 +271,7 @@ describe('buffers', () => {
       intervalMinutes: 15,
       bufferBeforeMinutes: 15,
       bufferAfterMinutes: 15,
-      busy: [busy('r1', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
+      busy: [held('r1', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
     });
     const free = freeByTime(day);
     const freeTimes = Object.keys(free).filter((time) => free[time]!.length > 0);
@@ -339,22 +311,22 @@ describe('buffers', () => {
   const edges: [name: string, overrides: Partial<DayRules>, taken: string[]][] = [
     [
       'a period ending inside the buffer before opening takes the first start',
-      { bufferBeforeMinutes: 15, busy: [busy('r1', '2026-06-10T09:30:00Z', '2026-06-10T09:50:00Z')] },
+      { bufferBeforeMinutes: 15, busy: [held('r1', '2026-06-10T09:30:00Z', '2026-06-10T09:50:00Z')] },
       ['10:00'],
     ],
     [
       'a period ending where the buffer before opening begins takes nothing',
-      { bufferBeforeMinutes: 15, busy: [busy('r1', '2026-06-10T09:30:00Z', '2026-06-10T09:45:00Z')] },
+      { bufferBeforeMinutes: 15, busy: [held('r1', '2026-06-10T09:30:00Z', '2026-06-10T09:45:00Z')] },
       [],
     ],
     [
       'a period starting inside the buffer after closing takes the last start',
-      { bufferAfterMinutes: 15, busy: [busy('r1', '2026-06-10T16:05:00Z', '2026-06-10T16:30:00Z')] },
+      { bufferAfterMinutes: 15, busy: [held('r1', '2026-06-10T16:05:00Z', '2026-06-10T16:30:00Z')] },
       ['15:00'],
     ],
     [
       'a period starting where the buffer after closing ends takes nothing',
-      { bufferAfterMinutes: 15, busy: [busy('r1', '2026-06-10T16:15:00Z', '2026-06-10T16:30:00Z')] },
+      { bufferAfterMinutes: 15, busy: [held('r1', '2026-06-10T16:15:00Z', '2026-06-10T16:30:00Z')] },
       [],
     ],
   ];
@@ -448,7 +420,7 @@ describe('resources', () => {
   it('frees another resource when one is blocked by an external block', () => {
     const day = rules({
       resources: [resource('a', 1, 4, 1), resource('b', 1, 4, 2)],
-      busy: [busy('a', '2026-06-10T14:00:00Z', '2026-06-10T16:00:00Z')],
+      busy: [held('a', '2026-06-10T14:00:00Z', '2026-06-10T16:00:00Z')],
     });
     const free = freeByTime(day);
     assert.deepEqual(free['13:00'], ['a', 'b']);
@@ -461,11 +433,11 @@ describe('resources', () => {
     const day = rules({
       resources: [resource('a', 1, 4), resource('b', 1, 4), resource('c', 1, 4)],
       busy: [
-        busy('a', '2026-06-10T10:00:00Z', '2026-06-10T14:00:00Z'),
-        busy('a', '2026-06-10T11:00:00Z', '2026-06-10T11:30:00Z'),
-        busy('b', '2026-06-10T12:00:00Z', '2026-06-10T12:00:00Z'),
+        held('a', '2026-06-10T10:00:00Z', '2026-06-10T14:00:00Z'),
+        held('a', '2026-06-10T11:00:00Z', '2026-06-10T11:30:00Z'),
+        held('b', '2026-06-10T12:00:00Z', '2026-06-10T12:00:00Z'),
         { resourceId: 'c', start: Number.NEGATIVE_INFINITY, end: at('2026-06-10T11:00:00Z') },
-        busy('ghost', '2026-06-10T10:00:00Z', '2026-06-10T16:00:00Z'),
+        held('ghost', '2026-06-10T10:00:00Z', '2026-06-10T16:00:00Z'),
       ],
     });
     const free = freeByTime(day);
@@ -499,8 +471,8 @@ describe('resources', () => {
       partySize: 4,
       resources: [resource('a', 1, 4), resource('b', 1, 6), resource('c', 1, 8), resource('small', 1, 2)],
       busy: [
-        busy('c', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z'),
-        busy('small', '2026-06-10T10:00:00Z', '2026-06-10T16:00:00Z'),
+        held('c', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z'),
+        held('small', '2026-06-10T10:00:00Z', '2026-06-10T16:00:00Z'),
       ],
     });
     assert.deepEqual(takenTimes(day, 'a'), []);
@@ -513,10 +485,10 @@ describe('resources', () => {
       durationMinutes: 30,
       resources: [resource('a', 1, 4), resource('b', 1, 6)],
       busy: [
-        busy('a', '2026-06-10T15:00:00Z', '2026-06-10T15:30:00Z'),
-        busy('b', '2026-06-10T13:00:00Z', '2026-06-10T13:30:00Z'),
-        busy('b', '2026-06-10T11:00:00Z', '2026-06-10T11:30:00Z'),
-        busy('b', '2026-06-10T14:00:00Z', '2026-06-10T14:30:00Z'),
+        held('a', '2026-06-10T15:00:00Z', '2026-06-10T15:30:00Z'),
+        held('b', '2026-06-10T13:00:00Z', '2026-06-10T13:30:00Z'),
+        held('b', '2026-06-10T11:00:00Z', '2026-06-10T11:30:00Z'),
+        held('b', '2026-06-10T14:00:00Z', '2026-06-10T14:30:00Z'),
       ],
     });
     assert.deepEqual(takenTimes(day, 'a'), ['15:00']);
@@ -525,17 +497,17 @@ describe('resources', () => {
 
   it('sorts more than 24 busy periods on one resource', () => {
     // An hour from 13:00 first, then 24 one-minute periods from 10:46 back to 10:00.
-    const periods = [busy('r1', '2026-06-10T13:00:00Z', '2026-06-10T14:00:00Z')];
+    const periods = [held('r1', '2026-06-10T13:00:00Z', '2026-06-10T14:00:00Z')];
     for (let minute = 46; minute >= 0; minute -= 2) {
       const mm = String(minute).padStart(2, '0');
-      periods.push(busy('r1', `2026-06-10T10:${mm}:00Z`, `2026-06-10T10:${mm}:59Z`));
+      periods.push(held('r1', `2026-06-10T10:${mm}:00Z`, `2026-06-10T10:${mm}:59Z`));
     }
     const day = rules({ durationMinutes: 30, busy: periods });
     assert.deepEqual(takenTimes(day, 'r1'), ['10:00', '10:30', '13:00', '13:30']);
   });
 
   it('answers slot_unavailable when no fitting resource is free', () => {
-    const day = rules({ busy: [busy('r1', '2026-06-10T11:30:00Z', '2026-06-10T12:00:00Z')] });
+    const day = rules({ busy: [held('r1', '2026-06-10T11:30:00Z', '2026-06-10T12:00:00Z')] });
     assert.equal(failureOf(checkStart(day, '11:00', SCHEDULED)), 'slot_unavailable');
     assert.equal(failureOf(checkStart(day, '11:15', STAFF)), 'slot_unavailable');
     assert.equal(failureOf(checkStart({ ...day, partySize: 5 }, '14:00', SCHEDULED)), 'slot_unavailable');
@@ -822,10 +794,10 @@ describe('daySlots and checkStart agree', () => {
         bufferBeforeMinutes: 10,
         bufferAfterMinutes: 5,
         busy: [
-          busy('a', '2026-06-10T11:00:00Z', '2026-06-10T12:10:00Z'),
-          busy('c', '2026-06-10T10:00:00Z', '2026-06-10T10:45:00Z'),
-          busy('c', '2026-06-10T13:05:00Z', '2026-06-10T14:00:00Z'),
-          busy('d', '2026-06-10T14:20:00Z', '2026-06-10T14:30:00Z'),
+          held('a', '2026-06-10T11:00:00Z', '2026-06-10T12:10:00Z'),
+          held('c', '2026-06-10T10:00:00Z', '2026-06-10T10:45:00Z'),
+          held('c', '2026-06-10T13:05:00Z', '2026-06-10T14:00:00Z'),
+          held('d', '2026-06-10T14:20:00Z', '2026-06-10T14:30:00Z'),
         ],
       }),
     ],
@@ -838,7 +810,7 @@ describe('daySlots and checkStart agree', () => {
           { minParty: 1, maxParty: 2, durationMinutes: 45 },
           { minParty: 3, maxParty: 6, durationMinutes: 120 },
         ],
-        busy: [busy('b', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
+        busy: [held('b', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
       }),
     ],
     [
@@ -854,7 +826,7 @@ describe('daySlots and checkStart agree', () => {
         resources,
         busy: [
           ...crowded,
-          busy('d', '2026-10-25T00:10:00Z', '2026-10-25T01:20:00Z'),
+          held('d', '2026-10-25T00:10:00Z', '2026-10-25T01:20:00Z'),
           { resourceId: 'a', start: at('2026-10-25T01:30:00Z'), end: Number.POSITIVE_INFINITY },
         ],
       }),
@@ -946,7 +918,7 @@ describe('turn times', () => {
       partySize,
       turnTimes,
       resources: [resource('t', 1, 8)],
-      busy: [busy('t', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
+      busy: [held('t', '2026-06-10T12:00:00Z', '2026-06-10T13:00:00Z')],
     });
   const free: [partySize: number, times: string[], lastStart: string][] = [
     [2, ['10:00', '10:30', '11:00', '13:00', '13:30', '14:00', '14:30', '15:00'], '15:00'],
@@ -1183,7 +1155,7 @@ describe('service periods', () => {
     assert.deepEqual(free['18:00'], ['terrace', 'inside']);
     const check = checkStart(day, '12:15', SCHEDULED);
     assert.ok(check.ok && check.freeResourceIds.join() === 'terrace');
-    const busyTerrace = { ...day, busy: [busy('terrace', '2026-06-10T12:00:00Z', '2026-06-10T15:00:00Z')] };
+    const busyTerrace = { ...day, busy: [held('terrace', '2026-06-10T12:00:00Z', '2026-06-10T15:00:00Z')] };
     assert.equal(failureOf(checkStart(busyTerrace, '12:15', SCHEDULED)), 'slot_unavailable');
   });
 
@@ -1210,8 +1182,8 @@ describe('service periods', () => {
         { ...dinner, turnTimes: [{ minParty: 1, maxParty: 2, durationMinutes: 90 }] },
       ],
       busy: [
-        busy('a', '2026-06-10T12:30:00Z', '2026-06-10T13:15:00Z'),
-        busy('b', '2026-06-10T19:00:00Z', '2026-06-10T20:00:00Z'),
+        held('a', '2026-06-10T12:30:00Z', '2026-06-10T13:15:00Z'),
+        held('b', '2026-06-10T19:00:00Z', '2026-06-10T20:00:00Z'),
       ],
     });
     for (const slot of daySlots(day).slots) {
