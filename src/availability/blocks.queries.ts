@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 
 export interface BlockRow {
@@ -70,10 +70,7 @@ export function listBlocks<T>(
     {
       // Per resource, so one resource's cursor is refused by another's list.
       name: `resource_blocks:${resourceId}`,
-      keys: [
-        { ref: 'created_at', type: 'timestamptz' },
-        { ref: 'id', type: 'uuid' },
-      ],
+      keys: sortedBy('created_at', 'timestamptz'),
     },
     page,
     view,

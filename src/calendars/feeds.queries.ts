@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
 export interface FeedRow {
   id: string;
@@ -19,13 +19,7 @@ export const insertFeed = (
 export const listFeedsOf = <T>(executor: Executor, page: PageRequest, view: (row: FeedRow) => T) =>
   keysetPage(
     executor.selectFrom('calendar_feeds').select(FEED_COLUMNS).where('business_id', '=', page.owner),
-    {
-      name: 'calendar_feeds',
-      keys: [
-        { ref: 'created_at', type: 'timestamptz' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'calendar_feeds', keys: sortedBy('created_at', 'timestamptz') },
     page,
     view,
   );

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { matchesAny } from '../platform/browser-assets.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { createFeed, findFeeds, renderFeed, revokeFeed } from './feeds.service.ts';
 import { CreatedFeedView, FeedView, PrivateNotes } from './feeds.view.ts';
@@ -42,19 +42,17 @@ export const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/calendar-feeds',
     {
       onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listCalendarFeeds',
-        tags: ['Calendars'],
-        summary: 'List calendar feeds, oldest first (never their URLs)',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(FeedView) },
-      },
+      operationId: 'listCalendarFeeds',
+      tags: ['Calendars'],
+      summary: 'List calendar feeds, oldest first (never their URLs)',
+      item: FeedView,
     },
-    async (request) => findFeeds(app.db, pageOf(request)),
+    (request) => findFeeds(app.db, pageOf(request)),
   );
 
   app.delete(

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 
 export interface ImportRow {
@@ -33,13 +33,7 @@ export const insertImport = (
 export const listImportsOf = <T>(executor: Executor, page: PageRequest, view: (row: ImportRow) => T) =>
   keysetPage(
     executor.selectFrom('calendar_imports').select(IMPORT_COLUMNS).where('business_id', '=', page.owner),
-    {
-      name: 'calendar_imports',
-      keys: [
-        { ref: 'created_at', type: 'timestamptz' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'calendar_imports', keys: sortedBy('created_at', 'timestamptz') },
     page,
     view,
   );

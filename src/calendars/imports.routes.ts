@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
 import { SYNC_JOB } from './imports.jobs.ts';
 import { addImport, findImports, removeImport, requestSync } from './imports.service.ts';
@@ -45,19 +45,17 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/calendar-imports',
     {
       onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listCalendarImports',
-        tags: ['Calendars'],
-        summary: 'List calendar imports, oldest first, with their last sync and its failure',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(ImportView) },
-      },
+      operationId: 'listCalendarImports',
+      tags: ['Calendars'],
+      summary: 'List calendar imports, oldest first, with their last sync and its failure',
+      item: ImportView,
     },
-    async (request) => findImports(app.db, principalOf(request), pageOf(request)),
+    (request) => findImports(app.db, principalOf(request), pageOf(request)),
   );
 
   app.delete(

@@ -1,6 +1,6 @@
 import { type InsertObject, sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import type { DB } from '../schema.ts';
 
 /** What a key's listing is made from: never a secret key nor a hash (`public_key` is only a publishable key's). */
@@ -41,13 +41,7 @@ export function insertApiKey(executor: Executor, values: Omit<InsertObject<DB, '
 export const listApiKeysOf = (executor: Executor, page: PageRequest) =>
   keysetPage(
     executor.selectFrom('api_keys').select(VIEW_COLUMNS).where('business_id', '=', page.owner),
-    {
-      name: 'api_keys',
-      keys: [
-        { ref: 'created_at', type: 'timestamptz' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'api_keys', keys: sortedBy('created_at', 'timestamptz') },
     page,
     (row) => row,
   );

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import {
   errorResponses,
   example,
@@ -90,19 +90,17 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/api-keys',
     {
       onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'listApiKeys',
-        tags: ['API keys'],
-        summary: 'List API keys (never the full key)',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(ApiKeyView) },
-      },
+      operationId: 'listApiKeys',
+      tags: ['API keys'],
+      summary: 'List API keys (never the full key)',
+      item: ApiKeyView,
     },
-    async (request) => listApiKeys(app.db, pageOf(request)),
+    (request) => listApiKeys(app.db, pageOf(request)),
   );
 
   app.delete(

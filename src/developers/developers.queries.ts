@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
 const byEmail = (email: string) => sql<boolean>`lower(email) = ${email.toLowerCase()}`;
 
@@ -56,13 +56,7 @@ export const listBusinessesOf = (executor: Executor, page: PageRequest) =>
       .selectFrom('businesses')
       .select(['id', 'name', 'slug', 'business_type', 'is_dev', 'created_at'])
       .where('developer_id', '=', page.owner),
-    {
-      name: 'businesses',
-      keys: [
-        { ref: 'created_at', type: 'timestamptz' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'businesses', keys: sortedBy('created_at', 'timestamptz') },
     page,
     (row) => ({ ...row, business_id: row.id, created_at: row.created_at.toISOString() }),
   );

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
@@ -142,18 +142,16 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
+  listRoute(
+    app,
     '/v1/developer/businesses',
     {
       onRequest: requireDeveloper,
-      schema: {
-        operationId: 'listBusinesses',
-        tags: ['Developers'],
-        summary: "List the developer's businesses, oldest first",
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(BusinessSummary) },
-      },
+      operationId: 'listBusinesses',
+      tags: ['Developers'],
+      summary: "List the developer's businesses, oldest first",
+      item: BusinessSummary,
     },
-    async (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),
+    (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),
   );
 };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import type { MembershipRole, MembershipStatus } from '../schema.ts';
 
 /** A member as the staff list shows them: the person's id and email, the membership's role, status and dates. */
@@ -57,13 +57,7 @@ export const listMembersOf = (executor: Executor, page: PageRequest) =>
       .innerJoin('users', 'users.id', 'memberships.user_id')
       .select([...MEMBER_COLUMNS, 'memberships.id as membership_id'])
       .where('memberships.business_id', '=', page.owner),
-    {
-      name: 'staff',
-      keys: [
-        { ref: 'memberships.created_at', type: 'timestamptz' },
-        { ref: 'memberships.id', type: 'uuid' },
-      ],
-    },
+    { name: 'staff', keys: sortedBy('memberships.created_at', 'timestamptz', 'memberships.id') },
     page,
     (row) => row,
   );

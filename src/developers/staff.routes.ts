@@ -4,7 +4,7 @@ import { principalOf, requireBusiness, requireDashboardUser } from '../platform/
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { matchesAny } from '../platform/browser-assets.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
@@ -247,19 +247,17 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => switchBusiness(app.db, app.tokens, request.principal!, request.body.business_id),
   );
 
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/staff',
     {
       onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'listStaff',
-        tags: ['Staff'],
-        summary: 'List dashboard users',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(StaffUser) },
-      },
+      operationId: 'listStaff',
+      tags: ['Staff'],
+      summary: 'List dashboard users',
+      item: StaffUser,
     },
-    async (request) => listStaff(app.db, pageOf(request)),
+    (request) => listStaff(app.db, pageOf(request)),
   );
 
   app.post(

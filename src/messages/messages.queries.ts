@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import type { WithheldClass } from '../schema.ts';
 
 export interface MessageRow {
@@ -45,10 +45,7 @@ export const listMessages = <T>(
     query,
     {
       name: 'messages',
-      keys: [
-        { ref: 'created_at', type: 'timestamptz' },
-        { ref: 'id', type: 'uuid' },
-      ],
+      keys: sortedBy('created_at', 'timestamptz'),
       direction: 'desc',
     },
     page,

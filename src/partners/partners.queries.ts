@@ -3,7 +3,7 @@ import { SUBSCRIPTION_COLUMNS } from '../billing/subscription.queries.ts';
 import type { BookingView } from '../bookings/bookings.view.ts';
 import { HOLDING_STATUSES } from '../engine/status.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
 /** What a partner's listing shows: never its secret's hash. */
 const VIEW_COLUMNS = ['partners.id', 'partners.name', 'partners.username', 'partners.created_at'] as const;
@@ -40,13 +40,7 @@ export const listPartnersOf = (executor: Executor, page: PageRequest) =>
       .innerJoin('partners', 'partners.id', 'partner_listings.partner_id')
       .select([...VIEW_COLUMNS, 'partner_listings.created_at as listed_at'])
       .where('partner_listings.business_id', '=', page.owner),
-    {
-      name: 'partners',
-      keys: [
-        { ref: 'partner_listings.created_at', type: 'timestamptz' },
-        { ref: 'partners.id', type: 'uuid' },
-      ],
-    },
+    { name: 'partners', keys: sortedBy('partner_listings.created_at', 'timestamptz', 'partners.id') },
     page,
     (row) => row,
   );

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createPartner, listPartners, MAX_LISTED, unlistPartner } from './partners.service.ts';
 
@@ -57,19 +57,17 @@ export const partnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/partners',
     {
       onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'listPartners',
-        ...TAG,
-        summary: 'The reservation partners the business is listed with (never a password)',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(Type.Object({ ...PartnerView.properties, listed_at: Timestamp })) },
-      },
+      operationId: 'listPartners',
+      ...TAG,
+      summary: 'The reservation partners the business is listed with (never a password)',
+      item: Type.Object({ ...PartnerView.properties, listed_at: Timestamp }),
     },
-    async (request) => listPartners(app.db, pageOf(request)),
+    (request) => listPartners(app.db, pageOf(request)),
   );
 
   app.delete(

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import type { DB } from '../schema.ts';
@@ -22,6 +22,36 @@ export const pageEnvelope = <T extends TSchema>(item: T) =>
     next_cursor: Type.Union([Type.String(), Type.Null()]),
     has_more: Type.Boolean(),
   });
+
+/** How a list route is guarded and described: the rest of its declaration is the same for every list. */
+export interface ListRoute {
+  onRequest: onRequestAsyncHookHandler;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  item: TSchema;
+}
+
+/** Declares `GET url`, answering the page of the list that `list` reads (see `pageOf`). */
+export function listRoute(
+  app: FastifyInstance,
+  url: string,
+  { onRequest, item, ...texts }: ListRoute,
+  list: (request: FastifyRequest) => Promise<Page<unknown>>,
+): void {
+  app.get(
+    url,
+    {
+      onRequest,
+      schema: {
+        ...texts,
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: pageEnvelope(item) },
+      },
+    },
+    list,
+  );
+}
 
 export interface Page<T> {
   items: T[];
@@ -75,6 +105,12 @@ export interface SortKey {
   ref: string;
   type: 'uuid' | 'integer' | 'bigint' | 'date' | 'time' | 'timestamptz' | 'text';
 }
+
+/** Sorted by `ref`, then by the row's id (`id`), which makes the order total. */
+export const sortedBy = (ref: string, type: SortKey['type'], id = 'id'): SortKey[] => [
+  { ref, type },
+  { ref: id, type: 'uuid' },
+];
 
 export interface KeysetList {
   /** Names the list in its cursors, so one list's cursor is refused by another. */

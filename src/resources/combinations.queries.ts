@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
 export const COMBINATION_COLUMNS = [
   'id',
@@ -31,13 +31,7 @@ export const listCombinations = <T>(
 ) =>
   keysetPage(
     executor.selectFrom('combinations').select(COMBINATION_COLUMNS).where('business_id', '=', page.owner),
-    {
-      name: 'combinations',
-      keys: [
-        { ref: 'name', type: 'text' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'combinations', keys: sortedBy('name', 'text') },
     page,
     view,
   );

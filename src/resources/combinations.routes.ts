@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Uuid } from '../platform/schemas.ts';
 import {
   changeCombination,
@@ -41,19 +41,17 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(Type.Object(CombinationFields), { additionalProperties: false });
 
 export const combinationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/combinations',
     {
       onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listCombinations',
-        tags: ['Resources'],
-        summary: 'List table combinations by name, inactive ones included',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(CombinationView) },
-      },
+      operationId: 'listCombinations',
+      tags: ['Resources'],
+      summary: 'List table combinations by name, inactive ones included',
+      item: CombinationView,
     },
-    async (request) => findCombinations(app.db, pageOf(request)),
+    (request) => findCombinations(app.db, pageOf(request)),
   );
 
   app.post(

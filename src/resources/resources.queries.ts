@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
 export const RESOURCE_COLUMNS = [
   'id',
@@ -34,13 +34,7 @@ export const listResources = <T>(executor: Executor, page: PageRequest, view: (r
       .select(RESOURCE_COLUMNS)
       .where('business_id', '=', page.owner)
       .where('deleted_at', 'is', null),
-    {
-      name: 'resources',
-      keys: [
-        { ref: 'display_order', type: 'integer' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'resources', keys: sortedBy('display_order', 'integer') },
     page,
     view,
   );

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { changeResource, createResource, deleteResource, findResources } from './resources.service.ts';
 import { ResourceView } from './resources.view.ts';
@@ -38,19 +38,17 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(Type.Object(ResourceFields), { additionalProperties: false });
 
 export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/resources',
     {
       onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listResources',
-        tags: ['Resources'],
-        summary: 'List resources by display order, inactive ones included',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(ResourceView) },
-      },
+      operationId: 'listResources',
+      tags: ['Resources'],
+      summary: 'List resources by display order, inactive ones included',
+      item: ResourceView,
     },
-    async (request) => findResources(app.db, pageOf(request)),
+    (request) => findResources(app.db, pageOf(request)),
   );
 
   app.post(

@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import type { ServiceRequirement } from '../schema.ts';
 
 export const SERVICE_COLUMNS = [
@@ -53,18 +53,7 @@ export function listServices<T>(
     .where('business_id', '=', page.owner)
     .where('deleted_at', 'is', null);
   if (!options.includeInactive) query = query.where('is_active', '=', true);
-  return keysetPage(
-    query,
-    {
-      name: 'services',
-      keys: [
-        { ref: 'name', type: 'text' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
-    page,
-    view,
-  );
+  return keysetPage(query, { name: 'services', keys: sortedBy('name', 'text') }, page, view);
 }
 
 export const insertService = (executor: Executor, businessId: string, service: NewService) =>

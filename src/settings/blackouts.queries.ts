@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
 export const BLACKOUT_COLUMNS = ['id', 'start_date', 'end_date', 'reason', 'created_at'] as const;
 
@@ -17,13 +17,7 @@ export type NewBlackout = Pick<BlackoutRow, 'start_date' | 'end_date' | 'reason'
 export const listBlackouts = <T>(executor: Executor, page: PageRequest, view: (row: BlackoutRow) => T) =>
   keysetPage(
     executor.selectFrom('blackout_dates').select(BLACKOUT_COLUMNS).where('business_id', '=', page.owner),
-    {
-      name: 'blackout_dates',
-      keys: [
-        { ref: 'start_date', type: 'date' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'blackout_dates', keys: sortedBy('start_date', 'date') },
     page,
     view,
   );

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, pageOf } from '../platform/pagination.ts';
 import { DateString, example, IdParams, Nullable } from '../platform/schemas.ts';
 import { addBlackout, changeBlackout, findBlackouts, removeBlackout } from './blackouts.service.ts';
 import { BlackoutView } from './blackouts.view.ts';
@@ -29,19 +29,17 @@ const PatchBody = Type.Object(
 );
 
 export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/blackout-dates',
     {
       onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listBlackoutDates',
-        tags: ['Settings'],
-        summary: 'List blackout dates by start date, past ones included',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(BlackoutView) },
-      },
+      operationId: 'listBlackoutDates',
+      tags: ['Settings'],
+      summary: 'List blackout dates by start date, past ones included',
+      item: BlackoutView,
     },
-    async (request) => findBlackouts(app.db, pageOf(request)),
+    (request) => findBlackouts(app.db, pageOf(request)),
   );
 
   app.post(

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { CUSTOMER_SUMMARY_COLUMNS, type GuestNames } from '../customers/entry-customer.view.ts';
 import type { Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
 export const businessZone = (executor: Executor, businessId: string) =>
   executor
@@ -112,13 +112,7 @@ export function listEntries<T>(
   }
   return keysetPage(
     entriesWithCustomer(executor, ranked),
-    {
-      name: 'waitlist',
-      keys: [
-        { ref: 'w.created_at', type: 'timestamptz' },
-        { ref: 'w.id', type: 'uuid' },
-      ],
-    },
+    { name: 'waitlist', keys: sortedBy('w.created_at', 'timestamptz', 'w.id') },
     page,
     view,
   );

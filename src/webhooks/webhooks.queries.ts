@@ -1,6 +1,6 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { Db, Executor } from '../platform/db.ts';
-import { keysetPage, type PageRequest } from '../platform/pagination.ts';
+import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import type { DB, WebhookDeliveryStatus, WebhookEndpointStatus } from '../schema.ts';
 
 /** What an endpoint's listing shows: never its secrets. */
@@ -20,13 +20,7 @@ export type EndpointRow = Awaited<ReturnType<typeof insertEndpoint>>;
 export const listEndpointsOf = (executor: Executor, page: PageRequest) =>
   keysetPage(
     executor.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('business_id', '=', page.owner),
-    {
-      name: 'webhook_endpoints',
-      keys: [
-        { ref: 'created_at', type: 'timestamptz' },
-        { ref: 'id', type: 'uuid' },
-      ],
-    },
+    { name: 'webhook_endpoints', keys: sortedBy('created_at', 'timestamptz') },
     page,
     (row) => row,
   );

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { WEBHOOK_EVENTS } from '../engine/webhook-events.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
-import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { listRoute, PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
   addEndpoint,
@@ -114,19 +114,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  app.get(
+  listRoute(
+    app,
     '/v1/manage/webhooks',
     {
       onRequest: admin,
-      schema: {
-        operationId: 'listWebhookEndpoints',
-        tags: ['Webhooks'],
-        summary: 'List webhook endpoints, oldest first (never their secrets)',
-        querystring: Type.Object(PageQuery, { additionalProperties: false }),
-        response: { 200: pageEnvelope(EndpointView) },
-      },
+      operationId: 'listWebhookEndpoints',
+      tags: ['Webhooks'],
+      summary: 'List webhook endpoints, oldest first (never their secrets)',
+      item: EndpointView,
     },
-    async (request) => listEndpoints(app.db, pageOf(request)),
+    (request) => listEndpoints(app.db, pageOf(request)),
   );
 
   app.delete(
