@@ -109,7 +109,9 @@ export const claimDueMessages = (
         .where('withheld_at', 'is', null)
         .where('failed_at', 'is', null)
         .where('channel', '=', channel)
-        .where('next_attempt_at', '<=', now)
+        // A message never tried is due at once: its time was written by the database's clock,
+        // which the server's may trail. A retry is due when the server's clock says.
+        .where((eb) => eb.or([eb('attempts', '=', 0), eb('next_attempt_at', '<=', now)]))
         .where('attempts', '<', maxAttempts)
         .orderBy('next_attempt_at')
         .limit(limit)
