@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { dayRules, everyDay, seat } from './day-rules.fixture.ts';
 import { bookingMinutesAt, checkStart, daySlots, periodMinutes } from './slots.ts';
-import type { DayRules, HoursRow, ServicePeriod, StartCheck, TurnTime } from './types.ts';
+import type { DayRules, ServicePeriod, StartCheck, TurnTime } from './types.ts';
 
 // The edges of service periods: where a period lies in its day, its last start, which period a
 // time belongs to, and the booking length taken from it.
 
 const SCHEDULED = { onGrid: true, ignoreNoticeAndWindow: false };
-
-function everyDay(openTime: string, closeTime: string, lastBookingTime: string | null = null): HoursRow[] {
-  return [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-    dayOfWeek,
-    isOpen: true,
-    openTime,
-    closeTime,
-    lastBookingTime,
-  }));
-}
 
 function period(
   name: string,
@@ -42,27 +33,16 @@ const TWO_HOURS: TurnTime[] = [{ minParty: 1, maxParty: 4, durationMinutes: 120 
 const lunch = period('Lunch', '12:00', '14:30', { intervalMinutes: 15 });
 const dinner = period('Dinner', '18:00', '22:30');
 
-/** Wednesday 2026-06-10 in UTC, open 11:00-23:00, lunch and dinner, one table for 1-4, 1-hour bookings. */
-function bistro(overrides: Partial<DayRules> = {}): DayRules {
-  return {
-    date: '2026-06-10',
-    timezone: 'UTC',
-    now: Date.parse('2026-06-01T00:00:00Z'),
+/** The engine's test day open 11:00-23:00 on a 30-minute grid, lunch and dinner, one table for 1-4. */
+const bistro = (overrides: Partial<DayRules> = {}) =>
+  dayRules({
     hours: everyDay('11:00', '23:00'),
-    blackouts: [],
     intervalMinutes: 30,
     periods: [lunch, dinner],
-    durationMinutes: 60,
-    bufferBeforeMinutes: 0,
-    bufferAfterMinutes: 0,
-    minNoticeHours: 0,
-    bookingWindowDays: 60,
     partySize: 2,
-    resources: [{ id: 't1', name: 'T1', capacityMin: 1, capacityMax: 4, displayOrder: 0, isActive: true }],
-    busy: [],
+    resources: [seat('t1', 1, 4, { name: 'T1' })],
     ...overrides,
-  };
-}
+  });
 
 /** An overnight bar open 20:00-03:00 with one period. */
 const bar = (late: ServicePeriod) => bistro({ hours: everyDay('20:00', '03:00'), periods: [late] });
