@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { addBlock, listResourceBlocks, removeBlock } from './blocks.service.ts';
@@ -12,45 +12,35 @@ const BlockParams = Type.Object({ resource_id: Uuid, block_id: Uuid }, { additio
 
 /** External busy blocks (calendar sync, maintenance): a blocked resource offers no slots in that period. */
 export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/v1/manage/resources/:resource_id/blocks',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'createResourceBlock',
-        tags: ['Resources'],
-        summary: 'Block a resource for a period (external busy time)',
-        params: ResourceParams,
-        body: example(
-          Type.Object(
-            {
-              start_at: Timestamp,
-              end_at: Timestamp,
-              reason: Type.Optional(
-                Nullable(
-                  Type.String({ maxLength: 500, description: 'empty or only white space means none (null)' }),
-                ),
-              ),
-              source: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-            },
-            { additionalProperties: false },
+  changeRoute(app, 'POST', '/v1/manage/resources/:resource_id/blocks', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'createResourceBlock',
+    tags: ['Resources'],
+    summary: 'Block a resource for a period (external busy time)',
+    params: ResourceParams,
+    body: example(
+      Type.Object(
+        {
+          start_at: Timestamp,
+          end_at: Timestamp,
+          reason: Type.Optional(
+            Nullable(
+              Type.String({ maxLength: 500, description: 'empty or only white space means none (null)' }),
+            ),
           ),
-          {
-            start_at: '2026-12-04T18:00:00+01:00',
-            end_at: '2026-12-04T20:00:00+01:00',
-            reason: 'Private event',
-          },
-        ),
-        response: { 201: BlockView },
+          source: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        start_at: '2026-12-04T18:00:00+01:00',
+        end_at: '2026-12-04T20:00:00+01:00',
+        reason: 'Private event',
       },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 201, (tx) =>
-        addBlock(tx, principal, request.params.resource_id, request.body),
-      );
-    },
-  );
+    ),
+    response: { 201: BlockView },
+    change: (tx, principal, { params, body }) => addBlock(tx, principal, params.resource_id, body),
+  });
 
   app.get(
     '/v1/manage/resources/:resource_id/blocks',
@@ -75,23 +65,13 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
   );
 
-  app.delete(
-    '/v1/manage/resources/:resource_id/blocks/:block_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'deleteResourceBlock',
-        tags: ['Resources'],
-        summary: 'Remove a block; one a calendar import made is 409 (it goes with its event or its import)',
-        params: BlockParams,
-        response: { 204: Type.Null(), ...errorResponses(409) },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) =>
-        removeBlock(tx, principal, request.params.resource_id, request.params.block_id),
-      );
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/resources/:resource_id/blocks/:block_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'deleteResourceBlock',
+    tags: ['Resources'],
+    summary: 'Remove a block; one a calendar import made is 409 (it goes with its event or its import)',
+    params: BlockParams,
+    response: { 204: Type.Null(), ...errorResponses(409) },
+    change: (tx, principal, { params }) => removeBlock(tx, principal, params.resource_id, params.block_id),
+  });
 };

@@ -6,8 +6,9 @@ import { customerOf } from '../customers/customers.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { CSV_RESPONSE, type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
-import { commitReply, commitStatement } from '../platform/idempotency.ts';
+import { commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import {
   DateString,
@@ -354,30 +355,21 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.patch(
-    '/v1/manage/bookings/:booking_id/notes',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'updateBookingNotes',
-        tags: ['Bookings'],
-        summary: "Save the staff's notes on a booking (kept after it closes)",
-        params: IdParams('booking_id'),
-        body: example(
-          Type.Object({ staff_notes: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
-          { staff_notes: 'Window table requested' },
-        ),
-        response: { 200: BookingSchema },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) =>
-        saveStaffNotes(tx, principal, request.params.booking_id, request.body.staff_notes),
-      );
-    },
-  );
+  changeRoute(app, 'PATCH', '/v1/manage/bookings/:booking_id/notes', {
+    onRequest: requireBusiness({ scope: 'write', staff: true }),
+    config: { writes: 'bookings' },
+    operationId: 'updateBookingNotes',
+    tags: ['Bookings'],
+    summary: "Save the staff's notes on a booking (kept after it closes)",
+    params: IdParams('booking_id'),
+    body: example(
+      Type.Object({ staff_notes: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
+      { staff_notes: 'Window table requested' },
+    ),
+    response: { 200: BookingSchema },
+    change: (tx, principal, { params, body }) =>
+      saveStaffNotes(tx, principal, params.booking_id, body.staff_notes),
+  });
 
   app.get(
     '/v1/manage/bookings/:booking_id/available-resources',

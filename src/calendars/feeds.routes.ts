@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { requireBusiness } from '../platform/access.ts';
 import { matchesAny } from '../platform/browser-assets.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { listRoute, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { createFeed, findFeeds, renderFeed, revokeFeed } from './feeds.service.ts';
@@ -14,64 +14,42 @@ const FeedParams = IdParams('feed_id');
 export const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const host = new URL(app.config.publicBaseUrl).hostname;
 
-  app.post(
-    '/v1/manage/calendar-feeds',
-    {
-      config: { sensitive: true },
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'createCalendarFeed',
-        tags: ['Calendars'],
-        summary:
-          "A secret iCalendar feed of the business's bookings, or of one resource's; its URL is shown once",
-        body: example(
-          Type.Object(
-            { resource_id: Type.Optional(Nullable(Uuid)), private_notes: Type.Optional(PrivateNotes) },
-            { additionalProperties: false },
-          ),
-          {},
-        ),
-        response: { 201: CreatedFeedView },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 201, (tx) =>
-        createFeed(tx, principal, app.config.publicBaseUrl, request.body ?? {}),
-      );
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/calendar-feeds', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    config: { sensitive: true },
+    operationId: 'createCalendarFeed',
+    tags: ['Calendars'],
+    summary:
+      "A secret iCalendar feed of the business's bookings, or of one resource's; its URL is shown once",
+    body: example(
+      Type.Object(
+        { resource_id: Type.Optional(Nullable(Uuid)), private_notes: Type.Optional(PrivateNotes) },
+        { additionalProperties: false },
+      ),
+      {},
+    ),
+    response: { 201: CreatedFeedView },
+    change: (tx, principal, { body }) => createFeed(tx, principal, app.config.publicBaseUrl, body ?? {}),
+  });
 
-  listRoute(
-    app,
-    '/v1/manage/calendar-feeds',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      operationId: 'listCalendarFeeds',
-      tags: ['Calendars'],
-      summary: 'List calendar feeds, oldest first (never their URLs)',
-      item: FeedView,
-    },
-    (request) => findFeeds(app.db, pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/calendar-feeds', {
+    onRequest: requireBusiness({ scope: 'read' }),
+    operationId: 'listCalendarFeeds',
+    tags: ['Calendars'],
+    summary: 'List calendar feeds, oldest first (never their URLs)',
+    item: FeedView,
+    list: (request) => findFeeds(app.db, pageOf(request)),
+  });
 
-  app.delete(
-    '/v1/manage/calendar-feeds/:feed_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'deleteCalendarFeed',
-        tags: ['Calendars'],
-        summary: 'Revoke a calendar feed: its URL answers 404 from now on',
-        params: FeedParams,
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) => revokeFeed(tx, principal, request.params.feed_id));
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/calendar-feeds/:feed_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'deleteCalendarFeed',
+    tags: ['Calendars'],
+    summary: 'Revoke a calendar feed: its URL answers 404 from now on',
+    params: FeedParams,
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => revokeFeed(tx, principal, params.feed_id),
+  });
 
   app.get(
     '/calendar/:file',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { listRoute, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
@@ -45,36 +46,24 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  listRoute(
-    app,
-    '/v1/manage/calendar-imports',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      operationId: 'listCalendarImports',
-      tags: ['Calendars'],
-      summary: 'List calendar imports, oldest first, with their last sync and its failure',
-      item: ImportView,
-    },
-    (request) => findImports(app.db, principalOf(request), pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/calendar-imports', {
+    onRequest: requireBusiness({ scope: 'read' }),
+    operationId: 'listCalendarImports',
+    tags: ['Calendars'],
+    summary: 'List calendar imports, oldest first, with their last sync and its failure',
+    item: ImportView,
+    list: (request) => findImports(app.db, principalOf(request), pageOf(request)),
+  });
 
-  app.delete(
-    '/v1/manage/calendar-imports/:import_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'deleteCalendarImport',
-        tags: ['Calendars'],
-        summary: 'Remove a calendar import and the blocks it made',
-        params: ImportParams,
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) => removeImport(tx, principal, request.params.import_id));
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/calendar-imports/:import_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'deleteCalendarImport',
+    tags: ['Calendars'],
+    summary: 'Remove a calendar import and the blocks it made',
+    params: ImportParams,
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => removeImport(tx, principal, params.import_id),
+  });
 
   app.post(
     '/v1/manage/calendar-imports/:import_id/sync',

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
 import { CustomerView, ProfilePatch } from './customers.view.ts';
 import { changeProfile, eraseProfile, likelyDuplicates, mergeProfiles } from './profiles.service.ts';
@@ -10,50 +10,34 @@ const CustomerParams = IdParams('customer_id');
 
 /** What staff do with a guest's profile: edit it, merge a duplicate into another, erase it on request. */
 export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.patch(
-    '/v1/manage/customers/:customer_id',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      schema: {
-        operationId: 'updateCustomer',
-        tags: ['Customers'],
-        summary: 'Edit a guest’s profile: names, email, tags, allergies, staff notes, language (audited)',
-        params: CustomerParams,
-        body: example(ProfilePatch, {
-          tags: ['vip', 'regular'],
-          allergies: 'peanuts',
-          staff_notes: 'Likes table 4',
-        }),
-        response: { 200: CustomerView },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 200, (tx) =>
-        changeProfile(tx, principalOf(request), request.params.customer_id, request.body),
-      ),
-  );
+  changeRoute(app, 'PATCH', '/v1/manage/customers/:customer_id', {
+    onRequest: requireBusiness({ scope: 'write', staff: true }),
+    operationId: 'updateCustomer',
+    tags: ['Customers'],
+    summary: 'Edit a guest’s profile: names, email, tags, allergies, staff notes, language (audited)',
+    params: CustomerParams,
+    body: example(ProfilePatch, {
+      tags: ['vip', 'regular'],
+      allergies: 'peanuts',
+      staff_notes: 'Likes table 4',
+    }),
+    response: { 200: CustomerView },
+    change: (tx, principal, { params, body }) => changeProfile(tx, principal, params.customer_id, body),
+  });
 
-  app.post(
-    '/v1/manage/customers/:customer_id/merge',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      schema: {
-        operationId: 'mergeCustomer',
-        tags: ['Customers'],
-        summary:
-          'Merge this duplicate into another profile: its bookings, waitlist entries and messages move, tags, allergies and notes join; its phone then reaches the kept profile',
-        params: CustomerParams,
-        body: example(Type.Object({ into: Uuid }, { additionalProperties: false }), {
-          into: '0f8fad5b-d9cb-469f-a165-70867728950e',
-        }),
-        response: { 200: CustomerView },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 200, (tx) =>
-        mergeProfiles(tx, principalOf(request), request.params.customer_id, request.body.into),
-      ),
-  );
+  changeRoute(app, 'POST', '/v1/manage/customers/:customer_id/merge', {
+    onRequest: requireBusiness({ scope: 'write', staff: true }),
+    operationId: 'mergeCustomer',
+    tags: ['Customers'],
+    summary:
+      'Merge this duplicate into another profile: its bookings, waitlist entries and messages move, tags, allergies and notes join; its phone then reaches the kept profile',
+    params: CustomerParams,
+    body: example(Type.Object({ into: Uuid }, { additionalProperties: false }), {
+      into: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    }),
+    response: { 200: CustomerView },
+    change: (tx, principal, { params, body }) => mergeProfiles(tx, principal, params.customer_id, body.into),
+  });
 
   app.get(
     '/v1/manage/customers/:customer_id/duplicates',
@@ -82,22 +66,14 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => likelyDuplicates(app.db, principalOf(request).businessId, request.params.customer_id),
   );
 
-  app.post(
-    '/v1/manage/customers/:customer_id/erase',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'eraseCustomer',
-        tags: ['Customers'],
-        summary:
-          'Erase a guest’s personal data everywhere (names, contact, notes, allergies, messages); the bookings stay, anonymous, for the counts',
-        params: CustomerParams,
-        response: { 200: CustomerView },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 200, (tx) =>
-        eraseProfile(tx, principalOf(request), request.params.customer_id),
-      ),
-  );
+  changeRoute(app, 'POST', '/v1/manage/customers/:customer_id/erase', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'eraseCustomer',
+    tags: ['Customers'],
+    summary:
+      'Erase a guest’s personal data everywhere (names, contact, notes, allergies, messages); the bookings stay, anonymous, for the counts',
+    params: CustomerParams,
+    response: { 200: CustomerView },
+    change: (tx, principal, { params }) => eraseProfile(tx, principal, params.customer_id),
+  });
 };

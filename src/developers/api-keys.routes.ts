@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { listRoute, pageOf } from '../platform/pagination.ts';
 import {
   errorResponses,
@@ -48,98 +48,70 @@ const CreatedApiKey = Type.Object({
 });
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/v1/manage/api-keys',
-    {
-      config: { sensitive: true },
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'createApiKey',
-        tags: ['API keys'],
-        summary: 'Create an API key; the full key is returned once',
-        body: example(
-          Type.Object(
-            {
-              name: NonBlankString({ maxLength: 100 }),
-              type: Type.Optional(KeyType),
-              scopes: Type.Optional(Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
-              environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
-              allowed_origins: Type.Optional(
-                Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
-                  minItems: 1,
-                  maxItems: 20,
-                  uniqueItems: true,
-                  description:
-                    'publishable keys only (required there): origins such as `https://shop.example` or `http://localhost:5173`; no paths or wildcards, `http` only for localhost',
-                }),
-              ),
-              rate_limit_per_minute: Type.Optional(
-                Nullable(Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 })),
-              ),
-            },
-            { additionalProperties: false },
+  changeRoute(app, 'POST', '/v1/manage/api-keys', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    config: { sensitive: true },
+    operationId: 'createApiKey',
+    tags: ['API keys'],
+    summary: 'Create an API key; the full key is returned once',
+    body: example(
+      Type.Object(
+        {
+          name: NonBlankString({ maxLength: 100 }),
+          type: Type.Optional(KeyType),
+          scopes: Type.Optional(Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
+          environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+          allowed_origins: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+              minItems: 1,
+              maxItems: 20,
+              uniqueItems: true,
+              description:
+                'publishable keys only (required there): origins such as `https://shop.example` or `http://localhost:5173`; no paths or wildcards, `http` only for localhost',
+            }),
           ),
-          { name: 'Website booking', scopes: ['read', 'write'] },
-        ),
-        response: { 201: CreatedApiKey },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 201, (tx) => createApiKey(tx, principal, request.body));
-    },
-  );
+          rate_limit_per_minute: Type.Optional(
+            Nullable(Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 })),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { name: 'Website booking', scopes: ['read', 'write'] },
+    ),
+    response: { 201: CreatedApiKey },
+    change: (tx, principal, { body }) => createApiKey(tx, principal, body),
+  });
 
-  listRoute(
-    app,
-    '/v1/manage/api-keys',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      operationId: 'listApiKeys',
-      tags: ['API keys'],
-      summary: 'List API keys (never the full key)',
-      item: ApiKeyView,
-    },
-    (request) => listApiKeys(app.db, pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/api-keys', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'listApiKeys',
+    tags: ['API keys'],
+    summary: 'List API keys (never the full key)',
+    item: ApiKeyView,
+    list: (request) => listApiKeys(app.db, pageOf(request)),
+  });
 
-  app.delete(
-    '/v1/manage/api-keys/:key_id',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'revokeApiKey',
-        tags: ['API keys'],
-        summary: 'Revoke an API key (it stays listed with is_active false)',
-        description: 'The default publishable key is rotated instead: revoking it is 409 `conflict`.',
-        params: IdParams('key_id'),
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) => revokeApiKey(tx, principal, request.params.key_id));
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/api-keys/:key_id', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'revokeApiKey',
+    tags: ['API keys'],
+    summary: 'Revoke an API key (it stays listed with is_active false)',
+    description: 'The default publishable key is rotated instead: revoking it is 409 `conflict`.',
+    params: IdParams('key_id'),
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => revokeApiKey(tx, principal, params.key_id),
+  });
 
-  app.post(
-    '/v1/manage/api-keys/:key_id/rotate',
-    {
-      config: { sensitive: true },
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'rotateApiKey',
-        tags: ['API keys'],
-        summary: 'Replace a key by a new one with the same settings; the old one is refused from then on',
-        description:
-          'The new key keeps the name, type, scopes, environment, origins, rate limit and default flag; the answer carries it in full. A revoked key is 409 `conflict`.',
-        params: IdParams('key_id'),
-        response: { 201: CreatedApiKey, ...errorResponses(409) },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 201, (tx) => rotateApiKey(tx, principal, request.params.key_id));
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/api-keys/:key_id/rotate', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    config: { sensitive: true },
+    operationId: 'rotateApiKey',
+    tags: ['API keys'],
+    summary: 'Replace a key by a new one with the same settings; the old one is refused from then on',
+    description:
+      'The new key keeps the name, type, scopes, environment, origins, rate limit and default flag; the answer carries it in full. A revoked key is 409 `conflict`.',
+    params: IdParams('key_id'),
+    response: { 201: CreatedApiKey, ...errorResponses(409) },
+    change: (tx, principal, { params }) => rotateApiKey(tx, principal, params.key_id),
+  });
 };

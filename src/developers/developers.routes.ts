@@ -142,16 +142,12 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  listRoute(
-    app,
-    '/v1/developer/businesses',
-    {
-      onRequest: requireDeveloper,
-      operationId: 'listBusinesses',
-      tags: ['Developers'],
-      summary: "List the developer's businesses, oldest first",
-      item: BusinessSummary,
-    },
-    (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),
-  );
+  listRoute(app, '/v1/developer/businesses', {
+    onRequest: requireDeveloper,
+    operationId: 'listBusinesses',
+    tags: ['Developers'],
+    summary: "List the developer's businesses, oldest first",
+    item: BusinessSummary,
+    list: (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),
+  });
 };

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDashboardUser } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { matchesAny } from '../platform/browser-assets.ts';
-import { commitReply, commitWith } from '../platform/idempotency.ts';
+import { changeRoute } from '../platform/change-route.ts';
+import { commitWith } from '../platform/idempotency.ts';
 import { listRoute, pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -247,18 +248,14 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => switchBusiness(app.db, app.tokens, request.principal!, request.body.business_id),
   );
 
-  listRoute(
-    app,
-    '/v1/manage/staff',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      operationId: 'listStaff',
-      tags: ['Staff'],
-      summary: 'List dashboard users',
-      item: StaffUser,
-    },
-    (request) => listStaff(app.db, pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/staff', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'listStaff',
+    tags: ['Staff'],
+    summary: 'List dashboard users',
+    item: StaffUser,
+    list: (request) => listStaff(app.db, pageOf(request)),
+  });
 
   app.post(
     '/v1/manage/staff',
@@ -300,64 +297,37 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  app.post(
-    '/v1/manage/staff/:user_id/resend',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'resendStaffInvitation',
-        tags: ['Staff'],
-        summary: 'Send an invited member a new link; the previous one stops working',
-        params: IdParams('user_id'),
-        response: { 200: StaffUser, ...errorResponses(409) },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) =>
-        resendInvitation(tx, principal, request.params.user_id, invitationContext()),
-      );
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/staff/:user_id/resend', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'resendStaffInvitation',
+    tags: ['Staff'],
+    summary: 'Send an invited member a new link; the previous one stops working',
+    params: IdParams('user_id'),
+    response: { 200: StaffUser, ...errorResponses(409) },
+    change: (tx, principal, { params }) =>
+      resendInvitation(tx, principal, params.user_id, invitationContext()),
+  });
 
-  app.patch(
-    '/v1/manage/staff/:user_id',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'updateStaff',
-        tags: ['Staff'],
-        summary: "Change a dashboard user's role",
-        params: IdParams('user_id'),
-        body: example(Type.Object({ role: Role }, { additionalProperties: false }), {
-          role: 'business_owner',
-        }),
-        response: { 200: StaffUser },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) =>
-        changeStaffRole(tx, principal, request.params.user_id, request.body.role),
-      );
-    },
-  );
+  changeRoute(app, 'PATCH', '/v1/manage/staff/:user_id', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'updateStaff',
+    tags: ['Staff'],
+    summary: "Change a dashboard user's role",
+    params: IdParams('user_id'),
+    body: example(Type.Object({ role: Role }, { additionalProperties: false }), {
+      role: 'business_owner',
+    }),
+    response: { 200: StaffUser },
+    change: (tx, principal, { params, body }) => changeStaffRole(tx, principal, params.user_id, body.role),
+  });
 
-  app.delete(
-    '/v1/manage/staff/:user_id',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'removeStaff',
-        tags: ['Staff'],
-        summary: 'Remove a dashboard user or withdraw their invitation; their tokens stop working at once',
-        params: IdParams('user_id'),
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) => removeStaff(tx, principal, request.params.user_id));
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/staff/:user_id', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'removeStaff',
+    tags: ['Staff'],
+    summary: 'Remove a dashboard user or withdraw their invitation; their tokens stop working at once',
+    params: IdParams('user_id'),
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => removeStaff(tx, principal, params.user_id),
+  });
 };

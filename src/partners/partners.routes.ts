@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { listRoute, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createPartner, listPartners, MAX_LISTED, unlistPartner } from './partners.service.ts';
@@ -16,78 +16,56 @@ const PartnerView = Type.Object({
 const TAG = { tags: ['Partners'] };
 
 export const partnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/v1/manage/partners',
-    {
-      config: { sensitive: true },
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'createPartner',
-        ...TAG,
-        summary:
-          'List the business with a reservation partner: its HTTP Basic credentials, the password shown once',
-        description:
-          'The partner calls the booking server under `/partners/maps-booking/v3/` and reads the feeds under `/partners/maps-booking/feeds/` with these credentials, for the businesses listed with it only (docs/partners.md). `business_ids` (default: this business) may name other businesses only for their developer, with a developer token.',
-        body: example(
-          Type.Object(
-            {
-              name: NonBlankString({ maxLength: 100 }),
-              business_ids: Type.Optional(
-                Type.Array(Uuid, { minItems: 1, maxItems: MAX_LISTED, uniqueItems: true }),
-              ),
-            },
-            { additionalProperties: false },
+  changeRoute(app, 'POST', '/v1/manage/partners', {
+    config: { sensitive: true },
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'createPartner',
+    ...TAG,
+    summary:
+      'List the business with a reservation partner: its HTTP Basic credentials, the password shown once',
+    description:
+      'The partner calls the booking server under `/partners/maps-booking/v3/` and reads the feeds under `/partners/maps-booking/feeds/` with these credentials, for the businesses listed with it only (docs/partners.md). `business_ids` (default: this business) may name other businesses only for their developer, with a developer token.',
+    body: example(
+      Type.Object(
+        {
+          name: NonBlankString({ maxLength: 100 }),
+          business_ids: Type.Optional(
+            Type.Array(Uuid, { minItems: 1, maxItems: MAX_LISTED, uniqueItems: true }),
           ),
-          { name: 'Maps reservations' },
-        ),
-        response: {
-          201: Type.Object({
-            ...PartnerView.properties,
-            password: Type.String({
-              description: 'the HTTP Basic password: shown this once, kept only as a hash',
-            }),
-            business_ids: Type.Array(Uuid),
-          }),
         },
-      },
+        { additionalProperties: false },
+      ),
+      { name: 'Maps reservations' },
+    ),
+    response: {
+      201: Type.Object({
+        ...PartnerView.properties,
+        password: Type.String({
+          description: 'the HTTP Basic password: shown this once, kept only as a hash',
+        }),
+        business_ids: Type.Array(Uuid),
+      }),
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 201, (tx) => createPartner(tx, principal, request.body));
-    },
-  );
+    change: (tx, principal, { body }) => createPartner(tx, principal, body),
+  });
 
-  listRoute(
-    app,
-    '/v1/manage/partners',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      operationId: 'listPartners',
-      ...TAG,
-      summary: 'The reservation partners the business is listed with (never a password)',
-      item: Type.Object({ ...PartnerView.properties, listed_at: Timestamp }),
-    },
-    (request) => listPartners(app.db, pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/partners', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'listPartners',
+    ...TAG,
+    summary: 'The reservation partners the business is listed with (never a password)',
+    item: Type.Object({ ...PartnerView.properties, listed_at: Timestamp }),
+    list: (request) => listPartners(app.db, pageOf(request)),
+  });
 
-  app.delete(
-    '/v1/manage/partners/:partner_id',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'unlistPartner',
-        ...TAG,
-        summary: "End the business's listing with a partner: its credentials no longer reach the business",
-        description: 'The bookings it made stay, with their source `partner`.',
-        params: IdParams('partner_id'),
-        response: { 204: Type.Null(), ...errorResponses(404) },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) =>
-        unlistPartner(tx, principal, request.params.partner_id),
-      );
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/partners/:partner_id', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'unlistPartner',
+    ...TAG,
+    summary: "End the business's listing with a partner: its credentials no longer reach the business",
+    description: 'The bookings it made stay, with their source `partner`.',
+    params: IdParams('partner_id'),
+    response: { 204: Type.Null(), ...errorResponses(404) },
+    change: (tx, principal, { params }) => unlistPartner(tx, principal, params.partner_id),
+  });
 };

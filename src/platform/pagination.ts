@@ -23,21 +23,24 @@ export const pageEnvelope = <T extends TSchema>(item: T) =>
     has_more: Type.Boolean(),
   });
 
-/** How a list route is guarded and described: the rest of its declaration is the same for every list. */
+/**
+ * How a list route is guarded, described and read (`list`, the page `pageOf` asks for): the rest
+ * of its declaration is the same for every list.
+ */
 export interface ListRoute {
   onRequest: onRequestAsyncHookHandler;
   operationId: string;
   tags: string[];
   summary: string;
   item: TSchema;
+  list: (request: FastifyRequest) => Promise<Page<unknown>>;
 }
 
-/** Declares `GET url`, answering the page of the list that `list` reads (see `pageOf`). */
+/** Declares `GET url`, answering a page of the list, as `ListRoute` says. */
 export function listRoute(
   app: FastifyInstance,
   url: string,
-  { onRequest, item, ...texts }: ListRoute,
-  list: (request: FastifyRequest) => Promise<Page<unknown>>,
+  { onRequest, item, list, ...texts }: ListRoute,
 ): void {
   app.get(
     url,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
-import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { listRoute, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Uuid } from '../platform/schemas.ts';
 import {
@@ -41,77 +41,52 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(Type.Object(CombinationFields), { additionalProperties: false });
 
 export const combinationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(
-    app,
-    '/v1/manage/combinations',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      operationId: 'listCombinations',
-      tags: ['Resources'],
-      summary: 'List table combinations by name, inactive ones included',
-      item: CombinationView,
-    },
-    (request) => findCombinations(app.db, pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/combinations', {
+    onRequest: requireBusiness({ scope: 'read' }),
+    operationId: 'listCombinations',
+    tags: ['Resources'],
+    summary: 'List table combinations by name, inactive ones included',
+    item: CombinationView,
+    list: (request) => findCombinations(app.db, pageOf(request)),
+  });
 
-  app.post(
-    '/v1/manage/combinations',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'createCombination',
-        tags: ['Resources'],
-        summary: 'Join resources for larger parties (tables 4 and 5 seat ten)',
-        description:
-          'Offered after single resources, only while every resource of it is active; a booking on it holds them all.',
-        body: example(CreateBody, {
-          name: 'Tables 4 + 5',
-          resource_ids: ['5b2d4c9e-8f1a-4b7c-9d3e-2a1f0e9c8b7a', '9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f'],
-          capacity_min: 7,
-          capacity_max: 10,
-        }),
-        response: { 201: CombinationView },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 201, (tx) => createCombination(tx, principalOf(request), request.body)),
-  );
+  changeRoute(app, 'POST', '/v1/manage/combinations', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'createCombination',
+    tags: ['Resources'],
+    summary: 'Join resources for larger parties (tables 4 and 5 seat ten)',
+    description:
+      'Offered after single resources, only while every resource of it is active; a booking on it holds them all.',
+    body: example(CreateBody, {
+      name: 'Tables 4 + 5',
+      resource_ids: ['5b2d4c9e-8f1a-4b7c-9d3e-2a1f0e9c8b7a', '9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f'],
+      capacity_min: 7,
+      capacity_max: 10,
+    }),
+    response: { 201: CombinationView },
+    change: (tx, principal, { body }) => createCombination(tx, principal, body),
+  });
 
-  app.patch(
-    '/v1/manage/combinations/:combination_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'updateCombination',
-        tags: ['Resources'],
-        summary: 'Change any field of a combination; is_active false stops offering it',
-        params: IdParams('combination_id'),
-        body: example(PatchBody, { capacity_max: 12 }),
-        response: { 200: CombinationView },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 200, (tx) =>
-        changeCombination(tx, principalOf(request), request.params.combination_id, request.body),
-      ),
-  );
+  changeRoute(app, 'PATCH', '/v1/manage/combinations/:combination_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'updateCombination',
+    tags: ['Resources'],
+    summary: 'Change any field of a combination; is_active false stops offering it',
+    params: IdParams('combination_id'),
+    body: example(PatchBody, { capacity_max: 12 }),
+    response: { 200: CombinationView },
+    change: (tx, principal, { params, body }) =>
+      changeCombination(tx, principal, params.combination_id, body),
+  });
 
-  app.delete(
-    '/v1/manage/combinations/:combination_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'deleteCombination',
-        tags: ['Resources'],
-        summary: 'Delete a combination',
-        description: 'Bookings made on it keep holding its resources.',
-        params: IdParams('combination_id'),
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 204, (tx) =>
-        deleteCombination(tx, principalOf(request), request.params.combination_id),
-      ),
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/combinations/:combination_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'deleteCombination',
+    tags: ['Resources'],
+    summary: 'Delete a combination',
+    description: 'Bookings made on it keep holding its resources.',
+    params: IdParams('combination_id'),
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => deleteCombination(tx, principal, params.combination_id),
+  });
 };

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
-import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { listRoute, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { changeResource, createResource, deleteResource, findResources } from './resources.service.ts';
@@ -38,76 +38,50 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(Type.Object(ResourceFields), { additionalProperties: false });
 
 export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(
-    app,
-    '/v1/manage/resources',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      operationId: 'listResources',
-      tags: ['Resources'],
-      summary: 'List resources by display order, inactive ones included',
-      item: ResourceView,
-    },
-    (request) => findResources(app.db, pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/resources', {
+    onRequest: requireBusiness({ scope: 'read' }),
+    operationId: 'listResources',
+    tags: ['Resources'],
+    summary: 'List resources by display order, inactive ones included',
+    item: ResourceView,
+    list: (request) => findResources(app.db, pageOf(request)),
+  });
 
-  app.post(
-    '/v1/manage/resources',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'createResource',
-        tags: ['Resources'],
-        summary: 'Create a resource (a table, a stylist, a room)',
-        body: example(CreateBody, {
-          name: 'Table 4',
-          resource_type: 'table',
-          capacity_min: 2,
-          capacity_max: 4,
-          section: 'Terrace',
-        }),
-        response: { 201: ResourceView },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 201, (tx) => createResource(tx, principalOf(request), request.body)),
-  );
+  changeRoute(app, 'POST', '/v1/manage/resources', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'createResource',
+    tags: ['Resources'],
+    summary: 'Create a resource (a table, a stylist, a room)',
+    body: example(CreateBody, {
+      name: 'Table 4',
+      resource_type: 'table',
+      capacity_min: 2,
+      capacity_max: 4,
+      section: 'Terrace',
+    }),
+    response: { 201: ResourceView },
+    change: (tx, principal, { body }) => createResource(tx, principal, body),
+  });
 
-  app.patch(
-    '/v1/manage/resources/:resource_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'updateResource',
-        tags: ['Resources'],
-        summary: 'Change any field of a resource; is_active false hides it from availability',
-        params: IdParams('resource_id'),
-        body: example(PatchBody, { capacity_max: 6, is_active: true }),
-        response: { 200: ResourceView },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 200, (tx) =>
-        changeResource(tx, principalOf(request), request.params.resource_id, request.body),
-      ),
-  );
+  changeRoute(app, 'PATCH', '/v1/manage/resources/:resource_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'updateResource',
+    tags: ['Resources'],
+    summary: 'Change any field of a resource; is_active false hides it from availability',
+    params: IdParams('resource_id'),
+    body: example(PatchBody, { capacity_max: 6, is_active: true }),
+    response: { 200: ResourceView },
+    change: (tx, principal, { params, body }) => changeResource(tx, principal, params.resource_id, body),
+  });
 
-  app.delete(
-    '/v1/manage/resources/:resource_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'deleteResource',
-        tags: ['Resources'],
-        summary: 'Delete a resource; refused with 409 while bookings to come hold it',
-        description: 'Past bookings keep showing the resource they were made on.',
-        params: IdParams('resource_id'),
-        response: { 204: Type.Null(), ...errorResponses(409) },
-      },
-    },
-    async (request, reply) =>
-      commitReply(request, reply, 204, (tx) =>
-        deleteResource(tx, principalOf(request), request.params.resource_id),
-      ),
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/resources/:resource_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'deleteResource',
+    tags: ['Resources'],
+    summary: 'Delete a resource; refused with 409 while bookings to come hold it',
+    description: 'Past bookings keep showing the resource they were made on.',
+    params: IdParams('resource_id'),
+    response: { 204: Type.Null(), ...errorResponses(409) },
+    change: (tx, principal, { params }) => deleteResource(tx, principal, params.resource_id),
+  });
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
 import { changeService, createService, deleteService, findServices } from './services.service.ts';
@@ -103,62 +103,34 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       findServices(app.db, pageOf(request), { includeInactive: request.query.include_inactive ?? false }),
   );
 
-  app.post(
-    '/v1/manage/services',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'createService',
-        tags: ['Services'],
-        summary: 'Create a bookable service (e.g. a haircut or a tasting menu)',
-        body: example(CreateBody, { name: 'Dinner', duration_minutes: 90 }),
-        response: { 201: ServiceView },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 201, (tx) => createService(tx, principal, request.body));
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/services', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'createService',
+    tags: ['Services'],
+    summary: 'Create a bookable service (e.g. a haircut or a tasting menu)',
+    body: example(CreateBody, { name: 'Dinner', duration_minutes: 90 }),
+    response: { 201: ServiceView },
+    change: (tx, principal, { body }) => createService(tx, principal, body),
+  });
 
-  app.patch(
-    '/v1/manage/services/:service_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'updateService',
-        tags: ['Services'],
-        summary: 'Change any field of a service; fields left out stay as they are',
-        params: IdParams('service_id'),
-        body: example(PatchBody, { duration_minutes: 120 }),
-        response: { 200: ServiceView },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) =>
-        changeService(tx, principal, request.params.service_id, request.body),
-      );
-    },
-  );
+  changeRoute(app, 'PATCH', '/v1/manage/services/:service_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'updateService',
+    tags: ['Services'],
+    summary: 'Change any field of a service; fields left out stay as they are',
+    params: IdParams('service_id'),
+    body: example(PatchBody, { duration_minutes: 120 }),
+    response: { 200: ServiceView },
+    change: (tx, principal, { params, body }) => changeService(tx, principal, params.service_id, body),
+  });
 
-  app.delete(
-    '/v1/manage/services/:service_id',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'deleteService',
-        tags: ['Services'],
-        summary: 'Delete a service; bookings made for it keep it',
-        params: IdParams('service_id'),
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) =>
-        deleteService(tx, principal, request.params.service_id),
-      );
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/services/:service_id', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    operationId: 'deleteService',
+    tags: ['Services'],
+    summary: 'Delete a service; bookings made for it keep it',
+    params: IdParams('service_id'),
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => deleteService(tx, principal, params.service_id),
+  });
 };

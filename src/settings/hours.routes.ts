@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { bareArrayAs, changeRoute } from '../platform/change-route.ts';
 import { example, Nullable, TimeString } from '../platform/schemas.ts';
 import { loadWeek, replaceWeek } from './hours.service.ts';
 import { HoursRowView } from './hours.view.ts';
@@ -57,32 +57,21 @@ export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => loadWeek(app.db, principalOf(request).businessId),
   );
 
-  app.put(
-    '/v1/manage/hours',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      // A bare array is the documented form; wrapping it lets one schema name fields as `hours[2].open_time`.
-      preValidation: async (request) => {
-        if (Array.isArray(request.body)) request.body = { hours: request.body };
-      },
-      schema: {
-        operationId: 'replaceHours',
-        tags: ['Settings'],
-        summary: 'Replace the hours of all seven days',
-        body: example(WeekBody, {
-          hours: [0, 1, 2, 3, 4, 5, 6].map((day_of_week) => ({
-            day_of_week,
-            is_open: day_of_week !== 1,
-            open_time: '17:00',
-            close_time: '23:00',
-          })),
-        }),
-        response: { 200: Week },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) => replaceWeek(tx, principal, request.body.hours));
-    },
-  );
+  changeRoute(app, 'PUT', '/v1/manage/hours', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    preValidation: bareArrayAs('hours'),
+    operationId: 'replaceHours',
+    tags: ['Settings'],
+    summary: 'Replace the hours of all seven days',
+    body: example(WeekBody, {
+      hours: [0, 1, 2, 3, 4, 5, 6].map((day_of_week) => ({
+        day_of_week,
+        is_open: day_of_week !== 1,
+        open_time: '17:00',
+        close_time: '23:00',
+      })),
+    }),
+    response: { 200: Week },
+    change: (tx, principal, { body }) => replaceWeek(tx, principal, body.hours),
+  });
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply } from '../platform/idempotency.ts';
+import { bareArrayAs, changeRoute } from '../platform/change-route.ts';
 import { example } from '../platform/schemas.ts';
 import { changePeriods, listPeriods } from './periods.service.ts';
 import { PeriodBody, PeriodView } from './periods.view.ts';
@@ -32,43 +32,32 @@ export const periodsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => listPeriods(app.db, principalOf(request).businessId),
   );
 
-  app.put(
-    '/v1/manage/service-periods',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      // A bare array is the documented form; wrapping it lets one schema name fields as `periods[1].end_time`.
-      preValidation: async (request) => {
-        if (Array.isArray(request.body)) request.body = { periods: request.body };
-      },
-      schema: {
-        operationId: 'replaceServicePeriods',
-        tags: ['Settings'],
-        summary:
-          "Replace every service period: each inside its weekdays' operating hours, none overlapping another of the same weekday",
-        body: example(PeriodsBody, {
-          periods: [
-            {
-              name: 'Lunch',
-              days_of_week: [2, 3, 4, 5, 6],
-              start_time: '12:00',
-              end_time: '14:30',
-              slot_interval_minutes: 15,
-            },
-            {
-              name: 'Dinner',
-              days_of_week: [2, 3, 4, 5, 6],
-              start_time: '18:00',
-              end_time: '22:30',
-              max_covers_per_slot: 20,
-            },
-          ],
-        }),
-        response: { 200: Periods },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) => changePeriods(tx, principal, request.body.periods));
-    },
-  );
+  changeRoute(app, 'PUT', '/v1/manage/service-periods', {
+    onRequest: requireBusiness({ scope: 'write' }),
+    preValidation: bareArrayAs('periods'),
+    operationId: 'replaceServicePeriods',
+    tags: ['Settings'],
+    summary:
+      "Replace every service period: each inside its weekdays' operating hours, none overlapping another of the same weekday",
+    body: example(PeriodsBody, {
+      periods: [
+        {
+          name: 'Lunch',
+          days_of_week: [2, 3, 4, 5, 6],
+          start_time: '12:00',
+          end_time: '14:30',
+          slot_interval_minutes: 15,
+        },
+        {
+          name: 'Dinner',
+          days_of_week: [2, 3, 4, 5, 6],
+          start_time: '18:00',
+          end_time: '22:30',
+          max_covers_per_slot: 20,
+        },
+      ],
+    }),
+    response: { 200: Periods },
+    change: (tx, principal, { body }) => changePeriods(tx, principal, body.periods),
+  });
 };

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.http.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
-import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
+import { optionalCredential, requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import {
@@ -118,23 +119,13 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => findEntries(app.db, pageOf(request), request.query.preferred_date),
   );
 
-  app.delete(
-    '/v1/manage/waitlist/:entry_id',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      schema: {
-        operationId: 'removeWaitlistEntry',
-        tags: ['Waitlist'],
-        summary: 'Remove a waitlist entry',
-        params: IdParams('entry_id'),
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) =>
-        removeFromWaitlist(tx, principal, request.params.entry_id),
-      );
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/waitlist/:entry_id', {
+    onRequest: requireBusiness({ scope: 'write', staff: true }),
+    operationId: 'removeWaitlistEntry',
+    tags: ['Waitlist'],
+    summary: 'Remove a waitlist entry',
+    params: IdParams('entry_id'),
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => removeFromWaitlist(tx, principal, params.entry_id),
+  });
 };

@@ -6,6 +6,7 @@ import { BookingSchema } from '../bookings/bookings.view.ts';
 import { book } from '../bookings/new-booking.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { changeRoute } from '../platform/change-route.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { errorResponses, example, IdParams, Nullable, PhoneString, Uuid } from '../platform/schemas.ts';
 import {
@@ -64,69 +65,46 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
-  app.post(
-    '/v1/manage/walk-ins',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'joinWalkInQueue',
-        tags: ['Walk-ins'],
-        summary: `Add a walk-in party to the end of the queue (at most ${QUEUE_MAX}); answered with its quoted wait`,
-        body: example(NewWalkInBody, { capacity: 3, first_name: 'Ada', phone: '+49 30 5550 1234' }),
-        response: { 201: Type.Object({ walk_in: WalkInSchema }), ...errorResponses(409) },
-      },
-    },
-    async (request, reply) => {
-      const { body } = request;
-      const { businessId } = principalOf(request);
-      return commitReply(request, reply, 201, async (tx) => ({
-        walk_in: await joinQueue(
-          tx,
-          app.availability,
-          businessId,
-          {
-            capacity: body.capacity,
-            first_name: given(body.first_name),
-            last_name: given(body.last_name),
-            phone: given(body.phone),
-            email: given(body.email),
-            notes: given(body.notes),
-          },
-          app.clock.now(),
-        ),
-      }));
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/walk-ins', {
+    onRequest: requireBusiness({ scope: 'write', staff: true }),
+    config: { writes: 'bookings' },
+    operationId: 'joinWalkInQueue',
+    tags: ['Walk-ins'],
+    summary: `Add a walk-in party to the end of the queue (at most ${QUEUE_MAX}); answered with its quoted wait`,
+    body: example(NewWalkInBody, { capacity: 3, first_name: 'Ada', phone: '+49 30 5550 1234' }),
+    response: { 201: Type.Object({ walk_in: WalkInSchema }), ...errorResponses(409) },
+    change: async (tx, { businessId }, { body }) => ({
+      walk_in: await joinQueue(
+        tx,
+        app.availability,
+        businessId,
+        {
+          capacity: body.capacity,
+          first_name: given(body.first_name),
+          last_name: given(body.last_name),
+          phone: given(body.phone),
+          email: given(body.email),
+          notes: given(body.notes),
+        },
+        app.clock.now(),
+      ),
+    }),
+  });
 
-  app.post(
-    '/v1/manage/walk-ins/:walk_in_id/notify',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'notifyWalkIn',
-        tags: ['Walk-ins'],
-        summary: 'Tell the party its table is ready, by SMS or else by email',
-        description:
-          'By SMS when the party gave a phone and the venue sends SMS, else by email when it gave an address and the venue sends guest email; 409 when neither reaches it. The message goes through the outbox and its SMS limits.',
-        params: WalkInParams,
-        response: { 200: Type.Object({ walk_in: WalkInSchema }), ...errorResponses(404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const { businessId } = principalOf(request);
-      return commitReply(request, reply, 200, async (tx) => ({
-        walk_in: await notifyWalkIn(
-          tx,
-          app.availability,
-          businessId,
-          request.params.walk_in_id,
-          app.clock.now(),
-        ),
-      }));
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/walk-ins/:walk_in_id/notify', {
+    onRequest: requireBusiness({ scope: 'write', staff: true }),
+    config: { writes: 'bookings' },
+    operationId: 'notifyWalkIn',
+    tags: ['Walk-ins'],
+    summary: 'Tell the party its table is ready, by SMS or else by email',
+    description:
+      'By SMS when the party gave a phone and the venue sends SMS, else by email when it gave an address and the venue sends guest email; 409 when neither reaches it. The message goes through the outbox and its SMS limits.',
+    params: WalkInParams,
+    response: { 200: Type.Object({ walk_in: WalkInSchema }), ...errorResponses(404, 409) },
+    change: async (tx, { businessId }, { params }) => ({
+      walk_in: await notifyWalkIn(tx, app.availability, businessId, params.walk_in_id, app.clock.now()),
+    }),
+  });
 
   app.post(
     '/v1/manage/walk-ins/:walk_in_id/seat',
@@ -180,24 +158,14 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.delete(
-    '/v1/manage/walk-ins/:walk_in_id',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'removeWalkIn',
-        tags: ['Walk-ins'],
-        summary: 'Take a party off the queue (it left)',
-        params: WalkInParams,
-        response: { 204: Type.Null(), ...errorResponses(404) },
-      },
-    },
-    async (request, reply) => {
-      const { businessId } = principalOf(request);
-      return commitReply(request, reply, 204, async (tx) => {
-        await leaveQueue(tx, businessId, request.params.walk_in_id);
-      });
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/walk-ins/:walk_in_id', {
+    onRequest: requireBusiness({ scope: 'write', staff: true }),
+    config: { writes: 'bookings' },
+    operationId: 'removeWalkIn',
+    tags: ['Walk-ins'],
+    summary: 'Take a party off the queue (it left)',
+    params: WalkInParams,
+    response: { 204: Type.Null(), ...errorResponses(404) },
+    change: (tx, { businessId }, { params }) => leaveQueue(tx, businessId, params.walk_in_id),
+  });
 };

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { WEBHOOK_EVENTS } from '../engine/webhook-events.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { commitReply, commitWith } from '../platform/idempotency.ts';
+import { changeRoute } from '../platform/change-route.ts';
+import { commitWith } from '../platform/idempotency.ts';
 import { listRoute, PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
@@ -114,79 +115,46 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  listRoute(
-    app,
-    '/v1/manage/webhooks',
-    {
-      onRequest: admin,
-      operationId: 'listWebhookEndpoints',
-      tags: ['Webhooks'],
-      summary: 'List webhook endpoints, oldest first (never their secrets)',
-      item: EndpointView,
-    },
-    (request) => listEndpoints(app.db, pageOf(request)),
-  );
+  listRoute(app, '/v1/manage/webhooks', {
+    onRequest: admin,
+    operationId: 'listWebhookEndpoints',
+    tags: ['Webhooks'],
+    summary: 'List webhook endpoints, oldest first (never their secrets)',
+    item: EndpointView,
+    list: (request) => listEndpoints(app.db, pageOf(request)),
+  });
 
-  app.delete(
-    '/v1/manage/webhooks/:endpoint_id',
-    {
-      onRequest: admin,
-      schema: {
-        operationId: 'deleteWebhookEndpoint',
-        tags: ['Webhooks'],
-        summary: 'Remove a webhook endpoint; deliveries not yet made are dropped',
-        params: EndpointParams,
-        response: { 204: Type.Null() },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 204, (tx) =>
-        deleteEndpoint(tx, principal, request.params.endpoint_id),
-      );
-    },
-  );
+  changeRoute(app, 'DELETE', '/v1/manage/webhooks/:endpoint_id', {
+    onRequest: admin,
+    operationId: 'deleteWebhookEndpoint',
+    tags: ['Webhooks'],
+    summary: 'Remove a webhook endpoint; deliveries not yet made are dropped',
+    params: EndpointParams,
+    response: { 204: Type.Null() },
+    change: (tx, principal, { params }) => deleteEndpoint(tx, principal, params.endpoint_id),
+  });
 
-  app.post(
-    '/v1/manage/webhooks/:endpoint_id/rotate-secret',
-    {
-      config: { sensitive: true },
-      onRequest: admin,
-      schema: {
-        operationId: 'rotateWebhookSecret',
-        tags: ['Webhooks'],
-        summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
-        params: EndpointParams,
-        response: { 200: RotatedEndpoint },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 200, (tx) =>
-        rotateSecret(tx, principal, app.webhooks.sealKey, request.params.endpoint_id, app.clock.now()),
-      );
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/webhooks/:endpoint_id/rotate-secret', {
+    onRequest: admin,
+    config: { sensitive: true },
+    operationId: 'rotateWebhookSecret',
+    tags: ['Webhooks'],
+    summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
+    params: EndpointParams,
+    response: { 200: RotatedEndpoint },
+    change: (tx, principal, { params }) =>
+      rotateSecret(tx, principal, app.webhooks.sealKey, params.endpoint_id, app.clock.now()),
+  });
 
-  app.post(
-    '/v1/manage/webhooks/:endpoint_id/test',
-    {
-      onRequest: admin,
-      schema: {
-        operationId: 'testWebhookEndpoint',
-        tags: ['Webhooks'],
-        summary: 'Send a `webhook.test` event to this endpoint, delivered like any other',
-        params: EndpointParams,
-        response: { 202: DeliveryView },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      return commitReply(request, reply, 202, (tx) =>
-        sendTestEvent(tx, principal, request.params.endpoint_id),
-      );
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/webhooks/:endpoint_id/test', {
+    onRequest: admin,
+    operationId: 'testWebhookEndpoint',
+    tags: ['Webhooks'],
+    summary: 'Send a `webhook.test` event to this endpoint, delivered like any other',
+    params: EndpointParams,
+    response: { 202: DeliveryView },
+    change: (tx, principal, { params }) => sendTestEvent(tx, principal, params.endpoint_id),
+  });
 
   app.get(
     '/v1/manage/webhooks/:endpoint_id/deliveries',
@@ -215,24 +183,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/v1/manage/webhooks/:endpoint_id/deliveries/:delivery_id/retry',
-    {
-      onRequest: admin,
-      schema: {
-        operationId: 'retryWebhookDelivery',
-        tags: ['Webhooks'],
-        summary: 'Send a delivery again now (any status), with a fresh retry schedule',
-        params: Type.Object({ endpoint_id: Uuid, delivery_id: Uuid }, { additionalProperties: false }),
-        response: { 202: DeliveryView },
-      },
-    },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      const { endpoint_id, delivery_id } = request.params;
-      return commitReply(request, reply, 202, (tx) =>
-        retryDelivery(tx, principal, endpoint_id, delivery_id, app.clock.now()),
-      );
-    },
-  );
+  changeRoute(app, 'POST', '/v1/manage/webhooks/:endpoint_id/deliveries/:delivery_id/retry', {
+    onRequest: admin,
+    operationId: 'retryWebhookDelivery',
+    tags: ['Webhooks'],
+    summary: 'Send a delivery again now (any status), with a fresh retry schedule',
+    params: Type.Object({ endpoint_id: Uuid, delivery_id: Uuid }, { additionalProperties: false }),
+    response: { 202: DeliveryView },
+    change: (tx, principal, { params }) =>
+      retryDelivery(tx, principal, params.endpoint_id, params.delivery_id, app.clock.now()),
+  });
 };

@@ -1,0 +1,84 @@
+import type {
+  FastifyInstance,
+  HTTPMethods,
+  onRequestAsyncHookHandler,
+  preValidationAsyncHookHandler,
+} from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { principalOf } from './access.ts';
+import type { Principal } from './auth.ts';
+import type { Tx } from './db.ts';
+import { commitReply } from './idempotency.ts';
+
+type BusinessPrincipal = Principal & { businessId: string };
+type SuccessStatus = 200 | 201 | 202 | 204;
+
+/** What a change route is told: what the business's caller sent, checked against its schemas. */
+export interface ChangeInput<P extends TSchema, B extends TSchema> {
+  params: Static<P>;
+  body: Static<B>;
+}
+
+/**
+ * A route by which a business's caller changes something: guarded by `onRequest` (a
+ * `requireBusiness`), run in one transaction (`commitReply`, so an `Idempotency-Key` replays it)
+ * and answered with the one success status of `response` and what `change` returns.
+ */
+export interface ChangeRoute<P extends TSchema, B extends TSchema> {
+  onRequest: onRequestAsyncHookHandler;
+  /** The route's own settings (`writes`, `sensitive`). */
+  config?: Record<string, unknown>;
+  /** Reshapes what was sent before the schemas check it (`bareArrayAs`). */
+  preValidation?: preValidationAsyncHookHandler;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  params?: P;
+  body?: B;
+  /** Its success (one of 200, 201, 202, 204) and the refusals to document beside the guard's. */
+  response: Record<number, TSchema>;
+  change: (tx: Tx, principal: BusinessPrincipal, input: ChangeInput<P, B>) => Promise<unknown>;
+}
+
+function successOf(operationId: string, response: Record<number, TSchema>): SuccessStatus {
+  const successes = Object.keys(response)
+    .map(Number)
+    .filter((status) => status >= 200 && status < 300);
+  if (successes.length !== 1) throw new Error(`${operationId}: a change route answers one success status`);
+  return successes[0] as SuccessStatus;
+}
+
+/**
+ * A list replaced whole is sent as a bare array, its documented form; wrapped as `{[field]: list}`
+ * before validation, one schema names a bad item's field as `field[2].open_time`.
+ */
+export const bareArrayAs =
+  (field: string): preValidationAsyncHookHandler =>
+  async (request) => {
+    if (Array.isArray(request.body)) request.body = { [field]: request.body };
+  };
+
+/** Declares `method url`, as `ChangeRoute` says. */
+export function changeRoute<P extends TSchema = TSchema, B extends TSchema = TSchema>(
+  app: FastifyInstance,
+  method: HTTPMethods,
+  url: string,
+  { onRequest, config, preValidation, change, ...schema }: ChangeRoute<P, B>,
+): void {
+  const status = successOf(schema.operationId, schema.response);
+  app.route({
+    method,
+    url,
+    onRequest,
+    ...(config && { config }),
+    ...(preValidation && { preValidation }),
+    schema,
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      return commitReply(request, reply, status, (tx) =>
+        change(tx, principal, request as unknown as ChangeInput<P, B>),
+      );
+    },
+  });
+}
