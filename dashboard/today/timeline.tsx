@@ -9,13 +9,12 @@ import { venueMinutes } from '../venue.ts';
 import { bookingDetails, depositDue, guestMarks, guestName, shortGuestName } from './booking-text.ts';
 import type { Booking, BookingItem, DayPlan, Item } from './day-plan.ts';
 import { selectedBooking } from './selection.ts';
+import { LONG_PRESS_MS } from './touch.ts';
 
 const QUARTER = 15;
 const DAY = 1440;
 /** How far a pointer goes before a press becomes a drag (a click stays a click). */
 const DRAG_PX = 5;
-/** How long a finger rests on a booking to pick it up: shorter, and scrolling the day would lift blocks. */
-const LONG_PRESS_MS = 450;
 
 /** A block being dragged: where it came from, how far it went, the row under the pointer. */
 interface Drag {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { LONG_PRESS_MS } from '../../dashboard/today/touch.ts';
 import { addDays, todayIn, wallTimeToInstant } from '../../src/engine/time.ts';
 import { SmsSender, smsProvider } from '../../src/messages/sms.jobs.ts';
 import { send, setupBookable } from '../booking-fixtures.ts';
@@ -36,6 +37,8 @@ const skip = browserSkipReason();
 const ZONE = 'Europe/Paris';
 const TABLET = { width: 1024, height: 768 };
 const PHONE = { width: 390, height: 844 };
+/** A finger held still past the long press that picks a booking up. */
+const HELD_STILL_MS = LONG_PRESS_MS + 250;
 
 let ctx: TestContext;
 let api: string;
@@ -508,7 +511,7 @@ describe('the booking panel', { skip }, () => {
 
       // Held still for a moment, the block is picked up and carried to T2.
       await finger('touchStart', lea.x, lea.y);
-      await page.waitForTimeout(700);
+      await page.waitForTimeout(HELD_STILL_MS);
       for (let step = 1; step <= 8; step++) {
         await finger('touchMove', lea.x, lea.y + ((t2.y - lea.y) * step) / 8);
       }
@@ -519,7 +522,7 @@ describe('the booking panel', { skip }, () => {
       // Held still and let go: the booking's panel opens on its move picker.
       const moved = middle((await block(page, 'T2', 'Lea').boundingBox())!);
       await finger('touchStart', moved.x, moved.y);
-      await page.waitForTimeout(700);
+      await page.waitForTimeout(HELD_STILL_MS);
       await finger('touchEnd', moved.x, moved.y);
       const panel = page.getByRole('complementary', { name: 'Booking: Guest Lea' });
       await panel.waitFor();
