@@ -54,7 +54,8 @@ export const waitingEntries = (executor: Executor, businessId: string, date: str
       'w.preferred_time_to',
       eb.fn.coalesce('w.guest_first_name', 'c.first_name').as('first_name'),
       eb.fn.coalesce('w.guest_last_name', 'c.last_name').as('last_name'),
-      eb.fn.coalesce('w.guest_email', 'c.email').as('email'),
+      // Where the offer goes: the one rule of a guest's message address (db/functions).
+      sql<string | null>`slotwise_guest_contact('email', w.guest_email, c.email, c.phone)`.as('email'),
       'c.phone',
       sql<string[]>`coalesce((SELECT array_agg(o.start_time::text) FROM waitlist_offers o
         WHERE o.business_id = w.business_id AND o.waitlist_entry_id = w.id
