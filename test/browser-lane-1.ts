@@ -1,8 +1,8 @@
 import { after } from 'node:test';
 import { shareOneBrowser } from './browser.ts';
 import { runInThisProcess } from './fast-lane.ts';
-import { browserLaneHalf } from './lanes.ts';
+import { BROWSER_LANE } from './lanes.ts';
 
-/** The first half of the browser lane: its files in one process, with one browser (`test/lanes.ts`). */
+/** One of the browser lane's two processes, with one browser (`test/fast-lane.ts`). */
 after(shareOneBrowser());
-runInThisProcess(browserLaneHalf(0));
+runInThisProcess('browser lane', BROWSER_LANE);

@@ -1,20 +1,29 @@
-import { after, describe } from 'node:test';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { shareDatabases } from './helpers.ts';
+import { laneClaims } from './lanes.ts';
 
-/*
- * Runs a lane's files (the fast lane's, the browser lane's) one after another in this one
+/**
+ * Runs the files of a lane (the fast lane's, the browser lane's) one after another in this one
  * process, so the loaded code, PGlite's compiled module and the migrated databases are paid for
- * once rather than once per file. Each file is imported inside a suite of its own: the hooks a file
- * declares at its top level (`before`, `beforeEach`, `after`) then belong to that suite alone, as
- * they belong to the file when it runs in a process of its own, instead of running around every
- * test of every file.
+ * once rather than once per file. `npm test` runs each lane in two processes, which share its
+ * files as they go (`laneClaims`, in the folder `TEST_LANE_CLAIMS` that `test/run.ts` makes); a
+ * lane file run by itself runs all of them. Each file is imported inside a suite of its own: the
+ * hooks a file declares at its top level (`before`, `beforeEach`, `after`) then belong to that
+ * suite alone, as they belong to the file when it runs in a process of its own, instead of running
+ * around every test of every file.
  */
-export function runInThisProcess(files: string[]): void {
+export function runInThisProcess(lane: string, files: string[]): void {
   after(shareDatabases());
-  for (const file of files) {
-    describe(file, async () => {
-      await import(pathToFileURL(file).href);
-    });
-  }
+  const folder = process.env.TEST_LANE_CLAIMS;
+  const claim = laneClaims(folder && join(folder, lane));
+  test(lane, async () => {
+    for (const [index, file] of files.entries()) {
+      if (!claim(index)) continue;
+      await describe(file, async () => {
+        await import(pathToFileURL(file).href);
+      });
+    }
+  });
 }

@@ -1,4 +1,5 @@
-import { globSync, readFileSync } from 'node:fs';
+import { globSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Every test file of the project, as `npm test` has always found them. */
 const ALL_TESTS = [
@@ -26,8 +27,8 @@ export const SYSTEM_LANE = allTests().filter((file) =>
 
 /**
  * Seconds each system file took alone on two cores, the longer of the two engines (2026-12-04):
- * the browser lane's halves are balanced by them, and the process lane starts its longest files
- * first, so that the short ones fill the end of the run. A file not listed counts as `UNTIMED`.
+ * the browser lane and the process lane start their longest files first, so that the short ones
+ * fill the end of the run. A file not listed counts as `UNTIMED`.
  */
 const FILE_SECONDS: Record<string, number> = {
   'test/browser/widget.test.ts': 33,
@@ -72,37 +73,43 @@ const longestFirst = (files: string[]) =>
   [...files].sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b));
 
 /**
- * The browser lane: the system lane's browser files, in two processes of one browser and one
- * database each (test/browser-lane-1.ts, -2.ts), each file a server of its own.
+ * The browser lane: the system lane's browser files, the longest first, run by two processes of
+ * one browser and one database each (test/browser-lane-1.ts, -2.ts), each file a server of its own.
  */
-export const BROWSER_LANE = SYSTEM_LANE.filter((file) => file.startsWith('test/browser/'));
+export const BROWSER_LANE = longestFirst(SYSTEM_LANE.filter((file) => file.startsWith('test/browser/')));
 
 /** The system lane's other files, a process each, the longest first. */
 export const PROCESS_LANE = longestFirst(SYSTEM_LANE.filter((file) => !BROWSER_LANE.includes(file)));
 
-/** One of the browser lane's two halves: each file, the longest first, joins the shorter half. */
-export function browserLaneHalf(half: 0 | 1): string[] {
-  const halves: [string[], string[]] = [[], []];
-  const totals = [0, 0];
-  for (const file of longestFirst(BROWSER_LANE)) {
-    const shorter = totals[0]! <= totals[1]! ? 0 : 1;
-    halves[shorter].push(file);
-    totals[shorter]! += seconds(file);
-  }
-  return halves[half];
-}
-
-/** The fast lane: every other file. */
+/**
+ * The fast lane: every other file, the largest first. Its two processes take the files in this
+ * order, so they end on the smallest, close together; a file's size is a rough measure of its
+ * time, and no table of times has to follow the files.
+ */
 export function fastLane(): string[] {
   const system = new Set(SYSTEM_LANE);
-  return allTests().filter((file) => !system.has(file));
+  const size = (file: string) => statSync(file).size;
+  return allTests()
+    .filter((file) => !system.has(file))
+    .sort((a, b) => size(b) - size(a) || a.localeCompare(b));
 }
 
 /**
- * One of the fast lane's two halves, each a process of its own (`test/fast-lane-1.ts`, `-2.ts`),
- * so the lane's work has both cores while the system lane's processes mostly wait. Every other
- * file in name order: the long files of one area do not all fall in one half.
+ * How the processes of one lane share its files (`test/fast-lane.ts`): each takes the next file
+ * of the lane's order that no other has taken, so they end within a file of each other, however
+ * long the files turn out to be on this machine and engine. A file is taken by making its folder
+ * in `folder`, which one process alone can make. Without a folder, everything is this process's.
  */
-export function fastLaneHalf(half: 0 | 1): string[] {
-  return fastLane().filter((_, index) => index % 2 === half);
+export function laneClaims(folder: string | undefined): (index: number) => boolean {
+  if (!folder) return () => true;
+  mkdirSync(folder, { recursive: true });
+  return (index) => {
+    try {
+      mkdirSync(join(folder, String(index)));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  };
 }
