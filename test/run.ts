@@ -51,7 +51,7 @@ process.env.TEST_LANE_CLAIMS = claims;
 process.on('exit', () => rmSync(claims, { recursive: true, force: true }));
 run({
   files: fastOnly ? FAST_LANE : EVERY_LANE,
-  concurrency: fastOnly ? 3 : 6,
+  concurrency: fastOnly ? FAST_LANE.length : 6,
   execArgv: ['--import', './test/compile-cache.ts'],
 })
   .on('test:summary', (summary) => {
