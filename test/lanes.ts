@@ -88,10 +88,12 @@ export const PROCESS_LANE = longestFirst(SYSTEM_LANE.filter((file) => !BROWSER_L
  */
 export function fastLane(): string[] {
   const system = new Set(SYSTEM_LANE);
-  const size = (file: string) => statSync(file).size;
-  return allTests()
-    .filter((file) => !system.has(file))
-    .sort((a, b) => size(b) - size(a) || a.localeCompare(b));
+  const sizes = new Map(
+    allTests()
+      .filter((file) => !system.has(file))
+      .map((file) => [file, statSync(file).size]),
+  );
+  return [...sizes.keys()].sort((a, b) => sizes.get(b)! - sizes.get(a)! || a.localeCompare(b));
 }
 
 /**

@@ -6,12 +6,11 @@ import type {
 } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { principalOf } from './access.ts';
-import type { Principal } from './auth.ts';
 import type { Tx } from './db.ts';
 import { commitReply } from './idempotency.ts';
 
-type BusinessPrincipal = Principal & { businessId: string };
-type SuccessStatus = 200 | 201 | 202 | 204;
+type BusinessPrincipal = ReturnType<typeof principalOf>;
+type SuccessStatus = Parameters<typeof commitReply>[2];
 
 /** What a change route is told: what the business's caller sent, checked against its schemas. */
 export interface ChangeInput<P extends TSchema, B extends TSchema> {
@@ -71,8 +70,8 @@ export function changeRoute<P extends TSchema = TSchema, B extends TSchema = TSc
     method,
     url,
     onRequest,
-    ...(config && { config }),
-    ...(preValidation && { preValidation }),
+    config,
+    preValidation,
     schema,
     handler: async (request, reply) => {
       const principal = principalOf(request);
