@@ -36,7 +36,7 @@ after(async () => {
 });
 beforeEach(async () => {
   await ctx.reset();
-  receiver.reset();
+  await receiver.reset();
   names.clear();
   ctx.app.config.webhookAllowPrivateUrls = true;
   now = Date.now();

@@ -63,7 +63,16 @@ export class Receiver {
     return this.received.map((r) => r.event.type);
   }
 
-  reset(): void {
+  /**
+   * Forgets what the last test sent, including a request it sent that this receiver has not read
+   * yet. A request cut off by its sender's timeout is already in the kernel, but a test process
+   * that only awaited in-process work since (PGlite, `inject`) never polled for it, and the
+   * receiver would read it during the next test. Three turns of the event loop accept the
+   * connection, read the request and end it; then the answers still held are dropped.
+   */
+  async reset(): Promise<void> {
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (const response of this.hanging.splice(0)) response.destroy();
     this.received.length = 0;
     this.answer = () => ({ status: 200 });
   }
