@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { addBlock, listResourceBlocks, removeBlock } from './blocks.service.ts';
@@ -12,10 +12,10 @@ const BlockParams = Type.Object({ resource_id: Uuid, block_id: Uuid }, { additio
 
 /** External busy blocks (calendar sync, maintenance): a blocked resource offers no slots in that period. */
 export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  changeRoute(app, 'POST', '/v1/manage/resources/:resource_id/blocks', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  const routes = areaRoutes(app, { tags: ['Resources'] });
+
+  routes.change('POST', '/v1/manage/resources/:resource_id/blocks', {
     operationId: 'createResourceBlock',
-    tags: ['Resources'],
     summary: 'Block a resource for a period (external busy time)',
     params: ResourceParams,
     body: example(
@@ -65,10 +65,8 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
   );
 
-  changeRoute(app, 'DELETE', '/v1/manage/resources/:resource_id/blocks/:block_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('DELETE', '/v1/manage/resources/:resource_id/blocks/:block_id', {
     operationId: 'deleteResourceBlock',
-    tags: ['Resources'],
     summary: 'Remove a block; one a calendar import made is 409 (it goes with its event or its import)',
     params: BlockParams,
     response: { 204: Type.Null(), ...errorResponses(409) },

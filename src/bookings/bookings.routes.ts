@@ -6,7 +6,7 @@ import { customerOf } from '../customers/customers.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { CSV_RESPONSE, type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
 import { commitStatement } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
@@ -145,6 +145,10 @@ const BOOKING_CSV: CsvColumn<BookingView>[] = [
 ];
 
 export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, {
+    tags: ['Bookings'],
+    write: requireBusiness({ scope: 'write', staff: true }),
+  });
   app.post(
     '/v1/bookings',
     {
@@ -355,11 +359,9 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  changeRoute(app, 'PATCH', '/v1/manage/bookings/:booking_id/notes', {
-    onRequest: requireBusiness({ scope: 'write', staff: true }),
+  routes.change('PATCH', '/v1/manage/bookings/:booking_id/notes', {
     config: { writes: 'bookings' },
     operationId: 'updateBookingNotes',
-    tags: ['Bookings'],
     summary: "Save the staff's notes on a booking (kept after it closes)",
     params: IdParams('booking_id'),
     body: example(

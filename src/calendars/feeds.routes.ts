@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireBusiness } from '../platform/access.ts';
 import { matchesAny } from '../platform/browser-assets.ts';
-import { changeRoute } from '../platform/change-route.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { areaRoutes } from '../platform/change-route.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
 import { createFeed, findFeeds, renderFeed, revokeFeed } from './feeds.service.ts';
 import { CreatedFeedView, FeedView, PrivateNotes } from './feeds.view.ts';
@@ -12,13 +11,13 @@ const FeedParams = IdParams('feed_id');
 
 /** Secret iCalendar feeds of the bookings, for calendar apps to subscribe to. */
 export const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Calendars'] });
+
   const host = new URL(app.config.publicBaseUrl).hostname;
 
-  changeRoute(app, 'POST', '/v1/manage/calendar-feeds', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('POST', '/v1/manage/calendar-feeds', {
     config: { sensitive: true },
     operationId: 'createCalendarFeed',
-    tags: ['Calendars'],
     summary:
       "A secret iCalendar feed of the business's bookings, or of one resource's; its URL is shown once",
     body: example(
@@ -32,19 +31,15 @@ export const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { body }) => createFeed(tx, principal, app.config.publicBaseUrl, body ?? {}),
   });
 
-  listRoute(app, '/v1/manage/calendar-feeds', {
-    onRequest: requireBusiness({ scope: 'read' }),
+  routes.list('/v1/manage/calendar-feeds', {
     operationId: 'listCalendarFeeds',
-    tags: ['Calendars'],
     summary: 'List calendar feeds, oldest first (never their URLs)',
     item: FeedView,
     list: (request) => findFeeds(app.db, pageOf(request)),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/calendar-feeds/:feed_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('DELETE', '/v1/manage/calendar-feeds/:feed_id', {
     operationId: 'deleteCalendarFeed',
-    tags: ['Calendars'],
     summary: 'Revoke a calendar feed: its URL answers 404 from now on',
     params: FeedParams,
     response: { 204: Type.Null() },

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
 import { SYNC_JOB } from './imports.jobs.ts';
 import { addImport, findImports, removeImport, requestSync } from './imports.service.ts';
@@ -13,6 +13,8 @@ const ImportParams = IdParams('import_id');
 
 /** External calendars whose busy events block a resource, read every 15 minutes. */
 export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Calendars'] });
+
   app.post(
     '/v1/manage/calendar-imports',
     {
@@ -46,19 +48,15 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  listRoute(app, '/v1/manage/calendar-imports', {
-    onRequest: requireBusiness({ scope: 'read' }),
+  routes.list('/v1/manage/calendar-imports', {
     operationId: 'listCalendarImports',
-    tags: ['Calendars'],
     summary: 'List calendar imports, oldest first, with their last sync and its failure',
     item: ImportView,
     list: (request) => findImports(app.db, principalOf(request), pageOf(request)),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/calendar-imports/:import_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('DELETE', '/v1/manage/calendar-imports/:import_id', {
     operationId: 'deleteCalendarImport',
-    tags: ['Calendars'],
     summary: 'Remove a calendar import and the blocks it made',
     params: ImportParams,
     response: { 204: Type.Null() },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { example, IdParams, Uuid } from '../platform/schemas.ts';
 import { CustomerView, ProfilePatch } from './customers.view.ts';
 import { changeProfile, eraseProfile, likelyDuplicates, mergeProfiles } from './profiles.service.ts';
@@ -10,10 +10,12 @@ const CustomerParams = IdParams('customer_id');
 
 /** What staff do with a guest's profile: edit it, merge a duplicate into another, erase it on request. */
 export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  changeRoute(app, 'PATCH', '/v1/manage/customers/:customer_id', {
-    onRequest: requireBusiness({ scope: 'write', staff: true }),
-    operationId: 'updateCustomer',
+  const routes = areaRoutes(app, {
     tags: ['Customers'],
+    write: requireBusiness({ scope: 'write', staff: true }),
+  });
+  routes.change('PATCH', '/v1/manage/customers/:customer_id', {
+    operationId: 'updateCustomer',
     summary: 'Edit a guest’s profile: names, email, tags, allergies, staff notes, language (audited)',
     params: CustomerParams,
     body: example(ProfilePatch, {
@@ -25,10 +27,8 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeProfile(tx, principal, params.customer_id, body),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/customers/:customer_id/merge', {
-    onRequest: requireBusiness({ scope: 'write', staff: true }),
+  routes.change('POST', '/v1/manage/customers/:customer_id/merge', {
     operationId: 'mergeCustomer',
-    tags: ['Customers'],
     summary:
       'Merge this duplicate into another profile: its bookings, waitlist entries and messages move, tags, allergies and notes join; its phone then reaches the kept profile',
     params: CustomerParams,
@@ -66,10 +66,9 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => likelyDuplicates(app.db, principalOf(request).businessId, request.params.customer_id),
   );
 
-  changeRoute(app, 'POST', '/v1/manage/customers/:customer_id/erase', {
+  routes.change('POST', '/v1/manage/customers/:customer_id/erase', {
     onRequest: requireBusiness({ scope: 'admin' }),
     operationId: 'eraseCustomer',
-    tags: ['Customers'],
     summary:
       'Erase a guest’s personal data everywhere (names, contact, notes, allergies, messages); the bookings stay, anonymous, for the counts',
     params: CustomerParams,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { areaRoutes } from '../platform/change-route.ts';
+import { pageOf } from '../platform/pagination.ts';
 import {
   errorResponses,
   example,
@@ -48,11 +48,14 @@ const CreatedApiKey = Type.Object({
 });
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  changeRoute(app, 'POST', '/v1/manage/api-keys', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  const routes = areaRoutes(app, {
+    tags: ['API keys'],
+    read: requireBusiness({ scope: 'admin' }),
+    write: requireBusiness({ scope: 'admin' }),
+  });
+  routes.change('POST', '/v1/manage/api-keys', {
     config: { sensitive: true },
     operationId: 'createApiKey',
-    tags: ['API keys'],
     summary: 'Create an API key; the full key is returned once',
     body: example(
       Type.Object(
@@ -82,19 +85,15 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { body }) => createApiKey(tx, principal, body),
   });
 
-  listRoute(app, '/v1/manage/api-keys', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.list('/v1/manage/api-keys', {
     operationId: 'listApiKeys',
-    tags: ['API keys'],
     summary: 'List API keys (never the full key)',
     item: ApiKeyView,
     list: (request) => listApiKeys(app.db, pageOf(request)),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/api-keys/:key_id', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.change('DELETE', '/v1/manage/api-keys/:key_id', {
     operationId: 'revokeApiKey',
-    tags: ['API keys'],
     summary: 'Revoke an API key (it stays listed with is_active false)',
     description: 'The default publishable key is rotated instead: revoking it is 409 `conflict`.',
     params: IdParams('key_id'),
@@ -102,11 +101,9 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params }) => revokeApiKey(tx, principal, params.key_id),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/api-keys/:key_id/rotate', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.change('POST', '/v1/manage/api-keys/:key_id/rotate', {
     config: { sensitive: true },
     operationId: 'rotateApiKey',
-    tags: ['API keys'],
     summary: 'Replace a key by a new one with the same settings; the old one is refused from then on',
     description:
       'The new key keeps the name, type, scopes, environment, origins, rate limit and default flag; the answer carries it in full. A revoked key is 409 `conflict`.',

@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireDeveloper } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
@@ -43,6 +44,8 @@ const CreatedBusiness = Type.Object({
 });
 
 export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Developers'], read: requireDeveloper });
+
   app.post(
     '/v1/auth/developer/register',
     {
@@ -142,10 +145,8 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  listRoute(app, '/v1/developer/businesses', {
-    onRequest: requireDeveloper,
+  routes.list('/v1/developer/businesses', {
     operationId: 'listBusinesses',
-    tags: ['Developers'],
     summary: "List the developer's businesses, oldest first",
     item: BusinessSummary,
     list: (request) => listBusinesses(app.db, pageOf(request, request.principal!.developerId!)),

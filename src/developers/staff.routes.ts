@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDashboardUser } from '../platform/access.ts';
 import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { matchesAny } from '../platform/browser-assets.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitWith } from '../platform/idempotency.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
@@ -61,6 +61,11 @@ const DashboardSession = Type.Object({
 
 /** Dashboard users of a business: their login, and the owners' management of them. */
 export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, {
+    tags: ['Staff'],
+    read: requireBusiness({ scope: 'admin' }),
+    write: requireBusiness({ scope: 'admin' }),
+  });
   const invitationContext = () => ({
     now: new Date(app.clock.now()),
     publicBaseUrl: app.config.publicBaseUrl,
@@ -248,10 +253,8 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => switchBusiness(app.db, app.tokens, request.principal!, request.body.business_id),
   );
 
-  listRoute(app, '/v1/manage/staff', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.list('/v1/manage/staff', {
     operationId: 'listStaff',
-    tags: ['Staff'],
     summary: 'List dashboard users',
     item: StaffUser,
     list: (request) => listStaff(app.db, pageOf(request)),
@@ -297,10 +300,8 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  changeRoute(app, 'POST', '/v1/manage/staff/:user_id/resend', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.change('POST', '/v1/manage/staff/:user_id/resend', {
     operationId: 'resendStaffInvitation',
-    tags: ['Staff'],
     summary: 'Send an invited member a new link; the previous one stops working',
     params: IdParams('user_id'),
     response: { 200: StaffUser, ...errorResponses(409) },
@@ -308,10 +309,8 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
       resendInvitation(tx, principal, params.user_id, invitationContext()),
   });
 
-  changeRoute(app, 'PATCH', '/v1/manage/staff/:user_id', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.change('PATCH', '/v1/manage/staff/:user_id', {
     operationId: 'updateStaff',
-    tags: ['Staff'],
     summary: "Change a dashboard user's role",
     params: IdParams('user_id'),
     body: example(Type.Object({ role: Role }, { additionalProperties: false }), {
@@ -321,10 +320,8 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeStaffRole(tx, principal, params.user_id, body.role),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/staff/:user_id', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.change('DELETE', '/v1/manage/staff/:user_id', {
     operationId: 'removeStaff',
-    tags: ['Staff'],
     summary: 'Remove a dashboard user or withdraw their invitation; their tokens stop working at once',
     params: IdParams('user_id'),
     response: { 204: Type.Null() },

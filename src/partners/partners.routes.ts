@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { areaRoutes } from '../platform/change-route.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createPartner, listPartners, MAX_LISTED, unlistPartner } from './partners.service.ts';
 
@@ -13,14 +13,15 @@ const PartnerView = Type.Object({
   created_at: Timestamp,
 });
 
-const TAG = { tags: ['Partners'] };
-
 export const partnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  changeRoute(app, 'POST', '/v1/manage/partners', {
+  const routes = areaRoutes(app, {
+    tags: ['Partners'],
+    read: requireBusiness({ scope: 'admin' }),
+    write: requireBusiness({ scope: 'admin' }),
+  });
+  routes.change('POST', '/v1/manage/partners', {
     config: { sensitive: true },
-    onRequest: requireBusiness({ scope: 'admin' }),
     operationId: 'createPartner',
-    ...TAG,
     summary:
       'List the business with a reservation partner: its HTTP Basic credentials, the password shown once',
     description:
@@ -49,19 +50,15 @@ export const partnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { body }) => createPartner(tx, principal, body),
   });
 
-  listRoute(app, '/v1/manage/partners', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.list('/v1/manage/partners', {
     operationId: 'listPartners',
-    ...TAG,
     summary: 'The reservation partners the business is listed with (never a password)',
     item: Type.Object({ ...PartnerView.properties, listed_at: Timestamp }),
     list: (request) => listPartners(app.db, pageOf(request)),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/partners/:partner_id', {
-    onRequest: requireBusiness({ scope: 'admin' }),
+  routes.change('DELETE', '/v1/manage/partners/:partner_id', {
     operationId: 'unlistPartner',
-    ...TAG,
     summary: "End the business's listing with a partner: its credentials no longer reach the business",
     description: 'The bookings it made stay, with their source `partner`.',
     params: IdParams('partner_id'),

@@ -5,9 +5,10 @@ import type {
   preValidationAsyncHookHandler,
 } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { principalOf } from './access.ts';
+import { principalOf, requireBusiness } from './access.ts';
 import type { Tx } from './db.ts';
 import { commitReply } from './idempotency.ts';
+import { type ListRoute, listRoute } from './pagination.ts';
 
 type BusinessPrincipal = ReturnType<typeof principalOf>;
 type SuccessStatus = Parameters<typeof commitReply>[2];
@@ -80,4 +81,36 @@ export function changeRoute<P extends TSchema = TSchema, B extends TSchema = TSc
       );
     },
   });
+}
+
+type Guarded<R> = Omit<R, 'tags' | 'onRequest'> & { tags?: string[]; onRequest?: onRequestAsyncHookHandler };
+
+/**
+ * What an area's routes share: the tag they are listed under and their usual guards, `read` for
+ * its lists and `write` for its changes (a route names its own guard where it differs).
+ */
+export interface AreaRoutes {
+  tags: string[];
+  read?: onRequestAsyncHookHandler;
+  write?: onRequestAsyncHookHandler;
+}
+
+/** Declares an area's list and change routes with what `AreaRoutes` says they share. */
+export function areaRoutes(
+  app: FastifyInstance,
+  {
+    tags,
+    read = requireBusiness({ scope: 'read' }),
+    write = requireBusiness({ scope: 'write' }),
+  }: AreaRoutes,
+) {
+  return {
+    list: (url: string, route: Guarded<ListRoute>) =>
+      listRoute(app, url, { onRequest: read, tags, ...route }),
+    change: <P extends TSchema = TSchema, B extends TSchema = TSchema>(
+      method: HTTPMethods,
+      url: string,
+      route: Guarded<ChangeRoute<P, B>>,
+    ) => changeRoute<P, B>(app, method, url, { onRequest: write, tags, ...route }),
+  };
 }

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
-import { requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { areaRoutes } from '../platform/change-route.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Uuid } from '../platform/schemas.ts';
 import {
   changeCombination,
@@ -41,19 +40,17 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(Type.Object(CombinationFields), { additionalProperties: false });
 
 export const combinationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(app, '/v1/manage/combinations', {
-    onRequest: requireBusiness({ scope: 'read' }),
+  const routes = areaRoutes(app, { tags: ['Resources'] });
+
+  routes.list('/v1/manage/combinations', {
     operationId: 'listCombinations',
-    tags: ['Resources'],
     summary: 'List table combinations by name, inactive ones included',
     item: CombinationView,
     list: (request) => findCombinations(app.db, pageOf(request)),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/combinations', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('POST', '/v1/manage/combinations', {
     operationId: 'createCombination',
-    tags: ['Resources'],
     summary: 'Join resources for larger parties (tables 4 and 5 seat ten)',
     description:
       'Offered after single resources, only while every resource of it is active; a booking on it holds them all.',
@@ -67,10 +64,8 @@ export const combinationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { body }) => createCombination(tx, principal, body),
   });
 
-  changeRoute(app, 'PATCH', '/v1/manage/combinations/:combination_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('PATCH', '/v1/manage/combinations/:combination_id', {
     operationId: 'updateCombination',
-    tags: ['Resources'],
     summary: 'Change any field of a combination; is_active false stops offering it',
     params: IdParams('combination_id'),
     body: example(PatchBody, { capacity_max: 12 }),
@@ -79,10 +74,8 @@ export const combinationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       changeCombination(tx, principal, params.combination_id, body),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/combinations/:combination_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('DELETE', '/v1/manage/combinations/:combination_id', {
     operationId: 'deleteCombination',
-    tags: ['Resources'],
     summary: 'Delete a combination',
     description: 'Bookings made on it keep holding its resources.',
     params: IdParams('combination_id'),

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
-import { requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { areaRoutes } from '../platform/change-route.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { changeResource, createResource, deleteResource, findResources } from './resources.service.ts';
 import { ResourceView } from './resources.view.ts';
@@ -38,19 +37,17 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(Type.Object(ResourceFields), { additionalProperties: false });
 
 export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(app, '/v1/manage/resources', {
-    onRequest: requireBusiness({ scope: 'read' }),
+  const routes = areaRoutes(app, { tags: ['Resources'] });
+
+  routes.list('/v1/manage/resources', {
     operationId: 'listResources',
-    tags: ['Resources'],
     summary: 'List resources by display order, inactive ones included',
     item: ResourceView,
     list: (request) => findResources(app.db, pageOf(request)),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/resources', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('POST', '/v1/manage/resources', {
     operationId: 'createResource',
-    tags: ['Resources'],
     summary: 'Create a resource (a table, a stylist, a room)',
     body: example(CreateBody, {
       name: 'Table 4',
@@ -63,10 +60,8 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { body }) => createResource(tx, principal, body),
   });
 
-  changeRoute(app, 'PATCH', '/v1/manage/resources/:resource_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('PATCH', '/v1/manage/resources/:resource_id', {
     operationId: 'updateResource',
-    tags: ['Resources'],
     summary: 'Change any field of a resource; is_active false hides it from availability',
     params: IdParams('resource_id'),
     body: example(PatchBody, { capacity_max: 6, is_active: true }),
@@ -74,10 +69,8 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeResource(tx, principal, params.resource_id, body),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/resources/:resource_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('DELETE', '/v1/manage/resources/:resource_id', {
     operationId: 'deleteResource',
-    tags: ['Resources'],
     summary: 'Delete a resource; refused with 409 while bookings to come hold it',
     description: 'Past bookings keep showing the resource they were made on.',
     params: IdParams('resource_id'),

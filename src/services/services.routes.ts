@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
 import { changeService, createService, deleteService, findServices } from './services.service.ts';
@@ -84,6 +84,8 @@ const CreateBody = Type.Object(
 const PatchBody = Type.Partial(Type.Object(ServiceFields), { additionalProperties: false });
 
 export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Services'] });
+
   app.get(
     '/v1/manage/services',
     {
@@ -103,20 +105,16 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       findServices(app.db, pageOf(request), { includeInactive: request.query.include_inactive ?? false }),
   );
 
-  changeRoute(app, 'POST', '/v1/manage/services', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('POST', '/v1/manage/services', {
     operationId: 'createService',
-    tags: ['Services'],
     summary: 'Create a bookable service (e.g. a haircut or a tasting menu)',
     body: example(CreateBody, { name: 'Dinner', duration_minutes: 90 }),
     response: { 201: ServiceView },
     change: (tx, principal, { body }) => createService(tx, principal, body),
   });
 
-  changeRoute(app, 'PATCH', '/v1/manage/services/:service_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('PATCH', '/v1/manage/services/:service_id', {
     operationId: 'updateService',
-    tags: ['Services'],
     summary: 'Change any field of a service; fields left out stay as they are',
     params: IdParams('service_id'),
     body: example(PatchBody, { duration_minutes: 120 }),
@@ -124,10 +122,8 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeService(tx, principal, params.service_id, body),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/services/:service_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('DELETE', '/v1/manage/services/:service_id', {
     operationId: 'deleteService',
-    tags: ['Services'],
     summary: 'Delete a service; bookings made for it keep it',
     params: IdParams('service_id'),
     response: { 204: Type.Null() },

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
-import { listRoute, pageOf } from '../platform/pagination.ts';
+import { areaRoutes } from '../platform/change-route.ts';
+import { pageOf } from '../platform/pagination.ts';
 import { DateString, example, IdParams, Nullable } from '../platform/schemas.ts';
 import { addBlackout, changeBlackout, findBlackouts, removeBlackout } from './blackouts.service.ts';
 import { BlackoutView } from './blackouts.view.ts';
@@ -29,29 +28,25 @@ const PatchBody = Type.Object(
 );
 
 export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(app, '/v1/manage/blackout-dates', {
-    onRequest: requireBusiness({ scope: 'read' }),
+  const routes = areaRoutes(app, { tags: ['Settings'] });
+
+  routes.list('/v1/manage/blackout-dates', {
     operationId: 'listBlackoutDates',
-    tags: ['Settings'],
     summary: 'List blackout dates by start date, past ones included',
     item: BlackoutView,
     list: (request) => findBlackouts(app.db, pageOf(request)),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/blackout-dates', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('POST', '/v1/manage/blackout-dates', {
     operationId: 'createBlackoutDate',
-    tags: ['Settings'],
     summary: 'Close the business on a range of whole days',
     body: example(CreateBody, { start_date: '2026-12-24', end_date: '2026-12-26', reason: 'Christmas' }),
     response: { 201: BlackoutView },
     change: (tx, principal, { body }) => addBlackout(tx, principal, body),
   });
 
-  changeRoute(app, 'PATCH', '/v1/manage/blackout-dates/:blackout_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('PATCH', '/v1/manage/blackout-dates/:blackout_id', {
     operationId: 'updateBlackoutDate',
-    tags: ['Settings'],
     summary: 'Change the dates or the reason of a blackout',
     params: IdParams('blackout_id'),
     body: example(PatchBody, { reason: 'Closed for the holidays' }),
@@ -59,10 +54,8 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeBlackout(tx, principal, params.blackout_id, body),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/blackout-dates/:blackout_id', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('DELETE', '/v1/manage/blackout-dates/:blackout_id', {
     operationId: 'deleteBlackoutDate',
-    tags: ['Settings'],
     summary: 'Remove a blackout: the days are bookable again',
     params: IdParams('blackout_id'),
     response: { 204: Type.Null() },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { bareArrayAs, changeRoute } from '../platform/change-route.ts';
+import { areaRoutes, bareArrayAs } from '../platform/change-route.ts';
 import { example, Nullable, TimeString } from '../platform/schemas.ts';
 import { loadWeek, replaceWeek } from './hours.service.ts';
 import { HoursRowView } from './hours.view.ts';
@@ -43,6 +43,8 @@ const WeekBody = Type.Object(
 const Week = Type.Array(HoursRowView, { minItems: 7, maxItems: 7 });
 
 export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Settings'] });
+
   app.get(
     '/v1/manage/hours',
     {
@@ -57,11 +59,9 @@ export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => loadWeek(app.db, principalOf(request).businessId),
   );
 
-  changeRoute(app, 'PUT', '/v1/manage/hours', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('PUT', '/v1/manage/hours', {
     preValidation: bareArrayAs('hours'),
     operationId: 'replaceHours',
-    tags: ['Settings'],
     summary: 'Replace the hours of all seven days',
     body: example(WeekBody, {
       hours: [0, 1, 2, 3, 4, 5, 6].map((day_of_week) => ({

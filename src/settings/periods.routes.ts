@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { bareArrayAs, changeRoute } from '../platform/change-route.ts';
+import { areaRoutes, bareArrayAs } from '../platform/change-route.ts';
 import { example } from '../platform/schemas.ts';
 import { changePeriods, listPeriods } from './periods.service.ts';
 import { PeriodBody, PeriodView } from './periods.view.ts';
@@ -17,6 +17,8 @@ const PeriodsBody = Type.Object(
 const Periods = Type.Array(PeriodView);
 
 export const periodsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Settings'] });
+
   app.get(
     '/v1/manage/service-periods',
     {
@@ -32,11 +34,9 @@ export const periodsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => listPeriods(app.db, principalOf(request).businessId),
   );
 
-  changeRoute(app, 'PUT', '/v1/manage/service-periods', {
-    onRequest: requireBusiness({ scope: 'write' }),
+  routes.change('PUT', '/v1/manage/service-periods', {
     preValidation: bareArrayAs('periods'),
     operationId: 'replaceServicePeriods',
-    tags: ['Settings'],
     summary:
       "Replace every service period: each inside its weekdays' operating hours, none overlapping another of the same weekday",
     body: example(PeriodsBody, {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.http.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential, requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import {
@@ -48,6 +48,10 @@ const NewEntryBody = Type.Object(
 );
 
 export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, {
+    tags: ['Waitlist'],
+    write: requireBusiness({ scope: 'write', staff: true }),
+  });
   app.post(
     '/v1/waitlist/:business_id',
     {
@@ -119,10 +123,8 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => findEntries(app.db, pageOf(request), request.query.preferred_date),
   );
 
-  changeRoute(app, 'DELETE', '/v1/manage/waitlist/:entry_id', {
-    onRequest: requireBusiness({ scope: 'write', staff: true }),
+  routes.change('DELETE', '/v1/manage/waitlist/:entry_id', {
     operationId: 'removeWaitlistEntry',
-    tags: ['Waitlist'],
     summary: 'Remove a waitlist entry',
     params: IdParams('entry_id'),
     response: { 204: Type.Null() },

@@ -6,7 +6,7 @@ import { BookingSchema } from '../bookings/bookings.view.ts';
 import { book } from '../bookings/new-booking.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { errorResponses, example, IdParams, Nullable, PhoneString, Uuid } from '../platform/schemas.ts';
 import {
@@ -49,6 +49,10 @@ const WalkInParams = IdParams('walk_in_id');
 const given = (text: string | null | undefined) => (text?.trim() ? text.trim() : null);
 
 export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, {
+    tags: ['Walk-ins'],
+    write: requireBusiness({ scope: 'write', staff: true }),
+  });
   app.get(
     '/v1/manage/walk-ins',
     {
@@ -65,11 +69,9 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   );
 
-  changeRoute(app, 'POST', '/v1/manage/walk-ins', {
-    onRequest: requireBusiness({ scope: 'write', staff: true }),
+  routes.change('POST', '/v1/manage/walk-ins', {
     config: { writes: 'bookings' },
     operationId: 'joinWalkInQueue',
-    tags: ['Walk-ins'],
     summary: `Add a walk-in party to the end of the queue (at most ${QUEUE_MAX}); answered with its quoted wait`,
     body: example(NewWalkInBody, { capacity: 3, first_name: 'Ada', phone: '+49 30 5550 1234' }),
     response: { 201: Type.Object({ walk_in: WalkInSchema }), ...errorResponses(409) },
@@ -91,11 +93,9 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/walk-ins/:walk_in_id/notify', {
-    onRequest: requireBusiness({ scope: 'write', staff: true }),
+  routes.change('POST', '/v1/manage/walk-ins/:walk_in_id/notify', {
     config: { writes: 'bookings' },
     operationId: 'notifyWalkIn',
-    tags: ['Walk-ins'],
     summary: 'Tell the party its table is ready, by SMS or else by email',
     description:
       'By SMS when the party gave a phone and the venue sends SMS, else by email when it gave an address and the venue sends guest email; 409 when neither reaches it. The message goes through the outbox and its SMS limits.',
@@ -158,11 +158,9 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  changeRoute(app, 'DELETE', '/v1/manage/walk-ins/:walk_in_id', {
-    onRequest: requireBusiness({ scope: 'write', staff: true }),
+  routes.change('DELETE', '/v1/manage/walk-ins/:walk_in_id', {
     config: { writes: 'bookings' },
     operationId: 'removeWalkIn',
-    tags: ['Walk-ins'],
     summary: 'Take a party off the queue (it left)',
     params: WalkInParams,
     response: { 204: Type.Null(), ...errorResponses(404) },

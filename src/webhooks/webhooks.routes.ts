@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { WEBHOOK_EVENTS } from '../engine/webhook-events.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
-import { changeRoute } from '../platform/change-route.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitWith } from '../platform/idempotency.ts';
-import { listRoute, PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
+import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
   addEndpoint,
@@ -77,6 +77,8 @@ const EndpointParams = IdParams('endpoint_id');
 const admin = requireBusiness({ scope: 'admin' });
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Webhooks'], read: admin, write: admin });
+
   app.post(
     '/v1/manage/webhooks',
     {
@@ -115,30 +117,24 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  listRoute(app, '/v1/manage/webhooks', {
-    onRequest: admin,
+  routes.list('/v1/manage/webhooks', {
     operationId: 'listWebhookEndpoints',
-    tags: ['Webhooks'],
     summary: 'List webhook endpoints, oldest first (never their secrets)',
     item: EndpointView,
     list: (request) => listEndpoints(app.db, pageOf(request)),
   });
 
-  changeRoute(app, 'DELETE', '/v1/manage/webhooks/:endpoint_id', {
-    onRequest: admin,
+  routes.change('DELETE', '/v1/manage/webhooks/:endpoint_id', {
     operationId: 'deleteWebhookEndpoint',
-    tags: ['Webhooks'],
     summary: 'Remove a webhook endpoint; deliveries not yet made are dropped',
     params: EndpointParams,
     response: { 204: Type.Null() },
     change: (tx, principal, { params }) => deleteEndpoint(tx, principal, params.endpoint_id),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/webhooks/:endpoint_id/rotate-secret', {
-    onRequest: admin,
+  routes.change('POST', '/v1/manage/webhooks/:endpoint_id/rotate-secret', {
     config: { sensitive: true },
     operationId: 'rotateWebhookSecret',
-    tags: ['Webhooks'],
     summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
     params: EndpointParams,
     response: { 200: RotatedEndpoint },
@@ -146,10 +142,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       rotateSecret(tx, principal, app.webhooks.sealKey, params.endpoint_id, app.clock.now()),
   });
 
-  changeRoute(app, 'POST', '/v1/manage/webhooks/:endpoint_id/test', {
-    onRequest: admin,
+  routes.change('POST', '/v1/manage/webhooks/:endpoint_id/test', {
     operationId: 'testWebhookEndpoint',
-    tags: ['Webhooks'],
     summary: 'Send a `webhook.test` event to this endpoint, delivered like any other',
     params: EndpointParams,
     response: { 202: DeliveryView },
@@ -183,10 +177,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  changeRoute(app, 'POST', '/v1/manage/webhooks/:endpoint_id/deliveries/:delivery_id/retry', {
-    onRequest: admin,
+  routes.change('POST', '/v1/manage/webhooks/:endpoint_id/deliveries/:delivery_id/retry', {
     operationId: 'retryWebhookDelivery',
-    tags: ['Webhooks'],
     summary: 'Send a delivery again now (any status), with a fresh retry schedule',
     params: Type.Object({ endpoint_id: Uuid, delivery_id: Uuid }, { additionalProperties: false }),
     response: { 202: DeliveryView },
