@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { businessRows } from '../platform/business-rows.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
@@ -24,13 +25,7 @@ export const listFeedsOf = <T>(executor: Executor, page: PageRequest, view: (row
     view,
   );
 
-export const deleteFeedRow = (executor: Executor, businessId: string, feedId: string) =>
-  executor
-    .deleteFrom('calendar_feeds')
-    .where('business_id', '=', businessId)
-    .where('id', '=', feedId)
-    .returning(FEED_COLUMNS)
-    .executeTakeFirst();
+export const deleteFeedRow = businessRows('calendar_feeds', FEED_COLUMNS).delete;
 
 /** The feed a token opens, with the names its calendar shows; across businesses, by the token's hash. */
 export const feedByTokenHash = (executor: Executor, tokenHash: string) =>

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { businessRows } from '../platform/business-rows.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import { rangeLiteral } from '../platform/sql.ts';
@@ -39,13 +40,7 @@ export const listImportsOf = <T>(executor: Executor, page: PageRequest, view: (r
   );
 
 /** Deletes the import; its blocks go with it (ON DELETE CASCADE). */
-export const deleteImportRow = (executor: Executor, businessId: string, importId: string) =>
-  executor
-    .deleteFrom('calendar_imports')
-    .where('business_id', '=', businessId)
-    .where('id', '=', importId)
-    .returning(IMPORT_COLUMNS)
-    .executeTakeFirst();
+export const deleteImportRow = businessRows('calendar_imports', IMPORT_COLUMNS).delete;
 
 /**
  * Imports due for a sync, all businesses: each claimed by moving its next sync to `next`, so

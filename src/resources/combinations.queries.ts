@@ -1,3 +1,4 @@
+import { businessRows } from '../platform/business-rows.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
@@ -36,40 +37,18 @@ export const listCombinations = <T>(
     view,
   );
 
-export const insertCombination = (executor: Executor, businessId: string, combination: NewCombination) =>
-  executor
-    .insertInto('combinations')
-    .values({ business_id: businessId, ...combination })
-    .returning(COMBINATION_COLUMNS)
-    .executeTakeFirstOrThrow();
+const combinationRows = businessRows('combinations', COMBINATION_COLUMNS);
+
+export const insertCombination = combinationRows.insert;
 
 export const updateCombination = (
   executor: Executor,
   businessId: string,
   combinationId: string,
   changes: Partial<CombinationRow>,
-) =>
-  executor
-    .updateTable('combinations')
-    .set({ ...changes, updated_at: new Date() })
-    .where('id', '=', combinationId)
-    .where('business_id', '=', businessId)
-    .returning(COMBINATION_COLUMNS)
-    .executeTakeFirstOrThrow();
+) => combinationRows.update(executor, businessId, combinationId, { ...changes, updated_at: new Date() });
 
-export const deleteCombinationRow = (executor: Executor, businessId: string, combinationId: string) =>
-  executor
-    .deleteFrom('combinations')
-    .where('id', '=', combinationId)
-    .where('business_id', '=', businessId)
-    .execute();
+export const deleteCombinationRow = combinationRows.delete;
 
 /** A combination of the business, locked for the rest of the transaction. */
-export const lockCombination = (executor: Executor, businessId: string, combinationId: string) =>
-  executor
-    .selectFrom('combinations')
-    .select(COMBINATION_COLUMNS)
-    .where('id', '=', combinationId)
-    .where('business_id', '=', businessId)
-    .forUpdate()
-    .executeTakeFirst();
+export const lockCombination = combinationRows.lock;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { businessRows } from '../platform/business-rows.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
@@ -41,34 +42,15 @@ export const listResources = <T>(executor: Executor, page: PageRequest, view: (r
 
 export type NewResource = Omit<ResourceRow, 'id' | 'created_at'>;
 
-export const insertResource = (executor: Executor, businessId: string, resource: NewResource) =>
-  executor
-    .insertInto('resources')
-    .values({ business_id: businessId, ...resource })
-    .returning(RESOURCE_COLUMNS)
-    .executeTakeFirstOrThrow();
+const resourceRows = businessRows('resources', RESOURCE_COLUMNS);
 
-export const updateResource = (
-  executor: Executor,
-  businessId: string,
-  resourceId: string,
-  changes: Partial<ResourceRow>,
-) =>
-  executor
-    .updateTable('resources')
-    .set(changes)
-    .where('id', '=', resourceId)
-    .where('business_id', '=', businessId)
-    .returning(RESOURCE_COLUMNS)
-    .executeTakeFirstOrThrow();
+export const insertResource = (executor: Executor, businessId: string, resource: NewResource) =>
+  resourceRows.insert(executor, businessId, resource);
+
+export const updateResource = resourceRows.update;
 
 export const softDeleteResource = (executor: Executor, businessId: string, resourceId: string) =>
-  executor
-    .updateTable('resources')
-    .set({ deleted_at: new Date() })
-    .where('id', '=', resourceId)
-    .where('business_id', '=', businessId)
-    .execute();
+  resourceRows.update(executor, businessId, resourceId, { deleted_at: new Date() });
 
 /** A live (not deleted) resource of the business, locked for the rest of the transaction. */
 export async function lockResource(executor: Executor, businessId: string, resourceId: string) {

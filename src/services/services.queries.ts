@@ -1,3 +1,4 @@
+import { businessRows } from '../platform/business-rows.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import type { ServiceRequirement } from '../schema.ts';
@@ -56,34 +57,20 @@ export function listServices<T>(
   return keysetPage(query, { name: 'services', keys: sortedBy('name', 'text') }, page, view);
 }
 
+const serviceRows = businessRows('services', SERVICE_COLUMNS);
+
 export const insertService = (executor: Executor, businessId: string, service: NewService) =>
-  executor
-    .insertInto('services')
-    .values({ business_id: businessId, ...stored(service) })
-    .returning(SERVICE_COLUMNS)
-    .executeTakeFirstOrThrow();
+  serviceRows.insert(executor, businessId, stored(service));
 
 export const updateService = (
   executor: Executor,
   businessId: string,
   serviceId: string,
   changes: Partial<ServiceRow>,
-) =>
-  executor
-    .updateTable('services')
-    .set(stored(changes))
-    .where('id', '=', serviceId)
-    .where('business_id', '=', businessId)
-    .returning(SERVICE_COLUMNS)
-    .executeTakeFirstOrThrow();
+) => serviceRows.update(executor, businessId, serviceId, stored(changes));
 
 export const softDeleteService = (executor: Executor, businessId: string, serviceId: string) =>
-  executor
-    .updateTable('services')
-    .set({ deleted_at: new Date() })
-    .where('id', '=', serviceId)
-    .where('business_id', '=', businessId)
-    .execute();
+  serviceRows.update(executor, businessId, serviceId, { deleted_at: new Date() });
 
 const liveService = (executor: Executor, businessId: string, serviceId: string) =>
   executor

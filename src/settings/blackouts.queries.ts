@@ -1,3 +1,4 @@
+import { businessRows } from '../platform/business-rows.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 
@@ -11,8 +12,6 @@ export interface BlackoutRow {
   created_at: Date;
 }
 
-export type NewBlackout = Pick<BlackoutRow, 'start_date' | 'end_date' | 'reason'>;
-
 /** Every range of the business, past ones included, by start date, then id, each as `view` makes it. */
 export const listBlackouts = <T>(executor: Executor, page: PageRequest, view: (row: BlackoutRow) => T) =>
   keysetPage(
@@ -22,45 +21,17 @@ export const listBlackouts = <T>(executor: Executor, page: PageRequest, view: (r
     view,
   );
 
-export const insertBlackout = (executor: Executor, businessId: string, blackout: NewBlackout) =>
-  executor
-    .insertInto('blackout_dates')
-    .values({ business_id: businessId, ...blackout })
-    .returning(BLACKOUT_COLUMNS)
-    .executeTakeFirstOrThrow();
+const blackoutRows = businessRows('blackout_dates', BLACKOUT_COLUMNS);
+
+export const insertBlackout = blackoutRows.insert;
 
 /** A range of the business, locked for the rest of the transaction. */
-export const lockBlackout = (executor: Executor, businessId: string, blackoutId: string) =>
-  executor
-    .selectFrom('blackout_dates')
-    .select(BLACKOUT_COLUMNS)
-    .where('id', '=', blackoutId)
-    .where('business_id', '=', businessId)
-    .forUpdate()
-    .executeTakeFirst();
+export const lockBlackout = blackoutRows.lock;
 
-export const updateBlackout = (
-  executor: Executor,
-  businessId: string,
-  blackoutId: string,
-  changes: Partial<BlackoutRow>,
-) =>
-  executor
-    .updateTable('blackout_dates')
-    .set(changes)
-    .where('id', '=', blackoutId)
-    .where('business_id', '=', businessId)
-    .returning(BLACKOUT_COLUMNS)
-    .executeTakeFirstOrThrow();
+export const updateBlackout = blackoutRows.update;
 
 /** Deletes a range of the business; the removed row, or undefined when there was none. */
-export const deleteBlackout = (executor: Executor, businessId: string, blackoutId: string) =>
-  executor
-    .deleteFrom('blackout_dates')
-    .where('id', '=', blackoutId)
-    .where('business_id', '=', businessId)
-    .returning(BLACKOUT_COLUMNS)
-    .executeTakeFirst();
+export const deleteBlackout = blackoutRows.delete;
 
 /** Ranges that end on `date` or later, by start date: what a booking widget still needs to show. */
 export async function findBlackoutsEndingFrom(executor: Executor, businessId: string, date: string) {

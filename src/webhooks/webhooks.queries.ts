@@ -1,4 +1,5 @@
 import { type Insertable, sql, type Updateable } from 'kysely';
+import { businessRows } from '../platform/business-rows.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
 import type { DB, WebhookDeliveryStatus, WebhookEndpointStatus } from '../schema.ts';
@@ -43,28 +44,17 @@ export const lockEndpoint = (executor: Executor, businessId: string, endpointId:
     .forUpdate()
     .executeTakeFirst();
 
+const endpointRows = businessRows('webhook_endpoints', ENDPOINT_COLUMNS);
+
 export const updateEndpoint = (
   executor: Executor,
   businessId: string,
   endpointId: string,
   changes: Updateable<DB['webhook_endpoints']>,
-) =>
-  executor
-    .updateTable('webhook_endpoints')
-    .set({ ...changes, updated_at: sql`now()` })
-    .where('id', '=', endpointId)
-    .where('business_id', '=', businessId)
-    .returning(ENDPOINT_COLUMNS)
-    .executeTakeFirstOrThrow();
+) => endpointRows.update(executor, businessId, endpointId, { ...changes, updated_at: sql`now()` });
 
 /** Removes the business's endpoint and, with it, its deliveries; undefined when there is none. */
-export const deleteEndpointRow = (executor: Executor, businessId: string, endpointId: string) =>
-  executor
-    .deleteFrom('webhook_endpoints')
-    .where('id', '=', endpointId)
-    .where('business_id', '=', businessId)
-    .returning(ENDPOINT_COLUMNS)
-    .executeTakeFirst();
+export const deleteEndpointRow = endpointRows.delete;
 
 export interface NewEvent {
   businessId: string;
