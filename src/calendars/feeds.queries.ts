@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { itsCustomer } from '../customers/customers.queries.ts';
 import { businessRows } from '../platform/business-rows.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
@@ -74,9 +75,7 @@ export const feedBookings = (
 ): Promise<FeedBookingRow[]> => {
   let query = executor
     .selectFrom('bookings as bk')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.business_id', '=', 'bk.business_id').onRef('c.id', '=', 'bk.customer_id'),
-    )
+    .innerJoin('customers as c', (join) => join.on(itsCustomer('bk')))
     .select([
       'bk.id',
       'bk.status',

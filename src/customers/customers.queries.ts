@@ -300,3 +300,10 @@ export async function duplicatesOf(
     ] as DuplicateMatch[],
   }));
 }
+
+/**
+ * Joins `customers as c` to the row aliased `alias`: its customer is the one of its own business,
+ * the composite key every customer reference is (a customer id alone never crosses businesses).
+ */
+export const itsCustomer = (alias: string) =>
+  sql<boolean>`c.business_id = ${sql.ref(`${alias}.business_id`)} and c.id = ${sql.ref(`${alias}.customer_id`)}`;

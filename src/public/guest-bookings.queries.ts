@@ -1,4 +1,5 @@
 import { selectBookingViews } from '../bookings/bookings.queries.ts';
+import { itsCustomer } from '../customers/customers.queries.ts';
 import type { Executor } from '../platform/db.ts';
 
 /**
@@ -8,9 +9,7 @@ import type { Executor } from '../platform/db.ts';
 const selectGuestBookings = (executor: Executor) =>
   selectBookingViews(executor)
     .innerJoin('businesses as biz', 'biz.id', 'v.business_id')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.business_id', '=', 'v.business_id').onRef('c.id', '=', 'v.customer_id'),
-    )
+    .innerJoin('customers as c', (join) => join.on(itsCustomer('v')))
     .select([
       'c.phone_normalized as customer_phone_normalized',
       'biz.name as business_name',

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { SUBSCRIPTION_COLUMNS } from '../billing/subscription.queries.ts';
+import { itsCustomer } from '../customers/customers.queries.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 
 /**
@@ -43,9 +44,7 @@ export const offerTerms = (executor: Executor, businessId: string) =>
 export const waitingEntries = (executor: Executor, businessId: string, date: string) =>
   executor
     .selectFrom('waitlist_entries as w')
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.business_id', '=', 'w.business_id').onRef('c.id', '=', 'w.customer_id'),
-    )
+    .innerJoin('customers as c', (join) => join.on(itsCustomer('w')))
     .select((eb) => [
       'w.id',
       'w.capacity',
@@ -140,9 +139,7 @@ function offersWithContext(executor: Executor) {
     .innerJoin('waitlist_entries as w', (join) =>
       join.onRef('w.business_id', '=', 'o.business_id').onRef('w.id', '=', 'o.waitlist_entry_id'),
     )
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.business_id', '=', 'w.business_id').onRef('c.id', '=', 'w.customer_id'),
-    )
+    .innerJoin('customers as c', (join) => join.on(itsCustomer('w')))
     .leftJoin('bookings as b', (join) =>
       join.onRef('b.business_id', '=', 'o.business_id').onRef('b.id', '=', 'o.booked_booking_id'),
     )

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { itsCustomer } from '../customers/customers.queries.ts';
 import { CUSTOMER_SUMMARY_COLUMNS, type GuestNames } from '../customers/entry-customer.view.ts';
 import type { Executor } from '../platform/db.ts';
 import { keysetPage, type PageRequest, sortedBy } from '../platform/pagination.ts';
@@ -68,9 +69,7 @@ function rankedEntries(executor: Executor, businessId: string) {
 function entriesWithCustomer(executor: Executor, ranked: ReturnType<typeof rankedEntries>) {
   return executor
     .selectFrom(ranked.as('w'))
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.business_id', '=', 'w.business_id').onRef('c.id', '=', 'w.customer_id'),
-    )
+    .innerJoin('customers as c', (join) => join.on(itsCustomer('w')))
     .select([
       'w.id',
       'w.preferred_date',
