@@ -533,16 +533,31 @@ function namedObjectOf(route: RouteUnderTest, tenant: Tenant): string | undefine
   return undefined;
 }
 
+/** A route checked on a new tenant, after `given` made what the route names in it. */
+export interface RouteOnNewTenant<T> {
+  given?: (tenant: Tenant) => Promise<T>;
+  route: (given: T) => RouteUnderTest;
+}
+
 /**
  * The auth checks every business route gets: no credential, a malformed or revoked credential,
  * a key without the scope, a staff member where only owners may go, another business's key and
- * another developer's token. `route` is built against the tenant returned by `setup`, which runs
- * before each check. A check that cannot apply to the route is reported as skipped, with why.
+ * another developer's token. `route` is built against the tenant returned by `setup` (or on a new
+ * tenant, as `RouteOnNewTenant` says), before each check. A check that cannot apply to the route
+ * is reported as skipped, with why.
  */
-export function itChecksAuth(
+export function itChecksAuth<T>(
   ctx: () => TestContext,
-  setup: () => Promise<{ tenant: Tenant; route: RouteUnderTest }>,
+  routeOrSetup: RouteOnNewTenant<T> | (() => Promise<{ tenant: Tenant; route: RouteUnderTest }>),
 ): void {
+  const setup =
+    typeof routeOrSetup === 'function'
+      ? routeOrSetup
+      : async () => {
+          const tenant = await createTenant(ctx().app);
+          const given = (await routeOrSetup.given?.(tenant)) as T;
+          return { tenant, route: routeOrSetup.route(given) };
+        };
   const call = (route: RouteUnderTest, headers: Record<string, string>) =>
     ctx().app.inject({
       method: route.method,

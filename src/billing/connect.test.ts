@@ -93,19 +93,15 @@ describe('POST /v1/billing/connect/onboard', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'POST',
-          url: '/v1/billing/connect/onboard',
-          scope: 'admin',
-          staff: false,
-          openWhilePastDue: true,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/billing/connect/onboard',
+        scope: 'admin',
+        staff: false,
+        openWhilePastDue: true,
       }),
-    );
+    });
   });
 });
 
@@ -177,19 +173,15 @@ describe('GET /v1/billing/connect/status', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'GET',
-          url: '/v1/billing/connect/status',
-          scope: 'read',
-          staff: true,
-          openWhilePastDue: true,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'GET',
+        url: '/v1/billing/connect/status',
+        scope: 'read',
+        staff: true,
+        openWhilePastDue: true,
       }),
-    );
+    });
   });
 });
 

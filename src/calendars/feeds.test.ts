@@ -239,41 +239,26 @@ describe('calendar feeds', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'POST',
-          url: '/v1/manage/calendar-feeds',
-          payload: {},
-          scope: 'write',
-          staff: false,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/manage/calendar-feeds',
+        payload: {},
+        scope: 'write',
+        staff: false,
       }),
-    );
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/calendar-feeds', scope: 'read', staff: true },
+    });
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/calendar-feeds', scope: 'read', staff: true }),
+    });
+    itChecksAuth(() => ctx, {
+      given: (tenant) => feedOf(tenant.headers),
+      route: (feed) => ({
+        method: 'DELETE',
+        url: `/v1/manage/calendar-feeds/${feed.id}`,
+        scope: 'write',
+        staff: false,
       }),
-    );
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const feed = await feedOf(tenant.headers);
-        return {
-          tenant,
-          route: {
-            method: 'DELETE',
-            url: `/v1/manage/calendar-feeds/${feed.id}`,
-            scope: 'write',
-            staff: false,
-          },
-        };
-      },
-    );
+    });
   });
 });

@@ -446,13 +446,9 @@ describe('GET /v1/manage/customers', () => {
   });
 
   describe('401 and 403', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/customers', scope: 'read', staff: true },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/customers', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -571,16 +567,14 @@ describe('GET /v1/manage/customers/{customer_id}', () => {
   });
 
   describe('401 and 403', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const customer = await addCustomer(tenant, 'Anna', 'Meyer', '5551234');
-        return {
-          tenant,
-          route: { method: 'GET', url: `/v1/manage/customers/${customer.id}`, scope: 'read', staff: true },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: (tenant) => addCustomer(tenant, 'Anna', 'Meyer', '5551234'),
+      route: (customer) => ({
+        method: 'GET',
+        url: `/v1/manage/customers/${customer.id}`,
+        scope: 'read',
+        staff: true,
+      }),
+    });
   });
 });

@@ -7,7 +7,6 @@ import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../
 import { auditTrail, bookingView, connectPaymentAccount, depositRow } from '../../test/deposit-fixtures.ts';
 import {
   bearer,
-  createTenant,
   createTestApp,
   dashboardToken,
   itChecksAuth,
@@ -303,19 +302,15 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'POST',
-          url: URL,
-          payload: { date: TOMORROW, time: '12:00', ...guest() },
-          scope: 'write',
-          staff: true,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: URL,
+        payload: { date: TOMORROW, time: '12:00', ...guest() },
+        scope: 'write',
+        staff: true,
       }),
-    );
+    });
   });
 });
 

@@ -136,22 +136,15 @@ describe('POST /v1/manage/api-keys', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        return {
-          tenant,
-          route: {
-            method: 'POST',
-            url: '/v1/manage/api-keys',
-            payload: { name: 'k' },
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/manage/api-keys',
+        payload: { name: 'k' },
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -224,13 +217,9 @@ describe('GET /v1/manage/api-keys', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        return { tenant, route: { method: 'GET', url: '/v1/manage/api-keys', scope: 'admin', staff: false } };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/api-keys', scope: 'admin', staff: false }),
+    });
   });
 });
 
@@ -290,17 +279,15 @@ describe('DELETE /v1/manage/api-keys/:key_id', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const { id } = await createKeyWithId(ctx.app, tenant, ['read']);
-        return {
-          tenant,
-          route: { method: 'DELETE', url: `/v1/manage/api-keys/${id}`, scope: 'admin', staff: false },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: (tenant) => createKeyWithId(ctx.app, tenant, ['read']),
+      route: ({ id }) => ({
+        method: 'DELETE',
+        url: `/v1/manage/api-keys/${id}`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 

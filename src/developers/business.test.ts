@@ -70,13 +70,9 @@ describe('GET /v1/manage/business', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        return { tenant, route: { method: 'GET', url: '/v1/manage/business', scope: 'read', staff: true } };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/business', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -93,12 +89,8 @@ describe('GET /v1/manage/restaurant', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        return { tenant, route: { method: 'GET', url: '/v1/manage/restaurant', scope: 'read', staff: true } };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/restaurant', scope: 'read', staff: true }),
+    });
   });
 });

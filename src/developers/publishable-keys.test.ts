@@ -268,17 +268,15 @@ describe('POST /v1/manage/api-keys/{key_id}/rotate', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const { id } = await createPublishableKey(ctx.app, tenant, [SHOP]);
-        return {
-          tenant,
-          route: { method: 'POST', url: `/v1/manage/api-keys/${id}/rotate`, scope: 'admin', staff: false },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: (tenant) => createPublishableKey(ctx.app, tenant, [SHOP]),
+      route: ({ id }) => ({
+        method: 'POST',
+        url: `/v1/manage/api-keys/${id}/rotate`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 

@@ -447,13 +447,9 @@ describe('GET /v1/manage/staff', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        return { tenant, route: { method: 'GET', url: '/v1/manage/staff', scope: 'admin', staff: false } };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/staff', scope: 'admin', staff: false }),
+    });
   });
 });
 
@@ -590,22 +586,15 @@ describe('POST /v1/manage/staff', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        return {
-          tenant,
-          route: {
-            method: 'POST',
-            url: '/v1/manage/staff',
-            payload: { email: uniqueEmail(), role: 'staff_member', password: PASSWORD },
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/manage/staff',
+        payload: { email: uniqueEmail(), role: 'staff_member', password: PASSWORD },
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -693,23 +682,16 @@ describe('PATCH /v1/manage/staff/:user_id', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const user = await invite(tenant, 'staff_member');
-        return {
-          tenant,
-          route: {
-            method: 'PATCH',
-            url: `/v1/manage/staff/${user.id}`,
-            payload: { role: 'staff_member' },
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: (tenant) => invite(tenant, 'staff_member'),
+      route: (user) => ({
+        method: 'PATCH',
+        url: `/v1/manage/staff/${user.id}`,
+        payload: { role: 'staff_member' },
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -801,17 +783,15 @@ describe('DELETE /v1/manage/staff/:user_id', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const user = await invite(tenant, 'staff_member');
-        return {
-          tenant,
-          route: { method: 'DELETE', url: `/v1/manage/staff/${user.id}`, scope: 'admin', staff: false },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: (tenant) => invite(tenant, 'staff_member'),
+      route: (user) => ({
+        method: 'DELETE',
+        url: `/v1/manage/staff/${user.id}`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -1055,17 +1035,15 @@ describe('POST /v1/manage/staff/:user_id/resend', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const user = await inviteByLink(tenant, 'staff_member');
-        return {
-          tenant,
-          route: { method: 'POST', url: `/v1/manage/staff/${user.id}/resend`, scope: 'admin', staff: false },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: (tenant) => inviteByLink(tenant, 'staff_member'),
+      route: (user) => ({
+        method: 'POST',
+        url: `/v1/manage/staff/${user.id}/resend`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 

@@ -79,19 +79,15 @@ describe('POST /v1/manage/partners', () => {
     );
   });
 
-  itChecksAuth(
-    () => ctx,
-    async () => ({
-      tenant: await createTenant(ctx.app),
-      route: {
-        method: 'POST',
-        url: '/v1/manage/partners',
-        payload: { name: 'P' },
-        scope: 'admin',
-        staff: false,
-      },
+  itChecksAuth(() => ctx, {
+    route: () => ({
+      method: 'POST',
+      url: '/v1/manage/partners',
+      payload: { name: 'P' },
+      scope: 'admin',
+      staff: false,
     }),
-  );
+  });
 });
 
 describe('GET /v1/manage/partners', () => {
@@ -102,13 +98,9 @@ describe('GET /v1/manage/partners', () => {
     assert.deepEqual((await send(ctx.app, b, 'GET', '/v1/manage/partners')).items, []);
   });
 
-  itChecksAuth(
-    () => ctx,
-    async () => ({
-      tenant: await createTenant(ctx.app),
-      route: { method: 'GET', url: '/v1/manage/partners', scope: 'admin', staff: false },
-    }),
-  );
+  itChecksAuth(() => ctx, {
+    route: () => ({ method: 'GET', url: '/v1/manage/partners', scope: 'admin', staff: false }),
+  });
 });
 
 describe('DELETE /v1/manage/partners/{partner_id}', () => {
@@ -141,17 +133,15 @@ describe('DELETE /v1/manage/partners/{partner_id}', () => {
     assert.deepEqual((await send(ctx.app, tenant, 'GET', '/v1/manage/partners')).items, []);
   });
 
-  itChecksAuth(
-    () => ctx,
-    async () => {
-      const tenant = await createTenant(ctx.app);
-      const partner = await send(ctx.app, tenant, 'POST', '/v1/manage/partners', { name: 'P' });
-      return {
-        tenant,
-        route: { method: 'DELETE', url: `/v1/manage/partners/${partner.id}`, scope: 'admin', staff: false },
-      };
-    },
-  );
+  itChecksAuth(() => ctx, {
+    given: (tenant) => send(ctx.app, tenant, 'POST', '/v1/manage/partners', { name: 'P' }),
+    route: (partner) => ({
+      method: 'DELETE',
+      url: `/v1/manage/partners/${partner.id}`,
+      scope: 'admin',
+      staff: false,
+    }),
+  });
 });
 
 describe('partner credentials', () => {

@@ -196,13 +196,9 @@ describe('GET /v1/manage/resources', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/resources', scope: 'read', staff: true },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/resources', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -285,13 +281,15 @@ describe('POST /v1/manage/resources', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'POST', url: '/v1/manage/resources', payload: table, scope: 'write', staff: false },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/manage/resources',
+        payload: table,
+        scope: 'write',
+        staff: false,
       }),
-    );
+    });
   });
 });
 
@@ -407,23 +405,16 @@ describe('PATCH /v1/manage/resources/{resource_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const resource = await createResource(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'PATCH',
-            url: `/v1/manage/resources/${resource.id}`,
-            payload: { name: 'Renamed' },
-            scope: 'write',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: createResource,
+      route: (resource) => ({
+        method: 'PATCH',
+        url: `/v1/manage/resources/${resource.id}`,
+        payload: { name: 'Renamed' },
+        scope: 'write',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -497,22 +488,15 @@ describe('DELETE /v1/manage/resources/{resource_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const resource = await createResource(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'DELETE',
-            url: `/v1/manage/resources/${resource.id}`,
-            scope: 'write',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: createResource,
+      route: (resource) => ({
+        method: 'DELETE',
+        url: `/v1/manage/resources/${resource.id}`,
+        scope: 'write',
+        staff: false,
+      }),
+    });
   });
 });
 

@@ -114,13 +114,9 @@ describe('GET /v1/manage/services', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/services', scope: 'read', staff: true },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/services', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -227,13 +223,15 @@ describe('POST /v1/manage/services', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'POST', url: '/v1/manage/services', payload: massage, scope: 'write', staff: false },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/manage/services',
+        payload: massage,
+        scope: 'write',
+        staff: false,
       }),
-    );
+    });
   });
 });
 
@@ -313,23 +311,16 @@ describe('PATCH /v1/manage/services/{service_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const service = await createService(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'PATCH',
-            url: `/v1/manage/services/${service.id}`,
-            payload: { name: 'Deep tissue' },
-            scope: 'write',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: createService,
+      route: (service) => ({
+        method: 'PATCH',
+        url: `/v1/manage/services/${service.id}`,
+        payload: { name: 'Deep tissue' },
+        scope: 'write',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -368,16 +359,14 @@ describe('DELETE /v1/manage/services/{service_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const service = await createService(tenant);
-        return {
-          tenant,
-          route: { method: 'DELETE', url: `/v1/manage/services/${service.id}`, scope: 'write', staff: false },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: createService,
+      route: (service) => ({
+        method: 'DELETE',
+        url: `/v1/manage/services/${service.id}`,
+        scope: 'write',
+        staff: false,
+      }),
+    });
   });
 });

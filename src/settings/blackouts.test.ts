@@ -95,13 +95,9 @@ describe('GET /v1/manage/blackout-dates', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/blackout-dates', scope: 'read', staff: true },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/blackout-dates', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -170,19 +166,15 @@ describe('POST /v1/manage/blackout-dates', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'POST',
-          url: '/v1/manage/blackout-dates',
-          payload: holidays,
-          scope: 'write',
-          staff: false,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/manage/blackout-dates',
+        payload: holidays,
+        scope: 'write',
+        staff: false,
       }),
-    );
+    });
   });
 });
 
@@ -268,23 +260,16 @@ describe('PATCH /v1/manage/blackout-dates/{blackout_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const blackout = await createBlackout(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'PATCH',
-            url: `/v1/manage/blackout-dates/${blackout.id}`,
-            payload: { reason: 'Inventory' },
-            scope: 'write',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: createBlackout,
+      route: (blackout) => ({
+        method: 'PATCH',
+        url: `/v1/manage/blackout-dates/${blackout.id}`,
+        payload: { reason: 'Inventory' },
+        scope: 'write',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -320,21 +305,14 @@ describe('DELETE /v1/manage/blackout-dates/{blackout_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const blackout = await createBlackout(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'DELETE',
-            url: `/v1/manage/blackout-dates/${blackout.id}`,
-            scope: 'write',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: createBlackout,
+      route: (blackout) => ({
+        method: 'DELETE',
+        url: `/v1/manage/blackout-dates/${blackout.id}`,
+        scope: 'write',
+        staff: false,
+      }),
+    });
   });
 });

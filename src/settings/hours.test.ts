@@ -84,13 +84,9 @@ describe('GET /v1/manage/hours', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/hours', scope: 'read', staff: true },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/hours', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -204,12 +200,8 @@ describe('PUT /v1/manage/hours', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'PUT', url: '/v1/manage/hours', payload: WEEK, scope: 'write', staff: false },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'PUT', url: '/v1/manage/hours', payload: WEEK, scope: 'write', staff: false }),
+    });
   });
 });

@@ -108,13 +108,9 @@ describe('GET /v1/manage/settings', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/settings', scope: 'read', staff: true },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/settings', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -551,19 +547,15 @@ describe('PATCH /v1/manage/settings', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'PATCH',
-          url: '/v1/manage/settings',
-          payload: PROFILE,
-          scope: 'write',
-          staff: false,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'PATCH',
+        url: '/v1/manage/settings',
+        payload: PROFILE,
+        scope: 'write',
+        staff: false,
       }),
-    );
+    });
 
     it("changes only the caller's own business", async () => {
       const tenant = await createTenant(ctx.app);
@@ -575,19 +567,15 @@ describe('PATCH /v1/manage/settings', () => {
       assert.equal(read.json().max_online_party_size, 50);
     });
 
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'PATCH',
-          url: '/v1/manage/settings',
-          payload: { buffer_minutes: 10 },
-          scope: 'write',
-          staff: false,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'PATCH',
+        url: '/v1/manage/settings',
+        payload: { buffer_minutes: 10 },
+        scope: 'write',
+        staff: false,
       }),
-    );
+    });
   });
 });
 

@@ -556,13 +556,9 @@ describe('GET /v1/manage/waitlist', () => {
   });
 
   describe('401 and 403', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/waitlist', scope: 'read', staff: true },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/waitlist', scope: 'read', staff: true }),
+    });
   });
 });
 
@@ -636,21 +632,14 @@ describe('DELETE /v1/manage/waitlist/{entry_id}', () => {
   });
 
   describe('401 and 403', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const entry = await joined(tenant.businessId, { customer: customer(), preferred_date: DATE });
-        return {
-          tenant,
-          route: {
-            method: 'DELETE',
-            url: `/v1/manage/waitlist/${entry.waitlist_id}`,
-            scope: 'write',
-            staff: true,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: (tenant) => joined(tenant.businessId, { customer: customer(), preferred_date: DATE }),
+      route: (entry) => ({
+        method: 'DELETE',
+        url: `/v1/manage/waitlist/${entry.waitlist_id}`,
+        scope: 'write',
+        staff: true,
+      }),
+    });
   });
 });

@@ -259,19 +259,15 @@ describe('POST /v1/manage/webhooks', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: {
-          method: 'POST',
-          url: '/v1/manage/webhooks',
-          payload: { url: URL_OK, events: ['*'] },
-          scope: 'admin',
-          staff: false,
-        },
+    itChecksAuth(() => ctx, {
+      route: () => ({
+        method: 'POST',
+        url: '/v1/manage/webhooks',
+        payload: { url: URL_OK, events: ['*'] },
+        scope: 'admin',
+        staff: false,
       }),
-    );
+    });
   });
 });
 
@@ -320,13 +316,9 @@ describe('GET /v1/manage/webhooks', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => ({
-        tenant: await createTenant(ctx.app),
-        route: { method: 'GET', url: '/v1/manage/webhooks', scope: 'admin', staff: false },
-      }),
-    );
+    itChecksAuth(() => ctx, {
+      route: () => ({ method: 'GET', url: '/v1/manage/webhooks', scope: 'admin', staff: false }),
+    });
   });
 });
 
@@ -365,22 +357,15 @@ describe('DELETE /v1/manage/webhooks/:endpoint_id', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const endpoint = await registered(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'DELETE',
-            url: `/v1/manage/webhooks/${endpoint.id}`,
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: registered,
+      route: (endpoint) => ({
+        method: 'DELETE',
+        url: `/v1/manage/webhooks/${endpoint.id}`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -419,22 +404,15 @@ describe('POST /v1/manage/webhooks/:endpoint_id/rotate-secret', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const endpoint = await registered(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'POST',
-            url: `/v1/manage/webhooks/${endpoint.id}/rotate-secret`,
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: registered,
+      route: (endpoint) => ({
+        method: 'POST',
+        url: `/v1/manage/webhooks/${endpoint.id}/rotate-secret`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -469,22 +447,15 @@ describe('POST /v1/manage/webhooks/:endpoint_id/test', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const endpoint = await registered(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'POST',
-            url: `/v1/manage/webhooks/${endpoint.id}/test`,
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: registered,
+      route: (endpoint) => ({
+        method: 'POST',
+        url: `/v1/manage/webhooks/${endpoint.id}/test`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -565,22 +536,15 @@ describe('GET /v1/manage/webhooks/:endpoint_id/deliveries', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const endpoint = await registered(tenant);
-        return {
-          tenant,
-          route: {
-            method: 'GET',
-            url: `/v1/manage/webhooks/${endpoint.id}/deliveries`,
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: registered,
+      route: (endpoint) => ({
+        method: 'GET',
+        url: `/v1/manage/webhooks/${endpoint.id}/deliveries`,
+        scope: 'admin',
+        staff: false,
+      }),
+    });
   });
 });
 
@@ -644,13 +608,9 @@ describe('POST /v1/manage/webhooks/:endpoint_id/deliveries/:delivery_id/retry', 
   });
 
   describe('auth', () => {
-    itChecksAuth(
-      () => ctx,
-      async () => {
-        const tenant = await createTenant(ctx.app);
-        const { url } = await failedDelivery(tenant);
-        return { tenant, route: { method: 'POST', url, scope: 'admin', staff: false } };
-      },
-    );
+    itChecksAuth(() => ctx, {
+      given: failedDelivery,
+      route: ({ url }) => ({ method: 'POST', url, scope: 'admin', staff: false }),
+    });
   });
 });
