@@ -1,6 +1,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { sql } from 'kysely';
 import type { Database } from '../src/platform/db.ts';
 import { migrate } from '../src/platform/migrate.ts';
 import { openBlankPGlite } from './helpers.ts';
@@ -12,7 +14,7 @@ const MIGRATIONS = new URL('../migrations/', import.meta.url).pathname;
  * landed, for a test of what the migration does to the rows it finds. `migrate(database)` then
  * applies the rest.
  */
-export async function migratedBefore(file: string): Promise<{ database: Database; close(): Promise<void> }> {
+async function migratedBefore(file: string): Promise<{ database: Database; close(): Promise<void> }> {
   const database = await openBlankPGlite();
   const dir = mkdtempSync(join(tmpdir(), 'slotwise-migrations-'));
   for (const name of readdirSync(MIGRATIONS).filter((name) => name < file)) {
@@ -29,3 +31,19 @@ export async function migratedBefore(file: string): Promise<{ database: Database
     },
   };
 }
+
+/** The database a describe's tests share, as `migratedBefore` makes it: opened before them, closed after. */
+export function databaseBefore(file: string): () => Database {
+  let opened: Awaited<ReturnType<typeof migratedBefore>> | undefined;
+  before(async () => {
+    opened = await migratedBefore(file);
+  });
+  after(() => opened?.close());
+  return () => opened!.database;
+}
+
+/** A developer, the first row every older business needs: `WITH ${A_DEVELOPER}, business AS (...)`. */
+export const A_DEVELOPER = sql`developer AS (
+  INSERT INTO developers (email, password_hash, first_name, last_name)
+  VALUES ('dev@example.com', 'x', 'A', 'B') RETURNING id
+)`;

@@ -1,35 +1,26 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { migratedBefore } from '../../test/migrations.ts';
+import { A_DEVELOPER, databaseBefore } from '../../test/migrations.ts';
 import { sha256 } from '../platform/auth.ts';
-import type { Database } from '../platform/db.ts';
 import { migrate } from '../platform/migrate.ts';
 
 const PUBLISHABLE_KEYS = '0014_publishable_keys.sql';
 
 describe('migration 0014: publishable keys', () => {
-  let database: Database;
-  let close: () => Promise<void>;
-  before(async () => {
-    ({ database, close } = await migratedBefore(PUBLISHABLE_KEYS));
-  });
-  after(() => close());
+  const database = databaseBefore(PUBLISHABLE_KEYS);
 
   it('gives every existing business a default publishable key stored as the app stores keys', async () => {
     await sql`
-      WITH developer AS (
-        INSERT INTO developers (email, password_hash, first_name, last_name)
-        VALUES ('dev@example.com', 'x', 'A', 'B') RETURNING id
-      )
+      WITH ${A_DEVELOPER}
       INSERT INTO businesses (developer_id, name, slug, is_dev)
       SELECT id, name, slug, is_dev FROM developer,
         (VALUES ('Live', 'live', false), ('Other', 'other', false), ('Sandbox', 'sandbox', true)) AS b (name, slug, is_dev)
-    `.execute(database.db);
-    await migrate(database);
+    `.execute(database().db);
+    await migrate(database());
 
-    const keys = await database.db
-      .selectFrom('api_keys')
+    const keys = await database()
+      .db.selectFrom('api_keys')
       .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
       .select([
         'businesses.slug',
