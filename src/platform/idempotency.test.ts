@@ -73,6 +73,9 @@ const withKey = (key: string, headers: Record<string, string> = {}) => ({
   'idempotency-key': key,
 });
 
+const postProbe = (key: string, payload: object = {}) =>
+  ctx.app.inject({ method: 'POST', url: '/test/probe', headers: withKey(key), payload });
+
 const createApiKey = (headers: Record<string, string>, payload: unknown) =>
   ctx.app.inject({
     method: 'POST',
@@ -150,19 +153,9 @@ describe('replay: same key, same request', () => {
       probe.calls = 0;
       probe.refuseNext = outcome;
       const key = `outcome-${index}`;
-      const first = await ctx.app.inject({
-        method: 'POST',
-        url: '/test/probe',
-        headers: withKey(key),
-        payload: {},
-      });
+      const first = await postProbe(key);
       assert.equal(first.statusCode, outcome.status, first.body);
-      const again = await ctx.app.inject({
-        method: 'POST',
-        url: '/test/probe',
-        headers: withKey(key),
-        payload: {},
-      });
+      const again = await postProbe(key);
       assert.equal(again.statusCode, outcome.status, outcome.code);
       assert.equal(again.headers['idempotent-replayed'], 'true', outcome.code);
       assert.deepEqual(again.json(), first.json());
@@ -356,19 +349,9 @@ describe('a fresh request: the key is free again', () => {
       probe.calls = 0;
       probe.refuseNext = refusal;
       const key = `refused-${index}`;
-      const first = await ctx.app.inject({
-        method: 'POST',
-        url: '/test/probe',
-        headers: withKey(key),
-        payload: {},
-      });
+      const first = await postProbe(key);
       assert.equal(first.statusCode, refusal.status, first.body);
-      const retried = await ctx.app.inject({
-        method: 'POST',
-        url: '/test/probe',
-        headers: withKey(key),
-        payload: {},
-      });
+      const retried = await postProbe(key);
       assert.equal(retried.statusCode, 200, `${refusal.status}: ${retried.body}`);
       assert.equal(retried.headers['idempotent-replayed'], undefined);
       assert.deepEqual(retried.json(), { call: 2 });
@@ -377,39 +360,19 @@ describe('a fresh request: the key is free again', () => {
 
   it('frees the key after a 5xx: the retry runs the handler again', async () => {
     probe.failNext = true;
-    const failed = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('flaky'),
-      payload: {},
-    });
+    const failed = await postProbe('flaky');
     assert.equal(failed.statusCode, 500);
-    const retried = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('flaky'),
-      payload: {},
-    });
+    const retried = await postProbe('flaky');
     assert.equal(retried.statusCode, 200);
     assert.equal(retried.headers['idempotent-replayed'], undefined);
     assert.deepEqual(retried.json(), { call: 2 });
   });
 
   it('treats a stored response older than 24 hours as absent', async () => {
-    const first = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('old'),
-      payload: {},
-    });
+    const first = await postProbe('old');
     assert.deepEqual(first.json(), { call: 1 });
     await sql`UPDATE idempotency_keys SET created_at = now() - interval '25 hours'`.execute(ctx.app.db);
-    const later = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('old'),
-      payload: { different: true },
-    });
+    const later = await postProbe('old', { different: true });
     assert.equal(later.statusCode, 200);
     assert.deepEqual(later.json(), { call: 2 });
   });
@@ -424,12 +387,7 @@ describe('a fresh request: the key is free again', () => {
         created_at: sql<Date>`now() - interval '6 minutes'`,
       })
       .execute();
-    const taken = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('orphan'),
-      payload: {},
-    });
+    const taken = await postProbe('orphan');
     assert.equal(taken.statusCode, 200);
     assert.deepEqual(taken.json(), { call: 1 });
   });
@@ -443,12 +401,7 @@ describe('409 idempotency_mismatch', () => {
     assert.equal(otherBody.statusCode, 409);
     assert.equal(otherBody.json().error.code, 'idempotency_mismatch');
 
-    const first = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('m'),
-      payload: {},
-    });
+    const first = await postProbe('m');
     assert.equal(first.statusCode, 200);
     for (const method of ['PATCH', 'POST'] as const) {
       const url = method === 'POST' ? '/test/probe?x=1' : '/test/probe';
@@ -470,29 +423,14 @@ describe('409 conflict', () => {
     const entered = new Promise<void>((resolve) => {
       probe.entered = resolve;
     });
-    const first = ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('slow'),
-      payload: {},
-    });
+    const first = postProbe('slow');
     await entered;
-    const duplicate = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('slow'),
-      payload: {},
-    });
+    const duplicate = await postProbe('slow');
     assert.equal(duplicate.statusCode, 409);
     assert.equal(duplicate.json().error.code, 'conflict');
     open();
     assert.equal((await first).statusCode, 200);
-    const after = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('slow'),
-      payload: {},
-    });
+    const after = await postProbe('slow');
     assert.equal(after.headers['idempotent-replayed'], 'true');
     assert.equal(probe.calls, 1);
   });
@@ -518,22 +456,12 @@ describe('409 conflict', () => {
 describe('422 validation_error', () => {
   it('names the header when the key is empty or longer than 255 characters', async () => {
     for (const key of ['', 'k'.repeat(256)]) {
-      const response = await ctx.app.inject({
-        method: 'POST',
-        url: '/test/probe',
-        headers: withKey(key),
-        payload: {},
-      });
+      const response = await postProbe(key);
       assert.equal(response.statusCode, 422, `length ${key.length}`);
       assert.equal(response.json().error.code, 'validation_error');
       assert.equal(response.json().error.fields[0].field, 'Idempotency-Key');
     }
-    const longest = await ctx.app.inject({
-      method: 'POST',
-      url: '/test/probe',
-      headers: withKey('k'.repeat(255)),
-      payload: {},
-    });
+    const longest = await postProbe('k'.repeat(255));
     assert.equal(longest.statusCode, 200);
     assert.equal(probe.calls, 1);
   });
