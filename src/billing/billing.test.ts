@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
 import { bearer, createTenant, dashboardToken, type Tenant, useTestApp } from '../../test/helpers.ts';
 import { setSubscription } from './subscription.service.ts';
 
@@ -23,6 +24,19 @@ const portal = (headers: Record<string, string>, payload?: unknown) =>
     headers,
     ...(payload !== undefined && { payload: payload as object }),
   });
+/** A developer's own route refuses a business's API key and its dashboard users' tokens alike. */
+async function assertOnlyDevelopers(
+  call: (headers: Record<string, string>) => Promise<LightMyRequestResponse>,
+  role: 'business_owner' | 'staff_member',
+) {
+  const tenant = await createTenant(ctx.app);
+  const user = bearer(await dashboardToken(ctx.app, tenant, role));
+  for (const headers of [tenant.headers, user]) {
+    const response = await call(headers);
+    assert.equal(response.statusCode, 403, response.body);
+    assert.equal(response.json().error.code, 'insufficient_permissions');
+  }
+}
 const subscriptionOf = async (tenant: Tenant) =>
   (await ctx.app.inject({ method: 'GET', url: '/v1/manage/subscription', headers: tenant.headers })).json();
 /** The path of a simulated processor's page, from the URL the API answered. */
@@ -168,13 +182,7 @@ describe('POST /v1/developer/billing/checkout', () => {
 
   describe('403', () => {
     it("refuses a business's API key and a dashboard user's token", async () => {
-      const tenant = await createTenant(ctx.app);
-      const owner = bearer(await dashboardToken(ctx.app, tenant, 'business_owner'));
-      for (const headers of [tenant.headers, owner]) {
-        const response = await checkout(headers);
-        assert.equal(response.statusCode, 403, response.body);
-        assert.equal(response.json().error.code, 'insufficient_permissions');
-      }
+      await assertOnlyDevelopers(checkout, 'business_owner');
     });
   });
 
@@ -236,13 +244,7 @@ describe('POST /v1/developer/billing/portal', () => {
 
   describe('403', () => {
     it("refuses a business's API key and a dashboard user's token", async () => {
-      const tenant = await createTenant(ctx.app);
-      const staff = bearer(await dashboardToken(ctx.app, tenant, 'staff_member'));
-      for (const headers of [tenant.headers, staff]) {
-        const response = await portal(headers);
-        assert.equal(response.statusCode, 403, response.body);
-        assert.equal(response.json().error.code, 'insufficient_permissions');
-      }
+      await assertOnlyDevelopers(portal, 'staff_member');
     });
   });
 
