@@ -72,6 +72,32 @@ const insertConflicting = async (executor: Executor, biz: BookableBusiness, reso
     .execute();
 };
 
+/** A race needs a second connection: PGlite has one. */
+const ON_POSTGRES = { skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)' };
+
+/**
+ * `hold` writes in a transaction left open; `contender` starts beside it and waits on its locks;
+ * then (after `whileWaiting`, still inside) the transaction commits. Answers what the contender
+ * ended with.
+ */
+async function againstUncommitted<T>(
+  hold: (tx: Executor) => Promise<unknown>,
+  contender: () => Promise<T>,
+  whileWaiting?: (tx: Executor) => Promise<unknown>,
+): Promise<T> {
+  const tx = await ctx.database.db.startTransaction().execute();
+  try {
+    await hold(tx);
+    const contending = contender();
+    await untilALockWait(ctx.database);
+    await whileWaiting?.(tx);
+    await tx.commit().execute();
+    return await contending;
+  } finally {
+    if (!tx.isCommitted) await tx.rollback().execute();
+  }
+}
+
 const count = async (table: 'bookings' | 'customers' | 'audit_logs') =>
   (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}`.execute(ctx.database.db))
     .rows[0]!.n;
@@ -188,53 +214,45 @@ describe('placeBooking', () => {
     assert.equal(await count('bookings'), 12);
   });
 
-  it('places the later of two transactions racing for one resource on the next, once the first commits', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
-    const biz = await setupBookable(ctx.app);
-    const { T4, T6 } = biz.resources as { T4: string; T6: string };
-    const first = await ctx.database.db.startTransaction().execute();
-    try {
-      assert.equal(await placedOn(first, toPlace(biz, [T4, T6])), T4);
-      // The second waits at T4 for the first transaction to end, then moves on.
-      const second = placedOn(ctx.database.db, toPlace(biz, [T4, T6]));
-      await untilALockWait(ctx.database);
-      await first.commit().execute();
-      assert.equal(await second, T6);
-    } finally {
-      if (!first.isCommitted) await first.rollback().execute();
-    }
-  });
+  it(
+    'places the later of two transactions racing for one resource on the next, once the first commits',
+    ON_POSTGRES,
+    async () => {
+      const biz = await setupBookable(ctx.app);
+      const { T4, T6 } = biz.resources as { T4: string; T6: string };
+      const second = await againstUncommitted(
+        async (first) => assert.equal(await placedOn(first, toPlace(biz, [T4, T6])), T4),
+        // The second waits at T4 for the first transaction to end, then moves on.
+        () => placedOn(ctx.database.db, toPlace(biz, [T4, T6])),
+      );
+      assert.equal(second, T6);
+    },
+  );
 });
 
 describe('two placements on one resource at once', () => {
-  it('take turns at the resource, so the exclusion constraint never deadlocks them', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
-    const biz = await setupBookable(ctx.app);
-    const { T4, T6 } = biz.resources as { T4: string; T6: string };
-    const first = await ctx.database.db.startTransaction().execute();
-    try {
-      await placedOn(first, toPlace(biz, [T4]));
-      // 12:30-13:30 clashes with the first transaction's 12:00-13:00 on T4.
-      // No retry here: a deadlock must show, not be papered over.
-      const second = placedOn(ctx.database.db, toPlace(biz, [T4, T6], 0.5));
-      await untilALockWait(ctx.database);
-      // 13:00-14:00 clashes only with what the second would insert: had it already inserted its
-      // row and waited on the first inside the constraint check, each would now wait for the other.
-      await placedOn(first, toPlace(biz, [T4], 1));
-      await first.commit().execute();
-      assert.equal(await second, T6);
-    } finally {
-      if (!first.isCommitted) await first.rollback().execute();
-    }
-  });
+  it(
+    'take turns at the resource, so the exclusion constraint never deadlocks them',
+    ON_POSTGRES,
+    async () => {
+      const biz = await setupBookable(ctx.app);
+      const { T4, T6 } = biz.resources as { T4: string; T6: string };
+      const second = await againstUncommitted(
+        (first) => placedOn(first, toPlace(biz, [T4])),
+        // 12:30-13:30 clashes with the first transaction's 12:00-13:00 on T4.
+        // No retry here: a deadlock must show, not be papered over.
+        () => placedOn(ctx.database.db, toPlace(biz, [T4, T6], 0.5)),
+        // 13:00-14:00 clashes only with what the second would insert: had it already inserted its
+        // row and waited on the first inside the constraint check, each would now wait for the other.
+        (first) => placedOn(first, toPlace(biz, [T4], 1)),
+      );
+      assert.equal(second, T6);
+    },
+  );
 });
 
 describe('placements on one resource on different days', () => {
-  it('do not wait for each other: turns are taken only where their times can meet', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
+  it('do not wait for each other: turns are taken only where their times can meet', ON_POSTGRES, async () => {
     const biz = await setupBookable(ctx.app);
     const { T4 } = biz.resources as { T4: string };
     const first = await ctx.database.db.startTransaction().execute();
@@ -252,51 +270,43 @@ describe('placements on one resource on different days', () => {
 });
 
 describe('a placement racing a resource delete', () => {
-  it('never lands a booking on a resource deleted in the same moment', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
+  it('never lands a booking on a resource deleted in the same moment', ON_POSTGRES, async () => {
     const biz = await setupBookable(ctx.app);
     const { T4, T6 } = biz.resources as { T4: string; T6: string };
-    const remover = await ctx.database.db.startTransaction().execute();
-    try {
+    const placed = await againstUncommitted(
       // What the delete route does: lock the row, mark it deleted; then hold the commit.
-      await sql`SELECT id FROM resources WHERE id = ${T4} FOR UPDATE`.execute(remover);
-      await sql`UPDATE resources SET deleted_at = now() WHERE id = ${T4}`.execute(remover);
-      const placing = placedOn(ctx.database.db, toPlace(biz, [T4, T6]));
-      await untilALockWait(ctx.database);
-      await remover.commit().execute();
-      assert.equal(await placing, T6);
-    } finally {
-      if (!remover.isCommitted) await remover.rollback().execute();
-    }
+      async (remover) => {
+        await sql`SELECT id FROM resources WHERE id = ${T4} FOR UPDATE`.execute(remover);
+        await sql`UPDATE resources SET deleted_at = now() WHERE id = ${T4}`.execute(remover);
+      },
+      () => placedOn(ctx.database.db, toPlace(biz, [T4, T6])),
+    );
+    assert.equal(placed, T6);
   });
 });
 
 describe('a reschedule racing a booking for its resource', () => {
-  it('moves to the next free resource instead of failing when another request takes the first', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
-    const biz = await setupBookable(ctx.app);
-    const { T2, T4 } = biz.resources as { T2: string; T4: string };
-    const booking = await bookOk(ctx.app, biz, { resource_id: T4 });
-    const rival = await ctx.database.db.startTransaction().execute();
-    try {
-      // Another request books T4 at 14:00 and has not committed: the reschedule cannot see it yet.
-      await placedOn(rival, toPlace(biz, [T4], 2));
-      const moved = ctx.app.inject({
-        method: 'PATCH',
-        url: `/v1/manage/bookings/${booking.id}`,
-        headers: biz.tenant.headers,
-        payload: { start_time: '14:00' },
-      });
-      await untilALockWait(ctx.database);
-      await rival.commit().execute();
-      const response = await moved;
+  it(
+    'moves to the next free resource instead of failing when another request takes the first',
+    ON_POSTGRES,
+    async () => {
+      const biz = await setupBookable(ctx.app);
+      const { T2, T4 } = biz.resources as { T2: string; T4: string };
+      const booking = await bookOk(ctx.app, biz, { resource_id: T4 });
+      const response = await againstUncommitted(
+        // Another request books T4 at 14:00 and has not committed: the reschedule cannot see it yet.
+        (rival) => placedOn(rival, toPlace(biz, [T4], 2)),
+        () =>
+          ctx.app.inject({
+            method: 'PATCH',
+            url: `/v1/manage/bookings/${booking.id}`,
+            headers: biz.tenant.headers,
+            payload: { start_time: '14:00' },
+          }),
+      );
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.json().resource_id, T2, 'the best-fitting free one');
       assert.equal(response.json().start_time, '14:00');
-    } finally {
-      if (!rival.isCommitted) await rival.rollback().execute();
-    }
-  });
+    },
+  );
 });
