@@ -27,24 +27,19 @@ async function paced(caps: { max_covers_per_slot?: number; max_bookings_per_slot
       { name: 'T6b', capacity_min: 2, capacity_max: 6 },
     ],
   });
+  await putDinner(biz, { slot_interval_minutes: 30, ...caps, ...dinner });
+  return biz;
+}
+
+/** Dinner, 18:00-22:00 every day, as the business's one service period, with `fields` (its pacing). */
+async function putDinner(biz: BookableBusiness, fields: object) {
   const response = await ctx.app.inject({
     method: 'PUT',
     url: '/v1/manage/service-periods',
     headers: biz.tenant.headers,
-    payload: [
-      {
-        name: 'Dinner',
-        days_of_week: EVERY_DAY,
-        start_time: '18:00',
-        end_time: '22:00',
-        slot_interval_minutes: 30,
-        ...caps,
-        ...dinner,
-      },
-    ],
+    payload: [{ name: 'Dinner', days_of_week: EVERY_DAY, start_time: '18:00', end_time: '22:00', ...fields }],
   });
   assert.equal(response.statusCode, 200, response.body);
-  return biz;
 }
 
 type SlotView = { time: string; available: boolean; remaining_resources: number };
@@ -305,21 +300,7 @@ describe('pacing in dynamic mode', () => {
 
   it('answers a full start unavailable in the point check, refuses it, and counts a start off the grid at its own minute', async () => {
     const biz = await dynamic.setupDynamic({ open: '17:00', close: '23:00' });
-    const put = await ctx.app.inject({
-      method: 'PUT',
-      url: '/v1/manage/service-periods',
-      headers: biz.tenant.headers,
-      payload: [
-        {
-          name: 'Dinner',
-          days_of_week: EVERY_DAY,
-          start_time: '18:00',
-          end_time: '22:00',
-          max_bookings_per_slot: 1,
-        },
-      ],
-    });
-    assert.equal(put.statusCode, 200, put.body);
+    await putDinner(biz, { max_bookings_per_slot: 1 });
     await dynamic.bookOk(biz, { start_time: '19:07', duration_minutes: 45 });
     const full = await dynamic.checkOk(biz, { start_time: '19:07', duration_minutes: 45 });
     assert.deepEqual([full.available, full.remaining_resources, full.reason], [false, 0, 'slot_unavailable']);
@@ -342,21 +323,7 @@ describe('pacing under concurrency', () => {
       capacity_max: 2,
     }));
     const biz = await setupBookable(ctx.app, { open: '17:00', close: '23:00', resources });
-    const put = await ctx.app.inject({
-      method: 'PUT',
-      url: '/v1/manage/service-periods',
-      headers: biz.tenant.headers,
-      payload: [
-        {
-          name: 'Dinner',
-          days_of_week: EVERY_DAY,
-          start_time: '18:00',
-          end_time: '22:00',
-          max_covers_per_slot: 10,
-        },
-      ],
-    });
-    assert.equal(put.statusCode, 200, put.body);
+    await putDinner(biz, { max_covers_per_slot: 10 });
     const parties = Array.from({ length: 40 }, (_, i) => 1 + (i % 2));
     const answers = await Promise.all(
       parties.map((capacity) => postBooking(ctx.app, biz, { start_time: '19:00', capacity })),
