@@ -12,7 +12,15 @@ import {
   send,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { bearer, createKey, dashboardToken, itChecksAuth, RACE, useTestApp } from '../../test/helpers.ts';
+import {
+  bearer,
+  createKey,
+  dashboardToken,
+  itChecksAuth,
+  RACE,
+  type RouteUnderTest,
+  useTestApp,
+} from '../../test/helpers.ts';
 import { defaultPublishableKey } from '../developers/api-keys.service.ts';
 import { eraseGuestsPastRetention } from './retention.jobs.ts';
 
@@ -23,6 +31,13 @@ async function bookedGuest(biz: BookableBusiness, who: Record<string, unknown> =
   const booking = await bookOk(ctx.app, biz, { ...who, start_time: time });
   return { customerId: booking.customer_id as string, booking };
 }
+
+/** An auth check's set-up: a bookable business with one booked guest, and `route` to that guest. */
+const onBookedGuest = (route: (customerId: string) => RouteUnderTest) => async () => {
+  const biz = await setupBookable(ctx.app);
+  const { customerId } = await bookedGuest(biz);
+  return { tenant: biz.tenant, route: route(customerId) };
+};
 
 const patch = (biz: BookableBusiness, customerId: string, payload: object, headers = biz.tenant.headers) =>
   ctx.app.inject({ method: 'PATCH', url: `/v1/manage/customers/${customerId}`, headers, payload });
@@ -160,20 +175,13 @@ describe('PATCH /v1/manage/customers/{customer_id}', () => {
   describe('auth', () => {
     itChecksAuth(
       () => ctx,
-      async () => {
-        const biz = await setupBookable(ctx.app);
-        const { customerId } = await bookedGuest(biz);
-        return {
-          tenant: biz.tenant,
-          route: {
-            method: 'PATCH',
-            url: `/v1/manage/customers/${customerId}`,
-            payload: { tags: ['vip'] },
-            scope: 'write',
-            staff: true,
-          },
-        };
-      },
+      onBookedGuest((customerId) => ({
+        method: 'PATCH',
+        url: `/v1/manage/customers/${customerId}`,
+        payload: { tags: ['vip'] },
+        scope: 'write',
+        staff: true,
+      })),
     );
   });
 });
@@ -411,19 +419,12 @@ describe('GET /v1/manage/customers/{customer_id}/duplicates', () => {
   describe('auth', () => {
     itChecksAuth(
       () => ctx,
-      async () => {
-        const biz = await setupBookable(ctx.app);
-        const { customerId } = await bookedGuest(biz);
-        return {
-          tenant: biz.tenant,
-          route: {
-            method: 'GET',
-            url: `/v1/manage/customers/${customerId}/duplicates`,
-            scope: 'read',
-            staff: true,
-          },
-        };
-      },
+      onBookedGuest((customerId) => ({
+        method: 'GET',
+        url: `/v1/manage/customers/${customerId}/duplicates`,
+        scope: 'read',
+        staff: true,
+      })),
     );
   });
 });
@@ -517,19 +518,12 @@ describe('POST /v1/manage/customers/{customer_id}/erase', () => {
   describe('auth', () => {
     itChecksAuth(
       () => ctx,
-      async () => {
-        const biz = await setupBookable(ctx.app);
-        const { customerId } = await bookedGuest(biz);
-        return {
-          tenant: biz.tenant,
-          route: {
-            method: 'POST',
-            url: `/v1/manage/customers/${customerId}/erase`,
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
+      onBookedGuest((customerId) => ({
+        method: 'POST',
+        url: `/v1/manage/customers/${customerId}/erase`,
+        scope: 'admin',
+        staff: false,
+      })),
     );
   });
 });
@@ -568,19 +562,12 @@ describe('GET /v1/manage/customers/{customer_id}/export', () => {
   describe('auth', () => {
     itChecksAuth(
       () => ctx,
-      async () => {
-        const biz = await setupBookable(ctx.app);
-        const { customerId } = await bookedGuest(biz);
-        return {
-          tenant: biz.tenant,
-          route: {
-            method: 'GET',
-            url: `/v1/manage/customers/${customerId}/export`,
-            scope: 'admin',
-            staff: false,
-          },
-        };
-      },
+      onBookedGuest((customerId) => ({
+        method: 'GET',
+        url: `/v1/manage/customers/${customerId}/export`,
+        scope: 'admin',
+        staff: false,
+      })),
     );
   });
 });
