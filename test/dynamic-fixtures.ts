@@ -10,28 +10,6 @@ import {
 } from './booking-fixtures.ts';
 import { createTenant, eventually } from './helpers.ts';
 
-interface Answer {
-  statusCode: number;
-  body: string;
-  json(): { error: { code: string; fields?: { field: string }[] } };
-}
-
-/** The response is the error `code` with its `status`. */
-export function assertError(response: Answer, status: number, code: string, label = '') {
-  assert.equal(response.statusCode, status, `${label} ${response.body}`);
-  assert.equal(response.json().error.code, code, label);
-}
-
-/** Each input is refused with a validation error naming its field. */
-export async function assertNamesFields<T>(cases: [T, string][], send: (input: T) => Promise<Answer>) {
-  for (const [input, field] of cases) {
-    const response = await send(input);
-    assertError(response, 422, 'validation_error', JSON.stringify(input));
-    const named = response.json().error.fields?.map((f) => f.field) ?? [];
-    assert.ok(named.includes(field), `${JSON.stringify(input)}: ${response.body}`);
-  }
-}
-
 /** The next last Sunday of March (Europe's spring-forward night) at least two days ahead. */
 export function nextSpringForward(): string {
   const year = new Date().getUTCFullYear();

@@ -706,3 +706,31 @@ export async function bookingsCounted(db: Db, developerId: string): Promise<numb
     .executeTakeFirstOrThrow();
   return total;
 }
+
+interface Answer {
+  statusCode: number;
+  body: string;
+  json(): { error: { code: string; fields?: { field: string }[] } };
+}
+
+/** The response is the error `code` with its `status`. */
+export function assertError(response: Answer, status: number, code: string, label = '') {
+  assert.equal(response.statusCode, status, `${label} ${response.body}`);
+  assert.equal(response.json().error.code, code, label);
+}
+
+/** Each input is refused with a validation error that names its field. */
+export async function assertNamesFields<T>(
+  cases: readonly (readonly [T, string])[],
+  send: (input: T) => Promise<Answer>,
+) {
+  for (const [input, field] of cases) {
+    const response = await send(input);
+    assertError(response, 422, 'validation_error', JSON.stringify(input));
+    assert.equal(
+      response.json().error.fields?.[0]?.field,
+      field,
+      `${JSON.stringify(input)}: ${response.body}`,
+    );
+  }
+}

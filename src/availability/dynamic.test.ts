@@ -2,15 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { daysFromNow, setupBookable } from '../../test/booking-fixtures.ts';
 import {
-  assertError,
-  assertNamesFields,
   DAY,
   dynamicFixtures,
   nextSpringForward,
   ONE_TABLE,
   type Query,
 } from '../../test/dynamic-fixtures.ts';
-import { itChecksAuth, useTestApp } from '../../test/helpers.ts';
+import { assertError, assertNamesFields, itChecksAuth, useTestApp } from '../../test/helpers.ts';
 
 const ctx = useTestApp();
 

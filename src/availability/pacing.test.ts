@@ -8,8 +8,8 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { assertError, dynamicFixtures } from '../../test/dynamic-fixtures.ts';
-import { useTestApp } from '../../test/helpers.ts';
+import { dynamicFixtures } from '../../test/dynamic-fixtures.ts';
+import { assertError, useTestApp } from '../../test/helpers.ts';
 
 const ctx = useTestApp();
 

@@ -2,14 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
+import { DAY, dynamicFixtures, ONE_TABLE } from '../../test/dynamic-fixtures.ts';
 import {
   assertError,
   assertNamesFields,
-  DAY,
-  dynamicFixtures,
-  ONE_TABLE,
-} from '../../test/dynamic-fixtures.ts';
-import { bearer, bookingsCounted, createKey, itChecksAuth, RACE, useTestApp } from '../../test/helpers.ts';
+  bearer,
+  bookingsCounted,
+  createKey,
+  itChecksAuth,
+  RACE,
+  useTestApp,
+} from '../../test/helpers.ts';
 
 const ctx = useTestApp();
 

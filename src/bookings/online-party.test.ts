@@ -9,8 +9,8 @@ import {
   postBooking,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { assertError, dynamicFixtures } from '../../test/dynamic-fixtures.ts';
-import { bearer, createPublishableKey, useTestApp } from '../../test/helpers.ts';
+import { dynamicFixtures } from '../../test/dynamic-fixtures.ts';
+import { assertError, bearer, createPublishableKey, useTestApp } from '../../test/helpers.ts';
 
 const ctx = useTestApp();
 

@@ -8,8 +8,7 @@ import {
   send,
   setupBookable,
 } from '../../test/booking-fixtures.ts';
-import { assertError } from '../../test/dynamic-fixtures.ts';
-import { RACE, useTestApp } from '../../test/helpers.ts';
+import { assertError, RACE, useTestApp } from '../../test/helpers.ts';
 
 const ctx = useTestApp();
 

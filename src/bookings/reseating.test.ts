@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type BookableBusiness, postBooking, send, setupBookable } from '../../test/booking-fixtures.ts';
-import { assertError } from '../../test/dynamic-fixtures.ts';
-import { RACE, useTestApp } from '../../test/helpers.ts';
+import { assertError, RACE, useTestApp } from '../../test/helpers.ts';
 
 const ctx = useTestApp();
 

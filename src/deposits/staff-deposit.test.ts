@@ -6,6 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import { type BookableBusiness, daysFromNow, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import { auditTrail, bookingView, connectPaymentAccount, depositRow } from '../../test/deposit-fixtures.ts';
 import {
+  assertNamesFields,
   bearer,
   createTestApp,
   dashboardToken,
@@ -274,21 +275,16 @@ describe('POST /v1/manage/bookings/staff-deposit', () => {
   describe('422', () => {
     it('needs a valid guest email', async () => {
       const biz = await bookable();
-      for (const [body, field] of [
-        [{ email: undefined }, 'email'],
-        [{ email: null }, 'email'],
-        [{ email: 'not an email' }, 'email'],
-        [{ phone: '123' }, 'phone'],
-        [{ capacity: 51 }, 'capacity'],
-      ] as const) {
-        const response = await staffDeposit(biz, body);
-        assert.equal(response.statusCode, 422, `${JSON.stringify(body)}: ${response.body}`);
-        assert.equal(response.json().error.code, 'validation_error');
-        assert.ok(
-          response.json().error.fields.some((f: { field: string }) => f.field === field),
-          response.body,
-        );
-      }
+      await assertNamesFields(
+        [
+          [{ email: undefined }, 'email'],
+          [{ email: null }, 'email'],
+          [{ email: 'not an email' }, 'email'],
+          [{ phone: '123' }, 'phone'],
+          [{ capacity: 51 }, 'capacity'],
+        ],
+        (body) => staffDeposit(biz, body),
+      );
     });
 
     it('answers deposits_not_enabled without a payment account, making no payment link', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import {
+  assertNamesFields,
   bearer,
   createTenant,
   createTestApp,
@@ -243,18 +244,17 @@ describe('POST /v1/manage/webhooks', () => {
 
     it('refuses no events, repeated events, unknown fields and a blank description', async () => {
       const tenant = await createTenant(ctx.app);
-      for (const [payload, field] of [
-        [{ url: URL_OK, events: [] }, 'events'],
-        [{ url: URL_OK, events: ['*', '*'] }, 'events'],
-        [{ url: URL_OK }, 'events'],
-        [{ events: ['*'] }, 'url'],
-        [{ url: URL_OK, events: ['*'], secret: 'mine' }, 'secret'],
-        [{ url: URL_OK, events: ['*'], description: '  ' }, 'description'],
-      ] as const) {
-        const response = await register(tenant, payload);
-        assert.equal(response.statusCode, 422, JSON.stringify(payload));
-        assert.ok(fieldsOf(response.json()).includes(field), `${field} in ${response.body}`);
-      }
+      await assertNamesFields(
+        [
+          [{ url: URL_OK, events: [] }, 'events'],
+          [{ url: URL_OK, events: ['*', '*'] }, 'events'],
+          [{ url: URL_OK }, 'events'],
+          [{ events: ['*'] }, 'url'],
+          [{ url: URL_OK, events: ['*'], secret: 'mine' }, 'secret'],
+          [{ url: URL_OK, events: ['*'], description: '  ' }, 'description'],
+        ],
+        (payload) => register(tenant, payload),
+      );
     });
   });
 
