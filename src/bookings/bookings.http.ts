@@ -7,7 +7,8 @@ import { type Static, Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import type { WallTime } from '../engine/index.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
-import { principalOf } from '../platform/access.ts';
+import { principalOf, requireBusiness } from '../platform/access.ts';
+import type { AreaRoutes } from '../platform/change-route.ts';
 import { validationError } from '../platform/errors.ts';
 import { commitStatement } from '../platform/idempotency.ts';
 import { DateString, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
@@ -128,3 +129,13 @@ export const bookingCall = (
   request,
   commit: (work) => commit(request, reply, status, work),
 });
+
+/**
+ * What the routes of bookings share, whichever area declares them: staff may call them, and what
+ * they change is only bookings (their writes announce booking changes, not the business's).
+ */
+export const BOOKING_ROUTES = {
+  read: requireBusiness({ scope: 'read', staff: true }),
+  write: requireBusiness({ scope: 'write', staff: true }),
+  config: { writes: 'bookings' },
+} satisfies Omit<AreaRoutes, 'tags'>;

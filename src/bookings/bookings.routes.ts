@@ -5,7 +5,7 @@ import { acceptCustomerFlatOrNested } from '../customers/customer-fields.http.ts
 import { customerOf } from '../customers/customers.service.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { CSV_RESPONSE, type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
 import { commitStatement } from '../platform/idempotency.ts';
@@ -19,7 +19,7 @@ import {
   TimeString,
   Uuid,
 } from '../platform/schemas.ts';
-import { bookingCall } from './bookings.http.ts';
+import { BOOKING_ROUTES, bookingCall } from './bookings.http.ts';
 import {
   availableResources,
   booked,
@@ -145,36 +145,27 @@ const BOOKING_CSV: CsvColumn<BookingView>[] = [
 ];
 
 export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const routes = areaRoutes(app, {
-    tags: ['Bookings'],
-    write: requireBusiness({ scope: 'write', staff: true }),
-  });
-  app.post(
-    '/v1/bookings',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      preValidation: acceptCustomerFlatOrNested('flat'),
-      // With a deposit the answer carries the payment's client secret.
-      config: { sensitive: true, publishable: true, writes: 'bookings' },
-      schema: {
-        operationId: 'createBooking',
-        tags: ['Bookings'],
-        summary: 'Book a slot (API key with the write scope, or a publishable key)',
-        description: `Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless \`resource_id\` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 \`slot_unavailable\`. ${DEPOSIT_RULES}`,
-        body: example(PublicBookingBody, {
-          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
-          booking_date: '2026-12-04',
-          start_time: '19:00',
-          capacity: 2,
-          first_name: 'Grace',
-          last_name: 'Hopper',
-          email: 'grace@example.com',
-          phone: '+49 30 5550 1234',
-        }),
-        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(404) },
-      },
-    },
-    async (request, reply) => {
+  const routes = areaRoutes(app, { tags: ['Bookings'], ...BOOKING_ROUTES });
+
+  routes.route('POST', '/v1/bookings', {
+    preValidation: acceptCustomerFlatOrNested('flat'),
+    // With a deposit the answer carries the payment's client secret.
+    config: { sensitive: true, publishable: true },
+    operationId: 'createBooking',
+    summary: 'Book a slot (API key with the write scope, or a publishable key)',
+    description: `Every rule is re-checked in one transaction; the best-fitting free resource is chosen unless \`resource_id\` names one. Concurrent requests for the last free resource: exactly one wins, the others get 409 \`slot_unavailable\`. ${DEPOSIT_RULES}`,
+    body: example(PublicBookingBody, {
+      business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+      booking_date: '2026-12-04',
+      start_time: '19:00',
+      capacity: 2,
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.com',
+      phone: '+49 30 5550 1234',
+    }),
+    response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(404) },
+    handler: async (request, reply) => {
       const body = request.body;
       return book(
         app.availability,
@@ -194,35 +185,29 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         bookingCall(request, reply, 201),
       );
     },
-  );
+  });
 
-  app.post(
-    '/v1/dynamic/bookings',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      preValidation: acceptCustomerFlatOrNested('flat'),
-      // With a deposit the answer carries the payment's client secret.
-      config: { sensitive: true, publishable: true, writes: 'bookings' },
-      schema: {
-        operationId: 'createDynamicBooking',
-        tags: ['Dynamic mode'],
-        summary: 'Book any start minute for any length (dynamic mode)',
-        description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE} ${DEPOSIT_RULES}`,
-        body: example(DynamicBookingBody, {
-          business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
-          booking_date: '2026-12-04',
-          start_time: '19:10',
-          duration_minutes: 45,
-          capacity: 2,
-          first_name: 'Grace',
-          last_name: 'Hopper',
-          email: 'grace@example.com',
-          phone: '+49 30 5550 1234',
-        }),
-        response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(400, 404) },
-      },
-    },
-    async (request, reply) => {
+  routes.route('POST', '/v1/dynamic/bookings', {
+    preValidation: acceptCustomerFlatOrNested('flat'),
+    // With a deposit the answer carries the payment's client secret.
+    config: { sensitive: true, publishable: true },
+    operationId: 'createDynamicBooking',
+    tags: ['Dynamic mode'],
+    summary: 'Book any start minute for any length (dynamic mode)',
+    description: `Every rule is re-checked in one transaction and the best-fitting free resource taken; when none is free, 409 \`slot_unavailable\` with \`detail\` beside \`error\`. ${PLAN_AND_MODE} ${DEPOSIT_RULES}`,
+    body: example(DynamicBookingBody, {
+      business_id: '0b6f3e62-5d1c-4c55-9a43-0f4c2a1b7e10',
+      booking_date: '2026-12-04',
+      start_time: '19:10',
+      duration_minutes: 45,
+      capacity: 2,
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.com',
+      phone: '+49 30 5550 1234',
+    }),
+    response: { 201: Type.Object({ booking: CreatedBookingSchema }), ...errorResponses(400, 404) },
+    handler: async (request, reply) => {
       const body = request.body;
       return book(
         app.availability,
@@ -242,63 +227,42 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         bookingCall(request, reply, 201),
       );
     },
-  );
+  });
 
-  app.get(
-    '/v1/manage/bookings',
-    {
-      onRequest: requireBusiness({ scope: 'read', staff: true }),
-      schema: {
-        operationId: 'listBookings',
-        tags: ['Bookings'],
-        summary: 'List bookings',
-        description:
-          'Ordered by booking_date, start_time, id; `latest=true` orders newest created first. `code` matches confirmation codes case-insensitively and partially. `status` takes one status or a comma-separated list.',
-        querystring: Type.Object({ ...PageQuery, ...BookingFilters }, { additionalProperties: false }),
-        response: { 200: pageEnvelope(BookingSchema) },
-      },
-    },
-    async (request) => findBookings(app.db, pageOf(request), bookingFiltersOf(request.query)),
-  );
+  routes.route('GET', '/v1/manage/bookings', {
+    operationId: 'listBookings',
+    summary: 'List bookings',
+    description:
+      'Ordered by booking_date, start_time, id; `latest=true` orders newest created first. `code` matches confirmation codes case-insensitively and partially. `status` takes one status or a comma-separated list.',
+    querystring: Type.Object({ ...PageQuery, ...BookingFilters }, { additionalProperties: false }),
+    response: { 200: pageEnvelope(BookingSchema) },
+    handler: async (request) => findBookings(app.db, pageOf(request), bookingFiltersOf(request.query)),
+  });
 
-  app.get(
-    '/v1/manage/bookings.csv',
-    {
-      onRequest: requireBusiness({ scope: 'read', staff: true }),
-      schema: {
-        operationId: 'downloadBookings',
-        tags: ['Bookings'],
-        summary: 'Every booking the list would show, as a CSV download (RFC 4180, UTF-8 with BOM)',
-        description:
-          "The same filters and order as `GET /v1/manage/bookings`, every page. A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written behind a `'`.",
-        querystring: Type.Object(BookingFilters, { additionalProperties: false }),
-        response: CSV_RESPONSE,
-      },
-    },
-    async (request, reply) => {
+  routes.route('GET', '/v1/manage/bookings.csv', {
+    operationId: 'downloadBookings',
+    summary: 'Every booking the list would show, as a CSV download (RFC 4180, UTF-8 with BOM)',
+    description:
+      "The same filters and order as `GET /v1/manage/bookings`, every page. A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written behind a `'`.",
+    querystring: Type.Object(BookingFilters, { additionalProperties: false }),
+    response: CSV_RESPONSE,
+    handler: async (request, reply) => {
       const filters = bookingFiltersOf(request.query);
       const rows = everyItem(pageOf(request), app.config.dbRequestDeadlineMs, (page) =>
         findBookings(app.db, page, filters),
       );
       return sendCsv(reply, 'bookings.csv', BOOKING_CSV, rows);
     },
-  );
+  });
 
-  app.get(
-    '/v1/manage/bookings/:booking_id',
-    {
-      onRequest: requireBusiness({ scope: 'read', staff: true }),
-      schema: {
-        operationId: 'getBooking',
-        tags: ['Bookings'],
-        summary: 'One booking',
-        description:
-          'Answers a `Link: </v1/manage/messages?booking_id=ID>; rel="messages"` header: the messages sent to the guest about this booking.',
-        params: IdParams('booking_id'),
-        response: { 200: BookingSchema },
-      },
-    },
-    async (request, reply) => {
+  routes.route('GET', '/v1/manage/bookings/:booking_id', {
+    operationId: 'getBooking',
+    summary: 'One booking',
+    description:
+      'Answers a `Link: </v1/manage/messages?booking_id=ID>; rel="messages"` header: the messages sent to the guest about this booking.',
+    params: IdParams('booking_id'),
+    response: { 200: BookingSchema },
+    handler: async (request, reply) => {
       const booking = await findBooking(
         app.db,
         principalOf(request).businessId,
@@ -308,40 +272,32 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('link', `</v1/manage/messages?booking_id=${booking.id}>; rel="messages"`);
       return booking;
     },
-  );
+  });
 
-  app.patch(
-    '/v1/manage/bookings/:booking_id',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'updateBooking',
-        tags: ['Bookings'],
-        summary: 'Change status, resource, party size or time of a booking',
-        description:
-          'Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one. `table_locked` keeps it on its table when another party is re-seated.',
-        params: IdParams('booking_id'),
-        body: example(
-          Type.Object(
-            {
-              status: Type.Optional(StatusSchema),
-              resource_id: Type.Optional(Uuid),
-              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
-              booking_date: Type.Optional(DateString),
-              start_time: Type.Optional(TimeString),
-              table_locked: Type.Optional(
-                Type.Boolean({ description: 'keep the booking on its table: re-seating never moves it' }),
-              ),
-            },
-            { additionalProperties: false, minProperties: 1 },
+  routes.route('PATCH', '/v1/manage/bookings/:booking_id', {
+    operationId: 'updateBooking',
+    summary: 'Change status, resource, party size or time of a booking',
+    description:
+      'Status moves follow the status machine (409 otherwise). A new `resource_id` or `capacity` is re-checked against the resource; `booking_date`/`start_time` reschedule the booking with every rule of a new one. `table_locked` keeps it on its table when another party is re-seated.',
+    params: IdParams('booking_id'),
+    body: example(
+      Type.Object(
+        {
+          status: Type.Optional(StatusSchema),
+          resource_id: Type.Optional(Uuid),
+          capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
+          booking_date: Type.Optional(DateString),
+          start_time: Type.Optional(TimeString),
+          table_locked: Type.Optional(
+            Type.Boolean({ description: 'keep the booking on its table: re-seating never moves it' }),
           ),
-          { capacity: 4, start_time: '20:00' },
-        ),
-        response: { 200: BookingSchema },
-      },
-    },
-    async (request, reply) => {
+        },
+        { additionalProperties: false, minProperties: 1 },
+      ),
+      { capacity: 4, start_time: '20:00' },
+    ),
+    response: { 200: BookingSchema },
+    handler: async (request, reply) => {
       const principal = principalOf(request);
       return commitStatement(request, reply, 200, async (executor) =>
         booked(
@@ -357,10 +313,9 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
       );
     },
-  );
+  });
 
   routes.change('PATCH', '/v1/manage/bookings/:booking_id/notes', {
-    config: { writes: 'bookings' },
     operationId: 'updateBookingNotes',
     summary: "Save the staff's notes on a booking (kept after it closes)",
     params: IdParams('booking_id'),
@@ -373,20 +328,14 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       saveStaffNotes(tx, principal, params.booking_id, body.staff_notes),
   });
 
-  app.get(
-    '/v1/manage/bookings/:booking_id/available-resources',
-    {
-      onRequest: requireBusiness({ scope: 'read', staff: true }),
-      schema: {
-        operationId: 'listAvailableResources',
-        tags: ['Bookings'],
-        summary: 'Resources the booking could move to',
-        description:
-          'Active resources that fit the party and are free for the whole booking (buffers included), excluding its current one.',
-        params: IdParams('booking_id'),
-        response: { 200: Type.Array(ResourceOption) },
-      },
-    },
-    async (request) => availableResources(app.db, principalOf(request).businessId, request.params.booking_id),
-  );
+  routes.route('GET', '/v1/manage/bookings/:booking_id/available-resources', {
+    operationId: 'listAvailableResources',
+    summary: 'Resources the booking could move to',
+    description:
+      'Active resources that fit the party and are free for the whole booking (buffers included), excluding its current one.',
+    params: IdParams('booking_id'),
+    response: { 200: Type.Array(ResourceOption) },
+    handler: async (request) =>
+      availableResources(app.db, principalOf(request).businessId, request.params.booking_id),
+  });
 };

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { invalidField } from '../platform/errors.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import { DateString, errorResponses, example, IdParams, TimeString, Uuid } from '../platform/schemas.ts';
+import { BOOKING_ROUTES } from './bookings.http.ts';
 import type { BookingChange } from './bookings.service.ts';
 import { changeSeries, seriesOf } from './series.service.ts';
 import { SeriesBookingsSchema } from './series.view.ts';
@@ -15,6 +17,8 @@ const FROM_DATE = Type.Optional({
 });
 
 export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Bookings'], ...BOOKING_ROUTES });
+
   /** One change to the series' open occurrences from `fromDate` on, answered with those changed. */
   const changeAnswered = (
     request: FastifyRequest<{ Params: { series_id: string } }>,
@@ -36,69 +40,47 @@ export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return changed;
     });
 
-  app.get(
-    '/v1/manage/series/:series_id',
-    {
-      onRequest: requireBusiness({ scope: 'read', staff: true }),
-      schema: {
-        operationId: 'getBookingSeries',
-        tags: ['Bookings'],
-        summary: "A series' bookings, in date order",
-        params: IdParams('series_id'),
-        response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
-      },
-    },
-    async (request) => seriesOf(app.db, principalOf(request).businessId, request.params.series_id),
-  );
+  routes.route('GET', '/v1/manage/series/:series_id', {
+    operationId: 'getBookingSeries',
+    summary: "A series' bookings, in date order",
+    params: IdParams('series_id'),
+    response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
+    handler: async (request) => seriesOf(app.db, principalOf(request).businessId, request.params.series_id),
+  });
 
-  app.post(
-    '/v1/manage/series/:series_id/cancel',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'cancelBookingSeries',
-        tags: ['Bookings'],
-        summary: 'Cancel a series, or one occurrence and the following',
-        description:
-          'Each open occurrence (not seated, not closed) from `from_date` on is cancelled as a staff cancellation cancels a booking, in one transaction; answers those cancelled.',
-        params: IdParams('series_id'),
-        body: example(Type.Object({ from_date: FROM_DATE }, { additionalProperties: false }), {
-          from_date: '2027-01-12',
-        }),
-        response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
-      },
-    },
-    async (request, reply) => changeAnswered(request, reply, request.body.from_date, { status: 'cancelled' }),
-  );
+  routes.route('POST', '/v1/manage/series/:series_id/cancel', {
+    operationId: 'cancelBookingSeries',
+    summary: 'Cancel a series, or one occurrence and the following',
+    description:
+      'Each open occurrence (not seated, not closed) from `from_date` on is cancelled as a staff cancellation cancels a booking, in one transaction; answers those cancelled.',
+    params: IdParams('series_id'),
+    body: example(Type.Object({ from_date: FROM_DATE }, { additionalProperties: false }), {
+      from_date: '2027-01-12',
+    }),
+    response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
+    handler: async (request, reply) =>
+      changeAnswered(request, reply, request.body.from_date, { status: 'cancelled' }),
+  });
 
-  app.post(
-    '/v1/manage/series/:series_id/move',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'moveBookingSeries',
-        tags: ['Bookings'],
-        summary: 'Move a series, or one occurrence and the following, to another time or resource',
-        description:
-          'Each open occurrence from `from_date` on moves on its own date, with every rule of a staff change, in one transaction: one refused refuses the move (its date named) and nothing moves. Answers those moved.',
-        params: IdParams('series_id'),
-        body: example(
-          Type.Object(
-            {
-              from_date: FROM_DATE,
-              time: Type.Optional(TimeString),
-              resource_id: Type.Optional(Uuid),
-            },
-            { additionalProperties: false },
-          ),
-          { from_date: '2027-01-12', time: '10:30' },
-        ),
-        response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
-      },
-    },
-    async (request, reply) => {
+  routes.route('POST', '/v1/manage/series/:series_id/move', {
+    operationId: 'moveBookingSeries',
+    summary: 'Move a series, or one occurrence and the following, to another time or resource',
+    description:
+      'Each open occurrence from `from_date` on moves on its own date, with every rule of a staff change, in one transaction: one refused refuses the move (its date named) and nothing moves. Answers those moved.',
+    params: IdParams('series_id'),
+    body: example(
+      Type.Object(
+        {
+          from_date: FROM_DATE,
+          time: Type.Optional(TimeString),
+          resource_id: Type.Optional(Uuid),
+        },
+        { additionalProperties: false },
+      ),
+      { from_date: '2027-01-12', time: '10:30' },
+    ),
+    response: { 200: SeriesBookingsSchema, ...errorResponses(404) },
+    handler: async (request, reply) => {
       const { from_date: fromDate, time, resource_id: resourceId } = request.body;
       if (time === undefined && resourceId === undefined) {
         throw invalidField('time', 'a move names a time, a resource_id or both');
@@ -108,5 +90,5 @@ export const seriesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...(resourceId !== undefined && { resource_id: resourceId }),
       });
     },
-  );
+  });
 };

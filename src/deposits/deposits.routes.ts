@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import {
   ALIASES_ACCEPTED,
   acceptAliases,
+  BOOKING_ROUTES,
   bookingCall,
   StaffBookingFields,
   staffBookingOf,
@@ -10,7 +11,8 @@ import {
 import { BookingSchema } from '../bookings/bookings.view.ts';
 import { book } from '../bookings/new-booking.service.ts';
 import { customerOf } from '../customers/customers.service.ts';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { errorResponses, example, IdParams, Timestamp } from '../platform/schemas.ts';
 import { markNoShow, releaseHold } from './no-show.service.ts';
@@ -27,39 +29,34 @@ const DetailAnswer = Type.Object({
 });
 
 export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post(
-    '/v1/manage/bookings/staff-deposit',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      preValidation: acceptAliases,
-      // The answer carries the guest's payment link.
-      config: { sensitive: true, writes: 'bookings' },
-      schema: {
-        operationId: 'createStaffDepositBooking',
-        tags: ['Deposits'],
-        summary: 'Staff booking paid by a deposit link: pending until the guest pays',
-        description:
-          "Staff rules (any minute inside hours, no notice or window). The booking is `pending` with a `charge` deposit (the deposit per person times the party) paid through the processor's checkout page; the link is emailed to the guest and expires after 2 hours, when an unpaid booking is cancelled. 422 `deposits_not_enabled` until the business has a payment account (sandbox businesses need none).",
-        body: example(StaffDepositBody, {
-          date: '2026-12-04',
-          time: '19:30',
-          capacity: 6,
-          first_name: 'Grace',
-          last_name: 'Hopper',
-          email: 'grace@example.com',
-          phone: '+49 30 5550 1234',
-        }),
-        response: {
-          201: Type.Object({
-            booking: BookingSchema,
-            checkout_url: Type.String(),
-            expires_at: Timestamp,
-          }),
-          ...errorResponses(404),
-        },
-      },
+  const routes = areaRoutes(app, { tags: ['Deposits'], ...BOOKING_ROUTES });
+
+  routes.route('POST', '/v1/manage/bookings/staff-deposit', {
+    preValidation: acceptAliases,
+    // The answer carries the guest's payment link.
+    config: { sensitive: true },
+    operationId: 'createStaffDepositBooking',
+    summary: 'Staff booking paid by a deposit link: pending until the guest pays',
+    description:
+      "Staff rules (any minute inside hours, no notice or window). The booking is `pending` with a `charge` deposit (the deposit per person times the party) paid through the processor's checkout page; the link is emailed to the guest and expires after 2 hours, when an unpaid booking is cancelled. 422 `deposits_not_enabled` until the business has a payment account (sandbox businesses need none).",
+    body: example(StaffDepositBody, {
+      date: '2026-12-04',
+      time: '19:30',
+      capacity: 6,
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.com',
+      phone: '+49 30 5550 1234',
+    }),
+    response: {
+      201: Type.Object({
+        booking: BookingSchema,
+        checkout_url: Type.String(),
+        expires_at: Timestamp,
+      }),
+      ...errorResponses(404),
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const body = request.body;
       return book(
         app.availability,
@@ -68,24 +65,16 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         bookingCall(request, reply, 201, commitReply),
       );
     },
-  );
+  });
 
-  app.post(
-    '/v1/manage/bookings/:booking_id/no-show',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'markNoShow',
-        tags: ['Deposits'],
-        summary: 'Mark a no-show and capture its EUR 20 hold',
-        description:
-          "For a `confirmed` or `checked_in` booking whose deposit is `held`, from the booking's start on: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise (before the start too) 409 with `detail`. A retry after a failure never captures twice.",
-        params: IdParams('booking_id'),
-        response: { 200: DetailAnswer },
-      },
-    },
-    async (request, reply) =>
+  routes.route('POST', '/v1/manage/bookings/:booking_id/no-show', {
+    operationId: 'markNoShow',
+    summary: 'Mark a no-show and capture its EUR 20 hold',
+    description:
+      "For a `confirmed` or `checked_in` booking whose deposit is `held`, from the booking's start on: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise (before the start too) 409 with `detail`. A retry after a failure never captures twice.",
+    params: IdParams('booking_id'),
+    response: { 200: DetailAnswer },
+    handler: async (request, reply) =>
       markNoShow(
         app.deposits,
         principalOf(request),
@@ -93,29 +82,21 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         app.clock.now(),
         commitWith(request, reply, 200),
       ),
-  );
+  });
 
-  app.post(
-    '/v1/manage/bookings/:booking_id/release-hold',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'releaseHold',
-        tags: ['Deposits'],
-        summary: 'Release a held deposit without charging',
-        description:
-          "For a booking whose deposit is `held`: the hold is cancelled and the deposit becomes `released`; the booking's status stays. Otherwise 409 with `detail`.",
-        params: IdParams('booking_id'),
-        response: { 200: DetailAnswer },
-      },
-    },
-    async (request, reply) =>
+  routes.route('POST', '/v1/manage/bookings/:booking_id/release-hold', {
+    operationId: 'releaseHold',
+    summary: 'Release a held deposit without charging',
+    description:
+      "For a booking whose deposit is `held`: the hold is cancelled and the deposit becomes `released`; the booking's status stays. Otherwise 409 with `detail`.",
+    params: IdParams('booking_id'),
+    response: { 200: DetailAnswer },
+    handler: async (request, reply) =>
       releaseHold(
         app.deposits,
         principalOf(request),
         request.params.booking_id,
         commitWith(request, reply, 200),
       ),
-  );
+  });
 };

@@ -1,8 +1,11 @@
 import type {
   FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
   HTTPMethods,
   onRequestAsyncHookHandler,
   preValidationAsyncHookHandler,
+  RouteHandlerMethod,
 } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { principalOf, requireBusiness } from './access.ts';
@@ -85,23 +88,48 @@ export function changeRoute<P extends TSchema = TSchema, B extends TSchema = TSc
 
 type Guarded<R> = Omit<R, 'tags' | 'onRequest'> & { tags?: string[]; onRequest?: onRequestAsyncHookHandler };
 
+/** What a route was sent, typed by its schemas, as its own handler reads it. */
+export type SentTo<P extends TSchema, Q extends TSchema, B extends TSchema> = FastifyRequest<{
+  Params: Static<P>;
+  Querystring: Static<Q>;
+  Body: Static<B>;
+}>;
+
+/** A route whose handler is its own: its texts, schemas and settings, as Fastify takes them. */
+export interface OwnRoute<P extends TSchema, Q extends TSchema, B extends TSchema> {
+  config?: Record<string, unknown>;
+  preValidation?: preValidationAsyncHookHandler;
+  operationId: string;
+  summary: string;
+  description?: string;
+  deprecated?: boolean;
+  params?: P;
+  querystring?: Q;
+  body?: B;
+  response: Record<number, TSchema>;
+  handler: (request: SentTo<P, Q, B>, reply: FastifyReply) => Promise<unknown>;
+}
+
 /**
- * What an area's routes share: the tag they are listed under and their usual guards, `read` for
- * its lists and `write` for its changes (a route names its own guard where it differs).
+ * What an area's routes share: the tag they are listed under, their usual guards (`read` for its
+ * lists and reads, `write` for its changes; a route names its own guard where it differs) and
+ * the settings of its changes (`writes`).
  */
 export interface AreaRoutes {
   tags: string[];
   read?: onRequestAsyncHookHandler;
   write?: onRequestAsyncHookHandler;
+  config?: Record<string, unknown>;
 }
 
-/** Declares an area's list and change routes with what `AreaRoutes` says they share. */
+/** Declares an area's routes with what `AreaRoutes` says they share. */
 export function areaRoutes(
   app: FastifyInstance,
   {
     tags,
     read = requireBusiness({ scope: 'read' }),
     write = requireBusiness({ scope: 'write' }),
+    config: changes,
   }: AreaRoutes,
 ) {
   return {
@@ -111,6 +139,28 @@ export function areaRoutes(
       method: HTTPMethods,
       url: string,
       route: Guarded<ChangeRoute<P, B>>,
-    ) => changeRoute<P, B>(app, method, url, { onRequest: write, tags, ...route }),
+    ) =>
+      changeRoute<P, B>(app, method, url, {
+        onRequest: write,
+        tags,
+        ...route,
+        config: { ...changes, ...route.config },
+      }),
+    route: <P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(
+      method: HTTPMethods,
+      url: string,
+      { onRequest, config, preValidation, handler, tags: own, ...schema }: Guarded<OwnRoute<P, Q, B>>,
+    ) => {
+      const reads = method === 'GET';
+      app.route({
+        method,
+        url,
+        onRequest: onRequest ?? (reads ? read : write),
+        config: reads ? config : { ...changes, ...config },
+        preValidation,
+        schema: { tags: own ?? tags, ...schema },
+        handler: handler as unknown as RouteHandlerMethod,
+      });
+    },
   };
 }
