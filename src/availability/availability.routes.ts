@@ -5,6 +5,7 @@ import { UNOFFERED_REASONS } from '../engine/index.ts';
 import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { holdsSecretCredentialOf } from '../platform/auth.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { invalidField, notFound } from '../platform/errors.ts';
 import {
   DateString,
@@ -161,6 +162,8 @@ const StartResponse = Type.Object({
 });
 
 export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Availability'] });
+
   /**
    * Both routes answer the same question; only where the business and the party size come from
    * differs, and whose question it is (a guest's stays within the online party limit).
@@ -297,38 +300,27 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/v1/manage/availability',
-    {
-      onRequest: requireBusiness({ scope: 'read', staff: true }),
-      schema: {
-        operationId: 'getManagedAvailability',
-        tags: ['Availability'],
-        summary: "Slots of one day for the staff's own business",
-        querystring: dayQueryString(PartySize),
-        response: { 200: AvailabilityResponse },
-      },
-    },
-    (request, reply) =>
+  routes.route('GET', '/v1/manage/availability', {
+    onRequest: requireBusiness({ scope: 'read', staff: true }),
+    operationId: 'getManagedAvailability',
+    summary: "Slots of one day for the staff's own business",
+    querystring: dayQueryString(PartySize),
+    response: { 200: AvailabilityResponse },
+    handler: (request, reply) =>
       answer(reply, principalOf(request).businessId, request.query, request.query.capacity, 'staff', false),
-  );
+  });
 
-  app.get(
-    '/v1/dynamic/availability/:business_id',
-    {
-      onRequest: requireBusiness({ scope: 'read', staff: true }),
-      config: { publishable: true },
-      schema: {
-        operationId: 'getDynamicAvailability',
-        tags: ['Dynamic mode'],
-        summary: 'Whether a booking may start at any minute, for any length (dynamic mode)',
-        description: `A point check with every rule of a booking but the slot grid. A start that cannot be booked answers 200 with \`available: false\` and the reason. ${PLAN_AND_MODE}`,
-        params: IdParams('business_id'),
-        querystring: DynamicStartQuery,
-        response: { 200: StartResponse, ...errorResponses(400) },
-      },
-    },
-    async (request) => {
+  routes.route('GET', '/v1/dynamic/availability/:business_id', {
+    onRequest: requireBusiness({ scope: 'read', staff: true }),
+    config: { publishable: true },
+    operationId: 'getDynamicAvailability',
+    tags: ['Dynamic mode'],
+    summary: 'Whether a booking may start at any minute, for any length (dynamic mode)',
+    description: `A point check with every rule of a booking but the slot grid. A start that cannot be booked answers 200 with \`available: false\` and the reason. ${PLAN_AND_MODE}`,
+    params: IdParams('business_id'),
+    querystring: DynamicStartQuery,
+    response: { 200: StartResponse, ...errorResponses(400) },
+    handler: async (request) => {
       const principal = principalOf(request);
       const q = request.query;
       const date = q.booking_date ?? q.date;
@@ -350,5 +342,5 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...answer,
       };
     },
-  );
+  });
 };

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireBusiness } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
@@ -42,28 +41,21 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => addBlock(tx, principal, params.resource_id, body),
   });
 
-  app.get(
-    '/v1/manage/resources/:resource_id/blocks',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listResourceBlocks',
-        tags: ['Resources'],
-        summary: "List a resource's blocks, oldest first; `from`/`to` keep those overlapping the period",
-        params: ResourceParams,
-        querystring: Type.Object(
-          { ...PageQuery, from: Type.Optional(Timestamp), to: Type.Optional(Timestamp) },
-          { additionalProperties: false },
-        ),
-        response: { 200: pageEnvelope(BlockView) },
-      },
-    },
-    async (request) =>
+  routes.route('GET', '/v1/manage/resources/:resource_id/blocks', {
+    operationId: 'listResourceBlocks',
+    summary: "List a resource's blocks, oldest first; `from`/`to` keep those overlapping the period",
+    params: ResourceParams,
+    querystring: Type.Object(
+      { ...PageQuery, from: Type.Optional(Timestamp), to: Type.Optional(Timestamp) },
+      { additionalProperties: false },
+    ),
+    response: { 200: pageEnvelope(BlockView) },
+    handler: async (request) =>
       listResourceBlocks(app.db, pageOf(request), request.params.resource_id, {
         from: request.query.from,
         to: request.query.to,
       }),
-  );
+  });
 
   routes.change('DELETE', '/v1/manage/resources/:resource_id/blocks/:block_id', {
     operationId: 'deleteResourceBlock',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { preValidationAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness, requireDeveloperForBilling } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { commitWith } from '../platform/idempotency.ts';
 import { errorResponses, example, Nullable } from '../platform/schemas.ts';
 import { openCheckout, openPortal, PAID_PLANS } from './billing.service.ts';
@@ -25,6 +26,8 @@ const noBodyIsEmpty: preValidationAsyncHookHandler = async (request) => {
 };
 
 export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const routes = areaRoutes(app, { tags: ['Billing'] });
+
   const home = app.config.publicBaseUrl;
 
   app.post(
@@ -103,33 +106,27 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   );
 
-  app.post(
-    '/v1/billing/connect/onboard',
-    {
-      onRequest: requireBusiness({ scope: 'admin', allowPastDue: true }),
-      preValidation: noBodyIsEmpty,
-      schema: {
-        operationId: 'startPaymentOnboarding',
-        tags: ['Billing'],
-        summary: "Connect the business's payment account (made once, then reused): an onboarding link",
-        description:
-          "Deposits are paid into this account; they are enabled once its onboarding is complete (`deposits_enabled` in the subscription). A sandbox business's account is with the simulated processor, and its deposits need none.",
-        body: example(
-          Type.Object(
-            {
-              return_url: ReturnUrl(`where onboarding leads back to; ${DEFAULT_URL}`),
-              refresh_url: ReturnUrl(`where an expired link leads, to ask for a new one; ${DEFAULT_URL}`),
-            },
-            { additionalProperties: false },
-          ),
-          { return_url: 'https://example.com/payments/done', refresh_url: 'https://example.com/payments' },
-        ),
-        response: {
-          200: Type.Object({ onboarding_url: Type.String(), connect_id: Type.String() }),
+  routes.route('POST', '/v1/billing/connect/onboard', {
+    onRequest: requireBusiness({ scope: 'admin', allowPastDue: true }),
+    preValidation: noBodyIsEmpty,
+    operationId: 'startPaymentOnboarding',
+    summary: "Connect the business's payment account (made once, then reused): an onboarding link",
+    description:
+      "Deposits are paid into this account; they are enabled once its onboarding is complete (`deposits_enabled` in the subscription). A sandbox business's account is with the simulated processor, and its deposits need none.",
+    body: example(
+      Type.Object(
+        {
+          return_url: ReturnUrl(`where onboarding leads back to; ${DEFAULT_URL}`),
+          refresh_url: ReturnUrl(`where an expired link leads, to ask for a new one; ${DEFAULT_URL}`),
         },
-      },
+        { additionalProperties: false },
+      ),
+      { return_url: 'https://example.com/payments/done', refresh_url: 'https://example.com/payments' },
+    ),
+    response: {
+      200: Type.Object({ onboarding_url: Type.String(), connect_id: Type.String() }),
     },
-    async (request, reply) =>
+    handler: async (request, reply) =>
       startOnboarding(
         app.db,
         app.payments,
@@ -138,20 +135,14 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         app.clock.now(),
         commitWith(request, reply, 200),
       ),
-  );
+  });
 
-  app.get(
-    '/v1/billing/connect/status',
-    {
-      onRequest: requireBusiness({ scope: 'read', allowPastDue: true }),
-      schema: {
-        operationId: 'getPaymentAccountStatus',
-        tags: ['Billing'],
-        summary: "The business's payment account, as the processor describes it now",
-        response: { 200: ConnectStatus },
-      },
-    },
-    async (request) =>
+  routes.route('GET', '/v1/billing/connect/status', {
+    onRequest: requireBusiness({ scope: 'read', allowPastDue: true }),
+    operationId: 'getPaymentAccountStatus',
+    summary: "The business's payment account, as the processor describes it now",
+    response: { 200: ConnectStatus },
+    handler: async (request) =>
       connectStatus(app.db, app.payments, request.log, principalOf(request).businessId, app.clock.now()),
-  );
+  });
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { Nullable, Timestamp } from '../platform/schemas.ts';
 import { STORED_PLAN_IDS, SUBSCRIPTION_STATUSES } from '../schema.ts';
 import { subscriptionOfBusiness } from './subscription.service.ts';
@@ -34,24 +35,20 @@ const Subscription = Type.Object({
 });
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/v1/manage/subscription',
-    {
-      onRequest: requireBusiness({ scope: 'read', allowPastDue: true }),
-      schema: {
-        operationId: 'getSubscription',
-        tags: ['Billing'],
-        summary: "The developer's plan, trial and monthly booking quota, seen from this business",
-        description: 'Answers even while the subscription is past due, when every other call answers 402.',
-        response: { 200: Subscription },
-      },
-    },
-    async (request) =>
+  const routes = areaRoutes(app, { tags: ['Billing'] });
+
+  routes.route('GET', '/v1/manage/subscription', {
+    onRequest: requireBusiness({ scope: 'read', allowPastDue: true }),
+    operationId: 'getSubscription',
+    summary: "The developer's plan, trial and monthly booking quota, seen from this business",
+    description: 'Answers even while the subscription is past due, when every other call answers 402.',
+    response: { 200: Subscription },
+    handler: async (request) =>
       subscriptionOfBusiness(
         app.db,
         principalOf(request).businessId,
         app.clock.now(),
         app.payments.live?.name ?? null,
       ),
-  );
+  });
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CustomerView } from '../customers/customers.view.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { withTx } from '../platform/db.ts';
 import { DateString, IdParams, Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
 import { BookingSchema } from './bookings.view.ts';
@@ -88,38 +89,28 @@ const CustomerExportSchema = Type.Object({
 
 /** A customer's detail lists their bookings, so it sits with bookings, above customers. */
 export const customerDetailRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/v1/manage/customers/:customer_id',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'getCustomer',
-        tags: ['Customers'],
-        summary: 'A customer with their last 20 bookings and booking statistics',
-        params: IdParams('customer_id'),
-        response: { 200: CustomerDetailSchema },
-      },
-    },
-    async (request) => customerDetail(app.db, principalOf(request).businessId, request.params.customer_id),
-  );
+  const routes = areaRoutes(app, { tags: ['Customers'] });
 
-  app.get(
-    '/v1/manage/customers/:customer_id/export',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'exportCustomer',
-        tags: ['Customers'],
-        summary: 'Everything held about a guest, as JSON, for their right of access (audited)',
-        params: IdParams('customer_id'),
-        response: { 200: CustomerExportSchema },
-      },
-    },
-    async (request) => {
+  routes.route('GET', '/v1/manage/customers/:customer_id', {
+    operationId: 'getCustomer',
+    summary: 'A customer with their last 20 bookings and booking statistics',
+    params: IdParams('customer_id'),
+    response: { 200: CustomerDetailSchema },
+    handler: async (request) =>
+      customerDetail(app.db, principalOf(request).businessId, request.params.customer_id),
+  });
+
+  routes.route('GET', '/v1/manage/customers/:customer_id/export', {
+    onRequest: requireBusiness({ scope: 'admin' }),
+    operationId: 'exportCustomer',
+    summary: 'Everything held about a guest, as JSON, for their right of access (audited)',
+    params: IdParams('customer_id'),
+    response: { 200: CustomerExportSchema },
+    handler: async (request) => {
       const principal = principalOf(request);
       return withTx(app.db, (tx) =>
         customerExport(tx, principal, request.params.customer_id, new Date(app.clock.now())),
       );
     },
-  );
+  });
 };

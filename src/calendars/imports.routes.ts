@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { pageOf } from '../platform/pagination.ts';
@@ -15,30 +15,23 @@ const ImportParams = IdParams('import_id');
 export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const routes = areaRoutes(app, { tags: ['Calendars'] });
 
-  app.post(
-    '/v1/manage/calendar-imports',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'createCalendarImport',
-        tags: ['Calendars'],
-        summary: "Import an external calendar's busy times as blocks of a resource",
-        description:
-          '`url` follows the webhook URL rules: https, port 443 or 1024-65535, no user info, a host that is or resolves only to public addresses. The calendar is read at the next run of the sync (every 15 minutes), or at once with `POST .../sync`.',
-        body: example(
-          Type.Object(
-            { url: Type.String({ minLength: 1, maxLength: 2048 }), resource_id: Uuid },
-            { additionalProperties: false },
-          ),
-          {
-            url: 'https://calendar.example.com/private/basic.ics',
-            resource_id: '4b0a7c8e-2f5d-4c53-9a43-0d3f2b7b1e11',
-          },
-        ),
-        response: { 201: ImportView },
+  routes.route('POST', '/v1/manage/calendar-imports', {
+    operationId: 'createCalendarImport',
+    summary: "Import an external calendar's busy times as blocks of a resource",
+    description:
+      '`url` follows the webhook URL rules: https, port 443 or 1024-65535, no user info, a host that is or resolves only to public addresses. The calendar is read at the next run of the sync (every 15 minutes), or at once with `POST .../sync`.',
+    body: example(
+      Type.Object(
+        { url: Type.String({ minLength: 1, maxLength: 2048 }), resource_id: Uuid },
+        { additionalProperties: false },
+      ),
+      {
+        url: 'https://calendar.example.com/private/basic.ics',
+        resource_id: '4b0a7c8e-2f5d-4c53-9a43-0d3f2b7b1e11',
       },
-    },
-    async (request, reply) =>
+    ),
+    response: { 201: ImportView },
+    handler: async (request, reply) =>
       addImport(
         app.webhooks.targets,
         principalOf(request),
@@ -46,7 +39,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
         app.clock.now(),
         commitWith(request, reply, 201),
       ),
-  );
+  });
 
   routes.list('/v1/manage/calendar-imports', {
     operationId: 'listCalendarImports',
@@ -63,21 +56,14 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params }) => removeImport(tx, principal, params.import_id),
   });
 
-  app.post(
-    '/v1/manage/calendar-imports/:import_id/sync',
-    {
-      onRequest: requireBusiness({ scope: 'write' }),
-      schema: {
-        operationId: 'syncCalendarImport',
-        tags: ['Calendars'],
-        summary: 'Read the external calendar now, as a job: its outcome shows in the list',
-        description:
-          'Answers 202 with the import as it stands (`last_synced_at` and `last_error` of the read before) once the import is due; the job `calendar-imports` reads it within seconds, and `GET /v1/manage/calendar-imports` then shows its `last_synced_at` or its failure in `last_error`.',
-        params: ImportParams,
-        response: { 202: ImportView },
-      },
-    },
-    async (request, reply) => {
+  routes.route('POST', '/v1/manage/calendar-imports/:import_id/sync', {
+    operationId: 'syncCalendarImport',
+    summary: 'Read the external calendar now, as a job: its outcome shows in the list',
+    description:
+      'Answers 202 with the import as it stands (`last_synced_at` and `last_error` of the read before) once the import is due; the job `calendar-imports` reads it within seconds, and `GET /v1/manage/calendar-imports` then shows its `last_synced_at` or its failure in `last_error`.',
+    params: ImportParams,
+    response: { 202: ImportView },
+    handler: async (request, reply) => {
       const principal = principalOf(request);
       const sent = await commitReply(request, reply, 202, (tx) =>
         requestSync(tx, principal, request.params.import_id, app.clock.now()),
@@ -86,5 +72,5 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
       void app.jobs.kick(SYNC_JOB);
       return sent;
     },
-  );
+  });
 };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireBusiness } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { CSV_RESPONSE, type CsvColumn, everyItem, sendCsv } from '../platform/csv.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { findCustomers, SEARCH_LENGTH, SEARCH_TIMEOUT_MS } from './customers.service.ts';
@@ -38,41 +38,30 @@ const CUSTOMER_CSV: CsvColumn<CustomerListItem>[] = [
 ];
 
 export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/v1/manage/customers',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listCustomers',
-        tags: ['Customers'],
-        summary: 'List customers by last name, optionally searching name, phone and email',
-        querystring: Type.Object({ ...CustomerFilters, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: pageEnvelope(CustomerView) },
-      },
-    },
-    async (request) => findCustomers(app.db, pageOf(request), request.query.search, request.query.tag),
-  );
+  const routes = areaRoutes(app, { tags: ['Customers'] });
 
-  app.get(
-    '/v1/manage/customers.csv',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'downloadCustomers',
-        tags: ['Customers'],
-        summary: 'Every customer the list would show, as a CSV download (RFC 4180, UTF-8 with BOM)',
-        description:
-          "The same filters and order as `GET /v1/manage/customers`, every page. A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written behind a `'`.",
-        querystring: Type.Object(CustomerFilters, { additionalProperties: false }),
-        response: CSV_RESPONSE,
-      },
-    },
-    async (request, reply) => {
+  routes.route('GET', '/v1/manage/customers', {
+    operationId: 'listCustomers',
+    summary: 'List customers by last name, optionally searching name, phone and email',
+    querystring: Type.Object({ ...CustomerFilters, ...PageQuery }, { additionalProperties: false }),
+    response: { 200: pageEnvelope(CustomerView) },
+    handler: async (request) =>
+      findCustomers(app.db, pageOf(request), request.query.search, request.query.tag),
+  });
+
+  routes.route('GET', '/v1/manage/customers.csv', {
+    operationId: 'downloadCustomers',
+    summary: 'Every customer the list would show, as a CSV download (RFC 4180, UTF-8 with BOM)',
+    description:
+      "The same filters and order as `GET /v1/manage/customers`, every page. A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is written behind a `'`.",
+    querystring: Type.Object(CustomerFilters, { additionalProperties: false }),
+    response: CSV_RESPONSE,
+    handler: async (request, reply) => {
       const { search, tag } = request.query;
       const rows = everyItem(pageOf(request), app.config.dbRequestDeadlineMs, (page) =>
         findCustomers(app.db, page, search, tag),
       );
       return sendCsv(reply, 'customers.csv', CUSTOMER_CSV, rows);
     },
-  );
+  });
 };

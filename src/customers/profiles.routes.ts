@@ -39,32 +39,26 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => mergeProfiles(tx, principal, params.customer_id, body.into),
   });
 
-  app.get(
-    '/v1/manage/customers/:customer_id/duplicates',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listCustomerDuplicates',
-        tags: ['Customers'],
-        summary:
-          'Profiles that are likely the same guest: the same email (any case) or the same national phone; at most 10, oldest first',
-        description:
-          'Each with `match`: what it shares with this profile. Merged and erased profiles are never listed. Merge one with `POST /v1/manage/customers/{its id}/merge {into}`.',
-        params: CustomerParams,
-        response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                ...CustomerView.properties,
-                match: Type.Array(Type.Union([Type.Literal('email'), Type.Literal('phone')])),
-              }),
-            ),
+  routes.route('GET', '/v1/manage/customers/:customer_id/duplicates', {
+    operationId: 'listCustomerDuplicates',
+    summary:
+      'Profiles that are likely the same guest: the same email (any case) or the same national phone; at most 10, oldest first',
+    description:
+      'Each with `match`: what it shares with this profile. Merged and erased profiles are never listed. Merge one with `POST /v1/manage/customers/{its id}/merge {into}`.',
+    params: CustomerParams,
+    response: {
+      200: Type.Object({
+        items: Type.Array(
+          Type.Object({
+            ...CustomerView.properties,
+            match: Type.Array(Type.Union([Type.Literal('email'), Type.Literal('phone')])),
           }),
-        },
-      },
+        ),
+      }),
     },
-    async (request) => likelyDuplicates(app.db, principalOf(request).businessId, request.params.customer_id),
-  );
+    handler: async (request) =>
+      likelyDuplicates(app.db, principalOf(request).businessId, request.params.customer_id),
+  });
 
   routes.change('POST', '/v1/manage/customers/:customer_id/erase', {
     onRequest: requireBusiness({ scope: 'admin' }),

@@ -260,37 +260,30 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     list: (request) => listStaff(app.db, pageOf(request)),
   });
 
-  app.post(
-    '/v1/manage/staff',
-    {
-      onRequest: requireBusiness({ scope: 'admin' }),
-      schema: {
-        operationId: 'inviteStaff',
-        tags: ['Staff'],
-        summary:
-          'Invite a dashboard user: the membership waits for the person to accept the emailed link (a password only seeds a new account)',
-        body: example(
-          Type.Object(
-            {
-              email: Type.String({ format: 'email', maxLength: 254 }),
-              role: Role,
-              password: Type.Optional(
-                Type.String({
-                  minLength: MIN_PASSWORD_LENGTH,
-                  maxLength: 256,
-                  description:
-                    'the first password of an account this invitation creates: signing in with it joins the business; ignored for an existing account',
-                }),
-              ),
-            },
-            { additionalProperties: false },
+  routes.route('POST', '/v1/manage/staff', {
+    operationId: 'inviteStaff',
+    summary:
+      'Invite a dashboard user: the membership waits for the person to accept the emailed link (a password only seeds a new account)',
+    body: example(
+      Type.Object(
+        {
+          email: Type.String({ format: 'email', maxLength: 254 }),
+          role: Role,
+          password: Type.Optional(
+            Type.String({
+              minLength: MIN_PASSWORD_LENGTH,
+              maxLength: 256,
+              description:
+                'the first password of an account this invitation creates: signing in with it joins the business; ignored for an existing account',
+            }),
           ),
-          { email: 'grace@example.com', role: 'staff_member' },
-        ),
-        response: { 201: InvitedStaffUser },
-      },
-    },
-    async (request, reply) =>
+        },
+        { additionalProperties: false },
+      ),
+      { email: 'grace@example.com', role: 'staff_member' },
+    ),
+    response: { 201: InvitedStaffUser },
+    handler: async (request, reply) =>
       invite(
         app.passwords,
         principalOf(request),
@@ -298,7 +291,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         invitationContext(),
         commitWith(request, reply, 201),
       ),
-  );
+  });
 
   routes.change('POST', '/v1/manage/staff/:user_id/resend', {
     operationId: 'resendStaffInvitation',

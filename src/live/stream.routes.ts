@@ -1,7 +1,8 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { AppError } from '../platform/errors.ts';
 import { clientAddress } from '../platform/rate-limit.ts';
 
@@ -9,26 +10,21 @@ import { clientAddress } from '../platform/rate-limit.ts';
 const REFUSED_RETRY_AFTER_SECONDS = 5;
 
 export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/v1/manage/stream',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'streamChanges',
-        tags: ['Live updates'],
-        summary:
-          'Server-Sent Events: one event per committed change of the business’s bookings, deposits, waitlist and blocks',
-        description:
-          'Events `ready` first, then one per change (`booking.created`, `block.deleted`...) with `data` `{type, id, business_id, booking_date?, booking_id?, at}`, a `: ping` comment every 15 s, and `closing` `{reason}` when the server ends the stream (`token_expired`, `credential_revoked`, `role_changed`, `shutdown`, `feed_lost`). No replay: after reconnecting, reload what is shown.',
-        response: {
-          200: {
-            description: 'the stream, open until the client, the server or the credential ends it',
-            content: { 'text/event-stream': { schema: Type.String() } },
-          },
-        },
+  const routes = areaRoutes(app, { tags: ['Live updates'] });
+
+  routes.route('GET', '/v1/manage/stream', {
+    operationId: 'streamChanges',
+    summary:
+      'Server-Sent Events: one event per committed change of the business’s bookings, deposits, waitlist and blocks',
+    description:
+      'Events `ready` first, then one per change (`booking.created`, `block.deleted`...) with `data` `{type, id, business_id, booking_date?, booking_id?, at}`, a `: ping` comment every 15 s, and `closing` `{reason}` when the server ends the stream (`token_expired`, `credential_revoked`, `role_changed`, `shutdown`, `feed_lost`). No replay: after reconnecting, reload what is shown.',
+    response: {
+      200: {
+        description: 'the stream, open until the client, the server or the credential ends it',
+        content: { 'text/event-stream': { schema: Type.String() } },
       },
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const principal = principalOf(request);
       let stream: ReturnType<typeof app.liveEvents.openStream>;
       try {
@@ -46,5 +42,5 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.raw.writeHead(200, reply.getHeaders() as OutgoingHttpHeaders);
       stream.start();
     },
-  );
+  });
 };

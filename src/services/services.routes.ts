@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireBusiness } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { PageQuery, pageEnvelope, pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Nullable, Uuid } from '../platform/schemas.ts';
@@ -86,24 +85,17 @@ const PatchBody = Type.Partial(Type.Object(ServiceFields), { additionalPropertie
 export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const routes = areaRoutes(app, { tags: ['Services'] });
 
-  app.get(
-    '/v1/manage/services',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listServices',
-        tags: ['Services'],
-        summary: 'List services by name; inactive ones only with include_inactive=true',
-        querystring: Type.Object(
-          { ...PageQuery, include_inactive: Type.Optional(Type.Boolean({ default: false })) },
-          { additionalProperties: false },
-        ),
-        response: { 200: pageEnvelope(ServiceView) },
-      },
-    },
-    async (request) =>
+  routes.route('GET', '/v1/manage/services', {
+    operationId: 'listServices',
+    summary: 'List services by name; inactive ones only with include_inactive=true',
+    querystring: Type.Object(
+      { ...PageQuery, include_inactive: Type.Optional(Type.Boolean({ default: false })) },
+      { additionalProperties: false },
+    ),
+    response: { 200: pageEnvelope(ServiceView) },
+    handler: async (request) =>
       findServices(app.db, pageOf(request), { includeInactive: request.query.include_inactive ?? false }),
-  );
+  });
 
   routes.change('POST', '/v1/manage/services', {
     operationId: 'createService',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
 import { areaRoutes, bareArrayAs } from '../platform/change-route.ts';
 import { example, Nullable, TimeString } from '../platform/schemas.ts';
 import { loadWeek, replaceWeek } from './hours.service.ts';
@@ -45,19 +45,12 @@ const Week = Type.Array(HoursRowView, { minItems: 7, maxItems: 7 });
 export const hoursRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const routes = areaRoutes(app, { tags: ['Settings'] });
 
-  app.get(
-    '/v1/manage/hours',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'getHours',
-        tags: ['Settings'],
-        summary: 'Weekly operating hours: seven rows, Sunday (0) first; a day never set is closed',
-        response: { 200: Week },
-      },
-    },
-    async (request) => loadWeek(app.db, principalOf(request).businessId),
-  );
+  routes.route('GET', '/v1/manage/hours', {
+    operationId: 'getHours',
+    summary: 'Weekly operating hours: seven rows, Sunday (0) first; a day never set is closed',
+    response: { 200: Week },
+    handler: async (request) => loadWeek(app.db, principalOf(request).businessId),
+  });
 
   routes.change('PUT', '/v1/manage/hours', {
     preValidation: bareArrayAs('hours'),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
 import { areaRoutes, bareArrayAs } from '../platform/change-route.ts';
 import { example } from '../platform/schemas.ts';
 import { changePeriods, listPeriods } from './periods.service.ts';
@@ -19,20 +19,13 @@ const Periods = Type.Array(PeriodView);
 export const periodsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const routes = areaRoutes(app, { tags: ['Settings'] });
 
-  app.get(
-    '/v1/manage/service-periods',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'getServicePeriods',
-        tags: ['Settings'],
-        summary:
-          'Service periods (lunch, dinner): a weekday that has any is bookable only inside them, one without inside its operating hours',
-        response: { 200: Periods },
-      },
-    },
-    async (request) => listPeriods(app.db, principalOf(request).businessId),
-  );
+  routes.route('GET', '/v1/manage/service-periods', {
+    operationId: 'getServicePeriods',
+    summary:
+      'Service periods (lunch, dinner): a weekday that has any is bookable only inside them, one without inside its operating hours',
+    response: { 200: Periods },
+    handler: async (request) => listPeriods(app.db, principalOf(request).businessId),
+  });
 
   routes.change('PUT', '/v1/manage/service-periods', {
     preValidation: bareArrayAs('periods'),

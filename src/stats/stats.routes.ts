@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { BOOKING_STATUSES } from '../engine/status.ts';
-import { principalOf, requireBusiness } from '../platform/access.ts';
+import { principalOf } from '../platform/access.ts';
+import { areaRoutes } from '../platform/change-route.ts';
 import { CSV_RESPONSE, type CsvColumn, sendCsv } from '../platform/csv.ts';
 import { DateString, Uuid } from '../platform/schemas.ts';
 import { businessStats, dailyStats, type StatsDay } from './stats.service.ts';
@@ -62,38 +63,27 @@ const DAY_CSV: CsvColumn<StatsDay>[] = [
 ];
 
 export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/v1/manage/stats',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'getStats',
-        tags: ['Statistics'],
-        summary: "Statistics of the bookings dated in a period, in the business's time zone",
-        description:
-          '`from_date` defaults to the first of the current month, `to_date` to today (both included, at most 366 days). `bookings` counts every booking by status; `capacity` and `busy_*` leave cancelled ones out; `rates` are percentages of `bookings.total`. `busy_hours` and `busy_days` list the hours and dates that have bookings (their bookings and covers), busiest first; `top_resources` the ten active resources with most bookings, with booked minutes as a percentage of open minutes.',
-        querystring: PeriodQuery,
-        response: { 200: Stats },
-      },
-    },
-    async (request) => businessStats(app.db, principalOf(request).businessId, request.query, app.clock.now()),
-  );
+  const routes = areaRoutes(app, { tags: ['Statistics'] });
 
-  app.get(
-    '/v1/manage/stats.csv',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'downloadDailyStats',
-        tags: ['Statistics'],
-        summary: "The period's days as a CSV download: bookings, covers, and bookings by status",
-        description:
-          'The period as `GET /v1/manage/stats` takes it (by default the month so far, at most 366 days), one row a day in order, days without bookings too. `bookings` counts every booking dated that day, `covers` the party sizes of those not cancelled, then one column per status. RFC 4180, UTF-8 with BOM.',
-        querystring: PeriodQuery,
-        response: CSV_RESPONSE,
-      },
-    },
-    async (request, reply) => {
+  routes.route('GET', '/v1/manage/stats', {
+    operationId: 'getStats',
+    summary: "Statistics of the bookings dated in a period, in the business's time zone",
+    description:
+      '`from_date` defaults to the first of the current month, `to_date` to today (both included, at most 366 days). `bookings` counts every booking by status; `capacity` and `busy_*` leave cancelled ones out; `rates` are percentages of `bookings.total`. `busy_hours` and `busy_days` list the hours and dates that have bookings (their bookings and covers), busiest first; `top_resources` the ten active resources with most bookings, with booked minutes as a percentage of open minutes.',
+    querystring: PeriodQuery,
+    response: { 200: Stats },
+    handler: async (request) =>
+      businessStats(app.db, principalOf(request).businessId, request.query, app.clock.now()),
+  });
+
+  routes.route('GET', '/v1/manage/stats.csv', {
+    operationId: 'downloadDailyStats',
+    summary: "The period's days as a CSV download: bookings, covers, and bookings by status",
+    description:
+      'The period as `GET /v1/manage/stats` takes it (by default the month so far, at most 366 days), one row a day in order, days without bookings too. `bookings` counts every booking dated that day, `covers` the party sizes of those not cancelled, then one column per status. RFC 4180, UTF-8 with BOM.',
+    querystring: PeriodQuery,
+    response: CSV_RESPONSE,
+    handler: async (request, reply) => {
       const days = await dailyStats(app.db, principalOf(request).businessId, request.query, app.clock.now());
       return sendCsv(
         reply,
@@ -104,5 +94,5 @@ export const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         })(),
       );
     },
-  );
+  });
 };

@@ -101,27 +101,20 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/v1/manage/waitlist',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listWaitlist',
-        tags: ['Waitlist'],
-        summary:
-          'List waitlist entries in the order they were added; `preferred_date` keeps that date and the undated entries',
-        querystring: Type.Object(
-          {
-            preferred_date: Type.Optional(DateString),
-            ...PageQuery,
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: pageEnvelope(WaitlistEntryView) },
+  routes.route('GET', '/v1/manage/waitlist', {
+    operationId: 'listWaitlist',
+    summary:
+      'List waitlist entries in the order they were added; `preferred_date` keeps that date and the undated entries',
+    querystring: Type.Object(
+      {
+        preferred_date: Type.Optional(DateString),
+        ...PageQuery,
       },
-    },
-    async (request) => findEntries(app.db, pageOf(request), request.query.preferred_date),
-  );
+      { additionalProperties: false },
+    ),
+    response: { 200: pageEnvelope(WaitlistEntryView) },
+    handler: async (request) => findEntries(app.db, pageOf(request), request.query.preferred_date),
+  });
 
   routes.change('DELETE', '/v1/manage/waitlist/:entry_id', {
     operationId: 'removeWaitlistEntry',

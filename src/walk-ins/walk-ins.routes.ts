@@ -53,21 +53,14 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     tags: ['Walk-ins'],
     write: requireBusiness({ scope: 'write', staff: true }),
   });
-  app.get(
-    '/v1/manage/walk-ins',
-    {
-      onRequest: requireBusiness({ scope: 'read' }),
-      schema: {
-        operationId: 'listWalkIns',
-        tags: ['Walk-ins'],
-        summary: 'The walk-in queue in the order it was joined, each party with its quoted wait',
-        response: { 200: Type.Object({ items: Type.Array(WalkInSchema) }) },
-      },
-    },
-    async (request) => ({
+  routes.route('GET', '/v1/manage/walk-ins', {
+    operationId: 'listWalkIns',
+    summary: 'The walk-in queue in the order it was joined, each party with its quoted wait',
+    response: { 200: Type.Object({ items: Type.Array(WalkInSchema) }) },
+    handler: async (request) => ({
       items: await walkInQueue(app.db, app.availability, principalOf(request).businessId, app.clock.now()),
     }),
-  );
+  });
 
   routes.change('POST', '/v1/manage/walk-ins', {
     config: { writes: 'bookings' },
@@ -106,24 +99,16 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }),
   });
 
-  app.post(
-    '/v1/manage/walk-ins/:walk_in_id/seat',
-    {
-      onRequest: requireBusiness({ scope: 'write', staff: true }),
-      config: { writes: 'bookings' },
-      schema: {
-        operationId: 'seatWalkIn',
-        tags: ['Walk-ins'],
-        summary:
-          'Seat the party now: a walk-in booking, checked in, and the party off the queue, in one step',
-        description:
-          'The booking is a staff walk-in at the venue’s current minute (`POST /v1/manage/bookings/staff` with `walk_in: true`) with the party’s name and contact; 409 `slot_unavailable` when no table that seats it is free now, and the party stays queued.',
-        params: WalkInParams,
-        body: example(SeatBody, { resource_id: '0b6f3c2e-4d1a-4c5e-9f8a-2e7d6c5b4a39' }),
-        response: { 201: Type.Object({ booking: BookingSchema }), ...errorResponses(404) },
-      },
-    },
-    async (request, reply) => {
+  routes.route('POST', '/v1/manage/walk-ins/:walk_in_id/seat', {
+    config: { writes: 'bookings' },
+    operationId: 'seatWalkIn',
+    summary: 'Seat the party now: a walk-in booking, checked in, and the party off the queue, in one step',
+    description:
+      'The booking is a staff walk-in at the venue’s current minute (`POST /v1/manage/bookings/staff` with `walk_in: true`) with the party’s name and contact; 409 `slot_unavailable` when no table that seats it is free now, and the party stays queued.',
+    params: WalkInParams,
+    body: example(SeatBody, { resource_id: '0b6f3c2e-4d1a-4c5e-9f8a-2e7d6c5b4a39' }),
+    response: { 201: Type.Object({ booking: BookingSchema }), ...errorResponses(404) },
+    handler: async (request, reply) => {
       const { businessId } = principalOf(request);
       const id = request.params.walk_in_id;
       const entry = await queuedWalkIn(app.db, businessId, id);
@@ -156,7 +141,7 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       );
     },
-  );
+  });
 
   routes.change('DELETE', '/v1/manage/walk-ins/:walk_in_id', {
     config: { writes: 'bookings' },

@@ -79,35 +79,28 @@ const admin = requireBusiness({ scope: 'admin' });
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const routes = areaRoutes(app, { tags: ['Webhooks'], read: admin, write: admin });
 
-  app.post(
-    '/v1/manage/webhooks',
-    {
-      config: { sensitive: true },
-      onRequest: admin,
-      schema: {
-        operationId: 'createWebhookEndpoint',
-        tags: ['Webhooks'],
-        summary: 'Register a webhook endpoint; its signing secret is returned once',
-        description: `\`url\` must be https and reach a public address. \`events\`: any of ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}, or \`*\` for all.`,
-        body: example(
-          Type.Object(
-            {
-              url: Type.String({ minLength: 1, maxLength: 2048 }),
-              events: Type.Array(Type.String({ maxLength: 100 }), {
-                minItems: 1,
-                maxItems: WEBHOOK_EVENTS.length + 1,
-                uniqueItems: true,
-              }),
-              description: Type.Optional(Nullable(NonBlankString({ maxLength: 500 }))),
-            },
-            { additionalProperties: false },
-          ),
-          { url: 'https://example.com/slotwise/webhooks', events: ['booking.created', 'booking.cancelled'] },
-        ),
-        response: { 201: EndpointWithSecret },
-      },
-    },
-    async (request, reply) =>
+  routes.route('POST', '/v1/manage/webhooks', {
+    config: { sensitive: true },
+    operationId: 'createWebhookEndpoint',
+    summary: 'Register a webhook endpoint; its signing secret is returned once',
+    description: `\`url\` must be https and reach a public address. \`events\`: any of ${WEBHOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}, or \`*\` for all.`,
+    body: example(
+      Type.Object(
+        {
+          url: Type.String({ minLength: 1, maxLength: 2048 }),
+          events: Type.Array(Type.String({ maxLength: 100 }), {
+            minItems: 1,
+            maxItems: WEBHOOK_EVENTS.length + 1,
+            uniqueItems: true,
+          }),
+          description: Type.Optional(Nullable(NonBlankString({ maxLength: 500 }))),
+        },
+        { additionalProperties: false },
+      ),
+      { url: 'https://example.com/slotwise/webhooks', events: ['booking.created', 'booking.cancelled'] },
+    ),
+    response: { 201: EndpointWithSecret },
+    handler: async (request, reply) =>
       addEndpoint(
         app.webhooks.targets,
         principalOf(request),
@@ -115,7 +108,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.body,
         commitWith(request, reply, 201),
       ),
-  );
+  });
 
   routes.list('/v1/manage/webhooks', {
     operationId: 'listWebhookEndpoints',
@@ -150,23 +143,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params }) => sendTestEvent(tx, principal, params.endpoint_id),
   });
 
-  app.get(
-    '/v1/manage/webhooks/:endpoint_id/deliveries',
-    {
-      onRequest: admin,
-      schema: {
-        operationId: 'listWebhookDeliveries',
-        tags: ['Webhooks'],
-        summary: "The endpoint's delivery log, newest first",
-        params: EndpointParams,
-        querystring: Type.Object(
-          { ...PageQuery, status: Type.Optional(DeliveryStatus) },
-          { additionalProperties: false },
-        ),
-        response: { 200: pageEnvelope(DeliveryView) },
-      },
-    },
-    async (request) => {
+  routes.route('GET', '/v1/manage/webhooks/:endpoint_id/deliveries', {
+    operationId: 'listWebhookDeliveries',
+    summary: "The endpoint's delivery log, newest first",
+    params: EndpointParams,
+    querystring: Type.Object(
+      { ...PageQuery, status: Type.Optional(DeliveryStatus) },
+      { additionalProperties: false },
+    ),
+    response: { 200: pageEnvelope(DeliveryView) },
+    handler: async (request) => {
       const { endpoint_id } = request.params;
       return listDeliveries(
         app.db,
@@ -175,7 +161,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query.status,
       );
     },
-  );
+  });
 
   routes.change('POST', '/v1/manage/webhooks/:endpoint_id/deliveries/:delivery_id/retry', {
     operationId: 'retryWebhookDelivery',
