@@ -159,6 +159,7 @@ export function areaRoutes(
         config: reads ? config : { ...changes, ...config },
         preValidation,
         schema: { tags: own ?? tags, ...schema },
+        // Fastify types a handler by the route's generics; `SentTo` states them from the schemas.
         handler: handler as unknown as RouteHandlerMethod,
       });
     },
