@@ -44,8 +44,7 @@ export type NewResource = Omit<ResourceRow, 'id' | 'created_at'>;
 
 const resourceRows = businessRows('resources', RESOURCE_COLUMNS);
 
-export const insertResource = (executor: Executor, businessId: string, resource: NewResource) =>
-  resourceRows.insert(executor, businessId, resource);
+export const insertResource = resourceRows.insert;
 
 export const updateResource = resourceRows.update;
 
