@@ -539,6 +539,40 @@ export interface RouteOnNewTenant<T> {
   route: (given: T) => RouteUnderTest;
 }
 
+/** The routes of a collection that a business's whole staff reads and only its owners change. */
+export interface CollectionRoutes<T> {
+  /** GET of the collection: every key and every staff member. */
+  list: RouteOnNewTenant<undefined>;
+  /** POST of `payload` to the collection. */
+  add(payload: unknown): RouteOnNewTenant<undefined>;
+  /** PATCH of `payload` to one object of it. */
+  update(payload: unknown): RouteOnNewTenant<T>;
+  /** DELETE of one object of it. */
+  remove: RouteOnNewTenant<T>;
+}
+
+/**
+ * The routes of the collection at `url` (a business's services, resources, blackout dates): its
+ * list, open to staff members, and its changes, which need the write scope and an owner. A route
+ * on one object, at `url/{id}`, is on one that `create` makes on the new tenant.
+ */
+export function collectionRoutes<T extends { id: string }>(
+  url: string,
+  create: (tenant: Tenant) => Promise<T>,
+): CollectionRoutes<T> {
+  const byOwners = { scope: 'write', staff: false } as const;
+  const onObject = (method: 'PATCH' | 'DELETE', payload?: unknown): RouteOnNewTenant<T> => ({
+    given: create,
+    route: (object) => ({ method, url: `${url}/${object.id}`, payload, ...byOwners }),
+  });
+  return {
+    list: { route: () => ({ method: 'GET', url, scope: 'read', staff: true }) },
+    add: (payload) => ({ route: () => ({ method: 'POST', url, payload, ...byOwners }) }),
+    update: (payload) => onObject('PATCH', payload),
+    remove: onObject('DELETE'),
+  };
+}
+
 /**
  * The auth checks every business route gets: no credential, a malformed or revoked credential,
  * a key without the scope, a staff member where only owners may go, another business's key and
@@ -732,5 +766,32 @@ export async function assertNamesFields<T>(
       field,
       `${JSON.stringify(input)}: ${response.body}`,
     );
+  }
+}
+
+/**
+ * A test of each case that adding `{ ...body, ...change }` to the collection at `url` is refused
+ * with a validation error naming `field`, and that the collection's list at `listUrl` stays empty.
+ */
+export function itRefusesEachAddition(
+  ctx: () => TestContext,
+  collection: { url: string; body: Record<string, unknown>; listUrl?: string },
+  cases: readonly (readonly [label: string, change: Record<string, unknown>, field: string])[],
+): void {
+  const { url, body, listUrl = url } = collection;
+  for (const [label, change, field] of cases) {
+    it(`rejects ${label}, naming ${field}, and writes nothing`, async () => {
+      const { app } = ctx();
+      const tenant = await createTenant(app);
+      const headers = tenant.headers;
+      const response = await app.inject({ method: 'POST', url, headers, payload: { ...body, ...change } });
+      assertError(response, 422, 'validation_error');
+      assert.ok(
+        response.json().error.fields.some((f: { field: string }) => f.field === field),
+        response.body,
+      );
+      const list = await app.inject({ method: 'GET', url: listUrl, headers });
+      assert.deepEqual(list.json().items, []);
+    });
   }
 }

@@ -5,10 +5,12 @@ import { sql } from 'kysely';
 import {
   assertNamesFields,
   bearer,
+  collectionRoutes,
   createKey,
   createTenant,
   dashboardToken,
   itChecksAuth,
+  itRefusesEachAddition,
   type Tenant,
   useTestApp,
 } from '../../test/helpers.ts';
@@ -32,6 +34,8 @@ async function createResource(tenant: Tenant, body: Record<string, unknown> = {}
   assert.equal(response.statusCode, 201, response.body);
   return response.json();
 }
+
+const resources = collectionRoutes('/v1/manage/resources', createResource);
 
 async function auditActions(tenant: Tenant) {
   const response = await call(tenant, 'GET', '/v1/manage/audit-logs');
@@ -197,9 +201,7 @@ describe('GET /v1/manage/resources', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      route: () => ({ method: 'GET', url: '/v1/manage/resources', scope: 'read', staff: true }),
-    });
+    itChecksAuth(() => ctx, resources.list);
   });
 });
 
@@ -241,7 +243,7 @@ describe('POST /v1/manage/resources', () => {
   });
 
   describe('422', () => {
-    const cases: [string, Record<string, unknown>, string][] = [
+    itRefusesEachAddition(() => ctx, { url: '/v1/manage/resources', body: table }, [
       ['missing name', { name: undefined }, 'name'],
       ['empty name', { name: '' }, 'name'],
       ['whitespace-only name', { name: ' \t\n ' }, 'name'],
@@ -258,21 +260,7 @@ describe('POST /v1/manage/resources', () => {
       ['negative display_order', { display_order: -1 }, 'display_order'],
       ['text is_active', { is_active: 'maybe' }, 'is_active'],
       ['unknown field', { colour: 'red' }, 'colour'],
-    ];
-    for (const [label, change, field] of cases) {
-      it(`rejects ${label}, naming ${field}, and writes nothing`, async () => {
-        const tenant = await createTenant(ctx.app);
-        const response = await call(tenant, 'POST', '/v1/manage/resources', { ...table, ...change });
-        assert.equal(response.statusCode, 422, response.body);
-        assert.equal(response.json().error.code, 'validation_error');
-        assert.ok(
-          response.json().error.fields.some((f: { field: string }) => f.field === field),
-          response.body,
-        );
-        const list = await call(tenant, 'GET', '/v1/manage/resources');
-        assert.deepEqual(list.json().items, []);
-      });
-    }
+    ]);
 
     it('rejects a body that is not an object', async () => {
       const tenant = await createTenant(ctx.app);
@@ -282,15 +270,7 @@ describe('POST /v1/manage/resources', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      route: () => ({
-        method: 'POST',
-        url: '/v1/manage/resources',
-        payload: table,
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, resources.add(table));
   });
 });
 
@@ -405,16 +385,7 @@ describe('PATCH /v1/manage/resources/{resource_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      given: createResource,
-      route: (resource) => ({
-        method: 'PATCH',
-        url: `/v1/manage/resources/${resource.id}`,
-        payload: { name: 'Renamed' },
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, resources.update({ name: 'Renamed' }));
   });
 });
 
@@ -488,15 +459,7 @@ describe('DELETE /v1/manage/resources/{resource_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      given: createResource,
-      route: (resource) => ({
-        method: 'DELETE',
-        url: `/v1/manage/resources/${resource.id}`,
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, resources.remove);
   });
 });
 

@@ -3,8 +3,10 @@ import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import {
   assertNamesFields,
+  collectionRoutes,
   createTenant,
   itChecksAuth,
+  itRefusesEachAddition,
   type Tenant,
   useTestApp,
 } from '../../test/helpers.ts';
@@ -22,6 +24,8 @@ async function createService(tenant: Tenant, body: Record<string, unknown> = {})
   assert.equal(response.statusCode, 201, response.body);
   return response.json();
 }
+
+const services = collectionRoutes('/v1/manage/services', createService);
 
 async function createResource(tenant: Tenant) {
   const response = await call(tenant, 'POST', '/v1/manage/resources', {
@@ -120,9 +124,7 @@ describe('GET /v1/manage/services', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      route: () => ({ method: 'GET', url: '/v1/manage/services', scope: 'read', staff: true }),
-    });
+    itChecksAuth(() => ctx, services.list);
   });
 });
 
@@ -180,37 +182,27 @@ describe('POST /v1/manage/services', () => {
   });
 
   describe('422', () => {
-    const cases: [string, Record<string, unknown>, string][] = [
-      ['missing name', { name: undefined }, 'name'],
-      ['empty name', { name: '' }, 'name'],
-      ['whitespace-only name', { name: ' \t\n ' }, 'name'],
-      ['long name', { name: 'x'.repeat(201) }, 'name'],
-      ['long description', { description: 'x'.repeat(2001) }, 'description'],
-      ['missing duration', { duration_minutes: undefined }, 'duration_minutes'],
-      ['short duration', { duration_minutes: 4 }, 'duration_minutes'],
-      ['long duration', { duration_minutes: 481 }, 'duration_minutes'],
-      ['large buffer', { buffer_after_minutes: 241 }, 'buffer_after_minutes'],
-      ['negative buffer', { buffer_before_minutes: -1 }, 'buffer_before_minutes'],
-      ['negative price', { price_cents: -1 }, 'price_cents'],
-      ['text price', { price_cents: 'ten' }, 'price_cents'],
-      ['resource ids not UUIDs', { resource_ids: ['table-1'] }, 'resource_ids[0]'],
-      ['unknown resource', { resource_ids: [MISSING_ID] }, 'resource_ids'],
-      ['unknown field', { colour: 'blue' }, 'colour'],
-    ];
-    for (const [label, change, field] of cases) {
-      it(`rejects ${label}, naming ${field}, and writes nothing`, async () => {
-        const tenant = await createTenant(ctx.app);
-        const response = await call(tenant, 'POST', '/v1/manage/services', { ...massage, ...change });
-        assert.equal(response.statusCode, 422, response.body);
-        assert.equal(response.json().error.code, 'validation_error');
-        assert.ok(
-          response.json().error.fields.some((f: { field: string }) => f.field === field),
-          response.body,
-        );
-        const list = await call(tenant, 'GET', '/v1/manage/services?include_inactive=true');
-        assert.deepEqual(list.json().items, []);
-      });
-    }
+    itRefusesEachAddition(
+      () => ctx,
+      { url: '/v1/manage/services', body: massage, listUrl: '/v1/manage/services?include_inactive=true' },
+      [
+        ['missing name', { name: undefined }, 'name'],
+        ['empty name', { name: '' }, 'name'],
+        ['whitespace-only name', { name: ' \t\n ' }, 'name'],
+        ['long name', { name: 'x'.repeat(201) }, 'name'],
+        ['long description', { description: 'x'.repeat(2001) }, 'description'],
+        ['missing duration', { duration_minutes: undefined }, 'duration_minutes'],
+        ['short duration', { duration_minutes: 4 }, 'duration_minutes'],
+        ['long duration', { duration_minutes: 481 }, 'duration_minutes'],
+        ['large buffer', { buffer_after_minutes: 241 }, 'buffer_after_minutes'],
+        ['negative buffer', { buffer_before_minutes: -1 }, 'buffer_before_minutes'],
+        ['negative price', { price_cents: -1 }, 'price_cents'],
+        ['text price', { price_cents: 'ten' }, 'price_cents'],
+        ['resource ids not UUIDs', { resource_ids: ['table-1'] }, 'resource_ids[0]'],
+        ['unknown resource', { resource_ids: [MISSING_ID] }, 'resource_ids'],
+        ['unknown field', { colour: 'blue' }, 'colour'],
+      ],
+    );
 
     it("rejects another business's resource and a deleted one", async () => {
       const tenant = await createTenant(ctx.app);
@@ -229,15 +221,7 @@ describe('POST /v1/manage/services', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      route: () => ({
-        method: 'POST',
-        url: '/v1/manage/services',
-        payload: massage,
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, services.add(massage));
   });
 });
 
@@ -316,16 +300,7 @@ describe('PATCH /v1/manage/services/{service_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      given: createService,
-      route: (service) => ({
-        method: 'PATCH',
-        url: `/v1/manage/services/${service.id}`,
-        payload: { name: 'Deep tissue' },
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, services.update({ name: 'Deep tissue' }));
   });
 });
 
@@ -364,14 +339,6 @@ describe('DELETE /v1/manage/services/{service_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      given: createService,
-      route: (service) => ({
-        method: 'DELETE',
-        url: `/v1/manage/services/${service.id}`,
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, services.remove);
   });
 });

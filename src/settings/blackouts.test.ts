@@ -3,8 +3,10 @@ import { describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import {
   assertNamesFields,
+  collectionRoutes,
   createTenant,
   itChecksAuth,
+  itRefusesEachAddition,
   type Tenant,
   useTestApp,
 } from '../../test/helpers.ts';
@@ -22,6 +24,8 @@ async function createBlackout(tenant: Tenant, body: Record<string, unknown> = {}
   assert.equal(response.statusCode, 201, response.body);
   return response.json();
 }
+
+const blackouts = collectionRoutes('/v1/manage/blackout-dates', createBlackout);
 
 async function latestAudit(tenant: Tenant) {
   const response = await call(tenant, 'GET', '/v1/manage/audit-logs?limit=1');
@@ -101,9 +105,7 @@ describe('GET /v1/manage/blackout-dates', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      route: () => ({ method: 'GET', url: '/v1/manage/blackout-dates', scope: 'read', staff: true }),
-    });
+    itChecksAuth(() => ctx, blackouts.list);
   });
 });
 
@@ -147,7 +149,7 @@ describe('POST /v1/manage/blackout-dates', () => {
   });
 
   describe('422', () => {
-    const cases: [string, Record<string, unknown>, string][] = [
+    itRefusesEachAddition(() => ctx, { url: '/v1/manage/blackout-dates', body: holidays }, [
       ['an end before the start', { start_date: '2026-12-26', end_date: '2026-12-24' }, 'end_date'],
       ['a missing start_date', { start_date: undefined }, 'start_date'],
       ['a missing end_date', { end_date: undefined }, 'end_date'],
@@ -155,32 +157,11 @@ describe('POST /v1/manage/blackout-dates', () => {
       ['a date with a time', { end_date: '2026-12-26T10:00:00Z' }, 'end_date'],
       ['a long reason', { reason: 'r'.repeat(501) }, 'reason'],
       ['is_full_day', { is_full_day: false }, 'is_full_day'],
-    ];
-    for (const [label, change, field] of cases) {
-      it(`rejects ${label}, naming ${field}, and writes nothing`, async () => {
-        const tenant = await createTenant(ctx.app);
-        const response = await call(tenant, 'POST', '/v1/manage/blackout-dates', { ...holidays, ...change });
-        assert.equal(response.statusCode, 422, response.body);
-        assert.equal(response.json().error.code, 'validation_error');
-        assert.ok(
-          response.json().error.fields.some((f: { field: string }) => f.field === field),
-          response.body,
-        );
-        assert.deepEqual(await list(tenant), []);
-      });
-    }
+    ]);
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      route: () => ({
-        method: 'POST',
-        url: '/v1/manage/blackout-dates',
-        payload: holidays,
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, blackouts.add(holidays));
   });
 });
 
@@ -265,16 +246,7 @@ describe('PATCH /v1/manage/blackout-dates/{blackout_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      given: createBlackout,
-      route: (blackout) => ({
-        method: 'PATCH',
-        url: `/v1/manage/blackout-dates/${blackout.id}`,
-        payload: { reason: 'Inventory' },
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, blackouts.update({ reason: 'Inventory' }));
   });
 });
 
@@ -310,14 +282,6 @@ describe('DELETE /v1/manage/blackout-dates/{blackout_id}', () => {
   });
 
   describe('auth', () => {
-    itChecksAuth(() => ctx, {
-      given: createBlackout,
-      route: (blackout) => ({
-        method: 'DELETE',
-        url: `/v1/manage/blackout-dates/${blackout.id}`,
-        scope: 'write',
-        staff: false,
-      }),
-    });
+    itChecksAuth(() => ctx, blackouts.remove);
   });
 });
