@@ -32,6 +32,10 @@ export class FakeTwilio {
         response.writeHead(500).end(String(error));
       });
     });
+    // Longer than the SDK's client keeps an idle connection (Node's agent: 5 s), so the client
+    // always ends one first. At 5 s each, this server's timer, set first, could close a connection
+    // just as the client sent on it: ECONNRESET, an SMS left for its retry a minute later.
+    this.server.keepAliveTimeout = 30_000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return this;
   }
