@@ -5,9 +5,9 @@ import { MIN_PASSWORD_LENGTH } from '../platform/auth.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply, commitWith } from '../platform/idempotency.ts';
 import { pageOf } from '../platform/pagination.ts';
-import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, NonBlankString, Timestamp, Uuid } from '../platform/schemas.ts';
 import { createBusiness, listBusinesses, logInDeveloper, registerDeveloper } from './developers.service.ts';
+import { loginAttempt, sessionRoute } from './sessions.http.ts';
 import { refreshTokens } from './sessions.service.ts';
 import { LoginBody, TokenResponse } from './sessions.view.ts';
 
@@ -72,49 +72,32 @@ export const developerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => registerDeveloper(app.passwords, request.body, commitWith(request, reply, 201)),
   );
 
-  app.post(
-    '/v1/auth/developer/login',
-    {
-      config: { sensitive: true },
-      schema: {
-        operationId: 'loginDeveloper',
-        tags: ['Developers'],
-        summary: 'Log in as a developer: a 1-hour access token and a refresh token',
-        security: [],
-        body: LoginBody,
-        response: { 200: TokenResponse, ...errorResponses(401) },
-      },
-    },
-    async (request) =>
-      logInDeveloper(app.db, app.tokens, app.passwords, request.body, {
-        now: new Date(app.clock.now()),
-        clientIp: clientAddress(request),
-      }),
-  );
+  sessionRoute(app, '/v1/auth/developer/login', {
+    operationId: 'loginDeveloper',
+    tags: ['Developers'],
+    summary: 'Log in as a developer: a 1-hour access token and a refresh token',
+    body: LoginBody,
+    response: { 200: TokenResponse, ...errorResponses(401) },
+    handler: async (request) =>
+      logInDeveloper(app.db, app.tokens, app.passwords, request.body, loginAttempt(request)),
+  });
 
-  app.post(
-    '/v1/auth/refresh',
-    {
-      config: { sensitive: true },
-      schema: {
-        operationId: 'refreshToken',
-        tags: ['Developers'],
-        summary:
-          'Exchange a refresh token for a new token pair (the old refresh token is spent; a spent one presented again ends its whole session)',
-        security: [],
-        body: example(
-          Type.Object(
-            { refresh_token: Type.String({ minLength: 1, maxLength: 200 }) },
-            { additionalProperties: false },
-          ),
-          { refresh_token: 'rt_8Jx2kQ4mZp7vL0sN3bW6yT1cR5dF9gH' },
-        ),
-        response: { 200: TokenResponse, ...errorResponses(401) },
-      },
-    },
-    async (request) =>
+  sessionRoute(app, '/v1/auth/refresh', {
+    operationId: 'refreshToken',
+    tags: ['Developers'],
+    summary:
+      'Exchange a refresh token for a new token pair (the old refresh token is spent; a spent one presented again ends its whole session)',
+    body: example(
+      Type.Object(
+        { refresh_token: Type.String({ minLength: 1, maxLength: 200 }) },
+        { additionalProperties: false },
+      ),
+      { refresh_token: 'rt_8Jx2kQ4mZp7vL0sN3bW6yT1cR5dF9gH' },
+    ),
+    response: { 200: TokenResponse, ...errorResponses(401) },
+    handler: async (request) =>
       refreshTokens(app.db, app.tokens, request.body.refresh_token, new Date(app.clock.now())),
-  );
+  });
 
   app.post(
     '/v1/developer/businesses',

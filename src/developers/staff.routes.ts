@@ -6,7 +6,6 @@ import { matchesAny } from '../platform/browser-assets.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { commitWith } from '../platform/idempotency.ts';
 import { pageOf } from '../platform/pagination.ts';
-import { clientAddress } from '../platform/rate-limit.ts';
 import { errorResponses, example, IdParams, Timestamp, Uuid } from '../platform/schemas.ts';
 import {
   INVITATION_PAGE_HEADERS,
@@ -14,6 +13,7 @@ import {
   invitationPage,
   invitationScript,
 } from './invitation.page.ts';
+import { loginAttempt, sessionRoute } from './sessions.http.ts';
 import { LoginBody, TokenResponse } from './sessions.view.ts';
 import { signIn } from './sign-in.service.ts';
 import {
@@ -71,84 +71,57 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     publicBaseUrl: app.config.publicBaseUrl,
   });
 
-  app.post(
-    '/v1/auth/login',
-    {
-      config: { sensitive: true },
-      schema: {
-        operationId: 'loginDashboardUser',
-        tags: ['Staff'],
-        summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
-        security: [],
-        body: LoginBody,
-        response: { 200: DashboardSession, ...errorResponses(401, 404) },
-      },
-    },
-    async (request) =>
-      logInUser(app.db, app.tokens, app.passwords, request.body, {
-        now: new Date(app.clock.now()),
-        clientIp: clientAddress(request),
-      }),
-  );
+  sessionRoute(app, '/v1/auth/login', {
+    operationId: 'loginDashboardUser',
+    tags: ['Staff'],
+    summary: 'Log in as a dashboard user: a token for the oldest membership, and the list of businesses',
+    body: LoginBody,
+    response: { 200: DashboardSession, ...errorResponses(401, 404) },
+    handler: async (request) =>
+      logInUser(app.db, app.tokens, app.passwords, request.body, loginAttempt(request)),
+  });
 
-  app.post(
-    '/v1/auth/sign-in',
-    {
-      config: { sensitive: true },
-      schema: {
-        operationId: 'signIn',
-        tags: ['Staff'],
-        summary: 'Sign in with an email and password, whichever kind of account they open',
-        description:
-          "The dashboard's one sign-in form. The email finds the account: a developer's answers as `POST /v1/auth/developer/login` does, a dashboard user's as `POST /v1/auth/login`, with `account` saying which. An email of both kinds whose password opens both is 409 `account_choice_required`: send it again with `account`. Wrong credentials are 401 whatever exists, under the same login limits.",
-        security: [],
-        body: example(
-          Type.Object(
-            {
-              ...LoginBody.properties,
-              account: Type.Optional(Type.Union([Type.Literal('developer'), Type.Literal('user')])),
-            },
-            { additionalProperties: false },
-          ),
-          { email: 'ada@example.com', password: 'correct horse battery staple' },
-        ),
-        response: {
-          200: Type.Union([
-            Type.Object({ account: Type.Literal('developer'), ...TokenResponse.properties }),
-            Type.Object({ account: Type.Literal('user'), ...DashboardSession.properties }),
-          ]),
-          ...errorResponses(401, 404, 409),
+  sessionRoute(app, '/v1/auth/sign-in', {
+    operationId: 'signIn',
+    tags: ['Staff'],
+    summary: 'Sign in with an email and password, whichever kind of account they open',
+    description:
+      "The dashboard's one sign-in form. The email finds the account: a developer's answers as `POST /v1/auth/developer/login` does, a dashboard user's as `POST /v1/auth/login`, with `account` saying which. An email of both kinds whose password opens both is 409 `account_choice_required`: send it again with `account`. Wrong credentials are 401 whatever exists, under the same login limits.",
+    body: example(
+      Type.Object(
+        {
+          ...LoginBody.properties,
+          account: Type.Optional(Type.Union([Type.Literal('developer'), Type.Literal('user')])),
         },
-      },
+        { additionalProperties: false },
+      ),
+      { email: 'ada@example.com', password: 'correct horse battery staple' },
+    ),
+    response: {
+      200: Type.Union([
+        Type.Object({ account: Type.Literal('developer'), ...TokenResponse.properties }),
+        Type.Object({ account: Type.Literal('user'), ...DashboardSession.properties }),
+      ]),
+      ...errorResponses(401, 404, 409),
     },
-    async (request) =>
-      signIn(app.db, app.tokens, app.passwords, request.body, {
-        now: new Date(app.clock.now()),
-        clientIp: clientAddress(request),
-      }),
-  );
+    handler: async (request) =>
+      signIn(app.db, app.tokens, app.passwords, request.body, loginAttempt(request)),
+  });
 
-  app.post(
-    '/v1/auth/invitations/accept',
-    {
-      config: { sensitive: true },
-      schema: {
-        operationId: 'acceptInvitation',
-        tags: ['Staff'],
-        summary:
-          "Accept an invitation with its emailed link's token: sets the account's password, ends its other sessions, activates the membership",
-        security: [],
-        body: example(
-          Type.Object(
-            { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
-            { additionalProperties: false },
-          ),
-          { token: 'Xq3vT8kP2mZ7wL4nR9sB6yC1dF5gH0jK2mN4pQ6rS8tU0vW2', password: 'a long staff password' },
-        ),
-        response: { 200: DashboardSession, ...errorResponses(401) },
-      },
-    },
-    async (request, reply) =>
+  sessionRoute(app, '/v1/auth/invitations/accept', {
+    operationId: 'acceptInvitation',
+    tags: ['Staff'],
+    summary:
+      "Accept an invitation with its emailed link's token: sets the account's password, ends its other sessions, activates the membership",
+    body: example(
+      Type.Object(
+        { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
+        { additionalProperties: false },
+      ),
+      { token: 'Xq3vT8kP2mZ7wL4nR9sB6yC1dF5gH0jK2mN4pQ6rS8tU0vW2', password: 'a long staff password' },
+    ),
+    response: { 200: DashboardSession, ...errorResponses(401) },
+    handler: async (request, reply) =>
       acceptInvitationLink(
         app.tokens,
         app.passwords,
@@ -156,7 +129,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
         new Date(app.clock.now()),
         commitWith(request, reply, 200),
       ),
-  );
+  });
 
   app.get(
     '/staff/accept',
