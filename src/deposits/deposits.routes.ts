@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import type { AuditActor } from '../audit/audit.service.ts';
 import {
   ALIASES_ACCEPTED,
   acceptAliases,
@@ -13,7 +15,7 @@ import { book } from '../bookings/new-booking.service.ts';
 import { customerOf } from '../customers/customers.service.ts';
 import { principalOf } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
-import { commitReply, commitWith } from '../platform/idempotency.ts';
+import { type Commit, commitReply, commitWith } from '../platform/idempotency.ts';
 import { errorResponses, example, IdParams, Timestamp } from '../platform/schemas.ts';
 import { markNoShow, releaseHold } from './no-show.service.ts';
 import { staffBookingDeposits } from './payment-links.service.ts';
@@ -67,36 +69,39 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   });
 
-  routes.route('POST', '/v1/manage/bookings/:booking_id/no-show', {
-    operationId: 'markNoShow',
-    summary: 'Mark a no-show and capture its EUR 20 hold',
-    description:
-      "For a `confirmed` or `checked_in` booking whose deposit is `held`, from the booking's start on: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise (before the start too) 409 with `detail`. A retry after a failure never captures twice.",
-    params: IdParams('booking_id'),
-    response: { 200: DetailAnswer },
-    handler: async (request, reply) =>
-      markNoShow(
-        app.deposits,
-        principalOf(request),
-        request.params.booking_id,
-        app.clock.now(),
-        commitWith(request, reply, 200),
-      ),
-  });
+  /** An action on a booking's held deposit: answered with what it did and the booking as it now is. */
+  const holdAction = (
+    action: string,
+    texts: { operationId: string; summary: string; description: string },
+    act: (actor: AuditActor, bookingId: string, commit: Commit<FastifyReply>) => Promise<FastifyReply>,
+  ) =>
+    routes.route('POST', `/v1/manage/bookings/:booking_id/${action}`, {
+      ...texts,
+      params: IdParams('booking_id'),
+      response: { 200: DetailAnswer },
+      handler: async (request, reply) =>
+        act(principalOf(request), request.params.booking_id, commitWith(request, reply, 200)),
+    });
 
-  routes.route('POST', '/v1/manage/bookings/:booking_id/release-hold', {
-    operationId: 'releaseHold',
-    summary: 'Release a held deposit without charging',
-    description:
-      "For a booking whose deposit is `held`: the hold is cancelled and the deposit becomes `released`; the booking's status stays. Otherwise 409 with `detail`.",
-    params: IdParams('booking_id'),
-    response: { 200: DetailAnswer },
-    handler: async (request, reply) =>
-      releaseHold(
-        app.deposits,
-        principalOf(request),
-        request.params.booking_id,
-        commitWith(request, reply, 200),
-      ),
-  });
+  holdAction(
+    'no-show',
+    {
+      operationId: 'markNoShow',
+      summary: 'Mark a no-show and capture its EUR 20 hold',
+      description:
+        "For a `confirmed` or `checked_in` booking whose deposit is `held`, from the booking's start on: the hold is captured, the booking becomes `no_show` and the deposit `captured`. Otherwise (before the start too) 409 with `detail`. A retry after a failure never captures twice.",
+    },
+    (actor, bookingId, commit) => markNoShow(app.deposits, actor, bookingId, app.clock.now(), commit),
+  );
+
+  holdAction(
+    'release-hold',
+    {
+      operationId: 'releaseHold',
+      summary: 'Release a held deposit without charging',
+      description:
+        "For a booking whose deposit is `held`: the hold is cancelled and the deposit becomes `released`; the booking's status stays. Otherwise 409 with `detail`.",
+    },
+    (actor, bookingId, commit) => releaseHold(app.deposits, actor, bookingId, commit),
+  );
 };
