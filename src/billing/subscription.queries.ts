@@ -10,6 +10,13 @@ export const SUBSCRIPTION_COLUMNS = [
   'developers.current_period_ends_at',
 ] as const;
 
+/** The processor's names of a developer's billing: its customer, its subscription, its open checkout. */
+const PROCESSOR_NAMES = [
+  'developers.processor_customer_id',
+  'developers.processor_subscription_id',
+  'developers.billing_checkout_id',
+] as const;
+
 export interface SubscriptionRow {
   subscription_status: SubscriptionStatus;
   subscription_plan_id: StoredPlanId;
@@ -81,10 +88,8 @@ export const lockBillingDeveloper = (
     .select([
       'developers.id',
       ...SUBSCRIPTION_COLUMNS,
-      'developers.processor_customer_id',
-      'developers.processor_subscription_id',
+      ...PROCESSOR_NAMES,
       'developers.subscription_event_at',
-      'developers.billing_checkout_id',
     ])
     .where(column, '=', value)
     .forUpdate()
@@ -95,16 +100,7 @@ export type BillingDeveloperRow = NonNullable<Awaited<ReturnType<typeof lockBill
 export const findDeveloperForBilling = (executor: Executor, developerId: string) =>
   executor
     .selectFrom('developers')
-    .select([
-      'id',
-      'email',
-      'first_name',
-      'last_name',
-      'subscription_status',
-      'processor_customer_id',
-      'processor_subscription_id',
-      'billing_checkout_id',
-    ])
+    .select(['id', 'email', 'first_name', 'last_name', 'subscription_status', ...PROCESSOR_NAMES])
     .where('id', '=', developerId)
     .executeTakeFirst();
 

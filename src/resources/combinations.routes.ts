@@ -28,13 +28,7 @@ const CombinationFields = {
 };
 
 const CreateBody = Type.Object(
-  {
-    name: CombinationFields.name,
-    resource_ids: CombinationFields.resource_ids,
-    capacity_min: CombinationFields.capacity_min,
-    capacity_max: CombinationFields.capacity_max,
-    is_active: Type.Optional(CombinationFields.is_active),
-  },
+  { ...CombinationFields, is_active: Type.Optional(CombinationFields.is_active) },
   { additionalProperties: false },
 );
 const PatchBody = Type.Partial(Type.Object(CombinationFields), { additionalProperties: false });
