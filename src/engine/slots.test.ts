@@ -33,6 +33,24 @@ const rules = (overrides: Partial<DayRules> = {}) =>
     ...overrides,
   });
 
+/**
+ * A day of `timezone` open from `open` to `close` (every day's hours), asked about four weeks
+ * before: the nights and days the clocks change.
+ */
+const dayIn = (
+  timezone: string,
+  date: string,
+  [open, close]: [string, string],
+  more: Partial<DayRules> = {},
+) =>
+  rules({
+    date,
+    timezone,
+    now: at(`${date}T00:00:00Z`) - 28 * 86_400_000,
+    hours: everyDay(open, close),
+    ...more,
+  });
+
 const times = (day: DayRules) => daySlots(day).slots.map((slot) => slot.time);
 
 /** time -> [start, end] as ISO instants. */
@@ -66,12 +84,7 @@ function halfHours(first: string, last: string): string[] {
 describe('DST in Europe/Berlin', () => {
   it('skips the missing hour of the spring-forward night in an overnight window', () => {
     // Saturday 2026-03-28 20:00 CET to 04:00 CEST; clocks jump from 02:00 to 03:00 at 01:00Z.
-    const day = rules({
-      date: '2026-03-28',
-      timezone: 'Europe/Berlin',
-      now: at('2026-03-01T00:00:00Z'),
-      hours: everyDay('20:00', '04:00'),
-    });
+    const day = dayIn('Europe/Berlin', '2026-03-28', ['20:00', '04:00']);
     // 02:00 and 02:30 do not exist that night.
     assert.deepEqual(times(day), [...halfHours('20:00', '01:30'), '03:00']);
     const slots = instants(day);
@@ -82,11 +95,7 @@ describe('DST in Europe/Berlin', () => {
   });
 
   it('skips the missing hour in a daytime window on 2026-03-29', () => {
-    const day = rules({
-      date: '2026-03-29',
-      timezone: 'Europe/Berlin',
-      now: at('2026-03-01T00:00:00Z'),
-      hours: everyDay('01:00', '05:00'),
+    const day = dayIn('Europe/Berlin', '2026-03-29', ['01:00', '05:00'], {
       durationMinutes: 30,
     });
     assert.deepEqual(instants(day), {
@@ -100,12 +109,7 @@ describe('DST in Europe/Berlin', () => {
   });
 
   it('refuses a start inside the gap, on the grid or not', () => {
-    const day = rules({
-      date: '2026-03-29',
-      timezone: 'Europe/Berlin',
-      now: at('2026-03-01T00:00:00Z'),
-      hours: everyDay('01:00', '05:00'),
-    });
+    const day = dayIn('Europe/Berlin', '2026-03-29', ['01:00', '05:00']);
     assert.equal(failureOf(checkStart(day, '02:00', SCHEDULED)), 'outside_operating_hours');
     assert.equal(failureOf(checkStart(day, '02:30', SCHEDULED)), 'outside_operating_hours');
     assert.equal(failureOf(checkStart(day, '02:17', STAFF)), 'outside_operating_hours');
@@ -118,12 +122,7 @@ describe('DST in Europe/Berlin', () => {
 
   it('offers the repeated hour of the fall-back night once, at its first occurrence', () => {
     // Saturday 2026-10-24 20:00 CEST to 04:00 CET; 03:00 CEST becomes 02:00 CET at 01:00Z.
-    const day = rules({
-      date: '2026-10-24',
-      timezone: 'Europe/Berlin',
-      now: at('2026-10-01T00:00:00Z'),
-      hours: everyDay('20:00', '04:00'),
-    });
+    const day = dayIn('Europe/Berlin', '2026-10-24', ['20:00', '04:00']);
     assert.deepEqual(times(day), halfHours('20:00', '03:00'));
     const slots = instants(day);
     assert.deepEqual(slots['02:00'], ['2026-10-25T00:00:00.000Z', '2026-10-25T01:00:00.000Z']);
@@ -134,12 +133,7 @@ describe('DST in Europe/Berlin', () => {
   });
 
   it('takes the first occurrence for a walk-in in the repeated hour', () => {
-    const day = rules({
-      date: '2026-10-24',
-      timezone: 'Europe/Berlin',
-      now: at('2026-10-01T00:00:00Z'),
-      hours: everyDay('20:00', '04:00'),
-    });
+    const day = dayIn('Europe/Berlin', '2026-10-24', ['20:00', '04:00']);
     const walkIn = checkStart(day, '02:15', STAFF);
     assert.ok(walkIn.ok);
     assert.equal(iso(walkIn.start), '2026-10-25T00:15:00.000Z');
@@ -149,11 +143,7 @@ describe('DST in Europe/Berlin', () => {
 
 describe('DST in America/New_York', () => {
   it('skips the missing hour of 2026-03-08', () => {
-    const day = rules({
-      date: '2026-03-08',
-      timezone: 'America/New_York',
-      now: at('2026-03-01T00:00:00Z'),
-      hours: everyDay('01:00', '05:00'),
+    const day = dayIn('America/New_York', '2026-03-08', ['01:00', '05:00'], {
       durationMinutes: 30,
     });
     assert.deepEqual(instants(day), {
@@ -168,12 +158,7 @@ describe('DST in America/New_York', () => {
 
   it('offers the repeated hour of 2026-11-01 once and counts real minutes to closing', () => {
     // Open 00:00 EDT to 03:00 EST (08:00Z); 02:00 EDT becomes 01:00 EST at 06:00Z.
-    const day = rules({
-      date: '2026-11-01',
-      timezone: 'America/New_York',
-      now: at('2026-10-01T00:00:00Z'),
-      hours: everyDay('00:00', '03:00'),
-    });
+    const day = dayIn('America/New_York', '2026-11-01', ['00:00', '03:00']);
     assert.deepEqual(instants(day), {
       '00:00': ['2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z'],
       '00:30': ['2026-11-01T04:30:00.000Z', '2026-11-01T05:30:00.000Z'],
@@ -185,11 +170,7 @@ describe('DST in America/New_York', () => {
 
   it('blocks by real instants across the repeated hour', () => {
     // A block over the second 01:00-02:00 (EST) leaves the first one (EDT) free.
-    const day = rules({
-      date: '2026-11-01',
-      timezone: 'America/New_York',
-      now: at('2026-10-01T00:00:00Z'),
-      hours: everyDay('00:00', '03:00'),
+    const day = dayIn('America/New_York', '2026-11-01', ['00:00', '03:00'], {
       durationMinutes: 30,
       busy: [held('r1', '2026-11-01T06:00:00Z', '2026-11-01T07:00:00Z')],
     });
@@ -815,11 +796,7 @@ describe('daySlots and checkStart agree', () => {
     ],
     [
       'the Berlin fall-back night with a crowded resource',
-      rules({
-        date: '2026-10-24',
-        timezone: 'Europe/Berlin',
-        now: at('2026-10-01T00:00:00Z'),
-        hours: everyDay('20:00', '04:00'),
+      dayIn('Europe/Berlin', '2026-10-24', ['20:00', '04:00'], {
         intervalMinutes: 15,
         durationMinutes: 45,
         bufferAfterMinutes: 10,
@@ -1067,11 +1044,7 @@ describe('service periods', () => {
   });
 
   it('skips the missing hour of the spring-forward night inside an overnight period', () => {
-    const day = rules({
-      date: '2026-03-28',
-      timezone: 'Europe/Berlin',
-      now: at('2026-03-01T00:00:00Z'),
-      hours: everyDay('20:00', '04:00'),
+    const day = dayIn('Europe/Berlin', '2026-03-28', ['20:00', '04:00'], {
       periods: [period('Late', '00:00', '04:00')],
     });
     assert.deepEqual(times(day), ['00:00', '00:30', '01:00', '01:30', '03:00']);
