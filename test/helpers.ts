@@ -32,6 +32,11 @@ export const RACE = {
   skip: ENGINE === 'pglite' && "PGlite's one connection takes the requests in turn: nothing races",
 };
 
+/** The options of a test that holds a transaction open while another connection works: PGlite has one. */
+export const SECOND_CONNECTION = {
+  skip: ENGINE === 'pglite' && 'needs a second connection (PostgreSQL): PGlite has one',
+};
+
 export interface TestContext {
   app: FastifyInstance;
   database: Database;

@@ -9,7 +9,14 @@ import {
   setupBookable,
   withoutGuestProfile,
 } from '../../test/booking-fixtures.ts';
-import { createTenant, ENGINE, itChecksAuth, RACE, untilALockWait, useTestApp } from '../../test/helpers.ts';
+import {
+  createTenant,
+  itChecksAuth,
+  RACE,
+  SECOND_CONNECTION,
+  untilALockWait,
+  useTestApp,
+} from '../../test/helpers.ts';
 
 const ctx = useTestApp({ webhookAllowPrivateUrls: true });
 
@@ -529,9 +536,7 @@ describe('GET /v1/manage/bookings/{id}/available-resources', () => {
 });
 
 describe('a move racing a resource delete', () => {
-  it('never lands a booking on a resource deleted in the same moment', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
+  it('never lands a booking on a resource deleted in the same moment', SECOND_CONNECTION, async () => {
     const biz = await setupBookable(ctx.app);
     const booking = await book(biz);
     // What the delete route does: lock the row, find no bookings, mark it deleted; then hold the commit.
@@ -587,9 +592,7 @@ describe('simultaneous changes of one booking', () => {
     assert.equal(stored.start, audited.at(-1), 'the last change audited is the one stored');
   });
 
-  it('makes a change on the booking as another request left it meanwhile', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
+  it('makes a change on the booking as another request left it meanwhile', SECOND_CONNECTION, async () => {
     const biz = await setupBookable(ctx.app);
     const booking = await book(biz);
     // Another request has changed the booking and not committed: the change reads it as it was.
@@ -603,43 +606,45 @@ describe('simultaneous changes of one booking', () => {
     assert.equal(response.json().capacity, 1);
   });
 
-  it('answers and announces the customer and resource as they are when the change is made', {
-    skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)',
-  }, async () => {
-    const biz = await setupBookable(ctx.app);
-    const hook = await ctx.app.inject({
-      method: 'POST',
-      url: '/v1/manage/webhooks',
-      headers: biz.tenant.headers,
-      payload: { url: 'http://127.0.0.1:1024/hook', events: ['booking.updated'] },
-    });
-    assert.equal(hook.statusCode, 201, hook.body);
-    const booking = await book(biz);
-    // Renamed by other requests after the change read the booking, committed while it waits for
-    // the resource it moves to: the booking's own row, whose version it checks, is unchanged.
-    const response = await whileUncommitted(
-      [
-        [`UPDATE customers SET first_name = 'Ada' WHERE id = $1`, [booking.customer_id]],
-        [`UPDATE resources SET name = 'Window' WHERE id = $1`, [biz.resources.T4]],
-      ],
-      () => patch(biz, booking.id, { resource_id: biz.resources.T4 }),
-    );
-    assert.equal(response.statusCode, 200, response.body);
-    const stored = await ctx.app.inject({
-      method: 'GET',
-      url: `/v1/manage/bookings/${booking.id}`,
-      headers: biz.tenant.headers,
-    });
-    assert.deepEqual(response.json(), withoutGuestProfile(stored.json()));
-    assert.equal(response.json().customer.first_name, 'Ada');
-    assert.equal(response.json().resource.name, 'Window');
-    const event = await ctx.database.db
-      .selectFrom('webhook_events')
-      .select('data')
-      .where('type', '=', 'booking.updated')
-      .executeTakeFirstOrThrow();
-    assert.deepEqual(event.data, withoutGuestProfile(stored.json()));
-  });
+  it(
+    'answers and announces the customer and resource as they are when the change is made',
+    SECOND_CONNECTION,
+    async () => {
+      const biz = await setupBookable(ctx.app);
+      const hook = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/manage/webhooks',
+        headers: biz.tenant.headers,
+        payload: { url: 'http://127.0.0.1:1024/hook', events: ['booking.updated'] },
+      });
+      assert.equal(hook.statusCode, 201, hook.body);
+      const booking = await book(biz);
+      // Renamed by other requests after the change read the booking, committed while it waits for
+      // the resource it moves to: the booking's own row, whose version it checks, is unchanged.
+      const response = await whileUncommitted(
+        [
+          [`UPDATE customers SET first_name = 'Ada' WHERE id = $1`, [booking.customer_id]],
+          [`UPDATE resources SET name = 'Window' WHERE id = $1`, [biz.resources.T4]],
+        ],
+        () => patch(biz, booking.id, { resource_id: biz.resources.T4 }),
+      );
+      assert.equal(response.statusCode, 200, response.body);
+      const stored = await ctx.app.inject({
+        method: 'GET',
+        url: `/v1/manage/bookings/${booking.id}`,
+        headers: biz.tenant.headers,
+      });
+      assert.deepEqual(response.json(), withoutGuestProfile(stored.json()));
+      assert.equal(response.json().customer.first_name, 'Ada');
+      assert.equal(response.json().resource.name, 'Window');
+      const event = await ctx.database.db
+        .selectFrom('webhook_events')
+        .select('data')
+        .where('type', '=', 'booking.updated')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(event.data, withoutGuestProfile(stored.json()));
+    },
+  );
 });
 
 describe('DELETE /v1/manage/resources/{id} with bookings', () => {

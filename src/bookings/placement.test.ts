@@ -9,7 +9,7 @@ import {
   setupBookable,
   staffPlacement,
 } from '../../test/booking-fixtures.ts';
-import { bookingsCounted, ENGINE, RACE, untilALockWait, useTestApp } from '../../test/helpers.ts';
+import { bookingsCounted, RACE, SECOND_CONNECTION, untilALockWait, useTestApp } from '../../test/helpers.ts';
 import { type Executor, withTx } from '../platform/db.ts';
 import { rangeLiteral } from '../platform/sql.ts';
 import { placeBooking } from './bookings.queries.ts';
@@ -71,9 +71,6 @@ const insertConflicting = async (executor: Executor, biz: BookableBusiness, reso
     })
     .execute();
 };
-
-/** A race needs a second connection: PGlite has one. */
-const ON_POSTGRES = { skip: ENGINE !== 'postgres' && 'needs a second connection (PostgreSQL)' };
 
 /**
  * `hold` writes in a transaction left open; `contender` starts beside it and waits on its locks;
@@ -216,7 +213,7 @@ describe('placeBooking', () => {
 
   it(
     'places the later of two transactions racing for one resource on the next, once the first commits',
-    ON_POSTGRES,
+    SECOND_CONNECTION,
     async () => {
       const biz = await setupBookable(ctx.app);
       const { T4, T6 } = biz.resources as { T4: string; T6: string };
@@ -233,7 +230,7 @@ describe('placeBooking', () => {
 describe('two placements on one resource at once', () => {
   it(
     'take turns at the resource, so the exclusion constraint never deadlocks them',
-    ON_POSTGRES,
+    SECOND_CONNECTION,
     async () => {
       const biz = await setupBookable(ctx.app);
       const { T4, T6 } = biz.resources as { T4: string; T6: string };
@@ -252,25 +249,29 @@ describe('two placements on one resource at once', () => {
 });
 
 describe('placements on one resource on different days', () => {
-  it('do not wait for each other: turns are taken only where their times can meet', ON_POSTGRES, async () => {
-    const biz = await setupBookable(ctx.app);
-    const { T4 } = biz.resources as { T4: string };
-    const first = await ctx.database.db.startTransaction().execute();
-    try {
-      assert.equal(await placedOn(first, toPlace(biz, [T4])), T4);
-      // The next day on the same table, for another customer: placed while the first is still
-      // open, not after its commit.
-      const nextDay = toPlace(biz, [T4], 24);
-      const customer = { ...nextDay.customer, phone: '+49 30 5550199', phone_normalized: '+49305550199' };
-      assert.equal(await placedOn(ctx.database.db, { ...nextDay, customer }), T4);
-    } finally {
-      await first.rollback().execute();
-    }
-  });
+  it(
+    'do not wait for each other: turns are taken only where their times can meet',
+    SECOND_CONNECTION,
+    async () => {
+      const biz = await setupBookable(ctx.app);
+      const { T4 } = biz.resources as { T4: string };
+      const first = await ctx.database.db.startTransaction().execute();
+      try {
+        assert.equal(await placedOn(first, toPlace(biz, [T4])), T4);
+        // The next day on the same table, for another customer: placed while the first is still
+        // open, not after its commit.
+        const nextDay = toPlace(biz, [T4], 24);
+        const customer = { ...nextDay.customer, phone: '+49 30 5550199', phone_normalized: '+49305550199' };
+        assert.equal(await placedOn(ctx.database.db, { ...nextDay, customer }), T4);
+      } finally {
+        await first.rollback().execute();
+      }
+    },
+  );
 });
 
 describe('a placement racing a resource delete', () => {
-  it('never lands a booking on a resource deleted in the same moment', ON_POSTGRES, async () => {
+  it('never lands a booking on a resource deleted in the same moment', SECOND_CONNECTION, async () => {
     const biz = await setupBookable(ctx.app);
     const { T4, T6 } = biz.resources as { T4: string; T6: string };
     const placed = await againstUncommitted(
@@ -288,7 +289,7 @@ describe('a placement racing a resource delete', () => {
 describe('a reschedule racing a booking for its resource', () => {
   it(
     'moves to the next free resource instead of failing when another request takes the first',
-    ON_POSTGRES,
+    SECOND_CONNECTION,
     async () => {
       const biz = await setupBookable(ctx.app);
       const { T2, T4 } = biz.resources as { T2: string; T4: string };

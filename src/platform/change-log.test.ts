@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { bookOk, setupBookable } from '../../test/booking-fixtures.ts';
-import { createTenant, ENGINE, eventually, feedCaughtUp, useTestApp } from '../../test/helpers.ts';
+import { createTenant, eventually, feedCaughtUp, SECOND_CONNECTION, useTestApp } from '../../test/helpers.ts';
 import { ChangeHints, HINT_CHANNEL, pruneChangeLog } from './change-log.ts';
 
 const ctx = useTestApp();
@@ -121,9 +121,7 @@ describe('the change log', () => {
   });
 });
 
-describe('the change log reader', {
-  skip: ENGINE === 'pglite' && "PGlite's one connection cannot hold two transactions open",
-}, () => {
+describe('the change log reader', SECOND_CONNECTION, () => {
   it('applies rows committed out of id order: the later id first, the earlier after it was polled past', async () => {
     const a = await createTenant(ctx.app, { name: 'First In' });
     const b = await createTenant(ctx.app, { name: 'First Out' });
