@@ -4,6 +4,8 @@
  * shifts them. An instant (a booking's `starts_at`) is formatted in the venue's zone.
  */
 
+import { clockFields, type HourCycle } from '../src/engine/clock.ts';
+
 const wall = (date: string, time = '12:00') => new Date(`${date}T${time}:00Z`);
 
 const format = (lang: string, options: Intl.DateTimeFormatOptions, at: Date) =>
@@ -29,12 +31,9 @@ export const dayShort = (lang: string, date: string) =>
 export const weekdayShort = (lang: string, date: string) =>
   format(lang, { timeZone: 'UTC', weekday: 'short' }, wall(date));
 
-/** The venue's clock (`hourCycleOf`); the language's when not given. */
-type HourCycle = 'h12' | 'h23' | undefined;
-
-/** How a wall time reads on a clock; kept by a caller that formats many. */
+/** How a wall time reads on the venue's clock (`hourCycleOf`; the language's when not given); kept by a caller that formats many. */
 export const clockOf = (lang: string, hourCycle?: HourCycle) =>
-  new Intl.DateTimeFormat(lang, { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hourCycle });
+  new Intl.DateTimeFormat(lang, { timeZone: 'UTC', ...clockFields(hourCycle) });
 
 /** A wall time `HH:MM` on a clock (the day matters not: wall times are read in UTC). */
 export const timeOn = (clock: Intl.DateTimeFormat, time: string, date = '2000-01-01') =>
@@ -48,13 +47,11 @@ export const instantInZone = (lang: string, timeZone: string, iso: string, hourC
     lang,
     {
       timeZone,
-      hourCycle,
       weekday: 'long',
       day: 'numeric',
       month: 'long',
       year: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
+      ...clockFields(hourCycle),
       timeZoneName: 'short',
     },
     new Date(iso),

@@ -1,11 +1,12 @@
 import type { operations } from '@slotwise/sdk';
 import { useEffect, useState } from 'preact/hooks';
+import { clockFields } from '../../src/engine/clock.ts';
 import { ALL_EVENTS, WEBHOOK_EVENTS } from '../../src/engine/webhook-events.ts';
 import { allPages, call } from '../api.ts';
 import { dataChanged, versionOf } from '../changes.ts';
 import { language, t } from '../i18n.ts';
 import { report } from '../problems.ts';
-import { venue } from '../venue.ts';
+import { venue, venueHourCycle } from '../venue.ts';
 import { Check, Field, fieldId, orNull, SettingsForm, useSaving } from './form.tsx';
 import { ShownOnce } from './shown-once.tsx';
 
@@ -147,8 +148,10 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   };
 
   const when = new Intl.DateTimeFormat(language.value, {
-    dateStyle: 'short',
-    timeStyle: 'short',
+    day: 'numeric',
+    month: 'numeric',
+    year: '2-digit',
+    ...clockFields(venueHourCycle()),
     timeZone: venue.value?.timezone,
   });
   return (

@@ -8,8 +8,21 @@ export type TimeFormat = (typeof TIME_FORMATS)[number];
  * The `hourCycle` of a venue's times: its `time_format` when set, else its language's clock:
  * 12-hour for English, 24-hour for German, French, Dutch and Spanish.
  */
-export const hourCycleOf = (language: string, timeFormat: TimeFormat | null | undefined): 'h12' | 'h23' =>
+export const hourCycleOf = (language: string, timeFormat: TimeFormat | null | undefined): HourCycle =>
   (timeFormat ?? (language.toLowerCase().startsWith('en') ? '12h' : '24h')) === '12h' ? 'h12' : 'h23';
+
+export type HourCycle = 'h12' | 'h23';
+
+/**
+ * How a time of day reads on a clock, as fields of `Intl.DateTimeFormat`: on a 12-hour clock the
+ * hour without a leading zero in every language (German's and French's own patterns pad it:
+ * "07:30 PM"), on a 24-hour one in two digits ("09:05"); undefined: the language's own clock.
+ */
+export const clockFields = (hourCycle?: HourCycle): Intl.DateTimeFormatOptions => ({
+  hour: hourCycle === 'h23' ? '2-digit' : 'numeric',
+  minute: '2-digit',
+  hourCycle,
+});
 
 const TYPED_TIME = /^(\d{1,2})(?:\s*[:.h]?\s*(\d{2})|\s*h)?(?:\s*([ap])\.?\s*m?\.?)?$/;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FoodEstablishmentReservation, Reservation, WithContext } from 'schema-dts';
 import { bookingUid } from '../engine/calendar-uid.ts';
-import { hourCycleOf, type TimeFormat } from '../engine/clock.ts';
+import { clockFields, hourCycleOf, type TimeFormat } from '../engine/clock.ts';
 import { escapeHtml } from '../engine/html.ts';
 import { isFoodEstablishment } from '../engine/venue-kind.ts';
 import type { NotificationLanguage } from '../schema.ts';
@@ -146,9 +146,11 @@ function valuesOf(facts: EmailFacts, strings: Record<string, string>): Record<st
   const hourCycle = hourCycleOf(language, venue.time_format);
   const when = new Intl.DateTimeFormat(language, {
     timeZone: venue.timezone,
-    dateStyle: 'full',
-    timeStyle: 'short',
-    hourCycle,
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    ...clockFields(hourCycle),
   });
   const party = isOffer(facts) ? facts.payload.party : (facts.payload as BookingPayload).capacity;
   const plural = new Intl.PluralRules(language).select(party) === 'one' ? 'party_one' : 'party_other';
@@ -168,8 +170,7 @@ function valuesOf(facts: EmailFacts, strings: Record<string, string>): Record<st
     values.offer_url = offer.offer_url;
     values.expires = new Intl.DateTimeFormat(language, {
       timeZone: venue.timezone,
-      timeStyle: 'short',
-      hourCycle,
+      ...clockFields(hourCycle),
     }).format(new Date(offer.expires_at));
     return values;
   }

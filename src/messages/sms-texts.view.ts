@@ -1,3 +1,4 @@
+import { clockFields, hourCycleOf, type TimeFormat } from '../engine/clock.ts';
 import type { NotificationLanguage } from '../schema.ts';
 
 /** The messages told by SMS; the others go by email only. */
@@ -25,6 +26,8 @@ export interface SmsBooking {
   language: NotificationLanguage;
   venueName: string;
   timezone: string;
+  /** The venue's clock (`hourCycleOf`), read in the message's language. */
+  timeFormat: TimeFormat | null;
   startsAt: string;
   party: number;
   code: string;
@@ -32,15 +35,13 @@ export interface SmsBooking {
   link: string;
 }
 
-/** `28 Mar, 19:00` in the language's own words and order, at the venue's wall clock. */
-function when(language: NotificationLanguage, timezone: string, startsAt: string): string {
+/** `28 Mar, 19:00` or `Mar 28, 7:00 PM` in the language's own words and order, at the venue's wall clock. */
+function when({ language, timezone, timeFormat, startsAt }: SmsBooking): string {
   return new Intl.DateTimeFormat(language, {
     timeZone: timezone,
     day: 'numeric',
     month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
+    ...clockFields(hourCycleOf(language, timeFormat)),
   }).format(new Date(startsAt));
 }
 
@@ -68,7 +69,7 @@ function cut(name: string, chars: number): string {
  */
 export function smsText(sms: SmsBooking): string {
   const words = WORDS[sms.language];
-  const at = when(sms.language, sms.timezone, sms.startsAt);
+  const at = when(sms);
   const write = (venue: string, code: string) =>
     `${venue}: ${words[sms.type]} ${at}, ${sms.party} ${words.party}${code} ${sms.link}`;
   const withCode = `, ${words.code} ${sms.code}`;

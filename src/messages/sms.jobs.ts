@@ -160,6 +160,7 @@ export class SmsSender extends OutboxSender {
       language: messageLanguage(message.type, message.guest_language, venue.notification_language),
       venueName: venue.name,
       timezone: venue.timezone,
+      timeFormat: venue.time_format,
       startsAt: booking.starts_at,
       party: booking.capacity,
       code: booking.confirmation_code,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { clockFields, hourCycleOf, type TimeFormat } from '../engine/clock.ts';
 import { escapeHtml } from '../engine/html.ts';
 import { linkPage } from '../platform/html.ts';
 import type { NotificationLanguage } from '../schema.ts';
@@ -177,6 +178,7 @@ export interface OfferOnPage {
   businessName: string;
   language: string;
   timezone: string;
+  timeFormat: TimeFormat | null;
   bookingDate: string;
   startTime: string;
   party: number;
@@ -200,8 +202,22 @@ const dateInWords = (date: string, language: NotificationLanguage) =>
     new Date(`${date}T12:00:00Z`),
   );
 
-const instantInWords = (instant: Date, language: NotificationLanguage, timeZone: string) =>
-  new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(instant);
+/** The offered time, a wall time `HH:MM`, on the venue's clock. */
+const timeInWords = (offer: OfferOnPage, language: NotificationLanguage) =>
+  new Intl.DateTimeFormat(language, {
+    timeZone: 'UTC',
+    ...clockFields(hourCycleOf(language, offer.timeFormat)),
+  }).format(new Date(`${offer.bookingDate}T${offer.startTime}:00Z`));
+
+/** When the offer ends, in the venue's zone and on its clock. */
+const expiryInWords = (offer: OfferOnPage, language: NotificationLanguage) =>
+  new Intl.DateTimeFormat(language, {
+    timeZone: offer.timezone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    ...clockFields(hourCycleOf(language, offer.timeFormat)),
+  }).format(offer.expiresAt);
 
 /** The page behind an offer's link, in the business's language; every value from the database escaped. */
 export function offerPage(view: OfferPageView): string {
@@ -219,7 +235,7 @@ export function offerPage(view: OfferPageView): string {
   const venue = escapeHtml(offer.businessName);
   const details = `<dl>
 <dt>${escapeHtml(s.date)}</dt><dd>${escapeHtml(dateInWords(offer.bookingDate, language))}</dd>
-<dt>${escapeHtml(s.time)}</dt><dd>${escapeHtml(offer.startTime)}</dd>
+<dt>${escapeHtml(s.time)}</dt><dd>${escapeHtml(timeInWords(offer, language))}</dd>
 <dt>${escapeHtml(s.party)}</dt><dd>${offer.party}</dd>
 </dl>`;
   const state = view.kind === 'slot_taken' ? 'slot_taken' : offer.state;
@@ -255,7 +271,7 @@ ${payment}<p>${escapeHtml(s.code)}: <span class="code">${escapeHtml(offer.confir
     `<h1>${escapeHtml(s.title)}</h1>
 <p>${escapeHtml(s.intro)} <strong>${venue}</strong>.</p>
 ${details}
-<p>${escapeHtml(s.validUntil)} ${escapeHtml(instantInWords(offer.expiresAt, language, offer.timezone))}.</p>
+<p>${escapeHtml(s.validUntil)} ${escapeHtml(expiryInWords(offer, language))}.</p>
 <form method="post">
 <button type="submit">${escapeHtml(s.book)}</button>
 </form>`,

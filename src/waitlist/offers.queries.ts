@@ -158,6 +158,7 @@ function offersWithContext(executor: Executor) {
       'businesses.name as business_name',
       'businesses.timezone',
       'businesses.notification_language',
+      'businesses.time_format',
       'businesses.is_dev',
       'developers.id as developer_id',
       ...SUBSCRIPTION_COLUMNS,

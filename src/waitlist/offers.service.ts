@@ -266,6 +266,7 @@ const onPage = (offer: OfferRow, now: number): OfferOnPage => ({
   businessName: offer.business_name,
   language: offer.notification_language,
   timezone: offer.timezone,
+  timeFormat: offer.time_format,
   bookingDate: offer.booking_date,
   startTime: hhmm(offer.start_time),
   party: offer.party,

@@ -317,6 +317,33 @@ describe('the offer link books', () => {
     return { biz, entry, token: message!.token };
   }
 
+  it("shows the offered time and the offer's end on the venue's clock", async () => {
+    const { biz, token } = await offered();
+    const pageOf = async (settings: {
+      notification_language: 'en' | 'de';
+      time_format: '12h' | '24h' | null;
+    }) => {
+      await db().updateTable('businesses').set(settings).where('id', '=', biz.tenant.businessId).execute();
+      const shown = await page(token);
+      assert.equal(shown.statusCode, 200);
+      return shown.body;
+    };
+    // The offer's end closes its sentence: "... until Dec 4, 2026, 7:15 PM."
+    const english = await pageOf({ notification_language: 'en', time_format: null });
+    assert.match(english, /<dd>6:00 PM<\/dd>/);
+    assert.match(english, /, [1-9]\d?:\d\d [AP]M\.<\/p>/);
+    const english24 = await pageOf({ notification_language: 'en', time_format: '24h' });
+    assert.match(english24, /<dd>18:00<\/dd>/);
+    assert.match(english24, /, \d\d:\d\d\.<\/p>/);
+    const german12 = await pageOf({ notification_language: 'de', time_format: '12h' });
+    assert.match(german12, /<dd>6:00 PM<\/dd>/);
+    assert.match(
+      german12,
+      /, [1-9]\d?:\d\d [AP]M\.<\/p>/,
+      "no leading zero, which German's own pattern gives",
+    );
+  });
+
   it('shows the offer on GET without booking, then books on the page’s form post', async () => {
     const { biz, entry, token } = await offered();
     await db()
