@@ -118,6 +118,30 @@ function parseMailFrom(raw: string | undefined, publicBaseUrl: string): string {
 /** A start-up problem that names the variable; main prints its message as one line and exits non-zero. */
 export class ConfigError extends Error {}
 
+/** Why METRICS_PORT could not listen, in the terms that fix it. */
+export function metricsListenError(error: unknown, port: number, host: string): ConfigError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new ConfigError(`METRICS_PORT ${port} on METRICS_HOST ${host} cannot listen (${reason})`);
+}
+
+/** The usual reasons a listen fails, said in terms of the variables that fix them. */
+export function listenError(error: unknown, config: Config): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ConfigError(
+        `PORT ${config.port} is already in use on ${config.host}; stop the other server or set another PORT`,
+      );
+    case 'EACCES':
+      return new ConfigError(`PORT ${config.port} needs privileges on this machine; use a port above 1023`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(`HOST "${config.host}" is not an address of this machine`);
+    default:
+      return error;
+  }
+}
+
 const MIN_JWT_SECRET_LENGTH = 32;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifyMetrics from 'fastify-metrics';
 import { Counter, Gauge, Registry } from 'prom-client';
-import { ConfigError } from '../config.ts';
+import { metricsListenError } from '../config.ts';
 import { AppError, STATUS_OF_CODE, sendError } from './errors.ts';
 import { ONLINE_BOOKING_ROUTES } from './rate-limit.ts';
 import { routeOf } from './route-info.ts';
@@ -73,12 +73,6 @@ function metricsGuard(token: string | undefined) {
     if (local && !Object.keys(request.headers).some(isForwardingHeader)) return;
     return sendError(reply, new AppError('not_found', `no route GET ${METRICS_ROUTE}`));
   };
-}
-
-/** Why METRICS_PORT could not listen, in the terms that fix it. */
-export function metricsListenError(error: unknown, port: number, host: string): ConfigError {
-  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  return new ConfigError(`METRICS_PORT ${port} on METRICS_HOST ${host} cannot listen (${reason})`);
 }
 
 /**
