@@ -70,15 +70,14 @@ describe('server processes behind PgBouncer in transaction pooling', { skip, tim
         ),
       ),
     );
-    database = await openPostgres(bouncer.url, 4, undefined, directUrl);
-    app = await buildApp({
-      config: loadConfig({
-        ...TEST_PROCESS_ENV,
-        DATABASE_URL: bouncer.url,
-        DATABASE_LISTEN_URL: directUrl,
-      }),
-      database,
+    const config = loadConfig({
+      ...TEST_PROCESS_ENV,
+      DATABASE_URL: bouncer.url,
+      DATABASE_LISTEN_URL: directUrl,
     });
+    // The test's own timeouts, as the servers': the database's defaults are short for a busy machine.
+    database = await openPostgres(bouncer.url, 4, config.dbTimeouts, directUrl);
+    app = await buildApp({ config, database });
     await app.ready();
     biz = await setupBookable(app, { resources: [{ name: 'T2', capacity_min: 1, capacity_max: 2 }] });
   });
