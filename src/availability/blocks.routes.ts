@@ -57,11 +57,11 @@ export const blockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
   });
 
-  routes.change('DELETE', '/v1/manage/resources/:resource_id/blocks/:block_id', {
+  routes.remove('/v1/manage/resources/:resource_id/blocks/:block_id', {
     operationId: 'deleteResourceBlock',
     summary: 'Remove a block; one a calendar import made is 409 (it goes with its event or its import)',
     params: BlockParams,
-    response: { 204: Type.Null(), ...errorResponses(409) },
+    refusals: errorResponses(409),
     change: (tx, principal, { params }) => removeBlock(tx, principal, params.resource_id, params.block_id),
   });
 };

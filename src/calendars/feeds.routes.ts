@@ -38,11 +38,10 @@ export const feedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     list: (request) => findFeeds(app.db, pageOf(request)),
   });
 
-  routes.change('DELETE', '/v1/manage/calendar-feeds/:feed_id', {
+  routes.remove('/v1/manage/calendar-feeds/:feed_id', {
     operationId: 'deleteCalendarFeed',
     summary: 'Revoke a calendar feed: its URL answers 404 from now on',
     params: FeedParams,
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => revokeFeed(tx, principal, params.feed_id),
   });
 

@@ -48,11 +48,10 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
     list: (request) => findImports(app.db, principalOf(request), pageOf(request)),
   });
 
-  routes.change('DELETE', '/v1/manage/calendar-imports/:import_id', {
+  routes.remove('/v1/manage/calendar-imports/:import_id', {
     operationId: 'deleteCalendarImport',
     summary: 'Remove a calendar import and the blocks it made',
     params: ImportParams,
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => removeImport(tx, principal, params.import_id),
   });
 

@@ -43,7 +43,6 @@ export const listApiKeysOf = (executor: Executor, page: PageRequest) =>
     executor.selectFrom('api_keys').select(VIEW_COLUMNS).where('business_id', '=', page.owner),
     { name: 'api_keys', keys: sortedBy('created_at', 'timestamptz') },
     page,
-    (row) => row,
   );
 
 /** The business's key, locked for the rest of the transaction; undefined when it has no such key. */

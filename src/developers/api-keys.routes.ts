@@ -92,12 +92,11 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     list: (request) => listApiKeys(app.db, pageOf(request)),
   });
 
-  routes.change('DELETE', '/v1/manage/api-keys/:key_id', {
+  routes.remove('/v1/manage/api-keys/:key_id', {
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key (it stays listed with is_active false)',
     description: 'The default publishable key is rotated instead: revoking it is 409 `conflict`.',
     params: IdParams('key_id'),
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => revokeApiKey(tx, principal, params.key_id),
   });
 

@@ -59,7 +59,6 @@ export const listMembersOf = (executor: Executor, page: PageRequest) =>
       .where('memberships.business_id', '=', page.owner),
     { name: 'staff', keys: sortedBy('memberships.created_at', 'timestamptz', 'memberships.id') },
     page,
-    (row) => row,
   );
 
 /**

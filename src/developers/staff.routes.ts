@@ -286,11 +286,10 @@ export const staffRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeStaffRole(tx, principal, params.user_id, body.role),
   });
 
-  routes.change('DELETE', '/v1/manage/staff/:user_id', {
+  routes.remove('/v1/manage/staff/:user_id', {
     operationId: 'removeStaff',
     summary: 'Remove a dashboard user or withdraw their invitation; their tokens stop working at once',
     params: IdParams('user_id'),
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => removeStaff(tx, principal, params.user_id),
   });
 };

@@ -94,20 +94,6 @@ describe('DST in Europe/Berlin', () => {
     assert.deepEqual(slots['03:00'], ['2026-03-29T01:00:00.000Z', '2026-03-29T02:00:00.000Z']);
   });
 
-  it('skips the missing hour in a daytime window on 2026-03-29', () => {
-    const day = dayIn('Europe/Berlin', '2026-03-29', ['01:00', '05:00'], {
-      durationMinutes: 30,
-    });
-    assert.deepEqual(instants(day), {
-      '01:00': ['2026-03-29T00:00:00.000Z', '2026-03-29T00:30:00.000Z'],
-      '01:30': ['2026-03-29T00:30:00.000Z', '2026-03-29T01:00:00.000Z'],
-      '03:00': ['2026-03-29T01:00:00.000Z', '2026-03-29T01:30:00.000Z'],
-      '03:30': ['2026-03-29T01:30:00.000Z', '2026-03-29T02:00:00.000Z'],
-      '04:00': ['2026-03-29T02:00:00.000Z', '2026-03-29T02:30:00.000Z'],
-      '04:30': ['2026-03-29T02:30:00.000Z', '2026-03-29T03:00:00.000Z'],
-    });
-  });
-
   it('refuses a start inside the gap, on the grid or not', () => {
     const day = dayIn('Europe/Berlin', '2026-03-29', ['01:00', '05:00']);
     assert.equal(failureOf(checkStart(day, '02:00', SCHEDULED)), 'outside_operating_hours');
@@ -142,20 +128,6 @@ describe('DST in Europe/Berlin', () => {
 });
 
 describe('DST in America/New_York', () => {
-  it('skips the missing hour of 2026-03-08', () => {
-    const day = dayIn('America/New_York', '2026-03-08', ['01:00', '05:00'], {
-      durationMinutes: 30,
-    });
-    assert.deepEqual(instants(day), {
-      '01:00': ['2026-03-08T06:00:00.000Z', '2026-03-08T06:30:00.000Z'],
-      '01:30': ['2026-03-08T06:30:00.000Z', '2026-03-08T07:00:00.000Z'],
-      '03:00': ['2026-03-08T07:00:00.000Z', '2026-03-08T07:30:00.000Z'],
-      '03:30': ['2026-03-08T07:30:00.000Z', '2026-03-08T08:00:00.000Z'],
-      '04:00': ['2026-03-08T08:00:00.000Z', '2026-03-08T08:30:00.000Z'],
-      '04:30': ['2026-03-08T08:30:00.000Z', '2026-03-08T09:00:00.000Z'],
-    });
-  });
-
   it('offers the repeated hour of 2026-11-01 once and counts real minutes to closing', () => {
     // Open 00:00 EDT to 03:00 EST (08:00Z); 02:00 EDT becomes 01:00 EST at 06:00Z.
     const day = dayIn('America/New_York', '2026-11-01', ['00:00', '03:00']);
@@ -183,6 +155,44 @@ describe('DST in America/New_York', () => {
       '02:30': ['r1'],
     });
   });
+});
+
+describe('the missing hour of a spring-forward night, in a daytime window 01:00-05:00', () => {
+  // Half-hour slots: local starts, then their UTC start and end.
+  const cases: [string, string, Record<string, string[]>][] = [
+    [
+      'Europe/Berlin',
+      '2026-03-29',
+      {
+        '01:00': ['2026-03-29T00:00:00.000Z', '2026-03-29T00:30:00.000Z'],
+        '01:30': ['2026-03-29T00:30:00.000Z', '2026-03-29T01:00:00.000Z'],
+        '03:00': ['2026-03-29T01:00:00.000Z', '2026-03-29T01:30:00.000Z'],
+        '03:30': ['2026-03-29T01:30:00.000Z', '2026-03-29T02:00:00.000Z'],
+        '04:00': ['2026-03-29T02:00:00.000Z', '2026-03-29T02:30:00.000Z'],
+        '04:30': ['2026-03-29T02:30:00.000Z', '2026-03-29T03:00:00.000Z'],
+      },
+    ],
+    [
+      'America/New_York',
+      '2026-03-08',
+      {
+        '01:00': ['2026-03-08T06:00:00.000Z', '2026-03-08T06:30:00.000Z'],
+        '01:30': ['2026-03-08T06:30:00.000Z', '2026-03-08T07:00:00.000Z'],
+        '03:00': ['2026-03-08T07:00:00.000Z', '2026-03-08T07:30:00.000Z'],
+        '03:30': ['2026-03-08T07:30:00.000Z', '2026-03-08T08:00:00.000Z'],
+        '04:00': ['2026-03-08T08:00:00.000Z', '2026-03-08T08:30:00.000Z'],
+        '04:30': ['2026-03-08T08:30:00.000Z', '2026-03-08T09:00:00.000Z'],
+      },
+    ],
+  ];
+  for (const [timezone, date, expected] of cases) {
+    it(`skips it in ${timezone} on ${date}`, () => {
+      assert.deepEqual(
+        instants(dayIn(timezone, date, ['01:00', '05:00'], { durationMinutes: 30 })),
+        expected,
+      );
+    });
+  }
 });
 
 describe('an overnight bar, 20:00-02:00', () => {

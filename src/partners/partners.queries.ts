@@ -42,7 +42,6 @@ export const listPartnersOf = (executor: Executor, page: PageRequest) =>
       .where('partner_listings.business_id', '=', page.owner),
     { name: 'partners', keys: sortedBy('partner_listings.created_at', 'timestamptz', 'partners.id') },
     page,
-    (row) => row,
   );
 
 /** Ends the business's listing with the partner; undefined when it was not listed. */

@@ -57,12 +57,12 @@ export const partnerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     list: (request) => listPartners(app.db, pageOf(request)),
   });
 
-  routes.change('DELETE', '/v1/manage/partners/:partner_id', {
+  routes.remove('/v1/manage/partners/:partner_id', {
     operationId: 'unlistPartner',
     summary: "End the business's listing with a partner: its credentials no longer reach the business",
     description: 'The bookings it made stay, with their source `partner`.',
     params: IdParams('partner_id'),
-    response: { 204: Type.Null(), ...errorResponses(404) },
+    refusals: errorResponses(404),
     change: (tx, principal, { params }) => unlistPartner(tx, principal, params.partner_id),
   });
 };

@@ -7,7 +7,7 @@ import type {
   preValidationAsyncHookHandler,
   RouteHandlerMethod,
 } from 'fastify';
-import type { Static, TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { principalOf, requireBusiness } from './access.ts';
 import type { Tx } from './db.ts';
 import { commitReply } from './idempotency.ts';
@@ -112,7 +112,7 @@ export interface OwnRoute<P extends TSchema, Q extends TSchema, B extends TSchem
 
 /**
  * What an area's routes share: the tag they are listed under, their usual guards (`read` for its
- * lists and reads, `write` for its changes; a route names its own guard where it differs) and
+ * lists and reads, `write` for its changes and removals; a route names its own guard where it differs) and
  * the settings of its changes (`writes`).
  */
 export interface AreaRoutes {
@@ -144,6 +144,23 @@ export function areaRoutes(
         onRequest: write,
         tags,
         ...route,
+        config: { ...changes, ...route.config },
+      }),
+    /** A removal: `DELETE url`, answered 204 with no body; `refusals` documents its own refusals. */
+    remove: <P extends TSchema = TSchema>(
+      url: string,
+      {
+        refusals,
+        ...route
+      }: Guarded<Omit<ChangeRoute<P, TSchema>, 'body' | 'response'>> & {
+        refusals?: Record<number, TSchema>;
+      },
+    ) =>
+      changeRoute<P, TSchema>(app, 'DELETE', url, {
+        onRequest: write,
+        tags,
+        ...route,
+        response: { 204: Type.Null(), ...refusals },
         config: { ...changes, ...route.config },
       }),
     route: <P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(

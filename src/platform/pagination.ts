@@ -150,14 +150,15 @@ type AnySelect<O> = SelectQueryBuilder<DB, any, O>;
 
 /**
  * One page of a keyset-paginated list: orders `query` by the list's keys, continues after the
- * cursor and builds the envelope. The sort values travel as the database's own text, so a
- * timestamp keeps its microseconds and a page boundary never skips or repeats a row.
+ * cursor and builds the envelope, its items the rows as read unless `map` reshapes them. The sort
+ * values travel as the database's own text, so a timestamp keeps its microseconds and a page
+ * boundary never skips or repeats a row.
  */
-export async function keysetPage<O, T>(
+export async function keysetPage<O, T = O>(
   query: AnySelect<O>,
   list: KeysetList,
   page: PageRequest,
-  map: (row: O) => T,
+  map: (row: O) => T = (row) => row as unknown as T,
 ): Promise<Page<T>> {
   const limit = page.limit ?? DEFAULT_PAGE_SIZE;
   const scope = `${list.name}:${page.owner}`;

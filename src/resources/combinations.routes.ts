@@ -68,12 +68,11 @@ export const combinationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       changeCombination(tx, principal, params.combination_id, body),
   });
 
-  routes.change('DELETE', '/v1/manage/combinations/:combination_id', {
+  routes.remove('/v1/manage/combinations/:combination_id', {
     operationId: 'deleteCombination',
     summary: 'Delete a combination',
     description: 'Bookings made on it keep holding its resources.',
     params: IdParams('combination_id'),
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => deleteCombination(tx, principal, params.combination_id),
   });
 };

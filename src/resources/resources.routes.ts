@@ -69,12 +69,12 @@ export const resourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeResource(tx, principal, params.resource_id, body),
   });
 
-  routes.change('DELETE', '/v1/manage/resources/:resource_id', {
+  routes.remove('/v1/manage/resources/:resource_id', {
     operationId: 'deleteResource',
     summary: 'Delete a resource; refused with 409 while bookings to come hold it',
     description: 'Past bookings keep showing the resource they were made on.',
     params: IdParams('resource_id'),
-    response: { 204: Type.Null(), ...errorResponses(409) },
+    refusals: errorResponses(409),
     change: (tx, principal, { params }) => deleteResource(tx, principal, params.resource_id),
   });
 };

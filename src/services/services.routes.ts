@@ -114,11 +114,10 @@ export const serviceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeService(tx, principal, params.service_id, body),
   });
 
-  routes.change('DELETE', '/v1/manage/services/:service_id', {
+  routes.remove('/v1/manage/services/:service_id', {
     operationId: 'deleteService',
     summary: 'Delete a service; bookings made for it keep it',
     params: IdParams('service_id'),
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => deleteService(tx, principal, params.service_id),
   });
 };

@@ -54,11 +54,10 @@ export const blackoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     change: (tx, principal, { params, body }) => changeBlackout(tx, principal, params.blackout_id, body),
   });
 
-  routes.change('DELETE', '/v1/manage/blackout-dates/:blackout_id', {
+  routes.remove('/v1/manage/blackout-dates/:blackout_id', {
     operationId: 'deleteBlackoutDate',
     summary: 'Remove a blackout: the days are bookable again',
     params: IdParams('blackout_id'),
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => removeBlackout(tx, principal, params.blackout_id),
   });
 };

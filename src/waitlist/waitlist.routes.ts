@@ -116,11 +116,10 @@ export const waitlistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request) => findEntries(app.db, pageOf(request), request.query.preferred_date),
   });
 
-  routes.change('DELETE', '/v1/manage/waitlist/:entry_id', {
+  routes.remove('/v1/manage/waitlist/:entry_id', {
     operationId: 'removeWaitlistEntry',
     summary: 'Remove a waitlist entry',
     params: IdParams('entry_id'),
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => removeFromWaitlist(tx, principal, params.entry_id),
   });
 };

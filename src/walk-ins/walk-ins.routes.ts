@@ -143,12 +143,12 @@ export const walkInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   });
 
-  routes.change('DELETE', '/v1/manage/walk-ins/:walk_in_id', {
+  routes.remove('/v1/manage/walk-ins/:walk_in_id', {
     config: { writes: 'bookings' },
     operationId: 'removeWalkIn',
     summary: 'Take a party off the queue (it left)',
     params: WalkInParams,
-    response: { 204: Type.Null(), ...errorResponses(404) },
+    refusals: errorResponses(404),
     change: (tx, { businessId }, { params }) => leaveQueue(tx, businessId, params.walk_in_id),
   });
 };

@@ -117,11 +117,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     list: (request) => listEndpoints(app.db, pageOf(request)),
   });
 
-  routes.change('DELETE', '/v1/manage/webhooks/:endpoint_id', {
+  routes.remove('/v1/manage/webhooks/:endpoint_id', {
     operationId: 'deleteWebhookEndpoint',
     summary: 'Remove a webhook endpoint; deliveries not yet made are dropped',
     params: EndpointParams,
-    response: { 204: Type.Null() },
     change: (tx, principal, { params }) => deleteEndpoint(tx, principal, params.endpoint_id),
   });
 
