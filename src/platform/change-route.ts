@@ -112,8 +112,8 @@ export interface OwnRoute<P extends TSchema, Q extends TSchema, B extends TSchem
 
 /**
  * What an area's routes share: the tag they are listed under, their usual guards (`read` for its
- * lists and reads, `write` for its changes and removals; a route names its own guard where it differs) and
- * the settings of its changes (`writes`).
+ * lists and reads, `write` for its changes and removals; a route names its own guard where it
+ * differs) and the settings of its changes (`writes`).
  */
 export interface AreaRoutes {
   tags: string[];
@@ -132,37 +132,29 @@ export function areaRoutes(
     config: changes,
   }: AreaRoutes,
 ) {
+  const change = <P extends TSchema = TSchema, B extends TSchema = TSchema>(
+    method: HTTPMethods,
+    url: string,
+    route: Guarded<ChangeRoute<P, B>>,
+  ) =>
+    changeRoute<P, B>(app, method, url, {
+      onRequest: write,
+      tags,
+      ...route,
+      config: { ...changes, ...route.config },
+    });
   return {
     list: (url: string, route: Guarded<ListRoute>) =>
       listRoute(app, url, { onRequest: read, tags, ...route }),
-    change: <P extends TSchema = TSchema, B extends TSchema = TSchema>(
-      method: HTTPMethods,
-      url: string,
-      route: Guarded<ChangeRoute<P, B>>,
-    ) =>
-      changeRoute<P, B>(app, method, url, {
-        onRequest: write,
-        tags,
-        ...route,
-        config: { ...changes, ...route.config },
-      }),
+    change,
     /** A removal: `DELETE url`, answered 204 with no body; `refusals` documents its own refusals. */
     remove: <P extends TSchema = TSchema>(
       url: string,
       {
         refusals,
         ...route
-      }: Guarded<Omit<ChangeRoute<P, TSchema>, 'body' | 'response'>> & {
-        refusals?: Record<number, TSchema>;
-      },
-    ) =>
-      changeRoute<P, TSchema>(app, 'DELETE', url, {
-        onRequest: write,
-        tags,
-        ...route,
-        response: { 204: Type.Null(), ...refusals },
-        config: { ...changes, ...route.config },
-      }),
+      }: Guarded<Omit<ChangeRoute<P, TSchema>, 'body' | 'response'>> & { refusals?: Record<number, TSchema> },
+    ) => change<P>('DELETE', url, { ...route, response: { 204: Type.Null(), ...refusals } }),
     route: <P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(
       method: HTTPMethods,
       url: string,
