@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import { UNOFFERED_REASONS } from '../engine/index.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential, principalOf, requireBusiness } from '../platform/access.ts';
 import { holdsSecretCredentialOf } from '../platform/auth.ts';
 import { areaRoutes } from '../platform/change-route.ts';
@@ -13,6 +12,7 @@ import {
   hhmm,
   IdParams,
   Nullable,
+  PartySize,
   TimeString,
   Uuid,
 } from '../platform/schemas.ts';
@@ -22,8 +22,6 @@ import type { PartyChannel } from './day-rules.service.ts';
 
 /** What Fastify names a JSON reply it serializes itself. */
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-const PartySize = Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX });
 
 const SlotSchema = Type.Object(
   {
@@ -127,9 +125,7 @@ const DynamicStartQuery = Type.Object(
     date: Type.Optional(DateString),
     start_time: TimeString,
     duration_minutes: Type.Optional(Duration),
-    capacity: Type.Optional(
-      Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 }),
-    ),
+    capacity: Type.Optional(PartySize({ default: 1 })),
   },
   { additionalProperties: false, description: '`date` is accepted for `booking_date`.' },
 );
@@ -212,7 +208,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Slots of the grid inside operating hours, minimum notice and booking window, each with the number of free resources that fit the party and, on a day with service periods, the `period` it belongs to (null otherwise), in time order. `view=resources` lists one entry per free (time, resource) pair instead, with the same `period`. `explain=true` lists every grid time of the day instead (the hours' grid outside service periods, each period's own grid inside it), a time not offered with `available: false`, `remaining_resources: 0` and its `reasons`; `reason` stays that of the plain answer.",
         security: [],
         params: IdParams('business_id'),
-        querystring: dayQueryString(Type.Optional(PartySize)),
+        querystring: dayQueryString(Type.Optional(PartySize())),
         response: { 200: AvailabilityResponse },
       },
     },
@@ -245,7 +241,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             from: Type.Optional(DateString),
             to: Type.Optional(DateString),
-            capacity: Type.Optional(PartySize),
+            capacity: Type.Optional(PartySize()),
             service_id: Type.Optional(Uuid),
             resource_id: Type.Optional(Uuid),
           },
@@ -304,7 +300,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     onRequest: requireBusiness({ scope: 'read', staff: true }),
     operationId: 'getManagedAvailability',
     summary: "Slots of one day for the staff's own business",
-    querystring: dayQueryString(PartySize),
+    querystring: dayQueryString(PartySize()),
     response: { 200: AvailabilityResponse },
     handler: (request, reply) =>
       answer(reply, principalOf(request).businessId, request.query, request.query.capacity, 'staff', false),

@@ -6,12 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
 import type { WallTime } from '../engine/index.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import type { AreaRoutes } from '../platform/change-route.ts';
 import { validationError } from '../platform/errors.ts';
 import { commitStatement } from '../platform/idempotency.ts';
-import { DateString, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
+import { DateString, PartySize, PhoneString, TimeString, Uuid } from '../platform/schemas.ts';
 import type { BookingCall } from './new-booking.service.ts';
 
 const ALIASES: Record<string, string> = { booking_date: 'date', start_time: 'time' };
@@ -34,7 +33,7 @@ export async function acceptAliases(request: FastifyRequest): Promise<void> {
 export const StaffBookingFields = {
   date: DateString,
   time: TimeString,
-  capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 })),
+  capacity: Type.Optional(PartySize({ default: 1 })),
   first_name: Type.String({ minLength: 1, maxLength: 100 }),
   last_name: Type.String({ minLength: 1, maxLength: 100 }),
   phone: PhoneString,

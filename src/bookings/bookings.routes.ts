@@ -3,7 +3,6 @@ import { type Static, Type } from 'typebox';
 import { DURATION_DEFAULT, Duration, PLAN_AND_MODE } from '../availability/availability.view.ts';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.http.ts';
 import { customerOf } from '../customers/customers.service.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { BOOKING_STATUSES, type BookingStatus } from '../engine/status.ts';
 import { principalOf } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
@@ -15,6 +14,7 @@ import {
   errorResponses,
   example,
   IdParams,
+  PartySize,
   PhoneString,
   TimeString,
   Uuid,
@@ -64,9 +64,7 @@ export const CUSTOMER_FLAT_OR_NESTED =
 const PublicBookingBody = Type.Object(
   {
     ...OnlineBookingFields,
-    capacity: Type.Optional(
-      Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 }),
-    ),
+    capacity: Type.Optional(PartySize({ default: 1 })),
     service_id: Type.Optional(Uuid),
     resource_id: Type.Optional(Uuid),
   },
@@ -77,7 +75,7 @@ const DynamicBookingBody = Type.Object(
   {
     ...OnlineBookingFields,
     duration_minutes: Type.Optional(Duration),
-    capacity: Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX }),
+    capacity: PartySize(),
   },
   { additionalProperties: false, description: CUSTOMER_FLAT_OR_NESTED },
 );
@@ -285,7 +283,7 @@ export const bookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         {
           status: Type.Optional(StatusSchema),
           resource_id: Type.Optional(Uuid),
-          capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
+          capacity: Type.Optional(PartySize()),
           booking_date: Type.Optional(DateString),
           start_time: Type.Optional(TimeString),
           table_locked: Type.Optional(

@@ -6,9 +6,8 @@
  * a payment's, are let through as a proto3 parser lets unknown fields through.
  */
 import { type Static, Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { AppError } from '../platform/errors.ts';
-import { PhoneString } from '../platform/schemas.ts';
+import { PartySize, PhoneString } from '../platform/schemas.ts';
 
 /** Seconds since the epoch or a length in seconds: int64, a string of digits in proto3 JSON. */
 const Int64 = Type.Union([
@@ -20,7 +19,7 @@ const Id = Type.String({ minLength: 1, maxLength: 200 });
 const ResourceIds = Type.Object({
   staff_id: Type.Optional(Type.String({ maxLength: 200 })),
   room_id: Type.Optional(Type.String({ maxLength: 200 })),
-  party_size: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
+  party_size: Type.Optional(PartySize()),
 });
 
 const ConfirmationMode = Type.String({ maxLength: 60 });

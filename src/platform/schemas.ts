@@ -1,4 +1,5 @@
-import { type Static, type TSchema, type TStringOptions, Type } from 'typebox';
+import { type Static, type TNumberOptions, type TSchema, type TStringOptions, Type } from 'typebox';
+import { PARTY_SIZE_MAX } from '../engine/party.ts';
 
 /** Shared TypeBox pieces: one definition of each wire format. */
 export const Uuid = Type.String({ format: 'uuid', maxLength: 36 });
@@ -96,6 +97,10 @@ export const HTTPS_URL_PATTERN = '^https://[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+(:\\d
 export const HTTPS_URL_RULE = 'must be an https URL such as https://example.com/page';
 export const HttpsUrl = (description: string) =>
   Type.String({ maxLength: 2000, pattern: HTTPS_URL_PATTERN, description: `${description}; https only` });
+
+/** A number of guests: from 1 to the largest party anything takes. */
+export const PartySize = (options: TNumberOptions = {}) =>
+  Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, ...options });
 
 /** A name or label: at least one character that is not white space (`"   "` names nothing). */
 export const NON_BLANK = '\\S';

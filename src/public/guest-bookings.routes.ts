@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DepositSchema } from '../bookings/bookings.view.ts';
 import { GuestSchema } from '../customers/entry-customer.view.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential } from '../platform/access.ts';
 import { commitReply } from '../platform/idempotency.ts';
 import {
@@ -10,6 +9,7 @@ import {
   errorResponses,
   example,
   Nullable,
+  PartySize,
   PhoneString,
   TimeString,
   Timestamp,
@@ -152,7 +152,7 @@ export const guestBookingRoutes: FastifyPluginAsyncTypebox = async (app) => {
               ...Contact,
               booking_date: Type.Optional(DateString),
               start_time: Type.Optional(TimeString),
-              capacity: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX })),
+              capacity: Type.Optional(PartySize()),
             },
             { additionalProperties: false },
           ),

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { assertVisibleTo, optionalCredential } from '../platform/access.ts';
-import { DateString, IdParams, Nullable, Uuid } from '../platform/schemas.ts';
+import { DateString, IdParams, Nullable, PartySize, Uuid } from '../platform/schemas.ts';
 import { HoursRowView } from '../settings/hours.view.ts';
 import { MessageFields, ProfileFields, SettingsFields } from '../settings/settings.view.ts';
 import { cachePublicRead } from './http-cache.http.ts';
@@ -18,10 +17,7 @@ const BusinessInfo = Type.Object({
     typeof SettingsFields,
     (typeof WIDGET_SETTINGS)[number]
   >),
-  max_online_party_size: Type.Integer({
-    format: 'int32',
-    minimum: 1,
-    maximum: PARTY_SIZE_MAX,
+  max_online_party_size: PartySize({
     description:
       "the largest party that may book online: the venue's own limit, else max_capacity cut to the largest party an active table or combination seats; a larger one (up to max_capacity) is asked to call `phone` instead",
   }),

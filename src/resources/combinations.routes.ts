@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { pageOf } from '../platform/pagination.ts';
 import { example, IdParams, NonBlankString, Uuid } from '../platform/schemas.ts';
@@ -11,9 +10,8 @@ import {
   findCombinations,
 } from './combinations.service.ts';
 import { CombinationView } from './combinations.view.ts';
+import { SeatRangeFields } from './resources.view.ts';
 
-const Capacity = (description: string) =>
-  Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, description });
 const CombinationFields = {
   name: NonBlankString({ maxLength: 60 }),
   resource_ids: Type.Array(Uuid, {
@@ -22,8 +20,7 @@ const CombinationFields = {
     description:
       'the joined resources: 2 to 6 distinct active resources of the business; the first is the one a booking on it shows as resource_id',
   }),
-  capacity_min: Capacity('smallest party it takes'),
-  capacity_max: Capacity('largest party it takes'),
+  ...SeatRangeFields,
   is_active: Type.Boolean({ description: 'false stops offering it at once, without deleting it' }),
 };
 

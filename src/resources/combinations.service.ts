@@ -13,6 +13,7 @@ import {
 } from './combinations.queries.ts';
 import { toCombinationView } from './combinations.view.ts';
 import { unknownResourceIds } from './resources.queries.ts';
+import { checkSeatRange } from './seat-range.rules.ts';
 
 export type CombinationInput = Omit<NewCombination, 'is_active'> & Partial<NewCombination>;
 
@@ -27,13 +28,9 @@ async function checkCombination(
   combination: Pick<CombinationRow, 'resource_ids' | 'capacity_min' | 'capacity_max'>,
   changed: Partial<CombinationRow>,
 ): Promise<void> {
-  const { resource_ids: ids, capacity_min: min, capacity_max: max } = combination;
-  if (min > max) {
-    throw changed.capacity_min === undefined
-      ? invalidField('capacity_max', `must not be below capacity_min (${min})`)
-      : invalidField('capacity_min', `must not exceed capacity_max (${max})`);
-  }
+  checkSeatRange(combination, changed);
   if (changed.resource_ids === undefined) return;
+  const ids = combination.resource_ids;
   if (new Set(ids).size !== ids.length) throw invalidField('resource_ids', 'must not name a resource twice');
   const unknown = await unknownResourceIds(executor, businessId, ids, { activeOnly: true });
   if (unknown.length > 0) {

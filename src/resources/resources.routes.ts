@@ -1,19 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { pageOf } from '../platform/pagination.ts';
 import { errorResponses, example, IdParams, NonBlankString, Nullable } from '../platform/schemas.ts';
 import { changeResource, createResource, deleteResource, findResources } from './resources.service.ts';
-import { ResourceView } from './resources.view.ts';
+import { ResourceView, SeatRangeFields } from './resources.view.ts';
 
-const Capacity = (description: string) =>
-  Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, description });
 const ResourceFields = {
   name: NonBlankString({ maxLength: 100 }),
   resource_type: Nullable(Type.String({ maxLength: 50, description: 'e.g. table, staff, room' })),
-  capacity_min: Capacity('smallest party it takes'),
-  capacity_max: Capacity('largest party it takes'),
+  ...SeatRangeFields,
   section: Nullable(Type.String({ maxLength: 100, description: 'grouping label, e.g. Terrace' })),
   display_order: Type.Integer({ format: 'int32', minimum: 0, maximum: 1_000_000 }),
   is_active: Type.Boolean({ description: 'false hides it from availability at once, without deleting it' }),

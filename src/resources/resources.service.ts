@@ -1,6 +1,6 @@
 import { type AuditActor, changeAudited, recordAudit, removeAudited } from '../audit/audit.service.ts';
 import type { Executor, Tx } from '../platform/db.ts';
-import { conflict, invalidField } from '../platform/errors.ts';
+import { conflict } from '../platform/errors.ts';
 import type { PageRequest } from '../platform/pagination.ts';
 import {
   hasUpcomingBookings,
@@ -14,19 +14,13 @@ import {
   updateResource,
 } from './resources.queries.ts';
 import { toResourceView } from './resources.view.ts';
-
-function checkCapacityRange(min: number, max: number, changedMax: boolean): void {
-  if (min <= max) return;
-  throw changedMax
-    ? invalidField('capacity_max', `must not be below capacity_min (${min})`)
-    : invalidField('capacity_min', `must not exceed capacity_max (${max})`);
-}
+import { checkSeatRange } from './seat-range.rules.ts';
 
 export type ResourceInput = Omit<NewResource, 'display_order' | 'resource_type' | 'section' | 'is_active'> &
   Partial<NewResource>;
 
 export async function createResource(tx: Tx, actor: AuditActor, input: ResourceInput) {
-  checkCapacityRange(input.capacity_min, input.capacity_max, false);
+  checkSeatRange(input, input);
   const row = await insertResource(tx, actor.businessId, {
     name: input.name,
     resource_type: input.resource_type ?? null,
@@ -51,8 +45,7 @@ export function changeResource(tx: Tx, actor: AuditActor, resourceId: string, pa
     entityType: 'resource',
     lock: () => lockResource(tx, actor.businessId, resourceId),
     patch,
-    check: (merged) =>
-      checkCapacityRange(merged.capacity_min, merged.capacity_max, patch.capacity_min === undefined),
+    check: (merged) => checkSeatRange(merged, patch),
     update: (changes) => updateResource(tx, actor.businessId, resourceId, changes),
     view: toResourceView,
     action: (before, after) =>

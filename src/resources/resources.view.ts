@@ -1,6 +1,12 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp, Uuid } from '../platform/schemas.ts';
+import { Nullable, PartySize, Timestamp, Uuid } from '../platform/schemas.ts';
 import type { ResourceRow } from './resources.queries.ts';
+
+/** The request fields of a table's or a combination's seats (checked by `checkSeatRange`). */
+export const SeatRangeFields = {
+  capacity_min: PartySize({ description: 'smallest party it takes' }),
+  capacity_max: PartySize({ description: 'largest party it takes' }),
+};
 
 export const ResourceView = Type.Object({
   id: Uuid,

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { customerOf } from '../customers/customers.service.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { commitReply, commitStatement } from '../platform/idempotency.ts';
 import {
   DateString,
@@ -9,6 +8,7 @@ import {
   example,
   IdParams,
   Nullable,
+  PartySize,
   PhoneString,
   Timestamp,
   Uuid,
@@ -93,9 +93,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object(
           {
             date: DateString,
-            capacity: Type.Optional(
-              Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 2 }),
-            ),
+            capacity: Type.Optional(PartySize({ default: 2 })),
           },
           { additionalProperties: false },
         ),
@@ -132,9 +130,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           Type.Object(
             {
               start_time: Timestamp,
-              capacity: Type.Optional(
-                Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 2 }),
-              ),
+              capacity: Type.Optional(PartySize({ default: 2 })),
               customer: Type.Object(
                 {
                   first_name: Type.String({ minLength: 1, maxLength: 100 }),

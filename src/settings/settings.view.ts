@@ -1,8 +1,7 @@
 /** The wire shapes of a business's settings, shared by the settings routes, the periods' and the public page's. */
 import { Type } from 'typebox';
 import { TIME_FORMATS, type TimeFormat } from '../engine/clock.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
-import { HttpsUrl, Nullable, PhoneString } from '../platform/schemas.ts';
+import { HttpsUrl, Nullable, PartySize, PhoneString } from '../platform/schemas.ts';
 import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../schema.ts';
 
 /** An ISO 3166 alpha-2 code as a client may send it, in either case. */
@@ -12,7 +11,6 @@ const int = (minimum: number, maximum: number, description: string) =>
   Type.Integer({ format: 'int32', minimum, maximum, description });
 
 const bookingLength = (description: string) => int(15, 360, description);
-const partySize = (description: string) => int(1, PARTY_SIZE_MAX, description);
 
 export const SettingsFields = {
   timezone: Type.String({
@@ -41,7 +39,7 @@ export const SettingsFields = {
   booking_window_days: int(1, 365, 'how far ahead bookings are accepted'),
   min_notice_hours: int(0, 168, 'minimum notice before a booking starts'),
   min_capacity: int(1, 20, 'smallest party size'),
-  max_capacity: partySize('largest party size'),
+  max_capacity: PartySize({ description: 'largest party size' }),
   auto_confirm_bookings: Type.Boolean({
     description: 'public bookings without deposit are confirmed at once',
   }),
@@ -74,9 +72,10 @@ export const SettingsFields = {
     'online bookings one client IP may make per hour with a publishable key (the hosted page, a widget)',
   ),
   max_online_party_size: Nullable(
-    partySize(
-      'the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity',
-    ),
+    PartySize({
+      description:
+        'the largest party that may book online (the hosted page, a widget, the public and dynamic API; staff are not limited), between min_capacity and max_capacity; null: max_capacity',
+    }),
   ),
   guest_data_retention_months: Nullable(
     int(
@@ -88,8 +87,8 @@ export const SettingsFields = {
   turn_times: Type.Array(
     Type.Object(
       {
-        min_party: partySize('smallest party of the range'),
-        max_party: partySize('largest party of the range'),
+        min_party: PartySize({ description: 'smallest party of the range' }),
+        max_party: PartySize({ description: 'largest party of the range' }),
         duration_minutes: bookingLength('booking length for these parties'),
       },
       { additionalProperties: false },

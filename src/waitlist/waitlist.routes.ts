@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { acceptCustomerFlatOrNested } from '../customers/customer-fields.http.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { optionalCredential, requireBusiness } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply } from '../platform/idempotency.ts';
@@ -11,6 +10,7 @@ import {
   example,
   IdParams,
   Nullable,
+  PartySize,
   PhoneString,
   TimeString,
   Uuid,
@@ -33,9 +33,7 @@ const NewEntryBody = Type.Object(
       description: 'the day wanted (not in the past); null for any day',
     }),
     service_id: Type.Optional(Nullable(Uuid)),
-    capacity: Type.Optional(
-      Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX, default: 1 }),
-    ),
+    capacity: Type.Optional(PartySize({ default: 1 })),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     preferred_time_from: Type.Optional(Nullable(TimeString)),
     preferred_time_to: Type.Optional(Nullable(TimeString)),

@@ -4,11 +4,18 @@ import { venueWallClock } from '../availability/availability.service.ts';
 import { bookingCall, staffBookingOf } from '../bookings/bookings.http.ts';
 import { BookingSchema } from '../bookings/bookings.view.ts';
 import { book } from '../bookings/new-booking.service.ts';
-import { PARTY_SIZE_MAX } from '../engine/party.ts';
 import { principalOf, requireBusiness } from '../platform/access.ts';
 import { areaRoutes } from '../platform/change-route.ts';
 import { commitReply } from '../platform/idempotency.ts';
-import { errorResponses, example, IdParams, Nullable, PhoneString, Uuid } from '../platform/schemas.ts';
+import {
+  errorResponses,
+  example,
+  IdParams,
+  Nullable,
+  PartySize,
+  PhoneString,
+  Uuid,
+} from '../platform/schemas.ts';
 import {
   joinQueue,
   leaveQueue,
@@ -21,7 +28,7 @@ import { WalkInSchema } from './walk-ins.view.ts';
 
 const NewWalkInBody = Type.Object(
   {
-    capacity: Type.Integer({ format: 'int32', minimum: 1, maximum: PARTY_SIZE_MAX }),
+    capacity: PartySize(),
     first_name: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
     last_name: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
     phone: Type.Optional(Nullable(PhoneString)),
