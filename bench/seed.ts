@@ -455,7 +455,7 @@ function freshCode(codes: Set<string>): string {
 /**
  * Writes a batch of bookings with the session's triggers switched off (a row-by-row trigger keeps
  * each booking's holds, which a seed of a million bookings cannot wait for), in the same statement
- * their holds, as the trigger `bookings_written` writes them for an active booking, and the
+ * their holds (`slotwise_booking_holds`, the rows the trigger `bookings_written` writes), and the
  * deposits of the businesses that take them (bookings of 4 or more, settled as the booking ended). One statement
  * of one JSON parameter, the same on both engines. On one connection, so the switch applies to
  * the batch alone.
@@ -478,13 +478,11 @@ export async function insertBookings(db: Db, rows: Insertable<BookingsTable>[]):
             duration_minutes int, starts_at timestamptz, ends_at timestamptz, during tstzrange, status text,
             confirmation_code text, capacity int, source text, customer_notes text, guest_first_name text,
             guest_last_name text, guest_email text, created_at timestamptz)
-          RETURNING business_id, id, resource_id, joined_resource_ids, during, status, capacity
+          RETURNING *
         ),
         holds AS (
           INSERT INTO booking_holds (business_id, booking_id, resource_id, during, shared_by)
-          SELECT b.business_id, b.id, held, b.during, b.id
-          FROM b, unnest(b.resource_id || b.joined_resource_ids) AS held
-          WHERE slotwise_status_holds(b.status)
+          SELECT held.* FROM b, slotwise_booking_holds(b::bookings) AS held
         )
         INSERT INTO deposits (business_id, booking_id, type, status, amount_cents, currency, processor)
         SELECT b.business_id, b.id, biz.deposit_type,

@@ -1,10 +1,7 @@
--- Keeps a booking's rows in `booking_holds` true to the booking (slotwise_booking_written): one row
--- per resource it holds (`resource_id`, then `joined_resource_ids`) for its `during`, while its
--- status is one that holds its resources (slotwise_status_holds), none otherwise. It runs
--- inside the statement that writes the booking, so the holds' exclusion constraint refuses that
--- very statement when a resource is taken; a terminal status frees every table at once. The holds of
--- a class's bookings (`class_seat`) share the key of the class (its service and held time), which the
--- constraint lets overlap; every other booking's holds are keyed by its own id.
+-- Keeps a booking's rows in `booking_holds` true to the booking (slotwise_booking_written): the rows
+-- slotwise_booking_holds gives it. It runs inside the statement that writes the booking, so the
+-- holds' exclusion constraint refuses that very statement when a resource is taken; a terminal
+-- status frees every table at once.
 CREATE OR REPLACE FUNCTION slotwise_hold_booking(tg_op text, old bookings, new bookings) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -21,9 +18,7 @@ BEGIN
   END IF;
   IF v_holds THEN
     INSERT INTO booking_holds (business_id, booking_id, resource_id, during, shared_by)
-    SELECT NEW.business_id, NEW.id, held, NEW.during, CASE WHEN NEW.class_seat
-      THEN md5(NEW.service_id::text || lower(NEW.during)::text)::uuid ELSE NEW.id END
-    FROM unnest(NEW.resource_id || NEW.joined_resource_ids) AS held;
+    SELECT * FROM slotwise_booking_holds(NEW);
   END IF;
   RETURN;
 END $$;
