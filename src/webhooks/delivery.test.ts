@@ -472,7 +472,9 @@ describe('order and concurrency', () => {
       for (let i = 0; i < 8; i++) bookings.push(await bookOk(ctx.app, biz, { start_time: time }));
     }
     receiver.answer = () => ({ status: 200, delayMs: 20 });
-    const other = ctx.databaseUrl ? await openPostgres(ctx.databaseUrl, 4) : undefined;
+    const other = ctx.databaseUrl
+      ? await openPostgres(ctx.databaseUrl, 4, ctx.app.config.dbTimeouts)
+      : undefined;
     try {
       const handled = await Promise.all([
         dispatcher({ batchSize: 3 }, other?.db).run(),
