@@ -30,7 +30,7 @@ async function startOnFreePort(
   script: string,
   env: Record<string, string>,
   options: { args?: string[]; nodeArgs?: string[]; readyPath: string },
-): Promise<StartedProcess | { exitCode: number; portTaken: boolean }> {
+): Promise<StartedProcess | { exitCode: number | NodeJS.Signals; portTaken: boolean }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...(options.args ?? [])], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -44,7 +44,10 @@ async function startOnFreePort(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) return { exitCode: child.exitCode, portTaken: /already in use/.test(said) };
+    // A child killed by a signal has no exit code, only the signal's name.
+    if (child.exitCode !== null || child.signalCode !== null) {
+      return { exitCode: child.exitCode ?? child.signalCode!, portTaken: /already in use/.test(said) };
+    }
     try {
       const response = await fetch(`${url}${options.readyPath}`);
       if (response.ok) return { child, url };
@@ -57,7 +60,7 @@ async function startOnFreePort(
 
 /** SIGTERM, and SIGKILL if it has not exited 10 s later. */
 export async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -1,9 +1,9 @@
 // test lane: system
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startProcess, stopProcess } from '../../bench/process.ts';
 import {
   createTenant,
   createTestApp,
@@ -62,18 +62,17 @@ describe('a change and its idempotent answer', () => {
       return;
     }
     const tenant = await createTenant(ctx.app);
-    const child = spawn(process.execPath, [FIXTURE], {
-      env: { ...process.env, ...TEST_PROCESS_ENV, DATABASE_URL: ctx.databaseUrl },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const { child, url } = await startProcess(
+      'src/main.ts',
+      { ...TEST_PROCESS_ENV, DATABASE_URL: ctx.databaseUrl, CRASH_AFTER_CREATING: resourceBody.name },
+      { args: ['serve'], nodeArgs: ['--import', FIXTURE], readyPath: '/readyz' },
+    );
+    t.after(() => stopProcess(child));
     const exited = once(child, 'exit');
-    const [line] = (await once(child.stdout, 'data')) as [Buffer];
-    const port = Number(line.toString().trim());
-    assert.ok(port > 0, 'the fixture server reported its port');
 
     const headers = { ...tenant.headers, 'content-type': 'application/json', 'idempotency-key': 'crash-1' };
     await assert.rejects(
-      fetch(`http://127.0.0.1:${port}/v1/manage/resources`, {
+      fetch(`${url}/v1/manage/resources`, {
         method: 'POST',
         headers,
         body: JSON.stringify(resourceBody),
