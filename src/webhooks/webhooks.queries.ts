@@ -23,7 +23,6 @@ export const listEndpointsOf = (executor: Executor, page: PageRequest) =>
     executor.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('business_id', '=', page.owner),
     { name: 'webhook_endpoints', keys: sortedBy('created_at', 'timestamptz') },
     page,
-    (row) => row,
   );
 
 export const findEndpoint = (executor: Executor, businessId: string, endpointId: string) =>
@@ -132,7 +131,6 @@ export function listDeliveriesOf(
     query,
     { name: 'webhook_deliveries', keys: [{ ref: 'd.seq', type: 'bigint' }], direction: 'desc' },
     page,
-    (row) => row,
   );
 }
 
