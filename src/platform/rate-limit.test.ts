@@ -355,9 +355,10 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
 }
 
 async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null || server.child.pid === undefined) return;
+  const { exitCode, signalCode, pid } = server.child;
+  if (exitCode !== null || signalCode !== null || pid === undefined) return;
   const exited = once(server.child, 'exit');
-  process.kill(server.child.pid, 'SIGTERM');
+  process.kill(pid, 'SIGTERM');
   await exited;
 }
 
