@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { stopProcess } from '../../bench/process.ts';
 import { BOOKING_DAY, guest, setupBookable } from '../../test/booking-fixtures.ts';
 import {
   bearer,
@@ -354,14 +354,6 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
   return { child, base };
 }
 
-async function stopServer(server: Server): Promise<void> {
-  const { exitCode, signalCode, pid } = server.child;
-  if (exitCode !== null || signalCode !== null || pid === undefined) return;
-  const exited = once(server.child, 'exit');
-  process.kill(pid, 'SIGTERM');
-  await exited;
-}
-
 async function call<Body = { error?: { code: string } }>(
   base: string,
   method: string,
@@ -418,7 +410,7 @@ describe('shared limit across processes (Redis)', {
   });
 
   after(async () => {
-    await Promise.all(servers.map(stopServer));
+    await Promise.all(servers.map((server) => stopProcess(server.child)));
     await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
 
