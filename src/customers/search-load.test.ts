@@ -77,9 +77,12 @@ describe('a business searching its many customers for wildcards', {
     };
     const read = () => ctx.app.inject({ method: 'GET', url: '/v1/manage/customers', headers: other.headers });
     assert.equal((await read()).statusCode, 200);
+    // Alone, the search finds nothing, or on a slow machine is stopped at its time limit (a CI
+    // run's first search took over 1 s); never rows, which would make every search below quick.
     const first = await search();
-    assert.equal(first.statusCode, 200, first.body);
-    assert.deepEqual(first.json().items, [], 'the wildcards match only themselves');
+    if (first.statusCode === 200)
+      assert.deepEqual(first.json().items, [], 'the wildcards match only themselves');
+    else assert.equal(first.json().error.code, 'search_timeout', first.body);
 
     let readsDone = false;
     const statuses: Record<string, number> = {};
