@@ -162,7 +162,6 @@ export async function tabTo(page: Page, wanted: RegExp, limit = 60): Promise<voi
   throw new Error(`Tab never reached ${wanted}; focused in turn: ${seen.join(' | ')}`);
 }
 
-/** Fails, naming each rule and element, when axe finds a violation on the page as it is. */
 /**
  * Waits until `expression` holds in the page. Read by the driver on each try: the polling of
  * `waitForFunction` runs as the page's own script, which a page whose policy forbids eval refuses
